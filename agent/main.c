@@ -1,0 +1,43 @@
+/* winagent's entry point: picks the subcommand and hands over to its module. */
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/main.h"
+#include "agent/version.h"
+
+static const char usage_text[] =
+    "usage:\n"
+    "  winagent [options] \"<prompt>\"        run the autonomous loop; final answer on stdout\n"
+    "  winagent windows [--json]            list top-level windows\n"
+    "  winagent tree [--window SEL] [--json] [--verbose]\n"
+    "  winagent screenshot [--window SEL] [--max-edge N] -o FILE.png\n"
+    "  winagent act '<desktop tool JSON>' [--window SEL]\n"
+    "  winagent --replay DIR/trace.jsonl\n"
+    "  winagent --help | --version\n";
+
+int winagent_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return 1;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("winagent %s (%s)\n", WINAGENT_VERSION, WINAGENT_TARGET);
+        return 0;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    fprintf(stderr, "winagent: unknown command '%s'\n", argv[1]);
+    fputs(usage_text, stderr);
+    return 1;
+}
+
+#ifndef _WIN32
+/* On Windows the entry is wmain in automation/win/win_entry.c (UTF-16 -> UTF-8). */
+int main(int argc, char **argv)
+{
+    return winagent_main(argc, argv);
+}
+#endif

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Cross-builds winagent's third-party libraries once, from Debian's source packages,
+# into a cache outside the repository keyed by their versions.
+#
+#   cmake/build-deps.sh win64    -> prints the win64 prefix (include/, lib/: curl
+#                                   with Schannel, and cJSON; both static)
+#   cmake/build-deps.sh lodepng  -> prints a folder holding lodepng.c and lodepng.h
+#                                   (Debian ships lodepng compiled as C++; we compile
+#                                   the same source as C for both targets)
+#
+# Everything goes to stderr except the one path on stdout. Re-running with a filled
+# cache does no work. WINAGENT_CACHE overrides the cache root.
+set -euo pipefail
+
+cache_root=${WINAGENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/winagent}
+cross=x86_64-w64-mingw32
+jobs=$(nproc 2>/dev/null || echo 2)
+
+log() { printf 'build-deps: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# The Debian source version apt would fetch for PKG (e.g. 7.88.1-10+deb12u15).
+src_version() {
+    local dsc
+    dsc=$(apt-get source --print-uris "$1" 2>/dev/null | awk '/\.dsc/ {print $2; exit}')
+    [ -n "$dsc" ] || die "apt has no source package '$1' (is a deb-src entry configured?)"
+    dsc=${dsc%.dsc}
+    printf '%s\n' "${dsc#*_}"
+}
+
+# Unpacks the source package PKG (patches applied) below DIR, prints the tree's path.
+fetch_source() {
+    local pkg=$1 dir=$2
+    mkdir -p "$dir"
+    (cd "$dir" && apt-get source -qq "$pkg" >&2 2>/dev/null) || die "apt-get source $pkg failed"
+    find "$dir" -mindepth 1 -maxdepth 1 -type d -name "${pkg}-*" | head -n 1
+}
+
+# lodepng as C: the same source for native and win64.
+lodepng_dir() {
+    local ver dir tmp src
+    ver=$(src_version lodepng)
+    dir="$cache_root/lodepng-$ver"
+    if [ ! -f "$dir/.done" ]; then
+        log "fetching lodepng $ver"
+        tmp=$(mktemp -d)
+        src=$(fetch_source lodepng "$tmp")
+        mkdir -p "$dir"
+        cp "$src/lodepng.cpp" "$dir/lodepng.c"
+        cp "$src/lodepng.h" "$dir/lodepng.h"
+        cp "$src/LICENSE" "$dir/LICENSE" 2>/dev/null || true
+        rm -rf "$tmp"
+        touch "$dir/.done"
+    fi
+    printf '%s\n' "$dir"
+}
+
+build_curl() {
+    local src=$1 prefix=$2
+    log "configuring curl (Schannel, HTTP/HTTPS only, static)"
+    (
+        cd "$src"
+        ./configure --host=$cross --prefix="$prefix" \
+            --disable-shared --enable-static \
+            --with-schannel --without-openssl --without-gnutls --without-mbedtls \
+            --without-wolfssl --without-rustls --without-bearssl \
+            --with-zlib="/usr/$cross" \
+            --without-brotli --without-zstd --without-libpsl --without-libidn2 \
+            --without-nghttp2 --without-ngtcp2 --without-nghttp3 --without-libssh2 \
+            --without-librtmp --without-libgsasl \
+            --disable-ftp --disable-file --disable-ldap --disable-ldaps --disable-rtsp \
+            --disable-dict --disable-telnet --disable-tftp --disable-pop3 --disable-imap \
+            --disable-smb --disable-smtp --disable-gopher --disable-mqtt \
+            --disable-manual --disable-docs --disable-ntlm-wb --disable-alt-svc \
+            --disable-hsts --enable-ipv6 \
+            CFLAGS="-O2" >&2
+        log "building curl"
+        make -C lib -j"$jobs" >&2
+        make -C lib install >&2
+        make -C include install >&2
+    )
+}
+
+build_cjson() {
+    local src=$1 prefix=$2
+    log "building cJSON"
+    $cross-gcc -std=c89 -O2 -c "$src/cJSON.c" -o "$src/cJSON.o"
+    $cross-ar rcs "$prefix/lib/libcjson.a" "$src/cJSON.o"
+    mkdir -p "$prefix/include/cjson"
+    cp "$src/cJSON.h" "$prefix/include/cjson/cJSON.h"
+}
+
+win64_prefix() {
+    local curl_v cjson_v gcc_v key prefix tmp src
+    command -v $cross-gcc >/dev/null || die "$cross-gcc not installed"
+    curl_v=$(src_version curl)
+    cjson_v=$(src_version cjson)
+    gcc_v=$($cross-gcc -dumpversion)
+    key="curl_${curl_v}-cjson_${cjson_v}-gcc_${gcc_v}"
+    prefix="$cache_root/win64-$key"
+    if [ ! -f "$prefix/.done" ]; then
+        rm -rf "$prefix"
+        mkdir -p "$prefix/lib" "$prefix/include"
+        tmp=$(mktemp -d)
+        log "fetching curl $curl_v and cJSON $cjson_v sources"
+        src=$(fetch_source curl "$tmp")
+        build_curl "$src" "$prefix"
+        src=$(fetch_source cjson "$tmp")
+        build_cjson "$src" "$prefix"
+        rm -rf "$tmp"
+        printf '%s\n' "$key" > "$prefix/.done"
+        log "win64 dependencies ready in $prefix"
+    fi
+    printf '%s\n' "$prefix"
+}
+
+case "${1:-}" in
+    win64) win64_prefix ;;
+    lodepng) lodepng_dir ;;
+    *) die "usage: $0 win64|lodepng" ;;
+esac

@@ -1,0 +1,21 @@
+# Turns each DIR/NAME.md into `const char prompt_NAME[]` in one C file (OUT).
+# Bytes are written as hex escapes, so any text (UTF-8, quotes) survives exactly.
+file(GLOB files ${DIR}/*.md)
+list(SORT files)
+set(out "/* Generated from the prompts folder by cmake/embed-prompts.cmake; do not edit. */\n")
+foreach(f ${files})
+  get_filename_component(name ${f} NAME_WE)
+  string(MAKE_C_IDENTIFIER ${name} name)
+  file(READ ${f} hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "\\\\x\\1" esc "${hex}")
+  string(APPEND out "const char prompt_${name}[] =\n")
+  string(LENGTH "${esc}" n)
+  set(pos 0)
+  while(pos LESS n)
+    string(SUBSTRING "${esc}" ${pos} 96 line) # 24 bytes per source line
+    string(APPEND out "    \"${line}\"\n")
+    math(EXPR pos "${pos} + 96")
+  endwhile()
+  string(APPEND out "    \"\";\n")
+endforeach()
+file(WRITE ${OUT} "${out}")

@@ -1,0 +1,65 @@
+# Every test winagent has, registered with ctest from the native build.
+#   unit.*      portable core, native, cmocka           (tests/unit/test_*.c)
+#   tool.*      test tooling checks (fake LLM server)    (tests/fake_llm)
+#   build.*     properties of the win64 product          (tests/build/*.sh)
+#   wine.*      the real winagent.exe under Wine on a private Xvfb display
+#               (tests/wine/test_*.py), between the wine.up / wine.down fixtures
+#   e2e.*       whole runs: the loop against the fake LLM (tests/e2e/test_*.py)
+
+file(GLOB unit_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/unit/test_*.c)
+foreach(src ${unit_sources})
+  get_filename_component(name ${src} NAME_WE)
+  string(REGEX REPLACE "^test_" "" short ${name})
+  add_executable(${name} ${src})
+  target_link_libraries(${name} PRIVATE winagent_fake PkgConfig::CMOCKA)
+  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/unit)
+  add_test(NAME unit.${short} COMMAND ${name})
+  set_tests_properties(unit.${short} PROPERTIES TIMEOUT 60
+    ENVIRONMENT "WINAGENT_TEST_DATA=${CMAKE_SOURCE_DIR}/tests/data")
+endforeach()
+
+find_program(PYTHON3 python3 REQUIRED)
+if(EXISTS ${CMAKE_SOURCE_DIR}/tests/fake_llm/test_server.py)
+  add_test(NAME tool.fake_llm COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/fake_llm/test_server.py)
+  set_tests_properties(tool.fake_llm PROPERTIES TIMEOUT 120)
+endif()
+
+# Tests of the Windows product need its build folder.
+set(WINAGENT_WIN64_DIR "" CACHE PATH "build folder of the win64 build (for build.* and wine.* tests)")
+if(WINAGENT_WIN64_DIR)
+  set(test_env
+    "WINAGENT_SRC=${CMAKE_SOURCE_DIR}"
+    "WINAGENT_EXE=${WINAGENT_WIN64_DIR}/winagent.exe"
+    "WINAGENT_NATIVE_EXE=$<TARGET_FILE:winagent>"
+    "TESTAPP_EXE=${WINAGENT_WIN64_DIR}/tests/apps/testapp.exe"
+    "WINAGENT_WINE_STATE=${CMAKE_BINARY_DIR}/wine"
+    "PYTHONPATH=${CMAKE_SOURCE_DIR}/tests/lib"
+    "PYTHONDONTWRITEBYTECODE=1")
+
+  file(GLOB build_checks CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/build/*.sh)
+  foreach(script ${build_checks})
+    get_filename_component(name ${script} NAME_WE)
+    add_test(NAME build.${name} COMMAND bash ${script})
+    set_tests_properties(build.${name} PROPERTIES ENVIRONMENT "${test_env}" TIMEOUT 60)
+  endforeach()
+
+  set(harness ${CMAKE_SOURCE_DIR}/tests/wine/harness.sh)
+  add_test(NAME wine.up COMMAND bash ${harness} up)
+  add_test(NAME wine.down COMMAND bash ${harness} down)
+  set_tests_properties(wine.up PROPERTIES FIXTURES_SETUP wine ENVIRONMENT "${test_env}"
+                       TIMEOUT 300 RUN_SERIAL TRUE)
+  set_tests_properties(wine.down PROPERTIES FIXTURES_CLEANUP wine ENVIRONMENT "${test_env}"
+                       TIMEOUT 60 RUN_SERIAL TRUE)
+
+  file(GLOB wine_tests CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/wine/test_*.py
+                                         ${CMAKE_SOURCE_DIR}/tests/e2e/test_*.py)
+  foreach(script ${wine_tests})
+    get_filename_component(name ${script} NAME_WE)
+    get_filename_component(dir ${script} DIRECTORY)
+    get_filename_component(kind ${dir} NAME)
+    string(REGEX REPLACE "^test_" "" short ${name})
+    add_test(NAME ${kind}.${short} COMMAND bash ${harness} run ${PYTHON3} ${script})
+    set_tests_properties(${kind}.${short} PROPERTIES FIXTURES_REQUIRED wine RUN_SERIAL TRUE
+                         ENVIRONMENT "${test_env}" TIMEOUT 600 SKIP_RETURN_CODE 77)
+  endforeach()
+endif()

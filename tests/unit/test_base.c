@@ -1,0 +1,86 @@
+/* Unit tests: the error table and the capped dynbuf. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/dynbuf.h"
+#include "base/error.h"
+
+static void error_codes_round_trip(void **state)
+{
+    (void)state;
+    assert_string_equal(wa_err_code(WA_E_OK), "ok");
+    assert_string_equal(wa_err_code(WA_E_STALE_REF), "stale_ref");
+    assert_string_equal(wa_err_code(WA_E_WINDOW_NOT_FOUND), "window_not_found");
+    assert_string_equal(wa_err_code((wa_err)9999), "unknown");
+    for (int e = 0; e < WA_E__COUNT; e++)
+        assert_int_equal(wa_err_from_code(wa_err_code((wa_err)e)), e);
+    assert_int_equal(wa_err_from_code("no_such_code"), WA_E__COUNT);
+}
+
+static void fail_keeps_detail(void **state)
+{
+    (void)state;
+    wa_err_clear();
+    assert_string_equal(wa_err_detail(), "");
+    assert_int_equal(wa_fail(WA_E_TIMEOUT, "waited %d ms", 250), WA_E_TIMEOUT);
+    assert_string_equal(wa_err_detail(), "waited 250 ms");
+    char big[2000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    wa_fail(WA_E_IO, "%s", big);
+    assert_int_equal(strlen(wa_err_detail()), 511);
+}
+
+static void dynbuf_grows_and_formats(void **state)
+{
+    (void)state;
+    struct dynbuf b;
+    dynbuf_init(&b, 1 << 20);
+    assert_string_equal(dynbuf_str(&b), "");
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(dynbuf_addf(&b, "%d,", i), WA_E_OK);
+    assert_true(b.len > 3000);
+    assert_memory_equal(b.data, "0,1,2,", 6);
+    assert_int_equal(b.data[b.len], '\0');
+    char *s = dynbuf_take(&b);
+    assert_non_null(s);
+    assert_int_equal(b.len, 0);
+    assert_null(b.data);
+    free(s);
+    dynbuf_cleanup(&b);
+}
+
+static void dynbuf_enforces_cap(void **state)
+{
+    (void)state;
+    struct dynbuf b;
+    dynbuf_init(&b, 10);
+    assert_int_equal(dynbuf_adds(&b, "0123456789"), WA_E_OK);
+    assert_int_equal(dynbuf_addc(&b, 'x'), WA_E_TOO_LARGE);
+    assert_int_equal(b.len, 10);
+    assert_string_equal(dynbuf_str(&b), "0123456789");
+    assert_int_equal(dynbuf_addf(&b, "%s", "more"), WA_E_TOO_LARGE);
+    dynbuf_reset(&b);
+    assert_int_equal(b.len, 0);
+    assert_string_equal(dynbuf_str(&b), "");
+    /* A length that would overflow size_t is refused, not wrapped. */
+    assert_int_equal(dynbuf_add(&b, "", (size_t)-1), WA_E_TOO_LARGE);
+    dynbuf_cleanup(&b);
+    dynbuf_cleanup(&b); /* twice is harmless */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(error_codes_round_trip),
+        cmocka_unit_test(fail_keeps_detail),
+        cmocka_unit_test(dynbuf_grows_and_formats),
+        cmocka_unit_test(dynbuf_enforces_cap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,31 @@
+"""The win64 product runs under Wine and the test ground is a proper desktop."""
+import watest
+from watest import run_winagent, TestApp
+import unittest
+
+
+class Foundation(unittest.TestCase):
+    def test_version_runs_under_wine(self):
+        r = run_winagent("--version")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout.strip(), r"^winagent \d+\.\d+\.\d+ \(win64\)$")
+
+    def test_unknown_command_is_a_usage_error(self):
+        r = run_winagent("no-such-command-é")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("unknown command 'no-such-command-é'", r.stderr)
+        self.assertIn("usage:", r.stderr)
+
+    def test_testapp_has_a_title_bar_on_a_1920x1080_desktop(self):
+        with TestApp() as app:
+            ready = app.ready
+            self.assertEqual(ready["panel"], "main")
+            wl, wt, wr, wb = ready["rect"]
+            cl, ct, cr, cb = ready["client_rect"]
+            # Virtual-desktop mode draws a frame: the client area sits below a caption.
+            self.assertGreater(ct - wt, 15, ready)
+            self.assertEqual(ready.get("screen"), [1920, 1080], ready)
+
+
+if __name__ == "__main__":
+    watest.main()
