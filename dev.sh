@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# winagent's one entry point for developers and CI.
+#   ./dev.sh deps    install what the build and the tests need (apt packages, a
+#                    deb-src entry, the cross-built dependency cache)
+#   ./dev.sh build   build both targets: build/win64/winagent.exe and build/native/
+#   ./dev.sh test    deps + build + every test through ctest (unit, Wine, end-to-end)
+#   ./dev.sh demo    deps + build + the main job on a Wine desktop
+#   ./dev.sh bench   deps + build + the speed benchmark (medians and p95)
+#   ./dev.sh clean   remove build/ (the dependency cache stays; `clean --all` too)
+set -euo pipefail
+cd "$(dirname "$0")"
+root=$(pwd)
+
+apt_packages=(
+    cmake make gcc pkg-config python3
+    libcurl4-openssl-dev libcjson-dev libstb-dev zlib1g-dev libcmocka-dev
+    mingw-w64 mingw-w64-tools libz-mingw-w64-dev libwine-dev dpkg-dev
+    wine wine64 xvfb xauth
+)
+
+say() { printf '==> %s\n' "$*" >&2; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+ensure_deb_src() {
+    # apt-get source needs deb-src lines; add ours beside the distribution's.
+    if grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+        return 1
+    fi
+    say "adding deb-src entries (for apt-get source)"
+    as_root tee /etc/apt/sources.list.d/winagent-src.sources >/dev/null <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    return 0
+}
+
+cmd_deps() {
+    local missing=() p need_update=0
+    for p in "${apt_packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+            missing+=("$p")
+    done
+    ensure_deb_src && need_update=1
+    if [ ${#missing[@]} -gt 0 ] || [ "$need_update" = 1 ]; then
+        say "apt-get update"
+        as_root apt-get update -qq
+    fi
+    if [ ${#missing[@]} -gt 0 ]; then
+        say "installing: ${missing[*]}"
+        as_root env DEBIAN_FRONTEND=noninteractive \
+            apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+    say "dependency cache (cross-built once from Debian's sources)"
+    lodepng_dir=$(cmake/build-deps.sh lodepng)
+    win64_prefix=$(cmake/build-deps.sh win64)
+}
+
+cmd_build() {
+    [ -n "${win64_prefix:-}" ] || cmd_deps
+    local jobs
+    jobs=$(nproc 2>/dev/null || echo 2)
+    say "configuring and building win64"
+    cmake -S . -B build/win64 -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake \
+        -DWINAGENT_LODEPNG_DIR="$lodepng_dir" -DWINAGENT_WIN64_PREFIX="$win64_prefix" >/dev/null
+    cmake --build build/win64 -j "$jobs"
+    say "configuring and building native"
+    cmake -S . -B build/native -DWINAGENT_LODEPNG_DIR="$lodepng_dir" \
+        -DWINAGENT_WIN64_DIR="$root/build/win64" >/dev/null
+    cmake --build build/native -j "$jobs"
+}
+
+cmd_test() {
+    cmd_build
+    say "running tests"
+    ctest --test-dir build/native --output-on-failure --timeout 900 "$@"
+}
+
+cmd_demo() {
+    cmd_build
+    exec bash tests/demo/demo.sh "$@"
+}
+
+cmd_bench() {
+    cmd_build
+    exec bash tests/bench/bench.sh "$@"
+}
+
+cmd_clean() {
+    rm -rf build
+    if [ "${1:-}" = "--all" ]; then
+        rm -rf "${WINAGENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/winagent}"
+    fi
+}
+
+case "${1:-}" in
+    deps) cmd_deps ;;
+    build) cmd_build ;;
+    test) shift; cmd_test "$@" ;;
+    demo) shift; cmd_demo "$@" ;;
+    bench) shift; cmd_bench "$@" ;;
+    clean) shift; cmd_clean "$@" ;;
+    *) echo "usage: ./dev.sh deps|build|test|demo|bench|clean" >&2; exit 2 ;;
+esac
