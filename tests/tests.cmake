@@ -15,7 +15,7 @@ foreach(src ${unit_sources})
   target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/unit)
   add_test(NAME unit.${short} COMMAND ${name})
   set_tests_properties(unit.${short} PROPERTIES TIMEOUT 60
-    ENVIRONMENT "WINAGENT_TEST_DATA=${CMAKE_SOURCE_DIR}/tests/data")
+    ENVIRONMENT "WINAGENT_SRC=${CMAKE_SOURCE_DIR};WINAGENT_TEST_DATA=${CMAKE_SOURCE_DIR}/tests/data")
 endforeach()
 
 find_program(PYTHON3 python3 REQUIRED)

@@ -1,0 +1,368 @@
+/* base/os.h for Windows: UTF-8 paths through the W APIs, console control events,
+ * and parent-death detection through the stdin pipe. */
+#include <windows.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "automation/win/win_utf8.h"
+#include "base/os.h"
+
+static atomic_int interrupt_reason; /* 0 none, 1 ctrl-c, 2 stdin closed, 3 requested */
+static HANDLE interrupt_event;      /* manual-reset; set on any interrupt */
+
+static void interrupt_set(int reason)
+{
+    int expected = 0;
+    atomic_compare_exchange_strong(&interrupt_reason, &expected, reason);
+    if (interrupt_event)
+        SetEvent(interrupt_event);
+}
+
+int64_t os_now_ms(void)
+{
+    return (int64_t)GetTickCount64();
+}
+
+int64_t os_time_ms(void)
+{
+    FILETIME ft;
+    GetSystemTimeAsFileTime(&ft);
+    ULARGE_INTEGER u = {.LowPart = ft.dwLowDateTime, .HighPart = ft.dwHighDateTime};
+    return (int64_t)(u.QuadPart / 10000ULL) - 11644473600000LL;
+}
+
+void os_local_time(int64_t ms, struct os_tm *out)
+{
+    ULARGE_INTEGER u;
+    u.QuadPart = (ULONGLONG)(ms + 11644473600000LL) * 10000ULL;
+    FILETIME ft = {.dwLowDateTime = u.LowPart, .dwHighDateTime = u.HighPart}, local;
+    SYSTEMTIME st;
+    FileTimeToLocalFileTime(&ft, &local);
+    FileTimeToSystemTime(&local, &st);
+    out->year = st.wYear;
+    out->month = st.wMonth;
+    out->day = st.wDay;
+    out->hour = st.wHour;
+    out->min = st.wMinute;
+    out->sec = st.wSecond;
+    out->msec = st.wMilliseconds;
+}
+
+wa_err os_sleep_ms(int ms)
+{
+    if (os_interrupted())
+        return WA_E_INTERRUPTED;
+    if (!interrupt_event) {
+        Sleep(ms > 0 ? (DWORD)ms : 0);
+        return os_interrupted() ? WA_E_INTERRUPTED : WA_E_OK;
+    }
+    DWORD rc = WaitForSingleObject(interrupt_event, ms > 0 ? (DWORD)ms : 0);
+    return rc == WAIT_OBJECT_0 ? WA_E_INTERRUPTED : WA_E_OK;
+}
+
+static BOOL WINAPI on_console_ctrl(DWORD type)
+{
+    (void)type; /* Ctrl+C, Ctrl+Break, console close, logoff, shutdown */
+    interrupt_set(1);
+    return TRUE;
+}
+
+static DWORD WINAPI stdin_watch(LPVOID arg)
+{
+    HANDLE in = (HANDLE)arg;
+    char buf[256];
+    DWORD got;
+    while (ReadFile(in, buf, sizeof buf, &got, NULL) && got > 0)
+        ;
+    interrupt_set(2);
+    return 0;
+}
+
+void os_interrupt_install(bool watch_stdin)
+{
+    static atomic_int installed;
+    if (atomic_exchange(&installed, 1))
+        return;
+    interrupt_event = CreateEventW(NULL, TRUE, FALSE, NULL);
+    SetConsoleCtrlHandler(on_console_ctrl, TRUE);
+    HANDLE in = GetStdHandle(STD_INPUT_HANDLE);
+    if (watch_stdin && in && in != INVALID_HANDLE_VALUE && GetFileType(in) == FILE_TYPE_PIPE) {
+        HANDLE t = CreateThread(NULL, 0, stdin_watch, in, 0, NULL);
+        if (t)
+            CloseHandle(t);
+    }
+}
+
+bool os_interrupted(void)
+{
+    return atomic_load(&interrupt_reason) != 0;
+}
+
+void os_interrupt_request(void)
+{
+    interrupt_set(3);
+}
+
+const char *os_interrupt_reason(void)
+{
+    switch (atomic_load(&interrupt_reason)) {
+    case 1:
+        return "ctrl-c";
+    case 2:
+        return "stdin closed";
+    case 3:
+        return "requested";
+    default:
+        return NULL;
+    }
+}
+
+FILE *os_fopen(const char *path, const char *mode)
+{
+    wchar_t *wp = win_utf8_to_wide(path), *wm = win_utf8_to_wide(mode);
+    FILE *f = wp && wm ? _wfopen(wp, wm) : NULL;
+    free(wp);
+    free(wm);
+    return f;
+}
+
+static DWORD attributes(const char *path)
+{
+    wchar_t *wp = win_utf8_to_wide(path);
+    DWORD a = wp ? GetFileAttributesW(wp) : INVALID_FILE_ATTRIBUTES;
+    free(wp);
+    return a;
+}
+
+bool os_path_exists(const char *path)
+{
+    return attributes(path) != INVALID_FILE_ATTRIBUTES;
+}
+
+bool os_is_dir(const char *path)
+{
+    DWORD a = attributes(path);
+    return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY);
+}
+
+static wa_err mkdir_one(const wchar_t *w)
+{
+    if (CreateDirectoryW(w, NULL) || GetLastError() == ERROR_ALREADY_EXISTS)
+        return WA_E_OK;
+    char *u = win_wide_to_utf8(w);
+    wa_err e = wa_fail(WA_E_IO, "cannot create folder %s (error %lu)", u ? u : "?",
+                       (unsigned long)GetLastError());
+    free(u);
+    return e;
+}
+
+wa_err os_mkdir_p(const char *path)
+{
+    wchar_t *w = win_utf8_to_wide(path);
+    if (!w || !*w) {
+        free(w);
+        return wa_fail(WA_E_INVALID_ARGS, "bad folder path");
+    }
+    wa_err e = WA_E_OK;
+    /* Skip a drive ("C:\") or UNC prefix ("\\server\share\"); create the rest in order. */
+    wchar_t *p = w;
+    if (p[0] && p[1] == L':')
+        p += 2;
+    else if (p[0] == L'\\' && p[1] == L'\\') {
+        p += 2;
+        for (int seps = 0; *p && seps < 2; p++)
+            if (*p == L'\\' || *p == L'/')
+                seps++;
+    }
+    while (*p == L'\\' || *p == L'/')
+        p++;
+    for (; *p; p++) {
+        if (*p != L'\\' && *p != L'/')
+            continue;
+        wchar_t c = *p;
+        *p = L'\0';
+        e = mkdir_one(w);
+        *p = c;
+        if (e)
+            goto out;
+    }
+    e = mkdir_one(w);
+out:
+    free(w);
+    return e;
+}
+
+wa_err os_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+    *out = NULL;
+    if (len)
+        *len = 0;
+    wchar_t *w = win_utf8_to_wide(path);
+    HANDLE h =
+        w ? CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                        NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL)
+          : INVALID_HANDLE_VALUE;
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return wa_fail(WA_E_IO, "cannot open %s (error %lu)", path, (unsigned long)GetLastError());
+    wa_err e = WA_E_OK;
+    LARGE_INTEGER size;
+    char *buf = NULL;
+    if (!GetFileSizeEx(h, &size)) {
+        e = wa_fail(WA_E_IO, "cannot size %s", path);
+        goto out;
+    }
+    if ((unsigned long long)size.QuadPart > max) {
+        e = wa_fail(WA_E_TOO_LARGE, "%s is larger than %zu bytes", path, max);
+        goto out;
+    }
+    size_t n = (size_t)size.QuadPart, done = 0;
+    buf = malloc(n + 1);
+    if (!buf) {
+        e = wa_fail(WA_E_NOMEM, "out of memory reading %s", path);
+        goto out;
+    }
+    while (done < n) {
+        DWORD got = 0;
+        if (!ReadFile(h, buf + done, (DWORD)(n - done), &got, NULL) || got == 0)
+            break;
+        done += got;
+    }
+    buf[done] = '\0';
+    *out = buf;
+    buf = NULL;
+    if (len)
+        *len = done;
+out:
+    free(buf);
+    CloseHandle(h);
+    return e;
+}
+
+wa_err os_write_file(const char *path, const void *data, size_t len)
+{
+    wchar_t *w = win_utf8_to_wide(path);
+    if (!w)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    size_t n = wcslen(w);
+    wchar_t *tmp = malloc((n + 32) * sizeof(wchar_t));
+    wa_err e = WA_E_OK;
+    if (!tmp) {
+        e = wa_fail(WA_E_NOMEM, "out of memory");
+        goto out;
+    }
+    swprintf(tmp, n + 32, L"%ls.tmp%lu", w, (unsigned long)GetCurrentProcessId());
+    HANDLE h = CreateFileW(tmp, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    if (h == INVALID_HANDLE_VALUE) {
+        e = wa_fail(WA_E_IO, "cannot write %s (error %lu)", path, (unsigned long)GetLastError());
+        goto out;
+    }
+    size_t done = 0;
+    while (done < len) {
+        DWORD put = 0;
+        DWORD chunk = len - done > 0x40000000 ? 0x40000000 : (DWORD)(len - done);
+        if (!WriteFile(h, (const char *)data + done, chunk, &put, NULL) || put == 0)
+            break;
+        done += put;
+    }
+    CloseHandle(h);
+    if (done != len) {
+        DeleteFileW(tmp);
+        e = wa_fail(WA_E_IO, "cannot write %s", path);
+        goto out;
+    }
+    if (!MoveFileExW(tmp, w, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+        e = wa_fail(WA_E_IO, "cannot rename into %s (error %lu)", path,
+                    (unsigned long)GetLastError());
+        DeleteFileW(tmp);
+    }
+out:
+    free(tmp);
+    free(w);
+    return e;
+}
+
+wa_err os_remove(const char *path)
+{
+    wchar_t *w = win_utf8_to_wide(path);
+    BOOL ok = w && DeleteFileW(w);
+    DWORD err = GetLastError();
+    free(w);
+    if (!ok && err != ERROR_FILE_NOT_FOUND && err != ERROR_PATH_NOT_FOUND)
+        return wa_fail(WA_E_IO, "cannot remove %s (error %lu)", path, (unsigned long)err);
+    return WA_E_OK;
+}
+
+char *os_exe_dir(void)
+{
+    wchar_t buf[32768];
+    DWORD n = GetModuleFileNameW(NULL, buf, sizeof buf / sizeof buf[0]);
+    if (n == 0 || n >= sizeof buf / sizeof buf[0])
+        return NULL;
+    wchar_t *slash = wcsrchr(buf, L'\\');
+    if (slash)
+        *slash = L'\0';
+    return win_wide_to_utf8(buf);
+}
+
+char *os_getenv(const char *name)
+{
+    wchar_t *wn = win_utf8_to_wide(name);
+    if (!wn)
+        return NULL;
+    DWORD n = GetEnvironmentVariableW(wn, NULL, 0);
+    char *out = NULL;
+    if (n > 0) {
+        wchar_t *v = malloc(n * sizeof(wchar_t));
+        if (v && GetEnvironmentVariableW(wn, v, n) < n)
+            out = win_wide_to_utf8(v);
+        free(v);
+    }
+    free(wn);
+    return out;
+}
+
+wa_err os_setenv(const char *name, const char *value)
+{
+    wchar_t *wn = win_utf8_to_wide(name), *wv = value ? win_utf8_to_wide(value) : NULL;
+    BOOL ok = wn && (!value || wv) && SetEnvironmentVariableW(wn, wv);
+    free(wn);
+    free(wv);
+    return ok ? WA_E_OK : wa_fail(WA_E_INVALID_ARGS, "cannot set %s", name);
+}
+
+struct thread_start {
+    void (*fn)(void *);
+    void *arg;
+};
+
+static DWORD WINAPI thread_main(LPVOID p)
+{
+    struct thread_start ts = *(struct thread_start *)p;
+    free(p);
+    ts.fn(ts.arg);
+    return 0;
+}
+
+wa_err os_thread_start(void (*fn)(void *), void *arg)
+{
+    struct thread_start *ts = malloc(sizeof *ts);
+    if (!ts)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    ts->fn = fn;
+    ts->arg = arg;
+    HANDLE t = CreateThread(NULL, 0, thread_main, ts, 0, NULL);
+    if (!t) {
+        free(ts);
+        return wa_fail(WA_E_IO, "cannot start a thread (error %lu)", (unsigned long)GetLastError());
+    }
+    CloseHandle(t);
+    return WA_E_OK;
+}
+
+unsigned long os_pid(void)
+{
+    return (unsigned long)GetCurrentProcessId();
+}

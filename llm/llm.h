@@ -1,0 +1,158 @@
+/* The LLM layer's public face: a provider-neutral conversation, tool declarations,
+ * and one call that sends the conversation to a model and returns its reply.
+ * Providers (OpenAI-compatible, Gemini) turn this into wire requests; the loop
+ * never sees a wire format. */
+#ifndef WINAGENT_LLM_LLM_H
+#define WINAGENT_LLM_LLM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+
+struct llm_reply;
+
+/* ---- conversation model ---- */
+
+enum llm_role {
+    LLM_ROLE_USER,      /* text and images from the user (or observations we add) */
+    LLM_ROLE_ASSISTANT, /* the model's text and tool calls */
+    LLM_ROLE_TOOL,      /* the result of one tool call: text, optional image */
+};
+
+/* An image attached to a user turn or a tool result. base64 is the encoded bytes
+ * (no data: prefix), kept encoded so history re-sends cost no re-encoding. */
+struct llm_image {
+    char *mime;   /* "image/png" */
+    char *base64;
+};
+
+struct llm_tool_call {
+    char *id;        /* never NULL or empty after parsing: made up when the server omits it */
+    char *name;
+    char *arguments; /* JSON object text; "{}" when the model sent none */
+    /* Gemini's opaque thoughtSignature for this call, echoed back exactly; NULL if none. */
+    char *thought_signature;
+};
+
+struct llm_message {
+    enum llm_role role;
+    char *text;                  /* may be NULL */
+    struct llm_image *images;    /* user and tool messages */
+    size_t n_images;
+    struct llm_tool_call *calls; /* assistant messages */
+    size_t n_calls;
+    char *tool_call_id;          /* tool messages: the call this answers */
+    char *tool_name;             /* tool messages: that call's function name */
+    /* Assistant messages from Gemini: a thoughtSignature on a text-only part, echoed back. */
+    char *thought_signature;
+};
+
+struct llm_conversation {
+    char *system;                /* system prompt, may be NULL */
+    struct llm_message *messages;
+    size_t n_messages;
+    size_t cap;
+};
+
+/* A tool the model may call; parameters is a JSON-schema object as text. Written once,
+ * rendered per provider (Gemini gets its accepted subset of JSON schema). */
+struct llm_tool {
+    const char *name;
+    const char *description;
+    const char *parameters;
+};
+
+void llm_conversation_init(struct llm_conversation *c);
+void llm_conversation_cleanup(struct llm_conversation *c);
+wa_err llm_conversation_set_system(struct llm_conversation *c, const char *text);
+/* Appends a user turn; images may be NULL/0. Copies everything. */
+wa_err llm_conversation_add_user(struct llm_conversation *c, const char *text,
+                                 const struct llm_image *images, size_t n_images);
+/* Appends the assistant turn of a reply (text and tool calls), copying them. */
+wa_err llm_conversation_add_reply(struct llm_conversation *c, const struct llm_reply *r);
+/* Appends the result of tool call `call_id` (named `name`); image may be NULL. */
+wa_err llm_conversation_add_tool_result(struct llm_conversation *c, const char *call_id,
+                                        const char *name, const char *text,
+                                        const struct llm_image *image);
+/* Replaces a message's text and drops its images (history trimming): the message
+ * keeps its role, ids and tool calls, so the conversation stays well-formed. */
+wa_err llm_message_replace_content(struct llm_message *m, const char *text);
+
+/* ---- the reply ---- */
+
+struct llm_usage {
+    long prompt_tokens;
+    long completion_tokens;
+    long total_tokens;
+};
+
+struct llm_reply {
+    char *text;                  /* final or accompanying text; NULL when none */
+    char *reasoning;             /* thinking text the server streamed separately; NULL if none */
+    struct llm_tool_call *calls;
+    size_t n_calls;
+    char *finish_reason;         /* as the server said it ("stop", "tool_calls", "STOP", ...) */
+    char *thought_signature;     /* Gemini: signature on a text part, echoed back */
+    struct llm_usage usage;
+    int attempts;                /* HTTP attempts this reply took (1 = no retry) */
+    long http_status;            /* status of the last attempt */
+    double elapsed_ms;           /* whole call, retries and waits included */
+};
+
+void llm_reply_cleanup(struct llm_reply *r);
+
+/* ---- the client ---- */
+
+enum llm_provider_kind {
+    LLM_PROVIDER_OPENAI, /* "openai-compatible" */
+    LLM_PROVIDER_GOOGLE, /* "google" (Gemini generateContent) */
+};
+
+/* Receives progress and diagnostic lines (retries, waits, stream errors). Never given
+ * the API key. */
+typedef void (*llm_log_fn)(void *ctx, const char *line);
+/* Receives streamed text as it arrives (for live progress); may be NULL. */
+typedef void (*llm_delta_fn)(void *ctx, const char *text, bool is_reasoning);
+
+struct llm_config {
+    enum llm_provider_kind provider;
+    const char *base_url;        /* OpenAI: required (…/v1, Azure deployment URL with
+                                  * ?api-version=, Ollama…); Gemini: optional, default
+                                  * https://generativelanguage.googleapis.com */
+    const char *model;
+    const char *api_key;         /* NULL or "" when the server needs none */
+    bool stream;                 /* server-sent events (default on in the CLI) */
+    int connect_timeout_s;       /* default 20 */
+    int timeout_s;               /* whole transfer, default 300 */
+    int max_retries;             /* retries after the first attempt, default 5 */
+    int max_backoff_ms;          /* cap of one wait, default 60000 */
+    size_t max_response_bytes;   /* default 32 MiB; larger bodies fail with WA_E_TOO_LARGE */
+    int max_tokens;              /* 0: not sent */
+    double temperature;          /* < 0: not sent */
+    llm_log_fn log;
+    llm_delta_fn on_delta;
+    void *ctx;
+};
+
+struct llm_client;
+
+/* Copies what it needs from cfg. Parses "openai-compatible" / "google" elsewhere:
+ * see llm_provider_from_name. */
+wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out);
+void llm_client_free(struct llm_client *c);
+
+/* Sends the conversation and the tools; fills *out (cleanup it even on failure).
+ * Retries 408, 409, 429, 500, 502, 503, 504 and dropped connections with exponential
+ * backoff and jitter, honouring Retry-After, retry-after-ms and Gemini's RetryInfo;
+ * fails fast on quotas that waiting will not clear. os_interrupted() cuts waits and
+ * transfers short (WA_E_INTERRUPTED). Errors: WA_E_NETWORK, WA_E_HTTP, WA_E_RATE_LIMITED,
+ * WA_E_QUOTA, WA_E_BLOCKED, WA_E_PARSE, WA_E_TOO_LARGE, WA_E_TIMEOUT, WA_E_INTERRUPTED,
+ * with the server's message in wa_err_detail() (never the key). */
+wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
+                    const struct llm_tool *tools, size_t n_tools, struct llm_reply *out);
+
+/* "openai-compatible" (also "openai") / "google" (also "gemini"). */
+wa_err llm_provider_from_name(const char *name, enum llm_provider_kind *out);
+
+#endif
