@@ -1,0 +1,180 @@
+/* The desktop backend interface: everything winagent can see and do on a desktop,
+ * as a const table of function pointers. One instance per backend
+ * (automation/win/: Windows; automation/fake/: a scripted desktop for tests). A NULL
+ * slot is a capability the backend lacks; the backend_* wrappers turn it into
+ * WA_E_UNSUPPORTED. All coordinates here are screen pixels (virtual-screen, physical);
+ * the 0-999 contract lives above this layer. */
+#ifndef WINAGENT_AUTOMATION_BACKEND_H
+#define WINAGENT_AUTOMATION_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "automation/coords.h"
+#include "automation/image.h"
+#include "automation/keys.h"
+#include "automation/tree.h"
+#include "base/error.h"
+
+enum wa_window_state {
+    WA_WINDOW_NORMAL,
+    WA_WINDOW_MINIMIZED,
+    WA_WINDOW_MAXIMIZED,
+};
+
+struct wa_window {
+    uint64_t hwnd;
+    char *title;      /* UTF-8, "" when none */
+    char *class_name;
+    unsigned long pid;
+    char *process;    /* executable name, "notepad.exe"; "" when it cannot be read */
+    struct wa_rect rect; /* the visible frame (DWM extended frame bounds where there are) */
+    enum wa_window_state state;
+    bool foreground;
+    bool visible;
+};
+
+struct wa_window_list {
+    struct wa_window *items;
+    size_t count;
+};
+
+void wa_window_cleanup(struct wa_window *w);
+void wa_window_list_cleanup(struct wa_window_list *l);
+/* Deep copy; WA_E_NOMEM. */
+wa_err wa_window_copy(const struct wa_window *src, struct wa_window *dst);
+
+struct wa_monitor {
+    struct wa_rect rect; /* pixels in the virtual screen */
+    struct wa_rect work; /* without the taskbar */
+    bool primary;
+    int dpi;             /* 96 = 100 % */
+};
+
+enum wa_button {
+    WA_BUTTON_LEFT,
+    WA_BUTTON_RIGHT,
+    WA_BUTTON_MIDDLE,
+};
+
+enum wa_element_action {
+    WA_ACT_INVOKE,
+    WA_ACT_TOGGLE,
+    WA_ACT_EXPAND,
+    WA_ACT_COLLAPSE,
+    WA_ACT_SELECT,
+    WA_ACT_SET_VALUE,
+    WA_ACT_FOCUS,
+};
+
+struct wa_shell_result {
+    int exit_code;       /* -1 when killed by the timeout */
+    bool timed_out;
+    char *out;           /* UTF-8, capped: head and tail kept with a marker between */
+    char *err;
+    double elapsed_ms;
+};
+
+void wa_shell_result_cleanup(struct wa_shell_result *r);
+
+struct wa_tree_opts {
+    int max_nodes;       /* default 500 */
+    int budget_ms;       /* default 3000; a hung target never blocks longer (+ grace) */
+    bool keep_handles;   /* keep element handles to act on nodes later */
+    bool prefer_msaa;    /* skip UI Automation */
+};
+
+struct wa_backend {
+    const char *name;
+    wa_err (*init)(void);
+    void (*shutdown)(void);
+
+    /* ---- windows ---- */
+    /* Visible top-level windows with a title, in Z order (topmost first). */
+    wa_err (*list_windows)(struct wa_window_list *out);
+    wa_err (*window_info)(uint64_t hwnd, struct wa_window *out); /* WA_E_WINDOW_NOT_FOUND */
+    /* The window actions go to when none is named: the foreground window, never the
+     * console winagent runs in (and never winagent's own windows). */
+    wa_err (*target_window)(uint64_t *hwnd);
+    /* Brings to the foreground and verifies it (retrying); WA_E_FOCUS_FAILED honestly. */
+    wa_err (*focus_window)(uint64_t hwnd);
+    wa_err (*move_window)(uint64_t hwnd, struct wa_rect r);
+    wa_err (*set_window_state)(uint64_t hwnd, enum wa_window_state s);
+    wa_err (*close_window)(uint64_t hwnd);
+    /* Starts a program by name, path or command line; waits up to timeout_ms for a
+     * window of it and returns it (0 when none appeared, which is not an error). */
+    wa_err (*launch)(const char *command, int timeout_ms, uint64_t *hwnd);
+    wa_err (*monitors)(struct wa_monitor *out, size_t max, size_t *count);
+
+    /* ---- pixels ---- */
+    wa_err (*capture_screen)(struct wa_rect r, struct wa_image *out);
+    /* The window as it looks (frame = its rect, the image is the frame's size). */
+    wa_err (*capture_window)(uint64_t hwnd, struct wa_image *out, struct wa_rect *frame);
+
+    /* ---- input (screen pixels) ---- */
+    wa_err (*mouse_move)(int x, int y);
+    wa_err (*mouse_button)(enum wa_button b, bool down);
+    /* delta in WHEEL_DELTA units (120 per notch); positive = up / right. */
+    wa_err (*mouse_wheel)(int delta, bool horizontal);
+    wa_err (*type_text)(const char *utf8);
+    wa_err (*press_keys)(const struct wa_key_combo *k);
+
+    /* ---- accessibility ---- */
+    wa_err (*get_tree)(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree *out);
+    /* Acts on node `index` of a tree this backend made (handles kept). *via names the
+     * path used: "uia:Invoke", "msaa:accDoDefaultAction", "message:BM_CLICK", ...;
+     * WA_E_UNSUPPORTED when no pattern path exists (the caller may click instead). */
+    wa_err (*element_action)(struct wa_tree *t, size_t index, enum wa_element_action a,
+                             const char *value, const char **via);
+
+    /* ---- shell ---- */
+    /* Runs command through the configured shell (WINAGENT_SHELL, default PowerShell),
+     * killing the whole process tree after timeout_ms; output capped at cap bytes each. */
+    wa_err (*run_shell)(const char *command, int timeout_ms, size_t cap,
+                        struct wa_shell_result *out);
+};
+
+/* The backend compiled into this executable (Windows, or the fake one natively). */
+const struct wa_backend *backend_default(void);
+
+/* Wrappers: WA_E_UNSUPPORTED for NULL slots, argument checks, out-params cleared. */
+wa_err backend_list_windows(const struct wa_backend *b, struct wa_window_list *out);
+wa_err backend_window_info(const struct wa_backend *b, uint64_t hwnd, struct wa_window *out);
+wa_err backend_target_window(const struct wa_backend *b, uint64_t *hwnd);
+wa_err backend_focus_window(const struct wa_backend *b, uint64_t hwnd);
+wa_err backend_move_window(const struct wa_backend *b, uint64_t hwnd, struct wa_rect r);
+wa_err backend_set_window_state(const struct wa_backend *b, uint64_t hwnd,
+                                enum wa_window_state s);
+wa_err backend_close_window(const struct wa_backend *b, uint64_t hwnd);
+wa_err backend_launch(const struct wa_backend *b, const char *command, int timeout_ms,
+                      uint64_t *hwnd);
+wa_err backend_monitors(const struct wa_backend *b, struct wa_monitor *out, size_t max,
+                        size_t *count);
+wa_err backend_capture_screen(const struct wa_backend *b, struct wa_rect r, struct wa_image *out);
+wa_err backend_capture_window(const struct wa_backend *b, uint64_t hwnd, struct wa_image *out,
+                              struct wa_rect *frame);
+wa_err backend_mouse_move(const struct wa_backend *b, int x, int y);
+wa_err backend_mouse_button(const struct wa_backend *b, enum wa_button btn, bool down);
+wa_err backend_mouse_wheel(const struct wa_backend *b, int delta, bool horizontal);
+wa_err backend_type_text(const struct wa_backend *b, const char *utf8);
+wa_err backend_press_keys(const struct wa_backend *b, const struct wa_key_combo *k);
+wa_err backend_get_tree(const struct wa_backend *b, uint64_t hwnd, const struct wa_tree_opts *o,
+                        struct wa_tree *out);
+wa_err backend_element_action(const struct wa_backend *b, struct wa_tree *t, size_t index,
+                              enum wa_element_action a, const char *value, const char **via);
+wa_err backend_run_shell(const struct wa_backend *b, const char *command, int timeout_ms,
+                         size_t cap, struct wa_shell_result *out);
+
+/* Composite input built from the primitives above (portable). */
+wa_err backend_click(const struct wa_backend *b, int x, int y, enum wa_button btn, int count);
+wa_err backend_drag(const struct wa_backend *b, int x1, int y1, int x2, int y2);
+/* notches > 0 scrolls up/right; at (x, y) when have_point. */
+wa_err backend_scroll(const struct wa_backend *b, bool have_point, int x, int y, int notches,
+                      bool horizontal);
+
+/* Finds a window by SEL: "0x1a2b" handle, else a case-insensitive substring of the
+ * title or the process name (exact title, then title, then process). */
+wa_err backend_find_window(const struct wa_backend *b, const char *sel, struct wa_window *out);
+
+#endif

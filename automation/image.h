@@ -1,0 +1,61 @@
+/* Pixel images and the observation pipeline: downscale, fast PNG encoding, base64,
+ * and the red-crosshair annotation of the debug images. Portable; the Windows
+ * backend only captures into a struct wa_image. */
+#ifndef WINAGENT_AUTOMATION_IMAGE_H
+#define WINAGENT_AUTOMATION_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/dynbuf.h"
+#include "base/error.h"
+
+/* 8-bit 4-channel pixels, top-down rows of width*4 bytes. Channel order is RGBA, or
+ * BGRA when bgra is set (what GDI captures produce; converting is left to the
+ * encoder, which touches every pixel anyway). Alpha is ignored by the encoders:
+ * observations are opaque. */
+struct wa_image {
+    int width, height;
+    uint8_t *px;
+    bool bgra;
+};
+
+/* Caller-owned storage. alloc zero-fills; cleanup accepts an empty image. */
+wa_err image_alloc(struct wa_image *img, int width, int height, bool bgra);
+void image_cleanup(struct wa_image *img);
+
+/* Scales src so its longest edge is at most max_edge pixels, keeping the aspect
+ * ratio (a good-quality filter: text must stay legible). When src already fits, dst
+ * is a copy. dst keeps src's channel order. */
+wa_err image_downscale(const struct wa_image *src, int max_edge, struct wa_image *dst);
+
+/* The size image_downscale would produce. */
+void image_fit(int width, int height, int max_edge, int *out_w, int *out_h);
+
+/* Appends a PNG of img (8-bit RGB, alpha dropped) to out. Tuned for speed on screen
+ * content: a cheap filter and fast deflate, at most ~1.3x the size of a thorough
+ * encoder's output. */
+wa_err png_encode(const struct wa_image *img, struct dynbuf *out);
+
+/* The reference encoder (lodepng with its default settings), for the benchmark and
+ * for tests that compare. */
+wa_err png_encode_reference(const struct wa_image *img, struct dynbuf *out);
+
+/* Decodes a PNG file's bytes into an RGBA image (tests, replay, the fake backend). */
+wa_err png_decode(const void *data, size_t len, struct wa_image *out);
+
+/* Appends standard base64 (with padding, no line breaks) of len bytes to out. */
+wa_err base64_encode(const void *data, size_t len, struct dynbuf *out);
+/* Decodes standard base64 (whitespace ignored); WA_E_PARSE on bad input. */
+wa_err base64_decode(const char *text, size_t len, struct dynbuf *out);
+
+/* Draws the debug mark at pixel (x, y): a red crosshair with a small ring, and the
+ * label (e.g. "(512,300)") in a built-in bitmap font on a contrasting box placed so
+ * it stays inside the image. Points outside the image are clamped to its edge. */
+void image_annotate_point(struct wa_image *img, int x, int y, const char *label);
+
+/* Reads the pixel at (x, y) as 0xRRGGBB whatever the channel order. */
+uint32_t image_pixel_rgb(const struct wa_image *img, int x, int y);
+
+#endif

@@ -1,0 +1,171 @@
+/* The accessibility tree: the node model every source fills, the generic walk with
+ * its budgets and name fallbacks, the SPEC §5 text format and the usefulness verdict.
+ * Portable: sources (UI Automation, HWND+MSAA on Windows; a fake in tests) plug in
+ * through struct tree_source_ops, so the walk's logic is tested natively. */
+#ifndef WINAGENT_AUTOMATION_TREE_H
+#define WINAGENT_AUTOMATION_TREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "automation/coords.h"
+#include "base/dynbuf.h"
+#include "base/error.h"
+
+enum wa_state {
+    WA_ST_FOCUSED = 1 << 0,
+    WA_ST_DISABLED = 1 << 1,
+    WA_ST_CHECKED = 1 << 2,
+    WA_ST_EXPANDED = 1 << 3,
+    WA_ST_COLLAPSED = 1 << 4,
+    WA_ST_SELECTED = 1 << 5,
+    WA_ST_OFFSCREEN = 1 << 6,
+    WA_ST_FOCUSABLE = 1 << 7, /* keyboard-focusable (for "interactive" filters) */
+};
+
+/* What an element supports; UIA patterns, or their MSAA/window-message stand-ins. */
+enum wa_pattern {
+    WA_PAT_INVOKE = 1 << 0,
+    WA_PAT_TOGGLE = 1 << 1,
+    WA_PAT_EXPAND = 1 << 2, /* ExpandCollapse */
+    WA_PAT_SELECT = 1 << 3, /* SelectionItem */
+    WA_PAT_VALUE = 1 << 4,
+    WA_PAT_SCROLL = 1 << 5,
+    WA_PAT_RANGE = 1 << 6,
+    WA_PAT_DEFAULT_ACTION = 1 << 7, /* MSAA accDoDefaultAction */
+};
+
+/* Where a node's name came from (the fallback chain of SPEC §5). */
+enum wa_name_source {
+    WA_NAME_NONE,
+    WA_NAME_PRIMARY,       /* UIA Name (or MSAA accName for the MSAA source) */
+    WA_NAME_AUTOMATION_ID,
+    WA_NAME_WINDOW_TEXT,
+    WA_NAME_MSAA,
+};
+
+struct wa_node {
+    int parent;          /* index in the tree, -1 for the root */
+    int depth;           /* root is 0 */
+    char *type;          /* control type name: "Button", "Edit", "MenuItem", ... */
+    char *name;          /* after fallbacks; "" when none */
+    enum wa_name_source name_source;
+    char *value;         /* NULL when the element has no value */
+    char *automation_id; /* NULL when none */
+    char *class_name;    /* NULL when none */
+    char *runtime_id;    /* stable identity while the element lives ("42.7.1"), or NULL */
+    struct wa_rect bounds; /* screen pixels; empty when unknown */
+    unsigned states;     /* enum wa_state bits */
+    unsigned patterns;   /* enum wa_pattern bits */
+    uint64_t hwnd;       /* native window handle, 0 for virtual elements */
+    long child_id;       /* MSAA child id (0 = the object itself) */
+    void *handle;        /* the source's element, owned by the tree; released by it */
+};
+
+struct tree_source_ops;
+
+struct wa_tree {
+    struct wa_node *nodes;
+    size_t count, cap;
+    struct wa_rect frame;   /* the window rectangle: the frame of the 0-999 coordinates */
+    uint64_t hwnd;          /* the window walked */
+    char *title;            /* its title and process, for the header line */
+    char *process;
+    const char *source;     /* "uia", "msaa", "fake" */
+    bool truncated;         /* node budget hit */
+    bool timed_out;         /* time budget hit: the tree is partial */
+    double walk_ms;
+    /* Releases node handles at cleanup; set by whoever filled the tree. */
+    void (*release_handle)(void *handle);
+};
+
+void tree_init(struct wa_tree *t);
+void tree_cleanup(struct wa_tree *t); /* releases handles through release_handle */
+
+/* ---- the generic walk ---- */
+
+/* Everything a source reports about one element. Strings are heap copies handed to
+ * the walk (NULL when absent). */
+struct tree_element_info {
+    char *type;           /* control type name; NULL or "" becomes "Custom" */
+    char *name;           /* the source's own name (UIA Name / MSAA accName) */
+    char *automation_id;
+    char *class_name;
+    char *value;
+    char *runtime_id;
+    struct wa_rect bounds;
+    unsigned states, patterns;
+    uint64_t hwnd;        /* native window handle, 0 if none */
+    long child_id;
+};
+
+/* A source of elements. Each returned element handle is owned by the caller of the
+ * op and given back through release (or kept in the tree). Ops may return an error:
+ * the walk then skips that element or branch and goes on ("fall through, never fail").
+ * NULL ops are treated as "nothing there". */
+struct tree_source_ops {
+    const char *name; /* "uia", "msaa", "fake" */
+    wa_err (*root)(void *ctx, void **element);
+    /* First child / next sibling; *out NULL when there is none. */
+    wa_err (*first_child)(void *ctx, void *element, void **out);
+    wa_err (*next_sibling)(void *ctx, void *element, void **out);
+    wa_err (*info)(void *ctx, void *element, struct tree_element_info *out);
+    /* Name fallbacks, asked only when earlier ones gave nothing and hwnd != 0. */
+    wa_err (*window_text)(void *ctx, uint64_t hwnd, char **out);
+    wa_err (*msaa_name)(void *ctx, uint64_t hwnd, char **out);
+    void (*release)(void *ctx, void *element);
+};
+
+struct tree_walk_opts {
+    int max_nodes;     /* default 500 */
+    int max_depth;     /* default 64 */
+    int budget_ms;     /* time budget for the walk; default 3000 */
+    bool keep_handles; /* keep element handles in the nodes (to act on them later) */
+};
+
+/* Walks the source depth-first from its root into t (which must be initialised;
+ * frame/hwnd/title/process are left for the caller). Applies the name fallback chain
+ * (name, automation id, window text, MSAA name) and the Pane-with-class-Button
+ * correction. Stops at max_nodes (t->truncated) or budget_ms (t->timed_out) and still
+ * returns what it has. Fails only when the root itself cannot be had. */
+wa_err tree_walk(const struct tree_source_ops *src, void *ctx, const struct tree_walk_opts *opts,
+                 struct wa_tree *t);
+
+/* Appends a node (copying strings); returns its index or -1 when out of memory. */
+int tree_add_node(struct wa_tree *t, int parent, const struct tree_element_info *info);
+
+/* ---- text format and verdict ---- */
+
+struct tree_format_opts {
+    bool verbose;      /* add bounds=[l,t][r,b] in pixels */
+    /* Optional filters for the CLI's `state` (all off for the model's view). */
+    bool interactive_only;
+    bool compact;      /* drop unnamed, valueless, childless structural nodes */
+    int max_depth;     /* -1: no limit */
+    int scope;         /* node index to print below (and including); -1: the whole tree */
+};
+
+/* Appends the SPEC §5 text: the header line, then one line per node with 1-based ids
+ * in depth-first order, and the truncation warning. Element centres are in 0-999 of
+ * t->frame. When filters hide nodes, ids still count every node, so an id always
+ * names the same node of the tree. */
+wa_err tree_format(const struct wa_tree *t, const struct tree_format_opts *opts,
+                   struct dynbuf *out);
+
+/* Quotes a name as §5 wants: "..." with \" \\ \n escapes. */
+wa_err tree_quote(const char *s, struct dynbuf *out);
+
+/* The usefulness rules of §5: >= 3 elements; if >= 3 interactive elements then at
+ * least one of them named; at least one element named. reason gets e.g.
+ * "28 interactive elements but none has Name" or "37 elements (28 interactive) with
+ * names". */
+bool tree_is_useful(const struct wa_tree *t, char *reason, size_t reason_size);
+
+/* Button, MenuItem, CheckBox, RadioButton, TabItem, ListItem, TreeItem, ComboBox. */
+bool tree_type_is_interactive(const char *type);
+
+/* The node a 1-based id names, or NULL. */
+const struct wa_node *tree_node_by_id(const struct wa_tree *t, int id);
+
+#endif
