@@ -21,8 +21,8 @@ struct wa_key_combo {
  * WA_E_INVALID_ARGS names the unknown key. */
 wa_err keys_parse_combo(const char *text, struct wa_key_combo *out);
 
-/* Parses a sequence of chords separated by spaces or commas
- * ("ctrl+a delete", "tab, tab, enter"); a lone "+" or "," is the key itself. */
+/* Parses a sequence of chords separated by spaces or commas ("ctrl+a delete",
+ * "tab, tab, enter", "ctrl + s"); the space and comma keys are written by name. */
 wa_err keys_parse_sequence(const char *text, struct wa_key_combo *out, size_t max, size_t *n);
 
 /* A readable name for a virtual-key code ("Ctrl", "F5", "A"); never NULL. */
