@@ -121,7 +121,10 @@ struct tree_walk_opts {
     int max_nodes;     /* default 500 */
     int max_depth;     /* default 64 */
     int budget_ms;     /* time budget for the walk; default 3000 */
-    bool keep_handles; /* keep element handles in the nodes (to act on them later) */
+    /* Keep element handles in the nodes (to act on them later). The caller then sets
+     * t->release_handle so tree_cleanup can release them; otherwise the walk releases
+     * each element as soon as its subtree is done. */
+    bool keep_handles;
 };
 
 /* Walks the source depth-first from its root into t (which must be initialised;

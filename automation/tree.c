@@ -1,0 +1,445 @@
+/* The accessibility tree: generic walk with budgets and name fallbacks, the SPEC §5
+ * text, and the usefulness verdict that decides tree or pixels in mode auto. */
+#include "automation/tree.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/os.h"
+#include "base/str.h"
+
+#define TREE_NAME_MAX  200 /* bytes of a name shown to the model */
+#define TREE_VALUE_MAX 300 /* bytes of a value shown to the model */
+
+void tree_init(struct wa_tree *t)
+{
+    memset(t, 0, sizeof *t);
+}
+
+static void node_cleanup(struct wa_tree *t, struct wa_node *n)
+{
+    free(n->type);
+    free(n->name);
+    free(n->value);
+    free(n->automation_id);
+    free(n->class_name);
+    free(n->runtime_id);
+    if (n->handle && t->release_handle)
+        t->release_handle(n->handle);
+    n->handle = NULL;
+}
+
+void tree_cleanup(struct wa_tree *t)
+{
+    for (size_t i = 0; i < t->count; i++)
+        node_cleanup(t, &t->nodes[i]);
+    free(t->nodes);
+    free(t->title);
+    free(t->process);
+    tree_init(t);
+}
+
+int tree_add_node(struct wa_tree *t, int parent, const struct tree_element_info *info)
+{
+    if (t->count == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        struct wa_node *p = realloc(t->nodes, cap * sizeof *p);
+        if (!p)
+            return -1;
+        t->nodes = p;
+        t->cap = cap;
+    }
+    struct wa_node *n = &t->nodes[t->count];
+    memset(n, 0, sizeof *n);
+    n->parent = parent;
+    n->depth = parent < 0 ? 0 : t->nodes[parent].depth + 1;
+    n->type = str_dup(info->type && *info->type ? info->type : "Custom");
+    n->name = str_dup(info->name ? info->name : "");
+    n->name_source = info->name && *info->name ? WA_NAME_PRIMARY : WA_NAME_NONE;
+    n->value = str_dup(info->value);
+    n->automation_id = str_dup(info->automation_id);
+    n->class_name = str_dup(info->class_name);
+    n->runtime_id = str_dup(info->runtime_id);
+    n->bounds = info->bounds;
+    n->states = info->states;
+    n->patterns = info->patterns;
+    n->hwnd = info->hwnd;
+    n->child_id = info->child_id;
+    if (!n->type || !n->name || (info->value && !n->value) ||
+        (info->automation_id && !n->automation_id) || (info->class_name && !n->class_name) ||
+        (info->runtime_id && !n->runtime_id)) {
+        node_cleanup(t, n);
+        return -1;
+    }
+    return (int)t->count++;
+}
+
+static void info_cleanup(struct tree_element_info *i)
+{
+    free(i->type);
+    free(i->name);
+    free(i->automation_id);
+    free(i->class_name);
+    free(i->value);
+    free(i->runtime_id);
+    memset(i, 0, sizeof *i);
+}
+
+/* Text-bearing controls whose window text is their content, not their name. */
+static bool text_is_content(const char *type)
+{
+    return type && (strcmp(type, "Edit") == 0 || strcmp(type, "Document") == 0);
+}
+
+/* SPEC §5's name fallbacks and the Pane/Button correction, applied to one element. */
+static void apply_fallbacks(const struct tree_source_ops *src, void *ctx,
+                            struct tree_element_info *info, enum wa_name_source *source)
+{
+    if (info->type && strcmp(info->type, "Pane") == 0 && info->class_name &&
+        str_ieq(info->class_name, "Button")) {
+        free(info->type);
+        info->type = str_dup("Button");
+    }
+    *source = WA_NAME_PRIMARY;
+    if (info->name && *info->name)
+        return;
+    char *name = NULL;
+    if (info->automation_id && *info->automation_id) {
+        name = str_dup(info->automation_id);
+        *source = WA_NAME_AUTOMATION_ID;
+    }
+    if (!name && info->hwnd && src->window_text && !text_is_content(info->type) &&
+        src->window_text(ctx, info->hwnd, &name) == WA_E_OK && name && *name)
+        *source = WA_NAME_WINDOW_TEXT;
+    else if (!name || !*name) {
+        free(name);
+        name = NULL;
+    }
+    if (!name && info->hwnd && src->msaa_name &&
+        src->msaa_name(ctx, info->hwnd, &name) == WA_E_OK && name && *name)
+        *source = WA_NAME_MSAA;
+    else if (!name || !*name) {
+        free(name);
+        name = NULL;
+    }
+    if (!name) {
+        *source = WA_NAME_NONE;
+        return;
+    }
+    free(info->name);
+    info->name = name;
+}
+
+struct walk {
+    const struct tree_source_ops *src;
+    void *ctx;
+    struct tree_walk_opts o;
+    struct wa_tree *t;
+    int64_t deadline;
+    bool stop;
+};
+
+static bool walk_out_of_budget(struct walk *w)
+{
+    if (w->stop)
+        return true;
+    if ((int)w->t->count >= w->o.max_nodes) {
+        w->t->truncated = true;
+        w->stop = true;
+    } else if (os_now_ms() > w->deadline) {
+        w->t->timed_out = true;
+        w->stop = true;
+    }
+    return w->stop;
+}
+
+static void release_element(struct walk *w, void *el)
+{
+    if (el && w->src->release)
+        w->src->release(w->ctx, el);
+}
+
+/* Adds element el under parent; takes ownership of el. Returns the node index or -1. */
+static int walk_add(struct walk *w, void *el, int parent)
+{
+    struct tree_element_info info;
+    memset(&info, 0, sizeof info);
+    if (!w->src->info || w->src->info(w->ctx, el, &info) != WA_E_OK) {
+        info_cleanup(&info); /* an element that cannot describe itself is still a node */
+    }
+    enum wa_name_source source;
+    apply_fallbacks(w->src, w->ctx, &info, &source);
+    int idx = tree_add_node(w->t, parent, &info);
+    info_cleanup(&info);
+    if (idx < 0) {
+        release_element(w, el);
+        w->stop = true;
+        return -1;
+    }
+    w->t->nodes[idx].name_source = source;
+    if (w->o.keep_handles)
+        w->t->nodes[idx].handle = el;
+    return idx;
+}
+
+static void walk_children(struct walk *w, void *el, int idx)
+{
+    if (w->t->nodes[idx].depth + 1 > w->o.max_depth || !w->src->first_child)
+        return;
+    void *child = NULL;
+    if (w->src->first_child(w->ctx, el, &child) != WA_E_OK)
+        return; /* a branch that fails is skipped, the walk goes on */
+    while (child) {
+        if (walk_out_of_budget(w)) {
+            release_element(w, child);
+            return;
+        }
+        int ci = walk_add(w, child, idx);
+        if (ci < 0)
+            return;
+        walk_children(w, child, ci);
+        void *next = NULL;
+        if (!w->src->next_sibling || w->src->next_sibling(w->ctx, child, &next) != WA_E_OK)
+            next = NULL;
+        if (!w->o.keep_handles)
+            release_element(w, child);
+        child = next;
+    }
+}
+
+wa_err tree_walk(const struct tree_source_ops *src, void *ctx, const struct tree_walk_opts *opts,
+                 struct wa_tree *t)
+{
+    struct walk w = {.src = src, .ctx = ctx, .t = t};
+    w.o.max_nodes = opts && opts->max_nodes > 0 ? opts->max_nodes : 500;
+    w.o.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 64;
+    w.o.budget_ms = opts && opts->budget_ms > 0 ? opts->budget_ms : 3000;
+    w.o.keep_handles = opts && opts->keep_handles;
+    int64_t start = os_now_ms();
+    w.deadline = start + w.o.budget_ms;
+    t->source = src->name;
+
+    void *root = NULL;
+    wa_err e = src->root ? src->root(ctx, &root) : WA_E_UNSUPPORTED;
+    if (e || !root)
+        return e ? e : wa_fail(WA_E_ELEMENT_NOT_FOUND, "the %s source has no root", src->name);
+    int ri = walk_add(&w, root, -1);
+    if (ri < 0)
+        return wa_fail(WA_E_NOMEM, "out of memory walking the tree");
+    walk_children(&w, root, ri);
+    if (!w.o.keep_handles)
+        release_element(&w, root);
+    t->walk_ms = (double)(os_now_ms() - start);
+    return WA_E_OK;
+}
+
+/* ---- text format ---- */
+
+/* Appends s quoted, at most max bytes of it (cut on a UTF-8 boundary, with "..."). */
+static wa_err quote_capped(const char *s, size_t max, struct dynbuf *out)
+{
+    wa_err e = dynbuf_addc(out, '"');
+    size_t n = strlen(s);
+    bool cut = n > max;
+    if (cut) {
+        n = max;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    }
+    for (size_t i = 0; !e && i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"')
+            e = dynbuf_adds(out, "\\\"");
+        else if (c == '\\')
+            e = dynbuf_adds(out, "\\\\");
+        else if (c == '\n')
+            e = dynbuf_adds(out, "\\n");
+        else if (c == '\r')
+            e = dynbuf_adds(out, "\\r");
+        else if (c == '\t')
+            e = dynbuf_adds(out, "\\t");
+        else if (c < 0x20)
+            e = dynbuf_addf(out, "\\u%04x", c);
+        else
+            e = dynbuf_addc(out, (char)c);
+    }
+    if (!e && cut)
+        e = dynbuf_adds(out, "...");
+    if (!e)
+        e = dynbuf_addc(out, '"');
+    return e;
+}
+
+wa_err tree_quote(const char *s, struct dynbuf *out)
+{
+    return quote_capped(s ? s : "", (size_t)-1, out);
+}
+
+bool tree_type_is_interactive(const char *type)
+{
+    static const char *const kinds[] = {"Button",  "MenuItem", "CheckBox", "RadioButton",
+                                        "TabItem", "ListItem", "TreeItem", "ComboBox"};
+    for (size_t i = 0; type && i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(type, kinds[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool node_is_actionable(const struct wa_node *n)
+{
+    return (n->states & WA_ST_FOCUSABLE) || (n->patterns & ~(unsigned)WA_PAT_SCROLL) ||
+           tree_type_is_interactive(n->type) || strcmp(n->type, "Edit") == 0;
+}
+
+static bool node_is_structural(const struct wa_node *n)
+{
+    static const char *const kinds[] = {"Pane",      "Group", "Custom",   "Document",
+                                        "ScrollBar", "Thumb", "Separator"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(n->type, kinds[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The centre of a node in 0-999 of the frame; a node without bounds borrows its
+ * nearest ancestor's. */
+static void node_center(const struct wa_tree *t, size_t i, int *x, int *y)
+{
+    const struct wa_node *n = &t->nodes[i];
+    while (wa_rect_empty(n->bounds) && n->parent >= 0)
+        n = &t->nodes[n->parent];
+    struct wa_rect b = wa_rect_empty(n->bounds) ? t->frame : n->bounds;
+    int px, py;
+    wa_rect_center(b, &px, &py);
+    *x = pixel_to_norm(px, t->frame.left, wa_rect_width(t->frame));
+    *y = pixel_to_norm(py, t->frame.top, wa_rect_height(t->frame));
+}
+
+static bool in_scope(const struct wa_tree *t, size_t i, int scope)
+{
+    if (scope < 0)
+        return true;
+    for (int p = (int)i; p >= 0; p = t->nodes[p].parent)
+        if (p == scope)
+            return true;
+    return false;
+}
+
+static bool has_children(const struct wa_tree *t, size_t i)
+{
+    return i + 1 < t->count && t->nodes[i + 1].parent == (int)i;
+}
+
+static wa_err format_node(const struct wa_tree *t, size_t i, int base_depth, bool verbose,
+                          struct dynbuf *out)
+{
+    const struct wa_node *n = &t->nodes[i];
+    wa_err e = WA_E_OK;
+    for (int d = base_depth; !e && d < n->depth; d++)
+        e = dynbuf_adds(out, "  ");
+    if (!e)
+        e = dynbuf_addf(out, "[%zu] %s ", i + 1, n->type);
+    if (!e)
+        e = quote_capped(n->name, TREE_NAME_MAX, out);
+    int x, y;
+    node_center(t, i, &x, &y);
+    if (!e)
+        e = dynbuf_addf(out, " @(%d,%d)", x, y);
+    if (!e && n->value) {
+        e = dynbuf_adds(out, " value=");
+        if (!e)
+            e = quote_capped(n->value, TREE_VALUE_MAX, out);
+    }
+    bool offscreen =
+        (n->states & WA_ST_OFFSCREEN) ||
+        (!wa_rect_empty(n->bounds) && wa_rect_empty(wa_rect_intersect(n->bounds, t->frame)));
+    static const struct {
+        unsigned bit;
+        const char *word;
+    } words[] = {{WA_ST_FOCUSED, "focused"},     {WA_ST_DISABLED, "disabled"},
+                 {WA_ST_CHECKED, "checked"},     {WA_ST_EXPANDED, "expanded"},
+                 {WA_ST_COLLAPSED, "collapsed"}, {WA_ST_SELECTED, "selected"}};
+    for (size_t k = 0; !e && k < sizeof words / sizeof words[0]; k++)
+        if (n->states & words[k].bit)
+            e = dynbuf_addf(out, " %s", words[k].word);
+    if (!e && offscreen)
+        e = dynbuf_adds(out, " offscreen");
+    if (!e && verbose && !wa_rect_empty(n->bounds))
+        e = dynbuf_addf(out, " bounds=[%d,%d][%d,%d]", n->bounds.left, n->bounds.top,
+                        n->bounds.right, n->bounds.bottom);
+    if (!e)
+        e = dynbuf_addc(out, '\n');
+    return e;
+}
+
+wa_err tree_format(const struct wa_tree *t, const struct tree_format_opts *opts, struct dynbuf *out)
+{
+    struct tree_format_opts o = {.max_depth = -1, .scope = -1};
+    if (opts)
+        o = *opts;
+    wa_err e = dynbuf_adds(out, "Window: ");
+    if (!e)
+        e = tree_quote(t->title ? t->title : "", out);
+    if (!e)
+        e = dynbuf_addf(out, " (%s) hwnd=0x%llx frame=[%d,%d][%d,%d]\n",
+                        t->process && *t->process ? t->process : "unknown",
+                        (unsigned long long)t->hwnd, t->frame.left, t->frame.top, t->frame.right,
+                        t->frame.bottom);
+    if (o.scope >= (int)t->count)
+        return e ? e : wa_fail(WA_E_ELEMENT_NOT_FOUND, "no element %d", o.scope + 1);
+    int base_depth = o.scope >= 0 ? t->nodes[o.scope].depth : 0;
+    for (size_t i = 0; !e && i < t->count; i++) {
+        const struct wa_node *n = &t->nodes[i];
+        if (!in_scope(t, i, o.scope))
+            continue;
+        if (o.max_depth >= 0 && n->depth - base_depth > o.max_depth)
+            continue;
+        if (o.interactive_only && !node_is_actionable(n))
+            continue;
+        if (o.compact && node_is_structural(n) && !*n->name && !n->value && !has_children(t, i))
+            continue;
+        e = format_node(t, i, base_depth, o.verbose, out);
+    }
+    if (!e && t->truncated)
+        e = dynbuf_addf(out, "# WARNING: tree truncated at %zu nodes\n", t->count);
+    if (!e && t->timed_out)
+        e = dynbuf_addf(out, "# WARNING: tree walk stopped after %.0f ms; the tree is partial\n",
+                        t->walk_ms);
+    return e;
+}
+
+bool tree_is_useful(const struct wa_tree *t, char *reason, size_t reason_size)
+{
+    size_t named = 0, interactive = 0, interactive_named = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        bool has_name = t->nodes[i].name && *t->nodes[i].name;
+        named += has_name;
+        if (tree_type_is_interactive(t->nodes[i].type)) {
+            interactive++;
+            interactive_named += has_name;
+        }
+    }
+    if (t->count < 3) {
+        snprintf(reason, reason_size, "only %zu element%s", t->count, t->count == 1 ? "" : "s");
+        return false;
+    }
+    if (interactive >= 3 && interactive_named == 0) {
+        snprintf(reason, reason_size, "%zu interactive elements but none has Name", interactive);
+        return false;
+    }
+    if (named == 0) {
+        snprintf(reason, reason_size, "%zu elements but none has Name", t->count);
+        return false;
+    }
+    snprintf(reason, reason_size, "%zu elements (%zu interactive), %zu with names", t->count,
+             interactive, named);
+    return true;
+}
+
+const struct wa_node *tree_node_by_id(const struct wa_tree *t, int id)
+{
+    if (id < 1 || (size_t)id > t->count)
+        return NULL;
+    return &t->nodes[id - 1];
+}

@@ -1,0 +1,23 @@
+/* Small string helpers the C library lacks or hides behind POSIX feature macros. */
+#ifndef WINAGENT_BASE_STR_H
+#define WINAGENT_BASE_STR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Heap copy (free() it); NULL for NULL or out of memory. */
+char *str_dup(const char *s);
+/* Heap copy of at most n bytes, terminated. */
+char *str_ndup(const char *s, size_t n);
+/* ASCII case-insensitive equality / ordering / substring search (UTF-8 safe: only
+ * ASCII letters fold). NULL equals nothing. */
+bool str_ieq(const char *a, const char *b);
+int str_icmp(const char *a, const char *b);
+bool str_icontains(const char *haystack, const char *needle);
+bool str_starts_with(const char *s, const char *prefix);
+/* Wildcard match, '*' any run and '?' one byte, ASCII case-insensitive. */
+bool str_wildcard(const char *pattern, const char *s);
+/* Replaces *dst with a copy of src (freeing the old one); false when out of memory. */
+bool str_set(char **dst, const char *src);
+
+#endif

@@ -1,0 +1,487 @@
+/* Unit tests: the generic tree walk (through a scripted element source), the §5 text
+ * format and the usefulness verdict. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "automation/tree.h"
+#include "base/os.h"
+#include "base/str.h"
+
+/* The element tables below list only the fields each case needs. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+/* ---- a scripted element source ---- */
+
+struct fake_el {
+    int parent; /* index, -1 for the root */
+    const char *type, *name, *automation_id, *class_name, *value;
+    struct wa_rect bounds;
+    unsigned states;
+    uint64_t hwnd;
+    const char *window_text, *msaa_name; /* what the fallbacks would find */
+    bool info_fails, children_fail;
+};
+
+struct fake_src {
+    const struct fake_el *els;
+    int count;
+    int live; /* handles handed out and not yet released */
+    int info_delay_ms;
+    int window_text_calls;
+};
+
+/* Handles are index + 1 cast to a pointer, so NULL stays "none". */
+static void *h(int i)
+{
+    return (void *)(intptr_t)(i + 1);
+}
+static int ix(void *p)
+{
+    return (int)(intptr_t)p - 1;
+}
+
+static wa_err f_root(void *ctx, void **el)
+{
+    struct fake_src *s = ctx;
+    s->live++;
+    *el = h(0);
+    return WA_E_OK;
+}
+
+static wa_err f_first_child(void *ctx, void *el, void **out)
+{
+    struct fake_src *s = ctx;
+    *out = NULL;
+    if (s->els[ix(el)].children_fail)
+        return WA_E_ACTION_FAILED;
+    for (int i = 0; i < s->count; i++)
+        if (s->els[i].parent == ix(el)) {
+            s->live++;
+            *out = h(i);
+            break;
+        }
+    return WA_E_OK;
+}
+
+static wa_err f_next_sibling(void *ctx, void *el, void **out)
+{
+    struct fake_src *s = ctx;
+    *out = NULL;
+    int me = ix(el);
+    for (int i = me + 1; i < s->count; i++)
+        if (s->els[i].parent == s->els[me].parent) {
+            s->live++;
+            *out = h(i);
+            break;
+        }
+    return WA_E_OK;
+}
+
+static wa_err f_info(void *ctx, void *el, struct tree_element_info *out)
+{
+    struct fake_src *s = ctx;
+    const struct fake_el *e = &s->els[ix(el)];
+    if (s->info_delay_ms)
+        os_sleep_ms(s->info_delay_ms);
+    if (e->info_fails)
+        return WA_E_ACTION_FAILED;
+    out->type = str_dup(e->type);
+    out->name = str_dup(e->name);
+    out->automation_id = str_dup(e->automation_id);
+    out->class_name = str_dup(e->class_name);
+    out->value = str_dup(e->value);
+    out->bounds = e->bounds;
+    out->states = e->states;
+    out->hwnd = e->hwnd;
+    return WA_E_OK;
+}
+
+static const struct fake_el *by_hwnd(struct fake_src *s, uint64_t hwnd)
+{
+    for (int i = 0; i < s->count; i++)
+        if (s->els[i].hwnd == hwnd)
+            return &s->els[i];
+    return NULL;
+}
+
+static wa_err f_window_text(void *ctx, uint64_t hwnd, char **out)
+{
+    struct fake_src *s = ctx;
+    s->window_text_calls++;
+    const struct fake_el *e = by_hwnd(s, hwnd);
+    *out = e ? str_dup(e->window_text) : NULL;
+    return WA_E_OK;
+}
+
+static wa_err f_msaa_name(void *ctx, uint64_t hwnd, char **out)
+{
+    const struct fake_el *e = by_hwnd(ctx, hwnd);
+    *out = e ? str_dup(e->msaa_name) : NULL;
+    return WA_E_OK;
+}
+
+static void f_release(void *ctx, void *el)
+{
+    (void)el;
+    ((struct fake_src *)ctx)->live--;
+}
+
+static const struct tree_source_ops fake_ops = {
+    .name = "fake",
+    .root = f_root,
+    .first_child = f_first_child,
+    .next_sibling = f_next_sibling,
+    .info = f_info,
+    .window_text = f_window_text,
+    .msaa_name = f_msaa_name,
+    .release = f_release,
+};
+
+/* A notepad-like window: frame [0,0][1000,1000] so centres in 0-999 are easy. */
+static const struct fake_el notepad[] = {
+    {-1, "Window", "Untitled - Notepad", NULL, "Notepad", NULL, {0, 0, 1000, 1000}, 0, 1},
+    {0, "MenuBar", "Application", NULL, NULL, NULL, {0, 20, 1000, 40}, 0, 0},
+    {1, "MenuItem", "File", NULL, NULL, NULL, {0, 20, 50, 40}, 0, 0},
+    {1, "MenuItem", "Edit", NULL, NULL, NULL, {50, 20, 100, 40}, 0, 0},
+    {0,
+     "Edit",
+     "Text \"Editor\"",
+     NULL,
+     "Edit",
+     "hello\nworld",
+     {0, 40, 1000, 1000},
+     WA_ST_FOCUSED | WA_ST_FOCUSABLE,
+     2},
+    {0, "Pane", "", NULL, "Button", NULL, {900, 0, 1000, 20}, WA_ST_DISABLED, 3, "Close", NULL},
+};
+
+static void walk(const struct fake_el *els, int n, struct tree_walk_opts *o, struct wa_tree *t,
+                 struct fake_src *s)
+{
+    memset(s, 0, sizeof *s);
+    s->els = els;
+    s->count = n;
+    tree_init(t);
+    assert_int_equal(tree_walk(&fake_ops, s, o, t), WA_E_OK);
+    t->frame = (struct wa_rect){0, 0, 1000, 1000};
+    t->hwnd = 0x30044;
+    t->title = str_dup("Untitled - Notepad");
+    t->process = str_dup("notepad.exe");
+}
+
+static void walk_is_depth_first_and_formats_per_spec(void **state)
+{
+    (void)state;
+    struct fake_src s;
+    struct wa_tree t;
+    walk(notepad, 6, NULL, &t, &s);
+    assert_int_equal(t.count, 6);
+    assert_int_equal(s.live, 0); /* every handle released */
+    assert_string_equal(t.source, "fake");
+    assert_int_equal(t.nodes[2].parent, 1);
+    assert_int_equal(t.nodes[2].depth, 2);
+    /* Pane with class Button became a Button named by its window text. */
+    assert_string_equal(t.nodes[5].type, "Button");
+    assert_string_equal(t.nodes[5].name, "Close");
+    assert_int_equal(t.nodes[5].name_source, WA_NAME_WINDOW_TEXT);
+
+    struct dynbuf out;
+    dynbuf_init(&out, 1 << 16);
+    assert_int_equal(tree_format(&t, NULL, &out), WA_E_OK);
+    assert_string_equal(dynbuf_str(&out),
+                        "Window: \"Untitled - Notepad\" (notepad.exe) hwnd=0x30044 "
+                        "frame=[0,0][1000,1000]\n"
+                        "[1] Window \"Untitled - Notepad\" @(500,500)\n"
+                        "  [2] MenuBar \"Application\" @(500,30)\n"
+                        "    [3] MenuItem \"File\" @(25,30)\n"
+                        "    [4] MenuItem \"Edit\" @(75,30)\n"
+                        "  [5] Edit \"Text \\\"Editor\\\"\" @(500,520) value=\"hello\\nworld\" "
+                        "focused\n"
+                        "  [6] Button \"Close\" @(950,10) disabled\n");
+    dynbuf_reset(&out);
+    struct tree_format_opts o = {.verbose = true, .max_depth = -1, .scope = -1};
+    assert_int_equal(tree_format(&t, &o, &out), WA_E_OK);
+    assert_non_null(
+        strstr(dynbuf_str(&out), "[3] MenuItem \"File\" @(25,30) bounds=[0,20][50,40]"));
+    dynbuf_cleanup(&out);
+    tree_cleanup(&t);
+}
+
+static void name_fallback_chain_in_order(void **state)
+{
+    (void)state;
+    static const struct fake_el els[] = {
+        {-1, "Window", "w", NULL, NULL, NULL, {0, 0, 10, 10}, 0, 1},
+        /* UIA name wins over everything */
+        {0, "Button", "Seven", "num7Button", NULL, NULL, {0}, 0, 2, "7", "seven"},
+        /* automation id when the name is empty */
+        {0, "Button", "", "num8Button", NULL, NULL, {0}, 0, 3, "8", "eight"},
+        /* window text when there is no automation id */
+        {0, "Button", "", "", NULL, NULL, {0}, 0, 4, "9", "nine"},
+        /* MSAA name when the window text is empty */
+        {0, "Button", NULL, NULL, NULL, NULL, {0}, 0, 5, "", "plus"},
+        /* virtual element (hwnd 0): no window-based fallback is even asked */
+        {0, "Button", "", NULL, NULL, NULL, {0}, 0, 0, "x", "y"},
+        /* an edit's window text is its content, never its name */
+        {0, "Edit", "", NULL, NULL, "typed", {0}, 0, 7, "typed", "Search"},
+    };
+    struct fake_src s;
+    struct wa_tree t;
+    walk(els, 7, NULL, &t, &s);
+    assert_string_equal(t.nodes[1].name, "Seven");
+    assert_int_equal(t.nodes[1].name_source, WA_NAME_PRIMARY);
+    assert_string_equal(t.nodes[2].name, "num8Button");
+    assert_int_equal(t.nodes[2].name_source, WA_NAME_AUTOMATION_ID);
+    assert_string_equal(t.nodes[3].name, "9");
+    assert_int_equal(t.nodes[3].name_source, WA_NAME_WINDOW_TEXT);
+    assert_string_equal(t.nodes[4].name, "plus");
+    assert_int_equal(t.nodes[4].name_source, WA_NAME_MSAA);
+    assert_string_equal(t.nodes[5].name, "");
+    assert_int_equal(t.nodes[5].name_source, WA_NAME_NONE);
+    assert_string_equal(t.nodes[6].name, "Search");
+    assert_int_equal(t.nodes[6].name_source, WA_NAME_MSAA);
+    tree_cleanup(&t);
+}
+
+static void failing_elements_fall_through(void **state)
+{
+    (void)state;
+    static const struct fake_el els[] = {
+        {-1, "Window", "w", NULL, NULL, NULL, {0, 0, 10, 10}, 0, 1},
+        {0, "Pane", "broken", NULL, NULL, NULL, {0}, 0, 0, NULL, NULL, true, false},
+        {0, "Group", "no kids", NULL, NULL, NULL, {0}, 0, 0, NULL, NULL, false, true},
+        {2, "Button", "hidden by the failing branch", NULL, NULL, NULL, {0}, 0, 0},
+        {0, "Button", "after", NULL, NULL, NULL, {0}, 0, 0},
+    };
+    struct fake_src s;
+    struct wa_tree t;
+    walk(els, 5, NULL, &t, &s);
+    assert_int_equal(t.count, 4);
+    assert_string_equal(t.nodes[1].type, "Custom"); /* info failed: still a node */
+    assert_string_equal(t.nodes[2].name, "no kids");
+    assert_string_equal(t.nodes[3].name, "after");
+    assert_int_equal(s.live, 0);
+    tree_cleanup(&t);
+}
+
+static void node_budget_truncates_with_warning(void **state)
+{
+    (void)state;
+    enum { N = 700 };
+    static struct fake_el els[N];
+    els[0] = (struct fake_el){-1, "Window", "big", NULL, NULL, NULL, {0, 0, 100, 100}, 0, 1};
+    for (int i = 1; i < N; i++)
+        els[i] = (struct fake_el){0, "ListItem", "item", NULL, NULL, NULL, {0, 0, 10, 10}, 0, 0};
+    struct fake_src s;
+    struct wa_tree t;
+    walk(els, N, NULL, &t, &s);
+    assert_int_equal(t.count, 500);
+    assert_true(t.truncated);
+    assert_int_equal(s.live, 0);
+    struct dynbuf out;
+    dynbuf_init(&out, 1 << 20);
+    assert_int_equal(tree_format(&t, NULL, &out), WA_E_OK);
+    assert_non_null(strstr(dynbuf_str(&out), "\n# WARNING: tree truncated at 500 nodes\n"));
+    dynbuf_cleanup(&out);
+    tree_cleanup(&t);
+}
+
+static void time_budget_returns_partial_tree(void **state)
+{
+    (void)state;
+    enum { N = 200 };
+    static struct fake_el els[N];
+    els[0] = (struct fake_el){-1, "Window", "slow", NULL, NULL, NULL, {0, 0, 100, 100}, 0, 1};
+    for (int i = 1; i < N; i++)
+        els[i] = (struct fake_el){0, "Button", "b", NULL, NULL, NULL, {0, 0, 10, 10}, 0, 0};
+    struct fake_src s;
+    memset(&s, 0, sizeof s);
+    s.els = els;
+    s.count = N;
+    s.info_delay_ms = 5;
+    struct wa_tree t;
+    tree_init(&t);
+    struct tree_walk_opts o = {.budget_ms = 60};
+    int64_t start = os_now_ms();
+    assert_int_equal(tree_walk(&fake_ops, &s, &o, &t), WA_E_OK);
+    int64_t took = os_now_ms() - start;
+    assert_true(t.timed_out);
+    assert_true(t.count > 1 && t.count < N);
+    assert_true(took < 200);
+    assert_int_equal(s.live, 0);
+    tree_cleanup(&t);
+}
+
+static int released_handles;
+static void count_release(void *handle)
+{
+    (void)handle;
+    released_handles++;
+}
+
+static void kept_handles_are_released_by_cleanup(void **state)
+{
+    (void)state;
+    struct fake_src s;
+    struct wa_tree t;
+    struct tree_walk_opts o = {.keep_handles = true};
+    walk(notepad, 6, &o, &t, &s);
+    assert_int_equal(s.live, 6);
+    for (size_t i = 0; i < t.count; i++)
+        assert_int_equal(ix(t.nodes[i].handle), (int)i);
+    released_handles = 0;
+    t.release_handle = count_release;
+    tree_cleanup(&t);
+    assert_int_equal(released_handles, 6);
+}
+
+static void filters_for_state_keep_ids(void **state)
+{
+    (void)state;
+    struct fake_src s;
+    struct wa_tree t;
+    walk(notepad, 6, NULL, &t, &s);
+    struct dynbuf out;
+    dynbuf_init(&out, 1 << 16);
+    struct tree_format_opts o = {.interactive_only = true, .max_depth = -1, .scope = -1};
+    assert_int_equal(tree_format(&t, &o, &out), WA_E_OK);
+    const char *text = dynbuf_str(&out);
+    assert_null(strstr(text, "[1] Window"));
+    assert_null(strstr(text, "MenuBar"));
+    assert_non_null(strstr(text, "    [3] MenuItem \"File\""));
+    assert_non_null(strstr(text, "  [5] Edit"));
+    dynbuf_reset(&out);
+    o = (struct tree_format_opts){.max_depth = 1, .scope = -1};
+    assert_int_equal(tree_format(&t, &o, &out), WA_E_OK);
+    assert_null(strstr(dynbuf_str(&out), "[3]"));
+    assert_non_null(strstr(dynbuf_str(&out), "[2] MenuBar"));
+    dynbuf_reset(&out);
+    o = (struct tree_format_opts){.max_depth = -1, .scope = 1};
+    assert_int_equal(tree_format(&t, &o, &out), WA_E_OK);
+    assert_non_null(strstr(dynbuf_str(&out), "\n[2] MenuBar \"Application\" @(500,30)\n  [3]"));
+    assert_null(strstr(dynbuf_str(&out), "[5]"));
+    dynbuf_reset(&out);
+    o = (struct tree_format_opts){.max_depth = -1, .scope = 99};
+    assert_int_equal(tree_format(&t, &o, &out), WA_E_ELEMENT_NOT_FOUND);
+    dynbuf_cleanup(&out);
+    assert_string_equal(tree_node_by_id(&t, 3)->name, "File");
+    assert_null(tree_node_by_id(&t, 0));
+    assert_null(tree_node_by_id(&t, 7));
+    tree_cleanup(&t);
+}
+
+static void compact_drops_empty_structure(void **state)
+{
+    (void)state;
+    static const struct fake_el els[] = {
+        {-1, "Window", "w", NULL, NULL, NULL, {0, 0, 100, 100}, 0, 0},
+        {0, "Pane", "", NULL, NULL, NULL, {0, 0, 10, 10}, 0, 0},  /* dropped */
+        {0, "Group", "", NULL, NULL, NULL, {0, 0, 10, 10}, 0, 0}, /* kept: has a child */
+        {2, "Button", "OK", NULL, NULL, NULL, {0, 0, 10, 10}, 0, 0},
+        {0, "Pane", "Named", NULL, NULL, NULL, {0, 0, 10, 10}, 0, 0}, /* kept: named */
+    };
+    struct fake_src s;
+    struct wa_tree t;
+    walk(els, 5, NULL, &t, &s);
+    struct dynbuf out;
+    dynbuf_init(&out, 1 << 16);
+    struct tree_format_opts o = {.compact = true, .max_depth = -1, .scope = -1};
+    assert_int_equal(tree_format(&t, &o, &out), WA_E_OK);
+    assert_null(strstr(dynbuf_str(&out), "[2]"));
+    assert_non_null(strstr(dynbuf_str(&out), "[3] Group"));
+    assert_non_null(strstr(dynbuf_str(&out), "[5] Pane \"Named\""));
+    dynbuf_cleanup(&out);
+    tree_cleanup(&t);
+}
+
+static void format_marks_offscreen_and_caps_long_text(void **state)
+{
+    (void)state;
+    char longname[600];
+    memset(longname, 'n', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    struct fake_el els[] = {
+        {-1, "Window", "w", NULL, NULL, NULL, {0, 0, 1000, 1000}, 0, 0},
+        {0, "Text", longname, NULL, NULL, NULL, {2000, 2000, 2100, 2100}, 0, 0},
+        {0, "Text", "no bounds", NULL, NULL, NULL, {0, 0, 0, 0}, 0, 0},
+    };
+    struct fake_src s;
+    struct wa_tree t;
+    walk(els, 3, NULL, &t, &s);
+    struct dynbuf out;
+    dynbuf_init(&out, 1 << 16);
+    assert_int_equal(tree_format(&t, NULL, &out), WA_E_OK);
+    const char *text = dynbuf_str(&out);
+    assert_non_null(strstr(text, "nnn...\" @(999,999) offscreen\n"));
+    assert_null(strstr(text, longname));
+    assert_non_null(strstr(text, "[3] Text \"no bounds\" @(500,500)\n"));
+    dynbuf_cleanup(&out);
+    tree_cleanup(&t);
+}
+
+static void tree_with(const char **types, const char **names, int n, struct wa_tree *t)
+{
+    tree_init(t);
+    for (int i = 0; i < n; i++) {
+        struct tree_element_info info = {.type = (char *)types[i], .name = (char *)names[i]};
+        assert_true(tree_add_node(t, i == 0 ? -1 : 0, &info) >= 0);
+    }
+}
+
+static void usefulness_rules(void **state)
+{
+    (void)state;
+    char reason[128];
+    struct wa_tree t;
+
+    tree_with((const char *[]){"Window", "Pane"}, (const char *[]){"w", ""}, 2, &t);
+    assert_false(tree_is_useful(&t, reason, sizeof reason));
+    assert_string_equal(reason, "only 2 elements");
+    tree_cleanup(&t);
+
+    /* A calculator of unnamed buttons: the titled window does not save it. */
+    tree_with((const char *[]){"Window", "Button", "Button", "Button", "Button"},
+              (const char *[]){"Calculator", "", "", "", ""}, 5, &t);
+    assert_false(tree_is_useful(&t, reason, sizeof reason));
+    assert_string_equal(reason, "4 interactive elements but none has Name");
+    tree_cleanup(&t);
+
+    tree_with((const char *[]){"Window", "Pane", "Pane"}, (const char *[]){"", "", ""}, 3, &t);
+    assert_false(tree_is_useful(&t, reason, sizeof reason));
+    assert_string_equal(reason, "3 elements but none has Name");
+    tree_cleanup(&t);
+
+    tree_with((const char *[]){"Window", "Button", "Button", "Button", "Edit"},
+              (const char *[]){"App", "", "OK", "", ""}, 5, &t);
+    assert_true(tree_is_useful(&t, reason, sizeof reason));
+    assert_string_equal(reason, "5 elements (3 interactive), 2 with names");
+    tree_cleanup(&t);
+
+    /* Two unnamed interactive elements do not trigger the interactive rule. */
+    tree_with((const char *[]){"Window", "Button", "Button"}, (const char *[]){"App", "", ""}, 3,
+              &t);
+    assert_true(tree_is_useful(&t, reason, sizeof reason));
+    tree_cleanup(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(walk_is_depth_first_and_formats_per_spec),
+        cmocka_unit_test(name_fallback_chain_in_order),
+        cmocka_unit_test(failing_elements_fall_through),
+        cmocka_unit_test(node_budget_truncates_with_warning),
+        cmocka_unit_test(time_budget_returns_partial_tree),
+        cmocka_unit_test(kept_handles_are_released_by_cleanup),
+        cmocka_unit_test(filters_for_state_keep_ids),
+        cmocka_unit_test(compact_drops_empty_structure),
+        cmocka_unit_test(format_marks_offscreen_and_caps_long_text),
+        cmocka_unit_test(usefulness_rules),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
