@@ -1,0 +1,285 @@
+/* Wrappers over the backend table: missing slots become WA_E_UNSUPPORTED, out-params
+ * are cleared first, and composite input (click, drag, scroll) and window lookup by
+ * selector are built once from the primitives. */
+#include "automation/backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/os.h"
+#include "base/str.h"
+
+#define UNSUPPORTED(b, what)                                                                       \
+    wa_fail(WA_E_UNSUPPORTED, "the %s backend cannot %s", (b) ? (b)->name : "(none)", what)
+
+void wa_window_cleanup(struct wa_window *w)
+{
+    if (!w)
+        return;
+    free(w->title);
+    free(w->class_name);
+    free(w->process);
+    memset(w, 0, sizeof *w);
+}
+
+void wa_window_list_cleanup(struct wa_window_list *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->count; i++)
+        wa_window_cleanup(&l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->count = 0;
+}
+
+wa_err wa_window_copy(const struct wa_window *src, struct wa_window *dst)
+{
+    *dst = *src;
+    dst->title = str_dup(src->title ? src->title : "");
+    dst->class_name = str_dup(src->class_name ? src->class_name : "");
+    dst->process = str_dup(src->process ? src->process : "");
+    if (!dst->title || !dst->class_name || !dst->process) {
+        wa_window_cleanup(dst);
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    return WA_E_OK;
+}
+
+void wa_shell_result_cleanup(struct wa_shell_result *r)
+{
+    if (!r)
+        return;
+    free(r->out);
+    free(r->err);
+    memset(r, 0, sizeof *r);
+}
+
+wa_err backend_list_windows(const struct wa_backend *b, struct wa_window_list *out)
+{
+    memset(out, 0, sizeof *out);
+    return b && b->list_windows ? b->list_windows(out) : UNSUPPORTED(b, "list windows");
+}
+
+wa_err backend_window_info(const struct wa_backend *b, uint64_t hwnd, struct wa_window *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!hwnd)
+        return wa_fail(WA_E_WINDOW_NOT_FOUND, "no window handle given");
+    return b && b->window_info ? b->window_info(hwnd, out) : UNSUPPORTED(b, "describe windows");
+}
+
+wa_err backend_target_window(const struct wa_backend *b, uint64_t *hwnd)
+{
+    *hwnd = 0;
+    return b && b->target_window ? b->target_window(hwnd)
+                                 : UNSUPPORTED(b, "find the target window");
+}
+
+wa_err backend_focus_window(const struct wa_backend *b, uint64_t hwnd)
+{
+    return b && b->focus_window ? b->focus_window(hwnd) : UNSUPPORTED(b, "focus windows");
+}
+
+wa_err backend_move_window(const struct wa_backend *b, uint64_t hwnd, struct wa_rect r)
+{
+    if (wa_rect_width(r) <= 0 || wa_rect_height(r) <= 0)
+        return wa_fail(WA_E_INVALID_ARGS, "width and height must be positive");
+    return b && b->move_window ? b->move_window(hwnd, r) : UNSUPPORTED(b, "move windows");
+}
+
+wa_err backend_set_window_state(const struct wa_backend *b, uint64_t hwnd, enum wa_window_state s)
+{
+    return b && b->set_window_state ? b->set_window_state(hwnd, s)
+                                    : UNSUPPORTED(b, "change window states");
+}
+
+wa_err backend_close_window(const struct wa_backend *b, uint64_t hwnd)
+{
+    return b && b->close_window ? b->close_window(hwnd) : UNSUPPORTED(b, "close windows");
+}
+
+wa_err backend_launch(const struct wa_backend *b, const char *command, int timeout_ms,
+                      uint64_t *hwnd)
+{
+    *hwnd = 0;
+    if (!command || !*command)
+        return wa_fail(WA_E_INVALID_ARGS, "launch needs a command");
+    return b && b->launch ? b->launch(command, timeout_ms, hwnd)
+                          : UNSUPPORTED(b, "launch programs");
+}
+
+wa_err backend_monitors(const struct wa_backend *b, struct wa_monitor *out, size_t max,
+                        size_t *count)
+{
+    *count = 0;
+    return b && b->monitors ? b->monitors(out, max, count) : UNSUPPORTED(b, "list monitors");
+}
+
+wa_err backend_capture_screen(const struct wa_backend *b, struct wa_rect r, struct wa_image *out)
+{
+    memset(out, 0, sizeof *out);
+    if (wa_rect_empty(r))
+        return wa_fail(WA_E_INVALID_ARGS, "empty capture rectangle");
+    return b && b->capture_screen ? b->capture_screen(r, out)
+                                  : UNSUPPORTED(b, "capture the screen");
+}
+
+wa_err backend_capture_window(const struct wa_backend *b, uint64_t hwnd, struct wa_image *out,
+                              struct wa_rect *frame)
+{
+    memset(out, 0, sizeof *out);
+    memset(frame, 0, sizeof *frame);
+    return b && b->capture_window ? b->capture_window(hwnd, out, frame)
+                                  : UNSUPPORTED(b, "capture windows");
+}
+
+wa_err backend_mouse_move(const struct wa_backend *b, int x, int y)
+{
+    return b && b->mouse_move ? b->mouse_move(x, y) : UNSUPPORTED(b, "move the mouse");
+}
+
+wa_err backend_mouse_button(const struct wa_backend *b, enum wa_button btn, bool down)
+{
+    return b && b->mouse_button ? b->mouse_button(btn, down)
+                                : UNSUPPORTED(b, "press mouse buttons");
+}
+
+wa_err backend_mouse_wheel(const struct wa_backend *b, int delta, bool horizontal)
+{
+    return b && b->mouse_wheel ? b->mouse_wheel(delta, horizontal) : UNSUPPORTED(b, "scroll");
+}
+
+wa_err backend_type_text(const struct wa_backend *b, const char *utf8)
+{
+    if (!utf8)
+        return wa_fail(WA_E_INVALID_ARGS, "type needs text");
+    return b && b->type_text ? b->type_text(utf8) : UNSUPPORTED(b, "type text");
+}
+
+wa_err backend_press_keys(const struct wa_backend *b, const struct wa_key_combo *k)
+{
+    if (!k || k->count <= 0)
+        return wa_fail(WA_E_INVALID_ARGS, "no keys to press");
+    return b && b->press_keys ? b->press_keys(k) : UNSUPPORTED(b, "press keys");
+}
+
+wa_err backend_get_tree(const struct wa_backend *b, uint64_t hwnd, const struct wa_tree_opts *o,
+                        struct wa_tree *out)
+{
+    tree_init(out);
+    return b && b->get_tree ? b->get_tree(hwnd, o, out)
+                            : UNSUPPORTED(b, "read the accessibility tree");
+}
+
+wa_err backend_element_action(const struct wa_backend *b, struct wa_tree *t, size_t index,
+                              enum wa_element_action a, const char *value, const char **via)
+{
+    *via = NULL;
+    if (index >= t->count)
+        return wa_fail(WA_E_ELEMENT_NOT_FOUND, "no element %zu in the tree", index + 1);
+    return b && b->element_action ? b->element_action(t, index, a, value, via)
+                                  : UNSUPPORTED(b, "use accessibility patterns");
+}
+
+wa_err backend_run_shell(const struct wa_backend *b, const char *command, int timeout_ms,
+                         size_t cap, struct wa_shell_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!command || !*command)
+        return wa_fail(WA_E_INVALID_ARGS, "no command given");
+    return b && b->run_shell ? b->run_shell(command, timeout_ms, cap, out)
+                             : UNSUPPORTED(b, "run shell commands");
+}
+
+/* Presses and releases a button; the release is attempted even when the press
+ * reported an error, so no button is left held. */
+static wa_err press_release(const struct wa_backend *b, enum wa_button btn)
+{
+    wa_err e = backend_mouse_button(b, btn, true);
+    wa_err e2 = backend_mouse_button(b, btn, false);
+    return e ? e : e2;
+}
+
+wa_err backend_click(const struct wa_backend *b, int x, int y, enum wa_button btn, int count)
+{
+    wa_err e = backend_mouse_move(b, x, y);
+    for (int i = 0; !e && i < count; i++)
+        e = press_release(b, btn);
+    return e;
+}
+
+wa_err backend_drag(const struct wa_backend *b, int x1, int y1, int x2, int y2)
+{
+    wa_err e = backend_mouse_move(b, x1, y1);
+    if (e)
+        return e;
+    if ((e = backend_mouse_button(b, WA_BUTTON_LEFT, true)))
+        return e;
+    /* Move in steps: many applications start a drag only after seeing motion. */
+    const int steps = 8;
+    for (int i = 1; !e && i <= steps; i++) {
+        e = backend_mouse_move(b, x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps);
+        os_sleep_ms(10);
+    }
+    wa_err up = backend_mouse_button(b, WA_BUTTON_LEFT, false);
+    return e ? e : up;
+}
+
+wa_err backend_scroll(const struct wa_backend *b, bool have_point, int x, int y, int notches,
+                      bool horizontal)
+{
+    if (notches == 0)
+        return wa_fail(WA_E_INVALID_ARGS, "scroll amount must not be 0");
+    wa_err e = have_point ? backend_mouse_move(b, x, y) : WA_E_OK;
+    int step = notches > 0 ? 1 : -1;
+    for (int i = 0; !e && i != notches; i += step)
+        e = backend_mouse_wheel(b, 120 * step, horizontal);
+    return e;
+}
+
+/* Parses "0x1a2b" (or a decimal handle); false when sel is not a handle. */
+static bool parse_handle(const char *sel, uint64_t *out)
+{
+    char *end = NULL;
+    if (str_starts_with(sel, "0x") || str_starts_with(sel, "0X")) {
+        *out = strtoull(sel + 2, &end, 16);
+        return end && *end == '\0' && end != sel + 2;
+    }
+    return false;
+}
+
+wa_err backend_find_window(const struct wa_backend *b, const char *sel, struct wa_window *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!sel || !*sel)
+        return wa_fail(WA_E_INVALID_ARGS, "empty window selector");
+    uint64_t hwnd;
+    if (parse_handle(sel, &hwnd))
+        return backend_window_info(b, hwnd, out);
+    struct wa_window_list l;
+    wa_err e = backend_list_windows(b, &l);
+    if (e)
+        return e;
+    /* Best match first: exact title, title substring, process name. */
+    const struct wa_window *best = NULL;
+    int best_rank = 0;
+    for (size_t i = 0; i < l.count; i++) {
+        const struct wa_window *w = &l.items[i];
+        int rank = str_ieq(w->title, sel)           ? 4
+                   : str_icontains(w->title, sel)   ? 3
+                   : str_ieq(w->process, sel)       ? 2
+                   : str_icontains(w->process, sel) ? 1
+                                                    : 0;
+        if (rank > best_rank) { /* the list is in Z order: the topmost wins ties */
+            best = w;
+            best_rank = rank;
+        }
+    }
+    if (best)
+        e = wa_window_copy(best, out);
+    else
+        e = wa_fail(WA_E_WINDOW_NOT_FOUND, "no window matches '%s' (title or process name)", sel);
+    wa_window_list_cleanup(&l);
+    return e;
+}
