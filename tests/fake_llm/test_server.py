@@ -1,0 +1,1145 @@
+#!/usr/bin/env python3
+"""Self-test of the fake LLM server: every feature, driven with http.client/urllib only.
+
+Run: python3 tests/fake_llm/test_server.py   (exit status 0 when everything passes)
+"""
+
+import base64
+import http.client
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.error
+import urllib.request
+import zlib
+
+sys.dont_write_bytecode = True  # keep the source tree clean when run from ctest
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import png_decode  # noqa: E402
+import server  # noqa: E402
+from server import FakeLLM  # noqa: E402
+
+SCENARIOS = os.path.join(HERE, "scenarios")
+SERVER_PY = os.path.join(HERE, "server.py")
+
+TREE = """Window: "Untitled - Notepad" (notepad.exe) hwnd=0x30044 frame=[0,0][760,570]
+[1] Window "Untitled - Notepad" @(500,500)
+  [2] MenuItem "File" @(26,40)
+  [3] Edit "Text Editor" @(500,520) value="hello" focused
+  [4] Button "Say \\"hi\\"" @(120,610) disabled
+  [5] Button "OK" @(700,900)
+# WARNING: tree truncated at 500 nodes"""
+
+OLD_TREE = """Window: "Old" (old.exe) hwnd=0x1 frame=[0,0][10,10]
+[1] Window "Old" @(500,500)
+  [2] Button "OK" @(11,22)
+  [3] Button "Cancel" @(33,44)"""
+
+
+# ------------------------------------------------------------------------- helpers
+
+def post(fake, path, body, headers=None, timeout=10):
+    """POST JSON; returns (status, headers dict with lower-case names, body bytes)."""
+    conn = http.client.HTTPConnection("127.0.0.1", fake.port, timeout=timeout)
+    try:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        h = {"Content-Type": "application/json"}
+        h.update(headers or {})
+        conn.request("POST", path, body=data, headers=h)
+        resp = conn.getresponse()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+    finally:
+        conn.close()
+
+
+def open_stream(fake, path, body, headers=None, timeout=10):
+    """POST and return (conn, response) without reading the body."""
+    conn = http.client.HTTPConnection("127.0.0.1", fake.port, timeout=timeout)
+    h = {"Content-Type": "application/json"}
+    h.update(headers or {})
+    conn.request("POST", path, body=json.dumps(body).encode(), headers=h)
+    return conn, conn.getresponse()
+
+
+def sse_events(data):
+    """Parse SSE bytes: returns (list of data payload strings, list of comment lines)."""
+    text = data.decode("utf-8").replace("\r\n", "\n")
+    events, comments = [], []
+    for block in text.split("\n\n"):
+        for line in block.split("\n"):
+            if line.startswith(":"):
+                comments.append(line)
+            elif line.startswith("data: "):
+                events.append(line[6:])
+    return events, comments
+
+
+def assemble_openai(events):
+    """Assemble an OpenAI stream like a client would: text, tool calls by index, etc."""
+    out = {"text": "", "reasoning": "", "calls": {}, "finish": None, "usage": None, "done": False}
+    last_index = None
+    for e in events:
+        if e == "[DONE]":
+            out["done"] = True
+            continue
+        chunk = json.loads(e)
+        if chunk.get("usage"):
+            out["usage"] = chunk["usage"]
+        for choice in chunk["choices"]:
+            delta = choice["delta"]
+            out["text"] += delta.get("content") or ""
+            out["reasoning"] += delta.get("reasoning_content") or ""
+            for tc in delta.get("tool_calls") or []:
+                idx = tc.get("index", last_index if "id" not in tc and last_index is not None
+                             else len(out["calls"]))
+                last_index = idx
+                call = out["calls"].setdefault(idx, {"id": None, "name": "", "arguments": ""})
+                if "id" in tc:
+                    call["id"] = tc["id"]
+                fn = tc.get("function") or {}
+                call["name"] += fn.get("name") or ""
+                args = fn.get("arguments")
+                if isinstance(args, str):
+                    call["arguments"] += args
+                elif args is not None:
+                    call["arguments"] = args
+            if choice.get("finish_reason"):
+                out["finish"] = choice["finish_reason"]
+    return out
+
+
+def openai_body(stream=False, include_usage=False, messages=None):
+    body = {"model": "gpt-test", "messages": messages or [{"role": "user", "content": "hi"}],
+            "tools": [{"type": "function", "function": {"name": "desktop", "parameters": {}}}]}
+    if stream:
+        body["stream"] = True
+    if include_usage:
+        body["stream_options"] = {"include_usage": True}
+    return body
+
+
+def gemini_body(contents=None):
+    return {"contents": contents or [{"role": "user", "parts": [{"text": "hi"}]}],
+            "tools": [{"functionDeclarations": [{"name": "desktop"}]}]}
+
+
+def observation_messages(tree_msg_content, image_pngs=()):
+    """OpenAI messages: a system prompt with an example tree line (to be ignored), an old
+    tree, the latest tree (tool message), then user messages with PNG screenshots."""
+    msgs = [
+        {"role": "system", "content": 'Example: [7] Button "OK" @(1,1)'},
+        {"role": "user", "content": "press OK"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_0", "type": "function", "function": {"name": "desktop", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_0", "content": OLD_TREE},
+        {"role": "tool", "tool_call_id": "call_0", "content": tree_msg_content},
+    ]
+    for png in image_pngs:
+        msgs.append({"role": "user", "content": [
+            {"type": "text", "text": "screenshot"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,"
+                                                + base64.b64encode(png).decode()}}]})
+    return msgs
+
+
+GEM = "/v1beta/models/gemini-test:generateContent"
+GEM_SSE = "/v1beta/models/gemini-test:streamGenerateContent?alt=sse"
+OAI = "/v1/chat/completions"
+
+
+def wait_for(predicate, timeout=5.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _paeth(a, b, c):
+    p = a + b - c
+    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+    if pa <= pb and pa <= pc:
+        return a
+    return b if pb <= pc else c
+
+
+def make_png(width, height, pixel, alpha=False, colour_type=None, interlace=0):
+    """Encode a PNG with zlib, cycling through all five row filters."""
+    ch = 4 if alpha else 3
+    raw = bytearray()
+    prev = bytes(width * ch)
+    for y in range(height):
+        row = bytes(v for x in range(width) for v in pixel(x, y)[:ch])
+        ftype = y % 5
+        out = bytearray(len(row))
+        for i in range(len(row)):
+            a = row[i - ch] if i >= ch else 0
+            b = prev[i]
+            c = prev[i - ch] if i >= ch else 0
+            pred = [0, a, b, (a + b) // 2, _paeth(a, b, c)][ftype]
+            out[i] = (row[i] - pred) & 255
+        raw.append(ftype)
+        raw += out
+        prev = row
+
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    ctype = colour_type if colour_type is not None else (6 if alpha else 2)
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, ctype, 0, 0, interlace)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(bytes(raw)))
+            + chunk(b"IEND", b""))
+
+
+def scene_pixel(red_box):
+    """Pixel function: a grey gradient with a near-red box at red_box=(x0,y0,x1,y1)."""
+    x0, y0, x1, y1 = red_box
+
+    def pixel(x, y):
+        if x0 <= x <= x1 and y0 <= y <= y1:
+            return (250, 5, 3, 255)
+        return ((x * 3) % 200, (y * 5) % 200, 90, 128)
+    return pixel
+
+
+def frame(v, size):
+    return int(v * 999.0 / (size - 1) + 0.5)
+
+
+# ------------------------------------------------------------------------- tests
+
+class ServerCase(unittest.TestCase):
+    """Starts a FakeLLM with self.scenario for each test (idle exit off)."""
+
+    def start(self, scenario, **kw):
+        kw.setdefault("idle_exit", None)
+        fake = FakeLLM(scenario, **kw).start()
+        self.addCleanup(fake.stop)
+        return fake
+
+
+class TestOpenAI(ServerCase):
+
+    def test_non_stream_text_and_record(self):
+        fake = self.start({"steps": [{"text": "Hello", "usage": {"prompt_tokens": 100,
+                                                                  "completion_tokens": 20}}]})
+        status, headers, data = post(fake, "/openai/deployments/x/chat/completions?api-version=2024-10-21",
+                                     openai_body(), {"api-key": "k-123"})
+        self.assertEqual(status, 200)
+        self.assertTrue(headers["content-type"].startswith("application/json"))
+        obj = json.loads(data)
+        self.assertEqual(obj["object"], "chat.completion")
+        self.assertEqual(obj["model"], "gpt-test")
+        choice = obj["choices"][0]
+        self.assertEqual(choice["message"], {"role": "assistant", "content": "Hello", "refusal": None})
+        self.assertEqual(choice["finish_reason"], "stop")
+        self.assertEqual(obj["usage"], {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120})
+        rec = fake.requests[0]
+        self.assertEqual(rec["n"], 1)
+        self.assertEqual(rec["path"], "/openai/deployments/x/chat/completions")
+        self.assertEqual(rec["query"], "api-version=2024-10-21")
+        self.assertEqual(rec["headers"]["api-key"], "k-123")
+        self.assertEqual(rec["provider"], "openai")
+        self.assertFalse(rec["stream"])
+        self.assertEqual(rec["step"], 0)
+        self.assertEqual(rec["body"]["model"], "gpt-test")
+        self.assertEqual(rec["body_bytes"], len(json.dumps(openai_body()).encode()))
+        self.assertIsNone(rec["template_error"])
+        self.assertEqual(rec["expect_failures"], [])
+        self.assertTrue(wait_for(lambda: fake.requests[0].get("outcome") == "sent"))
+
+    def test_non_stream_tool_calls_default_usage(self):
+        fake = self.start({"steps": [{"tool_calls": [
+            {"name": "desktop", "arguments": {"action": "click", "x": 1, "y": 2}, "id": "call_1"},
+            {"name": "powershell", "arguments": {"command": "dir"}}]}]})
+        _, _, data = post(fake, OAI, openai_body(), {"Authorization": "Bearer sk-test"})
+        obj = json.loads(data)
+        msg = obj["choices"][0]["message"]
+        self.assertEqual(msg["content"], "")
+        self.assertEqual(obj["choices"][0]["finish_reason"], "tool_calls")
+        calls = msg["tool_calls"]
+        self.assertEqual(calls[0]["id"], "call_1")
+        self.assertEqual(calls[0]["type"], "function")
+        self.assertEqual(json.loads(calls[0]["function"]["arguments"]), {"action": "click", "x": 1, "y": 2})
+        self.assertIsInstance(calls[1]["id"], str)
+        self.assertTrue(calls[1]["id"])
+        self.assertEqual(calls[1]["function"]["name"], "powershell")
+        usage = obj["usage"]
+        self.assertGreater(usage["prompt_tokens"], 0)
+        self.assertEqual(usage["total_tokens"], usage["prompt_tokens"] + usage["completion_tokens"])
+        self.assertEqual(fake.requests[0]["headers"]["Authorization"], "Bearer sk-test")
+
+    def test_stream_text_with_include_usage(self):
+        fake = self.start({"steps": [{"text": "The quick brown fox jumps", "usage": {
+            "prompt_tokens": 7, "completion_tokens": 5}}]})
+        status, headers, data = post(fake, OAI, openai_body(stream=True, include_usage=True))
+        self.assertEqual(status, 200)
+        self.assertEqual(headers["content-type"], "text/event-stream")
+        self.assertEqual(headers.get("transfer-encoding"), "chunked")
+        events, comments = sse_events(data)
+        self.assertEqual(comments, [])
+        self.assertEqual(events[-1], "[DONE]")
+        chunks = [json.loads(e) for e in events[:-1]]
+        text_deltas = [c["choices"][0]["delta"]["content"] for c in chunks
+                       if c["choices"] and c["choices"][0]["delta"].get("content")]
+        self.assertGreaterEqual(len(text_deltas), 2)
+        self.assertEqual(chunks[0]["choices"][0]["delta"]["role"], "assistant")
+        self.assertTrue(all(c["object"] == "chat.completion.chunk" for c in chunks))
+        self.assertEqual(chunks[-1]["choices"], [])
+        self.assertEqual(chunks[-1]["usage"], {"prompt_tokens": 7, "completion_tokens": 5, "total_tokens": 12})
+        self.assertTrue(all(c["usage"] is None for c in chunks[:-1]))
+        got = assemble_openai(events)
+        self.assertEqual(got["text"], "The quick brown fox jumps")
+        self.assertEqual(got["finish"], "stop")
+        self.assertTrue(fake.requests[0]["stream"])
+
+    def test_stream_without_include_usage_has_no_usage_chunk(self):
+        fake = self.start({"steps": [{"text": "hi"}]})
+        _, _, data = post(fake, OAI, openai_body(stream=True))
+        events, _ = sse_events(data)
+        chunks = [json.loads(e) for e in events[:-1]]
+        self.assertTrue(all(c["choices"] for c in chunks))
+        self.assertTrue(all("usage" not in c for c in chunks))
+
+    def test_stream_tool_calls_assembled_by_index(self):
+        args0 = {"action": "type", "text": "héllo wörld, a longer argument string"}
+        args1 = {"action": "key", "keys": "ctrl+s"}
+        fake = self.start({"steps": [{"text": "Typing.", "tool_calls": [
+            {"name": "desktop", "arguments": args0, "id": "call_1"},
+            {"name": "desktop", "arguments": args1, "id": "call_2"}]}]})
+        _, _, data = post(fake, OAI, openai_body(stream=True))
+        events, _ = sse_events(data)
+        pieces = [tc for e in events[:-1] for c in [json.loads(e)]
+                  for tc in c["choices"][0]["delta"].get("tool_calls") or []]
+        arg_pieces_0 = [p for p in pieces if p["index"] == 0 and p["function"].get("arguments")]
+        self.assertGreaterEqual(len(arg_pieces_0), 2, "arguments must arrive in several pieces")
+        self.assertTrue(all("index" in p for p in pieces))
+        got = assemble_openai(events)
+        self.assertEqual(got["text"], "Typing.")
+        self.assertEqual(got["finish"], "tool_calls")
+        self.assertTrue(got["done"])
+        self.assertEqual(got["calls"][0]["id"], "call_1")
+        self.assertEqual(json.loads(got["calls"][0]["arguments"]), args0)
+        self.assertEqual(got["calls"][1]["id"], "call_2")
+        self.assertEqual(json.loads(got["calls"][1]["arguments"]), args1)
+
+    def test_reasoning(self):
+        fake = self.start({"steps": [{"text": "ok", "reasoning": "thinking hard about it"}] * 2})
+        _, _, data = post(fake, OAI, openai_body())
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["reasoning_content"],
+                         "thinking hard about it")
+        _, _, data = post(fake, OAI, openai_body(stream=True))
+        got = assemble_openai(sse_events(data)[0])
+        self.assertEqual(got["reasoning"], "thinking hard about it")
+        self.assertEqual(got["text"], "ok")
+
+    def test_keep_alive_connection_serves_several_requests(self):
+        fake = self.start({"steps": [{"text": "one"}, {"text": "two"}]})
+        conn = http.client.HTTPConnection("127.0.0.1", fake.port, timeout=10)
+        self.addCleanup(conn.close)
+        texts = []
+        for stream in (True, False):
+            conn.request("POST", OAI, body=json.dumps(openai_body(stream=stream)),
+                         headers={"Content-Type": "application/json"})
+            resp = conn.getresponse()
+            data = resp.read()
+            texts.append(assemble_openai(sse_events(data)[0])["text"] if stream
+                         else json.loads(data)["choices"][0]["message"]["content"])
+        self.assertEqual(texts, ["one", "two"])
+
+    def test_get_requests_endpoint(self):
+        fake = self.start({"steps": [{"text": "x"}]})
+        post(fake, OAI, openai_body())
+        with urllib.request.urlopen(fake.url + "/__requests", timeout=10) as r:
+            recs = json.loads(r.read())
+        self.assertEqual(len(recs), 1)
+        self.assertEqual(recs[0]["body"]["messages"][0]["content"], "hi")
+
+
+class TestQuirks(ServerCase):
+
+    def one(self, quirks, stream=True, calls=None, text=""):
+        step = {"text": text, "quirks": quirks,
+                "tool_calls": calls if calls is not None else
+                [{"name": "desktop", "arguments": {"action": "click", "x": 10, "y": 20}, "id": "call_1"}]}
+        fake = self.start({"steps": [step]})
+        status, headers, data = post(fake, OAI, openai_body(stream=stream))
+        self.assertEqual(status, 200)
+        return fake, data
+
+    def stream_calls(self, data):
+        events, _ = sse_events(data)
+        return [tc for e in events if e != "[DONE]" for c in [json.loads(e)] if c["choices"]
+                for tc in c["choices"][0]["delta"].get("tool_calls") or []]
+
+    def test_args_as_object(self):
+        _, data = self.one({"args_as_object": True}, stream=False)
+        fn = json.loads(data)["choices"][0]["message"]["tool_calls"][0]["function"]
+        self.assertEqual(fn["arguments"], {"action": "click", "x": 10, "y": 20})
+        _, data = self.one({"args_as_object": True})
+        calls = self.stream_calls(data)
+        self.assertEqual(len(calls), 1)
+        self.assertEqual(calls[0]["function"]["arguments"], {"action": "click", "x": 10, "y": 20})
+
+    def test_empty_ids(self):
+        _, data = self.one({"empty_ids": True}, stream=False)
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["tool_calls"][0]["id"], "")
+        _, data = self.one({"empty_ids": True})
+        self.assertEqual(self.stream_calls(data)[0]["id"], "")
+
+    def test_missing_ids(self):
+        _, data = self.one({"missing_ids": True}, stream=False)
+        self.assertNotIn("id", json.loads(data)["choices"][0]["message"]["tool_calls"][0])
+        _, data = self.one({"missing_ids": True})
+        self.assertTrue(all("id" not in c for c in self.stream_calls(data)))
+
+    def test_content_null(self):
+        _, data = self.one({"content_null": True}, stream=False)
+        msg = json.loads(data)["choices"][0]["message"]
+        self.assertIn("content", msg)
+        self.assertIsNone(msg["content"])
+        _, data = self.one({}, stream=False)
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["content"], "")
+        _, data = self.one({"content_null": True})
+        events, _ = sse_events(data)
+        first = json.loads(events[0])["choices"][0]["delta"]
+        self.assertIsNone(first["content"])
+
+    def test_whole_chunk(self):
+        _, data = self.one({"whole_chunk": True}, calls=[
+            {"name": "desktop", "arguments": {"action": "key", "keys": "enter"}, "id": "a"},
+            {"name": "desktop", "arguments": {"action": "wait", "seconds": 1}, "id": "b"}])
+        calls = self.stream_calls(data)
+        self.assertEqual(len(calls), 2)
+        self.assertEqual(json.loads(calls[0]["function"]["arguments"]), {"action": "key", "keys": "enter"})
+        self.assertEqual(calls[1]["id"], "b")
+        self.assertEqual(calls[1]["index"], 1)
+
+    def test_finish_reason_override(self):
+        _, data = self.one({"finish_reason": "stop"})
+        got = assemble_openai(sse_events(data)[0])
+        self.assertEqual(got["finish"], "stop")
+        self.assertEqual(len(got["calls"]), 1)
+        _, data = self.one({"finish_reason": "length"}, stream=False)
+        self.assertEqual(json.loads(data)["choices"][0]["finish_reason"], "length")
+
+    def test_omit_index(self):
+        _, data = self.one({"omit_index": True})
+        calls = self.stream_calls(data)
+        self.assertGreater(len(calls), 1)
+        self.assertTrue(all("index" not in c for c in calls))
+        got = assemble_openai(sse_events(data)[0])
+        self.assertEqual(json.loads(got["calls"][0]["arguments"]), {"action": "click", "x": 10, "y": 20})
+
+    def test_comments(self):
+        _, data = self.one({"comments": True}, text="hello")
+        events, comments = sse_events(data)
+        self.assertGreaterEqual(len(comments), len(events))
+        self.assertTrue(data.startswith(b":"))
+        self.assertEqual(assemble_openai(events)["text"], "hello")
+
+    def test_no_done(self):
+        _, data = self.one({"no_done": True})
+        events, _ = sse_events(data)
+        self.assertNotIn("[DONE]", events)
+        self.assertEqual(assemble_openai(events)["finish"], "tool_calls")
+
+    def test_crlf(self):
+        _, data = self.one({"crlf": True}, text="hello")
+        self.assertIn(b"\r\n\r\n", data)
+        self.assertNotIn(b"\n\n", data.replace(b"\r\n", b""))
+        self.assertTrue(all(line.endswith(b"\r") for line in data.split(b"\n")[:-1]))
+        self.assertEqual(assemble_openai(sse_events(data)[0])["text"], "hello")
+
+    def test_invalid_arguments(self):
+        raw = '{"x": 12,'
+        _, data = self.one({"invalid_arguments": raw}, stream=False)
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"], raw)
+        _, data = self.one({"invalid_arguments": raw})
+        self.assertEqual(assemble_openai(sse_events(data)[0])["calls"][0]["arguments"], raw)
+
+    def test_reasoning_field(self):
+        fake = self.start({"steps": [{"text": "a", "reasoning": "r", "quirks": {"reasoning_field": "reasoning"}}]})
+        _, _, data = post(fake, OAI, openai_body())
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["reasoning"], "r")
+
+    def test_chunk_delay(self):
+        fake = self.start({"steps": [{"text": "abcdef", "chunk_delay_s": 0.05}]})
+        t0 = time.monotonic()
+        _, _, data = post(fake, OAI, openai_body(stream=True))
+        self.assertGreaterEqual(time.monotonic() - t0, 0.2)
+        self.assertEqual(assemble_openai(sse_events(data)[0])["text"], "abcdef")
+
+
+class TestGemini(ServerCase):
+
+    def test_non_stream_text_and_call(self):
+        fake = self.start({"steps": [{"text": "Clicking.", "tool_calls": [
+            {"name": "desktop", "arguments": {"action": "click", "x": 3, "y": 4}}],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 4}}]})
+        status, headers, data = post(fake, GEM, gemini_body(), {"x-goog-api-key": "AIza-test"})
+        self.assertEqual(status, 200)
+        obj = json.loads(data)
+        cand = obj["candidates"][0]
+        self.assertEqual(cand["finishReason"], "STOP")
+        self.assertEqual(cand["content"]["role"], "model")
+        parts = cand["content"]["parts"]
+        self.assertEqual(parts[0], {"text": "Clicking."})
+        self.assertEqual(parts[1], {"functionCall": {"name": "desktop", "args": {"action": "click", "x": 3, "y": 4}}})
+        self.assertEqual(obj["usageMetadata"], {"promptTokenCount": 11, "candidatesTokenCount": 4,
+                                                "totalTokenCount": 15})
+        rec = fake.requests[0]
+        self.assertEqual(rec["provider"], "gemini")
+        self.assertFalse(rec["stream"])
+        self.assertEqual(rec["headers"]["x-goog-api-key"], "AIza-test")
+        self.assertEqual(rec["path"], GEM)
+        self.assertEqual(rec["query"], "")
+
+    def test_call_id_and_reasoning(self):
+        fake = self.start({"steps": [{"reasoning": "hmm", "tool_calls": [
+            {"name": "desktop", "arguments": {"action": "wait", "seconds": 1}, "id": "fc-1"}]}]})
+        _, _, data = post(fake, GEM, gemini_body())
+        parts = json.loads(data)["candidates"][0]["content"]["parts"]
+        self.assertEqual(parts[0], {"text": "hmm", "thought": True})
+        self.assertEqual(parts[1]["functionCall"]["id"], "fc-1")
+
+    def test_stream_with_function_call_and_signature(self):
+        fake = self.start({"steps": [{"text": "Let me look at the window now.", "tool_calls": [
+            {"name": "desktop", "arguments": {"action": "window_screenshot"}},
+            {"name": "desktop", "arguments": {"action": "wait", "seconds": 2}}],
+            "quirks": {"thought_signature": "c2lnLTE="}}]})
+        status, headers, data = post(fake, "/prefix" + GEM_SSE, gemini_body())
+        self.assertEqual(status, 200)
+        self.assertEqual(headers["content-type"], "text/event-stream")
+        events, _ = sse_events(data)
+        self.assertNotIn("[DONE]", events)
+        chunks = [json.loads(e) for e in events]
+        self.assertGreaterEqual(len(chunks), 3)
+        text = "".join(p.get("text", "") for c in chunks for p in c["candidates"][0]["content"]["parts"])
+        self.assertEqual(text, "Let me look at the window now.")
+        last = chunks[-1]["candidates"][0]
+        self.assertEqual(last["finishReason"], "STOP")
+        self.assertTrue(all("finishReason" not in c["candidates"][0] for c in chunks[:-1]))
+        calls = [p for p in last["content"]["parts"] if "functionCall" in p]
+        self.assertEqual(len(calls), 2)
+        self.assertEqual(calls[0]["thoughtSignature"], "c2lnLTE=")
+        self.assertNotIn("thoughtSignature", calls[1])
+        self.assertEqual(calls[1]["functionCall"]["args"], {"action": "wait", "seconds": 2})
+        self.assertIn("candidatesTokenCount", chunks[-1]["usageMetadata"])
+        self.assertTrue(fake.requests[0]["stream"])
+        self.assertEqual(fake.requests[0]["query"], "alt=sse")
+
+    def test_signature_on_text_reply(self):
+        fake = self.start({"steps": [{"text": "done", "quirks": {"thought_signature": "s2"}}] * 2})
+        _, _, data = post(fake, GEM, gemini_body())
+        self.assertEqual(json.loads(data)["candidates"][0]["content"]["parts"],
+                         [{"text": "done", "thoughtSignature": "s2"}])
+        _, _, data = post(fake, GEM_SSE, gemini_body())
+        chunks = [json.loads(e) for e in sse_events(data)[0]]
+        self.assertEqual(chunks[-1]["candidates"][0]["content"]["parts"], [{"text": "", "thoughtSignature": "s2"}])
+
+    def test_stream_without_alt_sse_is_json_array(self):
+        fake = self.start({"steps": [{"text": "array reply"}]})
+        status, headers, data = post(fake, "/v1beta/models/g:streamGenerateContent", gemini_body())
+        self.assertTrue(headers["content-type"].startswith("application/json"))
+        arr = json.loads(data)
+        self.assertIsInstance(arr, list)
+        self.assertEqual("".join(c["candidates"][0]["content"]["parts"][0]["text"] for c in arr), "array reply")
+
+    def test_block_reason(self):
+        fake = self.start({"steps": [{"quirks": {"block_reason": "SAFETY"}}] * 2})
+        for path in (GEM, GEM_SSE):
+            _, _, data = post(fake, path, gemini_body())
+            obj = json.loads(sse_events(data)[0][0]) if path == GEM_SSE else json.loads(data)
+            self.assertEqual(obj["promptFeedback"]["blockReason"], "SAFETY")
+            self.assertNotIn("candidates", obj)
+
+    def test_finish_reason_override(self):
+        fake = self.start({"steps": [
+            {"quirks": {"gemini_finish": "SAFETY"}},
+            {"text": "partial", "quirks": {"gemini_finish": "MAX_TOKENS"}},
+            {"tool_calls": [{"name": "desktop", "arguments": {"action": "click"}}],
+             "quirks": {"gemini_finish": "MALFORMED_FUNCTION_CALL"}}]})
+        _, _, data = post(fake, GEM, gemini_body())
+        cand = json.loads(data)["candidates"][0]
+        self.assertEqual(cand["finishReason"], "SAFETY")
+        self.assertNotIn("content", cand)
+        _, _, data = post(fake, GEM_SSE, gemini_body())
+        chunks = [json.loads(e) for e in sse_events(data)[0]]
+        self.assertEqual(chunks[-1]["candidates"][0]["finishReason"], "MAX_TOKENS")
+        _, _, data = post(fake, GEM, gemini_body())
+        cand = json.loads(data)["candidates"][0]
+        self.assertEqual(cand["finishReason"], "MALFORMED_FUNCTION_CALL")
+        self.assertIn("finishMessage", cand)
+        self.assertNotIn("content", cand)
+
+    def test_invalid_arguments_become_malformed_call(self):
+        fake = self.start({"steps": [{"tool_calls": [{"name": "desktop", "arguments": {}}],
+                                      "quirks": {"invalid_arguments": '{"x": 12,'}}]})
+        _, _, data = post(fake, GEM_SSE, gemini_body())
+        last = json.loads(sse_events(data)[0][-1])["candidates"][0]
+        self.assertEqual(last["finishReason"], "MALFORMED_FUNCTION_CALL")
+        self.assertIn('{"x": 12,', last["finishMessage"])
+
+    def test_gemini_ids_quirks(self):
+        fake = self.start({"steps": [
+            {"tool_calls": [{"name": "d", "arguments": {}, "id": "x"}], "quirks": {"empty_ids": True}},
+            {"tool_calls": [{"name": "d", "arguments": {}, "id": "x"}], "quirks": {"missing_ids": True}}]})
+        _, _, data = post(fake, GEM, gemini_body())
+        self.assertEqual(json.loads(data)["candidates"][0]["content"]["parts"][0]["functionCall"]["id"], "")
+        _, _, data = post(fake, GEM, gemini_body())
+        self.assertNotIn("id", json.loads(data)["candidates"][0]["content"]["parts"][0]["functionCall"])
+
+    def test_comments_and_crlf_in_gemini_stream(self):
+        fake = self.start({"steps": [{"text": "hello", "quirks": {"comments": True, "crlf": True}}]})
+        _, _, data = post(fake, GEM_SSE, gemini_body())
+        events, comments = sse_events(data)
+        self.assertTrue(comments)
+        self.assertIn(b"\r\n\r\n", data)
+        self.assertEqual("".join(json.loads(e)["candidates"][0]["content"]["parts"][0]["text"]
+                                 for e in events), "hello")
+
+
+class TestErrors(ServerCase):
+
+    def test_openai_429_retry_after_and_ms(self):
+        fake = self.start({"steps": [{"status": 429, "headers": {"Retry-After": "1"}, "retry_after_ms": 500}]})
+        status, headers, data = post(fake, OAI, openai_body())
+        self.assertEqual(status, 429)
+        self.assertEqual(headers["retry-after"], "1")
+        self.assertEqual(headers["retry-after-ms"], "500")
+        err = json.loads(data)["error"]
+        self.assertEqual(err["type"], "requests")
+        self.assertEqual(err["code"], "rate_limit_exceeded")
+        self.assertIn("message", err)
+        self.assertEqual(fake.requests[0]["response"], {"kind": "error", "status": 429})
+
+    def test_gemini_429_retry_info(self):
+        fake = self.start({"steps": [{"status": 429, "retry_delay": "2s"}]})
+        status, headers, data = post(fake, GEM_SSE, gemini_body())
+        self.assertEqual(status, 429)
+        err = json.loads(data)["error"]
+        self.assertEqual(err["code"], 429)
+        self.assertEqual(err["status"], "RESOURCE_EXHAUSTED")
+        retry = [d for d in err["details"] if d["@type"] == "type.googleapis.com/google.rpc.RetryInfo"]
+        self.assertEqual(retry, [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "2s"}])
+
+    def test_daily_quota_shapes(self):
+        fake = self.start({"steps": [{"status": 429, "quota": "daily"}], "after_end": "repeat_last"})
+        status, _, data = post(fake, OAI, openai_body())
+        self.assertEqual(status, 429)
+        err = json.loads(data)["error"]
+        self.assertEqual((err["type"], err["code"]), ("insufficient_quota", "insufficient_quota"))
+        status, _, data = post(fake, GEM, gemini_body())
+        self.assertEqual(status, 429)
+        err = json.loads(data)["error"]
+        self.assertEqual(err["status"], "RESOURCE_EXHAUSTED")
+        qf = [d for d in err["details"] if d["@type"] == "type.googleapis.com/google.rpc.QuotaFailure"][0]
+        self.assertIn("PerDay", qf["violations"][0]["quotaId"])
+        self.assertEqual(qf["violations"][0]["quotaDimensions"]["model"], "gemini-test")
+
+    def test_minute_quota_and_other_statuses(self):
+        fake = self.start({"steps": [{"status": 429, "quota": "minute"}, {"status": 503},
+                                     {"status": 500}, {"status": 401}]})
+        _, _, data = post(fake, GEM, gemini_body())
+        qf = json.loads(data)["error"]["details"][0]
+        self.assertIn("PerMinute", qf["violations"][0]["quotaId"])
+        status, _, data = post(fake, GEM, gemini_body())
+        self.assertEqual((status, json.loads(data)["error"]["status"]), (503, "UNAVAILABLE"))
+        status, _, data = post(fake, OAI, openai_body())
+        self.assertEqual((status, json.loads(data)["error"]["type"]), (500, "server_error"))
+        status, _, data = post(fake, OAI, openai_body())
+        self.assertEqual((status, json.loads(data)["error"]["code"]), (401, "invalid_api_key"))
+
+    def test_custom_bodies(self):
+        fake = self.start({"steps": [{"status": 502, "body": "<html>Bad Gateway</html>",
+                                      "headers": {"Content-Type": "text/html"}},
+                                     {"status": 400, "body": {"error": {"message": "custom"}}}]})
+        status, headers, data = post(fake, OAI, openai_body())
+        self.assertEqual((status, headers["content-type"], data), (502, "text/html", b"<html>Bad Gateway</html>"))
+        status, _, data = post(fake, OAI, openai_body())
+        self.assertEqual(json.loads(data), {"error": {"message": "custom"}})
+
+
+class TestFaults(ServerCase):
+
+    def test_drop_before_response(self):
+        fake = self.start({"steps": [{"fault": "drop_before_response"},
+                                     {"fault": "drop_before_response", "rst": True}, {"text": "after"}]})
+        with self.assertRaises(http.client.RemoteDisconnected):
+            post(fake, OAI, openai_body())
+        with self.assertRaises(ConnectionResetError):
+            post(fake, OAI, openai_body())
+        _, _, data = post(fake, OAI, openai_body())
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["content"], "after")
+        self.assertEqual(fake.requests[0]["response"], {"kind": "fault", "fault": "drop_before_response"})
+        self.assertEqual(fake.requests[0]["outcome"], "closed_early")
+
+    def test_drop_mid_stream(self):
+        fake = self.start({"steps": [{"fault": "drop_mid_stream", "after_chunks": 3,
+                                      "text": "a fairly long answer that is cut"}]})
+        conn, resp = open_stream(fake, OAI, openai_body(stream=True))
+        self.addCleanup(conn.close)
+        with self.assertRaises(http.client.IncompleteRead) as cm:
+            resp.read()
+        events, _ = sse_events(cm.exception.partial)
+        self.assertEqual(len(events), 3)
+        self.assertNotIn("[DONE]", events)
+
+    def test_drop_mid_stream_gemini(self):
+        fake = self.start({"steps": [{"fault": "drop_mid_stream", "after_chunks": 1, "text": "abcdefgh"}]})
+        conn, resp = open_stream(fake, GEM_SSE, gemini_body())
+        self.addCleanup(conn.close)
+        with self.assertRaises(http.client.IncompleteRead) as cm:
+            resp.read()
+        self.assertEqual(len(sse_events(cm.exception.partial)[0]), 1)
+
+    def test_truncated_json(self):
+        fake = self.start({"steps": [{"fault": "truncated_json", "text": "some text here"}] * 2})
+        conn, resp = open_stream(fake, OAI, openai_body())
+        self.addCleanup(conn.close)
+        claimed = int(resp.getheader("Content-Length"))
+        with self.assertRaises(http.client.IncompleteRead) as cm:
+            resp.read()
+        partial = cm.exception.partial
+        self.assertLess(len(partial), claimed)
+        with self.assertRaises(ValueError):
+            json.loads(partial)
+        # streaming: the cut lands inside a data line's JSON
+        conn2, resp2 = open_stream(fake, OAI, openai_body(stream=True))
+        self.addCleanup(conn2.close)
+        with self.assertRaises(http.client.IncompleteRead) as cm:
+            resp2.read()
+        last_line = cm.exception.partial.decode().split("\n")[-1]
+        self.assertTrue(last_line.startswith("data: {"), last_line)
+
+    def test_error_mid_stream(self):
+        fake = self.start({"steps": [{"fault": "error_mid_stream", "after_chunks": 2, "text": "abcdefgh"}] * 3})
+        _, _, data = post(fake, OAI, openai_body(stream=True))
+        events, _ = sse_events(data)
+        self.assertEqual(len(events), 3)
+        self.assertEqual(json.loads(events[-1])["error"]["type"], "server_error")
+        self.assertNotIn("[DONE]", events)
+        _, _, data = post(fake, GEM_SSE, gemini_body())
+        events, _ = sse_events(data)
+        self.assertEqual(json.loads(events[-1])["error"]["status"], "INTERNAL")
+        status, _, data = post(fake, OAI, openai_body())
+        self.assertEqual(status, 200)
+        self.assertIn("error", json.loads(data))
+
+    def read_some_then_close(self, fake, nbytes, stream):
+        conn, resp = open_stream(fake, OAI, openai_body(stream=stream))
+        self.assertEqual(resp.status, 200)
+        got = 0
+        while got < nbytes:
+            chunk = resp.read(65536)
+            self.assertTrue(chunk)
+            got += len(chunk)
+        resp.close()
+        conn.close()
+        return got
+
+    def test_huge_body_client_hangs_up_twice_server_survives(self):
+        fake = self.start({"steps": [{"fault": "huge_body", "megabytes": 50},
+                                     {"fault": "huge_body", "megabytes": 50}, {"text": "still here"}]})
+        t0 = time.monotonic()
+        self.read_some_then_close(fake, 3 * 1024 * 1024, stream=False)
+        self.assertTrue(wait_for(lambda: fake.requests[0].get("outcome") == "client_disconnected"))
+        self.read_some_then_close(fake, 2 * 1024 * 1024, stream=True)
+        self.assertTrue(wait_for(lambda: fake.requests[1].get("outcome") == "client_disconnected"))
+        _, _, data = post(fake, OAI, openai_body())
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["content"], "still here")
+        self.assertLess(time.monotonic() - t0, 8)
+
+    def test_huge_body_complete_and_shapes(self):
+        fake = self.start({"steps": [
+            {"fault": "huge_body", "megabytes": 1, "content_length": True},
+            {"fault": "huge_body", "megabytes": 1, "shape": "chunks"}]})
+        status, headers, data = post(fake, OAI, openai_body())
+        self.assertEqual(int(headers["content-length"]), 1024 * 1024)
+        self.assertEqual(len(data), 1024 * 1024)
+        content = json.loads(data)["choices"][0]["message"]["content"]
+        self.assertGreater(len(content), 1024 * 1024 - 200)
+        self.assertEqual(content.strip("A"), "")
+        _, _, data = post(fake, OAI, openai_body(stream=True))
+        events, _ = sse_events(data)
+        self.assertGreater(len(events), 10)
+        self.assertTrue(all(json.loads(e)["choices"][0]["delta"]["content"] for e in events))
+
+    def test_slow_client_timeout(self):
+        fake = self.start({"steps": [{"fault": "slow", "delay_s": 3}, {"text": "fast"}]})
+        t0 = time.monotonic()
+        with self.assertRaises(socket.timeout):
+            post(fake, OAI, openai_body(), timeout=0.3)
+        self.assertTrue(wait_for(lambda: fake.requests[0].get("outcome") == "client_disconnected", 2))
+        _, _, data = post(fake, OAI, openai_body())
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["content"], "fast")
+        self.assertLess(time.monotonic() - t0, 2.5)
+
+    def test_slow_then_answers_and_delay_s(self):
+        fake = self.start({"steps": [{"fault": "slow", "delay_s": 0.3}, {"text": "later", "delay_s": 0.3}]})
+        t0 = time.monotonic()
+        _, _, data = post(fake, OAI, openai_body())
+        self.assertGreaterEqual(time.monotonic() - t0, 0.3)
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["content"], "fake_llm: slow reply")
+        t0 = time.monotonic()
+        _, _, data = post(fake, OAI, openai_body())
+        self.assertGreaterEqual(time.monotonic() - t0, 0.3)
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["content"], "later")
+
+    def test_raw(self):
+        raw = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{\"a\": 1}\n"
+        fake = self.start({"steps": [{"fault": "raw", "data": raw}, {"fault": "raw", "data": "garbage\r\n\r\n"}]})
+        status, headers, data = post(fake, OAI, openai_body())
+        self.assertEqual((status, data), (200, b'{"a": 1}\n'))
+        with self.assertRaises(http.client.HTTPException):
+            post(fake, OAI, openai_body())
+
+
+class TestTemplates(ServerCase):
+
+    def click_step(self, args, **extra):
+        step = {"tool_calls": [{"name": "desktop", "arguments": args, "id": "call_9"}]}
+        step.update(extra)
+        return step
+
+    def call_args(self, data, provider="openai"):
+        if provider == "openai":
+            return json.loads(json.loads(data)["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"])
+        parts = json.loads(data)["candidates"][0]["content"]["parts"]
+        return [p for p in parts if "functionCall" in p][0]["functionCall"]["args"]
+
+    def test_element_templates_openai(self):
+        fake = self.start({"steps": [self.click_step({
+            "action": "click", "element": "${element:Button:OK}", "x": "${element_x:Button:OK}",
+            "y": "${element_y:Button:OK}", "e2": "${element:*:Text Editor}",
+            "e3": "${element:Button:Say \"hi\"}", "nested": ["${element:MenuItem:File}"]})]})
+        content = json.dumps({"ok": True, "observation": TREE})  # tree inside a JSON tool result
+        _, _, data = post(fake, OAI, openai_body(messages=observation_messages(content)))
+        args = self.call_args(data)
+        self.assertEqual(args, {"action": "click", "element": 5, "x": 700, "y": 900, "e2": 3, "e3": 4,
+                                "nested": [2]})
+        self.assertIsNone(fake.requests[0]["template_error"])
+
+    def test_element_template_stream_and_latest_tree(self):
+        fake = self.start({"steps": [self.click_step({"element": "${element:Button:Cancel}"}),
+                                     self.click_step({"element": "${element:Button:OK}"})]})
+        # "Cancel" exists only in the older tree: the latest tree decides, so it fails
+        _, _, data = post(fake, OAI, openai_body(stream=True, messages=observation_messages(TREE)))
+        got = assemble_openai(sse_events(data)[0])
+        self.assertEqual(got["text"], 'fake_llm: no tree line matching Button "Cancel"')
+        self.assertEqual(got["calls"], {})
+        self.assertEqual(fake.requests[0]["template_error"], 'fake_llm: no tree line matching Button "Cancel"')
+        self.assertEqual(fake.requests[0]["response"]["kind"], "template_error_reply")
+        _, _, data = post(fake, OAI, openai_body(stream=True, messages=observation_messages(TREE)))
+        got = assemble_openai(sse_events(data)[0])
+        self.assertEqual(json.loads(got["calls"][0]["arguments"]), {"element": 5})
+
+    def test_element_templates_gemini(self):
+        fake = self.start({"steps": [self.click_step({"element": "${element:Edit:Text Editor}",
+                                                      "x": "${element_x:Edit:Text Editor}"})] * 2})
+        contents = [
+            {"role": "user", "parts": [{"text": "type hello"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "desktop", "args": {}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "desktop",
+                                                             "response": {"result": {"tree": TREE}}}}]},
+        ]
+        _, _, data = post(fake, GEM, gemini_body(contents))
+        self.assertEqual(self.call_args(data, "gemini"), {"element": 3, "x": 500})
+        # a plain text part carries the tree as well
+        contents2 = [{"role": "user", "parts": [{"text": "Observation:\n" + TREE}]}]
+        _, _, data = post(fake, GEM, gemini_body(contents2))
+        self.assertEqual(self.call_args(data, "gemini"), {"element": 3, "x": 500})
+
+    def test_missing_tree(self):
+        fake = self.start({"steps": [self.click_step({"element": "${element:Button:OK}"})]})
+        _, _, data = post(fake, GEM, gemini_body())
+        text = json.loads(data)["candidates"][0]["content"]["parts"][0]["text"]
+        self.assertIn("no accessibility tree", text)
+        self.assertIn("no accessibility tree", fake.requests[0]["template_error"])
+
+    def test_color_templates_openai_rgb_and_latest_image(self):
+        w, h = 200, 100
+        old = make_png(w, h, scene_pixel((10, 10, 19, 19)))
+        new = make_png(w, h, scene_pixel((150, 20, 159, 29)))
+        fake = self.start({"steps": [self.click_step({"x": "${color_x:FF0000}", "y": "${color_y:ff0000}"})]})
+        _, _, data = post(fake, OAI, openai_body(messages=observation_messages(TREE, [old, new])))
+        self.assertEqual(self.call_args(data), {"x": frame(154.5, w), "y": frame(24.5, h)})
+        self.assertEqual(fake.requests[0]["body"]["messages"][-1]["content"][1]["image_url"]["url"],
+                         "data:image/png;base64," + base64.b64encode(new).decode())
+
+    def test_color_templates_gemini_rgba(self):
+        w, h = 64, 48
+        png = make_png(w, h, scene_pixel((0, 40, 3, 47)), alpha=True)
+        fake = self.start({"steps": [self.click_step({"x": "${color_x:FF0000}", "y": "${color_y:FF0000}"}),
+                                     self.click_step({"x": "${color_x:00FF00}"})]})
+        contents = [{"role": "user", "parts": [
+            {"text": "look"}, {"inlineData": {"mimeType": "image/png", "data": base64.b64encode(png).decode()}}]}]
+        _, _, data = post(fake, GEM_SSE, gemini_body(contents))
+        last = json.loads(sse_events(data)[0][-1])
+        args = last["candidates"][0]["content"]["parts"][0]["functionCall"]["args"]
+        self.assertEqual(args, {"x": frame(1.5, w), "y": frame(43.5, h)})
+        _, _, data = post(fake, GEM, gemini_body(contents))
+        self.assertIn("no pixels of colour #00FF00", fake.requests[1]["template_error"])
+
+    def test_color_without_image(self):
+        fake = self.start({"steps": [self.click_step({"x": "${color_x:FF0000}"})]})
+        _, _, data = post(fake, OAI, openai_body())
+        self.assertIn("no PNG image", json.loads(data)["choices"][0]["message"]["content"])
+
+
+class TestExpect(ServerCase):
+
+    def test_expectations(self):
+        png = make_png(4, 4, lambda x, y: (1, 2, 3))
+        fake = self.start({"steps": [
+            {"text": "a", "expect": {"has_image": True, "has_tree": True, "contains": "Notepad",
+                                     "tool_result_for": "call_0", "not_contains": "secret"}},
+            {"text": "b", "expect": {"has_image": True, "has_tree": True, "contains": ["zzz"],
+                                     "tool_result_for": "call_7", "not_contains": "press"}},
+        ]})
+        msgs = observation_messages(TREE, [png])
+        post(fake, OAI, openai_body(messages=msgs))
+        post(fake, OAI, openai_body())
+        recs = fake.requests
+        self.assertEqual(recs[0]["expect_failures"], [])
+        self.assertEqual(len(recs[1]["expect_failures"]), 4, recs[1]["expect_failures"])
+        joined = " ".join(recs[1]["expect_failures"])
+        for word in ("image", "tree", "zzz", "call_7"):
+            self.assertIn(word, joined)
+
+    def test_gemini_tool_result_for(self):
+        fake = self.start({"steps": [{"text": "a", "expect": {"tool_result_for": "desktop"}}]})
+        post(fake, GEM, gemini_body([{"role": "user", "parts": [
+            {"functionResponse": {"name": "desktop", "response": {"ok": True}}}]}]))
+        self.assertEqual(fake.requests[0]["expect_failures"], [])
+
+
+class TestScenarioAndRouting(ServerCase):
+
+    def test_after_end_error(self):
+        fake = self.start({"steps": [{"text": "only"}]})
+        post(fake, OAI, openai_body())
+        status, _, data = post(fake, OAI, openai_body())
+        self.assertEqual(status, 500)
+        self.assertIn("scenario exhausted", json.loads(data)["error"]["message"])
+        status, _, data = post(fake, GEM, gemini_body())
+        self.assertEqual((status, json.loads(data)["error"]["status"]), (500, "INTERNAL"))
+        self.assertIsNone(fake.requests[1]["step"])
+
+    def test_after_end_repeat_last(self):
+        fake = self.start({"steps": [{"text": "first"}, {"text": "again"}], "after_end": "repeat_last"})
+        texts = [json.loads(post(fake, OAI, openai_body())[2])["choices"][0]["message"]["content"]
+                 for _ in range(4)]
+        self.assertEqual(texts, ["first", "again", "again", "again"])
+        self.assertEqual([r["step"] for r in fake.requests], [0, 1, 1, 1])
+
+    def test_not_found_and_bad_json(self):
+        fake = self.start({"steps": [{"text": "x"}]})
+        status, _, data = post(fake, "/v1/completions", {})
+        self.assertEqual(status, 404)
+        self.assertIn("no route", json.loads(data)["error"]["message"])
+        with self.assertRaises(urllib.error.HTTPError) as cm:
+            urllib.request.urlopen(fake.url + "/v1/models", timeout=10)
+        self.assertEqual(cm.exception.code, 404)
+        status, _, _ = post(fake, OAI, b"{not json")
+        self.assertEqual(status, 400)
+        recs = fake.requests
+        self.assertEqual([r["provider"] for r in recs], [None, None, "openai"])
+        self.assertIn("not JSON", recs[2]["error"])
+        # the bad request did not consume the step
+        _, _, data = post(fake, OAI, openai_body())
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["content"], "x")
+
+    def test_validation(self):
+        bad = [{"steps": [{"quirks": {"no_such_quirk": True}}]},
+               {"steps": [{"fault": "explode"}]},
+               {"steps": [{"txt": "typo"}]},
+               {"steps": [{"status": 429, "quota": "weekly"}]},
+               {"steps": [{"expect": {"has_cat": True}}]},
+               {"steps": [{"fault": "raw"}]},
+               {"steps": [], "after_end": "loop"},
+               {"no_steps": []}]
+        for scenario in bad:
+            with self.assertRaises(ValueError, msg=json.dumps(scenario)):
+                server.Scenario(scenario)
+
+    def test_example_scenarios_load(self):
+        names = sorted(f for f in os.listdir(SCENARIOS) if f.endswith(".json"))
+        self.assertGreaterEqual(len(names), 5)
+        for name in names:
+            server.Scenario(os.path.join(SCENARIOS, name))
+
+    def test_example_tool_loop(self):
+        fake = self.start(os.path.join(SCENARIOS, "tool_loop.json"))
+        _, _, data = post(fake, OAI, openai_body())
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["tool_calls"][0]["id"], "call_1")
+        msgs = [{"role": "user", "content": "press OK"},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "desktop", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "call_1", "content": TREE}]
+        _, _, data = post(fake, OAI, openai_body(messages=msgs))
+        msg = json.loads(data)["choices"][0]["message"]
+        self.assertEqual(json.loads(msg["tool_calls"][0]["function"]["arguments"])["element"], 5)
+        msgs += [{"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_2", "type": "function", "function": {"name": "desktop", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "call_2", "content": "ok"}]
+        _, _, data = post(fake, OAI, openai_body(messages=msgs))
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["content"], "Done: OK was pressed.")
+        self.assertEqual([r["expect_failures"] for r in fake.requests], [[], [], []])
+
+    def test_example_retry_and_faults(self):
+        fake = self.start(os.path.join(SCENARIOS, "retry_then_answer.json"))
+        status, headers, _ = post(fake, GEM, gemini_body())
+        self.assertEqual((status, headers["retry-after"], headers["retry-after-ms"]), (429, "1", "200"))
+        self.assertEqual(post(fake, GEM, gemini_body())[0], 503)
+        self.assertEqual(post(fake, GEM, gemini_body())[0], 200)
+        fake2 = self.start(os.path.join(SCENARIOS, "faults_then_answer.json"))
+        for _ in range(3):
+            with self.assertRaises((http.client.HTTPException, ConnectionError)):
+                post(fake2, OAI, openai_body(stream=True))
+        _, _, data = post(fake2, OAI, openai_body(stream=True))
+        self.assertEqual(assemble_openai(sse_events(data)[0])["text"], "Answer after faults.")
+
+    def test_record_file(self):
+        path = os.path.join(self.tmp(), "rec.jsonl")
+        fake = self.start({"steps": [{"text": "a"}, {"fault": "drop_before_response"}]}, record_path=path)
+        post(fake, OAI, openai_body(), {"Authorization": "Bearer sk-1"})
+        with self.assertRaises((http.client.HTTPException, ConnectionError)):
+            post(fake, GEM, gemini_body())
+        post(fake, "/nowhere", {})
+        with open(path, encoding="utf-8") as f:
+            lines = [json.loads(line) for line in f]
+        self.assertEqual([r["n"] for r in lines], [1, 2, 3])
+        self.assertEqual([r["provider"] for r in lines], ["openai", "gemini", None])
+        self.assertEqual(lines[0]["headers"]["Authorization"], "Bearer sk-1")
+        self.assertEqual(lines[1]["response"]["fault"], "drop_before_response")
+        for r in lines:
+            for key in ("time", "method", "path", "query", "headers", "body", "body_bytes",
+                        "stream", "step", "template_error", "expect_failures"):
+                self.assertIn(key, r)
+
+    def test_idle_exit_in_process(self):
+        fake = FakeLLM({"steps": []}, idle_exit=0.5).start()
+        self.addCleanup(fake.stop)
+        self.assertTrue(fake.stopped.wait(3))
+        self.assertTrue(fake.idle_exited)
+
+    def tmp(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        return d.name
+
+
+class TestPNG(unittest.TestCase):
+
+    def test_roundtrip_all_filters(self):
+        def pix(x, y):
+            return ((x * 37 + y) % 256, (y * 91 + x * 3) % 256, (x * y) % 256, (x + y) % 256)
+        for alpha in (False, True):
+            img = png_decode.decode_png(make_png(23, 11, pix, alpha=alpha))
+            self.assertEqual((img.width, img.height, img.channels), (23, 11, 4 if alpha else 3))
+            for y in range(11):
+                for x in range(23):
+                    self.assertEqual(img.pixel(x, y), pix(x, y)[:3])
+
+    def test_unsupported(self):
+        with self.assertRaisesRegex(png_decode.PNGError, "colour type 3"):
+            png_decode.decode_png(make_png(2, 2, lambda x, y: (0, 0, 0), colour_type=3))
+        with self.assertRaisesRegex(png_decode.PNGError, "interlaced"):
+            png_decode.decode_png(make_png(2, 2, lambda x, y: (0, 0, 0), interlace=1))
+        with self.assertRaisesRegex(png_decode.PNGError, "signature"):
+            png_decode.decode_png(b"GIF89a....")
+        data = bytearray(make_png(2, 2, lambda x, y: (0, 0, 0)))
+        data[30] ^= 0xFF
+        with self.assertRaises(png_decode.PNGError):
+            png_decode.decode_png(bytes(data))
+
+    def test_find_colour_and_frame(self):
+        img = png_decode.decode_png(make_png(10, 5, lambda x, y: (255, 0, 0) if x == 9 else (0, 0, 0)))
+        self.assertEqual(png_decode.find_colour(img, (250, 7, 0)), (9.0, 2.0, 5))
+        self.assertIsNone(png_decode.find_colour(img, (0, 255, 0)))
+        self.assertEqual(png_decode.to_frame(9, 10), 999)
+        self.assertEqual(png_decode.to_frame(0, 10), 0)
+
+
+class TestCLI(unittest.TestCase):
+
+    def spawn(self, *extra):
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        proc = subprocess.Popen([sys.executable, SERVER_PY, "--quiet"] + list(extra),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        self.addCleanup(self.reap, proc)
+        line = proc.stdout.readline()
+        return proc, json.loads(line)["port"]
+
+    @staticmethod
+    def reap(proc):
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(5)
+        proc.stdout.close()
+        proc.stderr.close()
+
+    def test_cli_port_file_record_and_shutdown(self):
+        with tempfile.TemporaryDirectory() as d:
+            port_file = os.path.join(d, "port")
+            rec = os.path.join(d, "rec.jsonl")
+            proc, port = self.spawn("--scenario", os.path.join(SCENARIOS, "text_only.json"),
+                                    "--port-file", port_file, "--record", rec)
+            with open(port_file) as f:
+                self.assertEqual(int(f.read()), port)
+            base = "http://127.0.0.1:%d" % port
+            req = urllib.request.Request(base + "/v1/chat/completions", data=json.dumps(openai_body()).encode(),
+                                         headers={"Content-Type": "application/json",
+                                                  "Authorization": "Bearer sk-cli"})
+            with urllib.request.urlopen(req, timeout=10) as r:
+                self.assertEqual(json.loads(r.read())["choices"][0]["message"]["content"], "Hello from fake_llm.")
+            with urllib.request.urlopen(base + "/__requests", timeout=10) as r:
+                self.assertEqual(json.loads(r.read())[0]["headers"]["Authorization"], "Bearer sk-cli")
+            with open(rec) as f:
+                self.assertEqual(json.loads(f.readline())["body"]["model"], "gpt-test")
+            req = urllib.request.Request(base + "/__shutdown", data=b"", method="POST")
+            with urllib.request.urlopen(req, timeout=10) as r:
+                self.assertTrue(json.loads(r.read())["ok"])
+            self.assertEqual(proc.wait(5), 0)
+
+    def test_cli_sigterm(self):
+        proc, port = self.spawn("--scenario", os.path.join(SCENARIOS, "text_only.json"))
+        proc.send_signal(signal.SIGTERM)
+        self.assertEqual(proc.wait(5), 0)
+
+    def test_cli_sigint(self):
+        proc, port = self.spawn("--scenario", os.path.join(SCENARIOS, "text_only.json"))
+        proc.send_signal(signal.SIGINT)
+        self.assertEqual(proc.wait(5), 0)
+
+    def test_cli_idle_exit(self):
+        t0 = time.monotonic()
+        proc, port = self.spawn("--scenario", os.path.join(SCENARIOS, "text_only.json"), "--idle-exit", "1")
+        self.assertEqual(proc.wait(5), 0)
+        self.assertGreaterEqual(time.monotonic() - t0, 0.9)
+
+    def test_cli_bad_scenario(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            f.write('{"steps": [{"fault": "nope"}]}')
+        self.addCleanup(os.unlink, f.name)
+        proc = subprocess.run([sys.executable, SERVER_PY, "--scenario", f.name], capture_output=True,
+                              env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"), timeout=10)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn(b"unknown fault", proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
