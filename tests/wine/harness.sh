@@ -43,7 +43,7 @@ start_xvfb() {
     for tries in 1 2 3; do
         n=$(free_display) || { log "no free X display"; return 1; }
         Xvfb ":$n" -screen 0 ${width}x${height}x24 -nolisten tcp -noreset \
-            >"$state/xvfb.log" 2>&1 &
+            </dev/null >"$state/xvfb.log" 2>&1 &
         echo $! >"$state/xvfb.pid"
         for _ in $(seq 1 50); do
             if [ -e /tmp/.X11-unix/X$n ]; then
@@ -63,7 +63,7 @@ make_prefix() {
     [ -f "$prefix_stamp" ] && return 0
     log "creating Wine prefix $prefix (once)"
     rm -rf "$prefix"
-    wineboot -i >"$state/wineboot.log" 2>&1
+    wineboot -i </dev/null >"$state/wineboot.log" 2>&1
     # Every program opens in one virtual desktop of the display's size.
     wine reg add 'HKCU\Software\Wine\Explorer' /v Desktop /d winagent /f >/dev/null 2>&1
     wine reg add 'HKCU\Software\Wine\Explorer\Desktops' /v winagent /d ${width}x${height} /f \
@@ -71,7 +71,7 @@ make_prefix() {
     # A crashing test program must not leave a modal crash dialog behind.
     wine reg add 'HKCU\Software\Wine\WineDbg' /v ShowCrashDialog /t REG_DWORD /d 0 /f \
         >/dev/null 2>&1
-    wineserver -w
+    wineserver -w </dev/null >/dev/null 2>&1
     touch "$prefix_stamp"
 }
 
@@ -83,10 +83,12 @@ cmd_up() {
     n=$(start_xvfb)
     export DISPLAY=:$n
     wine_env
-    make_prefix
-    wineserver -p
+    # Everything started here outlives this script: none of it may hold ctest's
+    # output pipe, or ctest waits for it forever.
+    make_prefix </dev/null
+    wineserver -p </dev/null >/dev/null 2>&1
     # The desktop window with its taskbar; it lives until `down`.
-    wine explorer.exe /desktop=winagent,${width}x${height} >"$state/explorer.log" 2>&1 &
+    wine explorer.exe /desktop=winagent,${width}x${height} </dev/null >"$state/explorer.log" 2>&1 &
     echo $! >"$state/explorer.pid"
     # Wait until Wine answers inside the desktop.
     local ok=0
