@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/cli.h"
 #include "agent/main.h"
 #include "agent/version.h"
 
@@ -29,6 +30,18 @@ int winagent_main(int argc, char **argv)
         fputs(usage_text, stdout);
         return 0;
     }
+    static const struct {
+        const char *name;
+        int (*run)(int argc, char **argv);
+    } commands[] = {
+        {"windows", cmd_windows},
+        {"tree", cmd_tree},
+        {"screenshot", cmd_screenshot},
+        {"act", cmd_act},
+    };
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "winagent: unknown command '%s'\n", argv[1]);
     fputs(usage_text, stderr);
     return 1;
