@@ -1,0 +1,683 @@
+/* The scripted fake desktop behind automation/fake/fake_backend.h. */
+#include "automation/fake/fake_backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/os.h"
+#include "base/str.h"
+
+static struct {
+    cJSON *scene;
+    cJSON *actions; /* array of recorded actions */
+    char *base_dir;
+    int cursor_x, cursor_y;
+    uint64_t next_hwnd;
+} fk;
+
+static cJSON *windows_array(void)
+{
+    cJSON *w = cJSON_GetObjectItemCaseSensitive(fk.scene, "windows");
+    if (!cJSON_IsArray(w)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(fk.scene, "windows");
+        w = cJSON_AddArrayToObject(fk.scene, "windows");
+    }
+    return w;
+}
+
+/* Appends {"op": op, ...fields} to the record (takes ownership of fields). */
+static void record(const char *op, cJSON *fields)
+{
+    cJSON *a = fields ? fields : cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "op", op);
+    if (!fk.actions)
+        fk.actions = cJSON_CreateArray();
+    char *path = os_getenv("WINAGENT_FAKE_LOG");
+    if (path) {
+        FILE *f = os_fopen(path, "ab");
+        char *line = cJSON_PrintUnformatted(a);
+        if (f && line)
+            fprintf(f, "%s\n", line);
+        if (f)
+            fclose(f);
+        free(line);
+        free(path);
+    }
+    cJSON_AddItemToArray(fk.actions, a);
+}
+
+wa_err fake_load_scene(const char *json, const char *base_dir)
+{
+    cJSON *scene = cJSON_Parse(json);
+    if (!cJSON_IsObject(scene)) {
+        cJSON_Delete(scene);
+        return wa_fail(WA_E_PARSE, "fake scene is not a JSON object");
+    }
+    cJSON_Delete(fk.scene);
+    cJSON_Delete(fk.actions);
+    free(fk.base_dir);
+    memset(&fk, 0, sizeof fk);
+    fk.scene = scene;
+    fk.base_dir = str_dup(base_dir);
+    fk.next_hwnd = 0x10000;
+    return WA_E_OK;
+}
+
+char *fake_actions_json(void)
+{
+    return fk.actions ? cJSON_PrintUnformatted(fk.actions) : str_dup("[]");
+}
+
+static wa_err fake_init(void)
+{
+    if (fk.scene)
+        return WA_E_OK;
+    char *path = os_getenv("WINAGENT_FAKE_SCENE");
+    if (!path)
+        return fake_load_scene("{\"monitors\":[{\"rect\":[0,0,1920,1080],\"primary\":true}],"
+                               "\"windows\":[]}",
+                               NULL);
+    char *text = NULL;
+    wa_err e = os_read_file(path, 16u << 20, &text, NULL);
+    if (!e) {
+        char *slash = strrchr(path, '/');
+        if (slash)
+            *slash = '\0';
+        e = fake_load_scene(text, slash ? path : ".");
+    }
+    free(text);
+    free(path);
+    return e;
+}
+
+static void fake_shutdown(void)
+{
+}
+
+/* ---- scene access ---- */
+
+static uint64_t json_hwnd(const cJSON *v)
+{
+    if (cJSON_IsNumber(v))
+        return (uint64_t)v->valuedouble;
+    if (cJSON_IsString(v))
+        return strtoull(v->valuestring, NULL, 0);
+    return 0;
+}
+
+static struct wa_rect json_rect(const cJSON *v)
+{
+    struct wa_rect r = {0, 0, 0, 0};
+    if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 4) {
+        r.left = cJSON_GetArrayItem(v, 0)->valueint;
+        r.top = cJSON_GetArrayItem(v, 1)->valueint;
+        r.right = cJSON_GetArrayItem(v, 2)->valueint;
+        r.bottom = cJSON_GetArrayItem(v, 3)->valueint;
+    }
+    return r;
+}
+
+static const char *json_str(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static cJSON *find_window(uint64_t hwnd)
+{
+    cJSON *w;
+    cJSON_ArrayForEach(w, windows_array())
+    {
+        if (json_hwnd(cJSON_GetObjectItemCaseSensitive(w, "hwnd")) == hwnd)
+            return w;
+    }
+    return NULL;
+}
+
+static cJSON *foreground_window(void)
+{
+    cJSON *w;
+    cJSON_ArrayForEach(w, windows_array())
+    {
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "foreground")))
+            return w;
+    }
+    return cJSON_GetArrayItem(windows_array(), 0);
+}
+
+static void set_bool(cJSON *o, const char *name, bool value)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(o, name);
+    cJSON_AddBoolToObject(o, name, value);
+}
+
+static void set_string(cJSON *o, const char *name, const char *value)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(o, name);
+    cJSON_AddStringToObject(o, name, value);
+}
+
+static void make_foreground(cJSON *win)
+{
+    cJSON *w;
+    cJSON_ArrayForEach(w, windows_array()) set_bool(w, "foreground", w == win);
+    /* Z order: the foreground window moves to the front of the list. */
+    cJSON *arr = windows_array();
+    int i = 0;
+    cJSON_ArrayForEach(w, arr)
+    {
+        if (w == win)
+            break;
+        i++;
+    }
+    if (w && i > 0) {
+        cJSON *moved = cJSON_DetachItemFromArray(arr, i);
+        cJSON_InsertItemInArray(arr, 0, moved);
+    }
+}
+
+static wa_err window_from_json(const cJSON *w, struct wa_window *out)
+{
+    struct wa_window tmp = {
+        .hwnd = json_hwnd(cJSON_GetObjectItemCaseSensitive(w, "hwnd")),
+        .title = (char *)(json_str(w, "title") ? json_str(w, "title") : ""),
+        .class_name = (char *)(json_str(w, "class") ? json_str(w, "class") : ""),
+        .process = (char *)(json_str(w, "process") ? json_str(w, "process") : ""),
+        .rect = json_rect(cJSON_GetObjectItemCaseSensitive(w, "rect")),
+        .foreground = w == foreground_window(),
+        .visible = true,
+    };
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(w, "pid");
+    tmp.pid = cJSON_IsNumber(pid) ? (unsigned long)pid->valuedouble : 0;
+    const char *st = json_str(w, "state");
+    tmp.state = str_ieq(st, "minimized")   ? WA_WINDOW_MINIMIZED
+                : str_ieq(st, "maximized") ? WA_WINDOW_MAXIMIZED
+                                           : WA_WINDOW_NORMAL;
+    return wa_window_copy(&tmp, out);
+}
+
+/* ---- windows ---- */
+
+static wa_err fake_list_windows(struct wa_window_list *out)
+{
+    int n = cJSON_GetArraySize(windows_array());
+    out->items = calloc((size_t)(n ? n : 1), sizeof *out->items);
+    if (!out->items)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    const cJSON *w;
+    cJSON_ArrayForEach(w, windows_array())
+    {
+        wa_err e = window_from_json(w, &out->items[out->count]);
+        if (e) {
+            wa_window_list_cleanup(out);
+            return e;
+        }
+        out->count++;
+    }
+    return WA_E_OK;
+}
+
+static wa_err no_window(uint64_t hwnd)
+{
+    return wa_fail(WA_E_WINDOW_NOT_FOUND, "no window 0x%llx", (unsigned long long)hwnd);
+}
+
+static wa_err fake_window_info(uint64_t hwnd, struct wa_window *out)
+{
+    const cJSON *w = find_window(hwnd);
+    return w ? window_from_json(w, out) : no_window(hwnd);
+}
+
+static wa_err fake_target_window(uint64_t *hwnd)
+{
+    const cJSON *w = foreground_window();
+    if (!w)
+        return wa_fail(WA_E_WINDOW_NOT_FOUND, "no windows on the fake desktop");
+    *hwnd = json_hwnd(cJSON_GetObjectItemCaseSensitive(w, "hwnd"));
+    return WA_E_OK;
+}
+
+static cJSON *hwnd_fields(uint64_t hwnd)
+{
+    cJSON *f = cJSON_CreateObject();
+    char h[24];
+    snprintf(h, sizeof h, "0x%llx", (unsigned long long)hwnd);
+    cJSON_AddStringToObject(f, "hwnd", h);
+    return f;
+}
+
+static wa_err fake_focus_window(uint64_t hwnd)
+{
+    cJSON *w = find_window(hwnd);
+    if (!w)
+        return no_window(hwnd);
+    make_foreground(w);
+    record("focus_window", hwnd_fields(hwnd));
+    return WA_E_OK;
+}
+
+static wa_err fake_move_window(uint64_t hwnd, struct wa_rect r)
+{
+    cJSON *w = find_window(hwnd);
+    if (!w)
+        return no_window(hwnd);
+    int v[4] = {r.left, r.top, r.right, r.bottom};
+    cJSON_DeleteItemFromObjectCaseSensitive(w, "rect");
+    cJSON_AddItemToObject(w, "rect", cJSON_CreateIntArray(v, 4));
+    cJSON *f = hwnd_fields(hwnd);
+    cJSON_AddItemToObject(f, "rect", cJSON_CreateIntArray(v, 4));
+    record("move_window", f);
+    return WA_E_OK;
+}
+
+static wa_err fake_set_window_state(uint64_t hwnd, enum wa_window_state s)
+{
+    cJSON *w = find_window(hwnd);
+    if (!w)
+        return no_window(hwnd);
+    const char *name = s == WA_WINDOW_MINIMIZED   ? "minimized"
+                       : s == WA_WINDOW_MAXIMIZED ? "maximized"
+                                                  : "normal";
+    set_string(w, "state", name);
+    cJSON *f = hwnd_fields(hwnd);
+    cJSON_AddStringToObject(f, "state", name);
+    record("set_window_state", f);
+    return WA_E_OK;
+}
+
+static wa_err fake_close_window(uint64_t hwnd)
+{
+    cJSON *arr = windows_array();
+    int i = 0;
+    cJSON *w;
+    cJSON_ArrayForEach(w, arr)
+    {
+        if (json_hwnd(cJSON_GetObjectItemCaseSensitive(w, "hwnd")) == hwnd)
+            break;
+        i++;
+    }
+    if (!w)
+        return no_window(hwnd);
+    cJSON_DeleteItemFromArray(arr, i);
+    if (cJSON_GetArraySize(arr) > 0)
+        make_foreground(cJSON_GetArrayItem(arr, 0));
+    record("close_window", hwnd_fields(hwnd));
+    return WA_E_OK;
+}
+
+static wa_err fake_launch(const char *command, int timeout_ms, uint64_t *hwnd)
+{
+    (void)timeout_ms;
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "command", command);
+    record("launch", f);
+    const cJSON *tmpl = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(fk.scene, "launch"), command);
+    if (!tmpl)
+        return wa_fail(WA_E_ACTION_FAILED, "cannot find the program '%s'", command);
+    cJSON *w = cJSON_Duplicate(tmpl, true);
+    if (!cJSON_GetObjectItemCaseSensitive(w, "hwnd"))
+        cJSON_AddNumberToObject(w, "hwnd", (double)fk.next_hwnd++);
+    cJSON_InsertItemInArray(windows_array(), 0, w);
+    make_foreground(w);
+    *hwnd = json_hwnd(cJSON_GetObjectItemCaseSensitive(w, "hwnd"));
+    return WA_E_OK;
+}
+
+static wa_err fake_monitors(struct wa_monitor *out, size_t max, size_t *count)
+{
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(fk.scene, "monitors"))
+    {
+        if (*count >= max)
+            break;
+        struct wa_monitor *o = &out[(*count)++];
+        o->rect = o->work = json_rect(cJSON_GetObjectItemCaseSensitive(m, "rect"));
+        o->primary = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "primary"));
+        o->dpi = 96;
+    }
+    return WA_E_OK;
+}
+
+/* ---- pixels: solid colours or PNG files, composed in Z order ---- */
+
+static uint32_t parse_color(const char *s)
+{
+    if (!s || s[0] != '#')
+        return 0xffffff;
+    return (uint32_t)strtoul(s + 1, NULL, 16);
+}
+
+static void fill(struct wa_image *img, struct wa_rect r, uint32_t rgb)
+{
+    for (int y = r.top < 0 ? 0 : r.top; y < r.bottom && y < img->height; y++)
+        for (int x = r.left < 0 ? 0 : r.left; x < r.right && x < img->width; x++) {
+            uint8_t *p = img->px + ((size_t)y * (size_t)img->width + (size_t)x) * 4;
+            p[0] = (uint8_t)(rgb >> 16);
+            p[1] = (uint8_t)(rgb >> 8);
+            p[2] = (uint8_t)rgb;
+            p[3] = 255;
+        }
+}
+
+/* Draws window w into img, whose top-left is screen point (ox, oy). */
+static void draw_window(struct wa_image *img, const cJSON *w, int ox, int oy)
+{
+    struct wa_rect r = json_rect(cJSON_GetObjectItemCaseSensitive(w, "rect"));
+    struct wa_rect at = {r.left - ox, r.top - oy, r.right - ox, r.bottom - oy};
+    const char *file = json_str(w, "image");
+    if (file) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", fk.base_dir ? fk.base_dir : ".", file);
+        char *data = NULL;
+        size_t len;
+        struct wa_image src = {0};
+        if (os_read_file(path, 64u << 20, &data, &len) == WA_E_OK &&
+            png_decode(data, len, &src) == WA_E_OK) {
+            for (int y = 0; y < src.height; y++)
+                for (int x = 0; x < src.width; x++) {
+                    int tx = at.left + x, ty = at.top + y;
+                    if (tx < 0 || ty < 0 || tx >= img->width || ty >= img->height ||
+                        tx >= at.right || ty >= at.bottom)
+                        continue;
+                    memcpy(img->px + ((size_t)ty * (size_t)img->width + (size_t)tx) * 4,
+                           src.px + ((size_t)y * (size_t)src.width + (size_t)x) * 4, 4);
+                }
+            image_cleanup(&src);
+            free(data);
+            return;
+        }
+        free(data);
+    }
+    fill(img, at, parse_color(json_str(w, "color")));
+}
+
+static wa_err fake_capture_screen(struct wa_rect r, struct wa_image *out)
+{
+    wa_err e = image_alloc(out, wa_rect_width(r), wa_rect_height(r), false);
+    if (e)
+        return e;
+    fill(out, (struct wa_rect){0, 0, out->width, out->height},
+         parse_color(json_str(fk.scene, "desktop_color") ? json_str(fk.scene, "desktop_color")
+                                                         : "#3a6ea5"));
+    /* Back to front: the list is in Z order, topmost first. */
+    cJSON *arr = windows_array();
+    for (int i = cJSON_GetArraySize(arr) - 1; i >= 0; i--)
+        draw_window(out, cJSON_GetArrayItem(arr, i), r.left, r.top);
+    record("capture_screen", NULL);
+    return WA_E_OK;
+}
+
+static wa_err fake_capture_window(uint64_t hwnd, struct wa_image *out, struct wa_rect *frame)
+{
+    const cJSON *w = find_window(hwnd);
+    if (!w)
+        return no_window(hwnd);
+    *frame = json_rect(cJSON_GetObjectItemCaseSensitive(w, "rect"));
+    wa_err e = image_alloc(out, wa_rect_width(*frame), wa_rect_height(*frame), false);
+    if (!e)
+        draw_window(out, w, frame->left, frame->top);
+    return e;
+}
+
+/* ---- input ---- */
+
+static wa_err fake_mouse_move(int x, int y)
+{
+    fk.cursor_x = x;
+    fk.cursor_y = y;
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddNumberToObject(f, "x", x);
+    cJSON_AddNumberToObject(f, "y", y);
+    record("mouse_move", f);
+    return WA_E_OK;
+}
+
+static wa_err fake_mouse_button(enum wa_button b, bool down)
+{
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "button",
+                            b == WA_BUTTON_LEFT    ? "left"
+                            : b == WA_BUTTON_RIGHT ? "right"
+                                                   : "middle");
+    cJSON_AddBoolToObject(f, "down", down);
+    cJSON_AddNumberToObject(f, "x", fk.cursor_x);
+    cJSON_AddNumberToObject(f, "y", fk.cursor_y);
+    record("mouse_button", f);
+    return WA_E_OK;
+}
+
+static wa_err fake_mouse_wheel(int delta, bool horizontal)
+{
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddNumberToObject(f, "delta", delta);
+    cJSON_AddBoolToObject(f, "horizontal", horizontal);
+    cJSON_AddNumberToObject(f, "x", fk.cursor_x);
+    cJSON_AddNumberToObject(f, "y", fk.cursor_y);
+    record("mouse_wheel", f);
+    return WA_E_OK;
+}
+
+/* The focused node of a tree, depth first. */
+static cJSON *focused_node(cJSON *node)
+{
+    if (!node)
+        return NULL;
+    const cJSON *st;
+    cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(node, "states"))
+    {
+        if (cJSON_IsString(st) && strcmp(st->valuestring, "focused") == 0)
+            return node;
+    }
+    cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(node, "children"))
+    {
+        cJSON *f = focused_node(c);
+        if (f)
+            return f;
+    }
+    return NULL;
+}
+
+static wa_err fake_type_text(const char *utf8)
+{
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "text", utf8);
+    record("type_text", f);
+    cJSON *win = foreground_window();
+    cJSON *node = win ? focused_node(cJSON_GetObjectItemCaseSensitive(win, "tree")) : NULL;
+    if (node) {
+        const char *old = json_str(node, "value");
+        size_t n = (old ? strlen(old) : 0) + strlen(utf8) + 1;
+        char *v = malloc(n);
+        if (!v)
+            return wa_fail(WA_E_NOMEM, "out of memory");
+        snprintf(v, n, "%s%s", old ? old : "", utf8);
+        set_string(node, "value", v);
+        free(v);
+    }
+    return WA_E_OK;
+}
+
+static wa_err fake_press_keys(const struct wa_key_combo *k)
+{
+    cJSON *f = cJSON_CreateObject();
+    char names[128] = "";
+    size_t len = 0;
+    for (int i = 0; i < k->count && len < sizeof names; i++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? "+" : "",
+                                keys_vk_name(k->vk[i]));
+    cJSON_AddStringToObject(f, "keys", names);
+    record("press_keys", f);
+    return WA_E_OK;
+}
+
+/* ---- the tree, through the generic walk over the scene's JSON nodes ---- */
+
+static wa_err src_root(void *ctx, void **el)
+{
+    *el = cJSON_GetObjectItemCaseSensitive((cJSON *)ctx, "tree");
+    return *el ? WA_E_OK : wa_fail(WA_E_ELEMENT_NOT_FOUND, "this fake window has no tree");
+}
+
+static wa_err src_first_child(void *ctx, void *el, void **out)
+{
+    (void)ctx;
+    const cJSON *kids = cJSON_GetObjectItemCaseSensitive((cJSON *)el, "children");
+    *out = kids ? kids->child : NULL;
+    return WA_E_OK;
+}
+
+static wa_err src_next_sibling(void *ctx, void *el, void **out)
+{
+    (void)ctx;
+    *out = ((cJSON *)el)->next;
+    return WA_E_OK;
+}
+
+static unsigned words_to_bits(const cJSON *arr, const char *const *words, int n)
+{
+    unsigned bits = 0;
+    const cJSON *w;
+    cJSON_ArrayForEach(w, arr)
+    {
+        for (int i = 0; i < n; i++)
+            if (cJSON_IsString(w) && strcmp(w->valuestring, words[i]) == 0)
+                bits |= 1u << i;
+    }
+    return bits;
+}
+
+static const char *const state_words[] = {"focused",   "disabled", "checked",   "expanded",
+                                          "collapsed", "selected", "offscreen", "focusable"};
+static const char *const pattern_words[] = {"invoke", "toggle", "expand", "select",
+                                            "value",  "scroll", "range",  "default_action"};
+
+static wa_err src_info(void *ctx, void *el, struct tree_element_info *out)
+{
+    (void)ctx;
+    const cJSON *n = el;
+    out->type = str_dup(json_str(n, "type"));
+    out->name = str_dup(json_str(n, "name"));
+    out->automation_id = str_dup(json_str(n, "automation_id"));
+    out->class_name = str_dup(json_str(n, "class"));
+    out->value = str_dup(json_str(n, "value"));
+    out->bounds = json_rect(cJSON_GetObjectItemCaseSensitive(n, "bounds"));
+    out->states = words_to_bits(cJSON_GetObjectItemCaseSensitive(n, "states"), state_words, 8);
+    out->patterns =
+        words_to_bits(cJSON_GetObjectItemCaseSensitive(n, "patterns"), pattern_words, 8);
+    out->hwnd = json_hwnd(cJSON_GetObjectItemCaseSensitive(n, "hwnd"));
+    return WA_E_OK;
+}
+
+static wa_err src_window_text(void *ctx, uint64_t hwnd, char **out)
+{
+    (void)ctx;
+    (void)hwnd;
+    *out = NULL;
+    return WA_E_OK;
+}
+
+static const struct tree_source_ops fake_source = {
+    .name = "fake",
+    .root = src_root,
+    .first_child = src_first_child,
+    .next_sibling = src_next_sibling,
+    .info = src_info,
+    .window_text = src_window_text,
+};
+
+static wa_err fake_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree *out)
+{
+    cJSON *w = find_window(hwnd);
+    if (!w)
+        return no_window(hwnd);
+    struct tree_walk_opts wo = {.max_nodes = o ? o->max_nodes : 0,
+                                .budget_ms = o ? o->budget_ms : 0,
+                                .keep_handles = o && o->keep_handles};
+    wa_err e = tree_walk(&fake_source, w, &wo, out);
+    if (e)
+        return e;
+    out->frame = json_rect(cJSON_GetObjectItemCaseSensitive(w, "rect"));
+    out->hwnd = hwnd;
+    out->title = str_dup(json_str(w, "title") ? json_str(w, "title") : "");
+    out->process = str_dup(json_str(w, "process") ? json_str(w, "process") : "");
+    return WA_E_OK;
+}
+
+static wa_err fake_element_action(struct wa_tree *t, size_t index, enum wa_element_action a,
+                                  const char *value, const char **via)
+{
+    static const char *const names[] = {"invoke", "toggle",    "expand", "collapse",
+                                        "select", "set_value", "focus"};
+    cJSON *n = t->nodes[index].handle;
+    if (!n)
+        return wa_fail(WA_E_STALE_REF, "the tree was walked without element handles");
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "action", names[a]);
+    cJSON_AddStringToObject(f, "name", t->nodes[index].name);
+    if (value)
+        cJSON_AddStringToObject(f, "value", value);
+    if (!cJSON_GetObjectItemCaseSensitive(n, "patterns") && a != WA_ACT_FOCUS) {
+        cJSON_Delete(f);
+        return wa_fail(WA_E_UNSUPPORTED, "element has no patterns");
+    }
+    record("element_action", f);
+    if (a == WA_ACT_SET_VALUE)
+        set_string(n, "value", value ? value : "");
+    *via = "fake:pattern";
+    return WA_E_OK;
+}
+
+/* ---- shell: scripted answers ---- */
+
+static wa_err fake_run_shell(const char *command, int timeout_ms, size_t cap,
+                             struct wa_shell_result *out)
+{
+    (void)timeout_ms;
+    (void)cap;
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "command", command);
+    record("run_shell", f);
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(fk.scene, "shell"), command);
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(s, "exit");
+    out->exit_code = s ? (cJSON_IsNumber(code) ? code->valueint : 0) : 127;
+    out->out = str_dup(s && json_str(s, "out") ? json_str(s, "out") : "");
+    out->err = str_dup(s ? (json_str(s, "err") ? json_str(s, "err") : "")
+                         : "fake shell: command not scripted\n");
+    return out->out && out->err ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+}
+
+static const struct wa_backend fake_backend = {
+    .name = "fake",
+    .init = fake_init,
+    .shutdown = fake_shutdown,
+    .list_windows = fake_list_windows,
+    .window_info = fake_window_info,
+    .target_window = fake_target_window,
+    .focus_window = fake_focus_window,
+    .move_window = fake_move_window,
+    .set_window_state = fake_set_window_state,
+    .close_window = fake_close_window,
+    .launch = fake_launch,
+    .monitors = fake_monitors,
+    .capture_screen = fake_capture_screen,
+    .capture_window = fake_capture_window,
+    .mouse_move = fake_mouse_move,
+    .mouse_button = fake_mouse_button,
+    .mouse_wheel = fake_mouse_wheel,
+    .type_text = fake_type_text,
+    .press_keys = fake_press_keys,
+    .get_tree = fake_get_tree,
+    .element_action = fake_element_action,
+    .run_shell = fake_run_shell,
+};
+
+const struct wa_backend *backend_default(void)
+{
+    return &fake_backend;
+}

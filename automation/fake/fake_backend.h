@@ -1,0 +1,32 @@
+/* A scripted desktop for native tests: windows, trees and images from a JSON scene;
+ * every action recorded. The scene is WINAGENT_FAKE_SCENE (a file) at init, or
+ * loaded directly by tests. Actions are appended as JSON lines to WINAGENT_FAKE_LOG
+ * when set, and kept in memory.
+ *
+ * Scene:
+ * {"monitors": [{"rect": [0,0,1920,1080], "primary": true}],
+ *  "windows": [{"hwnd": 256, "title": "Untitled - Notepad", "class": "Notepad",
+ *               "process": "notepad.exe", "pid": 42, "rect": [0,0,800,600],
+ *               "foreground": true, "color": "#ffffff" | "image": "file.png",
+ *               "tree": {"type": "Window", "name": "...", "bounds": [l,t,r,b],
+ *                        "value": "...", "states": ["focused"], "automation_id": "...",
+ *                        "class": "...", "hwnd": 0, "patterns": ["invoke", ...],
+ *                        "children": [...]}}],
+ *  "launch": {"notepad": {window as above}},
+ *  "shell": {"echo hi": {"exit": 0, "out": "hi\n", "err": ""}}}
+ *
+ * Typed text is appended to the value of the focused node of the foreground window;
+ * toggle flips "checked"; set_value sets "value"; close removes the window; focus
+ * makes it foreground. Elements without "patterns" answer pattern actions with
+ * WA_E_UNSUPPORTED (so callers' click fallbacks are exercised). */
+#ifndef WINAGENT_FAKE_BACKEND_H
+#define WINAGENT_FAKE_BACKEND_H
+
+#include "automation/backend.h"
+
+/* Replaces the scene. base_dir resolves relative image paths (may be NULL). */
+wa_err fake_load_scene(const char *json, const char *base_dir);
+/* The actions recorded since the scene was loaded, as a JSON array text (free()). */
+char *fake_actions_json(void);
+
+#endif
