@@ -33,6 +33,8 @@ struct llm_tool_call {
     char *arguments; /* JSON object text; "{}" when the model sent none */
     /* Gemini's opaque thoughtSignature for this call, echoed back exactly; NULL if none. */
     char *thought_signature;
+    /* The id was made up here because the server sent none (Gemini is then sent no id). */
+    bool id_synthetic;
 };
 
 struct llm_message {

@@ -1,0 +1,180 @@
+/* Reply assembly: capped text buffers, tool calls by index, made-up ids. */
+#include "llm/assemble.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm/text.h"
+
+void llm_ids_init(struct llm_ids *ids, uint32_t seed)
+{
+    ids->next = 1;
+    ids->rng = seed ? seed : 0x9E3779B9u;
+}
+
+uint32_t llm_ids_random(struct llm_ids *ids)
+{
+    uint32_t x = ids->rng;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    ids->rng = x;
+    return x;
+}
+
+void llm_ids_make(struct llm_ids *ids, char *out, size_t outsz)
+{
+    unsigned long n = ids->next++;
+    snprintf(out, outsz, "call_%lu_%08x", n, (unsigned)llm_ids_random(ids));
+}
+
+void asm_init(struct reply_asm *a, size_t max, struct llm_ids *ids, llm_delta_fn on_delta,
+              void *ctx)
+{
+    memset(a, 0, sizeof *a);
+    a->max = max;
+    dynbuf_init(&a->text, max);
+    dynbuf_init(&a->reasoning, max);
+    a->on_delta = on_delta;
+    a->ctx = ctx;
+    a->ids = ids;
+}
+
+static void asm_call_cleanup(struct asm_call *c)
+{
+    free(c->id);
+    free(c->name);
+    free(c->thought_signature);
+    dynbuf_cleanup(&c->args);
+}
+
+void asm_cleanup(struct reply_asm *a)
+{
+    dynbuf_cleanup(&a->text);
+    dynbuf_cleanup(&a->reasoning);
+    for (size_t i = 0; i < a->n_calls; i++)
+        asm_call_cleanup(&a->calls[i]);
+    free(a->calls);
+    free(a->finish_reason);
+    free(a->finish_message);
+    free(a->thought_signature);
+    a->calls = NULL;
+    a->n_calls = a->cap_calls = 0;
+    a->finish_reason = a->finish_message = a->thought_signature = NULL;
+}
+
+wa_err asm_add_text(struct reply_asm *a, const char *s, size_t n, bool reasoning)
+{
+    if (!n)
+        return WA_E_OK;
+    wa_err e = dynbuf_add(reasoning ? &a->reasoning : &a->text, s, n);
+    if (e == WA_E_TOO_LARGE)
+        return wa_fail(e, "reply %s exceeds the %zu-byte limit", reasoning ? "reasoning" : "text",
+                       a->max);
+    if (e)
+        return e;
+    if (a->on_delta) {
+        char *piece = llm_strndup(s, n);
+        if (!piece)
+            return wa_fail(WA_E_NOMEM, "out of memory");
+        a->on_delta(a->ctx, piece, reasoning);
+        free(piece);
+    }
+    return WA_E_OK;
+}
+
+wa_err asm_new_call(struct reply_asm *a, struct asm_call **out)
+{
+    *out = NULL;
+    if (a->n_calls == a->cap_calls) {
+        size_t cap = a->cap_calls ? a->cap_calls * 2 : 4;
+        if (cap > 4096)
+            return wa_fail(WA_E_TOO_LARGE, "reply has more than 4096 tool calls");
+        struct asm_call *p = realloc(a->calls, cap * sizeof *p);
+        if (!p)
+            return wa_fail(WA_E_NOMEM, "out of memory");
+        a->calls = p;
+        a->cap_calls = cap;
+    }
+    struct asm_call *c = &a->calls[a->n_calls++];
+    memset(c, 0, sizeof *c);
+    c->index = -1;
+    dynbuf_init(&c->args, a->max);
+    *out = c;
+    return WA_E_OK;
+}
+
+wa_err asm_call_add_args(struct reply_asm *a, struct asm_call *c, const char *s, size_t n)
+{
+    wa_err e = dynbuf_add(&c->args, s, n);
+    if (e == WA_E_TOO_LARGE)
+        return wa_fail(e, "tool-call arguments exceed the %zu-byte limit", a->max);
+    return e;
+}
+
+bool asm_has_content(const struct reply_asm *a)
+{
+    return a->text.len > 0 || a->n_calls > 0;
+}
+
+static bool only_space(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+            return false;
+    return true;
+}
+
+static bool id_seen(const struct llm_tool_call *calls, size_t n, const char *id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (calls[i].id && strcmp(calls[i].id, id) == 0)
+            return true;
+    return false;
+}
+
+wa_err asm_take_reply(struct reply_asm *a, struct llm_reply *out)
+{
+    if (a->n_calls) {
+        out->calls = calloc(a->n_calls, sizeof *out->calls);
+        if (!out->calls)
+            return wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < a->n_calls; i++) {
+        struct asm_call *c = &a->calls[i];
+        struct llm_tool_call *t = &out->calls[i];
+        out->n_calls = i + 1;
+        if (c->id && c->id[0] && !id_seen(out->calls, i, c->id)) {
+            t->id = c->id;
+            c->id = NULL;
+        } else {
+            char buf[40];
+            llm_ids_make(a->ids, buf, sizeof buf);
+            t->id = llm_strdup(buf);
+            t->id_synthetic = true;
+        }
+        t->name = c->name ? c->name : llm_strdup("");
+        c->name = NULL;
+        if (only_space(dynbuf_str(&c->args), c->args.len))
+            t->arguments = llm_strdup("{}");
+        else
+            t->arguments = dynbuf_take(&c->args);
+        t->thought_signature = c->thought_signature;
+        c->thought_signature = NULL;
+        if (!t->id || !t->name || !t->arguments)
+            return wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    if (a->text.len && !(out->text = dynbuf_take(&a->text)))
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    if (a->reasoning.len && !(out->reasoning = dynbuf_take(&a->reasoning)))
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    out->finish_reason = a->finish_reason;
+    a->finish_reason = NULL;
+    out->thought_signature = a->thought_signature;
+    a->thought_signature = NULL;
+    out->usage = a->usage;
+    if (!out->usage.total_tokens)
+        out->usage.total_tokens = out->usage.prompt_tokens + out->usage.completion_tokens;
+    return WA_E_OK;
+}

@@ -1,0 +1,208 @@
+/* The provider-neutral conversation: messages, their copies and their cleanup. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm/llm.h"
+#include "llm/text.h"
+
+static void image_cleanup(struct llm_image *im)
+{
+    free(im->mime);
+    free(im->base64);
+    im->mime = im->base64 = NULL;
+}
+
+static void call_cleanup(struct llm_tool_call *c)
+{
+    free(c->id);
+    free(c->name);
+    free(c->arguments);
+    free(c->thought_signature);
+    memset(c, 0, sizeof *c);
+}
+
+static void images_free(struct llm_image *images, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        image_cleanup(&images[i]);
+    free(images);
+}
+
+static void message_cleanup(struct llm_message *m)
+{
+    free(m->text);
+    images_free(m->images, m->n_images);
+    for (size_t i = 0; i < m->n_calls; i++)
+        call_cleanup(&m->calls[i]);
+    free(m->calls);
+    free(m->tool_call_id);
+    free(m->tool_name);
+    free(m->thought_signature);
+    memset(m, 0, sizeof *m);
+}
+
+static wa_err nomem(void)
+{
+    return wa_fail(WA_E_NOMEM, "out of memory copying a conversation message");
+}
+
+/* Copies n images; *out is NULL for none. */
+static wa_err images_copy(const struct llm_image *src, size_t n, struct llm_image **out)
+{
+    *out = NULL;
+    if (!n)
+        return WA_E_OK;
+    struct llm_image *dst = calloc(n, sizeof *dst);
+    if (!dst)
+        return nomem();
+    for (size_t i = 0; i < n; i++) {
+        dst[i].mime = llm_strdup(src[i].mime ? src[i].mime : "image/png");
+        dst[i].base64 = llm_strdup(src[i].base64 ? src[i].base64 : "");
+        if (!dst[i].mime || !dst[i].base64) {
+            images_free(dst, n);
+            return nomem();
+        }
+    }
+    *out = dst;
+    return WA_E_OK;
+}
+
+static wa_err call_copy(const struct llm_tool_call *src, struct llm_tool_call *dst)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->id = llm_strdup(src->id ? src->id : "");
+    dst->name = llm_strdup(src->name ? src->name : "");
+    dst->arguments = llm_strdup(src->arguments ? src->arguments : "{}");
+    dst->thought_signature = llm_strdup(src->thought_signature);
+    dst->id_synthetic = src->id_synthetic;
+    if (!dst->id || !dst->name || !dst->arguments ||
+        (src->thought_signature && !dst->thought_signature)) {
+        call_cleanup(dst);
+        return nomem();
+    }
+    return WA_E_OK;
+}
+
+void llm_conversation_init(struct llm_conversation *c)
+{
+    memset(c, 0, sizeof *c);
+}
+
+void llm_conversation_cleanup(struct llm_conversation *c)
+{
+    for (size_t i = 0; i < c->n_messages; i++)
+        message_cleanup(&c->messages[i]);
+    free(c->messages);
+    free(c->system);
+    memset(c, 0, sizeof *c);
+}
+
+wa_err llm_conversation_set_system(struct llm_conversation *c, const char *text)
+{
+    return llm_set_str(&c->system, text);
+}
+
+/* A zeroed message at the end, or NULL when out of memory. */
+static struct llm_message *push(struct llm_conversation *c)
+{
+    if (c->n_messages == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 16;
+        struct llm_message *p = realloc(c->messages, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        c->messages = p;
+        c->cap = cap;
+    }
+    struct llm_message *m = &c->messages[c->n_messages];
+    memset(m, 0, sizeof *m);
+    return m;
+}
+
+wa_err llm_conversation_add_user(struct llm_conversation *c, const char *text,
+                                 const struct llm_image *images, size_t n_images)
+{
+    struct llm_message *m = push(c);
+    if (!m)
+        return nomem();
+    m->role = LLM_ROLE_USER;
+    if ((text && !(m->text = llm_strdup(text))) ||
+        images_copy(images, images ? n_images : 0, &m->images)) {
+        message_cleanup(m);
+        return nomem();
+    }
+    m->n_images = m->images ? n_images : 0;
+    c->n_messages++;
+    return WA_E_OK;
+}
+
+wa_err llm_conversation_add_reply(struct llm_conversation *c, const struct llm_reply *r)
+{
+    struct llm_message *m = push(c);
+    if (!m)
+        return nomem();
+    m->role = LLM_ROLE_ASSISTANT;
+    if ((r->text && !(m->text = llm_strdup(r->text))) ||
+        (r->thought_signature && !(m->thought_signature = llm_strdup(r->thought_signature))))
+        goto fail;
+    if (r->n_calls) {
+        if (!(m->calls = calloc(r->n_calls, sizeof *m->calls)))
+            goto fail;
+        for (size_t i = 0; i < r->n_calls; i++) {
+            if (call_copy(&r->calls[i], &m->calls[i]))
+                goto fail;
+            m->n_calls = i + 1;
+        }
+    }
+    c->n_messages++;
+    return WA_E_OK;
+fail:
+    message_cleanup(m);
+    return nomem();
+}
+
+wa_err llm_conversation_add_tool_result(struct llm_conversation *c, const char *call_id,
+                                        const char *name, const char *text,
+                                        const struct llm_image *image)
+{
+    if (!call_id || !call_id[0])
+        return wa_fail(WA_E_INVALID_ARGS, "a tool result needs the id of its call");
+    struct llm_message *m = push(c);
+    if (!m)
+        return nomem();
+    m->role = LLM_ROLE_TOOL;
+    m->tool_call_id = llm_strdup(call_id);
+    m->tool_name = llm_strdup(name ? name : "");
+    if (!m->tool_call_id || !m->tool_name || (text && !(m->text = llm_strdup(text))) ||
+        images_copy(image, image ? 1 : 0, &m->images)) {
+        message_cleanup(m);
+        return nomem();
+    }
+    m->n_images = m->images ? 1 : 0;
+    c->n_messages++;
+    return WA_E_OK;
+}
+
+wa_err llm_message_replace_content(struct llm_message *m, const char *text)
+{
+    wa_err e = llm_set_str(&m->text, text);
+    if (e)
+        return e;
+    images_free(m->images, m->n_images);
+    m->images = NULL;
+    m->n_images = 0;
+    return WA_E_OK;
+}
+
+void llm_reply_cleanup(struct llm_reply *r)
+{
+    if (!r)
+        return;
+    free(r->text);
+    free(r->reasoning);
+    for (size_t i = 0; i < r->n_calls; i++)
+        call_cleanup(&r->calls[i]);
+    free(r->calls);
+    free(r->finish_reason);
+    free(r->thought_signature);
+    memset(r, 0, sizeof *r);
+}
