@@ -1,0 +1,55 @@
+/* Worker threads for tree walks and element actions (COM in the multithreaded
+ * apartment, a deadline, a gate through which an abandoned walk hands over its
+ * partial tree), and the COM helpers the tree modules share. */
+#ifndef WINAGENT_WIN_TREE_JOB_H
+#define WINAGENT_WIN_TREE_JOB_H
+
+#include <windows.h>
+#include <stdbool.h>
+
+#include "base/error.h"
+
+/* Releases a COM interface pointer (C, COBJMACROS-style vtables) and NULLs it. */
+#define WIN_RELEASE(p)                                                                             \
+    do {                                                                                           \
+        if (p) {                                                                                   \
+            (p)->lpVtbl->Release(p);                                                               \
+            (p) = NULL;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+/* wa_fail(e) with the HRESULT in hex in the detail: "what: HRESULT 0x80004001". */
+wa_err win_hr_fail(wa_err e, HRESULT hr, const char *what);
+
+/* The gate of a job. The worker holds it while it runs its own code and leaves it
+ * around every call into the target application that may block (cross-process COM,
+ * SendMessage): the job's owner can then take the worker's state away when the
+ * deadline passes. A NULL gate is allowed (no job: both calls do nothing). */
+struct win_gate;
+void win_gate_leave(struct win_gate *g);
+/* Takes the gate back. When the job was abandoned meanwhile this never returns: the
+ * thread ends there, leaking what its callers held (the price of a hung target).
+ * So between leave and enter, code touches only its own locals. */
+void win_gate_enter(struct win_gate *g);
+
+/* A job: fn(arg, gate) on a new thread with COM initialised for the MTA. The
+ * worker starts holding the gate. fn's result and detail line are handed back. */
+typedef wa_err (*win_job_fn)(void *arg, struct win_gate *gate);
+struct win_job;
+
+/* Starts fn. arg belongs to the job from here on: free_arg (may be NULL) runs when
+ * both the caller (win_job_release) and the worker are done with it, on either
+ * thread. On failure free_arg has already run. */
+wa_err win_job_start(win_job_fn fn, void *arg, void (*free_arg)(void *), struct win_job **out);
+
+/* Waits up to timeout_ms. WA_E_OK when fn returned: *result is its return and its
+ * detail line is now this thread's. WA_E_TIMEOUT otherwise; the job is abandoned and
+ * *captured says whether the worker was caught at the gate (inside a call into the
+ * target): then it will end without touching arg again, and arg is the caller's to
+ * read and pick apart until win_job_release. */
+wa_err win_job_wait(struct win_job *j, int timeout_ms, wa_err *result, bool *captured);
+
+/* Drops the caller's reference (NULL is fine). */
+void win_job_release(struct win_job *j);
+
+#endif
