@@ -1,0 +1,938 @@
+/* The HWND + MSAA tree source and MSAA actions. Wine 8's oleacc gives little: for
+ * OBJID_CLIENT a generic client object (role CLIENT for every class but Edit, whose
+ * object has role TEXT, its label as name and its text as value; name by WM_GETTEXT;
+ * no accLocation of windows' frames, no default actions, accDoDefaultAction and
+ * accSelect E_NOTIMPL), E_NOTIMPL for every call on OBJID_WINDOW objects, nothing for
+ * OBJID_MENU, and no list or combo box items. So window classes, styles and LB_/CB_
+ * messages carry the tree there, and every MSAA answer is optional. */
+#define COBJMACROS
+#include <windows.h>
+#include <ole2.h>
+#include <oleacc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "automation/win/win_msaa.h"
+#include "automation/win/win_utf8.h"
+#include "base/str.h"
+
+/* IID_IAccessible under our own name: MinGW's liboleacc.a defines a symbol
+ * IID_IAccessible that is an import thunk (code), and oleacc links before uuid, so
+ * &IID_IAccessible would point at machine code and every AccessibleObjectFromWindow
+ * would fail with E_NOINTERFACE. */
+static const IID iid_accessible = {
+    0x618736e0, 0x3c3d, 0x11cf, {0x81, 0x0c, 0x00, 0xaa, 0x00, 0x38, 0x9b, 0x71}};
+
+_Static_assert(MSAA_ROLE_PUSHBUTTON == ROLE_SYSTEM_PUSHBUTTON, "oleacc.h role values");
+_Static_assert(MSAA_ROLE_MENUBAR == ROLE_SYSTEM_MENUBAR, "oleacc.h role values");
+_Static_assert(MSAA_ROLE_TEXT == ROLE_SYSTEM_TEXT, "oleacc.h role values");
+_Static_assert(MSAA_ROLE_LAST == ROLE_SYSTEM_OUTLINEBUTTON, "oleacc.h role values");
+_Static_assert(MSAA_STATE_UNAVAILABLE == STATE_SYSTEM_UNAVAILABLE, "oleacc.h state values");
+_Static_assert(MSAA_STATE_FOCUSABLE == STATE_SYSTEM_FOCUSABLE, "oleacc.h state values");
+_Static_assert(MSAA_STATE_PROTECTED == STATE_SYSTEM_PROTECTED, "oleacc.h state values");
+
+#define ITEM_CAP      200  /* items read per list or combo box */
+#define MSAA_KIDS_CAP 500  /* MSAA children read per object */
+#define TEXT_CAP      8192 /* UTF-16 units of text read per window or item */
+#define PING_MS       300  /* how long a window's thread may take to answer WM_NULL */
+#define MESSAGE_MS    500  /* and any other message */
+
+enum el_kind {
+    EL_WINDOW,  /* a window */
+    EL_ACC,     /* an MSAA object (child_id CHILDID_SELF) or a simple element of one */
+    EL_ITEM,    /* an item of a list or combo box, read with messages */
+    EL_MENUBAR, /* a menu bar MSAA cannot read (Wine): its place, no items */
+};
+
+struct el_desc {
+    enum el_kind kind;
+    HWND hwnd;        /* the window; for the other kinds the window holding the element */
+    bool root;        /* the top-level window walked */
+    IAccessible *acc; /* EL_ACC: the object, or the parent of a simple element */
+    long child_id;
+    enum msaa_item_class items; /* EL_ITEM */
+    int item;
+    IAccessible *client; /* EL_WINDOW: its OBJID_CLIENT object once asked for */
+    bool client_tried;
+};
+
+/* The children of one element (or the root alone), shared by the handles into it. */
+struct el_list {
+    volatile LONG refs;
+    size_t count, cap;
+    struct el_desc *d;
+};
+
+/* An element handle: a position in a list. */
+struct msaa_el {
+    struct el_list *list;
+    size_t index;
+};
+
+struct thread_state {
+    DWORD tid;
+    bool responsive;
+    HWND focus; /* its focused window */
+};
+
+struct win_msaa_ctx {
+    HWND root;
+    struct win_gate *gate;
+    struct thread_state threads[16];
+    int nthreads;
+    struct thread_state scratch; /* when more threads than that own windows */
+};
+
+/* ---- lists and handles ---- */
+
+static struct el_list *list_new(void)
+{
+    struct el_list *l = calloc(1, sizeof *l);
+    if (l)
+        l->refs = 1;
+    return l;
+}
+
+static void list_unref(struct el_list *l)
+{
+    if (!l || InterlockedDecrement(&l->refs) != 0)
+        return;
+    for (size_t i = 0; i < l->count; i++) {
+        WIN_RELEASE(l->d[i].acc);
+        WIN_RELEASE(l->d[i].client);
+    }
+    free(l->d);
+    free(l);
+}
+
+/* Appends a copy of d (taking over its references); false when out of memory (the
+ * references are released then). */
+static bool list_add(struct el_list *l, struct el_desc *d)
+{
+    if (l->count == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        struct el_desc *p = realloc(l->d, cap * sizeof *p);
+        if (!p) {
+            WIN_RELEASE(d->acc);
+            WIN_RELEASE(d->client);
+            return false;
+        }
+        l->d = p;
+        l->cap = cap;
+    }
+    l->d[l->count++] = *d;
+    return true;
+}
+
+static struct msaa_el *handle_new(struct el_list *l, size_t index)
+{
+    struct msaa_el *h = malloc(sizeof *h);
+    if (!h)
+        return NULL;
+    InterlockedIncrement(&l->refs);
+    h->list = l;
+    h->index = index;
+    return h;
+}
+
+static struct el_desc *desc_of(void *handle)
+{
+    struct msaa_el *h = handle;
+    return &h->list->d[h->index];
+}
+
+void win_msaa_release_handle(void *handle)
+{
+    struct msaa_el *h = handle;
+    if (!h)
+        return;
+    list_unref(h->list);
+    free(h);
+}
+
+void *win_msaa_ref_handle(void *handle)
+{
+    struct msaa_el *h = handle;
+    return h ? handle_new(h->list, h->index) : NULL;
+}
+
+/* ---- calls into the target, through the gate ---- */
+
+static bool send_msg(struct win_gate *g, HWND h, UINT msg, WPARAM wp, LPARAM lp, int ms,
+                     LRESULT *res)
+{
+    DWORD_PTR r = 0;
+    win_gate_leave(g);
+    LRESULT ok = SendMessageTimeoutW(h, msg, wp, lp, SMTO_ABORTIFHUNG, (UINT)ms, &r);
+    win_gate_enter(g);
+    *res = (LRESULT)r;
+    return ok != 0;
+}
+
+/* A window's thread answers, within PING_MS. IsHungAppWindow catches threads that
+ * stopped long ago without waiting; the ping catches freshly hung ones. */
+static bool ping(struct win_gate *g, HWND h)
+{
+    LRESULT r;
+    return !IsHungAppWindow(h) && send_msg(g, h, WM_NULL, 0, 0, PING_MS, &r);
+}
+
+static struct thread_state *thread_of(struct win_msaa_ctx *c, HWND h)
+{
+    DWORD tid = GetWindowThreadProcessId(h, NULL);
+    for (int i = 0; i < c->nthreads; i++)
+        if (c->threads[i].tid == tid)
+            return &c->threads[i];
+    struct thread_state *t = c->nthreads < (int)(sizeof c->threads / sizeof c->threads[0])
+                                 ? &c->threads[c->nthreads++]
+                                 : &c->scratch;
+    t->tid = tid;
+    t->responsive = ping(c->gate, h);
+    GUITHREADINFO gi = {.cbSize = sizeof gi};
+    t->focus = GetGUIThreadInfo(tid, &gi) ? gi.hwndFocus : NULL;
+    return t;
+}
+
+static VARIANT child_var(long id)
+{
+    VARIANT v;
+    VariantInit(&v);
+    V_VT(&v) = VT_I4;
+    V_I4(&v) = id;
+    return v;
+}
+
+static char *bstr_to_utf8(BSTR b)
+{
+    return b ? win_wide_to_utf8_n(b, (int)SysStringLen(b)) : NULL;
+}
+
+/* The string properties of an object; NULL when the call fails or gives nothing. */
+enum acc_text { ACC_NAME, ACC_VALUE, ACC_DEFAULT_ACTION };
+
+static char *acc_text(struct win_gate *g, IAccessible *acc, long id, enum acc_text what)
+{
+    BSTR b = NULL;
+    VARIANT v = child_var(id);
+    HRESULT hr;
+    win_gate_leave(g);
+    if (what == ACC_NAME)
+        hr = IAccessible_get_accName(acc, v, &b);
+    else if (what == ACC_VALUE)
+        hr = IAccessible_get_accValue(acc, v, &b);
+    else
+        hr = IAccessible_get_accDefaultAction(acc, v, &b);
+    win_gate_enter(g);
+    char *s = hr == S_OK ? bstr_to_utf8(b) : NULL;
+    SysFreeString(b);
+    return s;
+}
+
+static bool acc_long(struct win_gate *g, IAccessible *acc, long id, bool state, long *out)
+{
+    VARIANT r;
+    VariantInit(&r);
+    VARIANT v = child_var(id);
+    win_gate_leave(g);
+    HRESULT hr = state ? IAccessible_get_accState(acc, v, &r) : IAccessible_get_accRole(acc, v, &r);
+    win_gate_enter(g);
+    bool ok = hr == S_OK && V_VT(&r) == VT_I4;
+    *out = ok ? V_I4(&r) : 0;
+    VariantClear(&r);
+    return ok;
+}
+
+static bool acc_location(struct win_gate *g, IAccessible *acc, long id, struct wa_rect *out)
+{
+    long x = 0, y = 0, w = 0, h = 0;
+    VARIANT v = child_var(id);
+    win_gate_leave(g);
+    HRESULT hr = IAccessible_accLocation(acc, &x, &y, &w, &h, v);
+    win_gate_enter(g);
+    if (hr != S_OK || w <= 0 || h <= 0)
+        return false;
+    *out = (struct wa_rect){(int)x, (int)y, (int)(x + w), (int)(y + h)};
+    return true;
+}
+
+static IAccessible *object_from_window(struct win_gate *g, HWND h, LONG objid)
+{
+    IAccessible *acc = NULL;
+    win_gate_leave(g);
+    HRESULT hr = AccessibleObjectFromWindow(h, (DWORD)objid, &iid_accessible, (void **)&acc);
+    win_gate_enter(g);
+    if (FAILED(hr))
+        WIN_RELEASE(acc);
+    return acc;
+}
+
+static IAccessible *desc_client(struct win_msaa_ctx *c, struct el_desc *d)
+{
+    if (!d->client_tried) {
+        d->client_tried = true;
+        if (thread_of(c, d->hwnd)->responsive)
+            d->client = object_from_window(c->gate, d->hwnd, OBJID_CLIENT);
+    }
+    return d->client;
+}
+
+/* ---- window facts that need no message ---- */
+
+static char *class_of(HWND h)
+{
+    wchar_t cls[256];
+    int n = GetClassNameW(h, cls, 256);
+    return win_wide_to_utf8_n(cls, n > 0 ? n : 0);
+}
+
+static char *stored_text(HWND h)
+{
+    wchar_t buf[1024];
+    int n = InternalGetWindowText(h, buf, 1024);
+    return win_wide_to_utf8_n(buf, n > 0 ? n : 0);
+}
+
+static struct wa_rect rect_of(HWND h)
+{
+    RECT r;
+    if (!GetWindowRect(h, &r))
+        return (struct wa_rect){0, 0, 0, 0};
+    return (struct wa_rect){r.left, r.top, r.right, r.bottom};
+}
+
+/* The window's text by WM_GETTEXT (controls keep theirs away from the stored caption). */
+static char *message_text(struct win_gate *g, HWND h)
+{
+    LRESULT len = 0;
+    if (!send_msg(g, h, WM_GETTEXTLENGTH, 0, 0, MESSAGE_MS, &len) || len < 0)
+        return NULL;
+    if (len > TEXT_CAP)
+        len = TEXT_CAP;
+    wchar_t *buf = calloc((size_t)len + 1, sizeof *buf);
+    if (!buf)
+        return NULL;
+    LRESULT got = 0;
+    char *s = NULL;
+    if (send_msg(g, h, WM_GETTEXT, (WPARAM)len + 1, (LPARAM)buf, MESSAGE_MS, &got))
+        s = win_wide_to_utf8_n(buf, got < 0 ? 0 : (int)(got > len ? len : got));
+    free(buf);
+    return s;
+}
+
+/* Types whose window text is not their name: their name is a label before them. */
+static bool type_takes_label(const char *type)
+{
+    static const char *const kinds[] = {"Edit",   "ComboBox", "List",        "Tree",
+                                        "Slider", "Spinner",  "ProgressBar", "Document"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(type, kinds[i]) == 0)
+            return true;
+    return false;
+}
+
+/* What MSAA does on Windows for unnamed controls: the text of the static just
+ * before it in Z order (its label, created just before it). */
+static char *label_before(HWND h)
+{
+    for (HWND p = GetWindow(h, GW_HWNDPREV); p; p = GetWindow(p, GW_HWNDPREV)) {
+        if (!IsWindowVisible(p))
+            continue;
+        char *cls = class_of(p);
+        bool is_label = cls && str_ieq(cls, "Static");
+        free(cls);
+        if (!is_label)
+            return NULL;
+        char *text = stored_text(p);
+        char *name = msaa_text_to_name(text);
+        free(text);
+        if (name && !*name) {
+            free(name);
+            name = NULL;
+        }
+        return name;
+    }
+    return NULL;
+}
+
+char *win_msaa_text_name(HWND h, struct win_gate *gate)
+{
+    char *cls = class_of(h);
+    bool content = msaa_class_text_is_value(cls) || msaa_class_items(cls) != MSAA_ITEMS_NONE;
+    free(cls);
+    if (content)
+        return NULL;
+    char *text = NULL;
+    if (!(GetWindowLongW(h, GWL_STYLE) & WS_CHILD))
+        text = stored_text(h);
+    else if (ping(gate, h))
+        text = message_text(gate, h);
+    else
+        text = stored_text(h);
+    char *name = msaa_text_to_name(text);
+    free(text);
+    if (name && !*name) {
+        free(name);
+        name = NULL;
+    }
+    return name;
+}
+
+char *win_msaa_window_name(HWND h, struct win_gate *gate)
+{
+    if (!ping(gate, h))
+        return NULL;
+    IAccessible *acc = object_from_window(gate, h, OBJID_CLIENT);
+    if (!acc)
+        return NULL;
+    char *name = acc_text(gate, acc, CHILDID_SELF, ACC_NAME);
+    WIN_RELEASE(acc);
+    if (name && !*name) {
+        free(name);
+        name = NULL;
+    }
+    return name;
+}
+
+/* ---- element info ---- */
+
+static unsigned patterns_for_type(const char *type)
+{
+    static const struct {
+        const char *type;
+        unsigned patterns;
+    } map[] = {
+        {"Button", WA_PAT_INVOKE},   {"SplitButton", WA_PAT_INVOKE | WA_PAT_EXPAND},
+        {"MenuItem", WA_PAT_INVOKE}, {"Hyperlink", WA_PAT_INVOKE},
+        {"CheckBox", WA_PAT_TOGGLE}, {"RadioButton", WA_PAT_SELECT},
+        {"ListItem", WA_PAT_SELECT}, {"TabItem", WA_PAT_SELECT},
+        {"TreeItem", WA_PAT_SELECT}, {"ComboBox", WA_PAT_EXPAND | WA_PAT_VALUE},
+        {"Edit", WA_PAT_VALUE},      {"Slider", WA_PAT_RANGE},
+        {"ScrollBar", WA_PAT_RANGE}, {"ProgressBar", WA_PAT_RANGE},
+    };
+    for (size_t i = 0; type && i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(type, map[i].type) == 0)
+            return map[i].patterns;
+    return 0;
+}
+
+static void take_string(char **dst, char *s)
+{
+    free(*dst);
+    *dst = s;
+}
+
+static wa_err info_root(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
+{
+    (void)c;
+    out->type = str_dup("Window");
+    out->name = stored_text(d->hwnd);
+    out->class_name = class_of(d->hwnd);
+    out->bounds = rect_of(d->hwnd);
+    out->hwnd = (uint64_t)(uintptr_t)d->hwnd;
+    if (!IsWindowEnabled(d->hwnd))
+        out->states |= WA_ST_DISABLED; /* a modal dialog is open */
+    return WA_E_OK;
+}
+
+static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
+{
+    HWND h = d->hwnd;
+    LONG style = GetWindowLongW(h, GWL_STYLE);
+    struct thread_state *ts = thread_of(c, h);
+    out->class_name = class_of(h);
+    out->bounds = rect_of(h);
+    out->hwnd = (uint64_t)(uintptr_t)h;
+
+    long role = 0, state = 0;
+    bool have_state = false;
+    char *acc_name = NULL, *acc_value = NULL, *action = NULL;
+    IAccessible *client = desc_client(c, d);
+    if (client) {
+        acc_long(c->gate, client, CHILDID_SELF, false, &role);
+        have_state = acc_long(c->gate, client, CHILDID_SELF, true, &state);
+        acc_name = acc_text(c->gate, client, CHILDID_SELF, ACC_NAME);
+        acc_value = acc_text(c->gate, client, CHILDID_SELF, ACC_VALUE);
+        action = acc_text(c->gate, client, CHILDID_SELF, ACC_DEFAULT_ACTION);
+    }
+    const char *type = NULL;
+    if (role && !msaa_role_is_generic(role))
+        type = msaa_role_type_name(role, (unsigned long)state);
+    if (!type)
+        type = msaa_class_type_name(out->class_name, (unsigned long)style);
+    if (!type)
+        type = "Pane";
+    out->type = str_dup(type);
+
+    /* Name: MSAA's, except where Wine's generic client object named a combo or list
+     * box by its content; the label before it for unnamed edits, lists and combos. */
+    bool takes_label = type_takes_label(type);
+    if (acc_name && *acc_name && !(takes_label && msaa_role_is_generic(role)))
+        take_string(&out->name, acc_name);
+    else
+        free(acc_name);
+    if (!out->name && takes_label)
+        out->name = label_before(h);
+
+    /* Value: edits and combo boxes; never a password field's. */
+    bool secret = (have_state && (state & STATE_SYSTEM_PROTECTED)) ||
+                  (str_ieq(type, "Edit") && (style & ES_PASSWORD));
+    if (!secret && acc_value)
+        take_string(&out->value, acc_value);
+    else
+        free(acc_value);
+    if (!secret && !out->value && ts->responsive &&
+        (strcmp(type, "Edit") == 0 || strcmp(type, "ComboBox") == 0))
+        out->value = message_text(c->gate, h);
+
+    /* States: MSAA's, corrected where Wine's answer is about our own thread. */
+    unsigned s = have_state ? msaa_state_to_wa((unsigned long)state) : 0;
+    s &= ~(unsigned)WA_ST_FOCUSED;
+    if (ts->focus == h)
+        s |= WA_ST_FOCUSED;
+    if ((style & WS_DISABLED) || !IsWindowEnabled(h))
+        s |= WA_ST_DISABLED;
+    else if (style & WS_TABSTOP)
+        s |= WA_ST_FOCUSABLE;
+    LRESULT r = 0;
+    if (ts->responsive && (strcmp(type, "CheckBox") == 0 || strcmp(type, "RadioButton") == 0) &&
+        send_msg(c->gate, h, BM_GETCHECK, 0, 0, MESSAGE_MS, &r) && r == BST_CHECKED)
+        s |= WA_ST_CHECKED;
+    if (ts->responsive && strcmp(type, "ComboBox") == 0 &&
+        send_msg(c->gate, h, CB_GETDROPPEDSTATE, 0, 0, MESSAGE_MS, &r)) {
+        s &= ~(unsigned)(WA_ST_EXPANDED | WA_ST_COLLAPSED);
+        s |= r ? WA_ST_EXPANDED : WA_ST_COLLAPSED;
+    }
+    out->states = s;
+
+    out->patterns = patterns_for_type(type);
+    if ((out->patterns & WA_PAT_VALUE) && strcmp(type, "Edit") == 0 && (style & ES_READONLY))
+        out->patterns &= ~(unsigned)WA_PAT_VALUE;
+    if (action && *action)
+        out->patterns |= WA_PAT_DEFAULT_ACTION;
+    free(action);
+    return WA_E_OK;
+}
+
+static wa_err info_acc(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
+{
+    long role = 0, state = 0;
+    acc_long(c->gate, d->acc, d->child_id, false, &role);
+    bool have_state = acc_long(c->gate, d->acc, d->child_id, true, &state);
+    const char *type = msaa_role_type_name(role, (unsigned long)state);
+    out->type = str_dup(type ? type : "Custom");
+    out->name = acc_text(c->gate, d->acc, d->child_id, ACC_NAME);
+    if (!(have_state && (state & STATE_SYSTEM_PROTECTED)))
+        out->value = acc_text(c->gate, d->acc, d->child_id, ACC_VALUE);
+    acc_location(c->gate, d->acc, d->child_id, &out->bounds);
+    out->states = have_state ? msaa_state_to_wa((unsigned long)state) : 0;
+    out->patterns = patterns_for_type(out->type);
+    char *action = acc_text(c->gate, d->acc, d->child_id, ACC_DEFAULT_ACTION);
+    if (action && *action)
+        out->patterns |= WA_PAT_DEFAULT_ACTION;
+    free(action);
+    out->child_id = d->child_id;
+    /* hwnd stays 0: the element is not its container window, whose text and MSAA
+     * name must not become its name. */
+    return WA_E_OK;
+}
+
+/* An item's text: LB_GETTEXT / CB_GETLBTEXT, which Windows and Wine copy across
+ * processes only for lists that hold strings (owner-drawn ones hold pointers). */
+static char *item_text(struct win_gate *g, HWND h, bool combo, int i)
+{
+    LONG style = GetWindowLongW(h, GWL_STYLE);
+    bool owner = combo ? (style & (CBS_OWNERDRAWFIXED | CBS_OWNERDRAWVARIABLE)) != 0
+                       : (style & (LBS_OWNERDRAWFIXED | LBS_OWNERDRAWVARIABLE)) != 0;
+    bool strings = combo ? (style & CBS_HASSTRINGS) != 0 : (style & LBS_HASSTRINGS) != 0;
+    if (owner && !strings)
+        return NULL;
+    LRESULT len = 0;
+    if (!send_msg(g, h, combo ? CB_GETLBTEXTLEN : LB_GETTEXTLEN, (WPARAM)i, 0, MESSAGE_MS, &len) ||
+        len < 0 || len > TEXT_CAP)
+        return NULL;
+    /* Room to spare: the text may grow between the two messages. */
+    wchar_t *buf = calloc((size_t)len + 256, sizeof *buf);
+    if (!buf)
+        return NULL;
+    LRESULT got = 0;
+    char *s = NULL;
+    if (send_msg(g, h, combo ? CB_GETLBTEXT : LB_GETTEXT, (WPARAM)i, (LPARAM)buf, MESSAGE_MS,
+                 &got) &&
+        got >= 0)
+        s = win_wide_to_utf8_n(buf, (int)(got > len + 255 ? len + 255 : got));
+    free(buf);
+    return s;
+}
+
+static wa_err info_item(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
+{
+    HWND h = d->hwnd;
+    bool combo = d->items == MSAA_ITEMS_COMBOBOX;
+    out->type = str_dup("ListItem");
+    out->patterns = WA_PAT_SELECT;
+    out->child_id = d->item + 1; /* MSAA numbers list items from 1 */
+    if (!thread_of(c, h)->responsive)
+        return WA_E_OK;
+    out->name = item_text(c->gate, h, combo, d->item);
+    LRESULT r = 0;
+    if (!combo) {
+        if (send_msg(c->gate, h, LB_GETSEL, (WPARAM)d->item, 0, MESSAGE_MS, &r) && r > 0)
+            out->states |= WA_ST_SELECTED;
+        RECT ir, client;
+        if (send_msg(c->gate, h, LB_GETITEMRECT, (WPARAM)d->item, (LPARAM)&ir, MESSAGE_MS, &r) &&
+            r != LB_ERR && GetClientRect(h, &client)) {
+            /* Scrolled out of view, or more than half hidden below the last row. */
+            RECT vis;
+            if (!IntersectRect(&vis, &ir, &client) ||
+                2 * (vis.bottom - vis.top) < ir.bottom - ir.top)
+                out->states |= WA_ST_OFFSCREEN;
+            MapWindowPoints(h, NULL, (POINT *)&ir, 2);
+            out->bounds = (struct wa_rect){ir.left, ir.top, ir.right, ir.bottom};
+        }
+        return WA_E_OK;
+    }
+    if (send_msg(c->gate, h, CB_GETCURSEL, 0, 0, MESSAGE_MS, &r) && r == d->item)
+        out->states |= WA_ST_SELECTED;
+    /* Items have a place only while the drop-down list is open. */
+    LRESULT dropped = 0, top = 0, height = 0;
+    RECT lr;
+    if (send_msg(c->gate, h, CB_GETDROPPEDSTATE, 0, 0, MESSAGE_MS, &dropped) && dropped &&
+        send_msg(c->gate, h, CB_GETDROPPEDCONTROLRECT, 0, (LPARAM)&lr, MESSAGE_MS, &r) &&
+        send_msg(c->gate, h, CB_GETTOPINDEX, 0, 0, MESSAGE_MS, &top) &&
+        send_msg(c->gate, h, CB_GETITEMHEIGHT, 0, 0, MESSAGE_MS, &height) && height > 0) {
+        int y = lr.top + 1 + (int)((d->item - top) * height);
+        out->bounds = (struct wa_rect){lr.left + 1, y, lr.right - 1, y + (int)height};
+        if (y < lr.top || y + height > lr.bottom)
+            out->states |= WA_ST_OFFSCREEN;
+    } else {
+        out->states |= WA_ST_OFFSCREEN;
+    }
+    return WA_E_OK;
+}
+
+/* The menu bar's place when MSAA cannot read it: between the title bar and the
+ * client area, one menu row high. */
+static wa_err info_menubar(struct el_desc *d, struct tree_element_info *out)
+{
+    out->type = str_dup("MenuBar");
+    out->name = str_dup("Application"); /* what MSAA calls a window's menu bar */
+    WINDOWINFO wi = {.cbSize = sizeof wi};
+    TITLEBARINFO ti = {.cbSize = sizeof ti};
+    if (GetWindowInfo(d->hwnd, &wi)) {
+        int top = wi.rcClient.top - GetSystemMetrics(SM_CYMENU);
+        if (GetTitleBarInfo(d->hwnd, &ti) && ti.rcTitleBar.bottom > top &&
+            ti.rcTitleBar.bottom < wi.rcClient.top)
+            top = ti.rcTitleBar.bottom;
+        out->bounds = (struct wa_rect){wi.rcClient.left, top, wi.rcClient.right, wi.rcClient.top};
+    }
+    return WA_E_OK;
+}
+
+static wa_err m_info(void *ctx, void *el, struct tree_element_info *out)
+{
+    struct win_msaa_ctx *c = ctx;
+    struct el_desc *d = desc_of(el);
+    memset(out, 0, sizeof *out);
+    if (!IsWindow(d->hwnd))
+        return wa_fail(WA_E_STALE_REF, "window 0x%llx is gone",
+                       (unsigned long long)(uintptr_t)d->hwnd);
+    switch (d->kind) {
+    case EL_WINDOW:
+        return d->root ? info_root(c, d, out) : info_window(c, d, out);
+    case EL_ACC:
+        return info_acc(c, d, out);
+    case EL_ITEM:
+        return info_item(c, d, out);
+    case EL_MENUBAR:
+        return info_menubar(d, out);
+    }
+    return WA_E_OK;
+}
+
+/* ---- navigation ---- */
+
+static bool add_window(struct el_list *l, HWND h)
+{
+    struct el_desc d = {.kind = EL_WINDOW, .hwnd = h};
+    return list_add(l, &d);
+}
+
+struct child_scan {
+    HWND parent;
+    struct el_list *list;
+    bool ok;
+};
+
+static BOOL CALLBACK scan_child(HWND h, LPARAM lp)
+{
+    struct child_scan *s = (struct child_scan *)lp;
+    /* EnumChildWindows walks all descendants, in Z order: keep direct children. */
+    if (GetAncestor(h, GA_PARENT) == s->parent && IsWindowVisible(h))
+        s->ok = add_window(s->list, h);
+    return s->ok;
+}
+
+/* The MSAA children of an object that are not windows (those come as windows). */
+static void add_acc_children(struct win_msaa_ctx *c, struct el_list *l, IAccessible *acc, HWND own)
+{
+    long n = 0;
+    win_gate_leave(c->gate);
+    HRESULT hr = IAccessible_get_accChildCount(acc, &n);
+    win_gate_enter(c->gate);
+    if (FAILED(hr) || n <= 0)
+        return;
+    if (n > MSAA_KIDS_CAP)
+        n = MSAA_KIDS_CAP;
+    VARIANT *kids = calloc((size_t)n, sizeof *kids);
+    if (!kids)
+        return;
+    long got = 0;
+    win_gate_leave(c->gate);
+    hr = AccessibleChildren(acc, 0, n, kids, &got);
+    win_gate_enter(c->gate);
+    for (long i = 0; SUCCEEDED(hr) && i < got && i < n; i++) {
+        struct el_desc d = {.kind = EL_ACC, .hwnd = own};
+        if (V_VT(&kids[i]) == VT_I4) {
+            d.acc = acc;
+            IAccessible_AddRef(acc);
+            d.child_id = V_I4(&kids[i]);
+            list_add(l, &d);
+        } else if (V_VT(&kids[i]) == VT_DISPATCH && V_DISPATCH(&kids[i])) {
+            IAccessible *obj = NULL;
+            IDispatch_QueryInterface(V_DISPATCH(&kids[i]), &iid_accessible, (void **)&obj);
+            HWND w = NULL;
+            if (obj) {
+                win_gate_leave(c->gate);
+                WindowFromAccessibleObject(obj, &w);
+                win_gate_enter(c->gate);
+            }
+            if (obj && (!w || w == own)) {
+                d.acc = obj;
+                d.child_id = CHILDID_SELF;
+                list_add(l, &d);
+            } else {
+                WIN_RELEASE(obj);
+            }
+        }
+    }
+    for (long i = 0; i < got && i < n; i++)
+        VariantClear(&kids[i]);
+    free(kids);
+}
+
+static void add_items(struct win_msaa_ctx *c, struct el_list *l, HWND h, enum msaa_item_class k)
+{
+    LRESULT n = 0;
+    if (!thread_of(c, h)->responsive ||
+        !send_msg(c->gate, h, k == MSAA_ITEMS_COMBOBOX ? CB_GETCOUNT : LB_GETCOUNT, 0, 0,
+                  MESSAGE_MS, &n) ||
+        n <= 0)
+        return;
+    for (int i = 0; i < n && i < ITEM_CAP; i++) {
+        struct el_desc d = {.kind = EL_ITEM, .hwnd = h, .items = k, .item = i};
+        if (!list_add(l, &d))
+            return;
+    }
+}
+
+static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el_list *l)
+{
+    HWND h = d->hwnd;
+    if (d->root && GetMenu(h)) {
+        struct el_desc m = {.kind = EL_MENUBAR, .hwnd = h};
+        if (thread_of(c, h)->responsive)
+            m.acc = object_from_window(c->gate, h, OBJID_MENU);
+        if (m.acc) {
+            m.kind = EL_ACC;
+            m.child_id = CHILDID_SELF;
+        }
+        list_add(l, &m);
+    }
+    struct child_scan s = {.parent = h, .list = l, .ok = true};
+    EnumChildWindows(h, scan_child, (LPARAM)&s);
+
+    char *cls = class_of(h);
+    enum msaa_item_class k = msaa_class_items(cls);
+    const char *type = msaa_class_type_name(cls, (unsigned long)GetWindowLongW(h, GWL_STYLE));
+    free(cls);
+    if (k != MSAA_ITEMS_NONE) {
+        add_items(c, l, h, k);
+        return;
+    }
+    /* Plain controls have no MSAA children worth a round trip. */
+    if (type && (strcmp(type, "Button") == 0 || strcmp(type, "CheckBox") == 0 ||
+                 strcmp(type, "RadioButton") == 0 || strcmp(type, "Text") == 0 ||
+                 strcmp(type, "Edit") == 0))
+        return;
+    IAccessible *client = desc_client(c, d);
+    if (client)
+        add_acc_children(c, l, client, h);
+}
+
+static wa_err m_first_child(void *ctx, void *el, void **out)
+{
+    struct win_msaa_ctx *c = ctx;
+    struct el_desc *d = desc_of(el);
+    *out = NULL;
+    if (!IsWindow(d->hwnd))
+        return WA_E_OK;
+    struct el_list *l = list_new();
+    if (!l)
+        return wa_fail(WA_E_NOMEM, "out of memory listing children");
+    if (d->kind == EL_WINDOW)
+        window_children(c, d, l);
+    else if (d->kind == EL_ACC && d->child_id == CHILDID_SELF)
+        add_acc_children(c, l, d->acc, d->hwnd);
+    bool any = l->count > 0;
+    if (any)
+        *out = handle_new(l, 0);
+    list_unref(l);
+    return any && !*out ? wa_fail(WA_E_NOMEM, "out of memory listing children") : WA_E_OK;
+}
+
+static wa_err m_next_sibling(void *ctx, void *el, void **out)
+{
+    (void)ctx;
+    struct msaa_el *h = el;
+    *out = NULL;
+    if (h->index + 1 < h->list->count) {
+        *out = handle_new(h->list, h->index + 1);
+        if (!*out)
+            return wa_fail(WA_E_NOMEM, "out of memory walking siblings");
+    }
+    return WA_E_OK;
+}
+
+static wa_err m_root(void *ctx, void **out)
+{
+    struct win_msaa_ctx *c = ctx;
+    *out = NULL;
+    if (!IsWindow(c->root))
+        return wa_fail(WA_E_WINDOW_NOT_FOUND, "window 0x%llx is gone",
+                       (unsigned long long)(uintptr_t)c->root);
+    struct el_list *l = list_new();
+    struct el_desc d = {.kind = EL_WINDOW, .hwnd = c->root, .root = true};
+    if (l && list_add(l, &d))
+        *out = handle_new(l, 0);
+    list_unref(l);
+    return *out ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+}
+
+static wa_err m_window_text(void *ctx, uint64_t hwnd, char **out)
+{
+    struct win_msaa_ctx *c = ctx;
+    *out = win_msaa_text_name((HWND)(uintptr_t)hwnd, c->gate);
+    return WA_E_OK;
+}
+
+static void m_release(void *ctx, void *el)
+{
+    (void)ctx;
+    win_msaa_release_handle(el);
+}
+
+const struct tree_source_ops win_msaa_source = {
+    .name = "msaa",
+    .root = m_root,
+    .first_child = m_first_child,
+    .next_sibling = m_next_sibling,
+    .info = m_info,
+    .window_text = m_window_text,
+    .msaa_name = NULL, /* the primary name already is MSAA's */
+    .release = m_release,
+};
+
+wa_err win_msaa_open(HWND root, struct win_gate *gate, struct win_msaa_ctx **out)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    (*out)->root = root;
+    (*out)->gate = gate;
+    return WA_E_OK;
+}
+
+void win_msaa_close(struct win_msaa_ctx *c)
+{
+    free(c);
+}
+
+/* ---- actions ---- */
+
+void win_msaa_describe(void *handle, struct win_msaa_target *out)
+{
+    struct el_desc *d = desc_of(handle);
+    memset(out, 0, sizeof *out);
+    out->hwnd = d->hwnd;
+    out->is_window = d->kind == EL_WINDOW;
+    if (d->kind == EL_ITEM) {
+        out->items = d->items;
+        out->item = d->item;
+    }
+}
+
+static wa_err acc_result(HRESULT hr, const char *what)
+{
+    if (SUCCEEDED(hr))
+        return WA_E_OK;
+    if (hr == E_NOTIMPL || hr == DISP_E_MEMBERNOTFOUND || hr == E_NOINTERFACE)
+        return wa_fail(WA_E_UNSUPPORTED, "%s is not implemented (HRESULT 0x%08lx)", what,
+                       (unsigned long)hr);
+    return win_hr_fail(WA_E_ACTION_FAILED, hr, what);
+}
+
+wa_err win_msaa_action(void *handle, enum wa_element_action a, const char *value, const char **via)
+{
+    struct el_desc *d = desc_of(handle);
+    IAccessible *acc = d->kind == EL_ACC ? d->acc : d->kind == EL_WINDOW ? d->client : NULL;
+    long id = d->kind == EL_ACC ? d->child_id : CHILDID_SELF;
+    if (!acc)
+        return wa_fail(WA_E_UNSUPPORTED, "no MSAA object");
+    if (!ping(NULL, d->hwnd))
+        return wa_fail(WA_E_TIMEOUT, "the window does not answer");
+    VARIANT v = child_var(id);
+    HRESULT hr;
+    switch (a) {
+    case WA_ACT_EXPAND:
+    case WA_ACT_COLLAPSE: {
+        /* The default action of expandable things flips them: only when it changes. */
+        long state = 0;
+        if (!acc_long(NULL, acc, id, true, &state) ||
+            !(state & (STATE_SYSTEM_EXPANDED | STATE_SYSTEM_COLLAPSED)))
+            return wa_fail(WA_E_UNSUPPORTED, "the MSAA object does not expand");
+        bool expanded = (state & STATE_SYSTEM_EXPANDED) != 0;
+        *via = "msaa:accDoDefaultAction";
+        if (expanded == (a == WA_ACT_EXPAND))
+            return WA_E_OK;
+    } /* fall through */
+    case WA_ACT_INVOKE:
+    case WA_ACT_TOGGLE: {
+        char *action = acc_text(NULL, acc, id, ACC_DEFAULT_ACTION);
+        bool has = action && *action;
+        free(action);
+        if (!has)
+            return wa_fail(WA_E_UNSUPPORTED, "the MSAA object has no default action");
+        *via = "msaa:accDoDefaultAction";
+        return acc_result(IAccessible_accDoDefaultAction(acc, v), "accDoDefaultAction");
+    }
+    case WA_ACT_SELECT:
+        *via = "msaa:accSelect";
+        hr = IAccessible_accSelect(acc, SELFLAG_TAKEFOCUS | SELFLAG_TAKESELECTION, v);
+        return acc_result(hr, "accSelect");
+    case WA_ACT_FOCUS:
+        *via = "msaa:accSelect";
+        return acc_result(IAccessible_accSelect(acc, SELFLAG_TAKEFOCUS, v), "accSelect");
+    case WA_ACT_SET_VALUE: {
+        wchar_t *w = win_utf8_to_wide(value ? value : "");
+        BSTR b = w ? SysAllocString(w) : NULL;
+        free(w);
+        if (!b)
+            return wa_fail(WA_E_NOMEM, "out of memory");
+        *via = "msaa:put_accValue";
+        hr = IAccessible_put_accValue(acc, v, b);
+        SysFreeString(b);
+        return acc_result(hr, "put_accValue");
+    }
+    }
+    return wa_fail(WA_E_UNSUPPORTED, "no MSAA action");
+}

@@ -1,0 +1,59 @@
+/* The HWND tree with MSAA (IAccessible) objects as a tree source, the source that
+ * carries the tree under Wine, and the MSAA side of element actions. */
+#ifndef WINAGENT_WIN_MSAA_H
+#define WINAGENT_WIN_MSAA_H
+
+#include <windows.h>
+#include <stdbool.h>
+
+#include "automation/backend.h"
+#include "automation/msaa_roles.h"
+#include "automation/tree.h"
+#include "automation/win/win_tree_job.h"
+
+/* Ops over a struct win_msaa_ctx. Elements: the window, its menu bar (with the menu
+ * items where MSAA can read them), its visible child windows in Z order, the items
+ * of list and combo boxes (read with LB_/CB_ messages), and the MSAA children of
+ * each client object that have no window of their own. Every call that can block on
+ * the target goes through the context's gate; windows whose thread does not answer
+ * a ping are described from what needs no message (class, style, rectangle, stored
+ * text). */
+extern const struct tree_source_ops win_msaa_source;
+
+struct win_msaa_ctx;
+
+/* A context for walking the tree of top-level window root; gate may be NULL. */
+wa_err win_msaa_open(HWND root, struct win_gate *gate, struct win_msaa_ctx **out);
+void win_msaa_close(struct win_msaa_ctx *c);
+
+/* wa_tree.release_handle of "msaa" trees; and another reference to a handle, for an
+ * action running on another thread. */
+void win_msaa_release_handle(void *handle);
+void *win_msaa_ref_handle(void *handle);
+
+/* What an element handle stands for, for the window-message path of actions. */
+struct win_msaa_target {
+    HWND hwnd;                  /* the window; for an item, its list or combo box */
+    enum msaa_item_class items; /* MSAA_ITEMS_NONE unless the element is an item */
+    int item;                   /* the item's index */
+    bool is_window;             /* a window element (not an item or an MSAA child) */
+};
+void win_msaa_describe(void *handle, struct win_msaa_target *out);
+
+/* The MSAA path of an action: accDoDefaultAction (invoke, toggle, and expand or
+ * collapse when the state says it would change), accSelect (select, focus),
+ * put_accValue (set_value). *via names it. WA_E_UNSUPPORTED when the element has no
+ * MSAA object that does it, so the caller can try window messages. */
+wa_err win_msaa_action(void *handle, enum wa_element_action a, const char *value, const char **via);
+
+/* The accName of a window's client object (UI Automation's last name fallback), as a
+ * UTF-8 heap string; NULL when there is none or the window does not answer. */
+char *win_msaa_window_name(HWND h, struct win_gate *gate);
+
+/* The text of a window as a name: the stored caption of top-level windows, WM_GETTEXT
+ * (with a timeout, through the gate) for controls, '&' markers removed. NULL when
+ * empty, when the window's text is its value (edits, combo and list boxes) or when
+ * it does not answer. */
+char *win_msaa_text_name(HWND h, struct win_gate *gate);
+
+#endif
