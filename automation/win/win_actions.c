@@ -1,0 +1,291 @@
+/* element_action for Windows: UIA patterns, else MSAA, else window messages, run on a
+ * worker thread with a deadline so that a hung target cannot hang the agent. */
+#include <windows.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "automation/msaa_roles.h"
+#include "automation/win/win_msaa.h"
+#include "automation/win/win_tree.h"
+#include "automation/win/win_tree_job.h"
+#include "automation/win/win_uia.h"
+#include "automation/win/win_utf8.h"
+#include "base/str.h"
+
+#define ACTION_MS  5000 /* the whole action */
+#define MESSAGE_MS 2000 /* one message */
+
+struct action_job {
+    bool uia;     /* the handle is a UIA element (else an MSAA one, or none) */
+    void *handle; /* our own reference, or NULL */
+    HWND hwnd;    /* the node's window, 0 for virtual elements */
+    enum wa_element_action a;
+    char *value;
+    const char *via;
+};
+
+static void action_job_free(void *p)
+{
+    struct action_job *j = p;
+    if (j->handle) {
+        if (j->uia)
+            win_uia_release_handle(j->handle);
+        else
+            win_msaa_release_handle(j->handle);
+    }
+    free(j->value);
+    free(j);
+}
+
+/* ---- window messages ---- */
+
+/* Sends msg with a timeout. A message the target is still busy with when the time
+ * is up (a button opening a modal dialog) counts as delivered when `busy_ok`. */
+static wa_err send_msg(HWND h, UINT msg, WPARAM wp, LPARAM lp, bool busy_ok, LRESULT *res)
+{
+    DWORD_PTR r = 0;
+    SetLastError(0);
+    if (SendMessageTimeoutW(h, msg, wp, lp, SMTO_ABORTIFHUNG, MESSAGE_MS, &r)) {
+        if (res)
+            *res = (LRESULT)r;
+        return WA_E_OK;
+    }
+    DWORD err = GetLastError();
+    if (res)
+        *res = 0;
+    if (IsHungAppWindow(h))
+        return wa_fail(WA_E_TIMEOUT, "the window is not responding");
+    if (err == ERROR_TIMEOUT || err == 0) {
+        if (busy_ok)
+            return WA_E_OK;
+        return wa_fail(WA_E_TIMEOUT, "no answer to message 0x%x within %d ms", msg, MESSAGE_MS);
+    }
+    return wa_fail(WA_E_ACTION_FAILED, "SendMessageTimeout(0x%x) failed: error %lu", msg,
+                   (unsigned long)err);
+}
+
+/* What the control sends its parent when a user makes the same change. */
+static wa_err notify_parent(HWND ctl, WORD code)
+{
+    HWND parent = GetParent(ctl);
+    if (!parent)
+        return WA_E_OK;
+    WPARAM wp = MAKEWPARAM((WORD)GetDlgCtrlID(ctl), code);
+    return send_msg(parent, WM_COMMAND, wp, (LPARAM)ctl, true, NULL);
+}
+
+static wa_err set_focus(HWND h, const char **via)
+{
+    DWORD tid = GetWindowThreadProcessId(h, NULL), me = GetCurrentThreadId();
+    bool attached = tid != me && AttachThreadInput(me, tid, TRUE);
+    SetFocus(h);
+    if (attached)
+        AttachThreadInput(me, tid, FALSE);
+    GUITHREADINFO gi = {.cbSize = sizeof gi};
+    *via = "win32:SetFocus";
+    if (!GetGUIThreadInfo(tid, &gi) || gi.hwndFocus != h)
+        return wa_fail(WA_E_ACTION_FAILED, "the element did not take the focus (is its "
+                                           "window in the foreground?)");
+    return WA_E_OK;
+}
+
+static wa_err select_item(HWND h, enum msaa_item_class k, int item, const char **via)
+{
+    LONG style = GetWindowLongW(h, GWL_STYLE);
+    LRESULT r = 0;
+    wa_err e;
+    if (k == MSAA_ITEMS_COMBOBOX) {
+        *via = "message:CB_SETCURSEL";
+        e = send_msg(h, CB_SETCURSEL, (WPARAM)item, 0, false, &r);
+        if (!e && r == CB_ERR)
+            return wa_fail(WA_E_ELEMENT_NOT_FOUND, "the combo box has no item %d", item + 1);
+        LRESULT dropped = 0;
+        if (!e && !send_msg(h, CB_GETDROPPEDSTATE, 0, 0, false, &dropped) && dropped)
+            send_msg(h, CB_SHOWDROPDOWN, FALSE, 0, true, NULL);
+        return e ? e : notify_parent(h, CBN_SELCHANGE);
+    }
+    if (style & (LBS_MULTIPLESEL | LBS_EXTENDEDSEL)) {
+        *via = "message:LB_SETSEL";
+        e = send_msg(h, LB_SETSEL, TRUE, (LPARAM)item, false, &r);
+        if (!e)
+            send_msg(h, LB_SETCARETINDEX, (WPARAM)item, FALSE, false, NULL);
+    } else {
+        *via = "message:LB_SETCURSEL";
+        e = send_msg(h, LB_SETCURSEL, (WPARAM)item, 0, false, &r);
+    }
+    if (!e && r == LB_ERR)
+        return wa_fail(WA_E_ELEMENT_NOT_FOUND, "the list has no item %d", item + 1);
+    /* LB_SETCURSEL does not notify; a list without LBS_NOTIFY expects nothing. */
+    return e || !(style & LBS_NOTIFY) ? e : notify_parent(h, LBN_SELCHANGE);
+}
+
+static wa_err set_text(HWND h, const char *value, LRESULT *res)
+{
+    wchar_t *w = win_utf8_to_wide(value ? value : "");
+    if (!w)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    wa_err e = send_msg(h, WM_SETTEXT, 0, (LPARAM)w, false, res);
+    free(w);
+    return e;
+}
+
+static wa_err edit_set_value(HWND h, const char *value, const char **via)
+{
+    LONG style = GetWindowLongW(h, GWL_STYLE);
+    if (style & ES_READONLY)
+        return wa_fail(WA_E_ACTION_FAILED, "the edit is read-only");
+    *via = "message:WM_SETTEXT";
+    LRESULT ok = 0;
+    wa_err e = set_text(h, value, &ok);
+    if (!e && !ok)
+        return wa_fail(WA_E_ACTION_FAILED, "the edit refused the text (too long?)");
+    /* WM_SETTEXT clears the modified flag (an editor would think nothing changed),
+     * and multi-line edits send no EN_CHANGE for it. */
+    if (!e)
+        send_msg(h, EM_SETMODIFY, TRUE, 0, false, NULL);
+    if (!e && (style & ES_MULTILINE))
+        e = notify_parent(h, EN_CHANGE);
+    return e;
+}
+
+static wa_err combo_set_value(HWND h, const char *value, const char **via)
+{
+    LONG style = GetWindowLongW(h, GWL_STYLE);
+    if ((style & 3) != CBS_DROPDOWNLIST) {
+        *via = "message:WM_SETTEXT";
+        wa_err e = set_text(h, value, NULL);
+        return e ? e : notify_parent(h, CBN_EDITCHANGE);
+    }
+    /* A drop-down list takes only its items: select the one with that text. */
+    wchar_t *w = win_utf8_to_wide(value ? value : "");
+    if (!w)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    LRESULT i = CB_ERR;
+    wa_err e = send_msg(h, CB_FINDSTRINGEXACT, (WPARAM)-1, (LPARAM)w, false, &i);
+    free(w);
+    if (e)
+        return e;
+    if (i == CB_ERR)
+        return wa_fail(WA_E_INVALID_ARGS, "the combo box has no item \"%s\"", value ? value : "");
+    return select_item(h, MSAA_ITEMS_COMBOBOX, (int)i, via);
+}
+
+/* The window-message path for a window (items == MSAA_ITEMS_NONE) or an item. */
+static wa_err message_action(HWND h, enum msaa_item_class items, int item, enum wa_element_action a,
+                             const char *value, const char **via)
+{
+    if (!h || !IsWindow(h))
+        return wa_fail(WA_E_UNSUPPORTED, "no window to send messages to");
+    if (!IsWindowEnabled(h))
+        return wa_fail(WA_E_ACTION_FAILED, "the element is disabled");
+    if (items != MSAA_ITEMS_NONE) {
+        if (a == WA_ACT_SELECT)
+            return select_item(h, items, item, via);
+        return wa_fail(WA_E_UNSUPPORTED, "list items only take select");
+    }
+    wchar_t wcls[64];
+    char *cls = win_wide_to_utf8_n(wcls, GetClassNameW(h, wcls, 64));
+    const char *type = msaa_class_type_name(cls, (unsigned long)GetWindowLongW(h, GWL_STYLE));
+    bool is_button = str_ieq(cls, "Button");
+    free(cls);
+    type = type ? type : "";
+    bool checkable = strcmp(type, "CheckBox") == 0 || strcmp(type, "RadioButton") == 0;
+    if (is_button && strcmp(type, "Group") != 0 &&
+        (a == WA_ACT_INVOKE || (a == WA_ACT_TOGGLE && checkable) ||
+         (a == WA_ACT_SELECT && strcmp(type, "RadioButton") == 0))) {
+        /* BM_CLICK presses and releases the button: auto checkboxes and radios
+         * change state and the parent gets BN_CLICKED, as from a real click. */
+        *via = "message:BM_CLICK";
+        return send_msg(h, BM_CLICK, 0, 0, true, NULL);
+    }
+    if (strcmp(type, "ComboBox") == 0 && (a == WA_ACT_EXPAND || a == WA_ACT_COLLAPSE)) {
+        *via = "message:CB_SHOWDROPDOWN";
+        return send_msg(h, CB_SHOWDROPDOWN, a == WA_ACT_EXPAND, 0, true, NULL);
+    }
+    if (a == WA_ACT_SET_VALUE && strcmp(type, "Edit") == 0)
+        return edit_set_value(h, value, via);
+    if (a == WA_ACT_SET_VALUE && strcmp(type, "ComboBox") == 0)
+        return combo_set_value(h, value, via);
+    if (a == WA_ACT_FOCUS)
+        return set_focus(h, via);
+    return wa_fail(WA_E_UNSUPPORTED, "no pattern or message does that to a %s",
+                   *type ? type : "window of this class");
+}
+
+/* ---- the worker ---- */
+
+static wa_err action_run(void *arg, struct win_gate *gate)
+{
+    (void)gate; /* nothing to hand over: an abandoned action is just given up */
+    struct action_job *j = arg;
+    HWND h = j->hwnd;
+    enum msaa_item_class items = MSAA_ITEMS_NONE;
+    int item = 0;
+    wa_err e;
+    if (j->handle && j->uia) {
+        e = win_uia_action(j->handle, j->a, j->value, &j->via);
+        if (e != WA_E_UNSUPPORTED)
+            return e;
+        if (!h)
+            h = win_uia_hwnd(j->handle);
+    } else if (j->handle) {
+        struct win_msaa_target t;
+        win_msaa_describe(j->handle, &t);
+        /* MSAA selection on a window only moves the focus: radios take BM_CLICK. */
+        if (!(t.is_window && j->a == WA_ACT_SELECT)) {
+            e = win_msaa_action(j->handle, j->a, j->value, &j->via);
+            if (e != WA_E_UNSUPPORTED)
+                return e;
+        }
+        if (t.is_window || t.items != MSAA_ITEMS_NONE)
+            h = t.hwnd;
+        items = t.items;
+        item = t.item;
+    }
+    j->via = NULL;
+    return message_action(h, items, item, j->a, j->value, &j->via);
+}
+
+wa_err win_element_action(struct wa_tree *t, size_t index, enum wa_element_action a,
+                          const char *value, const char **via)
+{
+    *via = NULL;
+    if (index >= t->count)
+        return wa_fail(WA_E_ELEMENT_NOT_FOUND, "no element %zu in the tree", index + 1);
+    const struct wa_node *n = &t->nodes[index];
+    if (!n->handle && !n->hwnd)
+        return wa_fail(WA_E_UNSUPPORTED, "element %zu has no handle to act on", index + 1);
+    struct action_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    bool uia = t->source && strcmp(t->source, "uia") == 0;
+    bool msaa = t->source && strcmp(t->source, "msaa") == 0;
+    j->uia = uia;
+    if (n->handle && (uia || msaa))
+        j->handle = uia ? win_uia_ref_handle(n->handle) : win_msaa_ref_handle(n->handle);
+    j->hwnd = (HWND)(uintptr_t)n->hwnd;
+    j->a = a;
+    j->value = value ? str_dup(value) : NULL;
+    if ((value && !j->value) || (n->handle && (uia || msaa) && !j->handle)) {
+        action_job_free(j);
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    struct win_job *job = NULL;
+    wa_err e = win_job_start(action_run, j, action_job_free, &job);
+    if (e)
+        return e;
+    wa_err result = WA_E_OK;
+    bool captured = false;
+    e = win_job_wait(job, ACTION_MS, &result, &captured);
+    if (e == WA_E_OK) {
+        e = result;
+        *via = j->via;
+    } else {
+        e = wa_fail(WA_E_TIMEOUT,
+                    "the application did not answer within %d ms (the action "
+                    "may still happen)",
+                    ACTION_MS);
+    }
+    win_job_release(job);
+    return e;
+}

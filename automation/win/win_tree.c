@@ -1,0 +1,179 @@
+/* get_tree for Windows: the walk on a COM worker thread, UIA first, MSAA after. */
+#include "automation/win/win_tree.h"
+
+#include <windows.h>
+#include <dwmapi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "automation/win/win_msaa.h"
+#include "automation/win/win_tree_job.h"
+#include "automation/win/win_uia.h"
+#include "automation/win/win_utf8.h"
+#include "base/os.h"
+#include "base/str.h"
+
+#define GRACE_MS    1000 /* past the walk's budget before the caller gives up */
+#define MSAA_MIN_MS 500  /* what the MSAA walk gets at least after a failed UIA one */
+
+struct tree_job {
+    HWND hwnd;
+    struct wa_tree_opts opts;
+    struct wa_tree tree; /* the worker's until it has finished (or was captured) */
+};
+
+static void tree_job_free(void *p)
+{
+    struct tree_job *j = p;
+    tree_cleanup(&j->tree);
+    free(j);
+}
+
+static wa_err walk_with(const struct tree_source_ops *src, void *ctx, struct tree_job *j,
+                        int budget_ms, void (*release)(void *))
+{
+    struct tree_walk_opts wo = {
+        .max_nodes = j->opts.max_nodes,
+        .budget_ms = budget_ms,
+        .keep_handles = j->opts.keep_handles,
+    };
+    j->tree.release_handle = release;
+    return tree_walk(src, ctx, &wo, &j->tree);
+}
+
+/* The worker: UIA when it is there and gives more than a bare root, else MSAA. */
+static wa_err tree_job_run(void *arg, struct win_gate *gate)
+{
+    struct tree_job *j = arg;
+    int64_t start = os_now_ms();
+    int budget = j->opts.budget_ms;
+    if (!j->opts.prefer_msaa) {
+        struct win_uia_ctx *u = NULL;
+        if (win_uia_open(j->hwnd, gate, budget, &u) == WA_E_OK) {
+            wa_err e = walk_with(&win_uia_source, u, j, budget, win_uia_release_handle);
+            win_uia_close(u);
+            if (e == WA_E_OK && j->tree.count > 1)
+                return WA_E_OK;
+            tree_cleanup(&j->tree);
+        }
+        budget -= (int)(os_now_ms() - start);
+        if (budget < MSAA_MIN_MS)
+            budget = MSAA_MIN_MS;
+    }
+    struct win_msaa_ctx *m = NULL;
+    wa_err e = win_msaa_open(j->hwnd, gate, &m);
+    if (e == WA_E_OK)
+        e = walk_with(&win_msaa_source, m, j, budget, win_msaa_release_handle);
+    win_msaa_close(m);
+    return e;
+}
+
+/* The visible frame: DWM's extended frame bounds (without Windows 10's invisible
+ * resize borders), else the window rectangle; the same definition window_info uses. */
+static struct wa_rect window_frame(HWND h)
+{
+    RECT r;
+    if (FAILED(DwmGetWindowAttribute(h, DWMWA_EXTENDED_FRAME_BOUNDS, &r, sizeof r)) ||
+        r.right <= r.left || r.bottom <= r.top) {
+        if (!GetWindowRect(h, &r))
+            return (struct wa_rect){0, 0, 0, 0};
+    }
+    return (struct wa_rect){r.left, r.top, r.right, r.bottom};
+}
+
+static char *window_title(HWND h)
+{
+    wchar_t buf[1024];
+    int n = InternalGetWindowText(h, buf, 1024);
+    return win_wide_to_utf8_n(buf, n > 0 ? n : 0);
+}
+
+static char *process_name(HWND h)
+{
+    DWORD pid = 0;
+    GetWindowThreadProcessId(h, &pid);
+    HANDLE p = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
+    if (!p)
+        return str_dup("");
+    wchar_t path[MAX_PATH];
+    DWORD n = MAX_PATH;
+    char *name = NULL;
+    if (QueryFullProcessImageNameW(p, 0, path, &n)) {
+        const wchar_t *base = path;
+        for (const wchar_t *s = path; *s; s++)
+            if (*s == L'\\' || *s == L'/')
+                base = s + 1;
+        name = win_wide_to_utf8(base);
+    }
+    CloseHandle(p);
+    return name ? name : str_dup("");
+}
+
+/* A partial tree from a captured worker: the worker may still be inside a call on
+ * one of its elements, so the handles are left to it (leaked, not released). */
+static void drop_handles(struct wa_tree *t)
+{
+    for (size_t i = 0; i < t->count; i++)
+        t->nodes[i].handle = NULL;
+    t->release_handle = NULL;
+    t->timed_out = true;
+}
+
+wa_err win_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree *out)
+{
+    tree_init(out);
+    HWND h = (HWND)(uintptr_t)hwnd;
+    if (!h || !IsWindow(h))
+        return wa_fail(WA_E_WINDOW_NOT_FOUND, "no window 0x%llx", (unsigned long long)hwnd);
+    struct tree_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    j->hwnd = h;
+    if (o)
+        j->opts = *o;
+    if (j->opts.max_nodes <= 0)
+        j->opts.max_nodes = 500;
+    if (j->opts.budget_ms <= 0)
+        j->opts.budget_ms = 3000;
+    tree_init(&j->tree);
+    int budget = j->opts.budget_ms;
+
+    int64_t start = os_now_ms();
+    struct win_job *job = NULL;
+    wa_err e = win_job_start(tree_job_run, j, tree_job_free, &job);
+    if (e)
+        return e;
+    wa_err result = WA_E_OK;
+    bool captured = false;
+    e = win_job_wait(job, budget + GRACE_MS, &result, &captured);
+    if (e == WA_E_OK) {
+        e = result;
+        if (e == WA_E_OK) {
+            *out = j->tree;
+            tree_init(&j->tree);
+        }
+    } else if (captured && j->tree.count > 0) {
+        *out = j->tree;
+        tree_init(&j->tree);
+        drop_handles(out);
+        e = WA_E_OK;
+    } else {
+        e = wa_fail(WA_E_TIMEOUT, "window 0x%llx did not answer: no tree within %d ms",
+                    (unsigned long long)hwnd, budget + GRACE_MS);
+    }
+    win_job_release(job);
+    if (e) {
+        tree_cleanup(out);
+        return e;
+    }
+    out->hwnd = hwnd;
+    out->frame = window_frame(h);
+    out->title = window_title(h);
+    out->process = process_name(h);
+    out->walk_ms = (double)(os_now_ms() - start);
+    if (!out->title || !out->process) {
+        tree_cleanup(out);
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    return WA_E_OK;
+}
