@@ -354,7 +354,8 @@ static char *label_before(HWND h)
     return NULL;
 }
 
-char *win_msaa_text_name(HWND h, struct win_gate *gate)
+/* The window's text as a name; `responsive`: its thread answered a ping. */
+static char *text_name(struct win_gate *gate, HWND h, bool responsive)
 {
     char *cls = class_of(h);
     bool content = msaa_class_text_is_value(cls) || msaa_class_items(cls) != MSAA_ITEMS_NONE;
@@ -362,9 +363,7 @@ char *win_msaa_text_name(HWND h, struct win_gate *gate)
     if (content)
         return NULL;
     char *text = NULL;
-    if (!(GetWindowLongW(h, GWL_STYLE) & WS_CHILD))
-        text = stored_text(h);
-    else if (ping(gate, h))
+    if (responsive && (GetWindowLongW(h, GWL_STYLE) & WS_CHILD))
         text = message_text(gate, h);
     else
         text = stored_text(h);
@@ -375,6 +374,12 @@ char *win_msaa_text_name(HWND h, struct win_gate *gate)
         name = NULL;
     }
     return name;
+}
+
+char *win_msaa_text_name(HWND h, struct win_gate *gate)
+{
+    bool child = (GetWindowLongW(h, GWL_STYLE) & WS_CHILD) != 0;
+    return text_name(gate, h, child && ping(gate, h));
 }
 
 char *win_msaa_window_name(HWND h, struct win_gate *gate)
@@ -821,7 +826,8 @@ static wa_err m_root(void *ctx, void **out)
 static wa_err m_window_text(void *ctx, uint64_t hwnd, char **out)
 {
     struct win_msaa_ctx *c = ctx;
-    *out = win_msaa_text_name((HWND)(uintptr_t)hwnd, c->gate);
+    HWND h = (HWND)(uintptr_t)hwnd;
+    *out = text_name(c->gate, h, thread_of(c, h)->responsive);
     return WA_E_OK;
 }
 
