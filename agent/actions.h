@@ -9,29 +9,29 @@
 
 /* X(ENUM, "name", flags) */
 #define DESKTOP_ACTION_MAP(X)                                                                      \
-    X(SCREENSHOT, "screenshot", ACT_OBSERVES)                                                     \
-    X(WINDOW_SCREENSHOT, "window_screenshot", ACT_OBSERVES)                                       \
-    X(CLICK, "click", ACT_INPUT | ACT_POINT | ACT_ELEMENT)                                        \
-    X(DOUBLE_CLICK, "double_click", ACT_INPUT | ACT_POINT | ACT_ELEMENT)                          \
-    X(RIGHT_CLICK, "right_click", ACT_INPUT | ACT_POINT | ACT_ELEMENT)                            \
-    X(MIDDLE_CLICK, "middle_click", ACT_INPUT | ACT_POINT | ACT_ELEMENT)                          \
-    X(MOUSE_MOVE, "mouse_move", ACT_INPUT | ACT_POINT | ACT_ELEMENT)                              \
-    X(DRAG, "drag", ACT_INPUT | ACT_POINT)                                                        \
-    X(SCROLL, "scroll", ACT_INPUT | ACT_POINT | ACT_ELEMENT)                                      \
-    X(TYPE, "type", ACT_INPUT | ACT_ELEMENT)                                                      \
-    X(KEY, "key", ACT_INPUT)                                                                      \
-    X(INVOKE, "invoke", ACT_INPUT | ACT_ELEMENT)                                                  \
-    X(TOGGLE, "toggle", ACT_INPUT | ACT_ELEMENT)                                                  \
-    X(EXPAND, "expand", ACT_INPUT | ACT_ELEMENT)                                                  \
-    X(COLLAPSE, "collapse", ACT_INPUT | ACT_ELEMENT)                                              \
-    X(SELECT, "select", ACT_INPUT | ACT_ELEMENT)                                                  \
-    X(SET_VALUE, "set_value", ACT_INPUT | ACT_ELEMENT)                                            \
-    X(WAIT, "wait", 0)                                                                            \
-    X(LIST_WINDOWS, "list_windows", 0)                                                            \
-    X(FOCUS_WINDOW, "focus_window", ACT_WINDOWS)                                                  \
-    X(MOVE_WINDOW, "move_window", ACT_WINDOWS)                                                    \
-    X(SET_WINDOW_STATE, "set_window_state", ACT_WINDOWS)                                          \
-    X(CLOSE_WINDOW, "close_window", ACT_WINDOWS)                                                  \
+    X(SCREENSHOT, "screenshot", ACT_OBSERVES)                                                      \
+    X(WINDOW_SCREENSHOT, "window_screenshot", ACT_OBSERVES)                                        \
+    X(CLICK, "click", ACT_INPUT | ACT_POINT | ACT_ELEMENT)                                         \
+    X(DOUBLE_CLICK, "double_click", ACT_INPUT | ACT_POINT | ACT_ELEMENT)                           \
+    X(RIGHT_CLICK, "right_click", ACT_INPUT | ACT_POINT | ACT_ELEMENT)                             \
+    X(MIDDLE_CLICK, "middle_click", ACT_INPUT | ACT_POINT | ACT_ELEMENT)                           \
+    X(MOUSE_MOVE, "mouse_move", ACT_INPUT | ACT_POINT | ACT_ELEMENT)                               \
+    X(DRAG, "drag", ACT_INPUT | ACT_POINT)                                                         \
+    X(SCROLL, "scroll", ACT_INPUT | ACT_POINT | ACT_ELEMENT)                                       \
+    X(TYPE, "type", ACT_INPUT | ACT_ELEMENT)                                                       \
+    X(KEY, "key", ACT_INPUT)                                                                       \
+    X(INVOKE, "invoke", ACT_INPUT | ACT_ELEMENT)                                                   \
+    X(TOGGLE, "toggle", ACT_INPUT | ACT_ELEMENT)                                                   \
+    X(EXPAND, "expand", ACT_INPUT | ACT_ELEMENT)                                                   \
+    X(COLLAPSE, "collapse", ACT_INPUT | ACT_ELEMENT)                                               \
+    X(SELECT, "select", ACT_INPUT | ACT_ELEMENT)                                                   \
+    X(SET_VALUE, "set_value", ACT_INPUT | ACT_ELEMENT)                                             \
+    X(WAIT, "wait", 0)                                                                             \
+    X(LIST_WINDOWS, "list_windows", 0)                                                             \
+    X(FOCUS_WINDOW, "focus_window", ACT_WINDOWS)                                                   \
+    X(MOVE_WINDOW, "move_window", ACT_WINDOWS)                                                     \
+    X(SET_WINDOW_STATE, "set_window_state", ACT_WINDOWS)                                           \
+    X(CLOSE_WINDOW, "close_window", ACT_WINDOWS)                                                   \
     X(LAUNCH, "launch", ACT_WINDOWS)
 
 enum {

@@ -8,10 +8,10 @@
 /* Exit codes (SPEC §2). */
 enum {
     EXIT_OK = 0,
-    EXIT_USAGE = 1,       /* usage or configuration error (and failed CLI commands) */
-    EXIT_LLM = 2,         /* LLM or network error after retries */
-    EXIT_STEPS = 3,       /* step limit reached */
-    EXIT_ACTION = 4,      /* a desktop action failed fatally */
+    EXIT_USAGE = 1,  /* usage or configuration error (and failed CLI commands) */
+    EXIT_LLM = 2,    /* LLM or network error after retries */
+    EXIT_STEPS = 3,  /* step limit reached */
+    EXIT_ACTION = 4, /* a desktop action failed fatally */
     EXIT_INTERRUPTED = 130,
 };
 

@@ -991,11 +991,6 @@ wa_err desktop_call(struct desktop_session *s, const cJSON *args, struct desktop
     snprintf(r->summary + len, sizeof r->summary - len,
              c.dry && desktop_action_acts(r->action) ? " -> dry-run" : " -> ok");
     if (desktop_action_acts(r->action)) {
-        uint64_t ws =
-            c.acted_on ? c.acted_on : (s->opts.pinned_window ? s->opts.pinned_window : s->target);
-        cJSON *state = desktop_window_state(s->be, ws);
-        if (state)
-            cJSON_AddItemToObject(r->json, "window_state", state);
         if (s->opts.observe_after) {
             /* A fresh look at whatever is in front now, so the model can verify. */
             if (s->opts.settle_ms > 0 && !c.dry)
@@ -1008,6 +1003,15 @@ wa_err desktop_call(struct desktop_session *s, const cJSON *args, struct desktop
                 cJSON_AddStringToObject(r->json, "observation_error",
                                         *wa_err_detail() ? wa_err_detail() : wa_err_message(oe));
         }
+        /* The state after the action (and after the settle pause, when observing). */
+        uint64_t ws = c.acted_on ? c.acted_on : s->opts.pinned_window;
+        if (!ws)
+            ws = s->target;
+        if (!ws)
+            backend_target_window(s->be, &ws);
+        cJSON *state = desktop_window_state(s->be, ws);
+        if (state)
+            cJSON_AddItemToObject(r->json, "window_state", state);
     }
     return WA_E_OK;
 }

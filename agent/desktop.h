@@ -27,10 +27,10 @@ struct desktop_opts {
 struct desktop_session {
     const struct wa_backend *be;
     struct desktop_opts opts;
-    struct wa_rect frame;  /* frame of the latest observation */
+    struct wa_rect frame; /* frame of the latest observation */
     bool have_frame;
-    uint64_t target;       /* window of the latest observation; 0 for a monitor */
-    struct wa_tree tree;   /* tree of the latest observation: element ids index it */
+    uint64_t target;     /* window of the latest observation; 0 for a monitor */
+    struct wa_tree tree; /* tree of the latest observation: element ids index it */
     bool have_tree;
 };
 
@@ -42,8 +42,8 @@ struct desktop_result {
     struct observation obs;   /* the observation returned (kind OBS_NONE when none) */
     struct wa_image annotate; /* debug image for coordinate actions (never sent) */
     bool has_annotate;
-    char summary[256];        /* one line for progress: "click (512,300) -> ok" */
-    double action_ms;         /* time spent acting (backend calls, without observing) */
+    char summary[256]; /* one line for progress: "click (512,300) -> ok" */
+    double action_ms;  /* time spent acting (backend calls, without observing) */
 };
 
 void desktop_session_init(struct desktop_session *s, const struct wa_backend *be,

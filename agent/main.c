@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "agent/cli.h"
+#include "agent/loop.h"
 #include "agent/main.h"
 #include "agent/version.h"
 
@@ -42,9 +43,15 @@ int winagent_main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "winagent: unknown command '%s'\n", argv[1]);
-    fputs(usage_text, stderr);
-    return 1;
+    /* Anything else is the run: options and one prompt, or --replay. A lone word that
+     * is not a known command is most likely a mistyped command, not a task. */
+    if (argc == 2 && argv[1][0] != '-' && !strchr(argv[1], ' ')) {
+        fprintf(stderr, "winagent: unknown command '%s' (quote a task with spaces in it)\n",
+                argv[1]);
+        fputs(usage_text, stderr);
+        return 1;
+    }
+    return cmd_run(argc, argv);
 }
 
 #ifndef _WIN32

@@ -26,14 +26,14 @@ enum obs_kind {
 
 struct observation {
     enum obs_kind kind;
-    struct wa_rect frame;   /* what 0-999 spans: the window rect or the monitor rect */
-    uint64_t hwnd;          /* the window observed; 0 for a monitor */
-    char *text;             /* OBS_TREE: the §5 text, exactly as sent */
-    struct dynbuf png;      /* OBS_IMAGE: the PNG, exactly as sent */
-    char *png_base64;       /* OBS_IMAGE: the same, base64 */
-    int width, height;      /* OBS_IMAGE: size of the image sent */
-    char verdict[256];      /* "auto: tree accepted (...)" / "auto: tree rejected (...), fell
-                             * back to pixel" / "pixel mode" */
+    struct wa_rect frame; /* what 0-999 spans: the window rect or the monitor rect */
+    uint64_t hwnd;        /* the window observed; 0 for a monitor */
+    char *text;           /* OBS_TREE: the §5 text, exactly as sent */
+    struct dynbuf png;    /* OBS_IMAGE: the PNG, exactly as sent */
+    char *png_base64;     /* OBS_IMAGE: the same, base64 */
+    int width, height;    /* OBS_IMAGE: size of the image sent */
+    char verdict[256];    /* "auto: tree accepted (...)" / "auto: tree rejected (...), fell
+                           * back to pixel" / "pixel mode" */
     double capture_ms, encode_ms, tree_ms; /* timings of the phases that ran */
 };
 

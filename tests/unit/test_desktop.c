@@ -93,7 +93,7 @@ static void observe_picks_tree_or_pixels(void **state)
     struct fixture *f = *state;
     assert_int_equal(call(f, "{\"action\":\"window_screenshot\"}"), WA_E_OK);
     assert_int_equal(f->r.obs.kind, OBS_TREE);
-    assert_non_null(strstr(f->r.obs.text, "[3] Button \"Save\" @(129,25)"));
+    assert_non_null(strstr(f->r.obs.text, "[3] Button \"Save\" @(130,38)"));
     assert_non_null(strstr(f->r.obs.verdict, "auto: tree accepted"));
     /* The keypad's buttons have no names: pixels, and the verdict says why. */
     assert_int_equal(call(f, "{\"action\":\"window_screenshot\",\"window\":\"keypad\"}"), WA_E_OK);
@@ -163,7 +163,7 @@ static void typing_reaches_the_focused_edit_and_is_observed(void **state)
     assert_int_equal(call(f, "{\"action\":\"type_text\",\"text\":\"héllo \\\"x\\\"\"}"), WA_E_OK);
     assert_int_equal(f->r.obs.kind, OBS_TREE);
     assert_non_null(strstr(f->r.obs.text,
-                           "Edit \"Text Editor\" @(500,524) value=\"héllo \\\"x\\\"\" "
+                           "Edit \"Text Editor\" @(500,525) value=\"héllo \\\"x\\\"\" "
                            "focused"));
     cJSON *ws = cJSON_GetObjectItemCaseSensitive(f->r.json, "window_state");
     assert_non_null(ws);
@@ -171,7 +171,7 @@ static void typing_reaches_the_focused_edit_and_is_observed(void **state)
     assert_int_equal(call(f, "{\"action\":\"hotkey\",\"keys\":[\"ctrl\",\"s\"]}"), WA_E_OK);
     assert_true(recorded("\"keys\":\"Ctrl+S\""));
     assert_int_equal(call(f, "{\"action\":\"key\",\"keys\":\"ctrl+a delete\"}"), WA_E_OK);
-    assert_true(recorded("\"keys\":\"delete\""));
+    assert_true(recorded("\"keys\":\"Delete\""));
 }
 
 static void patterns_fall_back_to_clicks(void **state)
