@@ -90,6 +90,7 @@ wa_err config_load(int argc, char **argv, struct agent_config *c)
     c->max_edge = 1280;
     c->history_images = 3;
     c->stream = true;
+    c->llm_retries = -1;
 
     struct args a;
     args_init(&a, argc, argv, 1);
@@ -148,6 +149,15 @@ wa_err config_load(int argc, char **argv, struct agent_config *c)
             e = wa_fail(WA_E_CONFIG, "mode must be auto, a11y or pixel, not '%s'", v);
         free(v);
     }
+    if (!e)
+        e = int_setting(NULL, "WINAGENT_LLM_RETRIES", &d, "WINAGENT_LLM_RETRIES", 0, 20,
+                        &c->llm_retries);
+    if (!e)
+        e = int_setting(NULL, "WINAGENT_LLM_MAX_WAIT_MS", &d, "WINAGENT_LLM_MAX_WAIT_MS", 1,
+                        3600000, &c->llm_max_wait_ms);
+    if (!e)
+        e = int_setting(NULL, "WINAGENT_LLM_TIMEOUT_S", &d, "WINAGENT_LLM_TIMEOUT_S", 1, 3600,
+                        &c->llm_timeout_s);
     if (!e && f_edge)
         e = to_int(f_edge, "--max-edge", 64, 8192, &c->max_edge);
     if (!e && f_hist)

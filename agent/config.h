@@ -30,6 +30,9 @@ struct agent_config {
     enum shell_policy shell;
     bool dry_run;
     bool stream;
+    int llm_retries;      /* WINAGENT_LLM_RETRIES: retries after the first attempt (-1: default) */
+    int llm_max_wait_ms;  /* WINAGENT_LLM_MAX_WAIT_MS: longest single backoff (0: default) */
+    int llm_timeout_s;    /* WINAGENT_LLM_TIMEOUT_S: one whole request (0: default) */
     char *env_file; /* the .env that was read, or NULL */
 };
 

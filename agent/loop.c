@@ -624,6 +624,10 @@ int agent_run(const struct agent_config *cfg)
         .api_key = cfg->api_key,
         .stream = cfg->stream,
         .temperature = -1,
+        /* the client reads 0 as "default" and a negative count as "no retries" */
+        .max_retries = cfg->llm_retries < 0 ? 0 : cfg->llm_retries == 0 ? -1 : cfg->llm_retries,
+        .max_backoff_ms = cfg->llm_max_wait_ms,
+        .timeout_s = cfg->llm_timeout_s,
         .log = log_llm_line,
         .ctx = &r.log,
     };

@@ -2,6 +2,8 @@
 #   unit.*      portable core, native, cmocka           (tests/unit/test_*.c)
 #   tool.*      test tooling checks (fake LLM server)    (tests/fake_llm)
 #   build.*     properties of the win64 product          (tests/build/*.sh)
+#   native.*    whole runs of the native winagent (fake desktop, fake LLM)
+#               (tests/native/test_*.py)
 #   wine.*      the real winagent.exe under Wine on a private Xvfb display
 #               (tests/wine/test_*.py), between the wine.up / wine.down fixtures
 #   e2e.*       whole runs: the loop against the fake LLM (tests/e2e/test_*.py)
@@ -23,6 +25,16 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/tests/fake_llm/test_server.py)
   add_test(NAME tool.fake_llm COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/fake_llm/test_server.py)
   set_tests_properties(tool.fake_llm PROPERTIES TIMEOUT 120)
 endif()
+
+# Whole runs of the native winagent on the fake desktop against the fake LLM.
+file(GLOB native_tests CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/native/test_*.py)
+foreach(script ${native_tests})
+  get_filename_component(name ${script} NAME_WE)
+  string(REGEX REPLACE "^test_" "" short ${name})
+  add_test(NAME native.${short} COMMAND ${PYTHON3} ${script})
+  set_tests_properties(native.${short} PROPERTIES TIMEOUT 300 ENVIRONMENT
+    "WINAGENT_SRC=${CMAKE_SOURCE_DIR};WINAGENT_NATIVE_EXE=$<TARGET_FILE:winagent>;PYTHONPATH=${CMAKE_SOURCE_DIR}/tests/lib;PYTHONDONTWRITEBYTECODE=1")
+endforeach()
 
 # Tests of the Windows product need its build folder.
 set(WINAGENT_WIN64_DIR "" CACHE PATH "build folder of the win64 build (for build.* and wine.* tests)")

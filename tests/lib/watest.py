@@ -96,3 +96,50 @@ class TestApp:
 def main():
     """Runs the calling module's unittest tests; verbose so ctest logs show each one."""
     unittest.main(module="__main__", verbosity=2)
+
+
+# ---- the fake LLM server, for whole runs ----
+
+sys.path.insert(0, os.path.join(SRC, "tests", "fake_llm"))
+
+
+def fake_llm(scenario):
+    """A FakeLLM (tests/fake_llm/server.py) serving `scenario` (a dict or a path) on
+    127.0.0.1; use as a context manager. `.url` is its base, `.requests` the records."""
+    from server import FakeLLM  # noqa: E402 (tests/fake_llm is on sys.path)
+    if isinstance(scenario, dict):
+        fd, path = tempfile.mkstemp(prefix="scenario-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(scenario, f)
+        scenario = path
+    return FakeLLM(scenario, record_path=None, idle_exit=None)
+
+
+def tool_call(arguments, name="desktop", id=None):
+    """One scripted tool call for a scenario step."""
+    call = {"name": name, "arguments": arguments}
+    if id:
+        call["id"] = id
+    return call
+
+
+def run_dirs(log_dir):
+    """The run folders winagent made under log_dir, oldest first."""
+    if not os.path.isdir(log_dir):
+        return []
+    return sorted(os.path.join(log_dir, d) for d in os.listdir(log_dir)
+                  if os.path.isdir(os.path.join(log_dir, d)))
+
+
+def read_trace(run_dir):
+    with open(os.path.join(run_dir, "trace.jsonl"), encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def assert_secret_absent(testcase, root, secret):
+    """Fails when `secret` appears in any file under root (text or binary)."""
+    needle = secret.encode()
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            with open(os.path.join(dirpath, name), "rb") as f:
+                testcase.assertNotIn(needle, f.read(), "key found in " + name)

@@ -1,0 +1,339 @@
+"""Whole runs of the native winagent (fake desktop) against the fake LLM server:
+the loop, its logs, both providers, and every way a run can end."""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+import watest
+from watest import fake_llm, tool_call, run_dirs, read_trace, assert_secret_absent
+
+EXE = os.environ.get("WINAGENT_NATIVE_EXE", "")
+SCENE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scene_notepad.json")
+KEY = "sk-test-SECRET-7f3a9c"
+
+
+class Run:
+    """One native winagent run with its own log folder and fake-desktop action log."""
+
+    def __init__(self, fake, *args, provider="openai", env=None, stdin=subprocess.DEVNULL,
+                 prompt="save the file"):
+        self.tmp = tempfile.mkdtemp(prefix="wa-run-")
+        self.log_dir = os.path.join(self.tmp, "logs")
+        self.actions_path = os.path.join(self.tmp, "actions.jsonl")
+        base = fake.url + ("/v1" if provider == "openai" else "")
+        self.env = dict(os.environ, WINAGENT_FAKE_SCENE=SCENE,
+                        WINAGENT_FAKE_LOG=self.actions_path, LLM_API_KEY=KEY,
+                        WINAGENT_LLM_RETRIES="2", WINAGENT_LLM_MAX_WAIT_MS="200")
+        for k in ("LLM_PROVIDER", "LLM_BASE_URL", "LLM_MODEL", "WINAGENT_MODE"):
+            self.env.pop(k, None)
+        if env:
+            self.env.update(env)
+        self.argv = [EXE, "--provider", "google" if provider == "gemini" else "openai-compatible",
+                     "--base-url", base, "--model", "fake-model", "--log-dir", self.log_dir,
+                     *args]
+        if prompt is not None:
+            self.argv.append(prompt)
+        self.stdin = stdin
+
+    def start(self):
+        return subprocess.Popen(self.argv, env=self.env, stdin=self.stdin,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                encoding="utf-8", cwd=self.tmp)
+
+    def run(self, timeout=60):
+        p = self.start()
+        self.out, self.err = p.communicate(timeout=timeout)
+        self.code = p.returncode
+        return self
+
+    def actions(self):
+        if not os.path.exists(self.actions_path):
+            return []
+        with open(self.actions_path, encoding="utf-8") as f:
+            return [json.loads(line) for line in f]
+
+    def run_dir(self):
+        dirs = run_dirs(self.log_dir)
+        assert len(dirs) == 1, dirs
+        return dirs[0]
+
+
+def final(text):
+    return {"text": text}
+
+
+class LoopRuns(unittest.TestCase):
+    def flow(self, provider, *args):
+        steps = [
+            {"tool_calls": [tool_call({"action": "click", "element": "${element:Button:Save}"})],
+             "text": "I will click Save.", "expect": {"has_tree": True}},
+            {"tool_calls": [tool_call({"action": "type", "text": "hello wörld"})],
+             "quirks": {"thought_signature": "SIG-1"} if provider == "gemini" else {}},
+            final("All done."),
+        ]
+        with fake_llm({"steps": steps}) as fake:
+            r = Run(fake, *args, provider=provider).run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 0, r.err)
+        self.assertEqual(r.out.strip(), "All done.")
+        self.assertIn("[step 1/30] click (130,38) -> ok", r.err)
+        # The click landed on Save's centre, the text reached the focused edit.
+        acts = r.actions()
+        self.assertIn({"op": "mouse_move", "x": 230, "y": 80}, acts)
+        self.assertIn({"op": "type_text", "text": "hello wörld"}, acts)
+        # The first request carried the task and the tree; later ones the results.
+        self.assertEqual(len(reqs), 3)
+        self.assertEqual(reqs[0]["expect_failures"], [])
+        body2 = json.dumps(reqs[2]["body"], ensure_ascii=False)
+        self.assertIn('value=\\"hello wörld\\"', body2)
+        if provider == "openai":
+            self.assertEqual(reqs[0]["headers"].get("Authorization"), "Bearer " + KEY)
+        else:
+            self.assertEqual(reqs[0]["headers"].get("x-goog-api-key"), KEY)
+            self.assertIn('"thoughtSignature": "SIG-1"', json.dumps(reqs[2]["body"]))
+        for q in reqs:
+            self.assertNotIn(KEY, q["path"] + (q.get("query") or ""))
+        # The log folder: agent.log, trace with per-phase timings and usage, step files.
+        d = r.run_dir()
+        files = sorted(os.listdir(d))
+        self.assertIn("agent.log", files)
+        self.assertIn("step-00-window_screenshot+a11y.txt", files)
+        self.assertIn("step-01-click+a11y.txt", files)
+        self.assertIn("step-01-click+annotate.png", files)
+        self.assertIn("step-02-type+a11y.txt", files)
+        trace = read_trace(d)
+        self.assertEqual([t.get("step") for t in trace if "step" in t], [0, 1, 2, 3])
+        s1 = trace[1]
+        self.assertEqual(s1["model_text"], "I will click Save.")
+        self.assertEqual(s1["tool_calls"][0]["arguments"], {"action": "click", "element": 3})
+        self.assertEqual(s1["tool_calls"][0]["element_ref"], {"type": "Button", "name": "Save"})
+        self.assertEqual(s1["tool_calls"][0]["annotate"], "step-01-click+annotate.png")
+        for phase in ("action", "capture", "encode", "tree"):
+            self.assertIn(phase, s1["tool_calls"][0]["ms"])
+        self.assertIn("llm_ms", s1["timings"])
+        self.assertGreater(s1["usage"]["total_tokens"], 0)
+        summary = trace[-1]["summary"]
+        self.assertEqual(summary["steps"], 3)
+        self.assertEqual(summary["exit_code"], 0)
+        self.assertGreater(summary["total_tokens"], 0)
+        with open(os.path.join(d, "step-01-click+annotate.png"), "rb") as f:
+            self.assertEqual(f.read(4), b"\x89PNG")
+        assert_secret_absent(self, r.log_dir, KEY)
+        return r
+
+    def test_openai_streaming(self):
+        self.flow("openai")
+
+    def test_openai_without_streaming(self):
+        self.flow("openai", "--no-stream")
+
+    def test_gemini_streaming(self):
+        self.flow("gemini")
+
+    def test_gemini_without_streaming(self):
+        self.flow("gemini", "--no-stream")
+
+    def test_bad_calls_are_answered_not_fatal(self):
+        steps = [
+            {"tool_calls": [tool_call({"action": "teleport", "x": 1})]},
+            {"tool_calls": [tool_call({"action": "click"})],
+             "quirks": {"invalid_arguments": "{\"action\": \"click\", \"x\": 12,"},
+             "expect": {"contains": "valid actions: screenshot, window_screenshot, click"}},
+            {"tool_calls": [tool_call({"action": "click", "element": 99})],
+             "expect": {"contains": "not valid JSON"}},
+            {"tool_calls": [tool_call({"action": "click", "x": 5000, "y": 1})],
+             "expect": {"contains": "element_not_found"}},
+            {"tool_calls": [tool_call({"command": "x"}, name="no_such_tool")],
+             "expect": {"contains": "outside 0-999"}},
+            dict(final("gave up politely"), expect={"contains": "there is no tool"}),
+        ]
+        with fake_llm({"steps": steps}) as fake:
+            r = Run(fake).run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 0, r.err)
+        self.assertEqual([q["expect_failures"] for q in reqs], [[]] * 6)
+        self.assertIn("teleport -> error: unknown action", r.err)
+
+    def test_step_limit_ends_with_exit_3(self):
+        steps = [{"tool_calls": [tool_call({"action": "wait", "seconds": 0})]}]
+        with fake_llm({"steps": steps, "after_end": "repeat_last"}) as fake:
+            r = Run(fake, "--max-steps", "2").run()
+        self.assertEqual(r.code, 3, r.err)
+        self.assertIn("step limit of 2 reached", r.err)
+        self.assertEqual(read_trace(r.run_dir())[-1]["summary"]["exit_code"], 3)
+
+    def test_429_then_success(self):
+        steps = [{"status": 429, "headers": {"Retry-After": "0"}}, final("ok after waiting")]
+        with fake_llm({"steps": steps}) as fake:
+            r = Run(fake).run()
+        self.assertEqual(r.code, 0, r.err)
+        self.assertEqual(r.out.strip(), "ok after waiting")
+        with open(os.path.join(r.run_dir(), "agent.log"), encoding="utf-8") as f:
+            self.assertIn("retry 1/2", f.read())
+
+    def test_429_storm_gives_up_with_exit_2(self):
+        steps = [{"status": 429, "headers": {"Retry-After": "0"}}]
+        with fake_llm({"steps": steps, "after_end": "repeat_last"}) as fake:
+            r = Run(fake).run()
+            n = len(fake.requests)
+        self.assertEqual(r.code, 2, r.err)
+        self.assertEqual(n, 3)  # the first attempt and WINAGENT_LLM_RETRIES=2
+        self.assertIn("LLM error", r.err)
+        self.assertEqual(read_trace(r.run_dir())[-1]["summary"]["exit_code"], 2)
+        assert_secret_absent(self, r.log_dir, KEY)
+
+    def test_daily_quota_fails_fast(self):
+        with fake_llm({"steps": [{"status": 429, "quota": "daily"}],
+                       "after_end": "repeat_last"}) as fake:
+            r = Run(fake).run()
+            n = len(fake.requests)
+        self.assertEqual(r.code, 2, r.err)
+        self.assertEqual(n, 1)
+
+    def interrupt(self, how):
+        steps = [{"fault": "slow", "delay_s": 20}]
+        with fake_llm({"steps": steps}) as fake:
+            run = Run(fake, stdin=subprocess.PIPE)
+            p = run.start()
+            time.sleep(1.5)
+            t0 = time.monotonic()
+            if how == "sigint":
+                p.send_signal(signal.SIGINT)
+            else:
+                p.stdin.close()  # the parent died
+                p.stdin = None
+            out, err = p.communicate(timeout=15)
+            took = time.monotonic() - t0
+        self.assertEqual(p.returncode, 130, err)
+        self.assertLess(took, 5)
+        trace = read_trace(run.run_dir())
+        self.assertEqual(trace[-1]["summary"]["exit_code"], 130)
+
+    def test_ctrl_c_mid_step_exits_130_with_log_intact(self):
+        self.interrupt("sigint")
+
+    def test_parent_death_closes_stdin_and_exits_130(self):
+        self.interrupt("stdin")
+
+    def test_missing_model_is_a_configuration_error(self):
+        env = dict(os.environ, LLM_BASE_URL="http://127.0.0.1:9/v1")
+        env.pop("LLM_MODEL", None)
+        p = subprocess.run([EXE, "do something"], env=env, capture_output=True, text=True,
+                           cwd=tempfile.mkdtemp(), stdin=subprocess.DEVNULL)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("LLM_MODEL is not set", p.stderr)
+        p = subprocess.run([EXE, "--api-key", "x", "do"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("never taken on the command line", p.stderr)
+
+    def test_env_file_is_read_with_bom(self):
+        tmp = tempfile.mkdtemp()
+        with fake_llm({"steps": [final("from dotenv")]}) as fake:
+            with open(os.path.join(tmp, ".env"), "wb") as f:
+                f.write(("\ufeffLLM_BASE_URL=" + fake.url + "/v1\nLLM_MODEL='m'\n"
+                         "LLM_API_KEY=\"" + KEY + "\"\n").encode("utf-8"))
+            env = {k: v for k, v in os.environ.items()
+                   if not k.startswith("LLM_") and k != "WINAGENT_FAKE_SCENE"}
+            env["WINAGENT_FAKE_SCENE"] = SCENE
+            p = subprocess.run([EXE, "--log-dir", "logs", "say hi"], env=env, cwd=tmp,
+                               capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                               timeout=60)
+            auth = fake.requests[0]["headers"].get("Authorization")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.strip(), "from dotenv")
+        self.assertEqual(auth, "Bearer " + KEY)
+
+    def test_repeated_failing_call_ends_the_run(self):
+        steps = [{"tool_calls": [tool_call({"action": "click", "element": 77})]}]
+        with fake_llm({"steps": steps, "after_end": "repeat_last"}) as fake:
+            r = Run(fake).run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 4, r.err)
+        self.assertIn("the same call failed 5 times", r.err)
+        self.assertIn("Do not repeat it", json.dumps(reqs[-1]["body"]))
+
+    def test_history_keeps_only_the_last_observations(self):
+        steps = [{"tool_calls": [tool_call({"action": "type", "text": str(i)})]}
+                 for i in range(6)] + [final("done")]
+        with fake_llm({"steps": steps}) as fake:
+            r = Run(fake, "--history-images", "2").run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 0, r.err)
+        last = json.dumps(reqs[-1]["body"])
+        self.assertEqual(last.count("Observation (accessibility tree"), 2)
+        self.assertIn("[observation of step 3 omitted]", last)
+        self.assertIn("[first observation omitted]", last)
+        # Bounded: the 7th request is not much larger than the 3rd.
+        self.assertLess(reqs[-1]["body_bytes"], reqs[2]["body_bytes"] * 1.6)
+
+    def test_auto_mode_falls_back_to_pixels_on_unnamed_buttons(self):
+        steps = [{"tool_calls": [tool_call({"action": "window_screenshot", "window": "Keypad"})]},
+                 dict(final("seen"), expect={"has_image": True})]
+        with fake_llm({"steps": steps}) as fake:
+            r = Run(fake).run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 0, r.err)
+        self.assertEqual(reqs[1]["expect_failures"], [])
+        with open(os.path.join(r.run_dir(), "agent.log"), encoding="utf-8") as f:
+            self.assertIn("auto: tree rejected (3 interactive elements but none has Name), "
+                          "fell back to pixel", f.read())
+        self.assertIn("step-01-window_screenshot.png", os.listdir(r.run_dir()))
+
+    def test_dry_run_touches_nothing(self):
+        steps = [{"tool_calls": [tool_call({"action": "click", "x": 10, "y": 10}),
+                                 tool_call({"action": "type", "text": "x"}),
+                                 tool_call({"command": "echo hi"}, name="powershell")]},
+                 final("planned")]
+        with fake_llm({"steps": steps}) as fake:
+            r = Run(fake, "--dry-run").run()
+        self.assertEqual(r.code, 0, r.err)
+        ops = [a["op"] for a in r.actions()]
+        for op in ("mouse_button", "type_text", "run_shell"):
+            self.assertNotIn(op, ops)
+        self.assertIn("-> dry-run", r.err)
+
+    def test_powershell_policies(self):
+        steps = [{"tool_calls": [tool_call({"command": "echo hi"}, name="powershell")]},
+                 dict(final("ran"), expect={"contains": "hi\\r\\n"})]
+        with fake_llm({"steps": steps}) as fake:
+            r = Run(fake).run()
+            self.assertEqual(fake.requests[1]["expect_failures"], [])
+            self.assertEqual(len(fake.requests[0]["body"]["tools"]), 2)
+        self.assertEqual(r.code, 0, r.err)
+        with fake_llm({"steps": [final("no shell")]}) as fake:
+            r = Run(fake, "--shell", "off").run()
+            self.assertEqual([t["function"]["name"] for t in fake.requests[0]["body"]["tools"]],
+                             ["desktop"])
+        steps[1] = dict(final("declined"), expect={"contains": "declined"})
+        with fake_llm({"steps": steps}) as fake:
+            run = Run(fake, "--shell", "confirm", stdin=subprocess.PIPE)
+            p = run.start()
+            out, err = p.communicate("n\n", timeout=60)
+            self.assertEqual(fake.requests[1]["expect_failures"], [])
+        self.assertEqual(p.returncode, 0, err)
+        self.assertNotIn("run_shell", [a["op"] for a in run.actions()])
+
+    def test_replay_reruns_the_recorded_calls(self):
+        r = self.flow("openai")
+        trace = os.path.join(r.run_dir(), "trace.jsonl")
+        env = dict(r.env, WINAGENT_FAKE_LOG=os.path.join(r.tmp, "replay-actions.jsonl"))
+        p = subprocess.run([EXE, "--replay", trace, "--log-dir", r.log_dir], env=env,
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.strip(), "replayed 2 calls")
+        with open(env["WINAGENT_FAKE_LOG"], encoding="utf-8") as f:
+            acts = [json.loads(line) for line in f]
+        self.assertIn({"op": "mouse_move", "x": 230, "y": 80}, acts)
+        self.assertIn({"op": "type_text", "text": "hello wörld"}, acts)
+        p = subprocess.run([EXE, "--replay", trace, "--dry-run", "--log-dir", r.log_dir],
+                           env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('1. step 1: desktop {"action":"click","element":3}', p.stdout)
+
+
+if __name__ == "__main__":
+    watest.main()
