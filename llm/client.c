@@ -1,0 +1,344 @@
+/* The LLM client: picks the provider's table, sends the request through the transport
+ * and runs the retry loop (backoff, server-requested waits, interruption). The API key
+ * goes only into a header and is scrubbed from every message that leaves this file. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/os.h"
+#include "llm/http.h"
+#include "llm/llm.h"
+#include "llm/provider.h"
+#include "llm/retry.h"
+#include "llm/sse.h"
+#include "llm/text.h"
+
+#define BACKOFF_BASE_MS 500
+#define DETAIL_MAX      512
+
+struct llm_client {
+    struct llm_settings s;
+    const struct llm_provider_ops *ops;
+    struct http_client *http;
+    struct llm_ids ids;
+    int connect_timeout_s;
+    int timeout_s;
+    int max_retries;
+    int max_backoff_ms;
+    size_t max_response_bytes;
+    llm_log_fn log;
+    llm_delta_fn on_delta;
+    void *ctx;
+};
+
+static const struct {
+    const char *name;
+    enum llm_provider_kind kind;
+} provider_names[] = {
+    {"openai-compatible", LLM_PROVIDER_OPENAI},
+    {"openai", LLM_PROVIDER_OPENAI},
+    {"google", LLM_PROVIDER_GOOGLE},
+    {"gemini", LLM_PROVIDER_GOOGLE},
+};
+
+wa_err llm_provider_from_name(const char *name, enum llm_provider_kind *out)
+{
+    for (size_t i = 0; name && i < sizeof provider_names / sizeof provider_names[0]; i++) {
+        const char *a = name, *b = provider_names[i].name;
+        while (*a && *b && (*a | 0x20) == *b) {
+            a++;
+            b++;
+        }
+        if (!*a && !*b) {
+            *out = provider_names[i].kind;
+            return WA_E_OK;
+        }
+    }
+    return wa_fail(WA_E_CONFIG, "unknown LLM provider \"%s\" (use openai-compatible or google)",
+                   name ? name : "");
+}
+
+/* Writes a log line with the key scrubbed out. */
+static void client_log(const struct llm_client *c, const char *fmt, ...) WA_PRINTF(2, 3);
+static void client_log(const struct llm_client *c, const char *fmt, ...)
+{
+    if (!c->log)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    llm_redact(line, sizeof line, c->s.api_key);
+    c->log(c->ctx, line);
+}
+
+/* Scrubs the key out of the current detail line (server text can echo it). */
+static wa_err scrubbed(const struct llm_client *c, wa_err e)
+{
+    char d[DETAIL_MAX];
+    snprintf(d, sizeof d, "%s", wa_err_detail());
+    if (llm_redact(d, sizeof d, c->s.api_key))
+        wa_fail(e, "%s", d);
+    return e;
+}
+
+void llm_client_free(struct llm_client *c)
+{
+    if (!c)
+        return;
+    http_client_free(c->http);
+    free(c->s.base_url);
+    free(c->s.model);
+    if (c->s.api_key) /* do not leave the key lying in freed memory */
+        memset(c->s.api_key, 0, strlen(c->s.api_key));
+    free(c->s.api_key);
+    free(c);
+}
+
+wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
+{
+    *out = NULL;
+    if (!cfg->model || !cfg->model[0])
+        return wa_fail(WA_E_CONFIG, "no model configured (LLM_MODEL)");
+    const char *base = cfg->base_url;
+    if (cfg->provider == LLM_PROVIDER_OPENAI && (!base || !base[0]))
+        return wa_fail(WA_E_CONFIG, "no base URL configured for the openai-compatible provider "
+                                    "(LLM_BASE_URL)");
+    if (base && base[0] && strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0)
+        return wa_fail(WA_E_CONFIG, "base URL must start with http:// or https://");
+    if (base && strchr(base, '@'))
+        return wa_fail(WA_E_CONFIG, "base URL must not carry credentials: use LLM_API_KEY");
+    struct llm_client *c = calloc(1, sizeof *c);
+    if (!c)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    c->s.provider = cfg->provider;
+    c->ops = cfg->provider == LLM_PROVIDER_GOOGLE ? &llm_gemini_ops : &llm_openai_ops;
+    c->s.base_url = llm_strdup(base && base[0] ? base : "");
+    c->s.model = llm_strdup(cfg->model);
+    c->s.api_key = cfg->api_key && cfg->api_key[0] ? llm_strdup(cfg->api_key) : NULL;
+    c->s.stream = cfg->stream;
+    c->s.max_tokens = cfg->max_tokens;
+    c->s.temperature = cfg->temperature;
+    c->connect_timeout_s = cfg->connect_timeout_s > 0 ? cfg->connect_timeout_s : 20;
+    c->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 300;
+    c->max_retries = cfg->max_retries > 0 ? cfg->max_retries : cfg->max_retries < 0 ? 0 : 5;
+    c->max_backoff_ms = cfg->max_backoff_ms > 0 ? cfg->max_backoff_ms : 60000;
+    c->max_response_bytes = cfg->max_response_bytes ? cfg->max_response_bytes : 32u << 20;
+    c->log = cfg->log;
+    c->on_delta = cfg->on_delta;
+    c->ctx = cfg->ctx;
+    llm_ids_init(&c->ids,
+                 (uint32_t)os_time_ms() ^ (uint32_t)(os_pid() << 16) ^ (uint32_t)(uintptr_t)c);
+    if (!c->s.base_url || !c->s.model || (cfg->api_key && cfg->api_key[0] && !c->s.api_key)) {
+        llm_client_free(c);
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    wa_err e = http_client_new(&c->http);
+    if (e) {
+        llm_client_free(c);
+        return e;
+    }
+    *out = c;
+    return WA_E_OK;
+}
+
+/* ---- one attempt ---- */
+
+struct attempt {
+    struct llm_client *c;
+    struct reply_asm a;
+    struct sse_parser sse;
+    struct http_response resp;
+    bool decided; /* whether the 2xx body is an event stream was settled */
+    bool is_sse;
+};
+
+static wa_err on_event(void *ctx, const char *event, char *data, size_t len)
+{
+    struct attempt *t = ctx;
+    (void)event;
+    llm_redact(data, len + 1, t->c->s.api_key);
+    return t->c->ops->parse_event(&t->a, data, strlen(data));
+}
+
+static wa_err on_body(void *ctx, const char *data, size_t len)
+{
+    struct attempt *t = ctx;
+    if (!t->decided) {
+        /* Some servers ignore "stream": a JSON body is parsed whole. */
+        const char *ct = t->resp.content_type;
+        t->is_sse = t->c->s.stream && !(ct && llm_stristr(ct, "json"));
+        t->decided = true;
+    }
+    if (t->is_sse)
+        return sse_feed(&t->sse, data, len);
+    return dynbuf_add(&t->resp.body, data, len);
+}
+
+/* The verdict on a failed attempt, for the loop. */
+struct outcome {
+    bool retry;
+    long wait_ms; /* server-requested wait, -1 when none */
+};
+
+static wa_err attempt_once(struct llm_client *c, const struct llm_wire *w, struct llm_reply *out,
+                           struct outcome *oc)
+{
+    struct attempt t = {.c = c};
+    oc->retry = false;
+    oc->wait_ms = -1;
+    asm_init(&t.a, c->max_response_bytes, &c->ids, c->on_delta, c->ctx);
+    sse_init(&t.sse, c->max_response_bytes, on_event, &t);
+    http_response_init(&t.resp, c->max_response_bytes);
+    struct http_request req = {
+        .url = w->url,
+        .headers = (const char *const *)w->headers,
+        .n_headers = w->n_headers,
+        .body = w->body,
+        .body_len = w->body_len,
+        .connect_timeout_s = c->connect_timeout_s,
+        .timeout_s = c->timeout_s,
+        .max_bytes = c->max_response_bytes,
+        .on_body = on_body,
+        .ctx = &t,
+    };
+    wa_err e = http_perform(c->http, &req, &t.resp);
+    out->http_status = t.resp.status;
+    bool ok_status = t.resp.status >= 200 && t.resp.status < 300;
+    if (e) {
+        /* A transport failure, or the reply's own parser stopped the transfer. */
+        oc->retry = ok_status && t.decided ? t.a.retryable || t.resp.transient : t.resp.transient;
+        if (e == WA_E_TOO_LARGE || e == WA_E_INTERRUPTED)
+            oc->retry = false;
+        goto out;
+    }
+    if (!ok_status) {
+        struct retry_verdict v;
+        llm_redact(t.resp.body.data, t.resp.body.len + 1, c->s.api_key);
+        t.resp.body.len = t.resp.body.data ? strlen(t.resp.body.data) : 0;
+        retry_classify_http(t.resp.status, dynbuf_str(&t.resp.body), t.resp.body.len,
+                            t.resp.retry_after, t.resp.retry_after_ms, os_time_ms(), &v);
+        oc->retry = v.retry;
+        oc->wait_ms = v.wait_ms;
+        e = wa_fail(v.err, "HTTP %ld (%s%s%s)", t.resp.status, v.kind, v.message[0] ? ": " : "",
+                    v.message);
+        goto out;
+    }
+    if (t.is_sse) {
+        e = sse_finish(&t.sse);
+    } else {
+        llm_redact(t.resp.body.data, t.resp.body.len + 1, c->s.api_key);
+        t.resp.body.len = t.resp.body.data ? strlen(t.resp.body.data) : 0;
+        e = c->ops->parse_body(&t.a, dynbuf_str(&t.resp.body), t.resp.body.len);
+    }
+    if (!e)
+        e = c->ops->finish(&t.a, t.is_sse);
+    if (!e) {
+        e = asm_take_reply(&t.a, out);
+    } else {
+        oc->retry = t.a.retryable;
+    }
+out:
+    asm_cleanup(&t.a);
+    sse_cleanup(&t.sse);
+    http_response_cleanup(&t.resp);
+    return e;
+}
+
+/* "POST <url> [Content-Type: application/json, Authorization: (redacted)]" */
+static void describe_request(const struct llm_wire *w, char *out, size_t outsz)
+{
+    size_t n = (size_t)snprintf(out, outsz, "POST %s [", w->url);
+    for (size_t i = 0; i < w->n_headers && n < outsz; i++) {
+        const char *h = w->headers[i];
+        const char *colon = strchr(h, ':');
+        int nlen = colon ? (int)(colon - h) : (int)strlen(h);
+        bool secret = llm_stristr(h, "authorization:") == h || llm_stristr(h, "api-key:") == h ||
+                      llm_stristr(h, "x-goog-api-key:") == h;
+        n += (size_t)snprintf(out + n, outsz - n, "%s%.*s: %s", i ? ", " : "", nlen, h,
+                              secret  ? "(redacted)"
+                              : colon ? colon + 2
+                                      : "");
+    }
+    if (n < outsz)
+        snprintf(out + n, outsz - n, "]");
+}
+
+wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
+                    const struct llm_tool *tools, size_t n_tools, struct llm_reply *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t t0 = os_now_ms();
+    struct llm_wire w;
+    memset(&w, 0, sizeof w);
+    wa_err e = c->ops->build(&c->s, conv, tools, n_tools, &w);
+    char detail[DETAIL_MAX] = "";
+    if (e)
+        goto out;
+
+    for (int attempt = 1;; attempt++) {
+        struct outcome oc;
+        out->attempts = attempt;
+        struct llm_reply fresh;
+        memset(&fresh, 0, sizeof fresh);
+        wa_err_clear();
+        e = attempt_once(c, &w, &fresh, &oc);
+        if (!e) {
+            fresh.attempts = out->attempts;
+            *out = fresh;
+            break;
+        }
+        out->http_status = fresh.http_status;
+        llm_reply_cleanup(&fresh);
+        snprintf(detail, sizeof detail, "%s", wa_err_detail());
+        llm_redact(detail, sizeof detail, c->s.api_key);
+        if (attempt == 1) {
+            char req[600];
+            describe_request(&w, req, sizeof req);
+            client_log(c, "llm: request %s failed: %s", req, detail);
+        }
+        if (e == WA_E_INTERRUPTED)
+            break;
+        if (!oc.retry) {
+            client_log(c, "llm: %s, not retried", detail);
+            break;
+        }
+        if (attempt > c->max_retries) {
+            client_log(c, "llm: %s, giving up after %d attempts", detail, attempt);
+            char d2[DETAIL_MAX];
+            snprintf(d2, sizeof d2, "%s (gave up after %d attempts)", detail, attempt);
+            memcpy(detail, d2, sizeof detail);
+            break;
+        }
+        long wait = oc.wait_ms;
+        if (wait > c->max_backoff_ms) {
+            client_log(c, "llm: %s, server asks to wait %.1fs (over the %.1fs limit), not retried",
+                       detail, wait / 1000.0, c->max_backoff_ms / 1000.0);
+            char d2[DETAIL_MAX];
+            snprintf(d2, sizeof d2, "%s (server asks to wait %.0fs)", detail, wait / 1000.0);
+            memcpy(detail, d2, sizeof detail);
+            break;
+        }
+        if (wait < 0)
+            wait = retry_backoff_ms(attempt, BACKOFF_BASE_MS, c->max_backoff_ms,
+                                    llm_ids_random(&c->ids));
+        client_log(c, "llm: %s, retry %d/%d in %.1fs", detail, attempt, c->max_retries,
+                   wait / 1000.0);
+        if (os_sleep_ms((int)wait) == WA_E_INTERRUPTED) {
+            e = WA_E_INTERRUPTED;
+            snprintf(detail, sizeof detail, "interrupted while waiting to retry");
+            break;
+        }
+    }
+out:
+    llm_wire_cleanup(&w);
+    out->elapsed_ms = (double)(os_now_ms() - t0);
+    if (e) {
+        if (detail[0])
+            wa_fail(e, "%s", detail);
+        return scrubbed(c, e);
+    }
+    return WA_E_OK;
+}

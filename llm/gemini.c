@@ -1,0 +1,496 @@
+/* Gemini generateContent / streamGenerateContent: request rendering (system
+ * instruction, user/model contents, function calls and responses, thought
+ * signatures), whole and streamed replies, finish reasons and blocked prompts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "llm/provider.h"
+#include "llm/retry.h"
+#include "llm/schema.h"
+#include "llm/text.h"
+
+#define GEMINI_DEFAULT_BASE "https://generativelanguage.googleapis.com"
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* ---- request ---- */
+
+static bool add_item(cJSON *parent, const char *key, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item))
+        return true;
+    cJSON_Delete(item);
+    return false;
+}
+
+/* The parts array of a new content with this role; consecutive contents of the same
+ * role are merged (tool results followed by an observation stay one user turn). */
+static cJSON *parts_for(cJSON *contents, const char *role)
+{
+    int n = cJSON_GetArraySize(contents);
+    cJSON *last = n ? cJSON_GetArrayItem(contents, n - 1) : NULL;
+    const cJSON *r = get(last, "role");
+    if (last && cJSON_IsString(r) && strcmp(r->valuestring, role) == 0)
+        return cJSON_GetObjectItemCaseSensitive(last, "parts");
+    cJSON *c = cJSON_CreateObject();
+    cJSON *parts = cJSON_CreateArray();
+    if (!add_item(contents, NULL, c) || !cJSON_AddStringToObject(c, "role", role) ||
+        !add_item(c, "parts", parts))
+        return NULL;
+    return parts;
+}
+
+static bool add_text_part(cJSON *parts, const char *text, const char *signature)
+{
+    cJSON *p = cJSON_CreateObject();
+    return add_item(parts, NULL, p) && cJSON_AddStringToObject(p, "text", text) &&
+           (!signature || cJSON_AddStringToObject(p, "thoughtSignature", signature));
+}
+
+static bool add_image_parts(cJSON *parts, const struct llm_image *images, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        cJSON *p = cJSON_CreateObject(), *d = cJSON_CreateObject();
+        if (!add_item(parts, NULL, p) || !add_item(p, "inlineData", d) ||
+            !cJSON_AddStringToObject(d, "mimeType",
+                                     images[i].mime ? images[i].mime : "image/png") ||
+            !cJSON_AddStringToObject(d, "data", images[i].base64 ? images[i].base64 : ""))
+            return false;
+    }
+    return true;
+}
+
+static bool add_user(cJSON *contents, const char *text, const struct llm_image *images,
+                     size_t n_images)
+{
+    cJSON *parts = parts_for(contents, "user");
+    if (!parts)
+        return false;
+    if (((text && text[0]) || !n_images) && !add_text_part(parts, text ? text : "", NULL))
+        return false;
+    return add_image_parts(parts, images, n_images);
+}
+
+static bool add_model(cJSON *contents, const struct llm_message *m)
+{
+    cJSON *parts = parts_for(contents, "model");
+    if (!parts)
+        return false;
+    if (((m->text && m->text[0]) || m->thought_signature || !m->n_calls) &&
+        !add_text_part(parts, m->text ? m->text : "", m->thought_signature))
+        return false;
+    for (size_t i = 0; i < m->n_calls; i++) {
+        const struct llm_tool_call *tc = &m->calls[i];
+        cJSON *p = cJSON_CreateObject(), *fc = cJSON_CreateObject();
+        cJSON *args = cJSON_Parse(tc->arguments ? tc->arguments : "{}");
+        if (!cJSON_IsObject(args)) { /* malformed arguments we kept raw: Gemini needs an object */
+            cJSON_Delete(args);
+            args = cJSON_CreateObject();
+        }
+        if (!add_item(parts, NULL, p) || !add_item(p, "functionCall", fc) ||
+            !cJSON_AddStringToObject(fc, "name", tc->name ? tc->name : "") ||
+            !add_item(fc, "args", args) ||
+            (!tc->id_synthetic && tc->id && tc->id[0] &&
+             !cJSON_AddStringToObject(fc, "id", tc->id)) ||
+            (tc->thought_signature &&
+             !cJSON_AddStringToObject(p, "thoughtSignature", tc->thought_signature)))
+            return false;
+    }
+    return true;
+}
+
+static bool add_function_response(cJSON *parts, const struct llm_tool_call *tc, const char *text)
+{
+    cJSON *p = cJSON_CreateObject(), *fr = cJSON_CreateObject(), *resp = cJSON_CreateObject();
+    bool ok = add_item(parts, NULL, p) && add_item(p, "functionResponse", fr);
+    if (!ok) {
+        cJSON_Delete(resp);
+        return false;
+    }
+    return cJSON_AddStringToObject(fr, "name", tc->name ? tc->name : "") &&
+           (tc->id_synthetic || !tc->id || !tc->id[0] ||
+            cJSON_AddStringToObject(fr, "id", tc->id)) &&
+           add_item(fr, "response", resp) &&
+           cJSON_AddStringToObject(resp, "content", text ? text : "");
+}
+
+/* The model turn, then one user turn: a functionResponse for every call (a stand-in
+ * when the result is missing: Gemini wants one per call), then the results' images as
+ * inlineData parts. Returns the index of the last message consumed in *last. */
+static bool add_tool_round(cJSON *contents, const struct llm_conversation *conv, size_t i,
+                           size_t *last)
+{
+    const struct llm_message *m = &conv->messages[i];
+    if (!add_model(contents, m))
+        return false;
+    size_t end = i + 1;
+    while (end < conv->n_messages && conv->messages[end].role == LLM_ROLE_TOOL)
+        end++;
+    *last = end - 1;
+    cJSON *parts = parts_for(contents, "user");
+    if (!parts)
+        return false;
+    for (size_t k = 0; k < m->n_calls; k++) {
+        const struct llm_message *r = llm_find_result(conv, i, m->calls[k].id);
+        if (!add_function_response(parts, &m->calls[k],
+                                   r ? r->text : "(no result: the call was not executed)"))
+            return false;
+    }
+    for (size_t j = i + 1; j < end; j++) { /* results answering none of the calls */
+        const struct llm_message *r = &conv->messages[j];
+        bool matched = false;
+        for (size_t k = 0; k < m->n_calls && !matched; k++)
+            matched =
+                m->calls[k].id && r->tool_call_id && strcmp(m->calls[k].id, r->tool_call_id) == 0;
+        if (!matched) {
+            char head[200];
+            snprintf(head, sizeof head, "Result of %s: ", r->tool_name ? r->tool_name : "tool");
+            size_t n = strlen(head) + (r->text ? strlen(r->text) : 0) + 1;
+            char *text = malloc(n);
+            if (!text)
+                return false;
+            snprintf(text, n, "%s%s", head, r->text ? r->text : "");
+            bool ok = add_text_part(parts, text, NULL);
+            free(text);
+            if (!ok)
+                return false;
+        }
+    }
+    for (size_t k = 0; k < m->n_calls; k++) {
+        const struct llm_message *r = llm_find_result(conv, i, m->calls[k].id);
+        if (r && !add_image_parts(parts, r->images, r->n_images))
+            return false;
+    }
+    return true;
+}
+
+static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, wa_err *err)
+{
+    cJSON *list = cJSON_CreateArray(), *holder = cJSON_CreateObject();
+    cJSON *decls = cJSON_CreateArray();
+    if (!add_item(root, "tools", list)) {
+        cJSON_Delete(holder);
+        cJSON_Delete(decls);
+        return false;
+    }
+    if (!add_item(list, NULL, holder)) {
+        cJSON_Delete(decls);
+        return false;
+    }
+    if (!add_item(holder, "functionDeclarations", decls))
+        return false;
+    for (size_t i = 0; i < n_tools; i++) {
+        cJSON *d = cJSON_CreateObject();
+        if (!add_item(decls, NULL, d) || !cJSON_AddStringToObject(d, "name", tools[i].name) ||
+            (tools[i].description &&
+             !cJSON_AddStringToObject(d, "description", tools[i].description)))
+            return false;
+        if (!tools[i].parameters)
+            continue;
+        cJSON *src = cJSON_Parse(tools[i].parameters);
+        if (!cJSON_IsObject(src)) {
+            cJSON_Delete(src);
+            *err = wa_fail(WA_E_INVALID_ARGS, "tool %s: parameters are not a JSON object",
+                           tools[i].name);
+            return false;
+        }
+        cJSON *params = schema_to_gemini(src);
+        cJSON_Delete(src);
+        if (!params)
+            return false;
+        /* A tool without parameters declares none: Gemini rejects an OBJECT with an
+         * empty property list. */
+        if (!get(params, "properties") && !get(params, "anyOf")) {
+            cJSON_Delete(params);
+            continue;
+        }
+        if (!add_item(d, "parameters", params))
+            return false;
+    }
+    return true;
+}
+
+static char *gemini_url(const struct llm_settings *s)
+{
+    const char *base = s->base_url && s->base_url[0] ? s->base_url : GEMINI_DEFAULT_BASE;
+    const char *model = s->model;
+    if (strncmp(model, "models/", 7) == 0)
+        model += 7;
+    /* A base that already names the API version ("…/v1beta", "…/v1") keeps it. */
+    size_t blen = strcspn(base, "?");
+    while (blen && base[blen - 1] == '/')
+        blen--;
+    const char *v = NULL;
+    for (size_t i = blen; i > 0; i--)
+        if (base[i - 1] == '/') {
+            v = base + i;
+            break;
+        }
+    bool versioned = v && v[0] == 'v' && v[1] >= '0' && v[1] <= '9';
+    size_t n = strlen(model) + 64;
+    char *path = malloc(n);
+    if (!path)
+        return NULL;
+    snprintf(path, n, "%s/models/%s:%s", versioned ? "" : "/v1beta", model,
+             s->stream ? "streamGenerateContent" : "generateContent");
+    char *url = llm_url_join(base, path, s->stream ? "alt=sse" : NULL);
+    free(path);
+    return url;
+}
+
+static wa_err gemini_build(const struct llm_settings *s, const struct llm_conversation *conv,
+                           const struct llm_tool *tools, size_t n_tools, struct llm_wire *out)
+{
+    wa_err err = WA_E_OK;
+    cJSON *root = cJSON_CreateObject(), *contents = cJSON_CreateArray();
+    bool ok = add_item(root, "contents", contents); /* contents is freed either way */
+    if (ok && conv->system) {
+        cJSON *si = cJSON_CreateObject(), *parts = cJSON_CreateArray();
+        ok = add_item(root, "systemInstruction", si);
+        if (!ok)
+            cJSON_Delete(parts);
+        ok = ok && add_item(si, "parts", parts) && add_text_part(parts, conv->system, NULL);
+    }
+    for (size_t i = 0; ok && i < conv->n_messages; i++) {
+        const struct llm_message *m = &conv->messages[i];
+        switch (m->role) {
+        case LLM_ROLE_USER:
+            ok = add_user(contents, m->text, m->images, m->n_images);
+            break;
+        case LLM_ROLE_ASSISTANT:
+            ok = m->n_calls ? add_tool_round(contents, conv, i, &i) : add_model(contents, m);
+            break;
+        case LLM_ROLE_TOOL: { /* a result with no call before it: plain user text */
+            char head[200];
+            snprintf(head, sizeof head, "Result of %s: ", m->tool_name ? m->tool_name : "tool");
+            size_t n = strlen(head) + (m->text ? strlen(m->text) : 0) + 1;
+            char *text = malloc(n);
+            ok = text != NULL;
+            if (ok) {
+                snprintf(text, n, "%s%s", head, m->text ? m->text : "");
+                ok = add_user(contents, text, m->images, m->n_images);
+            }
+            free(text);
+            break;
+        }
+        }
+    }
+    if (ok && n_tools)
+        ok = add_tools(root, tools, n_tools, &err);
+    if (ok && (s->max_tokens > 0 || s->temperature >= 0)) {
+        cJSON *gc = cJSON_CreateObject();
+        ok =
+            add_item(root, "generationConfig", gc) &&
+            (s->max_tokens <= 0 || cJSON_AddNumberToObject(gc, "maxOutputTokens", s->max_tokens)) &&
+            (s->temperature < 0 || cJSON_AddNumberToObject(gc, "temperature", s->temperature));
+    }
+    if (ok) {
+        out->body = cJSON_PrintUnformatted(root);
+        ok = out->body != NULL;
+        out->body_len = ok ? strlen(out->body) : 0;
+    }
+    cJSON_Delete(root);
+    if (!ok)
+        return err ? err : wa_fail(WA_E_NOMEM, "out of memory building the request");
+    if (!(out->url = gemini_url(s)))
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    wa_err e = llm_wire_add_header(out, "Content-Type: application/json");
+    if (!e && s->api_key && s->api_key[0]) /* the header, never the URL: URLs reach logs */
+        e = llm_wire_add_header(out, "x-goog-api-key: %s", s->api_key);
+    return e;
+}
+
+/* ---- replies ---- */
+
+static wa_err not_json(const char *what, const char *data, size_t len)
+{
+    char snip[160];
+    llm_snippet(snip, sizeof snip, data, len, 120);
+    return wa_fail(WA_E_PARSE, "%s is not valid JSON: %s", what, snip);
+}
+
+static wa_err error_object(struct reply_asm *a, const cJSON *root, bool mid_stream)
+{
+    const cJSON *err = get(root, "error");
+    const cJSON *code = get(err, "code");
+    char msg[320];
+    retry_error_message_json(root, msg, sizeof msg);
+    a->error_status = cJSON_IsNumber(code) ? (long)code->valuedouble : 0;
+    a->retryable = !a->error_status || retry_status_transient(a->error_status);
+    return wa_fail(WA_E_HTTP, "server error%s: %s", mid_stream ? " mid-stream" : "",
+                   msg[0] ? msg : "(no message)");
+}
+
+static wa_err set_string(char **dst, const cJSON *v)
+{
+    if (!cJSON_IsString(v) || !v->valuestring[0])
+        return WA_E_OK;
+    return llm_set_str(dst, v->valuestring);
+}
+
+static void parse_usage(struct reply_asm *a, const cJSON *root)
+{
+    const cJSON *u = get(root, "usageMetadata");
+    if (!cJSON_IsObject(u))
+        return;
+    const cJSON *p = get(u, "promptTokenCount"), *c = get(u, "candidatesTokenCount");
+    const cJSON *th = get(u, "thoughtsTokenCount"), *t = get(u, "totalTokenCount");
+    a->usage.prompt_tokens = cJSON_IsNumber(p) ? (long)p->valuedouble : 0;
+    a->usage.completion_tokens = (cJSON_IsNumber(c) ? (long)c->valuedouble : 0) +
+                                 (cJSON_IsNumber(th) ? (long)th->valuedouble : 0);
+    a->usage.total_tokens = cJSON_IsNumber(t) ? (long)t->valuedouble : 0;
+}
+
+static wa_err parse_part(struct reply_asm *a, const cJSON *part)
+{
+    const cJSON *text = get(part, "text"), *fc = get(part, "functionCall");
+    const cJSON *sig = get(part, "thoughtSignature");
+    wa_err e = WA_E_OK;
+    if (cJSON_IsObject(fc)) {
+        struct asm_call *c;
+        if ((e = asm_new_call(a, &c)))
+            return e;
+        e = set_string(&c->name, get(fc, "name"));
+        if (!e)
+            e = set_string(&c->id, get(fc, "id"));
+        if (!e)
+            e = set_string(&c->thought_signature, sig);
+        const cJSON *args = get(fc, "args");
+        if (!e && args && !cJSON_IsNull(args)) {
+            char *t = cJSON_PrintUnformatted(args);
+            e = t ? asm_call_add_args(a, c, t, strlen(t)) : wa_fail(WA_E_NOMEM, "out of memory");
+            cJSON_free(t);
+        }
+        return e;
+    }
+    if (cJSON_IsString(text))
+        e = asm_add_text(a, text->valuestring, strlen(text->valuestring),
+                         cJSON_IsTrue(get(part, "thought")));
+    /* A signature on a text part (often an empty one closing the stream) belongs to
+     * the turn: keep the latest. */
+    if (!e)
+        e = set_string(&a->thought_signature, sig);
+    return e;
+}
+
+/* One GenerateContentResponse: a whole reply or one streamed chunk. */
+static wa_err parse_response(struct reply_asm *a, const cJSON *root, bool mid_stream)
+{
+    if (get(root, "error"))
+        return error_object(a, root, mid_stream);
+    const cJSON *block = get(get(root, "promptFeedback"), "blockReason");
+    if (cJSON_IsString(block)) {
+        const cJSON *msg = get(get(root, "promptFeedback"), "blockReasonMessage");
+        return wa_fail(WA_E_BLOCKED, "the prompt was blocked by the server (%s)%s%s",
+                       block->valuestring, cJSON_IsString(msg) ? ": " : "",
+                       cJSON_IsString(msg) ? msg->valuestring : "");
+    }
+    parse_usage(a, root);
+    const cJSON *cand = cJSON_GetArrayItem(get(root, "candidates"), 0);
+    const cJSON *part;
+    wa_err e = WA_E_OK;
+    cJSON_ArrayForEach(part, get(get(cand, "content"), "parts"))
+    {
+        if ((e = parse_part(a, part)))
+            return e;
+    }
+    if (cJSON_IsString(get(cand, "finishReason"))) {
+        a->done = true;
+        e = set_string(&a->finish_reason, get(cand, "finishReason"));
+        if (!e)
+            e = set_string(&a->finish_message, get(cand, "finishMessage"));
+    }
+    return e;
+}
+
+static wa_err gemini_parse_body(struct reply_asm *a, const char *body, size_t len)
+{
+    cJSON *root = cJSON_ParseWithLength(body, len);
+    if (!root)
+        return not_json("the reply", body, len);
+    wa_err e = WA_E_OK;
+    if (cJSON_IsArray(root)) { /* a streamed reply without alt=sse: an array of chunks */
+        const cJSON *chunk;
+        cJSON_ArrayForEach(chunk, root)
+        {
+            if (!e)
+                e = parse_response(a, chunk, false);
+        }
+    } else if (cJSON_IsObject(root)) {
+        e = parse_response(a, root, false);
+        if (!e && !get(root, "candidates"))
+            e = wa_fail(WA_E_PARSE, "the reply has no candidates");
+        a->done = true;
+    } else {
+        e = wa_fail(WA_E_PARSE, "the reply is not a JSON object");
+    }
+    cJSON_Delete(root);
+    return e;
+}
+
+static wa_err gemini_parse_event(struct reply_asm *a, const char *data, size_t len)
+{
+    cJSON *root = cJSON_ParseWithLength(data, len);
+    if (!root)
+        return not_json("a stream event", data, len);
+    wa_err e = parse_response(a, root, true);
+    cJSON_Delete(root);
+    return e;
+}
+
+static bool one_of(const char *s, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(s, *list) == 0)
+            return true;
+    return false;
+}
+
+static wa_err gemini_finish(struct reply_asm *a, bool streamed)
+{
+    static const char *const blocked[] = {
+        "SAFETY",       "RECITATION", "PROHIBITED_CONTENT",       "BLOCKLIST",        "SPII",
+        "IMAGE_SAFETY", "LANGUAGE",   "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", NULL};
+    static const char *const malformed[] = {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL",
+                                            NULL};
+    if (streamed && !a->done) {
+        a->retryable = true;
+        return wa_fail(WA_E_NETWORK, "the stream ended before the reply was complete");
+    }
+    const char *f = a->finish_reason ? a->finish_reason : "STOP";
+    const char *why = a->finish_message ? a->finish_message : "";
+    char msg[240];
+    llm_snippet(msg, sizeof msg, why, strlen(why), 200);
+    if (strcmp(f, "STOP") == 0 || strcmp(f, "FINISH_REASON_UNSPECIFIED") == 0)
+        return WA_E_OK;
+    if (one_of(f, malformed)) {
+        a->retryable = true;
+        return wa_fail(WA_E_PARSE, "the model produced a malformed function call (%s)%s%s", f,
+                       msg[0] ? ": " : "", msg);
+    }
+    if (one_of(f, blocked))
+        return wa_fail(WA_E_BLOCKED, "the reply was blocked by the server (%s)%s%s", f,
+                       msg[0] ? ": " : "", msg);
+    if (asm_has_content(a))
+        return WA_E_OK; /* MAX_TOKENS and the like, with something usable */
+    if (strcmp(f, "MAX_TOKENS") == 0)
+        return wa_fail(WA_E_PARSE, "reply cut at max tokens before any text or tool call");
+    return wa_fail(WA_E_PARSE, "the model stopped (%s) without a reply%s%s", f, msg[0] ? ": " : "",
+                   msg);
+}
+
+const struct llm_provider_ops llm_gemini_ops = {
+    .name = "google",
+    .build = gemini_build,
+    .parse_body = gemini_parse_body,
+    .parse_event = gemini_parse_event,
+    .finish = gemini_finish,
+};

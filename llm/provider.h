@@ -1,0 +1,65 @@
+/* The seam between the client (transport, retries) and one wire format: a const table
+ * of functions per provider (llm/openai.c, llm/gemini.c). Internal to llm/. */
+#ifndef WINAGENT_LLM_PROVIDER_H
+#define WINAGENT_LLM_PROVIDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "llm/assemble.h"
+#include "llm/llm.h"
+
+/* The client's own copy of the settings a provider needs. */
+struct llm_settings {
+    enum llm_provider_kind provider;
+    char *base_url;
+    char *model;
+    char *api_key; /* NULL when the server needs none */
+    bool stream;
+    int max_tokens;
+    double temperature;
+};
+
+#define LLM_WIRE_MAX_HEADERS 8
+
+/* One request as it goes on the wire. The key may only be in a header. */
+struct llm_wire {
+    char *url;
+    char *headers[LLM_WIRE_MAX_HEADERS]; /* "Name: value" */
+    size_t n_headers;
+    char *body;
+    size_t body_len;
+};
+
+void llm_wire_cleanup(struct llm_wire *w);
+/* Appends a formatted header line. WA_E_NOMEM, or WA_E_INVALID_ARGS when full. */
+wa_err llm_wire_add_header(struct llm_wire *w, const char *fmt, ...) WA_PRINTF(2, 3);
+
+struct llm_provider_ops {
+    const char *name; /* "openai-compatible", "google" */
+    /* Builds URL, headers and JSON body for the conversation and tools. */
+    wa_err (*build)(const struct llm_settings *s, const struct llm_conversation *conv,
+                    const struct llm_tool *tools, size_t n_tools, struct llm_wire *out);
+    /* Parses a whole 2xx body into a. */
+    wa_err (*parse_body)(struct reply_asm *a, const char *body, size_t len);
+    /* Consumes the data of one server-sent event. */
+    wa_err (*parse_event)(struct reply_asm *a, const char *data, size_t len);
+    /* Judges the assembled reply once the body or stream has ended: missing end,
+     * finish reasons that are errors. Sets a->retryable where another try may help. */
+    wa_err (*finish)(struct reply_asm *a, bool streamed);
+};
+
+extern const struct llm_provider_ops llm_openai_ops;
+extern const struct llm_provider_ops llm_gemini_ops;
+
+/* base + path, keeping a query the base carries ("...?api-version=x" stays last) and
+ * adding extra_query (may be NULL) to it. A base that already ends with path is kept.
+ * Heap string, NULL when out of memory. */
+char *llm_url_join(const char *base, const char *path, const char *extra_query);
+
+/* Shared by both providers: the tool result answering call_id in the messages that
+ * follow the assistant message at index i (consecutive tool messages), or NULL. */
+const struct llm_message *llm_find_result(const struct llm_conversation *conv, size_t i,
+                                          const char *call_id);
+
+#endif
