@@ -1,0 +1,101 @@
+/* Test helper for the unit.llm_* tests that talk to the fake server: a client
+ * pointed at it, and capture of log lines and streamed deltas. */
+#ifndef WINAGENT_TESTS_LLM_TEST_CLIENT_H
+#define WINAGENT_TESTS_LLM_TEST_CLIENT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/dynbuf.h"
+#include "base/os.h"
+#include "fake_llm_proc.h"
+#include "llm/llm.h"
+
+#define TEST_KEY "sk-test-SECRET-4f1d2c3b5a697887"
+
+struct capture {
+    struct dynbuf log;    /* every log line, each ending in \n */
+    struct dynbuf deltas; /* streamed text */
+    struct dynbuf thinking;
+};
+
+static void capture_log(void *ctx, const char *line)
+{
+    struct capture *c = ctx;
+    dynbuf_addf(&c->log, "%s\n", line);
+    if (getenv("LLM_TEST_VERBOSE"))
+        fprintf(stderr, "%s\n", line);
+}
+
+static void capture_delta(void *ctx, const char *text, bool is_reasoning)
+{
+    struct capture *c = ctx;
+    dynbuf_adds(is_reasoning ? &c->thinking : &c->deltas, text);
+}
+
+static void capture_init(struct capture *c)
+{
+    dynbuf_init(&c->log, 1 << 20);
+    dynbuf_init(&c->deltas, 1 << 20);
+    dynbuf_init(&c->thinking, 1 << 20);
+}
+
+static void capture_cleanup(struct capture *c)
+{
+    dynbuf_cleanup(&c->log);
+    dynbuf_cleanup(&c->deltas);
+    dynbuf_cleanup(&c->thinking);
+}
+
+/* A config for the fake server: OpenAI at URL/v1, Gemini at URL; fast retries. */
+static struct llm_config test_config(const struct fake_llm *f, enum llm_provider_kind p,
+                                     bool stream, struct capture *cap, char *url, size_t urlsz)
+{
+    snprintf(url, urlsz, "%s%s", f->url, p == LLM_PROVIDER_OPENAI ? "/v1" : "");
+    struct llm_config cfg = {
+        .provider = p,
+        .base_url = url,
+        .model = p == LLM_PROVIDER_OPENAI ? "gpt-test" : "gemini-test",
+        .api_key = TEST_KEY,
+        .stream = stream,
+        .connect_timeout_s = 5,
+        .timeout_s = 30,
+        .max_retries = 3,
+        .max_backoff_ms = 50,
+        .temperature = -1,
+        .log = capture_log,
+        .on_delta = capture_delta,
+        .ctx = cap,
+    };
+    return cfg;
+}
+
+/* Tools as the loop declares them (the schema uses keywords Gemini rejects). */
+static const struct llm_tool test_tools[] = {
+    {"desktop", "Observe and act on the desktop.",
+     "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","
+     "\"additionalProperties\":false,\"properties\":{\"action\":{\"type\":\"string\","
+     "\"enum\":[\"click\",\"type\",\"key\",\"screenshot\",\"launch\",\"wait\"]},"
+     "\"x\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":999},"
+     "\"seconds\":{\"type\":\"number\",\"enum\":[1,2,5]},"
+     "\"mode\":{\"const\":\"auto\"}},\"required\":[\"action\"]}"},
+    {"powershell", "Run a PowerShell command.",
+     "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\"},"
+     "\"timeout_s\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"command\"]}"},
+};
+#define N_TEST_TOOLS (sizeof test_tools / sizeof test_tools[0])
+
+/* A one-user-turn conversation. */
+static void test_conversation(struct llm_conversation *c)
+{
+    llm_conversation_init(c);
+    llm_conversation_set_system(c, "You are a test.");
+    llm_conversation_add_user(c, "Open Notepad.", NULL, 0);
+}
+
+/* A tiny valid PNG (1x1), base64. */
+#define TEST_PNG_B64                                                                               \
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+
+#endif

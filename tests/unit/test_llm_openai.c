@@ -1,0 +1,402 @@
+/* Tests of the OpenAI-compatible provider against the fake server: replies whole and
+ * streamed, every server quirk, request shape, and the reference request schema. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_llm_proc.c"
+#include "llm_test_client.h"
+
+static const cJSON *at(const cJSON *root, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    const cJSON *n = root;
+    for (char *tok = strtok(buf, "/"); tok && n; tok = strtok(NULL, "/"))
+        n = (*tok >= '0' && *tok <= '9') ? cJSON_GetArrayItem(n, atoi(tok))
+                                         : cJSON_GetObjectItemCaseSensitive(n, tok);
+    return n;
+}
+
+static const char *str_at(const cJSON *root, const char *path)
+{
+    const cJSON *n = at(root, path);
+    return cJSON_IsString(n) ? n->valuestring : NULL;
+}
+
+static void assert_schema_valid(const struct fake_llm *f)
+{
+    int rc = fake_llm_validate_openai(f);
+    if (rc == 77)
+        return; /* said why on stderr */
+    assert_int_equal(rc, 0);
+}
+
+/* Runs one completion of the one-turn conversation. */
+static wa_err complete_once(struct fake_llm *f, bool stream, struct capture *cap,
+                            struct llm_reply *r)
+{
+    char url[128];
+    struct llm_config cfg = test_config(f, LLM_PROVIDER_OPENAI, stream, cap, url, sizeof url);
+    struct llm_client *c;
+    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
+    struct llm_conversation conv;
+    test_conversation(&conv);
+    wa_err e = llm_complete(c, &conv, test_tools, N_TEST_TOOLS, r);
+    llm_conversation_cleanup(&conv);
+    llm_client_free(c);
+    return e;
+}
+
+static void text_reply_whole_and_streamed(void **state)
+{
+    (void)state;
+    struct fake_llm f;
+    assert_true(fake_llm_start(&f, "{'steps':[{'text':'Hello from the model.','reasoning':"
+                                   "'Think first.','usage':{'prompt_tokens':100,"
+                                   "'completion_tokens':20}}],'after_end':'repeat_last'}"));
+    for (int stream = 0; stream < 2; stream++) {
+        struct capture cap;
+        capture_init(&cap);
+        struct llm_reply r;
+        assert_int_equal(complete_once(&f, stream, &cap, &r), WA_E_OK);
+        assert_string_equal(r.text, "Hello from the model.");
+        assert_string_equal(r.reasoning, "Think first.");
+        assert_int_equal(r.n_calls, 0);
+        assert_string_equal(r.finish_reason, "stop");
+        assert_int_equal(r.usage.prompt_tokens, 100);
+        assert_int_equal(r.usage.completion_tokens, 20);
+        assert_int_equal(r.usage.total_tokens, 120);
+        assert_int_equal(r.attempts, 1);
+        assert_int_equal(r.http_status, 200);
+        if (stream) { /* the text also came live, piece by piece */
+            assert_string_equal(dynbuf_str(&cap.deltas), "Hello from the model.");
+            assert_string_equal(dynbuf_str(&cap.thinking), "Think first.");
+        }
+        llm_reply_cleanup(&r);
+        capture_cleanup(&cap);
+    }
+    cJSON *reqs = fake_llm_requests(&f);
+    assert_int_equal(cJSON_GetArraySize(reqs), 2);
+    assert_string_equal(str_at(reqs, "0/path"), "/v1/chat/completions");
+    assert_string_equal(fake_llm_header(reqs, 0, "Authorization"), "Bearer " TEST_KEY);
+    assert_true(cJSON_IsFalse(at(reqs, "0/body/stream")));
+    assert_null(at(reqs, "0/body/stream_options"));
+    assert_true(cJSON_IsTrue(at(reqs, "1/body/stream")));
+    assert_true(cJSON_IsTrue(at(reqs, "1/body/stream_options/include_usage")));
+    assert_string_equal(str_at(reqs, "0/body/model"), "gpt-test");
+    assert_string_equal(str_at(reqs, "0/body/messages/0/role"), "system");
+    assert_string_equal(str_at(reqs, "0/body/tools/0/type"), "function");
+    assert_string_equal(str_at(reqs, "0/body/tools/1/function/name"), "powershell");
+    /* OpenAI gets the schema as written */
+    assert_true(cJSON_IsFalse(at(reqs, "0/body/tools/0/function/parameters/additionalProperties")));
+    cJSON_Delete(reqs);
+    assert_schema_valid(&f);
+    fake_llm_stop(&f);
+}
+
+/* A quirk scenario and what the reply must look like, checked streamed and not. */
+struct quirk_case {
+    const char *name;
+    const char *step;
+    void (*check)(const struct llm_reply *r, bool stream);
+};
+
+static void two_calls_with_args(const struct llm_reply *r, bool stream)
+{
+    (void)stream;
+    assert_int_equal(r->n_calls, 2);
+    assert_string_equal(r->calls[0].name, "desktop");
+    assert_string_equal(r->calls[1].name, "powershell");
+    cJSON *a0 = cJSON_Parse(r->calls[0].arguments), *a1 = cJSON_Parse(r->calls[1].arguments);
+    assert_non_null(a0);
+    assert_non_null(a1);
+    assert_string_equal(str_at(a0, "action"), "key");
+    assert_string_equal(str_at(a0, "keys"), "ctrl+s");
+    assert_string_equal(str_at(a1, "command"), "Get-Date");
+    cJSON_Delete(a0);
+    cJSON_Delete(a1);
+    assert_non_null(r->calls[0].id);
+    assert_non_null(r->calls[1].id);
+    assert_true(r->calls[0].id[0] && r->calls[1].id[0]);
+    assert_string_not_equal(r->calls[0].id, r->calls[1].id);
+}
+
+static void ids_kept(const struct llm_reply *r, bool stream)
+{
+    two_calls_with_args(r, stream);
+    assert_string_equal(r->calls[0].id, "call_k1");
+    assert_string_equal(r->calls[1].id, "call_k2");
+    assert_false(r->calls[0].id_synthetic);
+    assert_string_equal(r->finish_reason, "tool_calls");
+}
+
+static void ids_made_up(const struct llm_reply *r, bool stream)
+{
+    two_calls_with_args(r, stream);
+    assert_true(r->calls[0].id_synthetic && r->calls[1].id_synthetic);
+    assert_memory_equal(r->calls[0].id, "call_", 5);
+}
+
+static void no_text(const struct llm_reply *r, bool stream)
+{
+    ids_kept(r, stream);
+    assert_null(r->text);
+}
+
+static void finish_stop_with_calls(const struct llm_reply *r, bool stream)
+{
+    two_calls_with_args(r, stream);
+    assert_string_equal(r->finish_reason, "stop");
+}
+
+static void text_and_calls(const struct llm_reply *r, bool stream)
+{
+    two_calls_with_args(r, stream);
+    assert_string_equal(r->text, "Saving now.");
+}
+
+static void raw_arguments_kept(const struct llm_reply *r, bool stream)
+{
+    (void)stream;
+    assert_int_equal(r->n_calls, 1);
+    assert_string_equal(r->calls[0].arguments, "{\"action\": \"click\", \"x\": 12,");
+}
+
+static void reasoning_field(const struct llm_reply *r, bool stream)
+{
+    (void)stream;
+    assert_string_equal(r->reasoning, "Considering the menu.");
+    assert_string_equal(r->text, "Done.");
+}
+
+#define CALLS                                                                                      \
+    "'tool_calls':[{'name':'desktop','id':'call_k1','arguments':{'action':'key','keys':"           \
+    "'ctrl+s'}},{'name':'powershell','id':'call_k2','arguments':{'command':'Get-Date'}}]"
+
+static const struct quirk_case quirks[] = {
+    {"plain", "{" CALLS "}", ids_kept},
+    {"args_as_object", "{" CALLS ",'quirks':{'args_as_object':true}}", ids_kept},
+    {"empty_ids", "{" CALLS ",'quirks':{'empty_ids':true}}", ids_made_up},
+    {"missing_ids", "{" CALLS ",'quirks':{'missing_ids':true}}", ids_made_up},
+    {"content_null", "{" CALLS ",'quirks':{'content_null':true}}", no_text},
+    {"whole_chunk_stop", "{" CALLS ",'quirks':{'whole_chunk':true,'finish_reason':'stop'}}",
+     finish_stop_with_calls},
+    {"omit_index", "{" CALLS ",'quirks':{'omit_index':true}}", ids_kept},
+    {"omit_index_missing_ids", "{" CALLS ",'quirks':{'omit_index':true,'missing_ids':true}}",
+     ids_made_up},
+    {"comments_crlf_no_done",
+     "{'text':'Saving now.'," CALLS ",'quirks':{'comments':true,'crlf':true,'no_done':true}}",
+     text_and_calls},
+    {"invalid_arguments",
+     "{'tool_calls':[{'name':'desktop','id':'c9','arguments':{}}],'quirks':{'invalid_arguments':"
+     "'{\\'action\\': \\'click\\', \\'x\\': 12,'}}",
+     raw_arguments_kept},
+    {"reasoning_content", "{'text':'Done.','reasoning':'Considering the menu.'}", reasoning_field},
+    {"reasoning",
+     "{'text':'Done.','reasoning':'Considering the menu.','quirks':{"
+     "'reasoning_field':'reasoning'}}",
+     reasoning_field},
+};
+
+static void every_quirk_streamed_and_not(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof quirks / sizeof quirks[0]; i++) {
+        char scenario[2048];
+        snprintf(scenario, sizeof scenario, "{'steps':[%s],'after_end':'repeat_last'}",
+                 quirks[i].step);
+        struct fake_llm f;
+        assert_true(fake_llm_start(&f, scenario));
+        for (int stream = 0; stream < 2; stream++) {
+            struct capture cap;
+            capture_init(&cap);
+            struct llm_reply r;
+            wa_err e = complete_once(&f, stream, &cap, &r);
+            if (e)
+                fail_msg("quirk %s (%s): %s: %s", quirks[i].name, stream ? "stream" : "whole",
+                         wa_err_code(e), wa_err_detail());
+            print_message("quirk %s, %s: ok\n", quirks[i].name, stream ? "streamed" : "whole");
+            quirks[i].check(&r, stream);
+            assert_int_equal(r.attempts, 1);
+            llm_reply_cleanup(&r);
+            capture_cleanup(&cap);
+        }
+        assert_int_equal(fake_llm_count(&f), 2);
+        fake_llm_stop(&f);
+    }
+}
+
+/* A whole tool round: the reply's calls go back with their results (with images), then
+ * the second request must hold every tool message before the one user message with
+ * the images, and validate against the reference schema. */
+static void tool_round_request_shape(void **state)
+{
+    (void)state;
+    struct fake_llm f;
+    assert_true(fake_llm_start(&f,
+                               "{'steps':[{'text':'Looking.'," CALLS "},"
+                               "{'expect':{'tool_result_for':'call_k2'},'text':'All done.'}]}"));
+    for (int stream = 0; stream < 2; stream++) {
+        if (stream) { /* second pass: a fresh server */
+            fake_llm_stop(&f);
+            assert_true(fake_llm_start(
+                &f, "{'steps':[{'text':'Looking.','quirks':{'missing_ids':true}," CALLS "},"
+                    "{'text':'All done.'}]}"));
+        }
+        struct capture cap;
+        capture_init(&cap);
+        char url[128];
+        struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, stream, &cap, url, sizeof url);
+        struct llm_client *c;
+        assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
+        struct llm_conversation conv;
+        test_conversation(&conv);
+        struct llm_reply r;
+        assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(r.n_calls, 2);
+        assert_int_equal(llm_conversation_add_reply(&conv, &r), WA_E_OK);
+        struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
+        assert_int_equal(llm_conversation_add_tool_result(&conv, r.calls[0].id, "desktop",
+                                                          "{\"ok\":true}", &img),
+                         WA_E_OK);
+        assert_int_equal(
+            llm_conversation_add_tool_result(&conv, r.calls[1].id, "powershell", "exit 0", &img),
+            WA_E_OK);
+        char id0[64], id1[64];
+        snprintf(id0, sizeof id0, "%s", r.calls[0].id);
+        snprintf(id1, sizeof id1, "%s", r.calls[1].id);
+        llm_reply_cleanup(&r);
+        assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_string_equal(r.text, "All done.");
+        llm_reply_cleanup(&r);
+
+        cJSON *reqs = fake_llm_requests(&f);
+        const cJSON *m = at(reqs, "1/body/messages");
+        assert_int_equal(cJSON_GetArraySize(m), 6);
+        assert_string_equal(str_at(m, "2/role"), "assistant");
+        assert_string_equal(str_at(m, "2/content"), "Looking.");
+        assert_string_equal(str_at(m, "2/tool_calls/0/id"), id0);
+        /* arguments go back exactly as the server sent them */
+        assert_string_equal(str_at(m, "2/tool_calls/1/function/arguments"),
+                            "{\"command\": \"Get-Date\"}");
+        assert_string_equal(str_at(m, "3/role"), "tool");
+        assert_string_equal(str_at(m, "3/tool_call_id"), id0);
+        assert_true(cJSON_IsString(at(m, "3/content"))); /* never an image in a tool message */
+        assert_string_equal(str_at(m, "4/role"), "tool");
+        assert_string_equal(str_at(m, "4/tool_call_id"), id1);
+        assert_string_equal(str_at(m, "5/role"), "user");
+        assert_non_null(strstr(str_at(m, "5/content/0/text"), id0));
+        assert_string_equal(str_at(m, "5/content/1/image_url/url"),
+                            "data:image/png;base64," TEST_PNG_B64);
+        assert_string_equal(str_at(m, "5/content/2/type"), "image_url");
+        assert_int_equal(cJSON_GetArraySize(at(reqs, "1/expect_failures")), 0);
+        cJSON_Delete(reqs);
+        assert_schema_valid(&f);
+        llm_conversation_cleanup(&conv);
+        llm_client_free(c);
+        capture_cleanup(&cap);
+    }
+    fake_llm_stop(&f);
+}
+
+static void no_key_no_header(void **state)
+{
+    (void)state;
+    struct fake_llm f;
+    assert_true(fake_llm_start(&f, "{'steps':[{'text':'local model'}]}"));
+    struct capture cap;
+    capture_init(&cap);
+    char url[128];
+    struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, true, &cap, url, sizeof url);
+    cfg.api_key = "";
+    struct llm_client *c;
+    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
+    struct llm_conversation conv;
+    test_conversation(&conv);
+    struct llm_reply r;
+    assert_int_equal(llm_complete(c, &conv, NULL, 0, &r), WA_E_OK);
+    assert_string_equal(r.text, "local model");
+    cJSON *reqs = fake_llm_requests(&f);
+    assert_null(fake_llm_header(reqs, 0, "Authorization"));
+    assert_null(at(reqs, "0/body/tools"));
+    cJSON_Delete(reqs);
+    llm_reply_cleanup(&r);
+    llm_conversation_cleanup(&conv);
+    llm_client_free(c);
+    capture_cleanup(&cap);
+    fake_llm_stop(&f);
+}
+
+/* Azure-style deployment URLs carry their API version as a query: it stays last. */
+static void deployment_url_with_query(void **state)
+{
+    (void)state;
+    struct fake_llm f;
+    assert_true(fake_llm_start(&f, "{'steps':[{'text':'hi'}]}"));
+    struct capture cap;
+    capture_init(&cap);
+    char url[128], base[256];
+    struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, false, &cap, url, sizeof url);
+    snprintf(base, sizeof base, "%s/openai/deployments/gpt4o?api-version=2024-10-21", f.url);
+    cfg.base_url = base;
+    cfg.max_tokens = 256;
+    cfg.temperature = 0.2;
+    struct llm_client *c;
+    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
+    struct llm_conversation conv;
+    test_conversation(&conv);
+    struct llm_reply r;
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    cJSON *reqs = fake_llm_requests(&f);
+    assert_string_equal(str_at(reqs, "0/path"), "/openai/deployments/gpt4o/chat/completions");
+    assert_string_equal(str_at(reqs, "0/query"), "api-version=2024-10-21");
+    assert_int_equal(at(reqs, "0/body/max_tokens")->valueint, 256);
+    assert_true(at(reqs, "0/body/temperature")->valuedouble > 0.19);
+    cJSON_Delete(reqs);
+    assert_schema_valid(&f);
+    llm_reply_cleanup(&r);
+    llm_conversation_cleanup(&conv);
+    llm_client_free(c);
+    capture_cleanup(&cap);
+    fake_llm_stop(&f);
+}
+
+/* A server that ignores "stream": true and answers with one JSON body still works. */
+static void stream_requested_json_answered(void **state)
+{
+    (void)state;
+    struct fake_llm f;
+    assert_true(fake_llm_start(
+        &f, "{'steps':[{'fault':'raw','data':'HTTP/1.1 200 OK\\r\\nContent-Type: "
+            "application/json\\r\\nContent-Length: 77\\r\\n\\r\\n{\\'choices\\':[{\\'message\\':"
+            "{\\'content\\':\\'plain json\\'},\\'finish_reason\\':\\'stop\\'}]}       '}]}"));
+    struct capture cap;
+    capture_init(&cap);
+    struct llm_reply r;
+    wa_err e = complete_once(&f, true, &cap, &r);
+    if (e)
+        fail_msg("%s: %s", wa_err_code(e), wa_err_detail());
+    assert_string_equal(r.text, "plain json");
+    llm_reply_cleanup(&r);
+    capture_cleanup(&cap);
+    fake_llm_stop(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(text_reply_whole_and_streamed),
+        cmocka_unit_test(every_quirk_streamed_and_not),
+        cmocka_unit_test(tool_round_request_shape),
+        cmocka_unit_test(no_key_no_header),
+        cmocka_unit_test(deployment_url_with_query),
+        cmocka_unit_test(stream_requested_json_answered),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
