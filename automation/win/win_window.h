@@ -1,0 +1,77 @@
+/* Top-level windows on Windows: the backend's window slots, and the helpers other
+ * parts of the Windows backend (capture, tree) share: handle checks, frames, titles,
+ * process names. */
+#ifndef WINAGENT_WIN_WINDOW_H
+#define WINAGENT_WIN_WINDOW_H
+
+#include <windows.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "automation/backend.h"
+
+/* ---- helpers ---- */
+
+/* "error 5: Access is denied" for a GetLastError value, written into buf (for the
+ * detail lines of the whole Windows backend). Returns buf. */
+const char *win_error_text(DWORD err, char *buf, size_t size);
+
+/* uint64_t handle <-> HWND, as struct wa_window and the tools carry them. */
+static inline HWND win_hwnd(uint64_t h)
+{
+    return (HWND)(uintptr_t)h;
+}
+static inline uint64_t win_handle(HWND h)
+{
+    return (uint64_t)(uintptr_t)h;
+}
+
+/* *out = the window if it still exists; WA_E_WINDOW_NOT_FOUND naming the handle (a
+ * stale one, say) otherwise. */
+wa_err win_window_check(uint64_t handle, HWND *out);
+
+/* The visible frame in screen pixels: DWM's extended frame bounds (which leave out
+ * the invisible resize borders of Windows 10 and later), else GetWindowRect. */
+bool win_window_frame(HWND h, RECT *out);
+
+/* The title as UTF-8 heap string ("" when none, NULL only when out of memory).
+ * InternalGetWindowText reads the stored caption without sending WM_GETTEXT, so a
+ * hung application cannot block us. */
+char *win_window_title(HWND h);
+
+/* The window class name as UTF-8 heap string ("" when unreadable). */
+char *win_window_class(HWND h);
+
+/* The executable's file name for a process id ("notepad.exe") as UTF-8 heap string;
+ * "" when the process cannot be opened (another user's or a protected process). */
+char *win_process_name(DWORD pid);
+
+/* True for windows DWM hides although they are "visible" (UWP apps on other virtual
+ * desktops, suspended store apps). */
+bool win_window_cloaked(HWND h);
+
+/* True for windows list_windows shows: visible, not cloaked, not a tool window, with
+ * a title. */
+bool win_window_listable(HWND h);
+
+/* True when h belongs to winagent itself: its own windows, or the console (or the
+ * terminal window hosting that console) it runs in. */
+bool win_window_is_ours(HWND h);
+
+/* ---- backend slots ---- */
+
+wa_err win_list_windows(struct wa_window_list *out);
+wa_err win_window_info(uint64_t hwnd, struct wa_window *out);
+wa_err win_target_window(uint64_t *hwnd);
+wa_err win_focus_window(uint64_t hwnd);
+wa_err win_move_window(uint64_t hwnd, struct wa_rect r);
+wa_err win_set_window_state(uint64_t hwnd, enum wa_window_state s);
+/* Posts WM_CLOSE and waits up to 2 s for the window to go. When it is still there
+ * (an unsaved-changes prompt, say) the result is still WA_E_OK, and the detail line
+ * (wa_err_detail) says so and names the window now in the foreground; when it went,
+ * the detail is "closed". */
+wa_err win_close_window(uint64_t hwnd);
+wa_err win_launch(const char *command, int timeout_ms, uint64_t *hwnd);
+wa_err win_monitors(struct wa_monitor *out, size_t max, size_t *count);
+
+#endif
