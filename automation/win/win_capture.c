@@ -1,0 +1,255 @@
+/* Screen and window capture for the Windows backend: BitBlt and PrintWindow into one
+ * reused top-down 32-bit DIB section, copied out row by row into a struct wa_image. */
+#include <windows.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "automation/win/win_capture.h"
+#include "automation/win/win_window.h"
+
+/* The DIB every capture draws into, kept between calls: creating a 1920x1080 DIB
+ * section and its DC costs about as much as the BitBlt itself. Guarded by `lock`, so
+ * captures from several threads take turns. */
+struct dib {
+    HDC dc;
+    HBITMAP bmp;
+    HGDIOBJ old;
+    uint8_t *bits;
+    int w, h;
+};
+
+static SRWLOCK lock = SRWLOCK_INIT;
+static struct dib cache;
+static atomic_bool draw_cursor;
+
+void win_capture_set_cursor(bool draw)
+{
+    atomic_store(&draw_cursor, draw);
+}
+
+static void dib_free(struct dib *d)
+{
+    if (d->dc) {
+        SelectObject(d->dc, d->old);
+        DeleteDC(d->dc);
+    }
+    if (d->bmp)
+        DeleteObject(d->bmp);
+    memset(d, 0, sizeof *d);
+}
+
+/* Makes d a w x h DIB (reusing it when it already is). */
+static wa_err dib_ensure(struct dib *d, int w, int h)
+{
+    if (d->bits && d->w == w && d->h == h)
+        return WA_E_OK;
+    dib_free(d);
+    BITMAPINFO bi = {.bmiHeader = {.biSize = sizeof(BITMAPINFOHEADER),
+                                   .biWidth = w,
+                                   .biHeight = -h, /* negative: top-down rows */
+                                   .biPlanes = 1,
+                                   .biBitCount = 32,
+                                   .biCompression = BI_RGB}};
+    void *bits = NULL;
+    d->dc = CreateCompatibleDC(NULL);
+    d->bmp = d->dc ? CreateDIBSection(d->dc, &bi, DIB_RGB_COLORS, &bits, NULL, 0) : NULL;
+    if (!d->bmp || !bits) {
+        dib_free(d);
+        return wa_fail(WA_E_NOMEM, "cannot create a %dx%d capture bitmap (GDI error %lu)", w, h,
+                       (unsigned long)GetLastError());
+    }
+    d->old = SelectObject(d->dc, d->bmp);
+    d->bits = bits;
+    d->w = w;
+    d->h = h;
+    return WA_E_OK;
+}
+
+/* Copies the w x h block at (x0, y0) of the DIB into a new image. */
+static wa_err copy_out(const struct dib *d, int x0, int y0, int w, int h, struct wa_image *out)
+{
+    wa_err e = image_alloc(out, w, h, true);
+    if (e)
+        return e;
+    size_t row = (size_t)w * 4, stride = (size_t)d->w * 4;
+    const uint8_t *src = d->bits + (size_t)y0 * stride + (size_t)x0 * 4;
+    if (x0 == 0 && w == d->w)
+        memcpy(out->px, src, row * (size_t)h);
+    else
+        for (int y = 0; y < h; y++)
+            memcpy(out->px + (size_t)y * row, src + (size_t)y * stride, row);
+    return WA_E_OK;
+}
+
+static RECT virtual_screen(void)
+{
+    int x = GetSystemMetrics(SM_XVIRTUALSCREEN), y = GetSystemMetrics(SM_YVIRTUALSCREEN);
+    return (RECT){x, y, x + GetSystemMetrics(SM_CXVIRTUALSCREEN),
+                  y + GetSystemMetrics(SM_CYVIRTUALSCREEN)};
+}
+
+static bool contains(RECT outer, struct wa_rect r)
+{
+    return r.left >= outer.left && r.top >= outer.top && r.right <= outer.right &&
+           r.bottom <= outer.bottom;
+}
+
+static void paint_cursor(HDC dc, struct wa_rect r)
+{
+    CURSORINFO ci = {.cbSize = sizeof ci};
+    if (!GetCursorInfo(&ci) || !(ci.flags & CURSOR_SHOWING) || !ci.hCursor)
+        return;
+    ICONINFO ii;
+    if (!GetIconInfo(ci.hCursor, &ii))
+        return;
+    DrawIconEx(dc, ci.ptScreenPos.x - (int)ii.xHotspot - r.left,
+               ci.ptScreenPos.y - (int)ii.yHotspot - r.top, ci.hCursor, 0, 0, 0, NULL, DI_NORMAL);
+    if (ii.hbmMask)
+        DeleteObject(ii.hbmMask);
+    if (ii.hbmColor)
+        DeleteObject(ii.hbmColor);
+}
+
+/* BitBlt of screen rect r into the cached DIB, then into out. Call with lock held. */
+static wa_err screen_copy(struct wa_rect r, struct wa_image *out)
+{
+    int w = wa_rect_width(r), h = wa_rect_height(r);
+    wa_err e = dib_ensure(&cache, w, h);
+    if (e)
+        return e;
+    RECT vs = virtual_screen();
+    if (!contains(vs, r)) /* what lies off every monitor stays black */
+        memset(cache.bits, 0, (size_t)w * (size_t)h * 4);
+    HDC screen = GetDC(NULL);
+    if (!screen)
+        return wa_fail(WA_E_ACTION_FAILED, "cannot get the screen's device context");
+    /* CAPTUREBLT: include layered windows (tooltips, menus with shadows). */
+    BOOL ok = BitBlt(cache.dc, 0, 0, w, h, screen, r.left, r.top, SRCCOPY | CAPTUREBLT);
+    DWORD err = GetLastError();
+    ReleaseDC(NULL, screen);
+    if (!ok) {
+        char msg[300];
+        return wa_fail(WA_E_ACTION_FAILED,
+                       "screen capture failed (%s): the screen may be locked "
+                       "or on a secure desktop",
+                       win_error_text(err, msg, sizeof msg));
+    }
+    if (atomic_load(&draw_cursor))
+        paint_cursor(cache.dc, r);
+    GdiFlush(); /* GDI may batch: finish drawing before reading the bits */
+    return copy_out(&cache, 0, 0, w, h, out);
+}
+
+wa_err win_capture_screen(struct wa_rect r, struct wa_image *out)
+{
+    memset(out, 0, sizeof *out);
+    if (wa_rect_empty(r)) {
+        RECT vs = virtual_screen();
+        r = (struct wa_rect){vs.left, vs.top, vs.right, vs.bottom};
+    }
+    if (wa_rect_empty(r))
+        return wa_fail(WA_E_ACTION_FAILED, "the virtual screen is empty");
+    AcquireSRWLockExclusive(&lock);
+    wa_err e = screen_copy(r, out);
+    ReleaseSRWLockExclusive(&lock);
+    return e;
+}
+
+/* True when another process's visible window lies over part of fr above h in the Z
+ * order. Windows of h's own process (its menus, drop-downs, dialogs) do not count:
+ * they are part of what the user sees of it. */
+static bool covered(HWND h, RECT fr)
+{
+    DWORD pid = 0;
+    GetWindowThreadProcessId(h, &pid);
+    for (HWND a = GetWindow(h, GW_HWNDPREV); a; a = GetWindow(a, GW_HWNDPREV)) {
+        if (!IsWindowVisible(a) || IsIconic(a) || win_window_cloaked(a))
+            continue;
+        DWORD apid = 0;
+        GetWindowThreadProcessId(a, &apid);
+        if (apid == pid)
+            continue;
+        RECT ar, overlap;
+        if (win_window_frame(a, &ar) && IntersectRect(&overlap, &ar, &fr))
+            return true;
+    }
+    return false;
+}
+
+/* A cheap look at 8 x 8 pixels of the block: all black means PrintWindow drew
+ * nothing (DirectX and some GPU-composited windows). */
+static bool looks_black(const struct dib *d, int x0, int y0, int w, int h)
+{
+    for (int j = 0; j < 8; j++)
+        for (int i = 0; i < 8; i++) {
+            int x = x0 + (int)((2 * i + 1) * (long)w / 16),
+                y = y0 + (int)((2 * j + 1) * (long)h / 16);
+            const uint8_t *p = d->bits + ((size_t)y * (size_t)d->w + (size_t)x) * 4;
+            if (p[0] | p[1] | p[2])
+                return false;
+        }
+    return true;
+}
+
+/* PrintWindow into the DIB (which PrintWindow fills with the whole window rect,
+ * invisible borders included), cropped to the frame. Call with lock held. */
+static wa_err print_window(HWND h, RECT fr, struct wa_image *out)
+{
+    RECT wr;
+    if (!GetWindowRect(h, &wr))
+        return wa_fail(WA_E_WINDOW_NOT_FOUND, "window went away");
+    int ww = wr.right - wr.left, wh = wr.bottom - wr.top;
+    if (ww <= 0 || wh <= 0)
+        return wa_fail(WA_E_ACTION_FAILED, "window has no size");
+    wa_err e = dib_ensure(&cache, ww, wh);
+    if (e)
+        return e;
+    /* PW_RENDERFULLCONTENT (8.1+) also gets DirectComposition content; older systems
+     * reject the flag, so try without. */
+    if (!PrintWindow(h, cache.dc, PW_RENDERFULLCONTENT) && !PrintWindow(h, cache.dc, 0))
+        return wa_fail(WA_E_ACTION_FAILED, "PrintWindow failed");
+    GdiFlush();
+    RECT crop;
+    if (!IntersectRect(&crop, &fr, &wr))
+        return wa_fail(WA_E_ACTION_FAILED, "frame lies outside the window");
+    int x0 = crop.left - wr.left, y0 = crop.top - wr.top;
+    int cw = crop.right - crop.left, ch = crop.bottom - crop.top;
+    if (cw != fr.right - fr.left || ch != fr.bottom - fr.top || looks_black(&cache, x0, y0, cw, ch))
+        return wa_fail(WA_E_ACTION_FAILED, "PrintWindow drew nothing");
+    return copy_out(&cache, x0, y0, cw, ch, out);
+}
+
+wa_err win_capture_window(uint64_t hwnd, struct wa_image *out, struct wa_rect *frame)
+{
+    memset(out, 0, sizeof *out);
+    memset(frame, 0, sizeof *frame);
+    HWND h;
+    wa_err e = win_window_check(hwnd, &h);
+    if (e)
+        return e;
+    if (IsIconic(h))
+        return wa_fail(WA_E_ACTION_FAILED, "window 0x%llx is minimised: restore it to see it",
+                       (unsigned long long)hwnd);
+    RECT fr;
+    if (!win_window_frame(h, &fr) || fr.right <= fr.left || fr.bottom <= fr.top)
+        return wa_fail(WA_E_ACTION_FAILED, "window 0x%llx has no size", (unsigned long long)hwnd);
+    struct wa_rect r = {fr.left, fr.top, fr.right, fr.bottom};
+    *frame = r;
+    AcquireSRWLockExclusive(&lock);
+    /* PrintWindow makes the target paint itself (a message to its thread: a hung one
+     * is skipped) and cannot show its open menus; the screen is quicker and exact
+     * when nothing covers the window. */
+    bool on_screen = contains(virtual_screen(), r) && !covered(h, fr);
+    if (on_screen || IsHungAppWindow(h)) {
+        e = screen_copy(r, out);
+    } else if (print_window(h, fr, out) != WA_E_OK) {
+        /* Wine (8) always lands here: its PrintWindow hands our DC to the target
+         * process, where it means nothing, and the bitmap stays black. */
+        e = screen_copy(r, out);
+        if (!e)
+            wa_fail(WA_E_OK, "PrintWindow drew nothing: copied from the screen, so windows "
+                             "covering it show");
+    }
+    ReleaseSRWLockExclusive(&lock);
+    return e;
+}
