@@ -1,0 +1,85 @@
+/* The Windows backend: the const table behind backend_default(), and its init
+ * (per-monitor DPI awareness) and shutdown. */
+#include <windows.h>
+
+#include "automation/backend.h"
+#include "automation/win/win_capture.h"
+#include "automation/win/win_input.h"
+#include "automation/win/win_shell.h"
+#include "automation/win/win_tree.h"
+#include "automation/win/win_window.h"
+
+typedef BOOL(WINAPI *set_dpi_context_fn)(HANDLE);
+typedef HRESULT(WINAPI *set_dpi_awareness_fn)(int);
+
+/* Pixels everywhere must be physical pixels: per-monitor v2 (Windows 10 1703+), else
+ * per-monitor (8.1+, shcore), else system-wide awareness (Vista+). Looked up at run
+ * time so the exe starts on every one of them. The manifest asks for the same; these
+ * calls then fail with "access denied", which is fine. */
+static void set_dpi_awareness(void)
+{
+    HMODULE user32 = GetModuleHandleW(L"user32.dll");
+    set_dpi_context_fn set_context =
+        user32 ? (set_dpi_context_fn)(void *)GetProcAddress(user32, "SetProcessDpiAwarenessContext")
+               : NULL;
+    if (set_context && (set_context((HANDLE)-4 /* PER_MONITOR_AWARE_V2 */) ||
+                        GetLastError() == ERROR_ACCESS_DENIED))
+        return;
+    HMODULE shcore = LoadLibraryW(L"shcore.dll");
+    set_dpi_awareness_fn set_awareness =
+        shcore ? (set_dpi_awareness_fn)(void *)GetProcAddress(shcore, "SetProcessDpiAwareness")
+               : NULL;
+    if (set_awareness) {
+        HRESULT hr = set_awareness(2 /* PROCESS_PER_MONITOR_DPI_AWARE */);
+        if (SUCCEEDED(hr) || hr == E_ACCESSDENIED)
+            return;
+    }
+    SetProcessDPIAware();
+}
+
+static wa_err win_init(void)
+{
+    set_dpi_awareness();
+    /* Accessibility set-up (COM on this thread) goes here once it exists. */
+    return WA_E_OK;
+}
+
+static void win_shutdown(void)
+{
+    /* Accessibility tear-down goes here once it exists. */
+}
+
+static const struct wa_backend win_backend = {
+    .name = "windows",
+    .init = win_init,
+    .shutdown = win_shutdown,
+
+    .list_windows = win_list_windows,
+    .window_info = win_window_info,
+    .target_window = win_target_window,
+    .focus_window = win_focus_window,
+    .move_window = win_move_window,
+    .set_window_state = win_set_window_state,
+    .close_window = win_close_window,
+    .launch = win_launch,
+    .monitors = win_monitors,
+
+    .capture_screen = win_capture_screen,
+    .capture_window = win_capture_window,
+
+    .mouse_move = win_mouse_move,
+    .mouse_button = win_mouse_button,
+    .mouse_wheel = win_mouse_wheel,
+    .type_text = win_type_text,
+    .press_keys = win_press_keys,
+
+    .get_tree = win_get_tree,
+    .element_action = win_element_action,
+
+    .run_shell = win_run_shell,
+};
+
+const struct wa_backend *backend_default(void)
+{
+    return &win_backend;
+}
