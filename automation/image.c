@@ -1,0 +1,191 @@
+/* Pixel image storage, fitting, downscaling and pixel reads (the rest of image.h is in
+ * png.c, base64.c and annotate.c). */
+#include "automation/image.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#endif
+#define STB_IMAGE_RESIZE_STATIC
+#define STB_IMAGE_RESIZE_IMPLEMENTATION
+#include <stb_image_resize.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+/* Far above any monitor, far below where width*height*4 could overflow. */
+#define IMAGE_MAX_SIDE 32768
+
+wa_err image_alloc(struct wa_image *img, int width, int height, bool bgra)
+{
+    img->width = 0;
+    img->height = 0;
+    img->px = NULL;
+    img->bgra = bgra;
+    if (width <= 0 || height <= 0 || width > IMAGE_MAX_SIDE || height > IMAGE_MAX_SIDE)
+        return wa_fail(WA_E_INVALID_ARGS, "bad image size %dx%d", width, height);
+    img->px = calloc((size_t)width * (size_t)height, 4);
+    if (!img->px)
+        return wa_fail(WA_E_NOMEM, "cannot allocate a %dx%d image", width, height);
+    img->width = width;
+    img->height = height;
+    return WA_E_OK;
+}
+
+void image_cleanup(struct wa_image *img)
+{
+    free(img->px);
+    img->px = NULL;
+    img->width = 0;
+    img->height = 0;
+}
+
+/* max_edge <= 0 means no limit. The short edge is rounded to nearest, never below 1. */
+void image_fit(int width, int height, int max_edge, int *out_w, int *out_h)
+{
+    *out_w = width;
+    *out_h = height;
+    if (max_edge <= 0 || (width <= max_edge && height <= max_edge))
+        return;
+    if (width >= height) {
+        *out_w = max_edge;
+        *out_h = (int)(((int64_t)height * max_edge + width / 2) / width);
+    } else {
+        *out_h = max_edge;
+        *out_w = (int)(((int64_t)width * max_edge + height / 2) / height);
+    }
+    if (*out_w < 1)
+        *out_w = 1;
+    if (*out_h < 1)
+        *out_h = 1;
+}
+
+/* Exact 2:3 reduction (1920x1080 -> 1280x720, the most common case): every 3x3 block
+ * of source pixels becomes 2x2, each destination pixel the area-weighted mean of the
+ * source pixels it covers (weights 4,2,2,1 over 9). The same result as stb's box
+ * filter, in fixed point, ~10x faster. */
+static void downscale_2_3(const struct wa_image *src, struct wa_image *dst, uint16_t *rows)
+{
+    size_t sw = (size_t)src->width * 4, dw = (size_t)dst->width * 4;
+    uint16_t *r0 = rows, *r1 = rows + sw;
+    for (int by = 0; by < dst->height / 2; by++) {
+        const uint8_t *a = src->px + (size_t)by * 3 * sw, *b = a + sw, *c = b + sw;
+        for (size_t i = 0; i < sw; i++) { /* 3 rows -> 2, weights (2,1) and (1,2) */
+            r0[i] = (uint16_t)(2 * a[i] + b[i]);
+            r1[i] = (uint16_t)(b[i] + 2 * c[i]);
+        }
+        uint8_t *d0 = dst->px + (size_t)by * 2 * dw, *d1 = d0 + dw;
+        for (size_t sx = 0, dx = 0; dx < dw; sx += 12, dx += 8)
+            for (int ch = 0; ch < 4; ch++) { /* 3 pixels -> 2, likewise */
+                size_t p = sx + (size_t)ch;
+                d0[dx + (size_t)ch] = (uint8_t)((2 * r0[p] + r0[p + 4] + 4) / 9);
+                d0[dx + 4 + (size_t)ch] = (uint8_t)((r0[p + 4] + 2 * r0[p + 8] + 4) / 9);
+                d1[dx + (size_t)ch] = (uint8_t)((2 * r1[p] + r1[p + 4] + 4) / 9);
+                d1[dx + 4 + (size_t)ch] = (uint8_t)((r1[p + 4] + 2 * r1[p + 8] + 4) / 9);
+            }
+    }
+}
+
+/* Exact 1:n reduction (2560x1440 or 3840x2160 -> 1280x720): the mean of each n x n
+ * block. n source rows are summed first (a simple loop over bytes), then n pixels.
+ * Inlined for each n so the inner loops have constant bounds. */
+static inline void downscale_1_n(const struct wa_image *src, struct wa_image *dst, const int n,
+                                 uint16_t *acc)
+{
+    size_t sw = (size_t)src->width * 4, dw = (size_t)dst->width * 4;
+    const unsigned area = (unsigned)(n * n), half = area / 2;
+    for (int y = 0; y < dst->height; y++) {
+        const uint8_t *s = src->px + (size_t)y * (size_t)n * sw;
+        for (size_t i = 0; i < sw; i++)
+            acc[i] = s[i];
+        for (int k = 1; k < n; k++) {
+            s += sw;
+            for (size_t i = 0; i < sw; i++)
+                acc[i] = (uint16_t)(acc[i] + s[i]);
+        }
+        uint8_t *d = dst->px + (size_t)y * dw;
+        const uint16_t *a = acc;
+        for (size_t dx = 0; dx < dw; dx += 4, a += 4 * n)
+            for (int ch = 0; ch < 4; ch++) {
+                unsigned sum = 0;
+                for (int j = 0; j < n; j++)
+                    sum += a[j * 4 + ch];
+                d[dx + (size_t)ch] = (uint8_t)((sum + half) / area);
+            }
+    }
+}
+
+/* The fast paths cover whole-ratio reductions; any other size goes through stb's box
+ * filter (area averaging, like the fast paths: text stays crisper than with its default
+ * Mitchell filter, and it is faster). */
+static wa_err resample(const struct wa_image *src, struct wa_image *dst)
+{
+    int sw = src->width, sh = src->height, dw = dst->width, dh = dst->height;
+    if (sw % 3 == 0 && sh % 3 == 0 && dw == sw / 3 * 2 && dh == sh / 3 * 2) {
+        uint16_t *rows = malloc((size_t)sw * 4 * 2 * sizeof *rows);
+        if (!rows)
+            return wa_fail(WA_E_NOMEM, "out of memory");
+        downscale_2_3(src, dst, rows);
+        free(rows);
+        return WA_E_OK;
+    }
+    for (int n = 2; n <= 4; n++)
+        if (sw == dw * n && sh == dh * n) {
+            uint16_t *acc = malloc((size_t)sw * 4 * sizeof *acc);
+            if (!acc)
+                return wa_fail(WA_E_NOMEM, "out of memory");
+            if (n == 2)
+                downscale_1_n(src, dst, 2, acc);
+            else if (n == 3)
+                downscale_1_n(src, dst, 3, acc);
+            else
+                downscale_1_n(src, dst, 4, acc);
+            free(acc);
+            return WA_E_OK;
+        }
+    /* Channels are filtered independently (no alpha weighting), so BGRA stays BGRA. */
+    if (!stbir_resize_uint8_generic(src->px, sw, sh, sw * 4, dst->px, dw, dh, dw * 4, 4,
+                                    STBIR_ALPHA_CHANNEL_NONE, 0, STBIR_EDGE_CLAMP, STBIR_FILTER_BOX,
+                                    STBIR_COLORSPACE_LINEAR, NULL))
+        return wa_fail(WA_E_NOMEM, "cannot downscale %dx%d to %dx%d", sw, sh, dw, dh);
+    return WA_E_OK;
+}
+
+wa_err image_downscale(const struct wa_image *src, int max_edge, struct wa_image *dst)
+{
+    dst->width = 0;
+    dst->height = 0;
+    dst->px = NULL;
+    dst->bgra = src->bgra;
+    if (!src->px || src->width <= 0 || src->height <= 0)
+        return wa_fail(WA_E_INVALID_ARGS, "downscale of an empty image");
+    int w, h;
+    image_fit(src->width, src->height, max_edge, &w, &h);
+    wa_err e = image_alloc(dst, w, h, src->bgra);
+    if (e)
+        return e;
+    if (w == src->width && h == src->height)
+        memcpy(dst->px, src->px, (size_t)w * (size_t)h * 4);
+    else if ((e = resample(src, dst)))
+        image_cleanup(dst);
+    return e;
+}
+
+/* Out-of-range points read as black. */
+uint32_t image_pixel_rgb(const struct wa_image *img, int x, int y)
+{
+    if (!img->px || x < 0 || y < 0 || x >= img->width || y >= img->height)
+        return 0;
+    const uint8_t *p = img->px + ((size_t)y * (size_t)img->width + (size_t)x) * 4;
+    uint32_t r = img->bgra ? p[2] : p[0];
+    uint32_t g = p[1];
+    uint32_t b = img->bgra ? p[0] : p[2];
+    return r << 16 | g << 8 | b;
+}
