@@ -57,6 +57,8 @@ lodepng_dir() {
 
 build_curl() {
     local src=$1 prefix=$2
+    # --disable-pthreads: curl's threaded resolver then uses Win32 threads; pthreads
+    # would pull in winpthread, which is not a Windows system DLL.
     log "configuring curl (Schannel, HTTP/HTTPS only, static)"
     (
         cd "$src"
@@ -72,7 +74,7 @@ build_curl() {
             --disable-dict --disable-telnet --disable-tftp --disable-pop3 --disable-imap \
             --disable-smb --disable-smtp --disable-gopher --disable-mqtt \
             --disable-manual --disable-docs --disable-ntlm-wb --disable-alt-svc \
-            --disable-hsts --enable-ipv6 \
+            --disable-hsts --enable-ipv6 --disable-pthreads \
             CFLAGS="-O2" >&2
         log "building curl"
         make -C lib -j"$jobs" >&2
@@ -96,7 +98,8 @@ win64_prefix() {
     curl_v=$(src_version curl)
     cjson_v=$(src_version cjson)
     gcc_v=$($cross-gcc -dumpversion)
-    key="curl_${curl_v}-cjson_${cjson_v}-gcc_${gcc_v}"
+    # recipe: bump when the build flags change, so caches built the old way are redone
+    key="curl_${curl_v}-cjson_${cjson_v}-gcc_${gcc_v}-r2"
     prefix="$cache_root/win64-$key"
     if [ ! -f "$prefix/.done" ]; then
         rm -rf "$prefix"

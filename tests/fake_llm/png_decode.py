@@ -1,7 +1,8 @@
 """Small pure-Python PNG decoder for the fake LLM server (standard library only).
 
-Supports what winagent sends: 8-bit, non-interlaced, colour type 2 (RGB) and 6 (RGBA),
-all five row filters. Anything else raises PNGError with a message that says why.
+Supports what winagent sends: non-interlaced 8-bit colour type 2 (RGB) and 6 (RGBA),
+and colour type 3 (palette) at 1, 2, 4 or 8 bits per pixel (winagent's encoder uses a
+palette for screens with few colours); all five row filters. Anything else raises PNGError with a message that says why.
 Also finds the centre of the pixels of one colour, which is what the `${color_x:...}`
 templates of the fake server need.
 """
@@ -106,6 +107,7 @@ def decode_png(data):
         raise PNGError("not a PNG (bad signature)")
     pos = len(PNG_SIGNATURE)
     header = None
+    palette = None
     idat = []
     while pos + 8 <= len(data):
         length, ctype = struct.unpack(">I4s", data[pos:pos + 8])
@@ -120,6 +122,10 @@ def decode_png(data):
             if length != 13:
                 raise PNGError("bad IHDR length")
             header = struct.unpack(">IIBBBBB", body)
+        elif ctype == b"PLTE":
+            if length % 3 or not 3 <= length <= 768:
+                raise PNGError("bad PLTE length %d" % length)
+            palette = [body[i:i + 3] for i in range(0, length, 3)]
         elif ctype == b"IDAT":
             idat.append(body)
         elif ctype == b"IEND":
@@ -129,11 +135,13 @@ def decode_png(data):
     width, height, depth, colour, compression, filt, interlace = header
     if width == 0 or height == 0:
         raise PNGError("PNG has zero size")
-    if depth != 8:
-        raise PNGError("unsupported PNG bit depth %d (only 8)" % depth)
-    if colour not in (2, 6):
-        raise PNGError("unsupported PNG colour type %d (%s); only 2 (RGB) and 6 (RGBA)"
-                       % (colour, _COLOUR_TYPE_NAMES.get(colour, "unknown")))
+    if colour not in (2, 3, 6):
+        raise PNGError("unsupported PNG colour type %d (%s); only 2 (RGB), 3 (palette) "
+                       "and 6 (RGBA)" % (colour, _COLOUR_TYPE_NAMES.get(colour, "unknown")))
+    if depth != 8 and not (colour == 3 and depth in (1, 2, 4)):
+        raise PNGError("unsupported PNG bit depth %d for colour type %d" % (depth, colour))
+    if colour == 3 and palette is None:
+        raise PNGError("palette PNG without a PLTE chunk")
     if compression != 0 or filt != 0:
         raise PNGError("unsupported PNG compression/filter method")
     if interlace != 0:
@@ -144,8 +152,8 @@ def decode_png(data):
         raw = zlib.decompress(b"".join(idat))
     except zlib.error as exc:
         raise PNGError("corrupt PNG image data: %s" % exc) from None
-    channels = 3 if colour == 2 else 4
-    stride = width * channels
+    channels = {2: 3, 3: 1, 6: 4}[colour]
+    stride = (width * channels * depth + 7) // 8
     if len(raw) < height * (stride + 1):
         raise PNGError("PNG image data too short (%d bytes for %dx%d)" % (len(raw), width, height))
     rows = []
@@ -153,10 +161,28 @@ def decode_png(data):
     for y in range(height):
         start = y * (stride + 1)
         line = raw[start + 1:start + 1 + stride]
-        row = _unfilter_row(raw[start], line, prev, channels)
+        row = _unfilter_row(raw[start], line, prev, max(1, channels * depth // 8))
         rows.append(row)
         prev = row
+    if colour == 3:
+        rows = [_expand_palette(row, width, depth, palette) for row in rows]
+        channels = 3
     return Image(width, height, channels, rows)
+
+
+def _expand_palette(row, width, depth, palette):
+    """Palette indices (packed depth bits each, high bits first) -> RGB bytes."""
+    if depth == 8:
+        indices = row[:width]
+    else:
+        per_byte = 8 // depth
+        mask = (1 << depth) - 1
+        indices = [(b >> (8 - depth * (k + 1))) & mask for b in row for k in range(per_byte)]
+        indices = indices[:width]
+    try:
+        return b"".join(palette[i] for i in indices)
+    except IndexError:
+        raise PNGError("palette index out of range") from None
 
 
 def _band_table(target, tolerance):

@@ -1054,8 +1054,42 @@ class TestPNG(unittest.TestCase):
                 for x in range(23):
                     self.assertEqual(img.pixel(x, y), pix(x, y)[:3])
 
+    def test_palette_at_every_depth(self):
+        colours = [bytes((i * 40 % 256, 255 - i * 30 % 256, i * 17 % 256)) for i in range(16)]
+        for depth in (1, 2, 4, 8):
+            n = 1 << min(depth, 4)
+            w, h = 13, 5
+            def index(x, y):
+                return (x * 3 + y) % n
+            rows = b""
+            for y in range(h):
+                bits = 0
+                nbits = 0
+                packed = bytearray()
+                for x in range(w):
+                    bits = (bits << depth) | index(x, y)
+                    nbits += depth
+                    if nbits == 8:
+                        packed.append(bits)
+                        bits = nbits = 0
+                if nbits:
+                    packed.append(bits << (8 - nbits))
+                rows += b"\x00" + bytes(packed)
+            def chunk(kind, body):
+                return (struct.pack(">I", len(body)) + kind + body
+                        + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
+            data = (png_decode.PNG_SIGNATURE
+                    + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, 3, 0, 0, 0))
+                    + chunk(b"PLTE", b"".join(colours[:n]))
+                    + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+            img = png_decode.decode_png(data)
+            self.assertEqual((img.width, img.height, img.channels), (w, h, 3))
+            for y in range(h):
+                for x in range(w):
+                    self.assertEqual(bytes(img.pixel(x, y)), colours[index(x, y)], (depth, x, y))
+
     def test_unsupported(self):
-        with self.assertRaisesRegex(png_decode.PNGError, "colour type 3"):
+        with self.assertRaisesRegex(png_decode.PNGError, "PLTE"):
             png_decode.decode_png(make_png(2, 2, lambda x, y: (0, 0, 0), colour_type=3))
         with self.assertRaisesRegex(png_decode.PNGError, "interlaced"):
             png_decode.decode_png(make_png(2, 2, lambda x, y: (0, 0, 0), interlace=1))
