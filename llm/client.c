@@ -1,6 +1,6 @@
-/* The LLM client: picks the provider's table, sends the request through the transport
- * and runs the retry loop (backoff, server-requested waits, interruption). The API key
- * goes only into a header and is scrubbed from every message that leaves this file. */
+/* The LLM client: the provider's table, the transport and the retry loop.
+ * Backoff, server-requested waits and interruption live here. The API key goes only
+ * into a header and is scrubbed from every message and log line that leaves this file. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +97,15 @@ void llm_client_free(struct llm_client *c)
     free(c);
 }
 
+/* "https://user:secret@host/...": credentials in a URL would reach logs. */
+static bool has_userinfo(const char *url)
+{
+    const char *host = strstr(url, "://");
+    host = host ? host + 3 : url;
+    size_t n = strcspn(host, "/?#");
+    return memchr(host, '@', n) != NULL;
+}
+
 wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
 {
     *out = NULL;
@@ -108,7 +117,7 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
                                     "(LLM_BASE_URL)");
     if (base && base[0] && strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0)
         return wa_fail(WA_E_CONFIG, "base URL must start with http:// or https://");
-    if (base && strchr(base, '@'))
+    if (base && has_userinfo(base))
         return wa_fail(WA_E_CONFIG, "base URL must not carry credentials: use LLM_API_KEY");
     struct llm_client *c = calloc(1, sizeof *c);
     if (!c)
@@ -186,7 +195,8 @@ struct outcome {
 static wa_err attempt_once(struct llm_client *c, const struct llm_wire *w, struct llm_reply *out,
                            struct outcome *oc)
 {
-    struct attempt t = {.c = c};
+    /* is_sse starts as requested: an empty streamed body is a stream that never ended */
+    struct attempt t = {.c = c, .is_sse = c->s.stream};
     oc->retry = false;
     oc->wait_ms = -1;
     asm_init(&t.a, c->max_response_bytes, &c->ids, c->on_delta, c->ctx);

@@ -1,6 +1,7 @@
-/* Gemini generateContent / streamGenerateContent: request rendering (system
- * instruction, user/model contents, function calls and responses, thought
- * signatures), whole and streamed replies, finish reasons and blocked prompts. */
+/* The Gemini provider (generateContent, streamGenerateContent with SSE).
+ * Renders the system instruction, user/model contents, function calls and responses
+ * and thought signatures; parses whole and streamed replies, finish reasons and
+ * blocked prompts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

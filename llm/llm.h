@@ -125,6 +125,8 @@ struct llm_config {
     const char *model;
     const char *api_key;         /* NULL or "" when the server needs none */
     bool stream;                 /* server-sent events (default on in the CLI) */
+    /* For the numbers below, 0 picks the default; max_retries < 0 means no retries. A
+     * server-requested wait longer than max_backoff_ms fails the call at once. */
     int connect_timeout_s;       /* default 20 */
     int timeout_s;               /* whole transfer, default 300 */
     int max_retries;             /* retries after the first attempt, default 5 */

@@ -1,5 +1,6 @@
-/* OpenAI-compatible Chat Completions: request rendering, whole and streamed replies,
- * and the differences between servers (Ollama, vLLM, LM Studio, OpenRouter, Azure). */
+/* The OpenAI-compatible provider (Chat Completions).
+ * Renders requests, parses whole and streamed replies, and absorbs the differences
+ * between servers (Ollama, vLLM, LM Studio, OpenRouter, Azure). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -518,6 +519,8 @@ static wa_err openai_parse_event(struct reply_asm *a, const char *data, size_t l
         e = add_reasoning(a, delta);
         if (!e)
             e = add_content(a, get(delta, "content"), false);
+        if (!e) /* a refusal is the model's answer in words */
+            e = add_content(a, get(delta, "refusal"), false);
         const cJSON *tc;
         cJSON_ArrayForEach(tc, get(delta, "tool_calls"))
         {

@@ -91,6 +91,13 @@ static void client_configuration(void **state)
     cfg.model = "";
     assert_int_equal(llm_client_new(&cfg, &c), WA_E_CONFIG);
     cfg.model = "llama3";
+    cfg.base_url = "http://localhost:11434/v1?tag=a@b"; /* an @ past the host is fine */
+    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
+    llm_client_free(c);
+    cfg.base_url = "http://localhost:11434/v1";
+    cfg.model = "";
+    assert_int_equal(llm_client_new(&cfg, &c), WA_E_CONFIG);
+    cfg.model = "llama3";
     assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK); /* no key: fine for Ollama */
     llm_client_free(c);
     struct llm_config g = {
@@ -351,6 +358,120 @@ static void bad_tool_schema_is_refused(void **state)
     llm_conversation_cleanup(&c);
 }
 
+/* Feeds stream events to a provider and returns the assembled reply. */
+static wa_err feed(const struct llm_provider_ops *ops, const char *const *events, size_t n,
+                   struct llm_reply *r)
+{
+    static struct llm_ids ids;
+    llm_ids_init(&ids, 7);
+    struct reply_asm a;
+    asm_init(&a, 1 << 20, &ids, NULL, NULL);
+    wa_err e = WA_E_OK;
+    for (size_t i = 0; i < n && !e; i++)
+        e = ops->parse_event(&a, events[i], strlen(events[i]));
+    if (!e)
+        e = ops->finish(&a, true);
+    memset(r, 0, sizeof *r);
+    if (!e)
+        e = asm_take_reply(&a, r);
+    asm_cleanup(&a);
+    return e;
+}
+
+static void openai_delta_shapes(void **state)
+{
+    (void)state;
+    struct llm_reply r;
+    /* whole calls that all claim index 0, told apart by their ids */
+    const char *reused[] = {
+        "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":"
+        "{\"name\":\"desktop\",\"arguments\":\"{\\\"x\\\":1}\"}}]}}]}",
+        "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"b\",\"function\":"
+        "{\"name\":\"desktop\",\"arguments\":{\"x\":2}}}]},\"finish_reason\":\"stop\"}]}",
+    };
+    assert_int_equal(feed(&llm_openai_ops, reused, 2, &r), WA_E_OK);
+    assert_int_equal(r.n_calls, 2);
+    assert_string_equal(r.calls[0].arguments, "{\"x\":1}");
+    assert_string_equal(r.calls[1].id, "b");
+    assert_string_equal(r.calls[1].arguments, "{\"x\":2}");
+    llm_reply_cleanup(&r);
+
+    /* the name repeated in every delta of one call; usage in every chunk (last wins);
+     * content as an array of parts */
+    const char *repeated[] = {
+        "{\"choices\":[{\"delta\":{\"content\":[{\"type\":\"text\",\"text\":\"On it.\"}],"
+        "\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"desktop\","
+        "\"arguments\":\"{\\\"action\\\":\"}}]}}],\"usage\":{\"prompt_tokens\":5}}",
+        "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"name\":"
+        "\"desktop\",\"arguments\":\"\\\"wait\\\"}\"}}]}}],\"usage\":null}",
+        "{\"choices\":[{\"delta\":{},\"finish_reason\":\"tool_calls\"}],\"usage\":"
+        "{\"prompt_tokens\":9,\"completion_tokens\":3}}",
+        "[DONE]",
+    };
+    assert_int_equal(feed(&llm_openai_ops, repeated, 4, &r), WA_E_OK);
+    assert_int_equal(r.n_calls, 1);
+    assert_string_equal(r.calls[0].arguments, "{\"action\":\"wait\"}");
+    assert_string_equal(r.text, "On it.");
+    assert_int_equal(r.usage.prompt_tokens, 9);
+    assert_int_equal(r.usage.total_tokens, 12);
+    llm_reply_cleanup(&r);
+
+    /* a refusal is the model's text; a stream cut before its end is retryable */
+    const char *refusal[] = {"{\"choices\":[{\"delta\":{\"refusal\":\"I cannot.\"}}]}",
+                             "{\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}"};
+    assert_int_equal(feed(&llm_openai_ops, refusal, 1, &r), WA_E_NETWORK);
+    assert_int_equal(feed(&llm_openai_ops, refusal, 2, &r), WA_E_OK);
+    assert_string_equal(r.text, "I cannot.");
+    llm_reply_cleanup(&r);
+    struct reply_asm a;
+    struct llm_ids ids;
+    llm_ids_init(&ids, 1);
+    asm_init(&a, 1024, &ids, NULL, NULL);
+    static const char body[] = "{\"choices\":[{\"message\":{\"content\":null,\"refusal\":"
+                               "\"I cannot.\"},\"finish_reason\":\"stop\"}]}";
+    assert_int_equal(llm_openai_ops.parse_body(&a, body, strlen(body)), WA_E_OK);
+    assert_string_equal(dynbuf_str(&a.text), "I cannot.");
+    asm_cleanup(&a);
+
+    /* length with nothing usable; content filter */
+    const char *cut[] = {"{\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}"};
+    assert_int_equal(feed(&llm_openai_ops, cut, 1, &r), WA_E_PARSE);
+    const char *filtered[] = {
+        "{\"choices\":[{\"delta\":{},\"finish_reason\":\"content_filter\"}]}"};
+    assert_int_equal(feed(&llm_openai_ops, filtered, 1, &r), WA_E_BLOCKED);
+}
+
+static void gemini_chunk_shapes(void **state)
+{
+    (void)state;
+    struct llm_reply r;
+    /* text over chunks, a signature on a closing empty text part, thoughts apart */
+    const char *chunks[] = {
+        "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Plan\","
+        "\"thought\":true},{\"text\":\"Hel\"}]}}]}",
+        "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"lo\"}]}}]}",
+        "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"\",\"thoughtSignature\":"
+        "\"U0lH\"}]},\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":4,"
+        "\"candidatesTokenCount\":2,\"thoughtsTokenCount\":3,\"totalTokenCount\":9}}",
+    };
+    assert_int_equal(feed(&llm_gemini_ops, chunks, 3, &r), WA_E_OK);
+    assert_string_equal(r.text, "Hello");
+    assert_string_equal(r.reasoning, "Plan");
+    assert_string_equal(r.thought_signature, "U0lH");
+    assert_int_equal(r.usage.completion_tokens, 5);
+    assert_int_equal(r.usage.total_tokens, 9);
+    llm_reply_cleanup(&r);
+    /* no finishReason: the stream was cut */
+    assert_int_equal(feed(&llm_gemini_ops, chunks, 2, &r), WA_E_NETWORK);
+    /* RECITATION blocks; an unknown reason with content returns it */
+    const char *recit[] = {"{\"candidates\":[{\"finishReason\":\"RECITATION\"}]}"};
+    assert_int_equal(feed(&llm_gemini_ops, recit, 1, &r), WA_E_BLOCKED);
+    const char *other[] = {"{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"x\"}]},"
+                           "\"finishReason\":\"SOMETHING_NEW\"}]}"};
+    assert_int_equal(feed(&llm_gemini_ops, other, 1, &r), WA_E_OK);
+    llm_reply_cleanup(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +484,8 @@ int main(void)
         cmocka_unit_test(openai_rendering),
         cmocka_unit_test(gemini_rendering),
         cmocka_unit_test(bad_tool_schema_is_refused),
+        cmocka_unit_test(openai_delta_shapes),
+        cmocka_unit_test(gemini_chunk_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
