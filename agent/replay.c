@@ -151,7 +151,7 @@ int replay_run(const struct agent_config *cfg)
         cJSON_Delete(step);
     }
     if (code == EXIT_OK) {
-        steplog_progress(&log, "replayed %d call%s", calls, calls == 1 ? "" : "s");
+        steplog_progress(&log, "replay finished: %d call%s", calls, calls == 1 ? "" : "s");
         if (!cfg->dry_run)
             printf("replayed %d call%s\n", calls, calls == 1 ? "" : "s");
     }
