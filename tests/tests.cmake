@@ -20,6 +20,10 @@ foreach(src ${unit_sources})
     ENVIRONMENT "WINAGENT_SRC=${CMAKE_SOURCE_DIR};WINAGENT_TEST_DATA=${CMAKE_SOURCE_DIR}/tests/data")
 endforeach()
 
+# The image pipeline benchmark: a program to run by hand, not a test.
+add_executable(bench_image ${CMAKE_SOURCE_DIR}/tests/bench/bench_image.c)
+target_link_libraries(bench_image PRIVATE winagent_core)
+
 find_program(PYTHON3 python3 REQUIRED)
 if(EXISTS ${CMAKE_SOURCE_DIR}/tests/fake_llm/test_server.py)
   add_test(NAME tool.fake_llm COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/fake_llm/test_server.py)
