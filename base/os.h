@@ -48,6 +48,8 @@ wa_err os_write_file(const char *path, const void *data, size_t len);
 wa_err os_remove(const char *path);
 /* The folder holding the running executable (heap string), or NULL. */
 char *os_exe_dir(void);
+/* The user's temporary folder (heap string, no trailing separator). */
+char *os_temp_dir(void);
 
 /* Environment variable as a heap UTF-8 string; NULL when unset. */
 char *os_getenv(const char *name);

@@ -248,6 +248,12 @@ char *os_exe_dir(void)
     return strdup(buf);
 }
 
+char *os_temp_dir(void)
+{
+    const char *t = getenv("TMPDIR");
+    return strdup(t && *t ? t : "/tmp");
+}
+
 char *os_getenv(const char *name)
 {
     const char *v = getenv(name);

@@ -307,6 +307,17 @@ char *os_exe_dir(void)
     return win_wide_to_utf8(buf);
 }
 
+char *os_temp_dir(void)
+{
+    wchar_t buf[MAX_PATH + 2];
+    DWORD n = GetTempPathW(MAX_PATH + 1, buf);
+    if (n == 0 || n > MAX_PATH + 1)
+        return win_wide_to_utf8(L"C:\\Windows\\Temp");
+    while (n > 3 && (buf[n - 1] == L'\\' || buf[n - 1] == L'/'))
+        buf[--n] = L'\0';
+    return win_wide_to_utf8(buf);
+}
+
 char *os_getenv(const char *name)
 {
     wchar_t *wn = win_utf8_to_wide(name);
