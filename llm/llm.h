@@ -152,7 +152,11 @@ void llm_client_free(struct llm_client *c);
  * fails fast on quotas that waiting will not clear. os_interrupted() cuts waits and
  * transfers short (WA_E_INTERRUPTED). Errors: WA_E_NETWORK, WA_E_HTTP, WA_E_RATE_LIMITED,
  * WA_E_QUOTA, WA_E_BLOCKED, WA_E_PARSE, WA_E_TOO_LARGE, WA_E_TIMEOUT, WA_E_INTERRUPTED,
- * with the server's message in wa_err_detail() (never the key). */
+ * with the server's message in wa_err_detail() (never the key). A body cut short
+ * (connection dropped, fewer bytes than announced, a stream without its end) and an
+ * error object mid-stream are retried; a complete body that is not JSON fails at once
+ * with WA_E_PARSE; Gemini's MALFORMED_FUNCTION_CALL is retried, then WA_E_PARSE.
+ * out->text etc. stay empty on failure; attempts, http_status, elapsed_ms are set. */
 wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
                     const struct llm_tool *tools, size_t n_tools, struct llm_reply *out);
 

@@ -388,6 +388,35 @@ static void stream_requested_json_answered(void **state)
     fake_llm_stop(&f);
 }
 
+/* The validator itself must be able to fail: an image inside a tool message (what
+ * OpenAI and vLLM reject) and a missing model are caught. */
+static void schema_validator_rejects_bad_requests(void **state)
+{
+    (void)state;
+    struct fake_llm f;
+    memset(&f, 0, sizeof f);
+    snprintf(f.record, sizeof f.record, "/tmp/wa-llm-badreq-%d.jsonl", (int)getpid());
+    FILE *fp = fopen(f.record, "w");
+    assert_non_null(fp);
+    fputs("{\"n\":1,\"provider\":\"openai\",\"body\":{\"model\":\"m\",\"messages\":[{\"role\":"
+          "\"tool\",\"tool_call_id\":\"a\",\"content\":[{\"type\":\"image_url\",\"image_url\":"
+          "{\"url\":\"data:image/png;base64,AAAA\"}}]}]}}\n",
+          fp);
+    fclose(fp);
+    int rc = fake_llm_validate_openai(&f);
+    if (rc != 77)
+        assert_int_equal(rc, 1);
+    fp = fopen(f.record, "w");
+    fputs("{\"n\":1,\"provider\":\"openai\",\"body\":{\"messages\":[{\"role\":\"user\","
+          "\"content\":\"hi\"}]}}\n",
+          fp);
+    fclose(fp);
+    rc = fake_llm_validate_openai(&f);
+    if (rc != 77)
+        assert_int_equal(rc, 1);
+    unlink(f.record);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -397,6 +426,7 @@ int main(void)
         cmocka_unit_test(no_key_no_header),
         cmocka_unit_test(deployment_url_with_query),
         cmocka_unit_test(stream_requested_json_answered),
+        cmocka_unit_test(schema_validator_rejects_bad_requests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
