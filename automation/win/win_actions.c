@@ -14,6 +14,7 @@
 
 #define ACTION_MS  5000 /* the whole action */
 #define MESSAGE_MS 2000 /* one message */
+#define PING_MS    300  /* the answer to WM_NULL that shows the window is alive */
 
 struct action_job {
     bool uia;     /* the handle is a UIA element (else an MSAA one, or none) */
@@ -178,6 +179,11 @@ static wa_err message_action(HWND h, enum msaa_item_class items, int item, enum 
         return wa_fail(WA_E_UNSUPPORTED, "no window to send messages to");
     if (!IsWindowEnabled(h))
         return wa_fail(WA_E_ACTION_FAILED, "the element is disabled");
+    /* A window that answers now and then takes long over our message is busy with it
+     * (a modal dialog it opened); one that does not answer now is hung. */
+    DWORD_PTR r = 0;
+    if (!SendMessageTimeoutW(h, WM_NULL, 0, 0, SMTO_ABORTIFHUNG, PING_MS, &r))
+        return wa_fail(WA_E_TIMEOUT, "the window is not responding");
     if (items != MSAA_ITEMS_NONE) {
         if (a == WA_ACT_SELECT)
             return select_item(h, items, item, via);
