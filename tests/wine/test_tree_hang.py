@@ -1,0 +1,113 @@
+"""A window whose UI thread stopped answering never hangs winagent: tree walks return
+within their budget (3 s) plus a grace second, with what can be read without the
+target's help; actions give up."""
+import json
+import os
+import subprocess
+import tempfile
+import time
+import unittest
+
+import watest
+from watest import run_winagent, win_path
+
+HANGAPP_EXE = os.path.join(os.path.dirname(watest.TESTAPP_EXE), "hangapp.exe")
+BUDGET_S = 3.0 + 1.0  # the tree's default budget and its grace
+STARTUP_S = 5.0       # winagent starting under Wine, finding the window, printing
+
+
+class HangApp:
+    """tests/apps/hangapp.exe: ready, then its UI thread sleeps for good."""
+
+    def __init__(self, *args):
+        self.dir = tempfile.mkdtemp(prefix="hangapp-")
+        self.log = os.path.join(self.dir, "events.jsonl")
+        self.args = ["--log", win_path(self.log), *args]
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(["wine", HANGAPP_EXE, *self.args],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.ready = self.wait("ready", 30)
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        return False
+
+    def events(self):
+        try:
+            with open(self.log, encoding="utf-8") as f:
+                return [json.loads(l) for l in f.read().splitlines() if l.endswith("}")]
+        except FileNotFoundError:
+            return []
+
+    def wait(self, name, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for e in self.events():
+                if e.get("event") == name:
+                    return e
+            time.sleep(0.05)
+        raise AssertionError("hangapp logged no %r: %s" % (name, self.events()))
+
+
+def timed(*args):
+    start = time.monotonic()
+    r = run_winagent(*args, timeout=60)
+    return r, time.monotonic() - start
+
+
+@unittest.skipUnless(os.path.exists(HANGAPP_EXE), "hangapp.exe was not built next to testapp")
+class HungWindow(unittest.TestCase):
+    def test_tree_of_a_hung_window_returns_with_stored_texts(self):
+        with HangApp("--hang-after", "200") as app:
+            app.wait("hanging", 10)
+            time.sleep(0.5)  # well into the hang
+            r, secs = timed("tree", "--window", app.ready["hwnd"], "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertLess(secs, BUDGET_S + STARTUP_S)
+            t = json.loads(r.stdout)
+            names = [(n["type"], n["name"]) for n in t["nodes"]]
+            # Class, style, rectangle and stored text need no message to the target.
+            self.assertIn(("Window", "winagent hangapp"), names)
+            self.assertIn(("Button", "Hung button"), names)
+            self.assertIn(("Text", "Notes:"), names)
+            self.assertIn("Edit", [n["type"] for n in t["nodes"]])
+
+    def test_hang_inside_a_call_gives_the_partial_tree(self):
+        # The window answers pings, then hangs on WM_GETOBJECT, in the middle of the walk.
+        with HangApp("--hang-on-getobject") as app:
+            r, secs = timed("tree", "--window", app.ready["hwnd"], "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertLess(secs, BUDGET_S + STARTUP_S)
+            t = json.loads(r.stdout)
+            self.assertTrue(t["timed_out"], t)
+            self.assertEqual(t["nodes"][0]["name"], "winagent hangapp")
+            app.wait("hanging", 1)  # it really hung (and was asked by us)
+
+            # Asked again, the window fails the ping: no call goes into it, and the
+            # tree of what needs no message is complete.
+            r, secs = timed("tree", "--window", app.ready["hwnd"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertLess(secs, BUDGET_S + STARTUP_S)
+            self.assertIn('Button "Hung button"', r.stdout)
+            self.assertNotIn("the tree is partial", r.stdout)
+
+    def test_action_on_a_hung_window_gives_up(self):
+        with HangApp("--hang-after", "200") as app:
+            app.wait("hanging", 10)
+            time.sleep(0.5)
+            r, _ = timed("tree", "--window", app.ready["hwnd"], "--json")
+            button = [n for n in json.loads(r.stdout)["nodes"] if n["name"] == "Hung button"][0]
+            r, secs = timed("act", json.dumps({"action": "invoke", "element": button["id"]}),
+                            "--window", app.ready["hwnd"])
+            # Whatever the outcome, it comes back: the pattern path gives up after 5 s,
+            # a fallback click does not wait for the target.
+            self.assertLess(secs, 5.0 + BUDGET_S + STARTUP_S + 10.0, r.stdout)
+            self.assertTrue(r.stdout.strip().startswith("{"), (r.stdout, r.stderr))
+
+
+if __name__ == "__main__":
+    watest.main()
