@@ -189,7 +189,9 @@ static void row_filter(const uint8_t *cur, const uint8_t *prev, size_t n, bool r
     memcpy(dst + 1, cur, n);
 }
 
-/* Gives deflate all of z's input, growing the output buffer when it runs out. */
+/* Gives deflate all of z's input, growing the output buffer when it runs out. Done when
+ * the input is taken and, for a flush, all output written (deflate returned with room
+ * to spare); for Z_FINISH, when the stream has ended. */
 static bool band_deflate(struct band *b, z_stream *z, size_t *cap, int flush)
 {
     for (;;) {
@@ -206,10 +208,10 @@ static bool band_deflate(struct band *b, z_stream *z, size_t *cap, int flush)
         int rc = deflate(z, flush);
         if (rc == Z_STREAM_END)
             return true;
-        if (rc != Z_OK && rc != Z_BUF_ERROR)
+        if (rc != Z_OK && !(rc == Z_BUF_ERROR && z->avail_out == 0))
             return false;
-        if (z->avail_out > 0 && z->avail_in == 0)
-            return true; /* everything taken, and for a flush, all output written */
+        if (flush != Z_FINISH && z->avail_in == 0 && z->avail_out > 0)
+            return true;
     }
 }
 
@@ -231,7 +233,8 @@ static void band_encode(struct band *b)
         goto out;
     z_open = true;
     deflateTune(&z, ZGOOD_LENGTH, ZMAX_LAZY, ZNICE_LENGTH, ZMAX_CHAIN);
-    size_t cap = deflateBound(&z, b->in_len) + 64;
+    /* Screens compress far better than 8:1; noise grows the buffer as it goes. */
+    size_t cap = b->in_len / 8 + 1024;
     b->out = malloc(cap);
     if (!b->out)
         goto out;
