@@ -20,6 +20,8 @@ struct os_tm {
     int year, month, day, hour, min, sec, msec;
 };
 void os_local_time(int64_t ms, struct os_tm *out);
+/* The same in UTC (for ISO 8601 timestamps on the wire). */
+void os_utc_time(int64_t ms, struct os_tm *out);
 
 /* Sleeps up to ms milliseconds, waking early when an interrupt is requested.
  * Returns WA_E_OK, or WA_E_INTERRUPTED when cut short. */
@@ -51,6 +53,15 @@ char *os_exe_dir(void);
 /* The user's temporary folder (heap string, no trailing separator). */
 char *os_temp_dir(void);
 
+/* The entries of a folder (files and folders, without "." and ".."), sorted bytewise
+ * by name. Caller-owned: os_dir_list_cleanup frees the names. */
+struct os_dir_list {
+    char **names;
+    size_t count;
+};
+wa_err os_list_dir(const char *path, struct os_dir_list *out);
+void os_dir_list_cleanup(struct os_dir_list *l);
+
 /* Environment variable as a heap UTF-8 string; NULL when unset. */
 char *os_getenv(const char *name);
 /* Sets (value != NULL) or removes a variable for this process and its children. */
@@ -61,5 +72,31 @@ wa_err os_thread_start(void (*fn)(void *), void *arg);
 
 /* Process id of this process. */
 unsigned long os_pid(void);
+
+/* n bytes from the system's cryptographic random source (tokens, not simulation). */
+wa_err os_random_bytes(void *buf, size_t n);
+
+/* For stdio protocols (MCP): makes stdin binary and returns a private binary stream on
+ * the original stdout; afterwards the process's stdout (fd 1, and on Windows the
+ * standard output handle children inherit) points at stderr, so stray output of any
+ * layer or child process can never corrupt the protocol. Call once, before any output. */
+wa_err os_protocol_stdio(FILE **out);
+
+/* Loopback TCP, just enough for `winagent serve --port`: one listener on 127.0.0.1
+ * (never another address) and blocking sockets with timeouts. Timeouts are in
+ * milliseconds; callers poll os_interrupted() between them. */
+typedef intptr_t os_socket;
+#define OS_SOCKET_NONE ((os_socket)-1)
+/* Listens on 127.0.0.1:port (0 picks a free port); *bound_port is the port taken. */
+wa_err os_tcp_listen_loopback(int port, os_socket *out, int *bound_port);
+/* Waits up to timeout_ms for a client; *out is OS_SOCKET_NONE when none came. */
+wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out);
+/* Receives up to cap bytes: WA_E_OK with *got > 0 for data, WA_E_OK with *got == 0
+ * when the peer closed, WA_E_TIMEOUT when nothing came within timeout_ms, WA_E_IO. */
+wa_err os_tcp_recv(os_socket s, void *buf, size_t cap, int timeout_ms, size_t *got);
+/* Sends all len bytes (WA_E_IO when the peer went away). */
+wa_err os_tcp_send(os_socket s, const void *data, size_t len);
+/* Closes a socket; OS_SOCKET_NONE is fine. */
+void os_tcp_close(os_socket s);
 
 #endif

@@ -1,14 +1,20 @@
 /* base/os.h for POSIX systems (the native build). */
 #include "base/os.h"
 
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +40,20 @@ void os_local_time(int64_t ms, struct os_tm *out)
     time_t t = (time_t)(ms / 1000);
     struct tm tm;
     localtime_r(&t, &tm);
+    out->year = tm.tm_year + 1900;
+    out->month = tm.tm_mon + 1;
+    out->day = tm.tm_mday;
+    out->hour = tm.tm_hour;
+    out->min = tm.tm_min;
+    out->sec = tm.tm_sec;
+    out->msec = (int)(ms % 1000);
+}
+
+void os_utc_time(int64_t ms, struct os_tm *out)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
     out->year = tm.tm_year + 1900;
     out->month = tm.tm_mon + 1;
     out->day = tm.tm_mday;
@@ -298,4 +318,182 @@ wa_err os_thread_start(void (*fn)(void *), void *arg)
 unsigned long os_pid(void)
 {
     return (unsigned long)getpid();
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+wa_err os_list_dir(const char *path, struct os_dir_list *out)
+{
+    out->names = NULL;
+    out->count = 0;
+    DIR *d = opendir(path);
+    if (!d)
+        return wa_fail(WA_E_IO, "cannot list %s: %s", path, strerror(errno));
+    size_t cap = 0;
+    wa_err e = WA_E_OK;
+    struct dirent *ent;
+    while ((ent = readdir(d))) {
+        if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
+            continue;
+        if (out->count == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            char **p = realloc(out->names, ncap * sizeof *p);
+            if (!p) {
+                e = wa_fail(WA_E_NOMEM, "out of memory listing %s", path);
+                break;
+            }
+            out->names = p;
+            cap = ncap;
+        }
+        if (!(out->names[out->count] = strdup(ent->d_name))) {
+            e = wa_fail(WA_E_NOMEM, "out of memory listing %s", path);
+            break;
+        }
+        out->count++;
+    }
+    closedir(d);
+    if (e) {
+        os_dir_list_cleanup(out);
+        return e;
+    }
+    if (out->count > 1)
+        qsort(out->names, out->count, sizeof *out->names, compare_names);
+    return WA_E_OK;
+}
+
+void os_dir_list_cleanup(struct os_dir_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        free(l->names[i]);
+    free(l->names);
+    l->names = NULL;
+    l->count = 0;
+}
+
+wa_err os_random_bytes(void *buf, size_t n)
+{
+    unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t got = getrandom(p, n, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return wa_fail(WA_E_IO, "no random bytes from the system: %s", strerror(errno));
+        p += got;
+        n -= (size_t)got;
+    }
+    return WA_E_OK;
+}
+
+wa_err os_protocol_stdio(FILE **out)
+{
+    *out = NULL;
+    fflush(stdout);
+    int fd = dup(STDOUT_FILENO);
+    if (fd < 0)
+        return wa_fail(WA_E_IO, "cannot duplicate stdout: %s", strerror(errno));
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        close(fd);
+        return wa_fail(WA_E_IO, "cannot open the protocol stream: %s", strerror(errno));
+    }
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    *out = f;
+    return WA_E_OK;
+}
+
+/* Waits until fd is readable; 1 ready, 0 timed out, -1 error. */
+static int wait_readable(int fd, int timeout_ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int rc;
+    do
+        rc = poll(&p, 1, timeout_ms);
+    while (rc < 0 && errno == EINTR && !os_interrupted());
+    return rc;
+}
+
+wa_err os_tcp_listen_loopback(int port, os_socket *out, int *bound_port)
+{
+    *out = OS_SOCKET_NONE;
+    if (port < 0 || port > 65535)
+        return wa_fail(WA_E_INVALID_ARGS, "port %d is out of range", port);
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return wa_fail(WA_E_IO, "cannot create a socket: %s", strerror(errno));
+    int one = 1;
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 8) != 0 ||
+        getsockname(s, (struct sockaddr *)&a, &len) != 0) {
+        wa_err e = wa_fail(WA_E_IO, "cannot listen on 127.0.0.1:%d: %s", port, strerror(errno));
+        close(s);
+        return e;
+    }
+    *bound_port = ntohs(a.sin_port);
+    *out = s;
+    return WA_E_OK;
+}
+
+wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out)
+{
+    *out = OS_SOCKET_NONE;
+    int rc = wait_readable((int)listener, timeout_ms);
+    if (rc == 0 || (rc < 0 && errno == EINTR))
+        return WA_E_OK;
+    if (rc < 0)
+        return wa_fail(WA_E_IO, "cannot wait for a client: %s", strerror(errno));
+    int c = accept((int)listener, NULL, NULL);
+    if (c >= 0)
+        fcntl(c, F_SETFD, FD_CLOEXEC);
+    if (c < 0) /* the client may have given up already: not the listener's fault */
+        return errno == ECONNABORTED || errno == EAGAIN || errno == EINTR
+                   ? WA_E_OK
+                   : wa_fail(WA_E_IO, "cannot accept a client: %s", strerror(errno));
+    *out = c;
+    return WA_E_OK;
+}
+
+wa_err os_tcp_recv(os_socket s, void *buf, size_t cap, int timeout_ms, size_t *got)
+{
+    *got = 0;
+    int rc = wait_readable((int)s, timeout_ms);
+    if (rc == 0 || (rc < 0 && errno == EINTR))
+        return WA_E_TIMEOUT;
+    if (rc < 0)
+        return wa_fail(WA_E_IO, "cannot wait for data: %s", strerror(errno));
+    ssize_t n;
+    do
+        n = recv((int)s, buf, cap, 0);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return wa_fail(WA_E_IO, "cannot receive: %s", strerror(errno));
+    *got = (size_t)n;
+    return WA_E_OK;
+}
+
+wa_err os_tcp_send(os_socket s, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t n = send((int)s, p, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return wa_fail(WA_E_IO, "cannot send: %s", strerror(errno));
+        p += n;
+        len -= (size_t)n;
+    }
+    return WA_E_OK;
+}
+
+void os_tcp_close(os_socket s)
+{
+    if (s != OS_SOCKET_NONE)
+        close((int)s);
 }

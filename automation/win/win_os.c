@@ -1,6 +1,9 @@
 /* base/os.h for Windows: UTF-8 paths through the W APIs, console control events,
  * and parent-death detection through the stdin pipe. */
 #include <windows.h>
+#include <bcrypt.h>
+#include <fcntl.h>
+#include <io.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +44,22 @@ void os_local_time(int64_t ms, struct os_tm *out)
     SYSTEMTIME st;
     FileTimeToLocalFileTime(&ft, &local);
     FileTimeToSystemTime(&local, &st);
+    out->year = st.wYear;
+    out->month = st.wMonth;
+    out->day = st.wDay;
+    out->hour = st.wHour;
+    out->min = st.wMinute;
+    out->sec = st.wSecond;
+    out->msec = st.wMilliseconds;
+}
+
+void os_utc_time(int64_t ms, struct os_tm *out)
+{
+    ULARGE_INTEGER u;
+    u.QuadPart = (ULONGLONG)(ms + 11644473600000LL) * 10000ULL;
+    FILETIME ft = {.dwLowDateTime = u.LowPart, .dwHighDateTime = u.HighPart};
+    SYSTEMTIME st;
+    FileTimeToSystemTime(&ft, &st);
     out->year = st.wYear;
     out->month = st.wMonth;
     out->day = st.wDay;
@@ -376,4 +395,108 @@ wa_err os_thread_start(void (*fn)(void *), void *arg)
 unsigned long os_pid(void)
 {
     return (unsigned long)GetCurrentProcessId();
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+wa_err os_list_dir(const char *path, struct os_dir_list *out)
+{
+    out->names = NULL;
+    out->count = 0;
+    wchar_t *w = win_utf8_to_wide(path);
+    size_t n = w ? wcslen(w) : 0;
+    wchar_t *pattern = w ? malloc((n + 3) * sizeof(wchar_t)) : NULL;
+    if (!pattern) {
+        free(w);
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    swprintf(pattern, n + 3, L"%ls%ls*", w,
+             n && (w[n - 1] == L'\\' || w[n - 1] == L'/') ? L"" : L"\\");
+    free(w);
+    WIN32_FIND_DATAW fd;
+    HANDLE h = FindFirstFileExW(pattern, FindExInfoBasic, &fd, FindExSearchNameMatch, NULL, 0);
+    free(pattern);
+    if (h == INVALID_HANDLE_VALUE) {
+        DWORD err = GetLastError();
+        if (err == ERROR_FILE_NOT_FOUND) /* an empty folder (not even . and ..) */
+            return WA_E_OK;
+        return wa_fail(WA_E_IO, "cannot list %s (error %lu)", path, (unsigned long)err);
+    }
+    wa_err e = WA_E_OK;
+    size_t cap = 0;
+    do {
+        if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0)
+            continue;
+        if (out->count == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            char **p = realloc(out->names, ncap * sizeof *p);
+            if (!p) {
+                e = wa_fail(WA_E_NOMEM, "out of memory listing %s", path);
+                break;
+            }
+            out->names = p;
+            cap = ncap;
+        }
+        if (!(out->names[out->count] = win_wide_to_utf8(fd.cFileName))) {
+            e = wa_fail(WA_E_NOMEM, "out of memory listing %s", path);
+            break;
+        }
+        out->count++;
+    } while (FindNextFileW(h, &fd));
+    FindClose(h);
+    if (e) {
+        os_dir_list_cleanup(out);
+        return e;
+    }
+    if (out->count > 1)
+        qsort(out->names, out->count, sizeof *out->names, compare_names);
+    return WA_E_OK;
+}
+
+void os_dir_list_cleanup(struct os_dir_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        free(l->names[i]);
+    free(l->names);
+    l->names = NULL;
+    l->count = 0;
+}
+
+wa_err os_random_bytes(void *buf, size_t n)
+{
+    unsigned char *p = buf;
+    while (n > 0) {
+        ULONG chunk = n > 0x10000000 ? 0x10000000 : (ULONG)n;
+        NTSTATUS st = BCryptGenRandom(NULL, p, chunk, BCRYPT_USE_SYSTEM_PREFERRED_RNG);
+        if (st < 0)
+            return wa_fail(WA_E_IO, "no random bytes from the system (status 0x%lx)",
+                           (unsigned long)st);
+        p += chunk;
+        n -= chunk;
+    }
+    return WA_E_OK;
+}
+
+wa_err os_protocol_stdio(FILE **out)
+{
+    *out = NULL;
+    fflush(stdout);
+    _setmode(_fileno(stdin), _O_BINARY);
+    int fd = _dup(_fileno(stdout));
+    if (fd < 0)
+        return wa_fail(WA_E_IO, "cannot duplicate stdout");
+    _setmode(fd, _O_BINARY);
+    FILE *f = _fdopen(fd, "wb");
+    if (!f) {
+        _close(fd);
+        return wa_fail(WA_E_IO, "cannot open the protocol stream");
+    }
+    /* fd 1 and the inherited standard output handle now lead to stderr. */
+    _dup2(_fileno(stderr), _fileno(stdout));
+    SetStdHandle(STD_OUTPUT_HANDLE, GetStdHandle(STD_ERROR_HANDLE));
+    *out = f;
+    return WA_E_OK;
 }

@@ -1,0 +1,145 @@
+/* Unit tests: base/os.h services of the serve transports (folder listing, random
+ * bytes, UTC time, loopback TCP) on POSIX. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "base/os.h"
+
+static void test_list_dir_sorted(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_os_serve-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *names[] = {"req_b.json", "req_a.json", "sub", "Z"};
+    char path[512];
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (i == 2)
+            assert_int_equal(os_mkdir_p(path), WA_E_OK);
+        else
+            assert_int_equal(os_write_file(path, "x", 1), WA_E_OK);
+    }
+    struct os_dir_list l;
+    assert_int_equal(os_list_dir(dir, &l), WA_E_OK);
+    assert_int_equal(l.count, 4);
+    assert_string_equal(l.names[0], "Z");
+    assert_string_equal(l.names[1], "req_a.json");
+    assert_string_equal(l.names[2], "req_b.json");
+    assert_string_equal(l.names[3], "sub");
+    os_dir_list_cleanup(&l);
+    assert_int_equal(l.count, 0);
+    assert_null(l.names);
+
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (i == 2)
+            rmdir(path);
+        else
+            os_remove(path);
+    }
+    assert_int_equal(os_list_dir(dir, &l), WA_E_OK);
+    assert_int_equal(l.count, 0);
+    rmdir(dir);
+    assert_int_equal(os_list_dir(dir, &l), WA_E_IO);
+    assert_int_equal(l.count, 0);
+}
+
+static void test_random_bytes(void **state)
+{
+    (void)state;
+    unsigned char a[32] = {0}, b[32] = {0}, zero[32] = {0};
+    assert_int_equal(os_random_bytes(a, sizeof a), WA_E_OK);
+    assert_int_equal(os_random_bytes(b, sizeof b), WA_E_OK);
+    assert_memory_not_equal(a, b, sizeof a);
+    assert_memory_not_equal(a, zero, sizeof a);
+}
+
+static void test_utc_time(void **state)
+{
+    (void)state;
+    struct os_tm t;
+    os_utc_time(1700000000123LL, &t); /* 2023-11-14T22:13:20.123Z */
+    assert_int_equal(t.year, 2023);
+    assert_int_equal(t.month, 11);
+    assert_int_equal(t.day, 14);
+    assert_int_equal(t.hour, 22);
+    assert_int_equal(t.min, 13);
+    assert_int_equal(t.sec, 20);
+    assert_int_equal(t.msec, 123);
+}
+
+static int connect_loopback(int port)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(s, (struct sockaddr *)&a, sizeof a), 0);
+    return s;
+}
+
+static void test_loopback_tcp(void **state)
+{
+    (void)state;
+    os_socket l, c;
+    int port = 0;
+    assert_int_equal(os_tcp_listen_loopback(0, &l, &port), WA_E_OK);
+    assert_true(port > 0);
+
+    /* Bound to 127.0.0.1 only. */
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    assert_int_equal(getsockname((int)l, (struct sockaddr *)&a, &len), 0);
+    assert_int_equal(ntohl(a.sin_addr.s_addr), INADDR_LOOPBACK);
+
+    assert_int_equal(os_tcp_accept(l, 50, &c), WA_E_OK); /* nobody yet */
+    assert_int_equal(c, OS_SOCKET_NONE);
+
+    int client = connect_loopback(port);
+    assert_int_equal(os_tcp_accept(l, 1000, &c), WA_E_OK);
+    assert_true(c != OS_SOCKET_NONE);
+
+    char buf[64];
+    size_t got;
+    assert_int_equal(os_tcp_recv(c, buf, sizeof buf, 50, &got), WA_E_TIMEOUT);
+    assert_int_equal(send(client, "hello\n", 6, 0), 6);
+    assert_int_equal(os_tcp_recv(c, buf, sizeof buf, 1000, &got), WA_E_OK);
+    assert_int_equal(got, 6);
+    assert_memory_equal(buf, "hello\n", 6);
+    assert_int_equal(os_tcp_send(c, "world\n", 6), WA_E_OK);
+    assert_int_equal(recv(client, buf, sizeof buf, 0), 6);
+    assert_memory_equal(buf, "world\n", 6);
+
+    close(client); /* orderly close: 0 bytes, then sending fails without SIGPIPE */
+    assert_int_equal(os_tcp_recv(c, buf, sizeof buf, 1000, &got), WA_E_OK);
+    assert_int_equal(got, 0);
+    wa_err e = WA_E_OK;
+    for (int i = 0; i < 50 && !e; i++)
+        e = os_tcp_send(c, "x", 1);
+    assert_int_equal(e, WA_E_IO);
+    os_tcp_close(c);
+    os_tcp_close(l);
+    os_tcp_close(OS_SOCKET_NONE);
+
+    assert_int_equal(os_tcp_listen_loopback(70000, &l, &port), WA_E_INVALID_ARGS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_list_dir_sorted),
+        cmocka_unit_test(test_random_bytes),
+        cmocka_unit_test(test_utc_time),
+        cmocka_unit_test(test_loopback_tcp),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
