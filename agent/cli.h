@@ -2,6 +2,8 @@
 #ifndef WINAGENT_AGENT_CLI_H
 #define WINAGENT_AGENT_CLI_H
 
+#include <stdbool.h>
+
 #include "automation/backend.h"
 #include "base/error.h"
 
@@ -26,5 +28,9 @@ int cmd_windows(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_screenshot(int argc, char **argv);
 int cmd_act(int argc, char **argv);
+
+/* The command layer's front (agent/cli_ctl.c): state, click, fill, keys, ... and help. */
+bool cli_ctl_is_command(const char *name);
+int cmd_ctl(int argc, char **argv);
 
 #endif

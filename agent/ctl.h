@@ -21,6 +21,9 @@ struct ctl_opts {
     bool allow_shell;         /* the powershell command exists only when set */
     const char *state_dir;    /* where refs are kept (NULL: WINAGENT_STATE_DIR, else the
                                * temp folder's winagent-state) */
+    /* Whether mutating commands return a post-action image when the "screenshot"
+     * parameter is absent: off for the CLI, on for MCP. */
+    bool screenshot_by_default;
     struct gate_opts gate;    /* restricted processes, rate limit, audit log */
 };
 

@@ -43,6 +43,8 @@ int winagent_main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
+    if (cli_ctl_is_command(argv[1]))
+        return cmd_ctl(argc - 1, argv + 1);
     /* Anything else is the run: options and one prompt, or --replay. A lone word that
      * is not a known command is most likely a mistyped command, not a task. */
     if (argc == 2 && argv[1][0] != '-' && !strchr(argv[1], ' ')) {

@@ -2,9 +2,14 @@
 # Bytes are written as hex escapes, so any text (UTF-8, quotes) survives exactly.
 file(GLOB files ${DIR}/*.md)
 list(SORT files)
+# EXTRA: more files to embed by their name (SKILL.md becomes prompt_SKILL... lower-cased).
+if(EXTRA)
+  list(APPEND files ${EXTRA})
+endif()
 set(out "/* Generated from the prompts folder by cmake/embed-prompts.cmake; do not edit. */\n")
 foreach(f ${files})
   get_filename_component(name ${f} NAME_WE)
+  string(TOLOWER ${name} name)
   string(MAKE_C_IDENTIFIER ${name} name)
   file(READ ${f} hex HEX)
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "\\\\x\\1" esc "${hex}")
