@@ -13,6 +13,8 @@
 
 /* Milliseconds on a monotonic clock (for durations). */
 int64_t os_now_ms(void);
+/* The same clock with sub-millisecond resolution (for benchmarks and timings). */
+double os_clock_ms(void);
 /* Wall-clock milliseconds since the Unix epoch (for timestamps). */
 int64_t os_time_ms(void);
 /* Local time of `ms` (os_time_ms scale) split into fields; month 1-12. */

@@ -23,9 +23,21 @@ static void interrupt_set(int reason)
         SetEvent(interrupt_event);
 }
 
+/* QueryPerformanceCounter: GetTickCount64 moves in 10-16 ms steps, too coarse for the
+ * per-phase timings of a step. */
+double os_clock_ms(void)
+{
+    static LARGE_INTEGER freq;
+    LARGE_INTEGER now;
+    if (!freq.QuadPart)
+        QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&now);
+    return (double)now.QuadPart * 1000.0 / (double)freq.QuadPart;
+}
+
 int64_t os_now_ms(void)
 {
-    return (int64_t)GetTickCount64();
+    return (int64_t)os_clock_ms();
 }
 
 int64_t os_time_ms(void)
