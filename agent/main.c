@@ -5,6 +5,8 @@
 #include "agent/cli.h"
 #include "agent/loop.h"
 #include "agent/main.h"
+#include "agent/mcp.h"
+#include "agent/serve.h"
 #include "agent/version.h"
 
 static const char usage_text[] =
@@ -14,6 +16,8 @@ static const char usage_text[] =
     "  winagent tree [--window SEL] [--json] [--verbose]\n"
     "  winagent screenshot [--window SEL] [--max-edge N] -o FILE.png\n"
     "  winagent act '<desktop tool JSON>' [--window SEL]\n"
+    "  winagent mcp [--allow-shell] [--dry-run] [--audit-log FILE]   MCP server on stdio\n"
+    "  winagent serve (--port N | --ipc-dir DIR) [--allow-shell] [--dry-run] [--audit-log FILE]\n"
     "  winagent --replay DIR/trace.jsonl\n"
     "  winagent --help | --version\n";
 
@@ -39,6 +43,8 @@ int winagent_main(int argc, char **argv)
         {"tree", cmd_tree},
         {"screenshot", cmd_screenshot},
         {"act", cmd_act},
+        {"mcp", cmd_mcp},
+        {"serve", cmd_serve},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
