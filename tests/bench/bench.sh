@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# ./dev.sh bench: winagent's speed, measured (median and p95), on this machine.
+#   1. the image pipeline on synthetic images, natively: the fast PNG encoder beside the
+#      reference (lodepng's defaults), downscale, base64, the whole observation;
+#   2. the same pipeline under Wine on live Wine screens (testapp, notepad, regedit);
+#   3. the live desktop under Wine: capture, tree walks, observations, click and type
+#      latency as testapp sees them, and the agent's own time per step.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+native=$root/build/native
+win=$root/build/win64
+export WINAGENT_WINE_STATE=$root/build/bench-wine
+harness=$root/tests/wine/harness.sh
+work=$(mktemp -d)
+trap 'bash "$harness" down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+
+winpath() { printf 'Z:%s' "$1" | tr / '\\'; }
+
+echo "== 1. image pipeline, native ($(uname -m), $(nproc) cores)"
+"$native/bench_image" "$@"
+
+echo
+echo "== starting the Wine desktop"
+bash "$harness" up
+# shellcheck disable=SC1091
+. "$WINAGENT_WINE_STATE/env.sh"
+wine "$win/tests/apps/testapp.exe" --log "$(winpath "$work/events.jsonl")" \
+    </dev/null >/dev/null 2>&1 &
+wine notepad </dev/null >/dev/null 2>&1 &
+wine regedit </dev/null >/dev/null 2>&1 &
+for _ in $(seq 1 100); do
+    grep -q '"ready"' "$work/events.jsonl" 2>/dev/null && break
+    sleep 0.1
+done
+sleep 2
+# Live screens for the encoder: the whole desktop, and testapp in front.
+wine "$win/winagent.exe" screenshot -o "$(winpath "$work/desktop.png")" </dev/null >/dev/null
+wine "$win/winagent.exe" focus testapp </dev/null >/dev/null
+wine "$win/winagent.exe" screenshot --window testapp -o "$(winpath "$work/testapp.png")" \
+    </dev/null >/dev/null
+
+echo
+echo "== 2. image pipeline under Wine, on live Wine screens"
+wine "$win/bench_image.exe" --png "$(winpath "$work/desktop.png")" \
+    --png "$(winpath "$work/testapp.png")" "$@" </dev/null
+
+echo
+echo "== 3. the live desktop under Wine"
+wine "$win/winagent.exe" focus testapp </dev/null >/dev/null
+wine "$win/bench_desktop.exe" --testapp-log "$(winpath "$work/events.jsonl")" "$@" </dev/null

@@ -1,0 +1,274 @@
+/* Benchmark of winagent's own work on a live desktop (run under Wine or on Windows):
+ * screen and window capture, whole pixel and tree observations, tree walks of testapp
+ * and notepad, click and type latency as testapp sees them, and the agent's own time
+ * per step (everything but the model's reply).
+ *
+ *   bench_desktop --testapp-log PATH [--runs N] [--json]
+ *
+ * testapp.exe must be running with --log PATH; notepad is optional. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/desktop.h"
+#include "agent/observe.h"
+#include "automation/backend.h"
+#include "base/os.h"
+#include "base/str.h"
+
+struct stat {
+    char name[64];
+    double median, p95;
+    char note[96];
+};
+
+static struct stat stats[32];
+static int n_stats;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void record(const char *name, double *t, int n, const char *note)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    struct stat *s = &stats[n_stats++];
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+    s->p95 = t[(int)(0.95 * (n - 1) + 0.5)];
+    snprintf(s->note, sizeof s->note, "%s", note ? note : "");
+}
+
+/* Lines of the testapp log that contain needle. */
+static int count_events(const char *log, const char *needle)
+{
+    char *text = NULL;
+    if (os_read_file(log, 64u << 20, &text, NULL) != WA_E_OK)
+        return -1;
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p++)
+        n++;
+    free(text);
+    return n;
+}
+
+/* Milliseconds until the count of needle in the log exceeds before (or -1 after 2 s). */
+static double wait_event(const char *log, const char *needle, int before, double t0)
+{
+    while (os_clock_ms() - t0 < 2000) {
+        if (count_events(log, needle) > before)
+            return os_clock_ms() - t0;
+        os_sleep_ms(1);
+    }
+    return -1;
+}
+
+static uint64_t find(const struct wa_backend *b, const char *sel)
+{
+    struct wa_window w;
+    if (backend_find_window(b, sel, &w) != WA_E_OK)
+        return 0;
+    uint64_t h = w.hwnd;
+    wa_window_cleanup(&w);
+    return h;
+}
+
+int main(int argc, char **argv)
+{
+    int runs = 15;
+    const char *log = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+            runs = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--testapp-log") == 0 && i + 1 < argc)
+            log = argv[++i];
+        else if (strcmp(argv[i], "--json") == 0)
+            json = true;
+    }
+    if (!log || runs < 1 || runs > 1000) {
+        fprintf(stderr, "usage: bench_desktop --testapp-log PATH [--runs N] [--json]\n");
+        return 1;
+    }
+    const struct wa_backend *b = backend_default();
+    if (b->init && b->init() != WA_E_OK) {
+        fprintf(stderr, "bench: backend init failed: %s\n", wa_err_detail());
+        return 1;
+    }
+    uint64_t app = find(b, "winagent testapp"), np = find(b, "notepad");
+    if (!app) {
+        fprintf(stderr, "bench: testapp is not running\n");
+        return 1;
+    }
+    double *t = calloc((size_t)runs, sizeof *t);
+    struct wa_monitor mons[8];
+    size_t nm = 0;
+    backend_monitors(b, mons, 8, &nm);
+    struct wa_rect screen = nm ? mons[0].rect : (struct wa_rect){0, 0, 1920, 1080};
+    char note[96];
+
+    for (int i = 0; i < runs; i++) { /* capture of the whole screen */
+        struct wa_image img = {0};
+        double t0 = os_clock_ms();
+        backend_capture_screen(b, screen, &img);
+        t[i] = os_clock_ms() - t0;
+        snprintf(note, sizeof note, "%dx%d", img.width, img.height);
+        image_cleanup(&img);
+    }
+    record("capture screen", t, runs, note);
+
+    for (int i = 0; i < runs; i++) {
+        struct wa_image img = {0};
+        struct wa_rect fr;
+        double t0 = os_clock_ms();
+        backend_capture_window(b, app, &img, &fr);
+        t[i] = os_clock_ms() - t0;
+        snprintf(note, sizeof note, "%dx%d", img.width, img.height);
+        image_cleanup(&img);
+    }
+    record("capture testapp window", t, runs, note);
+
+    for (int i = 0; i < runs; i++) { /* capture 1920x1080, downscale 1280, PNG, base64 */
+        struct wa_image img = {0};
+        struct observation obs;
+        observation_init(&obs);
+        double t0 = os_clock_ms();
+        backend_capture_screen(b, screen, &img);
+        observation_set_image(&obs, &img, 1280);
+        t[i] = os_clock_ms() - t0;
+        snprintf(note, sizeof note, "%dx%d, %zu KB png, %zu KB base64", obs.width, obs.height,
+                 obs.png.len / 1024, strlen(obs.png_base64 ? obs.png_base64 : "") / 1024);
+        observation_cleanup(&obs);
+        image_cleanup(&img);
+    }
+    record("pixel observation (screen)", t, runs, note);
+
+    const struct {
+        const char *name;
+        uint64_t hwnd;
+    } walks[] = {{"tree walk testapp", app}, {"tree walk notepad", np}};
+    for (size_t w = 0; w < 2; w++) {
+        if (!walks[w].hwnd)
+            continue;
+        for (int i = 0; i < runs; i++) {
+            struct wa_tree tree;
+            struct wa_tree_opts to = {0};
+            double t0 = os_clock_ms();
+            backend_get_tree(b, walks[w].hwnd, &to, &tree);
+            t[i] = os_clock_ms() - t0;
+            snprintf(note, sizeof note, "%zu nodes via %s", tree.count,
+                     tree.source ? tree.source : "?");
+            tree_cleanup(&tree);
+        }
+        record(walks[w].name, t, runs, note);
+    }
+
+    struct observe_opts oo = {.mode = OBS_A11Y, .max_edge = 1280, .tree_budget_ms = 3000};
+    for (int i = 0; i < runs; i++) { /* walk + verdict + §5 text, with handles kept */
+        struct observation obs;
+        struct wa_tree tree;
+        observation_init(&obs);
+        double t0 = os_clock_ms();
+        observe_window(b, app, &oo, &obs, &tree);
+        t[i] = os_clock_ms() - t0;
+        snprintf(note, sizeof note, "%zu chars of text", obs.text ? strlen(obs.text) : 0);
+        tree_cleanup(&tree);
+        observation_cleanup(&obs);
+    }
+    record("tree observation testapp", t, runs, note);
+
+    /* Latency as the application sees it: from the call to testapp's log line. */
+    struct wa_window aw;
+    backend_window_info(b, app, &aw);
+    struct wa_rect ar = aw.rect;
+    wa_window_cleanup(&aw);
+    int cx = ar.left + 80, cy = ar.top + 155; /* testapp's OK button */
+    backend_focus_window(b, app);
+    int ok = 0;
+    for (int i = 0; i < runs; i++) {
+        int before = count_events(log, "\"control\":\"OK\"");
+        double t0 = os_clock_ms();
+        backend_click(b, cx, cy, WA_BUTTON_LEFT, 1);
+        t[i] = wait_event(log, "\"control\":\"OK\"", before, t0);
+        ok += t[i] >= 0;
+        os_sleep_ms(30);
+    }
+    snprintf(note, sizeof note, "%d/%d clicks arrived", ok, runs);
+    record("click latency", t, runs, note);
+
+    ok = 0;
+    for (int i = 0; i < runs; i++) {
+        backend_click(b, ar.left + 200, ar.top + 72, WA_BUTTON_LEFT, 1); /* the edit */
+        os_sleep_ms(30);
+        int before = count_events(log, "\"text_changed\"");
+        double t0 = os_clock_ms();
+        backend_type_text(b, "bench");
+        /* five characters: five text_changed lines */
+        double done = -1;
+        while (os_clock_ms() - t0 < 3000) {
+            if (count_events(log, "\"text_changed\"") >= before + 5) {
+                done = os_clock_ms() - t0;
+                break;
+            }
+            os_sleep_ms(1);
+        }
+        t[i] = done;
+        ok += done >= 0;
+    }
+    snprintf(note, sizeof note, "5 characters, %d/%d arrived", ok, runs);
+    record("type latency", t, runs, note);
+
+    /* The agent's own time for one step: a click by coordinates, then its annotation,
+     * then the fresh observation of the window (mode auto); no settle pause. Measured
+     * as the dispatcher runs it, in three stages, so the rows show where time goes. */
+    static const struct {
+        const char *name;
+        bool annotate, observe;
+    } stages[] = {
+        {"agent act only (click)", false, false},
+        {"agent act + annotate", true, false},
+        {"agent step (act+annotate+observe)", true, true},
+    };
+    for (size_t st = 0; st < 3; st++) {
+        struct desktop_opts dopts;
+        desktop_opts_default(&dopts);
+        dopts.observe_after = stages[st].observe;
+        dopts.annotate = stages[st].annotate;
+        dopts.settle_ms = 0;
+        dopts.pinned_window = app;
+        struct desktop_session s;
+        desktop_session_init(&s, b, &dopts);
+        desktop_session_use_window(&s, app);
+        for (int i = 0; i < runs; i++) {
+            struct desktop_result r;
+            desktop_result_init(&r);
+            double t0 = os_clock_ms();
+            desktop_call_text(&s, "{\"action\":\"click\",\"x\":80,\"y\":230}", &r);
+            t[i] = os_clock_ms() - t0;
+            snprintf(note, sizeof note, "%s",
+                     r.obs.kind == OBS_TREE    ? "observation: tree"
+                     : r.obs.kind == OBS_IMAGE ? "observation: image"
+                                               : "");
+            desktop_result_cleanup(&r);
+        }
+        record(stages[st].name, t, runs, note);
+        desktop_session_cleanup(&s);
+    }
+
+    if (json) {
+        printf("[");
+        for (int i = 0; i < n_stats; i++)
+            printf("%s{\"name\":\"%s\",\"median_ms\":%.2f,\"p95_ms\":%.2f,\"note\":\"%s\"}",
+                   i ? "," : "", stats[i].name, stats[i].median, stats[i].p95, stats[i].note);
+        printf("]\n");
+    } else {
+        printf("%-36s %10s %10s  %s\n", "desktop (live, under this OS)", "median ms", "p95 ms", "");
+        for (int i = 0; i < n_stats; i++)
+            printf("%-36s %10.2f %10.2f  %s\n", stats[i].name, stats[i].median, stats[i].p95,
+                   stats[i].note);
+    }
+    free(t);
+    return 0;
+}
