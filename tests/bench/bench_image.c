@@ -60,26 +60,40 @@ static void die(const char *what, wa_err e)
     exit(1);
 }
 
-typedef wa_err (*encoder)(const struct wa_image *, struct dynbuf *);
-
-static struct stat time_encoder(encoder enc, const struct wa_image *img, int runs, size_t *bytes)
+static double time_encode(wa_err (*enc)(const struct wa_image *, struct dynbuf *),
+                          const struct wa_image *img, struct dynbuf *b)
 {
-    double *t = calloc((size_t)runs, sizeof *t);
-    struct dynbuf b;
-    dynbuf_init(&b, OUT_MAX);
-    for (int i = 0; i < runs; i++) {
-        dynbuf_reset(&b);
-        double t0 = now_ms();
-        wa_err e = enc(img, &b);
-        t[i] = now_ms() - t0;
-        if (e)
-            die("encode", e);
+    dynbuf_reset(b);
+    double t0 = now_ms();
+    wa_err e = enc(img, b);
+    double t = now_ms() - t0;
+    if (e)
+        die("encode", e);
+    return t;
+}
+
+/* The reference runs are spread evenly among the fast ones, so that both see the same
+ * machine (the load of other processes comes and goes). */
+static void time_encoders(const struct wa_image *img, int runs, int ref_runs, struct result *r)
+{
+    double *t = calloc((size_t)runs, sizeof *t), *tr = calloc((size_t)ref_runs, sizeof *tr);
+    struct dynbuf fast, ref;
+    dynbuf_init(&fast, OUT_MAX);
+    dynbuf_init(&ref, OUT_MAX);
+    for (int i = 0, k = 0; i < runs || k < ref_runs; i++) {
+        if (i < runs)
+            t[i] = time_encode(png_encode, img, &fast);
+        if (k < ref_runs && (i >= runs || (long)(i + 1) * ref_runs / runs > k))
+            tr[k++] = time_encode(png_encode_reference, img, &ref);
     }
-    *bytes = b.len;
-    dynbuf_cleanup(&b);
-    struct stat s = stat_of(t, runs);
+    r->enc = stat_of(t, runs);
+    r->ref = stat_of(tr, ref_runs);
+    r->enc_bytes = fast.len;
+    r->ref_bytes = ref.len;
+    dynbuf_cleanup(&fast);
+    dynbuf_cleanup(&ref);
     free(t);
-    return s;
+    free(tr);
 }
 
 static struct stat time_base64(const struct dynbuf *png, int runs, size_t *bytes)
@@ -149,8 +163,7 @@ static void measure(const char *name, const struct wa_image *img, const struct w
             *c = '_';
     r->width = img->width;
     r->height = img->height;
-    r->enc = time_encoder(png_encode, img, runs, &r->enc_bytes);
-    r->ref = time_encoder(png_encode_reference, img, ref_runs, &r->ref_bytes);
+    time_encoders(img, runs, ref_runs, r);
     struct dynbuf png;
     dynbuf_init(&png, OUT_MAX);
     wa_err e = png_encode(img, &png);
