@@ -565,8 +565,11 @@ static wa_err do_type(struct call *c)
     wa_err e = arg_element(c->args, &id);
     if (e)
         return e;
-    summary(c, "type %zu chars%s", strlen(text), id ? " into element" : "");
-    cJSON_AddNumberToObject(c->j, "chars", (double)strlen(text));
+    size_t chars = 0; /* characters, not UTF-8 bytes */
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        chars += (*p & 0xC0) != 0x80;
+    summary(c, "type %zu chars%s", chars, id ? " into element" : "");
+    cJSON_AddNumberToObject(c->j, "chars", (double)chars);
     if (id)
         cJSON_AddNumberToObject(c->j, "element", id);
     if (c->dry)
