@@ -2,14 +2,13 @@
 #include "automation/win/win_tree.h"
 
 #include <windows.h>
-#include <dwmapi.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "automation/win/win_msaa.h"
 #include "automation/win/win_tree_job.h"
 #include "automation/win/win_uia.h"
-#include "automation/win/win_utf8.h"
+#include "automation/win/win_window.h"
 #include "base/os.h"
 #include "base/str.h"
 
@@ -66,47 +65,6 @@ static wa_err tree_job_run(void *arg, struct win_gate *gate)
         e = walk_with(&win_msaa_source, m, j, budget, win_msaa_release_handle);
     win_msaa_close(m);
     return e;
-}
-
-/* The visible frame: DWM's extended frame bounds (without Windows 10's invisible
- * resize borders), else the window rectangle; the same definition window_info uses. */
-static struct wa_rect window_frame(HWND h)
-{
-    RECT r;
-    if (FAILED(DwmGetWindowAttribute(h, DWMWA_EXTENDED_FRAME_BOUNDS, &r, sizeof r)) ||
-        r.right <= r.left || r.bottom <= r.top) {
-        if (!GetWindowRect(h, &r))
-            return (struct wa_rect){0, 0, 0, 0};
-    }
-    return (struct wa_rect){r.left, r.top, r.right, r.bottom};
-}
-
-static char *window_title(HWND h)
-{
-    wchar_t buf[1024];
-    int n = InternalGetWindowText(h, buf, 1024);
-    return win_wide_to_utf8_n(buf, n > 0 ? n : 0);
-}
-
-static char *process_name(HWND h)
-{
-    DWORD pid = 0;
-    GetWindowThreadProcessId(h, &pid);
-    HANDLE p = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
-    if (!p)
-        return str_dup("");
-    wchar_t path[MAX_PATH];
-    DWORD n = MAX_PATH;
-    char *name = NULL;
-    if (QueryFullProcessImageNameW(p, 0, path, &n)) {
-        const wchar_t *base = path;
-        for (const wchar_t *s = path; *s; s++)
-            if (*s == L'\\' || *s == L'/')
-                base = s + 1;
-        name = win_wide_to_utf8(base);
-    }
-    CloseHandle(p);
-    return name ? name : str_dup("");
 }
 
 /* A partial tree from a captured worker: the worker may still be inside a call on
@@ -167,9 +125,13 @@ wa_err win_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree 
         return e;
     }
     out->hwnd = hwnd;
-    out->frame = window_frame(h);
-    out->title = window_title(h);
-    out->process = process_name(h);
+    RECT fr;
+    if (win_window_frame(h, &fr))
+        out->frame = (struct wa_rect){fr.left, fr.top, fr.right, fr.bottom};
+    DWORD pid = 0;
+    GetWindowThreadProcessId(h, &pid);
+    out->title = win_window_title(h);
+    out->process = win_process_name(pid);
     out->walk_ms = (double)(os_now_ms() - start);
     if (!out->title || !out->process) {
         tree_cleanup(out);
