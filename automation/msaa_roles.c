@@ -155,6 +155,12 @@ enum msaa_item_class msaa_class_items(const char *class_name)
         return MSAA_ITEMS_LISTBOX;
     if (str_ieq(class_name, "ComboBox"))
         return MSAA_ITEMS_COMBOBOX;
+    if (str_ieq(class_name, "SysTreeView32"))
+        return MSAA_ITEMS_TREEVIEW;
+    if (str_ieq(class_name, "SysListView32"))
+        return MSAA_ITEMS_LISTVIEW;
+    if (str_ieq(class_name, "SysTabControl32"))
+        return MSAA_ITEMS_TAB;
     return MSAA_ITEMS_NONE;
 }
 

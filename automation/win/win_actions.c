@@ -6,6 +6,7 @@
 
 #include "automation/msaa_roles.h"
 #include "automation/win/win_msaa.h"
+#include "automation/win/win_msaa_cc.h"
 #include "automation/win/win_tree.h"
 #include "automation/win/win_tree_job.h"
 #include "automation/win/win_uia.h"
@@ -172,8 +173,8 @@ static wa_err combo_set_value(HWND h, const char *value, const char **via)
 }
 
 /* The window-message path for a window (items == MSAA_ITEMS_NONE) or an item. */
-static wa_err message_action(HWND h, enum msaa_item_class items, int item, enum wa_element_action a,
-                             const char *value, const char **via)
+static wa_err message_action(HWND h, enum msaa_item_class items, int item, uint64_t item_id,
+                             enum wa_element_action a, const char *value, const char **via)
 {
     if (!h || !IsWindow(h))
         return wa_fail(WA_E_UNSUPPORTED, "no window to send messages to");
@@ -184,11 +185,13 @@ static wa_err message_action(HWND h, enum msaa_item_class items, int item, enum 
     DWORD_PTR r = 0;
     if (!SendMessageTimeoutW(h, WM_NULL, 0, 0, SMTO_ABORTIFHUNG, PING_MS, &r))
         return wa_fail(WA_E_TIMEOUT, "the window is not responding");
-    if (items != MSAA_ITEMS_NONE) {
+    if (items == MSAA_ITEMS_LISTBOX || items == MSAA_ITEMS_COMBOBOX) {
         if (a == WA_ACT_SELECT)
             return select_item(h, items, item, via);
         return wa_fail(WA_E_UNSUPPORTED, "list items only take select");
     }
+    if (items != MSAA_ITEMS_NONE)
+        return win_cc_action(h, items, item_id, a, via);
     wchar_t wcls[64];
     char *cls = win_wide_to_utf8_n(wcls, GetClassNameW(h, wcls, 64));
     const char *type = msaa_class_type_name(cls, (unsigned long)GetWindowLongW(h, GWL_STYLE));
@@ -227,6 +230,7 @@ static wa_err action_run(void *arg, struct win_gate *gate)
     HWND h = j->hwnd;
     enum msaa_item_class items = MSAA_ITEMS_NONE;
     int item = 0;
+    uint64_t item_id = 0;
     wa_err e;
     if (j->handle && j->uia) {
         e = win_uia_action(j->handle, j->a, j->value, &j->via);
@@ -247,9 +251,10 @@ static wa_err action_run(void *arg, struct win_gate *gate)
             h = t.hwnd;
         items = t.items;
         item = t.item;
+        item_id = t.item_id;
     }
     j->via = NULL;
-    return message_action(h, items, item, j->a, j->value, &j->via);
+    return message_action(h, items, item, item_id, j->a, j->value, &j->via);
 }
 
 wa_err win_element_action(struct wa_tree *t, size_t index, enum wa_element_action a,

@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "automation/win/win_msaa.h"
+#include "automation/win/win_msaa_cc.h"
 #include "automation/win/win_utf8.h"
+#include "automation/win/win_window.h"
 #include "base/str.h"
 
 /* IID_IAccessible under our own name: MinGW's liboleacc.a defines a symbol
@@ -36,6 +38,7 @@ _Static_assert(MSAA_STATE_PROTECTED == STATE_SYSTEM_PROTECTED, "oleacc.h state v
 #define TEXT_CAP      8192 /* UTF-16 units of text read per window or item */
 #define PING_MS       300  /* how long a window's thread may take to answer WM_NULL */
 #define MESSAGE_MS    500  /* and any other message */
+#define LABEL_MAX     80   /* bytes: longer static text before a control is no label */
 
 enum el_kind {
     EL_WINDOW,  /* a window */
@@ -51,8 +54,9 @@ struct el_desc {
     IAccessible *acc; /* EL_ACC: the object, or the parent of a simple element */
     long child_id;
     enum msaa_item_class items; /* EL_ITEM */
-    int item;
-    IAccessible *client; /* EL_WINDOW: its OBJID_CLIENT object once asked for */
+    int item;                   /* list and combo boxes: the index */
+    uint64_t item_id;           /* common controls: HTREEITEM, or the index */
+    IAccessible *client;        /* EL_WINDOW: its OBJID_CLIENT object once asked for */
     bool client_tried;
 };
 
@@ -81,6 +85,7 @@ struct win_msaa_ctx {
     struct thread_state threads[16];
     int nthreads;
     struct thread_state scratch; /* when more threads than that own windows */
+    struct win_cc *cc;           /* buffers in target processes, made when needed */
 };
 
 /* ---- lists and handles ---- */
@@ -345,7 +350,8 @@ static char *label_before(HWND h)
         char *text = stored_text(p);
         char *name = msaa_text_to_name(text);
         free(text);
-        if (name && !*name) {
+        /* A paragraph before a control describes it; it does not name it. */
+        if (name && (!*name || strlen(name) > LABEL_MAX || strchr(name, '\n'))) {
             free(name);
             name = NULL;
         }
@@ -358,7 +364,9 @@ static char *label_before(HWND h)
 static char *text_name(struct win_gate *gate, HWND h, bool responsive)
 {
     char *cls = class_of(h);
-    bool content = msaa_class_text_is_value(cls) || msaa_class_items(cls) != MSAA_ITEMS_NONE;
+    enum msaa_item_class k = msaa_class_items(cls);
+    bool content =
+        msaa_class_text_is_value(cls) || k == MSAA_ITEMS_LISTBOX || k == MSAA_ITEMS_COMBOBOX;
     free(cls);
     if (content)
         return NULL;
@@ -430,9 +438,11 @@ static wa_err info_root(struct win_msaa_ctx *c, struct el_desc *d, struct tree_e
 {
     (void)c;
     out->type = str_dup("Window");
-    out->name = stored_text(d->hwnd);
+    out->name = win_window_title(d->hwnd);
     out->class_name = class_of(d->hwnd);
-    out->bounds = rect_of(d->hwnd);
+    RECT fr; /* the frame the tree's coordinates are relative to */
+    if (win_window_frame(d->hwnd, &fr))
+        out->bounds = (struct wa_rect){fr.left, fr.top, fr.right, fr.bottom};
     out->hwnd = (uint64_t)(uintptr_t)d->hwnd;
     if (!IsWindowEnabled(d->hwnd))
         out->states |= WA_ST_DISABLED; /* a modal dialog is open */
@@ -569,9 +579,25 @@ static char *item_text(struct win_gate *g, HWND h, bool combo, int i)
     return s;
 }
 
+static struct win_cc *ctx_cc(struct win_msaa_ctx *c)
+{
+    if (!c->cc)
+        c->cc = win_cc_new(c->gate);
+    return c->cc;
+}
+
 static wa_err info_item(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
 {
     HWND h = d->hwnd;
+    if (d->items != MSAA_ITEMS_LISTBOX && d->items != MSAA_ITEMS_COMBOBOX) {
+        if (!thread_of(c, h)->responsive || !ctx_cc(c)) {
+            out->type = str_dup(d->items == MSAA_ITEMS_TREEVIEW ? "TreeItem"
+                                : d->items == MSAA_ITEMS_TAB    ? "TabItem"
+                                                                : "ListItem");
+            return WA_E_OK;
+        }
+        return win_cc_item_info(c->cc, h, d->items, d->item_id, out);
+    }
     bool combo = d->items == MSAA_ITEMS_COMBOBOX;
     out->type = str_dup("ListItem");
     out->patterns = WA_PAT_SELECT;
@@ -725,8 +751,27 @@ static void add_acc_children(struct win_msaa_ctx *c, struct el_list *l, IAccessi
     free(kids);
 }
 
+/* Items of a common control: the top level, or a tree item's children. */
+static void add_cc_items(struct win_msaa_ctx *c, struct el_list *l, HWND h, enum msaa_item_class k,
+                         uint64_t parent)
+{
+    uint64_t ids[ITEM_CAP];
+    if (!thread_of(c, h)->responsive || !ctx_cc(c))
+        return;
+    size_t n = win_cc_items(c->cc, h, k, parent, ids, ITEM_CAP);
+    for (size_t i = 0; i < n; i++) {
+        struct el_desc d = {.kind = EL_ITEM, .hwnd = h, .items = k, .item_id = ids[i]};
+        if (!list_add(l, &d))
+            return;
+    }
+}
+
 static void add_items(struct win_msaa_ctx *c, struct el_list *l, HWND h, enum msaa_item_class k)
 {
+    if (k != MSAA_ITEMS_LISTBOX && k != MSAA_ITEMS_COMBOBOX) {
+        add_cc_items(c, l, h, k, 0);
+        return;
+    }
     LRESULT n = 0;
     if (!thread_of(c, h)->responsive ||
         !send_msg(c->gate, h, k == MSAA_ITEMS_COMBOBOX ? CB_GETCOUNT : LB_GETCOUNT, 0, 0,
@@ -788,6 +833,8 @@ static wa_err m_first_child(void *ctx, void *el, void **out)
         window_children(c, d, l);
     else if (d->kind == EL_ACC && d->child_id == CHILDID_SELF)
         add_acc_children(c, l, d->acc, d->hwnd);
+    else if (d->kind == EL_ITEM && d->items == MSAA_ITEMS_TREEVIEW)
+        add_cc_items(c, l, d->hwnd, d->items, d->item_id);
     bool any = l->count > 0;
     if (any)
         *out = handle_new(l, 0);
@@ -860,6 +907,8 @@ wa_err win_msaa_open(HWND root, struct win_gate *gate, struct win_msaa_ctx **out
 
 void win_msaa_close(struct win_msaa_ctx *c)
 {
+    if (c)
+        win_cc_free(c->cc);
     free(c);
 }
 
@@ -874,6 +923,7 @@ void win_msaa_describe(void *handle, struct win_msaa_target *out)
     if (d->kind == EL_ITEM) {
         out->items = d->items;
         out->item = d->item;
+        out->item_id = d->item_id;
     }
 }
 

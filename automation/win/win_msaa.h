@@ -13,7 +13,8 @@
 
 /* Ops over a struct win_msaa_ctx. Elements: the window, its menu bar (with the menu
  * items where MSAA can read them), its visible child windows in Z order, the items
- * of list and combo boxes (read with LB_/CB_ messages), and the MSAA children of
+ * of list and combo boxes (read with LB_/CB_ messages), of tree views (the expanded
+ * part), list views and tab controls (win_msaa_cc.h), and the MSAA children of
  * each client object that have no window of their own. Every call that can block on
  * the target goes through the context's gate; windows whose thread does not answer
  * a ping are described from what needs no message (class, style, rectangle, stored
@@ -35,7 +36,8 @@ void *win_msaa_ref_handle(void *handle);
 struct win_msaa_target {
     HWND hwnd;                  /* the window; for an item, its list or combo box */
     enum msaa_item_class items; /* MSAA_ITEMS_NONE unless the element is an item */
-    int item;                   /* the item's index */
+    int item;                   /* list and combo box items: the index */
+    uint64_t item_id;           /* tree view items: HTREEITEM; list view and tab: index */
     bool is_window;             /* a window element (not an item or an MSAA child) */
 };
 void win_msaa_describe(void *handle, struct win_msaa_target *out);

@@ -26,6 +26,10 @@ def types(tree):
     return [(n["type"], n["name"]) for n in tree["nodes"]]
 
 
+REGEDIT = "Registry Editor"
+WINECFG = "Wine configuration"
+
+
 class WineProgram:
     """A Wine program started for one test, killed afterwards. It is started by its
     path in the prefix: `wine notepad` would run it under start.exe, and killing that
@@ -82,6 +86,77 @@ class Regedit(unittest.TestCase):
             tree_view = [n for n in t["nodes"] if n["type"] == "Tree"][0]
             self.assertEqual(tree_view.get("class"), "SysTreeView32")
             self.assertLess(t["walk_ms"], 3000)
+
+    def test_tree_and_list_items(self):
+        # Tree view and list view items come through a buffer in regedit's process.
+        with WineProgram("windows/regedit.exe"):
+            t, _ = wait_tree("Registry Editor")
+            hkcu = item(t, "TreeItem", "HKEY_CURRENT_USER")
+            if "expanded" in hkcu["states"]:
+                act_ok(REGEDIT, "collapse", hkcu)
+                t, _ = wait_tree("Registry Editor")
+                hkcu = item(t, "TreeItem", "HKEY_CURRENT_USER")
+            self.assertIn("collapsed", hkcu["states"])
+            self.assertFalse(children(t, hkcu))
+            act_ok(REGEDIT, "expand", hkcu)
+            t, _ = wait_tree("Registry Editor")
+            hkcu = item(t, "TreeItem", "HKEY_CURRENT_USER")
+            self.assertIn("expanded", hkcu["states"])
+            keys = [n["name"] for n in children(t, hkcu)]
+            self.assertIn("Software", keys)
+            self.assertIn("Environment", keys)
+
+            act_ok(REGEDIT, "select", [n for n in children(t, hkcu) if n["name"] == "Environment"][0])
+            t, _ = wait_tree("Registry Editor")
+            hkcu = item(t, "TreeItem", "HKEY_CURRENT_USER")
+            env = [n for n in children(t, hkcu) if n["name"] == "Environment"][0]
+            self.assertIn("selected", env["states"])
+            lst = [n for n in t["nodes"] if n["type"] == "List"][0]
+            values = [n for n in children(t, lst) if n["type"] == "ListItem"]
+            self.assertEqual(values[0]["name"], "(Default)")
+            self.assertNotIn("selected", values[0]["states"])
+            act_ok(REGEDIT, "select", values[0])
+            t, _ = wait_tree("Registry Editor")
+            self.assertIn("selected", t["nodes"][values[0]["id"] - 1]["states"])
+            self.assertEqual(t["nodes"][values[0]["id"] - 1]["name"], "(Default)")
+
+
+class Winecfg(unittest.TestCase):
+    def test_tabs(self):
+        with WineProgram("windows/system32/winecfg.exe"):
+            t, _ = wait_tree("Wine configuration")
+            tabs = [n["name"] for n in t["nodes"] if n["type"] == "TabItem"]
+            self.assertIn("Graphics", tabs)
+            self.assertIn("Applications", tabs)
+            act_ok(WINECFG, "select", item(t, "TabItem", "Graphics"))
+            t, _ = wait_tree("Wine configuration")
+            self.assertIn("selected", item(t, "TabItem", "Graphics")["states"])
+            # The property sheet switched to the page of that tab.
+            self.assertTrue([n for n in t["nodes"] if n["type"] == "CheckBox"
+                             and "virtual desktop" in n["name"]], types(t))
+
+
+def item(tree, type_, name):
+    found = [n for n in tree["nodes"] if n["type"] == type_ and n["name"] == name]
+    if not found:
+        raise AssertionError("no %s %r in %s" % (type_, name, types(tree)))
+    return found[0]
+
+
+def children(tree, node):
+    return [n for n in tree["nodes"] if n["parent"] == node["id"]]
+
+
+def act_ok(sel, action, node):
+    """Runs the action on a node of window sel's last tree (ids hold between two walks
+    of an unchanged window) and checks that a pattern or message path did it."""
+    r = run_winagent("act", json.dumps({"action": action, "element": node["id"]}),
+                     "--window", sel)
+    out = json.loads(r.stdout)
+    if not out.get("ok") or out.get("via", "click").startswith("click"):
+        raise AssertionError("%s on %s %r: %s %s" % (action, node["type"], node["name"], out,
+                                                     r.stderr))
+    return out
 
 
 if __name__ == "__main__":
