@@ -49,6 +49,8 @@ cmd_deps() {
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
             missing+=("$p")
     done
+    # The MCP tests drive winagent with the official TypeScript SDK, from npm.
+    command -v npm >/dev/null || missing+=(nodejs npm)
     ensure_deb_src && need_update=1
     if [ ${#missing[@]} -gt 0 ] || [ "$need_update" = 1 ]; then
         say "apt-get update"
@@ -62,6 +64,10 @@ cmd_deps() {
     say "dependency cache (cross-built once from Debian's sources)"
     lodepng_dir=$(cmake/build-deps.sh lodepng)
     win64_prefix=$(cmake/build-deps.sh win64)
+    if [ ! -d tests/mcp_client/node_modules ]; then
+        say "npm ci in tests/mcp_client (the MCP SDK, pinned by package-lock.json)"
+        (cd tests/mcp_client && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    fi
 }
 
 cmd_build() {
