@@ -161,6 +161,8 @@ enum msaa_item_class msaa_class_items(const char *class_name)
         return MSAA_ITEMS_LISTVIEW;
     if (str_ieq(class_name, "SysTabControl32"))
         return MSAA_ITEMS_TAB;
+    if (str_ieq(class_name, "ToolbarWindow32"))
+        return MSAA_ITEMS_TOOLBAR;
     return MSAA_ITEMS_NONE;
 }
 

@@ -364,9 +364,10 @@ static char *label_before(HWND h)
 static char *text_name(struct win_gate *gate, HWND h, bool responsive)
 {
     char *cls = class_of(h);
-    enum msaa_item_class k = msaa_class_items(cls);
-    bool content =
-        msaa_class_text_is_value(cls) || k == MSAA_ITEMS_LISTBOX || k == MSAA_ITEMS_COMBOBOX;
+    /* Edits, combo boxes (ComboBoxEx32 too) and list boxes show their content. */
+    const char *type = msaa_class_type_name(cls, 0);
+    bool content = type && (strcmp(type, "Edit") == 0 || strcmp(type, "ComboBox") == 0 ||
+                            msaa_class_items(cls) == MSAA_ITEMS_LISTBOX);
     free(cls);
     if (content)
         return NULL;
@@ -591,9 +592,10 @@ static wa_err info_item(struct win_msaa_ctx *c, struct el_desc *d, struct tree_e
     HWND h = d->hwnd;
     if (d->items != MSAA_ITEMS_LISTBOX && d->items != MSAA_ITEMS_COMBOBOX) {
         if (!thread_of(c, h)->responsive || !ctx_cc(c)) {
-            out->type = str_dup(d->items == MSAA_ITEMS_TREEVIEW ? "TreeItem"
-                                : d->items == MSAA_ITEMS_TAB    ? "TabItem"
-                                                                : "ListItem");
+            out->type = str_dup(d->items == MSAA_ITEMS_TREEVIEW  ? "TreeItem"
+                                : d->items == MSAA_ITEMS_TAB     ? "TabItem"
+                                : d->items == MSAA_ITEMS_TOOLBAR ? "Button"
+                                                                 : "ListItem");
             return WA_E_OK;
         }
         return win_cc_item_info(c->cc, h, d->items, d->item_id, out);
@@ -772,6 +774,14 @@ static void add_items(struct win_msaa_ctx *c, struct el_list *l, HWND h, enum ms
         add_cc_items(c, l, h, k, 0);
         return;
     }
+    /* Owner-drawn lists without strings hold pointers: their items have no text. */
+    LONG style = GetWindowLongW(h, GWL_STYLE);
+    bool owner =
+        k == MSAA_ITEMS_COMBOBOX
+            ? (style & (CBS_OWNERDRAWFIXED | CBS_OWNERDRAWVARIABLE)) && !(style & CBS_HASSTRINGS)
+            : (style & (LBS_OWNERDRAWFIXED | LBS_OWNERDRAWVARIABLE)) && !(style & LBS_HASSTRINGS);
+    if (owner)
+        return;
     LRESULT n = 0;
     if (!thread_of(c, h)->responsive ||
         !send_msg(c->gate, h, k == MSAA_ITEMS_COMBOBOX ? CB_GETCOUNT : LB_GETCOUNT, 0, 0,

@@ -136,6 +136,32 @@ static bool clear_text(struct remote *r)
     return put(r, OFF_TEXT, &nul, sizeof nul);
 }
 
+static bool toolbar_button(struct win_cc *cc, struct remote *r, HWND h, int i, TBBUTTON *out)
+{
+    LRESULT ok = 0;
+    memset(out, 0, sizeof *out);
+    return put(r, OFF_STRUCT, out, sizeof *out) &&
+           send_cc(cc, r, h, TB_GETBUTTON, (WPARAM)i, at(r, OFF_STRUCT), &ok) && ok &&
+           get(r, OFF_STRUCT, out, sizeof *out);
+}
+
+/* The buttons that show: not separators, not hidden. */
+static size_t toolbar_buttons(struct win_cc *cc, HWND h, uint64_t *out, size_t max)
+{
+    struct remote *r = remote_for(cc, h);
+    LRESULT count = 0;
+    size_t n = 0;
+    if (!r || !send_cc(cc, NULL, h, TB_BUTTONCOUNT, 0, 0, &count))
+        return 0;
+    for (int i = 0; i < count && n < max; i++) {
+        TBBUTTON b;
+        if (toolbar_button(cc, r, h, i, &b) && !(b.fsStyle & BTNS_SEP) &&
+            !(b.fsState & TBSTATE_HIDDEN))
+            out[n++] = (uint64_t)i;
+    }
+    return n;
+}
+
 size_t win_cc_items(struct win_cc *cc, HWND h, enum msaa_item_class k, uint64_t parent,
                     uint64_t *out, size_t max)
 {
@@ -158,6 +184,8 @@ size_t win_cc_items(struct win_cc *cc, HWND h, enum msaa_item_class k, uint64_t 
         }
         return n;
     }
+    if (k == MSAA_ITEMS_TOOLBAR)
+        return toolbar_buttons(cc, h, out, max);
     UINT count_msg = k == MSAA_ITEMS_LISTVIEW ? LVM_GETITEMCOUNT
                      : k == MSAA_ITEMS_TAB    ? TCM_GETITEMCOUNT
                                               : 0;
@@ -266,13 +294,59 @@ static wa_err tab_item_info(struct win_cc *cc, struct remote *r, HWND h, int i,
     return WA_E_OK;
 }
 
+/* A toolbar button's name: its text, else its tooltip (most toolbars show icons). */
+static char *toolbar_name(struct win_cc *cc, struct remote *r, HWND h, int id)
+{
+    LRESULT len = 0, tips = 0, ignored;
+    char *name = NULL;
+    if (clear_text(r) && send_cc(cc, r, h, TB_GETBUTTONTEXTW, (WPARAM)id, at(r, OFF_TEXT), &len) &&
+        len > 0 && len < TEXT_CHARS)
+        name = remote_text(r);
+    if ((!name || !*name) && send_cc(cc, NULL, h, TB_GETTOOLTIPS, 0, 0, &tips) && tips) {
+        free(name);
+        name = NULL;
+        TOOLINFOW ti = {.cbSize = sizeof ti,
+                        .hwnd = h,
+                        .uId = (UINT_PTR)id,
+                        .lpszText = (LPWSTR)(r->base + OFF_TEXT)};
+        if (clear_text(r) && put(r, OFF_STRUCT, &ti, sizeof ti) &&
+            send_cc(cc, r, (HWND)tips, TTM_GETTEXTW, TEXT_CHARS, at(r, OFF_STRUCT), &ignored))
+            name = remote_text(r);
+    }
+    char *clean = msaa_text_to_name(name);
+    free(name);
+    return clean;
+}
+
+static wa_err toolbar_item_info(struct win_cc *cc, struct remote *r, HWND h, int i,
+                                struct tree_element_info *out)
+{
+    TBBUTTON b;
+    out->type = str_dup("Button");
+    out->patterns = WA_PAT_INVOKE;
+    out->child_id = i + 1;
+    if (toolbar_button(cc, r, h, i, &b)) {
+        out->name = toolbar_name(cc, r, h, b.idCommand);
+        if (b.fsState & TBSTATE_CHECKED)
+            out->states |= WA_ST_CHECKED;
+        if (!(b.fsState & TBSTATE_ENABLED))
+            out->states |= WA_ST_DISABLED;
+    }
+    RECT in = {0};
+    bool visible;
+    if (!item_rect(cc, r, h, TB_GETITEMRECT, (WPARAM)i, &in, &out->bounds, &visible) || !visible)
+        out->states |= WA_ST_OFFSCREEN;
+    return WA_E_OK;
+}
+
 wa_err win_cc_item_info(struct win_cc *cc, HWND h, enum msaa_item_class k, uint64_t item,
                         struct tree_element_info *out)
 {
     struct remote *r = remote_for(cc, h);
-    const char *type = k == MSAA_ITEMS_TREEVIEW ? "TreeItem"
-                       : k == MSAA_ITEMS_TAB    ? "TabItem"
-                                                : "ListItem";
+    const char *type = k == MSAA_ITEMS_TREEVIEW  ? "TreeItem"
+                       : k == MSAA_ITEMS_TAB     ? "TabItem"
+                       : k == MSAA_ITEMS_TOOLBAR ? "Button"
+                                                 : "ListItem";
     if (!r) { /* another bitness, or no access: the item without its facts */
         out->type = str_dup(type);
         return WA_E_OK;
@@ -281,6 +355,8 @@ wa_err win_cc_item_info(struct win_cc *cc, HWND h, enum msaa_item_class k, uint6
         return tree_item_info(cc, r, h, (HTREEITEM)(uintptr_t)item, out);
     if (k == MSAA_ITEMS_LISTVIEW)
         return list_item_info(cc, r, h, (int)item, out);
+    if (k == MSAA_ITEMS_TOOLBAR)
+        return toolbar_item_info(cc, r, h, (int)item, out);
     return tab_item_info(cc, r, h, (int)item, out);
 }
 
@@ -362,9 +438,10 @@ wa_err win_cc_action(HWND h, enum msaa_item_class k, uint64_t item, enum wa_elem
     }
     win_cc_free(cc);
     if (e == WA_E__COUNT)
-        e = wa_fail(WA_E_UNSUPPORTED, "%s items do not take that action",
-                    k == MSAA_ITEMS_TREEVIEW   ? "tree"
-                    : k == MSAA_ITEMS_LISTVIEW ? "list view"
-                                               : "tab");
+        e = wa_fail(WA_E_UNSUPPORTED, "%s do not take that action",
+                    k == MSAA_ITEMS_TREEVIEW   ? "tree items"
+                    : k == MSAA_ITEMS_LISTVIEW ? "list view items"
+                    : k == MSAA_ITEMS_TOOLBAR  ? "toolbar buttons (click them)"
+                                               : "tabs");
     return e;
 }

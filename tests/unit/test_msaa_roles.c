@@ -110,6 +110,7 @@ static void test_classes(void **state)
     assert_int_equal(msaa_class_items("SysTreeView32"), MSAA_ITEMS_TREEVIEW);
     assert_int_equal(msaa_class_items("SysListView32"), MSAA_ITEMS_LISTVIEW);
     assert_int_equal(msaa_class_items("SysTabControl32"), MSAA_ITEMS_TAB);
+    assert_int_equal(msaa_class_items("ToolbarWindow32"), MSAA_ITEMS_TOOLBAR);
     assert_int_equal(msaa_class_items("Edit"), MSAA_ITEMS_NONE);
     assert_int_equal(msaa_class_items("SysHeader32"), MSAA_ITEMS_NONE);
     assert_int_equal(msaa_class_items(NULL), MSAA_ITEMS_NONE);

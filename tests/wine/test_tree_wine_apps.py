@@ -121,6 +121,30 @@ class Regedit(unittest.TestCase):
             self.assertEqual(t["nodes"][values[0]["id"] - 1]["name"], "(Default)")
 
 
+class Wordpad(unittest.TestCase):
+    def test_toolbar_buttons_and_combo_boxes(self):
+        with WineProgram("Program Files/Windows NT/Accessories/wordpad.exe"):
+            t, _ = wait_tree("Wine Wordpad")
+            bars = [n for n in t["nodes"] if n["type"] == "ToolBar"]
+            self.assertTrue(bars, types(t))
+            for bar in bars:
+                buttons = children(t, bar)
+                self.assertGreater(len(buttons), 3, types(t))
+                left, top, right, bottom = bar["bounds"]
+                for b in buttons:
+                    self.assertEqual(b["type"], "Button")
+                    x, y = (b["bounds"][0] + b["bounds"][2]) // 2, \
+                        (b["bounds"][1] + b["bounds"][3]) // 2
+                    self.assertTrue(left <= x < right and top <= y < bottom, (b, bar))
+            # The font and size boxes show their choice as value, not as name.
+            combos = [n for n in t["nodes"] if n["type"] == "ComboBox" and n.get("value")]
+            self.assertTrue(combos, types(t))
+            for c in combos:
+                self.assertNotEqual(c["name"], c["value"])
+            edits = [n for n in t["nodes"] if n["type"] == "Edit"]
+            self.assertTrue(edits)
+
+
 class Winecfg(unittest.TestCase):
     def test_tabs(self):
         with WineProgram("windows/system32/winecfg.exe"):
