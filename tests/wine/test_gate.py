@@ -1,0 +1,185 @@
+"""The security gate under Wine, through MCP, serve and the CLI: restricted processes are
+refused, the rate limit holds, dry-run touches nothing, and the audit log records every
+action without the text that was typed."""
+import json
+import os
+import subprocess
+import tempfile
+import time
+import unittest
+
+import watest
+from watest import TestApp, WINAGENT_EXE
+
+STATE_DIR = tempfile.mkdtemp(prefix="wa-gate-state-")
+WINDOW = "winagent testapp"
+
+
+def server_env(**extra):
+    env = dict(os.environ, WINAGENT_STATE_DIR=watest.win_path(STATE_DIR))
+    for k in ("WINAGENT_RESTRICTED", "WINAGENT_MAX_ACTIONS_PER_S", "WINAGENT_AUDIT_LOG"):
+        env.pop(k, None)
+    env.update(extra)
+    return env
+
+
+class McpSession:
+    """`winagent mcp` with one request at a time, answers read as they come."""
+
+    def __init__(self, *args, env=None):
+        self.proc = subprocess.Popen(["wine", WINAGENT_EXE, "mcp", *args],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env=env or server_env())
+        self.next_id = 0
+        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                    "clientInfo": {"name": "gate-test", "version": "0"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def request(self, method, params):
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        line = self.proc.stdout.readline()
+        if not line:
+            raise AssertionError("mcp ended: " + self.proc.stderr.read().decode(errors="replace"))
+        reply = json.loads(line)
+        assert reply["id"] == self.next_id, reply
+        return reply["result"]
+
+    def call(self, name, **arguments):
+        """(result JSON from the first text item, the whole tools/call result)"""
+        res = self.request("tools/call", {"name": name, "arguments": arguments})
+        return json.loads(res["content"][0]["text"]), res
+
+    def ref(self, kind, name):
+        _, res = self.call("state", window=WINDOW)
+        tree = "\n".join(c["text"] for c in res["content"][1:] if c["type"] == "text")
+        for line in tree.splitlines():
+            line = line.strip()
+            if line.startswith("[") and ('] %s "%s"' % (kind, name)) in line:
+                return line[1:line.index("]")]
+        raise AssertionError("%s %s not in\n%s" % (kind, name, tree))
+
+    def close(self):
+        self.proc.stdin.close()
+        rc = self.proc.wait(30)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        return rc
+
+
+def clicks_on(app, control):
+    return [e for e in app.events() if e.get("event") == "click" and e.get("control") == control]
+
+
+class Gate(unittest.TestCase):
+    def test_restricted_process_is_refused(self):
+        with TestApp() as app:
+            env = server_env(WINAGENT_RESTRICTED="notepad.exe, TESTAPP.exe")
+            s = McpSession(env=env)
+            ok = s.ref("Button", "OK")  # reading is allowed
+            j, res = s.call("click", window=WINDOW, ref=ok)
+            self.assertTrue(res["isError"])
+            self.assertEqual(j["error"]["code"], "denied")
+            self.assertIn("testapp.exe", j["error"]["message"])
+            self.assertIn("restricted", j["error"]["message"])
+            self.assertNotIn("image", [c["type"] for c in res["content"]])
+            j, res = s.call("type", window=WINDOW, text="nope")
+            self.assertEqual(j["error"]["code"], "denied")
+            self.assertEqual(s.close(), 0)
+
+            # The CLI goes through the same gate.
+            r = subprocess.run(["wine", WINAGENT_EXE, "click", ok, "--window", WINDOW],
+                               capture_output=True, text=True, timeout=60,
+                               stdin=subprocess.DEVNULL, env=env)
+            self.assertEqual(r.returncode, 1, r.stdout)
+            self.assertIn("denied", r.stderr)
+            self.assertIn("testapp.exe", r.stderr)
+
+            time.sleep(1.0)
+            self.assertEqual(clicks_on(app, "OK"), [])
+            self.assertFalse([e for e in app.events() if e.get("event") == "char"])
+
+    def test_rate_limit_holds(self):
+        with TestApp():
+            audit = os.path.join(tempfile.mkdtemp(prefix="wa-gate-"), "audit.jsonl")
+            s = McpSession("--audit-log", watest.win_path(audit),
+                           env=server_env(WINAGENT_MAX_ACTIONS_PER_S="2"))
+            t0 = time.monotonic()
+            results = [s.call("focus", window=WINDOW, screenshot=False)[0] for _ in range(6)]
+            elapsed = time.monotonic() - t0
+            self.assertEqual(s.close(), 0)
+            # Two at once from a full bucket, then one every 500 ms: waited, not refused.
+            self.assertTrue(all(r["success"] for r in results), results)
+            self.assertGreaterEqual(elapsed, 1.8)
+            with open(audit, encoding="utf-8") as f:
+                lines = [json.loads(l) for l in f]
+            self.assertEqual([l["command"] for l in lines], ["focus"] * 6)
+
+            # Slower than one a second: the next slot is too far away to wait for.
+            s = McpSession(env=server_env(WINAGENT_MAX_ACTIONS_PER_S="0.5"))
+            first, _ = s.call("focus", window=WINDOW, screenshot=False)
+            second, res = s.call("focus", window=WINDOW, screenshot=False)
+            self.assertEqual(s.close(), 0)
+            self.assertTrue(first["success"], first)
+            self.assertTrue(res["isError"])
+            self.assertEqual(second["error"]["code"], "denied")
+            self.assertIn("rate limit of 0.5 actions per second exceeded",
+                          second["error"]["message"])
+
+    def test_dry_run_touches_nothing(self):
+        with TestApp() as app:
+            s = McpSession("--dry-run")
+            ok = s.ref("Button", "OK")
+            edit = s.ref("Edit", "Name:")
+            j, res = s.call("click", window=WINDOW, ref=ok)
+            self.assertFalse(res["isError"], j)
+            self.assertTrue(j["data"]["dry_run"])
+            j, _ = s.call("fill", window=WINDOW, ref=edit, text="dry")
+            self.assertTrue(j["success"], j)
+            j, _ = s.call("keys", window=WINDOW, keys="ctrl+s")
+            self.assertTrue(j["success"], j)
+            self.assertEqual(s.close(), 0)
+            time.sleep(1.0)
+            self.assertEqual(clicks_on(app, "OK"), [])
+            touched = [e for e in app.events()
+                       if e.get("event") in ("char", "key", "text_changed", "accelerator")]
+            self.assertEqual(touched, [])
+
+    def test_audit_log_records_each_action_without_secrets(self):
+        secret = "s3cret-hunter2"
+        audit = os.path.join(tempfile.mkdtemp(prefix="wa-gate-"), "audit.jsonl")
+        with TestApp() as app:
+            s = McpSession("--audit-log", watest.win_path(audit))
+            ok = s.ref("Button", "OK")
+            edit = s.ref("Edit", "Name:")
+            s.call("click", window=WINDOW, ref=ok, screenshot=False)
+            s.call("fill", window=WINDOW, ref=edit, text=secret, screenshot=False)
+            s.call("keys", window=WINDOW, keys="ctrl+a", screenshot=False)
+            s.call("click", window=WINDOW, ref="e9999", screenshot=False)  # fails
+            self.assertEqual(s.close(), 0)
+            app.wait_event(lambda e: e.get("event") == "text_changed" and e.get("text") == secret)
+        with open(audit, "rb") as f:
+            raw = f.read()
+        self.assertNotIn(secret.encode(), raw)
+        lines = [json.loads(l) for l in raw.decode("utf-8").splitlines()]
+        # One line per acting call, none for state (which only reads).
+        self.assertEqual([l["command"] for l in lines], ["click", "fill", "keys", "click"])
+        self.assertEqual([l["outcome"] for l in lines], ["ok", "ok", "ok", "stale_ref"])
+        for l in lines:
+            self.assertRegex(l["time"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+            self.assertIsInstance(l["pid"], int)
+        for l in lines[:3]:
+            self.assertRegex(l["window"], r"^0x[0-9a-f]+$")
+            self.assertEqual(l["process"], "testapp.exe")
+            self.assertIsNone(l["error"])
+        self.assertEqual(lines[1]["params"]["text"], {"length": len(secret)})
+        self.assertEqual(lines[2]["params"]["keys"], "ctrl+a")
+        self.assertIn("9999", lines[3]["error"])
+
+
+if __name__ == "__main__":
+    watest.main()

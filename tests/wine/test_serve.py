@@ -1,0 +1,233 @@
+"""`winagent serve` under Wine: the shared-folder file protocol (as over an RDP drive
+redirection; here a Linux folder seen through Wine's Z: drive) and loopback TCP with its
+token, driven by test controllers written here."""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+import watest
+from watest import TestApp, WINAGENT_EXE
+
+STATE_DIR = tempfile.mkdtemp(prefix="wa-serve-state-")
+WINDOW = "winagent testapp"
+
+
+def server_env(**extra):
+    env = dict(os.environ, WINAGENT_STATE_DIR=watest.win_path(STATE_DIR))
+    env.update(extra)
+    return env
+
+
+def wait_for(pred, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        v = pred()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for " + what)
+
+
+class IpcController:
+    """The controller's side of the folder protocol."""
+
+    def __init__(self, root):
+        self.root = root
+        self.requests = os.path.join(root, "requests")
+        self.responses = os.path.join(root, "responses")
+
+    def request_path(self, rid):
+        return os.path.join(self.requests, "req_%s.json" % rid)
+
+    def write(self, rid, command, params=None, bom=False):
+        body = json.dumps({"id": rid, "command": command, "params": params or {}})
+        data = (b"\xef\xbb\xbf" if bom else b"") + body.encode()
+        # Atomic, as a careful controller does: the server ignores the temporary name.
+        tmp = self.request_path(rid) + ".tmp"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, self.request_path(rid))
+
+    def response(self, rid, timeout=30):
+        path = os.path.join(self.responses, "res_%s.json" % rid)
+        wait_for(lambda: os.path.exists(path), timeout, "res_%s.json" % rid)
+        with open(path, "rb") as f:
+            raw = f.read()
+        os.remove(path)
+        return json.loads(raw.decode("utf-8"))
+
+    def call(self, rid, command, params=None, **kw):
+        self.write(rid, command, params, **kw)
+        return self.response(rid)
+
+
+class FolderProtocol(unittest.TestCase):
+    def setUp(self):
+        self.base = tempfile.mkdtemp(prefix="wa-ipc-")
+        self.root = os.path.join(self.base, "automation-1234")
+        os.mkdir(self.root)
+        self.ctl = IpcController(self.root)
+        self.server = subprocess.Popen(
+            ["wine", WINAGENT_EXE, "serve", "--ipc-dir", watest.win_path(self.root)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=server_env())
+        hs = os.path.join(self.root, "handshake.json")
+        wait_for(lambda: os.path.exists(hs), 30, "handshake.json")
+        with open(hs, "rb") as f:
+            self.handshake = json.loads(f.read())
+
+    def tearDown(self):
+        if self.server.poll() is None:
+            self.server.kill()
+            self.server.wait(10)
+        self.server.stdout.close()
+        self.server.stderr.close()
+        shutil.rmtree(self.base, ignore_errors=True)
+
+    def check_response(self, res, rid):
+        self.assertEqual(set(res) - {"window_state", "image"},
+                         {"id", "timestamp", "success", "data", "error"}, res)
+        self.assertEqual(res["id"], rid)
+        self.assertRegex(res["timestamp"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
+        if res["success"]:
+            self.assertIsNone(res["error"])
+        else:
+            self.assertIsNone(res["data"])
+            self.assertEqual(set(res["error"]), {"code", "message"})
+
+    def test_handshake(self):
+        h = self.handshake
+        self.assertTrue(h["ready"])
+        self.assertIsInstance(h["pid"], int)
+        self.assertIsInstance(h["version"], str)
+        self.assertRegex(h["started_at"], r"Z$")
+        for cmd in ("state", "click", "fill", "invoke", "windows", "wait"):
+            self.assertIn(cmd, h["capabilities"])
+        self.assertNotIn("powershell", h["capabilities"])
+        self.assertTrue(os.path.isdir(self.ctl.requests))
+        self.assertTrue(os.path.isdir(self.ctl.responses))
+
+    def test_bom_half_written_and_acting_requests(self):
+        with TestApp() as app:
+            # A request with a UTF-8 BOM, as PowerShell writes them.
+            res = self.ctl.call("bom1", "state", {"window": WINDOW}, bom=True)
+            self.check_response(res, "bom1")
+            self.assertTrue(res["success"], res)
+            self.assertIn('Button "OK"', res["data"]["tree"])
+            self.assertFalse(os.path.exists(self.ctl.request_path("bom1")))
+            ok = next(l for l in res["data"]["tree"].splitlines() if '] Button "OK"' in l)
+            ok_ref = ok.strip()[1:ok.strip().index("]")]
+
+            # A request written in two halves: answered only once whole.
+            body = json.dumps({"id": "half", "command": "click",
+                               "params": {"window": WINDOW, "ref": ok_ref}}).encode()
+            path = self.ctl.request_path("half")
+            with open(path, "wb") as f:
+                f.write(body[:len(body) // 2])
+            time.sleep(0.3)
+            self.assertFalse(os.path.exists(os.path.join(self.ctl.responses, "res_half.json")))
+            self.assertTrue(os.path.exists(path))
+            with open(path, "ab") as f:
+                f.write(body[len(body) // 2:])
+            res = self.ctl.response("half")
+            self.check_response(res, "half")
+            self.assertTrue(res["success"], res)
+            self.assertEqual(res["window_state"]["title"], WINDOW)
+            app.wait_event(lambda e: e.get("event") == "click" and e.get("control") == "OK")
+            self.assertFalse(os.path.exists(path))
+
+            # A failure is a response too.
+            res = self.ctl.call("bad1", "click", {"window": WINDOW, "ref": "e9999"})
+            self.check_response(res, "bad1")
+            self.assertFalse(res["success"])
+            self.assertEqual(res["error"]["code"], "stale_ref")
+
+    def test_requests_answered_in_name_order(self):
+        for i in (2, 1, 0):  # written last first, within one poll interval
+            self.ctl.write("n%d" % i, "wait", {"seconds": 0})
+        got = [self.ctl.response("n%d" % i) for i in range(3)]
+        stamps = [g["timestamp"] for g in got]
+        self.assertEqual(stamps, sorted(stamps))
+        self.assertTrue(all(g["success"] for g in got), got)
+
+    def test_broken_request_gets_parse_error(self):
+        with open(self.ctl.request_path("junk"), "wb") as f:
+            f.write(b"{ this never becomes JSON")
+        res = self.ctl.response("junk", timeout=15)
+        self.check_response(res, "junk")
+        self.assertEqual(res["error"]["code"], "parse_error")
+
+    def test_removing_the_folder_stops_the_server(self):
+        res = self.ctl.call("w", "windows")
+        self.assertTrue(res["success"])
+        shutil.rmtree(self.root)
+        t0 = time.monotonic()
+        rc = self.server.wait(10)
+        self.assertEqual(rc, 0, self.server.stderr.read().decode(errors="replace"))
+        self.assertLess(time.monotonic() - t0, 3.0)
+
+
+class TcpTransport(unittest.TestCase):
+    def setUp(self):
+        self.server = subprocess.Popen(["wine", WINAGENT_EXE, "serve", "--port", "0"],
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, env=server_env())
+        first = self.server.stdout.readline()
+        self.hello = json.loads(first)
+
+    def tearDown(self):
+        self.server.kill()
+        self.server.wait(10)
+        self.server.stdout.close()
+        self.server.stderr.close()
+
+    def connect(self):
+        s = socket.create_connection(("127.0.0.1", self.hello["port"]), timeout=30)
+        return s, s.makefile("rb")
+
+    def ask(self, conn, request):
+        s, f = conn
+        s.sendall(json.dumps(request).encode() + b"\n")
+        return json.loads(f.readline())
+
+    def test_token_and_requests(self):
+        token = self.hello["token"]
+        self.assertRegex(token, r"^[0-9a-f]{32}$")
+        conn = self.connect()
+        res = self.ask(conn, {"id": 1, "command": "windows"})
+        self.assertFalse(res["success"])
+        self.assertEqual(res["error"]["code"], "denied")
+        res = self.ask(conn, {"id": 2, "token": "0" * 32, "command": "windows"})
+        self.assertEqual(res["error"]["code"], "denied")
+        self.assertEqual(res["id"], 2)
+        res = self.ask(conn, {"id": 3, "token": token, "command": "windows"})
+        self.assertTrue(res["success"], res)
+        self.assertIsNone(res["error"])
+        self.assertIsInstance(res["data"], dict)
+        conn[0].sendall(b"not json\n")
+        self.assertEqual(json.loads(conn[1].readline())["error"]["code"], "parse_error")
+        conn[0].close()
+
+        # A client that left does not stop the server; the next one is served.
+        conn = self.connect()
+        res = self.ask(conn, {"id": "again", "token": token, "command": "wait",
+                              "params": {"seconds": 0}})
+        self.assertTrue(res["success"], res)
+        self.assertEqual(res["id"], "again")
+        conn[0].close()
+
+    def test_listens_on_loopback_only(self):
+        port = self.hello["port"]
+        with open("/proc/net/tcp") as f:
+            rows = [l.split() for l in f.read().splitlines()[1:]]
+        listening = [r[1] for r in rows if r[3] == "0A" and int(r[1].split(":")[1], 16) == port]
+        self.assertEqual(listening, ["0100007F:%04X" % port])
+
+
+if __name__ == "__main__":
+    watest.main()
