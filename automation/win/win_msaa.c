@@ -611,7 +611,7 @@ static wa_err info_item(struct win_msaa_ctx *c, struct el_desc *d, struct tree_e
     if (!combo) {
         if (send_msg(c->gate, h, LB_GETSEL, (WPARAM)d->item, 0, MESSAGE_MS, &r) && r > 0)
             out->states |= WA_ST_SELECTED;
-        RECT ir, client;
+        RECT ir = {0}, client;
         if (send_msg(c->gate, h, LB_GETITEMRECT, (WPARAM)d->item, (LPARAM)&ir, MESSAGE_MS, &r) &&
             r != LB_ERR && GetClientRect(h, &client)) {
             /* Scrolled out of view, or more than half hidden below the last row. */
@@ -628,7 +628,7 @@ static wa_err info_item(struct win_msaa_ctx *c, struct el_desc *d, struct tree_e
         out->states |= WA_ST_SELECTED;
     /* Items have a place only while the drop-down list is open. */
     LRESULT dropped = 0, top = 0, height = 0;
-    RECT lr;
+    RECT lr = {0};
     if (send_msg(c->gate, h, CB_GETDROPPEDSTATE, 0, 0, MESSAGE_MS, &dropped) && dropped &&
         send_msg(c->gate, h, CB_GETDROPPEDCONTROLRECT, 0, (LPARAM)&lr, MESSAGE_MS, &r) &&
         send_msg(c->gate, h, CB_GETTOPINDEX, 0, 0, MESSAGE_MS, &top) &&
