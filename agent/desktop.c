@@ -658,8 +658,10 @@ static wa_err do_pattern(struct call *c, enum wa_element_action a)
         return e;
     const char *via = NULL;
     e = backend_element_action(c->s->be, &c->s->tree, (size_t)(id - 1), a, value, &via);
-    if (e == WA_E_UNSUPPORTED || (e && a != WA_ACT_SET_VALUE && e != WA_E_INTERRUPTED)) {
-        /* No pattern path: do what a person would, click it (or click and type). */
+    /* No pattern path, or the one tried failed: do what a person would, click it (or
+     * click and type). A timeout means the application is not answering: more input
+     * would only queue up, so that error is reported as it is. */
+    if (e == WA_E_UNSUPPORTED || (e == WA_E_ACTION_FAILED && a != WA_ACT_SET_VALUE)) {
         if (wa_rect_empty(n->bounds))
             return e;
         int x, y;
