@@ -5,6 +5,7 @@ allowed=" kernel32.dll user32.dll gdi32.dll advapi32.dll msvcrt.dll ucrtbase.dll
  crypt32.dll bcrypt.dll secur32.dll ole32.dll oleaut32.dll oleacc.dll shell32.dll
  shlwapi.dll dwmapi.dll comctl32.dll comdlg32.dll uxtheme.dll psapi.dll shcore.dll
  rpcrt4.dll iphlpapi.dll normaliz.dll wldap32.dll ntdll.dll version.dll winmm.dll "
+allowed=" $(echo $allowed) "  # one line, single spaces: every name is matched as " name "
 status=0
 for exe in "$WINAGENT_EXE" "$TESTAPP_EXE"; do
     [ -f "$exe" ] || { echo "missing $exe"; exit 1; }
