@@ -63,6 +63,8 @@ struct os_dir_list {
 };
 wa_err os_list_dir(const char *path, struct os_dir_list *out);
 void os_dir_list_cleanup(struct os_dir_list *l);
+/* Sorts the names (byte order); the platform listings end with it. */
+void os_dir_list_sort(struct os_dir_list *l);
 
 /* Environment variable as a heap UTF-8 string; NULL when unset. */
 char *os_getenv(const char *name);

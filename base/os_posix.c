@@ -327,11 +327,6 @@ unsigned long os_pid(void)
     return (unsigned long)getpid();
 }
 
-static int compare_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 wa_err os_list_dir(const char *path, struct os_dir_list *out)
 {
     out->names = NULL;
@@ -366,18 +361,8 @@ wa_err os_list_dir(const char *path, struct os_dir_list *out)
         os_dir_list_cleanup(out);
         return e;
     }
-    if (out->count > 1)
-        qsort(out->names, out->count, sizeof *out->names, compare_names);
+    os_dir_list_sort(out);
     return WA_E_OK;
-}
-
-void os_dir_list_cleanup(struct os_dir_list *l)
-{
-    for (size_t i = 0; i < l->count; i++)
-        free(l->names[i]);
-    free(l->names);
-    l->names = NULL;
-    l->count = 0;
 }
 
 wa_err os_random_bytes(void *buf, size_t n)

@@ -270,15 +270,8 @@ static wa_err gemini_build(const struct llm_settings *s, const struct llm_conver
             ok = m->n_calls ? add_tool_round(contents, conv, i, &i) : add_model(contents, m);
             break;
         case LLM_ROLE_TOOL: { /* a result with no call before it: plain user text */
-            char head[200];
-            snprintf(head, sizeof head, "Result of %s: ", m->tool_name ? m->tool_name : "tool");
-            size_t n = strlen(head) + (m->text ? strlen(m->text) : 0) + 1;
-            char *text = malloc(n);
-            ok = text != NULL;
-            if (ok) {
-                snprintf(text, n, "%s%s", head, m->text ? m->text : "");
-                ok = add_user(contents, text, m->images, m->n_images);
-            }
+            char *text = llm_orphan_result_text(m);
+            ok = text && add_user(contents, text, m->images, m->n_images);
             free(text);
             break;
         }

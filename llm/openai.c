@@ -245,16 +245,9 @@ static wa_err openai_build(const struct llm_settings *s, const struct llm_conver
             else
                 ok = add_assistant(messages, m);
             break;
-        case LLM_ROLE_TOOL: { /* a result with no tool call before it */
-            char head[200];
-            snprintf(head, sizeof head, "Result of %s: ", m->tool_name ? m->tool_name : "tool");
-            size_t n = strlen(head) + (m->text ? strlen(m->text) : 0) + 1;
-            char *text = malloc(n);
-            ok = text != NULL;
-            if (ok) {
-                snprintf(text, n, "%s%s", head, m->text ? m->text : "");
-                ok = add_user(messages, text, m->images, m->n_images);
-            }
+        case LLM_ROLE_TOOL: { /* a result with no tool call before it: plain user text */
+            char *text = llm_orphan_result_text(m);
+            ok = text && add_user(messages, text, m->images, m->n_images);
             free(text);
             break;
         }

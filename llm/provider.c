@@ -70,3 +70,14 @@ const struct llm_message *llm_find_result(const struct llm_conversation *conv, s
     }
     return NULL;
 }
+
+char *llm_orphan_result_text(const struct llm_message *m)
+{
+    const char *name = m->tool_name ? m->tool_name : "tool";
+    const char *text = m->text ? m->text : "";
+    size_t n = strlen(name) + strlen(text) + 16;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "Result of %s: %s", name, text);
+    return out;
+}

@@ -59,6 +59,10 @@ char *llm_url_join(const char *base, const char *path, const char *extra_query);
 
 /* Shared by both providers: the tool result answering call_id in the messages that
  * follow the assistant message at index i (consecutive tool messages), or NULL. */
+/* "Result of NAME: TEXT" for a tool result no call precedes (sent as user text, since
+ * both APIs reject an unanswered result); heap string, NULL when out of memory. */
+char *llm_orphan_result_text(const struct llm_message *m);
+
 const struct llm_message *llm_find_result(const struct llm_conversation *conv, size_t i,
                                           const char *call_id);
 
