@@ -189,30 +189,6 @@ int cmd_tree(int argc, char **argv)
     return e ? cli_fail(e) : EXIT_OK;
 }
 
-/* The whole virtual screen: the union of the monitors. */
-static wa_err virtual_screen(const struct wa_backend *b, struct wa_rect *r)
-{
-    struct wa_monitor m[16];
-    size_t n;
-    wa_err e = backend_monitors(b, m, 16, &n);
-    if (e)
-        return e;
-    if (n == 0)
-        return wa_fail(WA_E_ACTION_FAILED, "no monitors");
-    *r = m[0].rect;
-    for (size_t i = 1; i < n; i++) {
-        if (m[i].rect.left < r->left)
-            r->left = m[i].rect.left;
-        if (m[i].rect.top < r->top)
-            r->top = m[i].rect.top;
-        if (m[i].rect.right > r->right)
-            r->right = m[i].rect.right;
-        if (m[i].rect.bottom > r->bottom)
-            r->bottom = m[i].rect.bottom;
-    }
-    return WA_E_OK;
-}
-
 int cmd_screenshot(int argc, char **argv)
 {
     struct args a;
@@ -236,7 +212,7 @@ int cmd_screenshot(int argc, char **argv)
         uint64_t hwnd;
         if (!(e = pick_window(b, sel, &hwnd)))
             e = backend_capture_window(b, hwnd, &img, &frame);
-    } else if (!(e = virtual_screen(b, &frame))) {
+    } else if (!(e = backend_virtual_screen(b, &frame))) {
         e = backend_capture_screen(b, frame, &img);
     }
     struct observation obs;

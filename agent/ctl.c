@@ -832,17 +832,8 @@ static wa_err capture_png(struct call *k, bool whole_screen, int max_edge)
     struct wa_rect frame;
     wa_err e;
     if (whole_screen) {
-        struct wa_monitor m[16];
-        size_t n;
-        if ((e = backend_monitors(k->c->be, m, 16, &n)))
+        if ((e = backend_virtual_screen(k->c->be, &frame)))
             return e;
-        frame = n ? m[0].rect : (struct wa_rect){0, 0, 0, 0};
-        for (size_t i = 1; i < n; i++) {
-            frame.left = m[i].rect.left < frame.left ? m[i].rect.left : frame.left;
-            frame.top = m[i].rect.top < frame.top ? m[i].rect.top : frame.top;
-            frame.right = m[i].rect.right > frame.right ? m[i].rect.right : frame.right;
-            frame.bottom = m[i].rect.bottom > frame.bottom ? m[i].rect.bottom : frame.bottom;
-        }
         e = backend_capture_screen(k->c->be, frame, &img);
     } else {
         e = backend_capture_window(k->c->be, k->hwnd, &img, &frame);

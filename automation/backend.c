@@ -125,6 +125,29 @@ wa_err backend_capture_screen(const struct wa_backend *b, struct wa_rect r, stru
                                   : UNSUPPORTED(b, "capture the screen");
 }
 
+wa_err backend_virtual_screen(const struct wa_backend *b, struct wa_rect *out)
+{
+    struct wa_monitor m[16];
+    size_t n;
+    wa_err e = backend_monitors(b, m, 16, &n);
+    if (e)
+        return e;
+    if (n == 0)
+        return wa_fail(WA_E_ACTION_FAILED, "no monitors");
+    *out = m[0].rect;
+    for (size_t i = 1; i < n; i++) {
+        if (m[i].rect.left < out->left)
+            out->left = m[i].rect.left;
+        if (m[i].rect.top < out->top)
+            out->top = m[i].rect.top;
+        if (m[i].rect.right > out->right)
+            out->right = m[i].rect.right;
+        if (m[i].rect.bottom > out->bottom)
+            out->bottom = m[i].rect.bottom;
+    }
+    return WA_E_OK;
+}
+
 wa_err backend_capture_window(const struct wa_backend *b, uint64_t hwnd, struct wa_image *out,
                               struct wa_rect *frame)
 {

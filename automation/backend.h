@@ -152,6 +152,8 @@ wa_err backend_launch(const struct wa_backend *b, const char *command, int timeo
 wa_err backend_monitors(const struct wa_backend *b, struct wa_monitor *out, size_t max,
                         size_t *count);
 wa_err backend_capture_screen(const struct wa_backend *b, struct wa_rect r, struct wa_image *out);
+/* The virtual screen: the union of all monitors (origins may be negative). */
+wa_err backend_virtual_screen(const struct wa_backend *b, struct wa_rect *out);
 wa_err backend_capture_window(const struct wa_backend *b, uint64_t hwnd, struct wa_image *out,
                               struct wa_rect *frame);
 wa_err backend_mouse_move(const struct wa_backend *b, int x, int y);
