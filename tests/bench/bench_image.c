@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "automation/image.h"
 #include "base/os.h"
@@ -17,13 +16,6 @@
 
 #define OUT_MAX  ((size_t)512 << 20)
 #define MAX_EDGE 1280
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* Median and 95th percentile of n timings (sorts them). */
 struct stat {
@@ -64,9 +56,9 @@ static double time_encode(wa_err (*enc)(const struct wa_image *, struct dynbuf *
                           const struct wa_image *img, struct dynbuf *b)
 {
     dynbuf_reset(b);
-    double t0 = now_ms();
+    double t0 = os_clock_ms();
     wa_err e = enc(img, b);
-    double t = now_ms() - t0;
+    double t = os_clock_ms() - t0;
     if (e)
         die("encode", e);
     return t;
@@ -104,9 +96,9 @@ static struct stat time_base64(const struct dynbuf *png, int runs, size_t *bytes
     for (int i = 0; i < runs; i++) {
         dynbuf_cleanup(&b); /* from empty each time, as in a step */
         dynbuf_init(&b, OUT_MAX);
-        double t0 = now_ms();
+        double t0 = os_clock_ms();
         wa_err e = base64_encode(png->data, png->len, &b);
-        t[i] = now_ms() - t0;
+        t[i] = os_clock_ms() - t0;
         if (e)
             die("base64", e);
     }
@@ -126,14 +118,14 @@ static void time_pipeline(const struct wa_image *src, int runs, struct result *r
         struct dynbuf png, text;
         dynbuf_init(&png, OUT_MAX);
         dynbuf_init(&text, OUT_MAX);
-        double t0 = now_ms();
+        double t0 = os_clock_ms();
         wa_err e = image_downscale(src, MAX_EDGE, &small);
-        double t1 = now_ms();
+        double t1 = os_clock_ms();
         if (!e)
             e = png_encode(&small, &png);
         if (!e)
             e = base64_encode(png.data, png.len, &text);
-        double t2 = now_ms();
+        double t2 = os_clock_ms();
         if (e)
             die("pipeline", e);
         td[i] = t1 - t0;
