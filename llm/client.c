@@ -317,18 +317,17 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
         }
         if (attempt > c->max_retries) {
             client_log(c, "llm: %s, giving up after %d attempts", detail, attempt);
-            char d2[DETAIL_MAX];
-            snprintf(d2, sizeof d2, "%s (gave up after %d attempts)", detail, attempt);
-            memcpy(detail, d2, sizeof detail);
+            size_t len = strlen(detail);
+            snprintf(detail + len, sizeof detail - len, " (gave up after %d attempts)", attempt);
             break;
         }
         long wait = oc.wait_ms;
         if (wait > c->max_backoff_ms) {
             client_log(c, "llm: %s, server asks to wait %.1fs (over the %.1fs limit), not retried",
                        detail, wait / 1000.0, c->max_backoff_ms / 1000.0);
-            char d2[DETAIL_MAX];
-            snprintf(d2, sizeof d2, "%s (server asks to wait %.0fs)", detail, wait / 1000.0);
-            memcpy(detail, d2, sizeof detail);
+            size_t len = strlen(detail);
+            snprintf(detail + len, sizeof detail - len, " (server asks to wait %.0fs)",
+                     wait / 1000.0);
             break;
         }
         if (wait < 0)
