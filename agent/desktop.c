@@ -468,7 +468,7 @@ static wa_err do_drag(struct call *c)
         e = arg_point(c->args, "x2", "y2", &got, &tx, &ty);
     if (!e && !got)
         e = wa_fail(WA_E_INVALID_ARGS, "drag needs \"to_x\" and \"to_y\" (0-999)");
-    struct wa_rect frame;
+    struct wa_rect frame = {0, 0, 0, 0};
     if (!e)
         e = current_frame(c->s, &frame);
     if (!e)

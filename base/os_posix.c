@@ -1,4 +1,5 @@
 /* base/os.h for POSIX systems (the native build). */
+#include "base/dynbuf.h"
 #include "base/os.h"
 
 #include <arpa/inet.h>
@@ -192,37 +193,26 @@ wa_err os_read_file(const char *path, size_t max, char **out, size_t *len)
     FILE *f = fopen(path, "rb");
     if (!f)
         return wa_fail(WA_E_IO, "cannot open %s: %s", path, strerror(errno));
+    struct dynbuf b;
+    dynbuf_init(&b, max);
     wa_err e = WA_E_OK;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            if (cap > max + 1) {
-                e = wa_fail(WA_E_TOO_LARGE, "%s is larger than %zu bytes", path, max);
-                break;
-            }
-            char *p = realloc(buf, cap * 2);
-            if (!p)
-                break;
-            buf = p;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        if (got == 0)
-            break;
-        n += got;
-    }
+    char chunk[16384];
+    size_t got;
+    while (!e && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        e = dynbuf_add(&b, chunk, got);
+    if (!e && ferror(f))
+        e = wa_fail(WA_E_IO, "cannot read %s: %s", path, strerror(errno));
     fclose(f);
-    if (!buf)
-        return wa_fail(WA_E_NOMEM, "out of memory reading %s", path);
-    if (!e && n > max)
+    if (e == WA_E_TOO_LARGE)
         e = wa_fail(WA_E_TOO_LARGE, "%s is larger than %zu bytes", path, max);
     if (e) {
-        free(buf);
+        dynbuf_cleanup(&b);
         return e;
     }
-    buf[n] = '\0';
-    *out = buf;
+    size_t n = b.len;
+    *out = dynbuf_take(&b);
+    if (!*out)
+        return wa_fail(WA_E_NOMEM, "out of memory reading %s", path);
     if (len)
         *len = n;
     return WA_E_OK;

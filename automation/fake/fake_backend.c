@@ -163,7 +163,10 @@ static void set_string(cJSON *o, const char *name, const char *value)
 static void make_foreground(cJSON *win)
 {
     cJSON *w;
-    cJSON_ArrayForEach(w, windows_array()) set_bool(w, "foreground", w == win);
+    cJSON_ArrayForEach(w, windows_array())
+    {
+        set_bool(w, "foreground", w == win);
+    }
     /* Z order: the foreground window moves to the front of the list. */
     cJSON *arr = windows_array();
     int i = 0;
