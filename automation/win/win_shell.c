@@ -13,8 +13,9 @@
 #include "base/dynbuf.h"
 #include "base/os.h"
 
-#define DEFAULT_SHELL "powershell.exe -NoProfile -NonInteractive -ExecutionPolicy Bypass -Command"
-#define DEFAULT_CAP   (64 * 1024)
+#define DEFAULT_SHELL      "powershell.exe -NoProfile -NonInteractive -ExecutionPolicy Bypass -Command"
+#define DEFAULT_CAP        (64 * 1024)
+#define DEFAULT_TIMEOUT_MS 60000
 /* After the shell exits, how long its pipes may stay open (a program it started in
  * the background inherited them) before we stop reading. */
 #define DRAIN_MS   500
@@ -519,6 +520,8 @@ wa_err win_run_shell(const char *command, int timeout_ms, size_t cap, struct wa_
         return wa_fail(WA_E_INVALID_ARGS, "no command");
     if (cap == 0)
         cap = DEFAULT_CAP;
+    if (timeout_ms <= 0)
+        timeout_ms = DEFAULT_TIMEOUT_MS;
     double t0 = now_ms_precise();
     char *env_shell = os_getenv("WINAGENT_SHELL");
     const char *shell = env_shell && *env_shell ? env_shell : DEFAULT_SHELL;
@@ -561,7 +564,7 @@ wa_err win_run_shell(const char *command, int timeout_ms, size_t cap, struct wa_
     out_w = err_w = NULL;
 
     bool done = false, killed = false;
-    int64_t start = os_now_ms(), deadline = start + (timeout_ms > 0 ? timeout_ms : 0);
+    int64_t deadline = os_now_ms() + timeout_ms;
     int64_t drain_until = 0;
     for (;;) {
         HANDLE waits[3];

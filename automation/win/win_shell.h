@@ -15,8 +15,8 @@
  * it is wrapped in one more pair, which cmd /c strips again. For any other shell it is
  * appended as one argument quoted by the CommandLineToArgvW rules.
  *
- * The shell and everything it starts run in a job object; after timeout_ms the job is
- * killed (out->timed_out, exit_code -1), otherwise programs it started in the
+ * The shell and everything it starts run in a job object; after timeout_ms (<= 0: 60 s)
+ * the job is killed (out->timed_out, exit_code -1), otherwise programs it started in the
  * background keep running. stdout and stderr are each kept to cap bytes of what the
  * program wrote (0: 64 KiB), head and tail with "\n…[N bytes omitted]…\n" between,
  * then decoded: UTF-8 when valid, UTF-16 when it looks like it, else the system's OEM
