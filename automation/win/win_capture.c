@@ -99,11 +99,18 @@ static void paint_cursor(HDC dc, struct wa_rect r)
     CURSORINFO ci = {.cbSize = sizeof ci};
     if (!GetCursorInfo(&ci) || !(ci.flags & CURSOR_SHOWING) || !ci.hCursor)
         return;
+    HCURSOR cursor = ci.hCursor;
     ICONINFO ii;
-    if (!GetIconInfo(ci.hCursor, &ii))
-        return;
+    if (!GetIconInfo(cursor, &ii)) {
+        /* Wine: the cursor belongs to the process under the pointer and its handle
+         * means nothing in ours (ERROR_INVALID_CURSOR_HANDLE). Draw the arrow there
+         * instead: where the pointer is matters more than its shape. */
+        cursor = LoadCursorW(NULL, (LPCWSTR)IDC_ARROW);
+        if (!cursor || !GetIconInfo(cursor, &ii))
+            return;
+    }
     DrawIconEx(dc, ci.ptScreenPos.x - (int)ii.xHotspot - r.left,
-               ci.ptScreenPos.y - (int)ii.yHotspot - r.top, ci.hCursor, 0, 0, 0, NULL, DI_NORMAL);
+               ci.ptScreenPos.y - (int)ii.yHotspot - r.top, cursor, 0, 0, 0, NULL, DI_NORMAL);
     if (ii.hbmMask)
         DeleteObject(ii.hbmMask);
     if (ii.hbmColor)
