@@ -72,10 +72,10 @@ bool win_window_frame(HWND h, RECT *out)
 
 char *win_window_title(HWND h)
 {
-    wchar_t small[512];
-    int n = InternalGetWindowText(h, small, sizeof small / sizeof small[0]);
-    if (n < (int)(sizeof small / sizeof small[0]) - 1)
-        return win_wide_to_utf8_n(small, n > 0 ? n : 0);
+    wchar_t buf[512];
+    int n = InternalGetWindowText(h, buf, sizeof buf / sizeof buf[0]);
+    if (n < (int)(sizeof buf / sizeof buf[0]) - 1)
+        return win_wide_to_utf8_n(buf, n > 0 ? n : 0);
     /* A caption that filled the buffer: read it again with room to spare. */
     int cap = 32768;
     wchar_t *big = malloc((size_t)cap * sizeof *big);
@@ -369,7 +369,7 @@ static void focus_if_none(HWND h)
 {
     DWORD tid = GetWindowThreadProcessId(h, NULL);
     GUITHREADINFO gti = {.cbSize = sizeof gti};
-    if (!GetGUIThreadInfo(tid, &gti) || gti.hwndFocus)
+    if (hung(h) || !GetGUIThreadInfo(tid, &gti) || gti.hwndFocus)
         return;
     DWORD me = GetCurrentThreadId();
     bool attached = tid != me && AttachThreadInput(me, tid, TRUE);
@@ -408,17 +408,25 @@ wa_err win_focus_window(uint64_t hwnd)
         while (IsIconic(h) && os_now_ms() < deadline)
             Sleep(10);
     }
+    /* A window disabled by its modal dialog: activate the dialog, as a click on the
+     * window would. is_focused(h) accepts it, being owned by h. */
+    HWND to = h;
+    if (!IsWindowEnabled(h)) {
+        HWND popup = GetLastActivePopup(h);
+        if (popup && popup != h && IsWindowVisible(popup) && IsWindowEnabled(popup))
+            to = popup;
+    }
     for (int attempt = 0; attempt < FOCUS_ATTEMPTS; attempt++) {
         if (is_focused(h)) {
-            focus_if_none(h);
+            focus_if_none(to);
             return WA_E_OK;
         }
         if (!IsWindow(h))
             return wa_fail(WA_E_WINDOW_NOT_FOUND, "window 0x%llx closed while being focused",
                            (unsigned long long)hwnd);
-        focus_attempt(h, attempt);
+        focus_attempt(to, attempt);
         if (wait_focused(h, FOCUS_SETTLE_MS)) {
-            focus_if_none(h);
+            focus_if_none(to);
             return WA_E_OK;
         }
     }

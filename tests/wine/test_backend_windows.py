@@ -123,6 +123,24 @@ class TestappWindow(unittest.TestCase):
             self.assertTrue(window(pad.hwnd)["foreground"])
             self.assertFalse(window(hwnd)["foreground"])
 
+    def test_focus_on_a_window_with_a_modal_dialog_activates_the_dialog(self):
+        with TestApp() as app:
+            hwnd = app.ready["hwnd"]
+            l, t, r, b = app.ready["rect"]
+            bl, bt, br, bb = app.ready["controls"]["Open dialog..."]
+            act({"action": "click", "x": int(((bl + br) // 2 - l) * 999 / (r - l - 1) + 0.5),
+                 "y": int(((bt + bb) // 2 - t) * 999 / (b - t - 1) + 0.5)}, window=hwnd)
+            app.wait_event(lambda e: e.get("event") == "dialog_open")
+            with Notepad() as pad:
+                self.assertTrue(window(pad.hwnd)["foreground"])
+                r = act({"action": "focus_window", "window": hwnd})
+                self.assertTrue(r["ok"], r)
+                dialog = [w for w in windows() if w["title"] == "testapp dialog"]
+                self.assertTrue(dialog and dialog[0]["foreground"], windows())
+                act({"action": "type", "text": "to the dialog"})
+                app.wait_event(lambda e: e.get("event") == "text_changed"
+                               and e["control"] == "dialog_edit" and e["text"] == "to the dialog")
+
     def test_move_and_resize_to_the_exact_frame(self):
         with TestApp() as app:
             hwnd = app.ready["hwnd"]
