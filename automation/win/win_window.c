@@ -509,11 +509,19 @@ wa_err win_move_window(uint64_t hwnd, struct wa_rect r)
         return wa_fail(WA_E_ACTION_FAILED, "cannot move window 0x%llx (%s)",
                        (unsigned long long)hwnd, win_error_text(GetLastError(), msg, sizeof msg));
     }
-    RECT now = fr;
-    int64_t deadline = os_now_ms() + STATE_WAIT_MS;
-    while (os_now_ms() < deadline) {
-        if (win_window_frame(h, &now) && rect_eq(now, r))
+    /* Wait for the exact frame; or, when the application moved it but settled elsewhere
+     * (it limits its size), stop once the frame has kept still for a moment. */
+    RECT now = fr, last = fr;
+    int64_t deadline = os_now_ms() + STATE_WAIT_MS, still_since = 0;
+    while (os_now_ms() < deadline && win_window_frame(h, &now)) {
+        if (rect_eq(now, r))
             return wa_fail(WA_E_OK, "moved");
+        if (!EqualRect(&now, &last)) {
+            last = now;
+            still_since = os_now_ms();
+        } else if (still_since && os_now_ms() - still_since > 150) {
+            break;
+        }
         Sleep(10);
     }
     if (now.left == fr.left && now.top == fr.top && now.right == fr.right &&
