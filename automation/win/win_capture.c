@@ -211,6 +211,9 @@ static wa_err print_window(HWND h, RECT fr, struct wa_image *out)
     wa_err e = dib_ensure(&cache, ww, wh);
     if (e)
         return e;
+    /* The reused DIB still holds the last capture: whatever PrintWindow leaves unpainted
+     * must read as black, not as an old picture. */
+    memset(cache.bits, 0, (size_t)ww * (size_t)wh * 4);
     /* PW_RENDERFULLCONTENT (8.1+) also gets DirectComposition content; older systems
      * reject the flag, so try without. */
     if (!PrintWindow(h, cache.dc, PW_RENDERFULLCONTENT) && !PrintWindow(h, cache.dc, 0))
