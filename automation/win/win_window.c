@@ -463,25 +463,39 @@ static const char *state_name(enum wa_window_state s)
 }
 
 /* Shows h with cmd without waiting on its thread (ShowWindowAsync: a hung window cannot
- * block us) and polls until it is in state s. SW_RESTORE of a window minimised from
- * maximised brings it back maximised, so "normal" may need a second restore. */
+ * block us) and polls until it is in state s and stays there for a moment: on the way
+ * from minimised back to maximised a window passes through "normal" (seen under
+ * Wine). */
 static bool show_and_wait(HWND h, int cmd, enum wa_window_state s)
 {
     ShowWindowAsync(h, cmd);
-    int64_t deadline = os_now_ms() + STATE_WAIT_MS;
-    bool restored_again = false;
+    int64_t deadline = os_now_ms() + STATE_WAIT_MS, reached = 0;
     for (;;) {
-        enum wa_window_state now = state_of(h);
-        if (now == s)
+        int64_t now = os_now_ms();
+        if (state_of(h) != s)
+            reached = 0;
+        else if (!reached)
+            reached = now;
+        else if (now - reached >= 60)
             return true;
-        if (s == WA_WINDOW_NORMAL && now == WA_WINDOW_MAXIMIZED && !restored_again) {
-            ShowWindowAsync(h, SW_RESTORE);
-            restored_again = true;
-        }
-        if (os_now_ms() >= deadline || !IsWindow(h))
+        if (now >= deadline || !IsWindow(h))
             return false;
         Sleep(10);
     }
+}
+
+/* To "normal": a window minimised from maximised comes back maximised on SW_RESTORE
+ * (WPF_RESTORETOMAXIMIZED), so that takes a second restore. */
+static bool restore_to_normal(HWND h)
+{
+    WINDOWPLACEMENT wp = {.length = sizeof wp};
+    if (IsIconic(h) && GetWindowPlacement(h, &wp) && (wp.flags & WPF_RESTORETOMAXIMIZED) &&
+        !show_and_wait(h, SW_RESTORE, WA_WINDOW_MAXIMIZED))
+        return false;
+    if (show_and_wait(h, SW_RESTORE, WA_WINDOW_NORMAL))
+        return true;
+    /* The placement did not say so, but it came back maximised: restore once more. */
+    return state_of(h) == WA_WINDOW_MAXIMIZED && show_and_wait(h, SW_RESTORE, WA_WINDOW_NORMAL);
 }
 
 wa_err win_move_window(uint64_t hwnd, struct wa_rect r)
@@ -493,7 +507,7 @@ wa_err win_move_window(uint64_t hwnd, struct wa_rect r)
     if (wa_rect_empty(r))
         return wa_fail(WA_E_INVALID_ARGS, "window size %dx%d is empty", wa_rect_width(r),
                        wa_rect_height(r));
-    if (state_of(h) != WA_WINDOW_NORMAL && !show_and_wait(h, SW_RESTORE, WA_WINDOW_NORMAL))
+    if (state_of(h) != WA_WINDOW_NORMAL && !restore_to_normal(h))
         return wa_fail(WA_E_ACTION_FAILED, "window 0x%llx stays %s, so it cannot be moved%s",
                        (unsigned long long)hwnd, state_name(state_of(h)),
                        hung(h) ? " (it is not responding)" : "");
@@ -542,10 +556,10 @@ wa_err win_set_window_state(uint64_t hwnd, enum wa_window_state s)
     wa_err e = win_window_check(hwnd, &h);
     if (e)
         return e;
-    int cmd = s == WA_WINDOW_MINIMIZED   ? SW_MINIMIZE
-              : s == WA_WINDOW_MAXIMIZED ? SW_MAXIMIZE
-                                         : SW_RESTORE;
-    if (show_and_wait(h, cmd, s))
+    bool ok = s == WA_WINDOW_MINIMIZED   ? show_and_wait(h, SW_MINIMIZE, s)
+              : s == WA_WINDOW_MAXIMIZED ? show_and_wait(h, SW_MAXIMIZE, s)
+                                         : restore_to_normal(h);
+    if (ok)
         return WA_E_OK;
     if (!IsWindow(h))
         return wa_fail(WA_E_WINDOW_NOT_FOUND, "window 0x%llx closed", (unsigned long long)hwnd);
