@@ -429,8 +429,8 @@ static void finish(struct run *r, int code, int steps)
 
 static int fail_run(struct run *r, int code, wa_err e, const char *what, int steps)
 {
-    steplog_progress(&r->log, "%s: %s%s%s", what, wa_err_message(e), *wa_err_detail() ? ": " : "",
-                     wa_err_detail());
+    const char *detail = *wa_err_detail() ? wa_err_detail() : wa_err_message(e);
+    steplog_progress(&r->log, "%s: %s", what, detail);
     finish(r, code, steps);
     return code;
 }
@@ -491,7 +491,8 @@ static int run_steps(struct run *r)
     bool nudged = false;
     for (int step = 1; step <= r->cfg->max_steps; step++) {
         if (os_interrupted())
-            return fail_run(r, EXIT_INTERRUPTED, WA_E_INTERRUPTED, os_interrupt_reason(), step - 1);
+            return fail_run(r, EXIT_INTERRUPTED, wa_fail(WA_E_INTERRUPTED, "between steps"),
+                            os_interrupt_reason(), step - 1);
         trim_history(r);
         struct llm_reply reply;
         memset(&reply, 0, sizeof reply);
@@ -502,8 +503,11 @@ static int run_steps(struct run *r)
         r->usage.total_tokens += reply.usage.total_tokens;
         if (e) {
             llm_reply_cleanup(&reply);
-            return fail_run(r, exit_for_llm_error(e), e,
-                            e == WA_E_INTERRUPTED ? "interrupted" : "LLM error", step - 1);
+            char what[48];
+            snprintf(what, sizeof what, "interrupted (%s)",
+                     os_interrupt_reason() ? os_interrupt_reason() : "request");
+            return fail_run(r, exit_for_llm_error(e), e, e == WA_E_INTERRUPTED ? what : "LLM error",
+                            step - 1);
         }
         cJSON *trace = cJSON_CreateObject();
         cJSON_AddNumberToObject(trace, "step", step);
@@ -581,7 +585,8 @@ static int run_steps(struct run *r)
         cJSON_Delete(trace);
         llm_reply_cleanup(&reply);
         if (os_interrupted())
-            return fail_run(r, EXIT_INTERRUPTED, WA_E_INTERRUPTED, os_interrupt_reason(), step);
+            return fail_run(r, EXIT_INTERRUPTED, wa_fail(WA_E_INTERRUPTED, "after the tool calls"),
+                            os_interrupt_reason(), step);
         if (r->stop_reason) {
             steplog_progress(&r->log, "stopping: %s", r->stop_reason);
             finish(r, EXIT_ACTION, step);
@@ -625,7 +630,9 @@ int agent_run(const struct agent_config *cfg)
         .stream = cfg->stream,
         .temperature = -1,
         /* the client reads 0 as "default" and a negative count as "no retries" */
-        .max_retries = cfg->llm_retries < 0 ? 0 : cfg->llm_retries == 0 ? -1 : cfg->llm_retries,
+        .max_retries = cfg->llm_retries < 0    ? 0
+                       : cfg->llm_retries == 0 ? -1
+                                               : cfg->llm_retries,
         .max_backoff_ms = cfg->llm_max_wait_ms,
         .timeout_s = cfg->llm_timeout_s,
         .log = log_llm_line,

@@ -105,8 +105,15 @@ static DWORD WINAPI stdin_watch(LPVOID arg)
     HANDLE in = (HANDLE)arg;
     char buf[256];
     DWORD got;
-    while (ReadFile(in, buf, sizeof buf, &got, NULL) && got > 0)
-        ;
+    for (;;) {
+        if (ReadFile(in, buf, sizeof buf, &got, NULL) && got > 0)
+            continue;
+        /* End of file or an error: the parent is gone unless the pipe can still be
+         * peeked (a read cut short while the writer still holds its end). */
+        if (GetLastError() == ERROR_BROKEN_PIPE || !PeekNamedPipe(in, NULL, 0, NULL, NULL, NULL))
+            break;
+        Sleep(10);
+    }
     interrupt_set(2);
     return 0;
 }
