@@ -40,13 +40,13 @@ static void set_dpi_awareness(void)
 static wa_err win_init(void)
 {
     set_dpi_awareness();
-    /* Accessibility set-up (COM on this thread) goes here once it exists. */
+    /* No COM here: the accessibility slots run it on worker threads of their own. */
     return WA_E_OK;
 }
 
 static void win_shutdown(void)
 {
-    /* Accessibility tear-down goes here once it exists. */
+    /* Nothing to undo: DPI awareness is for the process's life. */
 }
 
 static const struct wa_backend win_backend = {
