@@ -1124,7 +1124,10 @@ static wa_err do_window_command(struct call *k)
     }
     if (k->kind == K_FOCUS)
         return focus_verified(k);
+    wa_err_clear();
     e = backend_close_window(k->c->be, k->hwnd);
+    if (!e && *wa_err_detail())
+        cJSON_AddStringToObject(k->r->data, "note", wa_err_detail());
     if (!e) {
         struct wa_window w;
         bool still = backend_window_info(k->c->be, k->hwnd, &w) == WA_E_OK;

@@ -719,6 +719,14 @@ static wa_err do_list_windows(struct call *c)
     return WA_E_OK;
 }
 
+/* A backend may explain a success (a window that did not close, a size it limited):
+ * that detail goes to the model as a note. */
+static void add_note(struct call *c, wa_err e)
+{
+    if (!e && *wa_err_detail())
+        cJSON_AddStringToObject(c->j, "note", wa_err_detail());
+}
+
 static wa_err do_window_op(struct call *c)
 {
     enum desktop_action a = c->r->action;
@@ -745,7 +753,12 @@ static wa_err do_window_op(struct call *c)
             (e = arg_int(c->args, "width", &wd)) || (e = arg_int(c->args, "height", &ht)))
             return e;
         struct wa_rect r = {x, y, x + wd, y + ht};
-        return c->dry ? WA_E_OK : backend_move_window(c->s->be, hwnd, r);
+        if (c->dry)
+            return WA_E_OK;
+        wa_err_clear();
+        e = backend_move_window(c->s->be, hwnd, r);
+        add_note(c, e); /* e.g. an application that limits its size */
+        return e;
     }
     case DA_SET_WINDOW_STATE: {
         const char *st = arg_str(c->args, "state");
@@ -765,7 +778,9 @@ static wa_err do_window_op(struct call *c)
     case DA_CLOSE_WINDOW:
         if (c->dry)
             return WA_E_OK;
+        wa_err_clear();
         e = backend_close_window(c->s->be, hwnd);
+        add_note(c, e); /* e.g. still open: a save prompt came up */
         if (!e && c->s->target == hwnd)
             c->s->target = 0;
         return e;
