@@ -37,6 +37,10 @@ bool os_interrupted(void);
 void os_interrupt_request(void);
 /* Why the interrupt came: "ctrl-c", "stdin closed" or "requested"; NULL when none. */
 const char *os_interrupt_reason(void);
+/* For the platform implementations (base/os_common.c keeps the flag): records an
+ * interrupt, the first reason winning (1 ctrl-c, 2 stdin closed, 3 requested).
+ * Async-signal-safe. */
+void os_interrupt_mark(int reason);
 
 /* Files. os_fopen takes a UTF-8 path on every platform. */
 FILE *os_fopen(const char *path, const char *mode);

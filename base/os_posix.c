@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static atomic_int interrupt_reason; /* 0 none, 1 ctrl-c, 2 stdin closed, 3 requested */
 
 int64_t os_now_ms(void)
 {
@@ -90,7 +89,7 @@ wa_err os_sleep_ms(int ms)
 static void on_sigint(int sig)
 {
     (void)sig;
-    atomic_store(&interrupt_reason, 1);
+    os_interrupt_mark(1);
 }
 
 static void *stdin_watch(void *arg)
@@ -99,8 +98,7 @@ static void *stdin_watch(void *arg)
     char buf[256];
     while (read(STDIN_FILENO, buf, sizeof buf) > 0)
         ;
-    int expected = 0;
-    atomic_compare_exchange_strong(&interrupt_reason, &expected, 2);
+    os_interrupt_mark(2);
     return NULL;
 }
 
@@ -123,29 +121,9 @@ void os_interrupt_install(bool watch_stdin)
     }
 }
 
-bool os_interrupted(void)
-{
-    return atomic_load(&interrupt_reason) != 0;
-}
-
 void os_interrupt_request(void)
 {
-    int expected = 0;
-    atomic_compare_exchange_strong(&interrupt_reason, &expected, 3);
-}
-
-const char *os_interrupt_reason(void)
-{
-    switch (atomic_load(&interrupt_reason)) {
-    case 1:
-        return "ctrl-c";
-    case 2:
-        return "stdin closed";
-    case 3:
-        return "requested";
-    default:
-        return NULL;
-    }
+    os_interrupt_mark(3);
 }
 
 FILE *os_fopen(const char *path, const char *mode)

@@ -323,13 +323,6 @@ static wa_err error_object(struct reply_asm *a, const cJSON *root, bool mid_stre
                    msg[0] ? msg : "(no message)");
 }
 
-static wa_err set_string(char **dst, const cJSON *v)
-{
-    if (!cJSON_IsString(v) || !v->valuestring[0])
-        return WA_E_OK;
-    return llm_set_str(dst, v->valuestring);
-}
-
 static void parse_usage(struct reply_asm *a, const cJSON *root)
 {
     const cJSON *u = get(root, "usageMetadata");
@@ -352,11 +345,11 @@ static wa_err parse_part(struct reply_asm *a, const cJSON *part)
         struct asm_call *c;
         if ((e = asm_new_call(a, &c)))
             return e;
-        e = set_string(&c->name, get(fc, "name"));
+        e = llm_set_json_str(&c->name, get(fc, "name"));
         if (!e)
-            e = set_string(&c->id, get(fc, "id"));
+            e = llm_set_json_str(&c->id, get(fc, "id"));
         if (!e)
-            e = set_string(&c->thought_signature, sig);
+            e = llm_set_json_str(&c->thought_signature, sig);
         const cJSON *args = get(fc, "args");
         if (!e && args && !cJSON_IsNull(args)) {
             char *t = cJSON_PrintUnformatted(args);
@@ -371,7 +364,7 @@ static wa_err parse_part(struct reply_asm *a, const cJSON *part)
     /* A signature on a text part (often an empty one closing the stream) belongs to
      * the turn: keep the latest. */
     if (!e)
-        e = set_string(&a->thought_signature, sig);
+        e = llm_set_json_str(&a->thought_signature, sig);
     return e;
 }
 
@@ -398,9 +391,9 @@ static wa_err parse_response(struct reply_asm *a, const cJSON *root, bool mid_st
     }
     if (cJSON_IsString(get(cand, "finishReason"))) {
         a->done = true;
-        e = set_string(&a->finish_reason, get(cand, "finishReason"));
+        e = llm_set_json_str(&a->finish_reason, get(cand, "finishReason"));
         if (!e)
-            e = set_string(&a->finish_message, get(cand, "finishMessage"));
+            e = llm_set_json_str(&a->finish_message, get(cand, "finishMessage"));
     }
     return e;
 }

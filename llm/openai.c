@@ -368,13 +368,6 @@ static wa_err set_arguments(struct reply_asm *a, struct asm_call *c, const cJSON
     return e;
 }
 
-static wa_err set_string(char **dst, const cJSON *v)
-{
-    if (!cJSON_IsString(v) || !v->valuestring[0])
-        return WA_E_OK;
-    return llm_set_str(dst, v->valuestring);
-}
-
 static wa_err parse_usage(struct reply_asm *a, const cJSON *root)
 {
     const cJSON *u = get(root, "usage");
@@ -404,9 +397,9 @@ static wa_err parse_message(struct reply_asm *a, const cJSON *msg)
         if (!e)
             e = asm_new_call(a, &c);
         if (!e)
-            e = set_string(&c->id, get(tc, "id"));
+            e = llm_set_json_str(&c->id, get(tc, "id"));
         if (!e)
-            e = set_string(&c->name, get(fn, "name"));
+            e = llm_set_json_str(&c->name, get(fn, "name"));
         if (!e)
             e = set_arguments(a, c, get(fn, "arguments"), false);
     }
@@ -430,7 +423,7 @@ static wa_err openai_parse_body(struct reply_asm *a, const char *body, size_t le
     }
     e = parse_message(a, get(choice, "message"));
     if (!e)
-        e = set_string(&a->finish_reason, get(choice, "finish_reason"));
+        e = llm_set_json_str(&a->finish_reason, get(choice, "finish_reason"));
     if (!e)
         e = parse_usage(a, root);
     a->done = true;
@@ -522,7 +515,7 @@ static wa_err openai_parse_event(struct reply_asm *a, const char *data, size_t l
         }
     }
     if (!e)
-        e = set_string(&a->finish_reason, get(choice, "finish_reason"));
+        e = llm_set_json_str(&a->finish_reason, get(choice, "finish_reason"));
     if (!e)
         e = parse_usage(a, root);
 out:

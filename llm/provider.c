@@ -1,5 +1,6 @@
 /* Pieces both providers share: the wire request, URL joining, finding tool results. */
 #include "llm/provider.h"
+#include "llm/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,4 +81,11 @@ char *llm_orphan_result_text(const struct llm_message *m)
     if (out)
         snprintf(out, n, "Result of %s: %s", name, text);
     return out;
+}
+
+wa_err llm_set_json_str(char **dst, const cJSON *v)
+{
+    if (!cJSON_IsString(v) || !v->valuestring[0])
+        return WA_E_OK;
+    return llm_set_str(dst, v->valuestring);
 }

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "llm/assemble.h"
 #include "llm/llm.h"
 
@@ -59,6 +61,9 @@ char *llm_url_join(const char *base, const char *path, const char *extra_query);
 
 /* Shared by both providers: the tool result answering call_id in the messages that
  * follow the assistant message at index i (consecutive tool messages), or NULL. */
+/* Replaces *dst with v's text when v is a non-empty JSON string; else leaves it. */
+wa_err llm_set_json_str(char **dst, const cJSON *v);
+
 /* "Result of NAME: TEXT" for a tool result no call precedes (sent as user text, since
  * both APIs reject an unanswered result); heap string, NULL when out of memory. */
 char *llm_orphan_result_text(const struct llm_message *m);

@@ -12,13 +12,11 @@
 #include "automation/win/win_utf8.h"
 #include "base/os.h"
 
-static atomic_int interrupt_reason; /* 0 none, 1 ctrl-c, 2 stdin closed, 3 requested */
-static HANDLE interrupt_event;      /* manual-reset; set on any interrupt */
+static HANDLE interrupt_event; /* manual-reset; set on any interrupt, wakes os_sleep_ms */
 
 static void interrupt_set(int reason)
 {
-    int expected = 0;
-    atomic_compare_exchange_strong(&interrupt_reason, &expected, reason);
+    os_interrupt_mark(reason);
     if (interrupt_event)
         SetEvent(interrupt_event);
 }
@@ -133,28 +131,9 @@ void os_interrupt_install(bool watch_stdin)
     }
 }
 
-bool os_interrupted(void)
-{
-    return atomic_load(&interrupt_reason) != 0;
-}
-
 void os_interrupt_request(void)
 {
     interrupt_set(3);
-}
-
-const char *os_interrupt_reason(void)
-{
-    switch (atomic_load(&interrupt_reason)) {
-    case 1:
-        return "ctrl-c";
-    case 2:
-        return "stdin closed";
-    case 3:
-        return "requested";
-    default:
-        return NULL;
-    }
 }
 
 FILE *os_fopen(const char *path, const char *mode)
