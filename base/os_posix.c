@@ -42,11 +42,15 @@ int64_t os_time_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void os_local_time(int64_t ms, struct os_tm *out)
+/* Splits ms into fields, in local time or UTC. */
+static void split_time(int64_t ms, bool local, struct os_tm *out)
 {
     time_t t = (time_t)(ms / 1000);
     struct tm tm;
-    localtime_r(&t, &tm);
+    if (local)
+        localtime_r(&t, &tm);
+    else
+        gmtime_r(&t, &tm);
     out->year = tm.tm_year + 1900;
     out->month = tm.tm_mon + 1;
     out->day = tm.tm_mday;
@@ -56,18 +60,14 @@ void os_local_time(int64_t ms, struct os_tm *out)
     out->msec = (int)(ms % 1000);
 }
 
+void os_local_time(int64_t ms, struct os_tm *out)
+{
+    split_time(ms, true, out);
+}
+
 void os_utc_time(int64_t ms, struct os_tm *out)
 {
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    out->year = tm.tm_year + 1900;
-    out->month = tm.tm_mon + 1;
-    out->day = tm.tm_mday;
-    out->hour = tm.tm_hour;
-    out->min = tm.tm_min;
-    out->sec = tm.tm_sec;
-    out->msec = (int)(ms % 1000);
+    split_time(ms, false, out);
 }
 
 wa_err os_sleep_ms(int ms)

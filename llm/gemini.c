@@ -304,13 +304,6 @@ static wa_err gemini_build(const struct llm_settings *s, const struct llm_conver
 
 /* ---- replies ---- */
 
-static wa_err not_json(const char *what, const char *data, size_t len)
-{
-    char snip[160];
-    llm_snippet(snip, sizeof snip, data, len, 120);
-    return wa_fail(WA_E_PARSE, "%s is not valid JSON: %s", what, snip);
-}
-
 static wa_err error_object(struct reply_asm *a, const cJSON *root, bool mid_stream)
 {
     const cJSON *err = get(root, "error");
@@ -402,7 +395,7 @@ static wa_err gemini_parse_body(struct reply_asm *a, const char *body, size_t le
 {
     cJSON *root = cJSON_ParseWithLength(body, len);
     if (!root)
-        return not_json("the reply", body, len);
+        return llm_not_json("the reply", body, len);
     wa_err e = WA_E_OK;
     if (cJSON_IsArray(root)) { /* a streamed reply without alt=sse: an array of chunks */
         const cJSON *chunk;
@@ -427,7 +420,7 @@ static wa_err gemini_parse_event(struct reply_asm *a, const char *data, size_t l
 {
     cJSON *root = cJSON_ParseWithLength(data, len);
     if (!root)
-        return not_json("a stream event", data, len);
+        return llm_not_json("a stream event", data, len);
     wa_err e = parse_response(a, root, true);
     cJSON_Delete(root);
     return e;

@@ -296,13 +296,6 @@ static const cJSON *get(const cJSON *o, const char *key)
     return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
-static wa_err not_json(const char *what, const char *data, size_t len)
-{
-    char snip[160];
-    llm_snippet(snip, sizeof snip, data, len, 120);
-    return wa_fail(WA_E_PARSE, "%s is not valid JSON: %s", what, snip);
-}
-
 /* An error object in a 2xx body or mid-stream ({"error":{...}}): the server's message,
  * retried when its code says the failure is transient (or names no status). */
 static wa_err error_object(struct reply_asm *a, const cJSON *root, bool mid_stream)
@@ -410,7 +403,7 @@ static wa_err openai_parse_body(struct reply_asm *a, const char *body, size_t le
 {
     cJSON *root = cJSON_ParseWithLength(body, len);
     if (!root)
-        return not_json("the reply", body, len);
+        return llm_not_json("the reply", body, len);
     wa_err e = WA_E_OK;
     const cJSON *choice = cJSON_GetArrayItem(get(root, "choices"), 0);
     if (get(root, "error") && !choice) {
@@ -491,7 +484,7 @@ static wa_err openai_parse_event(struct reply_asm *a, const char *data, size_t l
     }
     cJSON *root = cJSON_ParseWithLength(data, len);
     if (!root)
-        return not_json("a stream event", data, len);
+        return llm_not_json("a stream event", data, len);
     wa_err e = WA_E_OK;
     if (get(root, "error")) {
         e = error_object(a, root, true);

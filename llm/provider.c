@@ -89,3 +89,10 @@ wa_err llm_set_json_str(char **dst, const cJSON *v)
         return WA_E_OK;
     return llm_set_str(dst, v->valuestring);
 }
+
+wa_err llm_not_json(const char *what, const char *data, size_t len)
+{
+    char snip[160];
+    llm_snippet(snip, sizeof snip, data, len, 120);
+    return wa_fail(WA_E_PARSE, "%s is not valid JSON: %s", what, snip);
+}

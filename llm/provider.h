@@ -61,6 +61,9 @@ char *llm_url_join(const char *base, const char *path, const char *extra_query);
 
 /* Shared by both providers: the tool result answering call_id in the messages that
  * follow the assistant message at index i (consecutive tool messages), or NULL. */
+/* WA_E_PARSE "WHAT is not valid JSON: <a snippet of data>". */
+wa_err llm_not_json(const char *what, const char *data, size_t len);
+
 /* Replaces *dst with v's text when v is a non-empty JSON string; else leaves it. */
 wa_err llm_set_json_str(char **dst, const cJSON *v);
 

@@ -46,14 +46,16 @@ int64_t os_time_ms(void)
     return (int64_t)(u.QuadPart / 10000ULL) - 11644473600000LL;
 }
 
-void os_local_time(int64_t ms, struct os_tm *out)
+/* Splits ms into fields, in local time or UTC. */
+static void split_time(int64_t ms, bool local, struct os_tm *out)
 {
     ULARGE_INTEGER u;
     u.QuadPart = (ULONGLONG)(ms + 11644473600000LL) * 10000ULL;
-    FILETIME ft = {.dwLowDateTime = u.LowPart, .dwHighDateTime = u.HighPart}, local;
+    FILETIME ft = {.dwLowDateTime = u.LowPart, .dwHighDateTime = u.HighPart}, lt;
     SYSTEMTIME st;
-    FileTimeToLocalFileTime(&ft, &local);
-    FileTimeToSystemTime(&local, &st);
+    if (local && FileTimeToLocalFileTime(&ft, &lt))
+        ft = lt;
+    FileTimeToSystemTime(&ft, &st);
     out->year = st.wYear;
     out->month = st.wMonth;
     out->day = st.wDay;
@@ -63,20 +65,14 @@ void os_local_time(int64_t ms, struct os_tm *out)
     out->msec = st.wMilliseconds;
 }
 
+void os_local_time(int64_t ms, struct os_tm *out)
+{
+    split_time(ms, true, out);
+}
+
 void os_utc_time(int64_t ms, struct os_tm *out)
 {
-    ULARGE_INTEGER u;
-    u.QuadPart = (ULONGLONG)(ms + 11644473600000LL) * 10000ULL;
-    FILETIME ft = {.dwLowDateTime = u.LowPart, .dwHighDateTime = u.HighPart};
-    SYSTEMTIME st;
-    FileTimeToSystemTime(&ft, &st);
-    out->year = st.wYear;
-    out->month = st.wMonth;
-    out->day = st.wDay;
-    out->hour = st.wHour;
-    out->min = st.wMinute;
-    out->sec = st.wSecond;
-    out->msec = st.wMilliseconds;
+    split_time(ms, false, out);
 }
 
 wa_err os_sleep_ms(int ms)
