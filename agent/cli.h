@@ -23,6 +23,9 @@ int cli_fail(wa_err e);
  * the error when it cannot start. */
 const struct wa_backend *cli_backend(void);
 
+/* Shuts the backend down if cli_backend started it (lets its workers finish). */
+void cli_shutdown(void);
+
 /* Subcommands; argv[0] is the subcommand name. */
 int cmd_windows(int argc, char **argv);
 int cmd_tree(int argc, char **argv);

@@ -20,9 +20,10 @@ int cli_fail(wa_err e)
     return EXIT_USAGE;
 }
 
+static const struct wa_backend *cli_started; /* set once cli_backend succeeded */
+
 const struct wa_backend *cli_backend(void)
 {
-    static const struct wa_backend *b;
     static bool tried;
     if (!tried) {
         tried = true;
@@ -31,9 +32,16 @@ const struct wa_backend *cli_backend(void)
         if (e)
             cli_fail(e);
         else
-            b = cand;
+            cli_started = cand;
     }
-    return b;
+    return cli_started;
+}
+
+void cli_shutdown(void)
+{
+    if (cli_started && cli_started->shutdown)
+        cli_started->shutdown();
+    cli_started = NULL;
 }
 
 static void print_json(cJSON *j)

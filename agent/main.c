@@ -21,7 +21,8 @@ static const char usage_text[] =
     "  winagent --replay DIR/trace.jsonl\n"
     "  winagent --help | --version\n";
 
-int winagent_main(int argc, char **argv)
+/* Runs the command argv names; returns the exit code. */
+static int run_command(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage_text, stderr);
@@ -39,12 +40,8 @@ int winagent_main(int argc, char **argv)
         const char *name;
         int (*run)(int argc, char **argv);
     } commands[] = {
-        {"windows", cmd_windows},
-        {"tree", cmd_tree},
-        {"screenshot", cmd_screenshot},
-        {"act", cmd_act},
-        {"mcp", cmd_mcp},
-        {"serve", cmd_serve},
+        {"windows", cmd_windows}, {"tree", cmd_tree}, {"screenshot", cmd_screenshot},
+        {"act", cmd_act},         {"mcp", cmd_mcp},   {"serve", cmd_serve},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
@@ -60,6 +57,13 @@ int winagent_main(int argc, char **argv)
         return 1;
     }
     return cmd_run(argc, argv);
+}
+
+int winagent_main(int argc, char **argv)
+{
+    int code = run_command(argc, argv);
+    cli_shutdown(); /* lets backend workers finish before the process exits */
+    return code;
 }
 
 #ifndef _WIN32

@@ -7,6 +7,7 @@
 #include "automation/win/win_input.h"
 #include "automation/win/win_shell.h"
 #include "automation/win/win_tree.h"
+#include "automation/win/win_tree_job.h"
 #include "automation/win/win_window.h"
 
 typedef BOOL(WINAPI *set_dpi_context_fn)(HANDLE);
@@ -46,7 +47,9 @@ static wa_err win_init(void)
 
 static void win_shutdown(void)
 {
-    /* Nothing to undo: DPI awareness is for the process's life. */
+    /* DPI awareness is for the process's life. Tree and action workers may still be
+     * releasing their COM objects: exiting under them races with those calls. */
+    win_job_drain(1000);
 }
 
 static const struct wa_backend win_backend = {

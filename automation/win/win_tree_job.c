@@ -72,6 +72,8 @@ static BOOL CALLBACK keep_mta(PINIT_ONCE once, void *param, void **ctx)
     return TRUE;
 }
 
+static volatile LONG live_workers; /* started and not yet past CoUninitialize */
+
 static DWORD WINAPI job_thread(void *p)
 {
     struct win_job *j = p;
@@ -88,7 +90,16 @@ static DWORD WINAPI job_thread(void *p)
     job_unref(j); /* may free arg, releasing COM objects: before CoUninitialize */
     if (SUCCEEDED(hr))
         CoUninitialize();
+    InterlockedDecrement(&live_workers);
     return 0;
+}
+
+void win_job_drain(int timeout_ms)
+{
+    for (int waited = 0; InterlockedCompareExchange(&live_workers, 0, 0) > 0 &&
+                         waited < timeout_ms;
+         waited += 5)
+        Sleep(5);
 }
 
 wa_err win_job_start(win_job_fn fn, void *arg, void (*free_arg)(void *), struct win_job **out)
@@ -115,9 +126,11 @@ wa_err win_job_start(win_job_fn fn, void *arg, void (*free_arg)(void *), struct 
     j->fn = fn;
     j->arg = arg;
     j->free_arg = free_arg;
+    InterlockedIncrement(&live_workers);
     HANDLE t = CreateThread(NULL, 0, job_thread, j, 0, NULL);
     if (!t) {
         DWORD err = GetLastError();
+        InterlockedDecrement(&live_workers);
         j->refs = 1;
         job_unref(j);
         return wa_fail(WA_E_IO, "CreateThread failed: error %lu", (unsigned long)err);

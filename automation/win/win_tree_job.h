@@ -52,4 +52,9 @@ wa_err win_job_wait(struct win_job *j, int timeout_ms, wa_err *result, bool *cap
 /* Drops the caller's reference (NULL is fine). */
 void win_job_release(struct win_job *j);
 
+/* Before the process exits: waits up to timeout_ms for workers still finishing (a
+ * worker releases its COM objects, cross-process calls, after its result is in).
+ * Workers stuck in a hung target are not waited for beyond the timeout. */
+void win_job_drain(int timeout_ms);
+
 #endif
