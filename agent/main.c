@@ -1,60 +1,58 @@
-/* winagent's entry point: picks the subcommand and hands over to its module. */
+/* winagent's entry point: picks the subcommand and hands over to its front end. */
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/cli.h"
-#include "agent/loop.h"
+#include "agent/front/cli.h"
+#include "agent/front/mcp.h"
+#include "agent/front/serve.h"
 #include "agent/main.h"
-#include "agent/mcp.h"
-#include "agent/serve.h"
+#include "agent/run/loop.h"
 #include "agent/version.h"
 
 static const char usage_text[] =
     "usage:\n"
     "  winagent [options] \"<prompt>\"        run the autonomous loop; final answer on stdout\n"
-    "  winagent windows [--json]            list top-level windows\n"
-    "  winagent tree [--window SEL] [--json] [--verbose]\n"
-    "  winagent screenshot [--window SEL] [--max-edge N] -o FILE.png\n"
+    "  winagent --replay DIR/trace.jsonl    re-run a recorded run without a model\n"
+    "  winagent windows | tree | state | screenshot | click | fill | ...   the desktop as\n"
+    "                                       commands (winagent help: the manual;\n"
+    "                                       winagent COMMAND --help: one command)\n"
     "  winagent act '<desktop tool JSON>' [--window SEL]\n"
+    "  winagent config                      every setting and where it came from\n"
     "  winagent mcp [--allow-shell] [--dry-run] [--audit-log FILE]   MCP server on stdio\n"
     "  winagent serve (--port N | --ipc-dir DIR) [--allow-shell] [--dry-run] [--audit-log FILE]\n"
-    "  winagent --replay DIR/trace.jsonl\n"
-    "  winagent --help | --version\n";
+    "  winagent --help | --version\n"
+    "run options: --provider openai-compatible|google --base-url URL --model NAME\n"
+    "  --max-steps N --mode auto|a11y|pixel --max-edge PX --history-images N --log-dir DIR\n"
+    "  --shell on|off|confirm --dry-run --no-stream --audit-log FILE\n";
 
 /* Runs the command argv names; returns the exit code. */
 static int run_command(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage_text, stderr);
-        return 1;
+        return EXIT_USAGE;
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("winagent %s (%s)\n", WINAGENT_VERSION, WINAGENT_TARGET);
-        return 0;
+        return EXIT_OK;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(usage_text, stdout);
-        return 0;
+        return EXIT_OK;
     }
-    static const struct {
-        const char *name;
-        int (*run)(int argc, char **argv);
-    } commands[] = {
-        {"windows", cmd_windows}, {"tree", cmd_tree}, {"screenshot", cmd_screenshot},
-        {"act", cmd_act},         {"mcp", cmd_mcp},   {"serve", cmd_serve},
-    };
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
-    if (cli_ctl_is_command(argv[1]))
-        return cmd_ctl(argc - 1, argv + 1);
+    if (strcmp(argv[1], "mcp") == 0)
+        return cmd_mcp(argc - 1, argv + 1);
+    if (strcmp(argv[1], "serve") == 0)
+        return cmd_serve(argc - 1, argv + 1);
+    if (cli_is_command(argv[1]))
+        return cli_main(argc - 1, argv + 1);
     /* Anything else is the run: options and one prompt, or --replay. A lone word that
      * is not a known command is most likely a mistyped command, not a task. */
     if (argc == 2 && argv[1][0] != '-' && !strchr(argv[1], ' ')) {
         fprintf(stderr, "winagent: unknown command '%s' (quote a task with spaces in it)\n",
                 argv[1]);
         fputs(usage_text, stderr);
-        return 1;
+        return EXIT_USAGE;
     }
     return cmd_run(argc, argv);
 }

@@ -78,3 +78,44 @@ void image_annotate_point(struct wa_image *img, int x, int y, const char *label)
                 put(img, x + dx, y + dy, MARK_RGB);
         }
 }
+
+#define MARK_BOX_RGB   0xff00ffu /* numbered boxes: magenta, rare in user interfaces */
+#define MARK_LABEL_RGB 0xffffffu
+
+void image_annotate_box(struct wa_image *img, int left, int top, int right, int bottom,
+                        const char *label)
+{
+    if (!img->px || img->width <= 0 || img->height <= 0 || right <= left || bottom <= top)
+        return;
+    /* a two-pixel frame inside the box */
+    for (int t = 0; t < 2; t++) {
+        for (int x = left; x < right; x++) {
+            put(img, x, top + t, MARK_BOX_RGB);
+            put(img, x, bottom - 1 - t, MARK_BOX_RGB);
+        }
+        for (int y = top; y < bottom; y++) {
+            put(img, left + t, y, MARK_BOX_RGB);
+            put(img, right - 1 - t, y, MARK_BOX_RGB);
+        }
+    }
+    if (!label || !*label)
+        return;
+    /* the number on a filled tab at the box's top-left corner, kept inside the image */
+    int scale = bottom - top >= 30 ? 2 : 1;
+    int bw = font_text_width(label, scale) + 4, bh = font_text_height(scale) + 4;
+    int bx = clamp(left, 0, img->width - bw > 0 ? img->width - bw : 0);
+    int by = clamp(top, 0, img->height - bh > 0 ? img->height - bh : 0);
+    fill(img, bx, by, bw, bh, MARK_BOX_RGB);
+    font_draw_text(img, bx + 2, by + 2, label, scale, MARK_LABEL_RGB);
+}
+
+void image_fill_rect(struct wa_image *img, int left, int top, int right, int bottom, uint32_t rgb)
+{
+    if (!img->px)
+        return;
+    left = clamp(left, 0, img->width);
+    right = clamp(right, 0, img->width);
+    top = clamp(top, 0, img->height);
+    bottom = clamp(bottom, 0, img->height);
+    fill(img, left, top, right - left, bottom - top, rgb);
+}

@@ -76,6 +76,29 @@ wa_err backend_target_window(const struct wa_backend *b, uint64_t *hwnd)
                                  : UNSUPPORTED(b, "find the target window");
 }
 
+wa_err backend_foreground_window(const struct wa_backend *b, uint64_t *hwnd)
+{
+    *hwnd = 0;
+    return b && b->foreground_window ? b->foreground_window(hwnd)
+                                     : UNSUPPORTED(b, "tell the foreground window");
+}
+
+wa_err backend_window_at(const struct wa_backend *b, int x, int y, uint64_t *hwnd)
+{
+    *hwnd = 0;
+    return b && b->window_at ? b->window_at(x, y, hwnd) : UNSUPPORTED(b, "tell windows at a point");
+}
+
+wa_err backend_resolve_program(const struct wa_backend *b, const char *name, char **path,
+                               char **runs)
+{
+    *path = *runs = NULL;
+    if (!name || !*name)
+        return wa_fail(WA_E_INVALID_ARGS, "no program named");
+    return b && b->resolve_program ? b->resolve_program(name, path, runs)
+                                   : UNSUPPORTED(b, "look programs up");
+}
+
 wa_err backend_focus_window(const struct wa_backend *b, uint64_t hwnd)
 {
     return b && b->focus_window ? b->focus_window(hwnd) : UNSUPPORTED(b, "focus windows");
@@ -232,20 +255,24 @@ wa_err backend_click(const struct wa_backend *b, int x, int y, enum wa_button bt
     return e;
 }
 
-wa_err backend_drag(const struct wa_backend *b, int x1, int y1, int x2, int y2)
+wa_err backend_drag(const struct wa_backend *b, int x1, int y1, int x2, int y2,
+                    enum wa_button btn, int duration_ms)
 {
     wa_err e = backend_mouse_move(b, x1, y1);
     if (e)
         return e;
-    if ((e = backend_mouse_button(b, WA_BUTTON_LEFT, true)))
+    if ((e = backend_mouse_button(b, btn, true)))
         return e;
     /* Move in steps: many applications start a drag only after seeing motion. */
-    const int steps = 8;
+    int steps = duration_ms / 16;
+    steps = steps < 8 ? 8 : steps > 200 ? 200 : steps;
+    int pause = duration_ms > 0 ? duration_ms / steps : 0;
     for (int i = 1; !e && i <= steps; i++) {
         e = backend_mouse_move(b, x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps);
-        os_sleep_ms(10);
+        if (pause > 0)
+            os_sleep_ms(pause);
     }
-    wa_err up = backend_mouse_button(b, WA_BUTTON_LEFT, false);
+    wa_err up = backend_mouse_button(b, btn, false); /* never leave the button held */
     return e ? e : up;
 }
 
@@ -258,51 +285,5 @@ wa_err backend_scroll(const struct wa_backend *b, bool have_point, int x, int y,
     int step = notches > 0 ? 1 : -1;
     for (int i = 0; !e && i != notches; i += step)
         e = backend_mouse_wheel(b, 120 * step, horizontal);
-    return e;
-}
-
-/* Parses "0x1a2b" (or a decimal handle); false when sel is not a handle. */
-static bool parse_handle(const char *sel, uint64_t *out)
-{
-    char *end = NULL;
-    if (str_starts_with(sel, "0x") || str_starts_with(sel, "0X")) {
-        *out = strtoull(sel + 2, &end, 16);
-        return end && *end == '\0' && end != sel + 2;
-    }
-    return false;
-}
-
-wa_err backend_find_window(const struct wa_backend *b, const char *sel, struct wa_window *out)
-{
-    memset(out, 0, sizeof *out);
-    if (!sel || !*sel)
-        return wa_fail(WA_E_INVALID_ARGS, "empty window selector");
-    uint64_t hwnd;
-    if (parse_handle(sel, &hwnd))
-        return backend_window_info(b, hwnd, out);
-    struct wa_window_list l;
-    wa_err e = backend_list_windows(b, &l);
-    if (e)
-        return e;
-    /* Best match first: exact title, title substring, process name. */
-    const struct wa_window *best = NULL;
-    int best_rank = 0;
-    for (size_t i = 0; i < l.count; i++) {
-        const struct wa_window *w = &l.items[i];
-        int rank = str_ieq(w->title, sel)           ? 4
-                   : str_icontains(w->title, sel)   ? 3
-                   : str_ieq(w->process, sel)       ? 2
-                   : str_icontains(w->process, sel) ? 1
-                                                    : 0;
-        if (rank > best_rank) { /* the list is in Z order: the topmost wins ties */
-            best = w;
-            best_rank = rank;
-        }
-    }
-    if (best)
-        e = wa_window_copy(best, out);
-    else
-        e = wa_fail(WA_E_WINDOW_NOT_FOUND, "no window matches '%s' (title or process name)", sel);
-    wa_window_list_cleanup(&l);
     return e;
 }

@@ -30,6 +30,7 @@ struct wa_window {
     unsigned long pid;
     char *process;    /* executable name, "notepad.exe"; "" when it cannot be read */
     struct wa_rect rect; /* the visible frame (DWM extended frame bounds where there are) */
+    uint64_t owner;      /* the top-level window that owns it (dialogs, pop-ups); 0: none */
     enum wa_window_state state;
     bool foreground;
     bool visible;
@@ -97,13 +98,25 @@ struct wa_backend {
     /* The window actions go to when none is named: the foreground window, never the
      * console winagent runs in (and never winagent's own windows). */
     wa_err (*target_window)(uint64_t *hwnd);
+    /* The window in the foreground right now, whatever it is (0 when none). */
+    wa_err (*foreground_window)(uint64_t *hwnd);
+    /* The top-level window under screen point (x, y): the one that would receive a
+     * click there (0 when none). */
+    wa_err (*window_at)(int x, int y, uint64_t *hwnd);
     /* Brings to the foreground and verifies it (retrying); WA_E_FOCUS_FAILED honestly. */
     wa_err (*focus_window)(uint64_t hwnd);
     wa_err (*move_window)(uint64_t hwnd, struct wa_rect r);
     wa_err (*set_window_state)(uint64_t hwnd, enum wa_window_state s);
     wa_err (*close_window)(uint64_t hwnd);
+    /* What would run for a program name, path or document: *path gets the full path of
+     * the file named (NULL when it is not a file that exists) and *runs the executable
+     * that would run it (the file itself for a program; the associated program for a
+     * document, URL or protocol). WA_E_ELEMENT_NOT_FOUND when nothing is known by that
+     * name. */
+    wa_err (*resolve_program)(const char *name, char **path, char **runs);
     /* Starts a program by name, path or command line; waits up to timeout_ms for a
-     * window of it and returns it (0 when none appeared, which is not an error). */
+     * window of it and returns it (0 when none appeared, which is not an error). The
+     * core decides beforehand whether the command may run (launch.h). */
     wa_err (*launch)(const char *command, int timeout_ms, uint64_t *hwnd);
     wa_err (*monitors)(struct wa_monitor *out, size_t max, size_t *count);
 
@@ -142,6 +155,10 @@ const struct wa_backend *backend_default(void);
 wa_err backend_list_windows(const struct wa_backend *b, struct wa_window_list *out);
 wa_err backend_window_info(const struct wa_backend *b, uint64_t hwnd, struct wa_window *out);
 wa_err backend_target_window(const struct wa_backend *b, uint64_t *hwnd);
+wa_err backend_foreground_window(const struct wa_backend *b, uint64_t *hwnd);
+wa_err backend_window_at(const struct wa_backend *b, int x, int y, uint64_t *hwnd);
+wa_err backend_resolve_program(const struct wa_backend *b, const char *name, char **path,
+                               char **runs);
 wa_err backend_focus_window(const struct wa_backend *b, uint64_t hwnd);
 wa_err backend_move_window(const struct wa_backend *b, uint64_t hwnd, struct wa_rect r);
 wa_err backend_set_window_state(const struct wa_backend *b, uint64_t hwnd,
@@ -170,13 +187,11 @@ wa_err backend_run_shell(const struct wa_backend *b, const char *command, int ti
 
 /* Composite input built from the primitives above (portable). */
 wa_err backend_click(const struct wa_backend *b, int x, int y, enum wa_button btn, int count);
-wa_err backend_drag(const struct wa_backend *b, int x1, int y1, int x2, int y2);
+/* Press at (x1, y1), move to (x2, y2) in steps over duration_ms, release. */
+wa_err backend_drag(const struct wa_backend *b, int x1, int y1, int x2, int y2,
+                    enum wa_button btn, int duration_ms);
 /* notches > 0 scrolls up/right; at (x, y) when have_point. */
 wa_err backend_scroll(const struct wa_backend *b, bool have_point, int x, int y, int notches,
                       bool horizontal);
-
-/* Finds a window by SEL: "0x1a2b" handle, else a case-insensitive substring of the
- * title or the process name (exact title, then title, then process). */
-wa_err backend_find_window(const struct wa_backend *b, const char *sel, struct wa_window *out);
 
 #endif

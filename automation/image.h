@@ -55,6 +55,14 @@ wa_err base64_decode(const char *text, size_t len, struct dynbuf *out);
  * it stays inside the image. Points outside the image are clamped to its edge. */
 void image_annotate_point(struct wa_image *img, int x, int y, const char *label);
 
+/* Draws a numbered mark: a box outlining [left,right) x [top,bottom) (image pixels) and
+ * the label on a tab at its top-left corner, kept inside the image. */
+void image_annotate_box(struct wa_image *img, int left, int top, int right, int bottom,
+                        const char *label);
+
+/* Fills [left,right) x [top,bottom), clipped to the image, with 0xRRGGBB (opaque). */
+void image_fill_rect(struct wa_image *img, int left, int top, int right, int bottom, uint32_t rgb);
+
 /* Reads the pixel at (x, y) as 0xRRGGBB whatever the channel order. */
 uint32_t image_pixel_rgb(const struct wa_image *img, int x, int y);
 

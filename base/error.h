@@ -30,6 +30,10 @@
     X(TIMEOUT, "timeout", "timed out")                                                             \
     X(ACTION_FAILED, "action_failed", "action failed")                                             \
     X(DENIED, "denied", "refused by policy")                                                       \
+    X(SHELL_DISABLED, "shell_disabled", "needs the shell permission")                              \
+    X(FOCUS_LOST, "focus_lost", "another window took the foreground")                              \
+    X(NOT_VERIFIED, "not_verified", "the control does not hold what was sent")                     \
+    X(CANCELLED, "cancelled", "cancelled by the client")                                           \
     X(IO, "io_error", "input/output error")                                                        \
     X(TOO_LARGE, "too_large", "data exceeds its size limit")                                       \
     X(PARSE, "parse_error", "malformed data")                                                      \

@@ -46,6 +46,8 @@ void os_interrupt_mark(int reason);
 FILE *os_fopen(const char *path, const char *mode);
 bool os_path_exists(const char *path);
 bool os_is_dir(const char *path);
+/* A regular file, not a link, folder or device. */
+bool os_is_plain_file(const char *path);
 /* Creates the folder and its parents; an existing folder is fine. */
 wa_err os_mkdir_p(const char *path);
 /* Reads a whole file of at most max bytes into a NUL-terminated heap buffer. */
@@ -75,8 +77,24 @@ char *os_getenv(const char *name);
 /* Sets (value != NULL) or removes a variable for this process and its children. */
 wa_err os_setenv(const char *name, const char *value);
 
+/* The names of this process's environment variables (os_dir_list_cleanup frees). */
+wa_err os_env_names(struct os_dir_list *out);
+
 /* Runs fn(arg) on a new detached thread. */
 wa_err os_thread_start(void (*fn)(void *), void *arg);
+
+/* A mutex between the threads of this process. os_mutex_new: NULL when out of memory. */
+struct os_mutex;
+struct os_mutex *os_mutex_new(void);
+void os_mutex_free(struct os_mutex *m); /* NULL is fine */
+void os_mutex_lock(struct os_mutex *m);
+void os_mutex_unlock(struct os_mutex *m);
+
+/* The desktop's input lock, between winagent processes of this user session: input
+ * from two of them never interleaves. Waits up to timeout_ms; WA_E_TIMEOUT names the
+ * wait. The returned handle goes back to os_input_unlock. */
+wa_err os_input_lock(int timeout_ms, intptr_t *handle);
+void os_input_unlock(intptr_t handle);
 
 /* Process id of this process. */
 unsigned long os_pid(void);
@@ -97,6 +115,9 @@ typedef intptr_t os_socket;
 #define OS_SOCKET_NONE ((os_socket)-1)
 /* Listens on 127.0.0.1:port (0 picks a free port); *bound_port is the port taken. */
 wa_err os_tcp_listen_loopback(int port, os_socket *out, int *bound_port);
+/* How long a send to an accepted client may block before it fails (a client that
+ * stops reading). */
+#define OS_TCP_SEND_TIMEOUT_MS 10000
 /* Waits up to timeout_ms for a client; *out is OS_SOCKET_NONE when none came. */
 wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out);
 /* Receives up to cap bytes: WA_E_OK with *got > 0 for data, WA_E_OK with *got == 0

@@ -14,9 +14,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -141,6 +143,12 @@ bool os_is_dir(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool os_is_plain_file(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 wa_err os_mkdir_p(const char *path)
@@ -409,8 +417,12 @@ wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out)
     if (rc < 0)
         return wa_fail(WA_E_IO, "cannot wait for a client: %s", strerror(errno));
     int c = accept((int)listener, NULL, NULL);
-    if (c >= 0)
+    if (c >= 0) {
         fcntl(c, F_SETFD, FD_CLOEXEC);
+        /* A client that stops reading cannot hold a sender forever. */
+        struct timeval tv = {OS_TCP_SEND_TIMEOUT_MS / 1000, (OS_TCP_SEND_TIMEOUT_MS % 1000) * 1000};
+        setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    }
     if (c < 0) /* the client may have given up already: not the listener's fault */
         return errno == ECONNABORTED || errno == EAGAIN || errno == EINTR
                    ? WA_E_OK
@@ -456,4 +468,106 @@ void os_tcp_close(os_socket s)
 {
     if (s != OS_SOCKET_NONE)
         close((int)s);
+}
+
+/* ---- environment, mutexes, the input lock ---- */
+
+extern char **environ;
+
+wa_err os_env_names(struct os_dir_list *out)
+{
+    out->names = NULL;
+    out->count = 0;
+    size_t n = 0;
+    while (environ && environ[n])
+        n++;
+    out->names = calloc(n + 1, sizeof *out->names);
+    if (!out->names)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(environ[i], '=');
+        size_t len = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+        char *name = malloc(len + 1);
+        if (!name) {
+            os_dir_list_cleanup(out);
+            return wa_fail(WA_E_NOMEM, "out of memory");
+        }
+        memcpy(name, environ[i], len);
+        name[len] = '\0';
+        out->names[out->count++] = name;
+    }
+    return WA_E_OK;
+}
+
+struct os_mutex {
+    pthread_mutex_t m;
+};
+
+struct os_mutex *os_mutex_new(void)
+{
+    struct os_mutex *m = malloc(sizeof *m);
+    if (m && pthread_mutex_init(&m->m, NULL) != 0) {
+        free(m);
+        m = NULL;
+    }
+    return m;
+}
+
+void os_mutex_free(struct os_mutex *m)
+{
+    if (!m)
+        return;
+    pthread_mutex_destroy(&m->m);
+    free(m);
+}
+
+void os_mutex_lock(struct os_mutex *m)
+{
+    pthread_mutex_lock(&m->m);
+}
+
+void os_mutex_unlock(struct os_mutex *m)
+{
+    pthread_mutex_unlock(&m->m);
+}
+
+/* A lock file in the temporary folder, held with a non-blocking flock polled until the
+ * deadline: a process that dies releases it with its descriptor. */
+wa_err os_input_lock(int timeout_ms, intptr_t *handle)
+{
+    *handle = -1;
+    char *tmp = os_temp_dir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/winagent-input-%lu.lock", tmp ? tmp : "/tmp",
+             (unsigned long)getuid());
+    free(tmp);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return wa_fail(WA_E_IO, "cannot open the input lock %s: %s", path, strerror(errno));
+    int64_t end = os_now_ms() + timeout_ms;
+    for (;;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            *handle = fd;
+            return WA_E_OK;
+        }
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            close(fd);
+            return wa_fail(WA_E_IO, "cannot take the input lock: %s", strerror(errno));
+        }
+        if (os_now_ms() >= end) {
+            close(fd);
+            return wa_fail(WA_E_TIMEOUT,
+                           "another winagent kept the desktop's input for %d ms", timeout_ms);
+        }
+        struct timespec ts = {0, 5 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+void os_input_unlock(intptr_t handle)
+{
+    if (handle >= 0) {
+        flock((int)handle, LOCK_UN);
+        close((int)handle);
+    }
 }

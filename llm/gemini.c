@@ -196,15 +196,13 @@ static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools,
             return false;
         if (!tools[i].parameters)
             continue;
-        cJSON *src = cJSON_Parse(tools[i].parameters);
+        const cJSON *src = tools[i].parameters;
         if (!cJSON_IsObject(src)) {
-            cJSON_Delete(src);
             *err = wa_fail(WA_E_INVALID_ARGS, "tool %s: parameters are not a JSON object",
                            tools[i].name);
             return false;
         }
         cJSON *params = schema_to_gemini(src);
-        cJSON_Delete(src);
         if (!params)
             return false;
         /* A tool without parameters declares none: Gemini rejects an OBJECT with an

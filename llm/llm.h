@@ -57,12 +57,14 @@ struct llm_conversation {
     size_t cap;
 };
 
-/* A tool the model may call; parameters is a JSON-schema object as text. Written once,
- * rendered per provider (Gemini gets its accepted subset of JSON schema). */
+struct cJSON;
+
+/* A tool the model may call; parameters is its JSON-schema object (NULL: none). Written
+ * once, rendered per provider (Gemini gets its accepted subset of JSON schema). */
 struct llm_tool {
     const char *name;
     const char *description;
-    const char *parameters;
+    const struct cJSON *parameters;
 };
 
 void llm_conversation_init(struct llm_conversation *c);

@@ -195,11 +195,16 @@ static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools,
             (tools[i].description &&
              !cJSON_AddStringToObject(fn, "description", tools[i].description)))
             return false;
-        cJSON *params = tools[i].parameters
-                            ? cJSON_Parse(tools[i].parameters)
-                            : cJSON_Parse("{\"type\":\"object\",\"properties\":{}}");
-        if (!params || !cJSON_IsObject(params)) {
-            cJSON_Delete(params);
+        cJSON *params = NULL;
+        if (tools[i].parameters) {
+            params = cJSON_IsObject(tools[i].parameters)
+                         ? cJSON_Duplicate(tools[i].parameters, true)
+                         : NULL;
+        } else if ((params = cJSON_CreateObject())) {
+            cJSON_AddStringToObject(params, "type", "object");
+            cJSON_AddObjectToObject(params, "properties");
+        }
+        if (!params) {
             *err = wa_fail(WA_E_INVALID_ARGS, "tool %s: parameters are not a JSON object",
                            tools[i].name);
             return false;

@@ -311,14 +311,68 @@ static wa_err fake_close_window(uint64_t hwnd)
     return WA_E_OK;
 }
 
+static wa_err fake_foreground_window(uint64_t *hwnd)
+{
+    const cJSON *w = foreground_window();
+    *hwnd = w ? json_hwnd(cJSON_GetObjectItemCaseSensitive(w, "hwnd")) : 0;
+    return WA_E_OK;
+}
+
+static wa_err fake_window_at(int x, int y, uint64_t *hwnd)
+{
+    const cJSON *w;
+    *hwnd = 0;
+    cJSON_ArrayForEach(w, windows_array()) /* in Z order: the first one there is on top */
+    {
+        struct wa_rect r = json_rect(cJSON_GetObjectItemCaseSensitive(w, "rect"));
+        if (str_ieq(json_str(w, "state"), "minimized"))
+            continue;
+        if (x >= r.left && x < r.right && y >= r.top && y < r.bottom) {
+            *hwnd = json_hwnd(cJSON_GetObjectItemCaseSensitive(w, "hwnd"));
+            break;
+        }
+    }
+    return WA_E_OK;
+}
+
+/* The scene's "programs": {"name": {"path": "...", "runs": "..."}}; names of "launch"
+ * templates are programs too. */
+static wa_err fake_resolve_program(const char *name, char **path, char **runs)
+{
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(fk.scene, "programs"), name);
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(fk.scene, "launch"), name);
+    if (!p && !l)
+        return wa_fail(WA_E_ELEMENT_NOT_FOUND, "no program named '%s'", name);
+    const char *pp = p ? json_str(p, "path") : NULL;
+    const char *rr = p ? json_str(p, "runs") : NULL;
+    *path = pp ? str_dup(pp) : NULL;
+    *runs = str_dup(rr ? rr : pp ? pp : name);
+    return WA_E_OK;
+}
+
 static wa_err fake_launch(const char *command, int timeout_ms, uint64_t *hwnd)
 {
     (void)timeout_ms;
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "command", command);
     record("launch", f);
+    /* The core quotes a program it starts as it is: "notepad" is the template notepad. */
+    char name[512];
+    size_t n = strlen(command);
+    if (n >= 2 && command[0] == '"' && command[n - 1] == '"' && n - 2 < sizeof name)
+        snprintf(name, sizeof name, "%.*s", (int)(n - 2), command + 1);
+    else
+        snprintf(name, sizeof name, "%s", command);
+    const cJSON *programs = cJSON_GetObjectItemCaseSensitive(fk.scene, "programs"), *p;
+    cJSON_ArrayForEach(p, programs) /* a program named by its path */
+    {
+        if (json_str(p, "path") && strcmp(json_str(p, "path"), name) == 0)
+            snprintf(name, sizeof name, "%s", p->string);
+    }
     const cJSON *tmpl = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(fk.scene, "launch"), command);
+        cJSON_GetObjectItemCaseSensitive(fk.scene, "launch"), name);
     if (!tmpl)
         return wa_fail(WA_E_ACTION_FAILED, "cannot find the program '%s'", command);
     cJSON *w = cJSON_Duplicate(tmpl, true);
@@ -662,10 +716,13 @@ static const struct wa_backend fake_backend = {
     .list_windows = fake_list_windows,
     .window_info = fake_window_info,
     .target_window = fake_target_window,
+    .foreground_window = fake_foreground_window,
+    .window_at = fake_window_at,
     .focus_window = fake_focus_window,
     .move_window = fake_move_window,
     .set_window_state = fake_set_window_state,
     .close_window = fake_close_window,
+    .resolve_program = fake_resolve_program,
     .launch = fake_launch,
     .monitors = fake_monitors,
     .capture_screen = fake_capture_screen,

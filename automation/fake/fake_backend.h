@@ -13,8 +13,12 @@
  *                        "class": "...", "hwnd": 0, "patterns": ["invoke", ...],
  *                        "children": [...]}}],
  *  "launch": {"notepad": {window as above}},
+ *  "programs": {"notepad": {"path": "C:\\Windows\\notepad.exe"},
+ *               "report.py": {"path": "C:\\x\\report.py", "runs": "python.exe"}},
  *  "shell": {"echo hi": {"exit": 0, "out": "hi\n", "err": ""}}}
  *
+ * Programs resolve by the names in "programs" and "launch"; the window at a point
+ * is the first window (in list order, which is Z order) whose rect holds it.
  * Typed text is appended to the value of the focused node of the foreground window;
  * toggle flips "checked"; set_value sets "value"; close removes the window; focus
  * makes it foreground. Elements without "patterns" answer pattern actions with

@@ -60,10 +60,13 @@ static const struct wa_backend win_backend = {
     .list_windows = win_list_windows,
     .window_info = win_window_info,
     .target_window = win_target_window,
+    .foreground_window = win_foreground_window,
+    .window_at = win_window_at,
     .focus_window = win_focus_window,
     .move_window = win_move_window,
     .set_window_state = win_set_window_state,
     .close_window = win_close_window,
+    .resolve_program = win_resolve_program,
     .launch = win_launch,
     .monitors = win_monitors,
 

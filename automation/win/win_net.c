@@ -78,6 +78,9 @@ wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out)
                    ? WA_E_OK
                    : net_fail("cannot accept a client");
     SetHandleInformation((HANDLE)c, HANDLE_FLAG_INHERIT, 0);
+    /* A client that stops reading cannot hold a sender forever. */
+    DWORD send_ms = OS_TCP_SEND_TIMEOUT_MS;
+    setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, (const char *)&send_ms, sizeof send_ms);
     *out = (os_socket)c;
     return WA_E_OK;
 }

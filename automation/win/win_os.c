@@ -160,6 +160,13 @@ bool os_is_dir(const char *path)
     return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY);
 }
 
+bool os_is_plain_file(const char *path)
+{
+    DWORD a = attributes(path);
+    return a != INVALID_FILE_ATTRIBUTES &&
+           !(a & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT | FILE_ATTRIBUTE_DEVICE));
+}
+
 static wa_err mkdir_one(const wchar_t *w)
 {
     if (CreateDirectoryW(w, NULL) || GetLastError() == ERROR_ALREADY_EXISTS)
@@ -478,4 +485,95 @@ wa_err os_protocol_stdio(FILE **out)
     SetStdHandle(STD_OUTPUT_HANDLE, GetStdHandle(STD_ERROR_HANDLE));
     *out = f;
     return WA_E_OK;
+}
+
+/* ---- environment, mutexes, the input lock ---- */
+
+wa_err os_env_names(struct os_dir_list *out)
+{
+    out->names = NULL;
+    out->count = 0;
+    wchar_t *block = GetEnvironmentStringsW();
+    if (!block)
+        return wa_fail(WA_E_IO, "cannot read the environment");
+    size_t n = 0;
+    for (const wchar_t *p = block; *p; p += wcslen(p) + 1)
+        n++;
+    out->names = calloc(n + 1, sizeof *out->names);
+    wa_err e = out->names ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+    for (const wchar_t *p = block; !e && *p; p += wcslen(p) + 1) {
+        /* "=C:=C:\\dir" entries (per-drive folders) start with '=': not variables */
+        const wchar_t *eq = wcschr(p + 1, L'=');
+        if (*p == L'=' || !eq)
+            continue;
+        char *name = win_wide_to_utf8_n(p, (int)(eq - p));
+        if (!name)
+            e = wa_fail(WA_E_NOMEM, "out of memory");
+        else
+            out->names[out->count++] = name;
+    }
+    FreeEnvironmentStringsW(block);
+    if (e)
+        os_dir_list_cleanup(out);
+    return e;
+}
+
+struct os_mutex {
+    CRITICAL_SECTION cs;
+};
+
+struct os_mutex *os_mutex_new(void)
+{
+    struct os_mutex *m = malloc(sizeof *m);
+    if (m)
+        InitializeCriticalSection(&m->cs);
+    return m;
+}
+
+void os_mutex_free(struct os_mutex *m)
+{
+    if (!m)
+        return;
+    DeleteCriticalSection(&m->cs);
+    free(m);
+}
+
+void os_mutex_lock(struct os_mutex *m)
+{
+    EnterCriticalSection(&m->cs);
+}
+
+void os_mutex_unlock(struct os_mutex *m)
+{
+    LeaveCriticalSection(&m->cs);
+}
+
+/* A named mutex of the user's session: the system releases it when its holder dies
+ * (WAIT_ABANDONED, which still gives it to us). */
+wa_err os_input_lock(int timeout_ms, intptr_t *handle)
+{
+    *handle = 0;
+    HANDLE m = CreateMutexW(NULL, FALSE, L"Local\\winagent-desktop-input");
+    if (!m)
+        return wa_fail(WA_E_IO, "cannot open the input lock (error %lu)",
+                       (unsigned long)GetLastError());
+    DWORD r = WaitForSingleObject(m, timeout_ms < 0 ? 0 : (DWORD)timeout_ms);
+    if (r == WAIT_OBJECT_0 || r == WAIT_ABANDONED) {
+        *handle = (intptr_t)m;
+        return WA_E_OK;
+    }
+    CloseHandle(m);
+    if (r == WAIT_TIMEOUT)
+        return wa_fail(WA_E_TIMEOUT, "another winagent kept the desktop's input for %d ms",
+                       timeout_ms);
+    return wa_fail(WA_E_IO, "cannot take the input lock (error %lu)",
+                   (unsigned long)GetLastError());
+}
+
+void os_input_unlock(intptr_t handle)
+{
+    if (!handle)
+        return;
+    ReleaseMutex((HANDLE)handle);
+    CloseHandle((HANDLE)handle);
 }

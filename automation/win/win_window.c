@@ -5,6 +5,7 @@
 #include <dwmapi.h>
 #include <objbase.h>
 #include <shellapi.h>
+#include <shlwapi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "automation/win/win_utf8.h"
 #include "base/os.h"
+#include "base/str.h"
 
 /* How long window operations wait for another process to carry them out. */
 #define STATE_WAIT_MS   2000
@@ -253,6 +255,8 @@ static wa_err fill_info(HWND h, struct wa_window *w)
                              : WA_WINDOW_NORMAL;
     w->foreground = GetForegroundWindow() == h;
     w->visible = IsWindowVisible(h) != 0;
+    HWND owner = GetAncestor(h, GA_ROOTOWNER);
+    w->owner = owner && owner != h ? win_handle(owner) : 0;
     return WA_E_OK;
 }
 
@@ -321,6 +325,53 @@ wa_err win_target_window(uint64_t *hwnd)
     if (!*hwnd)
         return wa_fail(WA_E_WINDOW_NOT_FOUND, "no window to act on: nothing but winagent's "
                                               "console and the desktop is open");
+    return WA_E_OK;
+}
+
+wa_err win_foreground_window(uint64_t *hwnd)
+{
+    HWND fg = GetForegroundWindow();
+    *hwnd = fg ? win_handle(fg) : 0;
+    return WA_E_OK;
+}
+
+/* A top-level window that takes clicks at a point: visible, not cloaked, not one that
+ * lets the mouse through (layered and transparent). */
+static bool takes_point(HWND h, POINT p)
+{
+    if (!IsWindowVisible(h) || IsIconic(h) || win_window_cloaked(h))
+        return false;
+    LONG_PTR ex = GetWindowLongPtrW(h, GWL_EXSTYLE);
+    if ((ex & WS_EX_TRANSPARENT) && (ex & WS_EX_LAYERED))
+        return false;
+    RECT r;
+    return GetWindowRect(h, &r) && PtInRect(&r, p);
+}
+
+wa_err win_window_at(int x, int y, uint64_t *hwnd)
+{
+    POINT p = {x, y};
+    *hwnd = 0;
+    /* WindowFromPoint skips disabled windows (an owner while its modal dialog is up):
+     * the top-level window is the one in Z order whose rectangle holds the point. */
+    HWND h = WindowFromPoint(p);
+    HWND root = h ? GetAncestor(h, GA_ROOT) : NULL;
+    if (root) {
+        *hwnd = win_handle(root);
+        return WA_E_OK;
+    }
+    struct hwnd_vec all;
+    wa_err e = top_level_windows(&all);
+    if (e)
+        return e;
+    for (size_t i = 0; i < all.n && !*hwnd; i++)
+        if (takes_point(all.v[i], p))
+            *hwnd = win_handle(all.v[i]);
+    free(all.v);
+    if (!*hwnd) { /* the desktop itself is under every point of the screen */
+        HWND d = GetShellWindow();
+        *hwnd = win_handle(d ? d : GetDesktopWindow());
+    }
     return WA_E_OK;
 }
 
@@ -781,6 +832,105 @@ out:
     if (proc)
         CloseHandle(proc);
     free(before.v);
+    return e;
+}
+
+/* ---- what a launch would run ---- */
+
+static char *wide_to_heap_utf8(const wchar_t *w)
+{
+    return w ? win_wide_to_utf8(w) : NULL;
+}
+
+/* A registered application name ("winword"): App Paths in HKCU, then HKLM. */
+static bool app_path(const wchar_t *name, wchar_t *out, DWORD cap)
+{
+    wchar_t key[600];
+    const wchar_t *dot = wcsrchr(name, L'.');
+    swprintf(key, sizeof key / sizeof key[0],
+             L"Software\\Microsoft\\Windows\\CurrentVersion\\App Paths\\%ls%ls", name,
+             dot && _wcsicmp(dot, L".exe") == 0 ? L"" : L".exe");
+    HKEY roots[2] = {HKEY_CURRENT_USER, HKEY_LOCAL_MACHINE};
+    for (int i = 0; i < 2; i++) {
+        DWORD n = cap * sizeof *out;
+        if (RegGetValueW(roots[i], key, NULL, RRF_RT_REG_SZ | RRF_RT_REG_EXPAND_SZ, NULL, out,
+                         &n) == ERROR_SUCCESS)
+            return true;
+    }
+    return false;
+}
+
+/* The program that opens a file (by its extension) or a protocol ("http"). */
+static bool associated_program(const wchar_t *what, bool protocol, wchar_t *out, DWORD cap)
+{
+    DWORD n = cap;
+    HRESULT hr = AssocQueryStringW(protocol ? ASSOCF_IS_PROTOCOL | ASSOCF_NOTRUNCATE
+                                            : ASSOCF_INIT_IGNOREUNKNOWN | ASSOCF_NOTRUNCATE,
+                                   ASSOCSTR_EXECUTABLE, what, NULL, out, &n);
+    return SUCCEEDED(hr) && out[0];
+}
+
+static bool is_executable(const wchar_t *path)
+{
+    const wchar_t *dot = wcsrchr(path, L'.');
+    return dot && (_wcsicmp(dot, L".exe") == 0 || _wcsicmp(dot, L".com") == 0);
+}
+
+wa_err win_resolve_program(const char *name, char **path, char **runs)
+{
+    *path = *runs = NULL;
+    wchar_t *raw = win_utf8_to_wide(name);
+    if (!raw)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    wchar_t w[2048], found[2048], prog[2048];
+    if (!ExpandEnvironmentStringsW(raw, w, sizeof w / sizeof w[0]))
+        wcsncpy(w, raw, sizeof w / sizeof w[0] - 1), w[sizeof w / sizeof w[0] - 1] = 0;
+    free(raw);
+    wa_err e = WA_E_OK;
+    DWORD attr = GetFileAttributesW(w);
+    bool have = false;
+    if (attr != INVALID_FILE_ATTRIBUTES) {
+        have = GetFullPathNameW(w, sizeof found / sizeof found[0], found, NULL) > 0;
+    } else if (!wcschr(w, L'\\') && !wcschr(w, L'/')) {
+        have = SearchPathW(NULL, w, L".exe", sizeof found / sizeof found[0], found, NULL) > 0 ||
+               app_path(w, found, sizeof found / sizeof found[0]);
+    }
+    const wchar_t *colon = wcschr(w, L':');
+    bool protocol = !have && colon && colon - w >= 2;
+    if (have) {
+        *path = wide_to_heap_utf8(found);
+        if ((attr = GetFileAttributesW(found)) != INVALID_FILE_ATTRIBUTES &&
+            (attr & FILE_ATTRIBUTE_DIRECTORY))
+            *runs = str_dup("explorer.exe"); /* a folder opens in a file window */
+        else if (is_executable(found))
+            *runs = wide_to_heap_utf8(found);
+        else {
+            const wchar_t *ext = wcsrchr(found, L'.');
+            *runs = wide_to_heap_utf8(
+                ext && associated_program(ext, false, prog, sizeof prog / sizeof prog[0]) ? prog
+                                                                                          : found);
+        }
+    } else if (protocol) {
+        wchar_t scheme[64];
+        size_t n = (size_t)(colon - w) < 63 ? (size_t)(colon - w) : 63;
+        wcsncpy(scheme, w, n);
+        scheme[n] = 0;
+        if (associated_program(scheme, true, prog, sizeof prog / sizeof prog[0]))
+            *runs = wide_to_heap_utf8(prog);
+        else
+            e = wa_fail(WA_E_ELEMENT_NOT_FOUND, "nothing handles '%s' links here", name);
+    } else {
+        e = wa_fail(WA_E_ELEMENT_NOT_FOUND,
+                    "no program or file named '%s' (not a path, not on the PATH, not a "
+                    "registered application)",
+                    name);
+    }
+    if (!e && ((have && !*path) || !*runs)) {
+        free(*path);
+        free(*runs);
+        *path = *runs = NULL;
+        e = wa_fail(WA_E_NOMEM, "out of memory");
+    }
     return e;
 }
 

@@ -64,6 +64,9 @@ wa_err win_list_windows(struct wa_window_list *out);
 wa_err win_window_info(uint64_t hwnd, struct wa_window *out);
 wa_err win_target_window(uint64_t *hwnd);
 wa_err win_focus_window(uint64_t hwnd);
+wa_err win_foreground_window(uint64_t *hwnd);
+wa_err win_window_at(int x, int y, uint64_t *hwnd);
+wa_err win_resolve_program(const char *name, char **path, char **runs);
 wa_err win_move_window(uint64_t hwnd, struct wa_rect r);
 wa_err win_set_window_state(uint64_t hwnd, enum wa_window_state s);
 /* Posts WM_CLOSE and waits up to 2 s for the window to go. When it is still there

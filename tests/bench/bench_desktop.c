@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/desktop.h"
-#include "agent/observe.h"
+#include "agent/core/core.h"
+#include "agent/core/observe.h"
+#include "agent/front/wire.h"
 #include "automation/backend.h"
 #include "base/os.h"
 #include "base/str.h"
@@ -65,13 +66,17 @@ static double wait_event(const char *log, const char *needle, int before, double
     return -1;
 }
 
+/* The topmost window whose title or process holds sel, or 0. */
 static uint64_t find(const struct wa_backend *b, const char *sel)
 {
-    struct wa_window w;
-    if (backend_find_window(b, sel, &w) != WA_E_OK)
+    struct wa_window_list l;
+    uint64_t h = 0;
+    if (backend_list_windows(b, &l) != WA_E_OK)
         return 0;
-    uint64_t h = w.hwnd;
-    wa_window_cleanup(&w);
+    for (size_t i = 0; i < l.count && !h; i++)
+        if (str_icontains(l.items[i].title, sel) || str_icontains(l.items[i].process, sel))
+            h = l.items[i].hwnd;
+    wa_window_list_cleanup(&l);
     return h;
 }
 
@@ -171,7 +176,7 @@ int main(int argc, char **argv)
         struct wa_tree tree;
         observation_init(&obs);
         double t0 = os_clock_ms();
-        observe_window(b, app, &oo, &obs, &tree);
+        observe_window(b, app, &oo, NULL, &obs, &tree);
         t[i] = os_clock_ms() - t0;
         snprintf(note, sizeof note, "%zu chars of text", obs.text ? strlen(obs.text) : 0);
         tree_cleanup(&tree);
@@ -231,31 +236,50 @@ int main(int argc, char **argv)
         {"agent act + annotate", true, false},
         {"agent step (act+annotate+observe)", true, true},
     };
+    struct core_config cc = {.be = b, .max_actions_per_s = 1000};
+    struct core *core = NULL;
+    if (core_new(&cc, &core) != WA_E_OK) {
+        fprintf(stderr, "bench: no core: %s\n", wa_err_detail());
+        return 1;
+    }
+    char hwnd_text[32];
+    snprintf(hwnd_text, sizeof hwnd_text, "0x%llx", (unsigned long long)app);
     for (size_t st = 0; st < 3; st++) {
-        struct desktop_opts dopts;
-        desktop_opts_default(&dopts);
-        dopts.observe_after = stages[st].observe;
-        dopts.annotate = stages[st].annotate;
-        dopts.settle_ms = 0;
-        dopts.pinned_window = app;
-        struct desktop_session s;
-        desktop_session_init(&s, b, &dopts);
-        desktop_session_use_window(&s, app);
+        struct session_opts so;
+        session_opts_default(&so);
+        so.model_names = true;
+        so.after = stages[st].observe ? AFTER_OBSERVE : AFTER_NONE;
+        so.annotate = stages[st].annotate;
+        so.settle_ms = 0;
+        struct session *s = NULL;
+        struct op_request pin;
+        op_request_init(&pin, op_def(OP_FOCUS_WINDOW));
+        op_request_set_text(&pin, ARG_WINDOW, hwnd_text);
+        if (session_new(core, &so, &s) || session_pin_window(s, &pin.window)) {
+            fprintf(stderr, "bench: no session: %s\n", wa_err_detail());
+            return 1;
+        }
+        op_request_cleanup(&pin);
         for (int i = 0; i < runs; i++) {
-            struct desktop_result r;
-            desktop_result_init(&r);
+            struct op_request q;
+            struct op_result r;
+            op_result_init(&r);
             double t0 = os_clock_ms();
-            desktop_call_text(&s, "{\"action\":\"click\",\"x\":80,\"y\":230}", &r);
+            if (wire_request_text("{\"action\":\"click\",\"x\":80,\"y\":230}", WIRE_MODEL, NULL,
+                                  &q) == WA_E_OK)
+                core_perform(s, &q, &r);
             t[i] = os_clock_ms() - t0;
             snprintf(note, sizeof note, "%s",
                      r.obs.kind == OBS_TREE    ? "observation: tree"
                      : r.obs.kind == OBS_IMAGE ? "observation: image"
                                                : "");
-            desktop_result_cleanup(&r);
+            op_request_cleanup(&q);
+            op_result_cleanup(&r);
         }
         record(stages[st].name, t, runs, note);
-        desktop_session_cleanup(&s);
+        session_free(s);
     }
+    core_free(core);
 
     if (json) {
         printf("[");

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "base/dynbuf.h"
 #include "base/os.h"
 #include "fake_llm_proc.h"
@@ -72,19 +74,31 @@ static struct llm_config test_config(const struct fake_llm *f, enum llm_provider
 }
 
 /* Tools as the loop declares them (the schema uses keywords Gemini rejects). */
-static const struct llm_tool test_tools[] = {
-    {"desktop", "Observe and act on the desktop.",
-     "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","
-     "\"additionalProperties\":false,\"properties\":{\"action\":{\"type\":\"string\","
-     "\"enum\":[\"click\",\"type\",\"key\",\"screenshot\",\"launch\",\"wait\"]},"
-     "\"x\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":999},"
-     "\"seconds\":{\"type\":\"number\",\"enum\":[1,2,5]},"
-     "\"mode\":{\"const\":\"auto\"}},\"required\":[\"action\"]}"},
-    {"powershell", "Run a PowerShell command.",
-     "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\"},"
-     "\"timeout_s\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"command\"]}"},
+static const char *const test_tool_schemas[] = {
+    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","
+    "\"additionalProperties\":false,\"properties\":{\"action\":{\"type\":\"string\","
+    "\"enum\":[\"click\",\"type\",\"key\",\"screenshot\",\"launch\",\"wait\"]},"
+    "\"x\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":999},"
+    "\"seconds\":{\"type\":\"number\",\"enum\":[1,2,5]},"
+    "\"mode\":{\"const\":\"auto\"}},\"required\":[\"action\"]}",
+    "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\"},"
+    "\"timeout_s\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"command\"]}",
 };
-#define N_TEST_TOOLS (sizeof test_tools / sizeof test_tools[0])
+
+/* The tools, their schemas parsed once (kept for the whole test program). */
+static const struct llm_tool *test_tools_get(void)
+{
+    static struct llm_tool tools[2];
+    if (!tools[0].name) {
+        tools[0] = (struct llm_tool){"desktop", "Observe and act on the desktop.",
+                                     cJSON_Parse(test_tool_schemas[0])};
+        tools[1] = (struct llm_tool){"powershell", "Run a PowerShell command.",
+                                     cJSON_Parse(test_tool_schemas[1])};
+    }
+    return tools;
+}
+#define test_tools   (test_tools_get())
+#define N_TEST_TOOLS 2
 
 /* A one-user-turn conversation. */
 static void test_conversation(struct llm_conversation *c)

@@ -206,11 +206,12 @@ static void build_round(struct llm_conversation *c)
 static cJSON *render(const struct llm_provider_ops *ops, struct llm_settings *s,
                      const struct llm_conversation *c, struct llm_wire *w)
 {
-    static const struct llm_tool tool = {"desktop", "acts",
-                                         "{\"type\":\"object\",\"additionalProperties\":false,"
-                                         "\"properties\":{\"action\":{\"type\":\"string\"}}}"};
+    cJSON *schema = cJSON_Parse("{\"type\":\"object\",\"additionalProperties\":false,"
+                                "\"properties\":{\"action\":{\"type\":\"string\"}}}");
+    const struct llm_tool tool = {"desktop", "acts", schema};
     memset(w, 0, sizeof *w);
     assert_int_equal(ops->build(s, c, &tool, 1, w), WA_E_OK);
+    cJSON_Delete(schema);
     cJSON *body = cJSON_Parse(w->body);
     assert_non_null(body);
     return body;
@@ -347,7 +348,8 @@ static void bad_tool_schema_is_refused(void **state)
     struct llm_conversation c;
     llm_conversation_init(&c);
     llm_conversation_add_user(&c, "x", NULL, 0);
-    struct llm_tool bad = {"t", "d", "{not json"};
+    cJSON *not_object = cJSON_CreateArray();
+    struct llm_tool bad = {"t", "d", not_object};
     struct llm_settings s = {.base_url = "http://h/v1", .model = "m", .temperature = -1};
     struct llm_wire w;
     memset(&w, 0, sizeof w);
@@ -356,6 +358,7 @@ static void bad_tool_schema_is_refused(void **state)
     assert_int_equal(llm_gemini_ops.build(&s, &c, &bad, 1, &w), WA_E_INVALID_ARGS);
     llm_wire_cleanup(&w);
     llm_conversation_cleanup(&c);
+    cJSON_Delete(not_object);
 }
 
 /* Feeds stream events to a provider and returns the assembled reply. */

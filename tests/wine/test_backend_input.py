@@ -32,12 +32,12 @@ class Input(unittest.TestCase):
         call = dict({"action": action, "x": to_norm(px, l, r - l), "y": to_norm(py, t, b - t)},
                     **extra)
         res = act(call, window=self.app.ready["hwnd"])
-        self.assertTrue(res.get("ok"), res)
+        self.assertTrue(res.get("success"), res)
         return res
 
     def act(self, call):
         res = act(call, window=self.app.ready["hwnd"])
-        self.assertTrue(res.get("ok"), res)
+        self.assertTrue(res.get("success"), res)
         return res
 
     def mark(self):

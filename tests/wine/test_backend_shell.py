@@ -12,7 +12,8 @@ from watest import TestApp, fake_llm, tool_call, run_dirs, read_trace, win_path,
 
 def shell_results(commands, env=None):
     """Runs the agent with one powershell call per step; returns the tool results in
-    order (dicts with exit_code, timed_out, stdout, stderr, ms; or ok/error)."""
+    order (the data: exit_code, timed_out, stdout, stderr, ms; or the failure with
+    success false and its error)."""
     steps = [{"tool_calls": [tool_call(c, name="powershell", id="call_%d" % i)]}
              for i, c in enumerate(commands)]
     steps.append({"text": "done"})
@@ -37,7 +38,8 @@ def shell_results(commands, env=None):
     for line in read_trace(run_dir):
         for call in line.get("tool_calls", []):
             if call.get("name") == "powershell":
-                results.append(call["result"])
+                res = call["result"]
+                results.append(res["data"] if res.get("success") else res)
     return results
 
 
@@ -108,7 +110,7 @@ class ShellStartFailure(unittest.TestCase):
     def test_a_missing_shell_is_reported_to_the_model(self):
         (r,) = shell_results([{"command": "echo hi"}],
                              env={"WINAGENT_SHELL": "no-such-shell.exe -c"})
-        self.assertFalse(r["ok"], r)
+        self.assertFalse(r["success"], r)
         self.assertEqual(r["error"]["code"], "action_failed")
         self.assertIn("WINAGENT_SHELL", r["error"]["message"])
 

@@ -29,7 +29,7 @@ def windows():
     code, out, err = winagent("windows", "--json")
     if code != 0:
         raise AssertionError("windows --json failed: %s" % err)
-    return json.loads(out)
+    return json.loads(out)["data"]["windows"]
 
 
 def window(hwnd):
@@ -66,7 +66,7 @@ class Notepad:
 
     def __enter__(self):
         self.result = act({"action": "launch", "command": "notepad"})
-        self.hwnd = self.result.get("window", {}).get("hwnd")
+        self.hwnd = self.result.get("data", {}).get("window", {}).get("hwnd")
         return self
 
     def __exit__(self, *exc):
@@ -114,12 +114,12 @@ class TestappWindow(unittest.TestCase):
             hwnd = app.ready["hwnd"]
             self.assertTrue(window(pad.hwnd)["foreground"])
             r = act({"action": "focus_window", "window": hwnd})
-            self.assertTrue(r["ok"], r)
+            self.assertTrue(r["success"], r)
             self.assertTrue(window(hwnd)["foreground"])
             app.wait_event(lambda e: e.get("event") == "activate" and e["active"]
                            and e["t"] > app.ready["t"])
             r = act({"action": "focus_window", "window": "notepad"})
-            self.assertTrue(r["ok"], r)
+            self.assertTrue(r["success"], r)
             self.assertTrue(window(pad.hwnd)["foreground"])
             self.assertFalse(window(hwnd)["foreground"])
 
@@ -134,7 +134,7 @@ class TestappWindow(unittest.TestCase):
             with Notepad() as pad:
                 self.assertTrue(window(pad.hwnd)["foreground"])
                 r = act({"action": "focus_window", "window": hwnd})
-                self.assertTrue(r["ok"], r)
+                self.assertTrue(r["success"], r)
                 dialog = [w for w in windows() if w["title"] == "testapp dialog"]
                 self.assertTrue(dialog and dialog[0]["foreground"], windows())
                 act({"action": "type", "text": "to the dialog"})
@@ -146,7 +146,7 @@ class TestappWindow(unittest.TestCase):
             hwnd = app.ready["hwnd"]
             r = act({"action": "move_window", "window": hwnd,
                      "x": 230, "y": 150, "width": 800, "height": 600})
-            self.assertTrue(r["ok"], r)
+            self.assertTrue(r["success"], r)
             self.assertEqual(window(hwnd)["rect"], [230, 150, 1030, 750])
             app.wait_event(lambda e: e.get("event") == "window"
                            and e["rect"] == [230, 150, 1030, 750] and e["state"] == "restored")
@@ -160,7 +160,7 @@ class TestappWindow(unittest.TestCase):
                                           ("minimize", "minimized", "minimized"),
                                           ("restore", "restored", "normal")):
                 r = act({"action": "set_window_state", "window": hwnd, "state": state})
-                self.assertTrue(r["ok"], r)
+                self.assertTrue(r["success"], r)
                 self.assertEqual(window(hwnd)["state"], listed, state)
                 app.wait_event(lambda e: e.get("event") == "window" and e["state"] == logged)
             # restored to where it was, and a maximised frame covers the work area only
@@ -174,7 +174,7 @@ class TestappWindow(unittest.TestCase):
             act({"action": "set_window_state", "window": hwnd, "state": "minimize"})
             self.assertEqual(window(hwnd)["state"], "minimized")
             r = act({"action": "focus_window", "window": hwnd})
-            self.assertTrue(r["ok"], r)
+            self.assertTrue(r["success"], r)
             w = window(hwnd)
             self.assertEqual(w["state"], "normal")
             self.assertTrue(w["foreground"])
@@ -183,7 +183,7 @@ class TestappWindow(unittest.TestCase):
         with TestApp() as app:
             hwnd = app.ready["hwnd"]
             r = act({"action": "close_window", "window": hwnd})
-            self.assertTrue(r["ok"], r)
+            self.assertTrue(r["success"], r)
             app.wait_event(lambda e: e.get("event") == "close")
             self.assertIsNone(window(hwnd))
             self.assertEqual(app.proc.wait(10), 0)
@@ -194,7 +194,7 @@ class TestappWindow(unittest.TestCase):
             act({"action": "close_window", "window": hwnd})
             app.proc.wait(10)
             r = act({"action": "focus_window", "window": hwnd})
-            self.assertFalse(r["ok"], r)
+            self.assertFalse(r["success"], r)
             self.assertEqual(r["error"]["code"], "window_not_found")
             self.assertIn(hwnd, r["error"]["message"])
 
@@ -202,8 +202,8 @@ class TestappWindow(unittest.TestCase):
 class NotepadWindow(unittest.TestCase):
     def test_launch_by_name_returns_its_window(self):
         with Notepad() as pad:
-            self.assertTrue(pad.result["ok"], pad.result)
-            w = pad.result["window"]
+            self.assertTrue(pad.result["success"], pad.result)
+            w = pad.result["data"]["window"]
             self.assertEqual(w["process"], "notepad.exe")
             self.assertEqual(w["class"], "Notepad")
             self.assertIn("Notepad", w["title"])
@@ -213,24 +213,24 @@ class NotepadWindow(unittest.TestCase):
         with TestApp() as app, Notepad() as pad:
             r = act({"action": "move_window", "window": pad.hwnd,
                      "x": 300, "y": 200, "width": 640, "height": 480})
-            self.assertTrue(r["ok"], r)
+            self.assertTrue(r["success"], r)
             self.assertEqual(window(pad.hwnd)["rect"], [300, 200, 940, 680])
             for state, listed in (("maximize", "maximized"), ("minimize", "minimized"),
                                   ("restore", "normal")):
                 r = act({"action": "set_window_state", "window": pad.hwnd, "state": state})
-                self.assertTrue(r["ok"], r)
+                self.assertTrue(r["success"], r)
                 self.assertEqual(window(pad.hwnd)["state"], listed)
             self.assertEqual(window(pad.hwnd)["rect"], [300, 200, 940, 680])
             act({"action": "focus_window", "window": app.ready["hwnd"]})
             r = act({"action": "focus_window", "window": pad.hwnd})
-            self.assertTrue(r["ok"], r)
+            self.assertTrue(r["success"], r)
             self.assertTrue(window(pad.hwnd)["foreground"])
 
     def test_close_with_unsaved_text_leaves_the_prompt_up(self):
         with Notepad() as pad:
             act({"action": "type", "text": "unsaved words"}, window=pad.hwnd)
             r = act({"action": "close_window", "window": pad.hwnd})
-            self.assertTrue(r["ok"], r)  # not an error: the application asks first
+            self.assertTrue(r["success"], r)  # not an error: the application asks first
             listed = windows()
             self.assertIsNotNone(window(pad.hwnd), "notepad closed without asking")
             prompt = [w for w in listed if w["process"] == "notepad.exe"

@@ -94,7 +94,7 @@ class CliOnTestapp(unittest.TestCase):
         self.assertIn(d["error"]["code"], ("window_not_found", "stale_ref"))
         r = wa("click", "--window", "testapp", check=False)
         self.assertEqual(r.returncode, 1)
-        self.assertIn("click needs <ref>", r.stderr)
+        self.assertIn('click needs "ref"', r.stderr)
 
     def test_selectors_of_each_kind(self):
         m = wa_json("find", "~Appl?", "--window", "testapp")["data"]["matches"]

@@ -78,9 +78,18 @@ def clicks_on(app, control):
 class Gate(unittest.TestCase):
     def test_restricted_process_is_refused(self):
         with TestApp() as app:
+            s = McpSession()
+            ok = s.ref("Button", "OK")  # refs taken while testapp is not restricted
+            self.assertEqual(s.close(), 0)
             env = server_env(WINAGENT_RESTRICTED="notepad.exe, TESTAPP.exe")
             s = McpSession(env=env)
-            ok = s.ref("Button", "OK")  # reading is allowed
+            # Observing it is refused too: a password manager's tree shows its secrets.
+            j, res = s.call("state", window=WINDOW)
+            self.assertTrue(res["isError"])
+            self.assertEqual(j["error"]["code"], "denied")
+            self.assertNotIn("image", [c["type"] for c in res["content"]])
+            j, _ = s.call("windows")
+            self.assertNotIn("testapp.exe", [w["process"] for w in j["data"]["windows"]])
             j, res = s.call("click", window=WINDOW, ref=ok)
             self.assertTrue(res["isError"])
             self.assertEqual(j["error"]["code"], "denied")
@@ -137,7 +146,7 @@ class Gate(unittest.TestCase):
             edit = s.ref("Edit", "Name:")
             j, res = s.call("click", window=WINDOW, ref=ok)
             self.assertFalse(res["isError"], j)
-            self.assertTrue(j["data"]["dry_run"])
+            self.assertTrue(j["dry_run"])
             j, _ = s.call("fill", window=WINDOW, ref=edit, text="dry")
             self.assertTrue(j["success"], j)
             j, _ = s.call("keys", window=WINDOW, keys="ctrl+s")

@@ -68,13 +68,13 @@ class HungWindow(unittest.TestCase):
             r, secs = timed("tree", "--window", app.ready["hwnd"], "--json")
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertLess(secs, BUDGET_S + STARTUP_S)
-            t = json.loads(r.stdout)
-            names = [(n["type"], n["name"]) for n in t["nodes"]]
+            t = json.loads(r.stdout)["data"]
+            names = [(n["type"], n["name"]) for n in t["elements"]]
             # Class, style, rectangle and stored text need no message to the target.
             self.assertIn(("Window", "winagent hangapp"), names)
             self.assertIn(("Button", "Hung button"), names)
             self.assertIn(("Text", "Notes:"), names)
-            self.assertIn("Edit", [n["type"] for n in t["nodes"]])
+            self.assertIn("Edit", [n["type"] for n in t["elements"]])
 
     def test_hang_inside_a_call_gives_the_partial_tree(self):
         # The window answers pings, then hangs on WM_GETOBJECT, in the middle of the walk.
@@ -82,9 +82,9 @@ class HungWindow(unittest.TestCase):
             r, secs = timed("tree", "--window", app.ready["hwnd"], "--json")
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertLess(secs, BUDGET_S + STARTUP_S)
-            t = json.loads(r.stdout)
+            t = json.loads(r.stdout)["data"]
             self.assertTrue(t["timed_out"], t)
-            self.assertEqual(t["nodes"][0]["name"], "winagent hangapp")
+            self.assertEqual(t["elements"][0]["name"], "winagent hangapp")
             app.wait("hanging", 1)  # it really hung (and was asked by us)
 
             # Asked again, the window fails the ping: no call goes into it, and the
@@ -100,7 +100,7 @@ class HungWindow(unittest.TestCase):
             app.wait("hanging", 10)
             time.sleep(0.5)
             r, _ = timed("tree", "--window", app.ready["hwnd"], "--json")
-            button = [n for n in json.loads(r.stdout)["nodes"] if n["name"] == "Hung button"][0]
+            button = [n for n in json.loads(r.stdout)["data"]["elements"] if n["name"] == "Hung button"][0]
             r, secs = timed("act", json.dumps({"action": "invoke", "element": button["id"]}),
                             "--window", app.ready["hwnd"])
             # Whatever the outcome, it comes back: the pattern path gives up after 5 s,

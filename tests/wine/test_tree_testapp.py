@@ -11,12 +11,14 @@ def get_tree(sel, *extra):
     """The tree of window sel as `tree --json` gives it, and the stderr verdict line."""
     r = run_winagent("tree", "--window", sel, "--json", *extra)
     if r.returncode != 0:
-        raise AssertionError("tree failed (%d): %s" % (r.returncode, r.stderr))
-    return json.loads(r.stdout), r.stderr
+        raise AssertionError("tree failed (%d): %s %s" % (r.returncode, r.stdout, r.stderr))
+    j = json.loads(r.stdout)
+    assert j["success"], j
+    return j["data"], r.stderr
 
 
 def nodes_of(tree, type_, name=None):
-    return [n for n in tree["nodes"]
+    return [n for n in tree["elements"]
             if n["type"] == type_ and (name is None or n["name"] == name)]
 
 
@@ -24,7 +26,7 @@ def one(tree, type_, name):
     found = nodes_of(tree, type_, name)
     if len(found) != 1:
         raise AssertionError("expected one %s %r, found %d in: %s" % (
-            type_, name, len(found), [(n["type"], n["name"]) for n in tree["nodes"]]))
+            type_, name, len(found), [(n["type"], n["name"]) for n in tree["elements"]]))
     return found[0]
 
 
@@ -57,7 +59,7 @@ class TestappTree(unittest.TestCase):
         self.assertIn(t["source"], ("msaa", "uia"))
         self.assertTrue(t["useful"], verdict)
         self.assertIn("tree useful", verdict)
-        root = t["nodes"][0]
+        root = t["elements"][0]
         self.assertEqual((root["type"], root["name"]), ("Window", "winagent testapp"))
         self.assertEqual(t["window"]["process"].lower(), "testapp.exe")
         for name in ("OK", "Apply", "Open dialog..."):
@@ -66,10 +68,10 @@ class TestappTree(unittest.TestCase):
         edit = one(t, "Edit", "Name:")  # named by its label, its text is its value
         self.assertIn("value", edit)
         combo = one(t, "ComboBox", "Color:")
-        items = [n["name"] for n in t["nodes"] if n["parent"] == combo["id"]]
+        items = [n["name"] for n in t["elements"] if n["parent"] == combo["id"]]
         self.assertEqual(items, ["Red", "Green", "Blue"])
         lst = one(t, "List", "Items:")
-        items = [n for n in t["nodes"] if n["parent"] == lst["id"]]
+        items = [n for n in t["elements"] if n["parent"] == lst["id"]]
         self.assertEqual(len(items), 60)
         self.assertEqual(items[0]["type"], "ListItem")
         self.assertEqual(items[0]["name"], "Item 1")
@@ -96,7 +98,7 @@ class TestappTree(unittest.TestCase):
 
     def test_centres_match_documented_rects(self):
         t, _ = get_tree(self.sel, "--verbose")
-        frame = t["window"]["frame"]
+        frame = t["frame"]
         self.assertEqual(frame, self.app.ready["rect"])
         controls = self.app.ready["controls"]
         owner = nodes_of(t, "Button", "")
@@ -149,8 +151,8 @@ class TestappActions(unittest.TestCase):
         call = {"action": action, "element": node["id"]}
         call.update(extra)
         r, out = act(self.sel, call)
-        self.assertTrue(out.get("ok"), (r.returncode, out, r.stderr))
-        self.assertNotIn("click", out.get("via", "click"), out)
+        self.assertTrue(out.get("success"), (r.returncode, out, r.stderr))
+        self.assertNotIn("click", out["data"].get("via", "click"), out)
         return out
 
     def test_invoke_button(self):
@@ -165,7 +167,7 @@ class TestappActions(unittest.TestCase):
         # BM_CLICK does not return while the dialog is open: the action still succeeds.
         out = self.do("invoke", one(self.tree, "Button", "Open dialog..."))
         self.app.wait_event(lambda e: e["event"] == "dialog_open")
-        self.assertTrue(out["ok"])
+        self.assertTrue(out["success"])
 
     def test_toggle_checkbox_twice(self):
         box = one(self.tree, "CheckBox", "Enable feature")
@@ -178,17 +180,17 @@ class TestappActions(unittest.TestCase):
 
     def test_select_list_item(self):
         lst = one(self.tree, "List", "Items:")
-        item = [n for n in self.tree["nodes"]
+        item = [n for n in self.tree["elements"]
                 if n["parent"] == lst["id"] and n["name"] == "Item 3"][0]
         self.do("select", item)
         e = self.app.wait_event(lambda e: e["event"] == "list_select")
         self.assertEqual((e["index"], e["text"]), (2, "Item 3"))
         t, _ = get_tree(self.sel)
-        self.assertIn("selected", t["nodes"][item["id"] - 1]["states"])
+        self.assertIn("selected", t["elements"][item["id"] - 1]["states"])
 
     def test_select_offscreen_list_item(self):
         lst = one(self.tree, "List", "Items:")
-        item = [n for n in self.tree["nodes"]
+        item = [n for n in self.tree["elements"]
                 if n["parent"] == lst["id"] and n["name"] == "Item 42"][0]
         self.assertIn("offscreen", item["states"])
         self.do("select", item)

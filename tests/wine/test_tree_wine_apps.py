@@ -16,14 +16,14 @@ def wait_tree(sel, timeout=30.0):
     while True:
         r = run_winagent("tree", "--window", sel, "--json")
         if r.returncode == 0:
-            return json.loads(r.stdout), r.stderr
+            return json.loads(r.stdout)["data"], r.stderr
         if time.monotonic() > deadline:
             raise AssertionError("no tree of %r within %.0fs: %s" % (sel, timeout, r.stderr))
         time.sleep(0.5)
 
 
 def types(tree):
-    return [(n["type"], n["name"]) for n in tree["nodes"]]
+    return [(n["type"], n["name"]) for n in tree["elements"]]
 
 
 REGEDIT = "Registry Editor"
@@ -55,11 +55,11 @@ class Notepad(unittest.TestCase):
         with WineProgram("windows/system32/notepad.exe"):
             t, verdict = wait_tree("Untitled - Notepad")
             self.assertEqual(t["window"]["process"].lower(), "notepad.exe", verdict)
-            self.assertEqual(t["nodes"][0]["type"], "Window")
-            edits = [n for n in t["nodes"] if n["type"] == "Edit"]
+            self.assertEqual(t["elements"][0]["type"], "Window")
+            edits = [n for n in t["elements"] if n["type"] == "Edit"]
             self.assertEqual(len(edits), 1, types(t))
             self.assertEqual(edits[0].get("value"), "")
-            self.assertTrue([n for n in t["nodes"] if n["type"] in ("MenuBar", "MenuItem")],
+            self.assertTrue([n for n in t["elements"] if n["type"] in ("MenuBar", "MenuItem")],
                             types(t))
             self.assertLess(t["walk_ms"], 3000)
 
@@ -68,9 +68,9 @@ class Notepad(unittest.TestCase):
                                                 "value": "hello from winagent"}),
                              "--window", "Untitled - Notepad")
             out = json.loads(r.stdout)
-            self.assertTrue(out.get("ok"), (out, r.stderr))
+            self.assertTrue(out.get("success"), (out, r.stderr))
             t, _ = wait_tree("Notepad")
-            edit = [n for n in t["nodes"] if n["type"] == "Edit"][0]
+            edit = [n for n in t["elements"] if n["type"] == "Edit"][0]
             self.assertEqual(edit.get("value"), "hello from winagent")
 
 
@@ -79,11 +79,11 @@ class Regedit(unittest.TestCase):
         with WineProgram("windows/regedit.exe"):
             t, verdict = wait_tree("Registry Editor")
             self.assertEqual(t["window"]["process"].lower(), "regedit.exe", verdict)
-            kinds = [n["type"] for n in t["nodes"]]
+            kinds = [n["type"] for n in t["elements"]]
             self.assertIn("Tree", kinds, types(t))
             self.assertIn("List", kinds, types(t))
             self.assertIn("StatusBar", kinds, types(t))
-            tree_view = [n for n in t["nodes"] if n["type"] == "Tree"][0]
+            tree_view = [n for n in t["elements"] if n["type"] == "Tree"][0]
             self.assertEqual(tree_view.get("class"), "SysTreeView32")
             self.assertLess(t["walk_ms"], 3000)
 
@@ -111,21 +111,21 @@ class Regedit(unittest.TestCase):
             hkcu = item(t, "TreeItem", "HKEY_CURRENT_USER")
             env = [n for n in children(t, hkcu) if n["name"] == "Environment"][0]
             self.assertIn("selected", env["states"])
-            lst = [n for n in t["nodes"] if n["type"] == "List"][0]
+            lst = [n for n in t["elements"] if n["type"] == "List"][0]
             values = [n for n in children(t, lst) if n["type"] == "ListItem"]
             self.assertEqual(values[0]["name"], "(Default)")
             self.assertNotIn("selected", values[0]["states"])
             act_ok(REGEDIT, "select", values[0])
             t, _ = wait_tree("Registry Editor")
-            self.assertIn("selected", t["nodes"][values[0]["id"] - 1]["states"])
-            self.assertEqual(t["nodes"][values[0]["id"] - 1]["name"], "(Default)")
+            self.assertIn("selected", t["elements"][values[0]["id"] - 1]["states"])
+            self.assertEqual(t["elements"][values[0]["id"] - 1]["name"], "(Default)")
 
 
 class Wordpad(unittest.TestCase):
     def test_toolbar_buttons_and_combo_boxes(self):
         with WineProgram("Program Files/Windows NT/Accessories/wordpad.exe"):
             t, _ = wait_tree("Wine Wordpad")
-            bars = [n for n in t["nodes"] if n["type"] == "ToolBar"]
+            bars = [n for n in t["elements"] if n["type"] == "ToolBar"]
             self.assertTrue(bars, types(t))
             for bar in bars:
                 buttons = children(t, bar)
@@ -137,11 +137,11 @@ class Wordpad(unittest.TestCase):
                         (b["bounds"][1] + b["bounds"][3]) // 2
                     self.assertTrue(left <= x < right and top <= y < bottom, (b, bar))
             # The font and size boxes show their choice as value, not as name.
-            combos = [n for n in t["nodes"] if n["type"] == "ComboBox" and n.get("value")]
+            combos = [n for n in t["elements"] if n["type"] == "ComboBox" and n.get("value")]
             self.assertTrue(combos, types(t))
             for c in combos:
                 self.assertNotEqual(c["name"], c["value"])
-            edits = [n for n in t["nodes"] if n["type"] == "Edit"]
+            edits = [n for n in t["elements"] if n["type"] == "Edit"]
             self.assertTrue(edits)
 
 
@@ -149,26 +149,26 @@ class Winecfg(unittest.TestCase):
     def test_tabs(self):
         with WineProgram("windows/system32/winecfg.exe"):
             t, _ = wait_tree("Wine configuration")
-            tabs = [n["name"] for n in t["nodes"] if n["type"] == "TabItem"]
+            tabs = [n["name"] for n in t["elements"] if n["type"] == "TabItem"]
             self.assertIn("Graphics", tabs)
             self.assertIn("Applications", tabs)
             act_ok(WINECFG, "select", item(t, "TabItem", "Graphics"))
             t, _ = wait_tree("Wine configuration")
             self.assertIn("selected", item(t, "TabItem", "Graphics")["states"])
             # The property sheet switched to the page of that tab.
-            self.assertTrue([n for n in t["nodes"] if n["type"] == "CheckBox"
+            self.assertTrue([n for n in t["elements"] if n["type"] == "CheckBox"
                              and "virtual desktop" in n["name"]], types(t))
 
 
 def item(tree, type_, name):
-    found = [n for n in tree["nodes"] if n["type"] == type_ and n["name"] == name]
+    found = [n for n in tree["elements"] if n["type"] == type_ and n["name"] == name]
     if not found:
         raise AssertionError("no %s %r in %s" % (type_, name, types(tree)))
     return found[0]
 
 
 def children(tree, node):
-    return [n for n in tree["nodes"] if n["parent"] == node["id"]]
+    return [n for n in tree["elements"] if n["parent"] == node["id"]]
 
 
 def act_ok(sel, action, node):
@@ -177,7 +177,7 @@ def act_ok(sel, action, node):
     r = run_winagent("act", json.dumps({"action": action, "element": node["id"]}),
                      "--window", sel)
     out = json.loads(r.stdout)
-    if not out.get("ok") or out.get("via", "click").startswith("click"):
+    if not out.get("success") or out["data"].get("via", "click").startswith("click"):
         raise AssertionError("%s on %s %r: %s %s" % (action, node["type"], node["name"], out,
                                                      r.stderr))
     return out

@@ -1,0 +1,211 @@
+/* Launch classification: what will run, and whether it needs the shell permission. */
+#include "agent/core/launch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/str.h"
+
+/* Shells, script hosts, interpreters and the system's indirections that run code
+ * given to them; matched on the file name without its extension, and as a prefix for
+ * versioned names ("python3.12"). */
+static const char *const interpreters[] = {
+    "cmd",        "command",   "powershell", "powershell_ise", "pwsh",     "wscript",
+    "cscript",    "mshta",     "rundll32",   "rundll",         "regsvr32", "regsvcs",
+    "regasm",     "wsl",       "wslhost",    "bash",           "sh",       "zsh",
+    "dash",       "busybox",   "python",     "pythonw",        "py",       "pyw",
+    "node",       "deno",      "bun",        "perl",           "ruby",     "php",
+    "lua",        "tclsh",     "wish",       "java",           "javaw",    "msiexec",
+    "wmic",       "schtasks",  "at",         "forfiles",       "certutil", "bitsadmin",
+    "installutil", "msbuild",  "conhost",    "wt",             "runas",    "hh",
+    "cmstp",      "control",   "mmc",        "pcalua",         "scriptrunner", "odbcconf",
+    "msxsl",      "ieexec",    "dotnet",     "csi",            "fsi",      "winrm",
+};
+
+/* Extensions that run code or point elsewhere. */
+static const char *const scripts[] = {
+    "bat", "cmd", "btm", "ps1", "psm1", "psd1", "vbs", "vbe", "js", "jse", "wsf", "wsh", "wsc",
+    "hta", "lnk", "url", "website", "scf", "pif", "scr", "msc", "msi", "msp", "cpl", "reg",
+    "inf", "py", "pyw", "pyz", "pl", "rb", "php", "sh", "jar", "application", "appref-ms",
+    "settingcontent-ms", "library-ms", "search-ms", "chm", "xll", "xbap",
+};
+
+/* The file name of a path (after the last \ or /). */
+static const char *base_name(const char *path)
+{
+    const char *b = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '\\' || *p == '/')
+            b = p + 1;
+    return b;
+}
+
+/* The extension without its dot ("" when none). */
+static const char *extension(const char *path)
+{
+    const char *b = base_name(path);
+    const char *dot = strrchr(b, '.');
+    return dot && dot != b ? dot + 1 : "";
+}
+
+bool launch_is_interpreter(const char *program)
+{
+    if (!program)
+        return false;
+    const char *b = base_name(program);
+    char stem[128];
+    snprintf(stem, sizeof stem, "%s", b);
+    size_t n = strlen(stem);
+    if (n > 4 && (str_ieq(stem + n - 4, ".exe") || str_ieq(stem + n - 4, ".com")))
+        stem[n - 4] = '\0';
+    n = strlen(stem);
+    for (size_t i = 0; i < sizeof interpreters / sizeof interpreters[0]; i++) {
+        size_t m = strlen(interpreters[i]);
+        if (n < m)
+            continue;
+        char head[128];
+        memcpy(head, stem, m);
+        head[m] = '\0';
+        if (!str_ieq(head, interpreters[i]))
+            continue;
+        char next = stem[m];
+        /* the name itself, or the name with a version: "python3.12", "pwsh-preview" */
+        if (next == '\0' || (m > 2 && ((next >= '0' && next <= '9') || next == '.' ||
+                                       next == '-' || next == '_')))
+            return true;
+    }
+    return false;
+}
+
+bool launch_is_script(const char *program)
+{
+    const char *ext = program ? extension(program) : "";
+    for (size_t i = 0; *ext && i < sizeof scripts / sizeof scripts[0]; i++)
+        if (str_ieq(ext, scripts[i]))
+            return true;
+    return false;
+}
+
+/* "https://x", "ms-settings:", "mailto:a@b": a scheme of two or more letters (one is a
+ * drive letter). */
+static bool is_protocol(const char *s)
+{
+    size_t n = 0;
+    while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+           (n > 0 && ((s[n] >= '0' && s[n] <= '9') || s[n] == '+' || s[n] == '-' || s[n] == '.')))
+        n++;
+    return n >= 2 && s[n] == ':';
+}
+
+void launch_plan_cleanup(struct launch_plan *p)
+{
+    free(p->program);
+    free(p->args);
+    free(p->path);
+    free(p->runs);
+    free(p->command);
+    memset(p, 0, sizeof *p);
+}
+
+static void needs(struct launch_plan *p, const char *fmt, const char *a, const char *b)
+{
+    if (p->needs_shell)
+        return;
+    p->needs_shell = true;
+    snprintf(p->reason, sizeof p->reason, fmt, a, b ? b : "");
+}
+
+/* Splits command into program and arguments. */
+static wa_err split(const struct wa_backend *be, const char *command, struct launch_plan *p)
+{
+    const char *s = command;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        n--;
+    if (n == 0)
+        return wa_fail(WA_E_INVALID_ARGS, "launch needs a program name or path");
+    const char *rest;
+    if (*s == '"') {
+        const char *close = memchr(s + 1, '"', n - 1);
+        if (!close)
+            return wa_fail(WA_E_INVALID_ARGS, "unbalanced quote in the command: %.200s", command);
+        p->program = str_ndup(s + 1, (size_t)(close - s - 1));
+        rest = close + 1;
+    } else {
+        char *whole = str_ndup(s, n);
+        if (!whole)
+            return wa_fail(WA_E_NOMEM, "out of memory");
+        /* An unquoted path with spaces that names a file is that file. */
+        char *path = NULL, *runs = NULL;
+        bool file = memchr(whole, ' ', n) && backend_resolve_program(be, whole, &path, &runs) ==
+                                                 WA_E_OK && path;
+        free(path);
+        free(runs);
+        if (file) {
+            p->program = whole;
+            return WA_E_OK;
+        }
+        free(whole);
+        const char *sp = s;
+        while (sp < s + n && *sp != ' ' && *sp != '\t')
+            sp++;
+        p->program = str_ndup(s, (size_t)(sp - s));
+        rest = sp;
+    }
+    if (!p->program)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    if (!*p->program)
+        return wa_fail(WA_E_INVALID_ARGS, "launch needs a program name or path");
+    while (rest < s + n && (*rest == ' ' || *rest == '\t'))
+        rest++;
+    if (rest < s + n && !(p->args = str_ndup(rest, (size_t)(s + n - rest))))
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    return WA_E_OK;
+}
+
+wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct launch_plan *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!command)
+        return wa_fail(WA_E_INVALID_ARGS, "launch needs a program name or path");
+    wa_err e = split(be, command, out);
+    if (e)
+        goto fail;
+    const char *prog = out->program;
+    if (out->args)
+        needs(out, "it is a command line with arguments (\"%.60s\" ...)", out->args, NULL);
+    if (is_protocol(prog))
+        needs(out, "%.80s is a URL or protocol handler%s", prog, NULL);
+    if (launch_is_interpreter(prog))
+        needs(out, "%.80s is a shell, script host or interpreter%s", base_name(prog), NULL);
+    if (launch_is_script(prog))
+        needs(out, "%.80s is a script, shortcut or indirection%s", base_name(prog), NULL);
+    e = backend_resolve_program(be, prog, &out->path, &out->runs);
+    if (e == WA_E_ELEMENT_NOT_FOUND && out->needs_shell)
+        e = WA_E_OK; /* the shell is refused anyway, or will say so itself */
+    if (e)
+        goto fail;
+    if (out->runs && (launch_is_interpreter(out->runs) || launch_is_script(out->runs)))
+        needs(out, "%.80s opens with %.80s, a shell, script host or interpreter", base_name(prog),
+              base_name(out->runs));
+    if (out->needs_shell) {
+        out->command = str_dup(command);
+    } else {
+        /* Exactly that file, quoted so that nothing of it is read as an argument. */
+        const char *what = out->path ? out->path : prog;
+        size_t len = strlen(what) + 3;
+        if ((out->command = malloc(len)))
+            snprintf(out->command, len, "\"%s\"", what);
+    }
+    if (!out->command) {
+        e = wa_fail(WA_E_NOMEM, "out of memory");
+        goto fail;
+    }
+    return WA_E_OK;
+fail:
+    launch_plan_cleanup(out);
+    return e;
+}

@@ -1,0 +1,37 @@
+/* Launch is not a shell: what a launch command would actually run, and whether that
+ * needs the shell permission. A program named or given by path starts without it; a
+ * command line with arguments, a shell, script host or interpreter, a script file, a
+ * shortcut, URL or protocol handler, or a file whose association resolves to one of
+ * those, needs it. Parsing is quote-aware: an unquoted path with spaces that names an
+ * existing file is that file, never a program plus arguments. */
+#ifndef WINAGENT_AGENT_CORE_LAUNCH_H
+#define WINAGENT_AGENT_CORE_LAUNCH_H
+
+#include <stdbool.h>
+
+#include "automation/backend.h"
+
+struct launch_plan {
+    char *program;    /* the program part, quotes removed */
+    char *args;       /* the rest of the command line, or NULL */
+    char *path;       /* the file the program part names, or NULL (a bare name) */
+    char *runs;       /* what will run it (the program itself, or its association) */
+    bool needs_shell;
+    char reason[240]; /* why it needs the shell permission */
+    char *command;    /* what the backend is handed to start */
+};
+
+/* Classifies command (as typed by the model or a client). WA_E_INVALID_ARGS for an
+ * empty command or an unbalanced quote; WA_E_ELEMENT_NOT_FOUND when no program of
+ * that name exists (and it needs no shell to say so). */
+wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct launch_plan *out);
+void launch_plan_cleanup(struct launch_plan *p);
+
+/* True for shells, script hosts and interpreters ("cmd.exe", "C:\\x\\pwsh.exe",
+ * "python3.12"). */
+bool launch_is_interpreter(const char *program);
+/* True for files that run as scripts or indirections (.bat .cmd .ps1 .vbs .js .wsf
+ * .hta .lnk .url ...). */
+bool launch_is_script(const char *program);
+
+#endif

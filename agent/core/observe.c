@@ -1,0 +1,154 @@
+/* Observations: tree or pixels per step, with the verdict that chose between them. */
+#include "agent/core/observe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/os.h"
+#include "base/str.h"
+
+#define PNG_MAX_BYTES (64u << 20)
+#define TREE_TEXT_MAX (4u << 20)
+
+wa_err obs_mode_parse(const char *s, enum obs_mode *out)
+{
+    if (str_ieq(s, "auto"))
+        *out = OBS_AUTO;
+    else if (str_ieq(s, "a11y") || str_ieq(s, "tree") || str_ieq(s, "accessibility"))
+        *out = OBS_A11Y;
+    else if (str_ieq(s, "pixel") || str_ieq(s, "pixels") || str_ieq(s, "image") ||
+             str_ieq(s, "screenshot"))
+        *out = OBS_PIXEL;
+    else
+        return wa_fail(WA_E_INVALID_ARGS, "mode must be auto, a11y or pixel, not '%s'", s ? s : "");
+    return WA_E_OK;
+}
+
+const char *obs_mode_name(enum obs_mode m)
+{
+    return m == OBS_A11Y ? "a11y" : m == OBS_PIXEL ? "pixel" : "auto";
+}
+
+void observation_init(struct observation *o)
+{
+    memset(o, 0, sizeof *o);
+    dynbuf_init(&o->png, PNG_MAX_BYTES);
+}
+
+void observation_cleanup(struct observation *o)
+{
+    free(o->text);
+    free(o->png_base64);
+    dynbuf_cleanup(&o->png);
+    observation_init(o);
+}
+
+wa_err observation_set_image(struct observation *out, const struct wa_image *img, int max_edge)
+{
+    struct wa_image small = {0};
+    int64_t t0 = os_now_ms();
+    wa_err e = image_downscale(img, max_edge > 0 ? max_edge : 1280, &small);
+    if (e)
+        return e;
+    dynbuf_reset(&out->png);
+    e = png_encode(&small, &out->png);
+    struct dynbuf b64;
+    dynbuf_init(&b64, PNG_MAX_BYTES * 2);
+    if (!e)
+        e = base64_encode(out->png.data, out->png.len, &b64);
+    if (!e) {
+        free(out->png_base64);
+        out->png_base64 = dynbuf_take(&b64);
+        if (!out->png_base64)
+            e = wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    dynbuf_cleanup(&b64);
+    out->kind = OBS_IMAGE;
+    out->width = small.width;
+    out->height = small.height;
+    out->encode_ms = (double)(os_now_ms() - t0);
+    image_cleanup(&small);
+    return e;
+}
+
+static wa_err observe_pixels(const struct wa_backend *b, uint64_t hwnd,
+                             const struct observe_opts *o, const struct observe_capture *cap,
+                             struct observation *out)
+{
+    struct wa_image img = {0};
+    struct wa_rect frame;
+    int64_t t0 = os_now_ms();
+    wa_err e = cap ? cap->window(cap->ctx, hwnd, &img, &frame)
+                   : backend_capture_window(b, hwnd, &img, &frame);
+    out->capture_ms = (double)(os_now_ms() - t0);
+    if (e)
+        return e;
+    out->frame = frame;
+    e = observation_set_image(out, &img, o->max_edge);
+    image_cleanup(&img);
+    return e;
+}
+
+wa_err observe_window(const struct wa_backend *b, uint64_t hwnd, const struct observe_opts *o,
+                      const struct observe_capture *cap, struct observation *out,
+                      struct wa_tree *tree)
+{
+    tree_init(tree);
+    out->hwnd = hwnd;
+    if (o->mode == OBS_PIXEL) {
+        snprintf(out->verdict, sizeof out->verdict, "pixel mode");
+        return observe_pixels(b, hwnd, o, cap, out);
+    }
+    struct wa_tree_opts to = {.budget_ms = o->tree_budget_ms, .keep_handles = true};
+    int64_t t0 = os_now_ms();
+    wa_err e = backend_get_tree(b, hwnd, &to, tree);
+    out->tree_ms = (double)(os_now_ms() - t0);
+    char reason[128];
+    bool useful = false;
+    if (e) {
+        snprintf(reason, sizeof reason, "no tree: %s%s%s", wa_err_message(e),
+                 *wa_err_detail() ? ": " : "", wa_err_detail());
+        tree_cleanup(tree);
+        if (e == WA_E_WINDOW_NOT_FOUND)
+            return e;
+    } else {
+        useful = tree_is_useful(tree, reason, sizeof reason);
+    }
+    if (!e && (useful || o->mode == OBS_A11Y)) {
+        struct dynbuf text;
+        dynbuf_init(&text, TREE_TEXT_MAX);
+        e = tree_format(tree, NULL, &text);
+        if (e) {
+            dynbuf_cleanup(&text);
+            return e;
+        }
+        out->text = dynbuf_take(&text);
+        out->kind = OBS_TREE;
+        out->frame = tree->frame;
+        snprintf(out->verdict, sizeof out->verdict, "%s: tree %s (%s)", obs_mode_name(o->mode),
+                 useful ? "accepted" : "sent although not useful", reason);
+        return out->text ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    snprintf(out->verdict, sizeof out->verdict, "%s: tree rejected (%s), fell back to pixel",
+             obs_mode_name(o->mode), reason);
+    return observe_pixels(b, hwnd, o, cap, out);
+}
+
+wa_err observe_screen(const struct wa_backend *b, struct wa_rect r, const struct observe_opts *o,
+                      const struct observe_capture *cap, struct observation *out)
+{
+    struct wa_image img = {0};
+    int64_t t0 = os_now_ms();
+    wa_err e = cap ? cap->screen(cap->ctx, r, &img) : backend_capture_screen(b, r, &img);
+    out->capture_ms = (double)(os_now_ms() - t0);
+    if (e)
+        return e;
+    out->frame = r;
+    out->hwnd = 0;
+    snprintf(out->verdict, sizeof out->verdict, "screen [%d,%d][%d,%d]", r.left, r.top, r.right,
+             r.bottom);
+    e = observation_set_image(out, &img, o->max_edge);
+    image_cleanup(&img);
+    return e;
+}

@@ -1,0 +1,70 @@
+/* Observations: what the model (or a CLI user) sees of a window or monitor: the
+ * accessibility tree text when it is useful (mode auto), else a downscaled PNG. */
+#ifndef WINAGENT_AGENT_CORE_OBSERVE_H
+#define WINAGENT_AGENT_CORE_OBSERVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "automation/backend.h"
+#include "base/dynbuf.h"
+
+enum obs_mode {
+    OBS_AUTO,  /* the tree when tree_is_useful, else pixels */
+    OBS_A11Y,  /* the tree whenever one can be had */
+    OBS_PIXEL, /* always the image */
+};
+
+wa_err obs_mode_parse(const char *s, enum obs_mode *out);
+const char *obs_mode_name(enum obs_mode m);
+
+enum obs_kind {
+    OBS_NONE,
+    OBS_TREE,
+    OBS_IMAGE,
+};
+
+struct observation {
+    enum obs_kind kind;
+    struct wa_rect frame; /* what 0-999 spans: the window rect or the monitor rect */
+    uint64_t hwnd;        /* the window observed; 0 for a monitor */
+    char *text;           /* OBS_TREE: the §5 text, exactly as sent */
+    struct dynbuf png;    /* OBS_IMAGE: the PNG, exactly as sent */
+    char *png_base64;     /* OBS_IMAGE: the same, base64 */
+    int width, height;    /* OBS_IMAGE: size of the image sent */
+    char verdict[256];    /* "auto: tree accepted (...)" / "auto: tree rejected (...), fell
+                           * back to pixel" / "pixel mode" */
+    double capture_ms, encode_ms, tree_ms; /* timings of the phases that ran */
+};
+
+void observation_init(struct observation *o);
+void observation_cleanup(struct observation *o);
+
+struct observe_opts {
+    enum obs_mode mode;
+    int max_edge;       /* longest edge of images, pixels (default 1280) */
+    int tree_budget_ms; /* time budget of a tree walk */
+};
+
+/* How observations capture pixels: the core's captures black out restricted windows.
+ * NULL: straight from the backend. */
+struct observe_capture {
+    wa_err (*window)(void *ctx, uint64_t hwnd, struct wa_image *out, struct wa_rect *frame);
+    wa_err (*screen)(void *ctx, struct wa_rect r, struct wa_image *out);
+    void *ctx;
+};
+
+/* Observes window hwnd. On success *tree holds the walked tree (kept even when the
+ * image was chosen, so element ids stay usable); the caller owns and cleans it up. */
+wa_err observe_window(const struct wa_backend *b, uint64_t hwnd, const struct observe_opts *o,
+                      const struct observe_capture *cap, struct observation *out,
+                      struct wa_tree *tree);
+
+/* Observes a rectangle of the screen (a monitor) as an image. */
+wa_err observe_screen(const struct wa_backend *b, struct wa_rect r, const struct observe_opts *o,
+                      const struct observe_capture *cap, struct observation *out);
+
+/* Encodes img (downscaled to max_edge) into out's png/base64 fields. */
+wa_err observation_set_image(struct observation *out, const struct wa_image *img, int max_edge);
+
+#endif

@@ -1,0 +1,162 @@
+/* Operations on elements: accessibility patterns with a click where there is none,
+ * filling text, choosing items. */
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/core/perform.h"
+
+#define EXPAND_SETTLE_MS 150 /* a combo box's list needs a moment to open */
+
+/* The pattern, else what a person would do: click it (and for a value, select all and
+ * type). A timeout means the application is not answering: more input would only queue
+ * up, so that error is reported as it is. */
+static wa_err pattern(struct call *k, size_t i, enum wa_element_action a, const char *value)
+{
+    const struct wa_node *n = &k->s->tree.nodes[i];
+    const char *via = NULL;
+    wa_err e = send_element(k, i, a, value, &via);
+    if (e == WA_E_UNSUPPORTED || (e == WA_E_ACTION_FAILED && a != WA_ACT_SET_VALUE)) {
+        if (wa_rect_empty(n->bounds))
+            return e;
+        int x, y;
+        wa_rect_center(n->bounds, &x, &y);
+        e = send_click(k, x, y, WA_BUTTON_LEFT, 1);
+        via = "click";
+        if (!e && a == WA_ACT_SET_VALUE) {
+            struct wa_key_combo keys[1];
+            keys_parse_combo("ctrl+a", &keys[0]);
+            e = send_keys(k, keys, 1);
+            if (!e && *value) {
+                e = send_text(k, value);
+            } else if (!e) {
+                keys_parse_combo("delete", &keys[0]);
+                e = send_keys(k, keys, 1);
+            }
+            via = "click+select-all+type";
+        }
+    }
+    k->r->via = via;
+    return e;
+}
+
+static wa_err on_element(struct call *k, enum wa_element_action a, const char *value)
+{
+    size_t i;
+    wa_err e = call_element(k, ARG_ELEMENT, &i);
+    if (e)
+        return e;
+    const struct wa_node *n = &k->s->tree.nodes[i];
+    call_summary(k, "%s [%d] %s \"%.60s\"", k->name, k->r->element.id, n->type, n->name);
+    return pattern(k, i, a, value);
+}
+
+wa_err perform_invoke(struct call *k)
+{
+    return on_element(k, WA_ACT_INVOKE, NULL);
+}
+
+wa_err perform_toggle(struct call *k)
+{
+    return on_element(k, WA_ACT_TOGGLE, NULL);
+}
+
+wa_err perform_expand(struct call *k)
+{
+    return on_element(k, WA_ACT_EXPAND, NULL);
+}
+
+wa_err perform_collapse(struct call *k)
+{
+    return on_element(k, WA_ACT_COLLAPSE, NULL);
+}
+
+wa_err perform_set_value(struct call *k)
+{
+    return on_element(k, WA_ACT_SET_VALUE, k->q->text ? k->q->text : "");
+}
+
+wa_err perform_clear(struct call *k)
+{
+    return on_element(k, WA_ACT_SET_VALUE, "");
+}
+
+wa_err perform_focus_element(struct call *k)
+{
+    size_t i;
+    wa_err e = call_element(k, ARG_ELEMENT, &i);
+    if (e)
+        return e;
+    const char *via = NULL;
+    call_summary(k, "%s [%d]", k->name, k->r->element.id);
+    e = op_focus_element(k, i, &via);
+    k->r->via = via;
+    return e;
+}
+
+/* The item named name below node `under` (any depth), or -1; *count how many. */
+static int find_item(const struct wa_tree *t, int under, const char *name, int *count)
+{
+    int found = -1;
+    *count = 0;
+    for (size_t i = (size_t)under + 1; i < t->count; i++) {
+        if (t->nodes[i].depth <= t->nodes[under].depth)
+            break; /* left the subtree */
+        if (strcmp(t->nodes[i].name, name) == 0 && strcmp(t->nodes[i].type, "Text") != 0) {
+            if (found < 0)
+                found = (int)i;
+            (*count)++;
+        }
+    }
+    return found;
+}
+
+/* The item named name anywhere in the tree with an item's type, or -1. */
+static int find_any_item(const struct wa_tree *t, const char *name, int *count)
+{
+    static const char *const item_types[] = {"ListItem", "MenuItem", "TabItem", "TreeItem",
+                                             "DataItem"};
+    int found = -1;
+    *count = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        if (strcmp(t->nodes[i].name, name) != 0)
+            continue;
+        for (size_t j = 0; j < sizeof item_types / sizeof item_types[0]; j++)
+            if (strcmp(t->nodes[i].type, item_types[j]) == 0) {
+                if (found < 0)
+                    found = (int)i;
+                (*count)++;
+            }
+    }
+    return found;
+}
+
+wa_err perform_select(struct call *k)
+{
+    const char *item = k->q->item;
+    if (!item)
+        return on_element(k, WA_ACT_SELECT, NULL);
+    size_t i;
+    wa_err e = call_element(k, ARG_ELEMENT, &i);
+    if (e)
+        return e;
+    struct wa_tree *t = &k->s->tree;
+    call_summary(k, "%s \"%.60s\" in [%d] %s \"%.60s\"", k->name, item, k->r->element.id,
+                 t->nodes[i].type, t->nodes[i].name);
+    int count;
+    int at = find_item(t, (int)i, item, &count);
+    if (at < 0 && !k->dry) {
+        /* A closed combo box shows its items only once open. */
+        if ((e = pattern(k, i, WA_ACT_EXPAND, NULL)))
+            return e;
+        os_sleep_ms(EXPAND_SETTLE_MS);
+        if ((e = call_fresh_tree(k, t->hwnd)))
+            return e;
+        at = find_any_item(t, item, &count);
+    }
+    if (at < 0)
+        return wa_fail(WA_E_ELEMENT_NOT_FOUND, "no item \"%s\" in %s \"%s\"", item,
+                       k->r->element.type, k->r->element.name);
+    if (count > 1)
+        op_result_note(k->r, "%d items are named \"%s\"; chose the first", count, item);
+    return pattern(k, (size_t)at, WA_ACT_SELECT, NULL);
+}

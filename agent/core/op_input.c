@@ -1,0 +1,263 @@
+/* Mouse and keyboard operations: clicks, moves, drags, the wheel, typing, keys. */
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/core/perform.h"
+
+#define MAX_KEY_CHORDS 16
+
+/* Where an operation aims: screen pixels and their 0-999 form. */
+struct aim {
+    int px, py;
+    int nx, ny;
+    bool have;
+};
+
+/* An element's centre, x/y in the operation's unit, or nothing (need: an error). */
+static wa_err aim_at(struct call *k, enum op_arg el, enum op_arg xa, enum op_arg ya, bool need,
+                     struct aim *out)
+{
+    const struct op_request *q = k->q;
+    memset(out, 0, sizeof *out);
+    const struct elem_ref *ref = op_request_element(q, el);
+    struct wa_rect frame;
+    wa_err e;
+    if (ref && ref->kind != EREF_NONE) {
+        size_t i;
+        if ((e = call_element(k, el, &i)))
+            return e;
+        struct wa_rect b = k->s->tree.nodes[i].bounds;
+        if (wa_rect_empty(b))
+            return wa_fail(WA_E_ACTION_FAILED, "element [%d] has no location on screen",
+                           ref->kind == EREF_ID ? ref->id : (int)i + 1);
+        wa_rect_center(b, &out->px, &out->py);
+        if ((e = call_frame(k, &frame)))
+            return e;
+    } else if (op_request_has(q, xa) || op_request_has(q, ya)) {
+        if (!op_request_has(q, xa) || !op_request_has(q, ya))
+            return wa_fail(WA_E_INVALID_ARGS, "give both \"%s\" and \"%s\"",
+                           arg_name(xa, k->s->o.model_names), arg_name(ya, k->s->o.model_names));
+        int x = xa == ARG_X ? q->x : q->to_x, y = ya == ARG_Y ? q->y : q->to_y;
+        if ((e = call_frame(k, &frame)))
+            return e;
+        if (op_arg_unit(q->op, xa) == UNIT_PIXEL) {
+            out->px = x;
+            out->py = y;
+        } else if ((e = norm_point_to_pixel(frame, x, y, &out->px, &out->py))) {
+            return e;
+        }
+    } else {
+        return need ? wa_fail(WA_E_INVALID_ARGS, "%s needs \"%s\" and \"%s\" (%s) or \"%s\"",
+                              k->name, arg_name(xa, k->s->o.model_names),
+                              arg_name(ya, k->s->o.model_names),
+                              op_arg_unit(q->op, xa) == UNIT_PIXEL ? "screen pixels" : "0-999",
+                              arg_name(el, k->s->o.model_names))
+                    : WA_E_OK;
+    }
+    out->nx = pixel_to_norm(out->px, frame.left, wa_rect_width(frame));
+    out->ny = pixel_to_norm(out->py, frame.top, wa_rect_height(frame));
+    out->have = true;
+    return WA_E_OK;
+}
+
+static void report_point(struct call *k, const struct aim *a)
+{
+    struct op_result *r = k->r;
+    r->has_point = true;
+    r->nx = a->nx;
+    r->ny = a->ny;
+    r->px = a->px;
+    r->py = a->py;
+}
+
+/* The debug image: the frame as it is now, with a crosshair where the action aims. */
+static void annotate(struct call *k, const struct aim *a, const struct aim *to)
+{
+    if (!k->s->o.annotate)
+        return;
+    struct wa_rect frame;
+    if (call_frame(k, &frame) != WA_E_OK)
+        return;
+    struct op_result *r = k->r;
+    image_cleanup(&r->annotate);
+    struct wa_rect got;
+    if (call_capture(k, 0, frame, &r->annotate, &got) != WA_E_OK)
+        return;
+    char label[32];
+    snprintf(label, sizeof label, "(%d,%d)", a->nx, a->ny);
+    image_annotate_point(&r->annotate, a->px - frame.left, a->py - frame.top, label);
+    if (to) {
+        snprintf(label, sizeof label, "(%d,%d)", to->nx, to->ny);
+        image_annotate_point(&r->annotate, to->px - frame.left, to->py - frame.top, label);
+    }
+    r->has_annotate = true;
+}
+
+static wa_err click(struct call *k, enum wa_button b, int count)
+{
+    struct aim a;
+    wa_err e = aim_at(k, ARG_ELEMENT, ARG_X, ARG_Y, true, &a);
+    if (e)
+        return e;
+    call_summary(k, "%s (%d,%d)", k->name, a.nx, a.ny);
+    report_point(k, &a);
+    annotate(k, &a, NULL);
+    return send_click(k, a.px, a.py, b, count);
+}
+
+wa_err perform_click(struct call *k)
+{
+    return click(k, WA_BUTTON_LEFT, 1);
+}
+
+wa_err perform_double_click(struct call *k)
+{
+    return click(k, WA_BUTTON_LEFT, 2);
+}
+
+wa_err perform_right_click(struct call *k)
+{
+    return click(k, WA_BUTTON_RIGHT, 1);
+}
+
+wa_err perform_middle_click(struct call *k)
+{
+    return click(k, WA_BUTTON_MIDDLE, 1);
+}
+
+wa_err perform_click_at(struct call *k)
+{
+    return click(k, k->q->button, 1);
+}
+
+wa_err perform_mouse_move(struct call *k)
+{
+    struct aim a;
+    wa_err e = aim_at(k, ARG_ELEMENT, ARG_X, ARG_Y, true, &a);
+    if (e)
+        return e;
+    call_summary(k, "%s (%d,%d)", k->name, a.nx, a.ny);
+    report_point(k, &a);
+    annotate(k, &a, NULL);
+    return send_move(k, a.px, a.py);
+}
+
+static wa_err drag(struct call *k)
+{
+    struct aim from, to;
+    wa_err e = aim_at(k, ARG_ELEMENT, ARG_X, ARG_Y, true, &from);
+    if (!e)
+        e = aim_at(k, ARG_TO_ELEMENT, ARG_TO_X, ARG_TO_Y, true, &to);
+    if (e)
+        return e;
+    struct op_result *r = k->r;
+    call_summary(k, "%s (%d,%d)->(%d,%d)", k->name, from.nx, from.ny, to.nx, to.ny);
+    report_point(k, &from);
+    r->has_to = true;
+    r->to_nx = to.nx;
+    r->to_ny = to.ny;
+    r->to_px = to.px;
+    r->to_py = to.py;
+    annotate(k, &from, &to);
+    return send_drag(k, from.px, from.py, to.px, to.py, k->q->button, k->q->duration_ms);
+}
+
+wa_err perform_drag(struct call *k)
+{
+    return drag(k);
+}
+
+wa_err perform_drag_at(struct call *k)
+{
+    return drag(k);
+}
+
+static wa_err scroll(struct call *k)
+{
+    const struct op_request *q = k->q;
+    struct aim a;
+    wa_err e = aim_at(k, ARG_ELEMENT, ARG_X, ARG_Y, false, &a);
+    if (e)
+        return e;
+    if (!a.have) { /* the middle of the frame, so the wheel reaches the target window */
+        struct wa_rect f;
+        if ((e = call_frame(k, &f)))
+            return e;
+        wa_rect_center(f, &a.px, &a.py);
+        a.nx = a.ny = 500;
+    }
+    static const char *const dirs[] = {"up", "down", "left", "right"};
+    bool horizontal = q->direction == DIR_LEFT || q->direction == DIR_RIGHT;
+    int notches = q->direction == DIR_UP || q->direction == DIR_RIGHT ? q->amount : -q->amount;
+    call_summary(k, "%s %s %d at (%d,%d)", k->name, dirs[q->direction], q->amount, a.nx, a.ny);
+    report_point(k, &a);
+    annotate(k, &a, NULL);
+    return send_wheel(k, a.px, a.py, notches, horizontal);
+}
+
+wa_err perform_scroll(struct call *k)
+{
+    return scroll(k);
+}
+
+wa_err perform_scroll_at(struct call *k)
+{
+    return scroll(k);
+}
+
+/* Puts keyboard focus on an element: the focus pattern, else a click at its centre. */
+static wa_err focus_element(struct call *k, size_t index, const char **via)
+{
+    wa_err e = send_element(k, index, WA_ACT_FOCUS, NULL, via);
+    if (e == WA_E_OK || e == WA_E_DENIED || e == WA_E_WINDOW_NOT_FOUND)
+        return e;
+    int x, y;
+    wa_rect_center(k->s->tree.nodes[index].bounds, &x, &y);
+    *via = "click";
+    return send_click(k, x, y, WA_BUTTON_LEFT, 1);
+}
+
+/* Characters, not UTF-8 bytes. */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        n += (*p & 0xC0) != 0x80;
+    return n;
+}
+
+wa_err perform_type(struct call *k)
+{
+    const struct op_request *q = k->q;
+    const char *text = q->text ? q->text : "";
+    bool element = q->element.kind != EREF_NONE;
+    call_summary(k, "%s %zu chars%s", k->name, utf8_chars(text), element ? " into element" : "");
+    if (element) {
+        size_t i;
+        const char *via = NULL;
+        wa_err e = call_element(k, ARG_ELEMENT, &i);
+        if (!e)
+            e = focus_element(k, i, &via);
+        if (e)
+            return e;
+        k->r->via = via;
+    }
+    return send_text(k, text);
+}
+
+wa_err perform_key(struct call *k)
+{
+    struct wa_key_combo combos[MAX_KEY_CHORDS];
+    size_t n;
+    wa_err e = keys_parse_sequence(k->q->keys ? k->q->keys : "", combos, MAX_KEY_CHORDS, &n);
+    if (e)
+        return e;
+    call_summary(k, "%s %.80s", k->name, k->q->keys);
+    return send_keys(k, combos, n);
+}
+
+/* Shared with the element operations (op_element.c). */
+wa_err op_focus_element(struct call *k, size_t index, const char **via)
+{
+    return focus_element(k, index, via);
+}

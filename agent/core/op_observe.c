@@ -1,0 +1,415 @@
+/* Operations that look: windows, screenshots, observations, trees and refs, reading
+ * and finding elements, waiting for them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/core/perform.h"
+#include "base/str.h"
+
+#define WAIT_POLL_MS 250
+#define TREE_TEXT_MAX (16u << 20)
+
+wa_err perform_list_windows(struct call *k)
+{
+    struct op_result *r = k->r;
+    wa_err e = backend_list_windows(k->be, &r->windows);
+    if (e)
+        return e;
+    /* Windows the gate refuses are left out of the list. */
+    size_t kept = 0, hidden = 0;
+    for (size_t i = 0; i < r->windows.count; i++) {
+        if (gate_check_window(k->c->gate, &r->windows.items[i], "") == WA_E_OK)
+            r->windows.items[kept++] = r->windows.items[i];
+        else {
+            wa_window_cleanup(&r->windows.items[i]);
+            hidden++;
+        }
+    }
+    wa_err_clear();
+    r->windows.count = kept;
+    r->has_windows = true;
+    if (hidden)
+        op_result_note(r, "%zu window%s of restricted or unidentified processes left out", hidden,
+                       hidden == 1 ? "" : "s");
+    call_summary(k, "%s: %zu", k->name, kept);
+    return WA_E_OK;
+}
+
+/* The monitor a screenshot shows: the one asked for, else the target window's, else the
+ * primary. */
+static wa_err pick_monitor(struct call *k, struct wa_rect *out, int *index)
+{
+    struct wa_monitor mons[16];
+    size_t n;
+    wa_err e = backend_monitors(k->be, mons, 16, &n);
+    if (e)
+        return e;
+    if (n == 0)
+        return wa_fail(WA_E_ACTION_FAILED, "no monitors");
+    int pick = -1;
+    if (k->q->monitor >= 0) {
+        if ((size_t)k->q->monitor >= n)
+            return wa_fail(WA_E_INVALID_ARGS, "monitor must be 0-%zu", n - 1);
+        pick = k->q->monitor;
+    }
+    uint64_t hwnd;
+    struct wa_window w;
+    if (pick < 0 && call_window(k, &hwnd) == WA_E_OK &&
+        backend_window_info(k->be, hwnd, &w) == WA_E_OK) {
+        int cx, cy;
+        wa_rect_center(w.rect, &cx, &cy);
+        for (size_t i = 0; i < n && pick < 0; i++)
+            if (cx >= mons[i].rect.left && cx < mons[i].rect.right && cy >= mons[i].rect.top &&
+                cy < mons[i].rect.bottom)
+                pick = (int)i;
+        wa_window_cleanup(&w);
+    }
+    for (size_t i = 0; i < n && pick < 0; i++)
+        if (mons[i].primary)
+            pick = (int)i;
+    if (pick < 0)
+        pick = 0;
+    k->r->hwnd = 0;
+    *out = mons[pick].rect;
+    *index = pick;
+    return WA_E_OK;
+}
+
+wa_err perform_screenshot(struct call *k)
+{
+    const struct op_request *q = k->q;
+    struct op_result *r = k->r;
+    wa_err e;
+    if (q->window.given) {
+        uint64_t hwnd;
+        if ((e = call_window(k, &hwnd)) || (e = observe_check(k, hwnd)))
+            return e;
+        int edge = q->max_edge > 0 ? q->max_edge : k->s->o.observe.max_edge;
+        if ((e = call_image(k, hwnd, (struct wa_rect){0, 0, 0, 0}, edge)))
+            return e;
+        call_summary(k, "%s window 0x%llx", k->name, (unsigned long long)hwnd);
+    } else {
+        struct wa_rect mon;
+        int index;
+        if ((e = pick_monitor(k, &mon, &index)))
+            return e;
+        struct observe_opts o = k->s->o.observe;
+        if (q->max_edge > 0)
+            o.max_edge = q->max_edge;
+        if ((e = call_observe_screen(k, mon, &o)))
+            return e;
+        /* the same PNG as the image result too, for the front ends that show images */
+        dynbuf_reset(&r->png);
+        if ((e = dynbuf_add(&r->png, r->obs.png.data, r->obs.png.len)))
+            return e;
+        r->has_image = true;
+        r->img_w = r->obs.width;
+        r->img_h = r->obs.height;
+        r->scale = wa_rect_width(mon) > 0 ? (double)r->obs.width / wa_rect_width(mon) : 1.0;
+        r->origin_x = mon.left;
+        r->origin_y = mon.top;
+        r->frame = mon;
+        call_summary(k, "%s monitor %d", k->name, index);
+    }
+    if (q->path) {
+        if ((e = os_write_file(q->path, r->png.data, r->png.len)))
+            return e;
+        r->saved_path = str_dup(q->path);
+    }
+    return WA_E_OK;
+}
+
+wa_err perform_observe(struct call *k)
+{
+    uint64_t hwnd;
+    wa_err e = call_window(k, &hwnd);
+    if (e)
+        return e;
+    struct observe_opts o = k->s->o.observe;
+    if (op_request_has(k->q, ARG_MODE))
+        o.mode = k->q->mode;
+    if ((e = call_observe(k, hwnd, &o)))
+        return e;
+    call_summary(k, "%s -> %s", k->name, k->r->obs.kind == OBS_TREE ? "tree" : "image");
+    return WA_E_OK;
+}
+
+/* The session's tree as the result's text, with its verdict. */
+static wa_err tree_result(struct call *k, const struct tree_format_opts *fo)
+{
+    struct op_result *r = k->r;
+    const struct wa_tree *t = &k->s->tree;
+    struct dynbuf text;
+    dynbuf_init(&text, TREE_TEXT_MAX);
+    wa_err e = tree_format(t, fo, &text);
+    if (!e) {
+        free(r->text);
+        r->text = dynbuf_take(&text);
+        r->has_text = r->text != NULL;
+    }
+    dynbuf_cleanup(&text);
+    char reason[160];
+    r->useful = tree_is_useful(t, reason, sizeof reason);
+    snprintf(r->verdict, sizeof r->verdict, "tree %s (%s)", r->useful ? "useful" : "not useful",
+             reason);
+    r->source = t->source;
+    r->truncated = t->truncated;
+    r->timed_out = t->timed_out;
+    r->walk_ms = t->walk_ms;
+    r->frame = t->frame;
+    call_report_window(k, t->hwnd);
+    return e;
+}
+
+/* The elements of the session's tree into r->elements (all, or those `keep` marks). */
+static wa_err list_elements(struct call *k, const bool *keep)
+{
+    const struct wa_tree *t = &k->s->tree;
+    struct op_result *r = k->r;
+    r->elements = calloc(t->count ? t->count : 1, sizeof *r->elements);
+    if (!r->elements)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < t->count; i++) {
+        if (keep && !keep[i])
+            continue;
+        wa_err e = op_elem_from_node(t, i, &r->elements[r->n_elements]);
+        if (e)
+            return e;
+        r->n_elements++;
+    }
+    return WA_E_OK;
+}
+
+wa_err perform_tree(struct call *k)
+{
+    uint64_t hwnd;
+    wa_err e = call_window(k, &hwnd);
+    if (!e)
+        e = call_fresh_tree(k, hwnd);
+    if (e)
+        return e;
+    struct tree_format_opts fo = {.verbose = k->q->verbose, .max_depth = -1, .scope = -1};
+    call_summary(k, "%s: %zu nodes from %s", k->name, k->s->tree.count, k->s->tree.source);
+    e = tree_result(k, &fo);
+    return e ? e : list_elements(k, NULL);
+}
+
+/* The window's image with each element's id drawn on its box. */
+static wa_err annotated_image(struct call *k, uint64_t hwnd, const struct tree_format_opts *fo)
+{
+    struct wa_image img = {0};
+    struct wa_rect frame;
+    wa_err e = call_capture(k, hwnd, (struct wa_rect){0, 0, 0, 0}, &img, &frame);
+    if (e)
+        return e;
+    const struct wa_tree *t = &k->s->tree;
+    for (size_t i = 1; i < t->count; i++) { /* not the window itself */
+        const struct wa_node *n = &t->nodes[i];
+        if (wa_rect_empty(n->bounds) || (n->states & WA_ST_OFFSCREEN) ||
+            (fo->interactive_only && !tree_type_is_interactive(n->type) &&
+             !(n->states & WA_ST_FOCUSABLE)))
+            continue;
+        char label[24];
+        snprintf(label, sizeof label, "%zu", i + 1);
+        image_annotate_box(&img, n->bounds.left - frame.left, n->bounds.top - frame.top,
+                           n->bounds.right - frame.left, n->bounds.bottom - frame.top, label);
+    }
+    e = call_image_from(k, &img, frame, 0);
+    image_cleanup(&img);
+    return e;
+}
+
+wa_err perform_state(struct call *k)
+{
+    const struct op_request *q = k->q;
+    uint64_t hwnd;
+    wa_err e = call_window(k, &hwnd);
+    struct tree_format_opts fo = {
+        .verbose = q->verbose,
+        .interactive_only = q->interactive,
+        .compact = q->compact,
+        .max_depth = q->depth,
+        .scope = -1,
+    };
+    if (!e && q->scope.kind != EREF_NONE) {
+        /* the scope is found in the previous state's refs, then the refs are renewed */
+        size_t i;
+        if ((e = call_element(k, ARG_SCOPE, &i)))
+            return e;
+        fo.scope = (int)i;
+        op_elem_cleanup(&k->r->element);
+        k->r->has_element = false;
+    } else if (!e) {
+        e = call_fresh_tree(k, hwnd);
+    }
+    if (!e && k->s->o.refs)
+        e = refs_save(k);
+    if (!e)
+        e = tree_result(k, &fo);
+    if (!e)
+        e = list_elements(k, NULL);
+    if (!e && (q->screenshot || q->annotated))
+        e = q->annotated ? annotated_image(k, hwnd, &fo)
+                         : call_image(k, hwnd, (struct wa_rect){0, 0, 0, 0}, 0);
+    call_summary(k, "%s: %zu elements", k->name, k->s->tree.count);
+    return e;
+}
+
+static void add_state_words(char *out, size_t cap, unsigned states)
+{
+    static const struct {
+        unsigned bit;
+        const char *word;
+    } words[] = {{WA_ST_FOCUSED, "focused"},     {WA_ST_DISABLED, "disabled"},
+                 {WA_ST_CHECKED, "checked"},     {WA_ST_EXPANDED, "expanded"},
+                 {WA_ST_COLLAPSED, "collapsed"}, {WA_ST_SELECTED, "selected"},
+                 {WA_ST_OFFSCREEN, "offscreen"}, {WA_ST_FOCUSABLE, "focusable"}};
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (states & words[i].bit)
+            len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s%s", len ? " " : "",
+                                    words[i].word);
+}
+
+wa_err perform_get(struct call *k)
+{
+    size_t i;
+    wa_err e = call_element(k, ARG_ELEMENT, &i);
+    if (e)
+        return e;
+    struct op_result *r = k->r;
+    const struct wa_node *n = &k->s->tree.nodes[i];
+    const char *text = NULL;
+    char states[160];
+    switch (k->q->what) {
+    case GET_TEXT:
+        text = n->value && !*n->name ? n->value : n->name;
+        break;
+    case GET_VALUE:
+        text = n->value; /* NULL: the element has no value */
+        break;
+    case GET_NAME:
+        text = n->name;
+        break;
+    case GET_STATES:
+        add_state_words(states, sizeof states, n->states);
+        text = states;
+        break;
+    case GET_RECT:
+    case GET_BOUNDS:
+    case GET_ALL:
+        break;
+    }
+    if (text && !(r->text = str_dup(text)))
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    r->has_text = text != NULL;
+    call_summary(k, "%s [%d]", k->name, r->element.id);
+    return WA_E_OK;
+}
+
+wa_err perform_inspect(struct call *k)
+{
+    size_t i;
+    wa_err e = call_element(k, ARG_ELEMENT, &i);
+    if (!e)
+        call_summary(k, "%s [%d] %s \"%.60s\"", k->name, k->r->element.id, k->r->element.type,
+                     k->r->element.name);
+    return e;
+}
+
+wa_err perform_find(struct call *k)
+{
+    const char *sel = k->q->selector;
+    uint64_t hwnd;
+    wa_err e = call_window(k, &hwnd);
+    if (!e)
+        e = call_fresh_tree(k, hwnd);
+    if (!e && k->s->o.refs)
+        e = refs_save(k); /* the refs find prints are valid refs */
+    if (e)
+        return e;
+    const struct wa_tree *t = &k->s->tree;
+    bool *keep = calloc(t->count ? t->count : 1, sizeof *keep);
+    if (!keep)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    size_t found = 0;
+    for (size_t i = 0; i < t->count && (k->q->all || found == 0); i++)
+        if (selector_matches(&t->nodes[i], sel)) {
+            keep[i] = true;
+            found++;
+        }
+    e = found ? list_elements(k, keep)
+              : wa_fail(WA_E_ELEMENT_NOT_FOUND, "no element matches '%s'", sel);
+    free(keep);
+    call_summary(k, "%s '%.60s': %zu", k->name, sel, found);
+    return e;
+}
+
+/* Sleeps in slices, so a cancelled request stops within one. */
+static wa_err pause_ms(struct call *k, int ms)
+{
+    int64_t end = os_now_ms() + ms;
+    for (;;) {
+        if (k->q->cancel && *k->q->cancel)
+            return wa_fail(WA_E_CANCELLED, "cancelled by the client");
+        int64_t left = end - os_now_ms();
+        if (left <= 0)
+            return WA_E_OK;
+        wa_err e = os_sleep_ms(left > 100 ? 100 : (int)left);
+        if (e)
+            return e;
+    }
+}
+
+wa_err perform_wait(struct call *k)
+{
+    const struct op_request *q = k->q;
+    struct op_result *r = k->r;
+    static const enum op_arg conds[] = {ARG_VISIBLE, ARG_ENABLED, ARG_GONE};
+    enum op_arg cond = ARG_NONE;
+    for (size_t i = 0; i < 3; i++)
+        if (op_request_element(q, conds[i])->kind != EREF_NONE)
+            cond = conds[i];
+    int64_t t0 = os_now_ms();
+    if (cond == ARG_NONE) {
+        call_summary(k, "%s %.1fs", k->name, q->seconds);
+        wa_err e = pause_ms(k, (int)(q->seconds * 1000.0));
+        r->waited_s = (double)(os_now_ms() - t0) / 1000.0;
+        return e;
+    }
+    const char *word = arg_def(cond)->name;
+    call_summary(k, "%s until %s", k->name, word);
+    int64_t end = t0 + (int64_t)(q->timeout * 1000.0);
+    for (;;) {
+        size_t i;
+        k->fresh = false; /* a fresh tree every poll */
+        k->s->have_tree = false;
+        wa_err e = call_element(k, cond, &i);
+        bool gone = e == WA_E_STALE_REF || e == WA_E_ELEMENT_NOT_FOUND;
+        bool holds;
+        if (cond == ARG_GONE)
+            holds = gone || e == WA_E_WINDOW_NOT_FOUND;
+        else if (e)
+            holds = false;
+        else if (cond == ARG_VISIBLE)
+            holds = !(k->s->tree.nodes[i].states & WA_ST_OFFSCREEN) &&
+                    !wa_rect_empty(k->s->tree.nodes[i].bounds);
+        else
+            holds = !(k->s->tree.nodes[i].states & WA_ST_DISABLED);
+        if (e && !gone && !holds)
+            return e;
+        if (holds) {
+            wa_err_clear();
+            r->condition = word;
+            r->waited_s = (double)(os_now_ms() - t0) / 1000.0;
+            return WA_E_OK;
+        }
+        if (os_now_ms() >= end)
+            return wa_fail(WA_E_TIMEOUT, "the element did not become %s within %.1f s", word,
+                           q->timeout);
+        if ((e = pause_ms(k, WAIT_POLL_MS)))
+            return e;
+    }
+}

@@ -1,0 +1,184 @@
+/* Window operations, launching programs and the shell. */
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/core/launch.h"
+#include "agent/core/perform.h"
+
+#define LAUNCH_TIMEOUT_MS 10000
+#define SHELL_CAP_BYTES   (16u << 10) /* each of stdout and stderr, head and tail kept */
+
+/* The window a window operation works on; a missing one is an error when required. */
+static wa_err op_window(struct call *k, bool required, uint64_t *hwnd)
+{
+    if (required && !k->q->window.given && !k->s->pinned)
+        return wa_fail(WA_E_INVALID_ARGS, "%s needs \"window\" (a title, a process name or a "
+                                          "handle)",
+                       k->name);
+    wa_err e = call_window(k, hwnd);
+    if (!e)
+        e = send_window_check(k, *hwnd);
+    if (!e)
+        call_report_window(k, *hwnd);
+    if (!e)
+        call_summary(k, "%s \"%.60s\"", k->name, k->r->has_window ? k->r->window.title : "");
+    return e;
+}
+
+/* A backend's word on a success (a size it limited, a window that asked to save). */
+static void backend_note(struct call *k)
+{
+    if (*wa_err_detail())
+        op_result_note(k->r, "%s", wa_err_detail());
+    wa_err_clear();
+}
+
+wa_err perform_focus_window(struct call *k)
+{
+    uint64_t hwnd;
+    wa_err e = op_window(k, true, &hwnd);
+    if (e || k->dry)
+        return e;
+    if ((e = backend_focus_window(k->be, hwnd)))
+        return e;
+    call_use_window(k, hwnd, k->r->window.rect); /* the next actions go there */
+    return WA_E_OK;
+}
+
+wa_err perform_move_window(struct call *k)
+{
+    const struct op_request *q = k->q;
+    uint64_t hwnd;
+    wa_err e = op_window(k, true, &hwnd);
+    if (e || k->dry)
+        return e;
+    struct wa_rect r = {q->x, q->y, q->x + q->width, q->y + q->height};
+    wa_err_clear();
+    e = backend_move_window(k->be, hwnd, r);
+    if (!e)
+        backend_note(k);
+    return e;
+}
+
+wa_err perform_set_window_state(struct call *k)
+{
+    uint64_t hwnd;
+    wa_err e = op_window(k, false, &hwnd);
+    if (e || k->dry)
+        return e;
+    wa_err_clear();
+    e = backend_set_window_state(k->be, hwnd, k->q->state);
+    if (!e)
+        backend_note(k);
+    return e;
+}
+
+wa_err perform_close_window(struct call *k)
+{
+    uint64_t hwnd;
+    wa_err e = op_window(k, false, &hwnd);
+    if (e || k->dry)
+        return e;
+    wa_err_clear();
+    if ((e = backend_close_window(k->be, hwnd)))
+        return e;
+    backend_note(k); /* e.g. still open: a save prompt came up */
+    struct wa_window w;
+    bool still = backend_window_info(k->be, hwnd, &w) == WA_E_OK;
+    if (still)
+        wa_window_cleanup(&w);
+    k->r->has_closed = true;
+    k->r->closed = !still;
+    if (!still && k->s->target == hwnd) {
+        k->s->target = 0;
+        k->s->have_frame = false;
+    }
+    return WA_E_OK;
+}
+
+/* Escapes control characters so a confirmation prompt shows what will really run. */
+static void printable(const char *in, char *out, size_t cap)
+{
+    size_t j = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && j + 5 < cap; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            j += (size_t)snprintf(out + j, cap - j, *p == '\n'   ? "\\n"
+                                                    : *p == '\r' ? "\\r"
+                                                    : *p == '\t' ? "\\t"
+                                                                 : "\\x%02x",
+                                  *p);
+        else
+            out[j++] = (char)*p;
+    }
+    out[j] = '\0';
+}
+
+/* The shell permission for a command: refused, confirmed, or given. */
+static wa_err shell_permission(struct call *k, const char *what, const char *command)
+{
+    switch (k->c->cfg.shell) {
+    case SHELL_ALLOWED:
+        return WA_E_OK;
+    case SHELL_ASK: {
+        if (k->dry)
+            return WA_E_OK;
+        char shown[2048];
+        printable(command, shown, sizeof shown);
+        if (k->c->cfg.confirm && k->c->cfg.confirm(k->c->cfg.confirm_ctx, what, shown))
+            return WA_E_OK;
+        return wa_fail(WA_E_DENIED, "the user declined to run it");
+    }
+    default:
+        return wa_fail(WA_E_SHELL_DISABLED,
+                       "%s needs the shell permission, which is off (--shell on|confirm for a "
+                       "run; --allow-shell for act, the CLI, mcp and serve)",
+                       what);
+    }
+}
+
+wa_err perform_launch(struct call *k)
+{
+    struct launch_plan plan;
+    const char *command = k->q->command ? k->q->command : "";
+    call_summary(k, "%s %.80s", k->name, command);
+    wa_err e = launch_plan_make(k->be, command, &plan);
+    if (e)
+        return e;
+    if (plan.needs_shell) {
+        char what[400];
+        snprintf(what, sizeof what, "launching \"%.80s\" (%s)", command, plan.reason);
+        if ((e = shell_permission(k, what, command)))
+            goto out;
+        k->r->shell_used = true;
+    }
+    if (k->dry)
+        goto out;
+    uint64_t hwnd = 0;
+    if ((e = backend_launch(k->be, plan.command, LAUNCH_TIMEOUT_MS, &hwnd)))
+        goto out;
+    if (hwnd) {
+        call_report_window(k, hwnd);
+        k->r->hwnd = hwnd;
+        if (k->r->has_window)
+            call_use_window(k, hwnd, k->r->window.rect);
+    } else {
+        op_result_note(k->r, "started; no window of it appeared yet");
+    }
+out:
+    launch_plan_cleanup(&plan);
+    return e;
+}
+
+wa_err perform_shell(struct call *k)
+{
+    const char *command = k->q->command ? k->q->command : "";
+    call_summary(k, "%s %.60s", k->name, command);
+    wa_err e = shell_permission(k, "a shell command", command);
+    if (e || k->dry)
+        return e;
+    if ((e = backend_run_shell(k->be, command, k->q->timeout_s * 1000, SHELL_CAP_BYTES,
+                               &k->r->shell)))
+        return e;
+    k->r->has_shell = true;
+    return WA_E_OK;
+}

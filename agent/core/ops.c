@@ -1,0 +1,515 @@
+/* The table of operations and arguments behind agent/core/ops.h. */
+#include "agent/core/ops.h"
+
+#include "agent/core/perform.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/str.h"
+
+#define ELEMENT_HELP                                                                               \
+    "An element: a ref from the latest state or tree (3, e3, @e3) or a selector "                  \
+    "(#AutomationId, .ClassName, ~wild*card name, Type:Name, or an exact name)."
+
+static const struct arg_def args[ARG__COUNT] = {
+    [ARG_NONE] = {"", NULL, NULL, ARG_T_STR, NULL, 0, 0, RANGE_REJECT, ""},
+    [ARG_ELEMENT] = {"ref", "element", "element_id,id,index", ARG_T_ELEMENT, NULL, 0, 0,
+                     RANGE_REJECT, ELEMENT_HELP},
+    [ARG_TO_ELEMENT] = {"to", "to_element", "to_ref", ARG_T_ELEMENT, NULL, 0, 0, RANGE_REJECT,
+                        "The element to release on (instead of a point)."},
+    [ARG_WINDOW] = {"window", NULL, "hwnd,title", ARG_T_WINDOW, NULL, 0, 0, RANGE_REJECT,
+                    "A window: a title or process-name fragment, or a handle (0x1a2b, decimal "
+                    "or a JSON integer)."},
+    [ARG_X] = {"x", NULL, "x1", ARG_T_INT, NULL, 0, 0, RANGE_REJECT, "x"},
+    [ARG_Y] = {"y", NULL, "y1", ARG_T_INT, NULL, 0, 0, RANGE_REJECT, "y"},
+    [ARG_TO_X] = {"x2", "to_x", NULL, ARG_T_INT, NULL, 0, 0, RANGE_REJECT, "x to release at"},
+    [ARG_TO_Y] = {"y2", "to_y", NULL, ARG_T_INT, NULL, 0, 0, RANGE_REJECT, "y to release at"},
+    [ARG_BUTTON] = {"button", NULL, NULL, ARG_T_ENUM, "left,right,middle", 0, 0, RANGE_REJECT,
+                    "The mouse button (default left)."},
+    [ARG_DURATION] = {"duration_ms", NULL, "duration", ARG_T_INT, NULL, 0, 10000, RANGE_CLAMP,
+                      "How long the move from press to release takes, in milliseconds "
+                      "(default 150, at most 10000)."},
+    [ARG_DIRECTION] = {"direction", NULL, NULL, ARG_T_ENUM, "up,down,left,right", 0, 0,
+                       RANGE_REJECT, "Scroll direction."},
+    [ARG_AMOUNT] = {"amount", NULL, "clicks,notches,times", ARG_T_INT, NULL, 1, 100, RANGE_REJECT,
+                    "Wheel notches, 1-100 (default 3)."},
+    [ARG_TEXT] = {"text", NULL, "value,string", ARG_T_STR, NULL, 0, 0, RANGE_REJECT,
+                  "The text."},
+    [ARG_ITEM] = {"item", NULL, "value,option", ARG_T_STR, NULL, 0, 0, RANGE_REJECT,
+                  "The name of the item to choose in a combo box or list (without it, the "
+                  "element itself is selected)."},
+    [ARG_KEYS] = {"keys", NULL, "key,combo,text,value", ARG_T_STR, NULL, 0, 0, RANGE_REJECT,
+                  "A key combination (ctrl+s, alt+f4, enter, esc, shift+tab, win+r) or a "
+                  "sequence ('ctrl+a delete')."},
+    [ARG_SECONDS] = {"seconds", NULL, "secs,time,duration", ARG_T_NUM, NULL, 0, 30, RANGE_REJECT,
+                     "Seconds to wait, at most 30."},
+    [ARG_VISIBLE] = {"visible", NULL, NULL, ARG_T_ELEMENT, NULL, 0, 0, RANGE_REJECT,
+                     "Wait until this element is there and on screen."},
+    [ARG_ENABLED] = {"enabled", NULL, NULL, ARG_T_ELEMENT, NULL, 0, 0, RANGE_REJECT,
+                     "Wait until this element is there and enabled."},
+    [ARG_GONE] = {"gone", NULL, NULL, ARG_T_ELEMENT, NULL, 0, 0, RANGE_REJECT,
+                  "Wait until this element is gone."},
+    [ARG_TIMEOUT] = {"timeout", NULL, "timeout_seconds", ARG_T_NUM, NULL, 0, 300, RANGE_CLAMP,
+                     "Seconds before a condition gives up (default 10, at most 300)."},
+    [ARG_WHAT] = {"what", NULL, "property", ARG_T_ENUM, "text,value,name,rect,bounds,states,all",
+                  0, 0, RANGE_REJECT, "What to read."},
+    [ARG_SELECTOR] = {"selector", NULL, "query", ARG_T_STR, NULL, 0, 0, RANGE_REJECT,
+                      "#AutomationId, .ClassName, ~wild*card, Type:Name or an exact name."},
+    [ARG_ALL] = {"all", NULL, NULL, ARG_T_BOOL, NULL, 0, 0, RANGE_REJECT,
+                 "List every match (default: the first)."},
+    [ARG_MODE] = {"mode", NULL, NULL, ARG_T_ENUM, "auto,a11y,pixel", 0, 0, RANGE_REJECT,
+                  "auto (the tree when useful, else an image), a11y (the tree) or pixel (an "
+                  "image)."},
+    [ARG_MONITOR] = {"monitor", NULL, NULL, ARG_T_INT, NULL, 0, 15, RANGE_REJECT,
+                     "Monitor index, from 0 (default: the target window's monitor)."},
+    [ARG_MAX_EDGE] = {"max_edge", NULL, NULL, ARG_T_INT, NULL, 64, 8192, RANGE_CLAMP,
+                      "Longest edge of the image in pixels (default 1280)."},
+    [ARG_PATH] = {"path", NULL, "output,file", ARG_T_STR, NULL, 0, 0, RANGE_REJECT,
+                  "File to save the PNG to."},
+    [ARG_INTERACTIVE] = {"interactive", NULL, NULL, ARG_T_BOOL, NULL, 0, 0, RANGE_REJECT,
+                         "Only interactive elements (focusable or with an action)."},
+    [ARG_COMPACT] = {"compact", NULL, NULL, ARG_T_BOOL, NULL, 0, 0, RANGE_REJECT,
+                     "Drop unnamed, empty structural elements."},
+    [ARG_DEPTH] = {"depth", NULL, NULL, ARG_T_INT, NULL, 0, 64, RANGE_REJECT,
+                   "Deepest level to show (the window is 0)."},
+    [ARG_SCOPE] = {"scope", NULL, NULL, ARG_T_ELEMENT, NULL, 0, 0, RANGE_REJECT,
+                   "Show only the subtree of this element."},
+    [ARG_VERBOSE] = {"verbose", NULL, NULL, ARG_T_BOOL, NULL, 0, 0, RANGE_REJECT,
+                     "Add pixel bounds to every element."},
+    [ARG_ANNOTATED] = {"annotated", NULL, NULL, ARG_T_BOOL, NULL, 0, 0, RANGE_REJECT,
+                       "Return an image with each ref's number drawn on its box."},
+    [ARG_WIDTH] = {"width", NULL, NULL, ARG_T_INT, NULL, 1, 100000, RANGE_REJECT,
+                   "Width in pixels."},
+    [ARG_HEIGHT] = {"height", NULL, NULL, ARG_T_INT, NULL, 1, 100000, RANGE_REJECT,
+                    "Height in pixels."},
+    [ARG_STATE] = {"state", NULL, NULL, ARG_T_ENUM, "minimize,maximize,restore", 0, 0,
+                   RANGE_REJECT, "The new state."},
+    [ARG_COMMAND] = {"command", NULL, "cmd,program,app,path", ARG_T_STR, NULL, 0, 0,
+                     RANGE_REJECT, "The command."},
+    [ARG_TIMEOUT_S] = {"timeout_s", NULL, "timeout", ARG_T_INT, NULL, 1, 600, RANGE_CLAMP,
+                       "Seconds before the command is stopped (default 60, at most 600)."},
+    [ARG_SCREENSHOT] = {"screenshot", NULL, NULL, ARG_T_BOOL, NULL, 0, 0, RANGE_REJECT,
+                        "Return a screenshot of the window too."},
+    [ARG_RETURN_STATE] = {"return_state", NULL, NULL, ARG_T_BOOL, NULL, 0, 0, RANGE_REJECT,
+                          "Also return the window's fresh state (refs renewed)."},
+};
+
+/* Arguments every acting command of the CLI, MCP and serve takes. */
+#define ACT_COMMON {ARG_WINDOW, OPA_CLI}, {ARG_SCREENSHOT, OPA_CLI}, {ARG_RETURN_STATE, OPA_CLI}
+#define ON_ELEMENT                                                                                 \
+    {ARG_ELEMENT, OPA_REQ | OPA_POS}, ACT_COMMON
+#define AT_POINT                                                                                   \
+    {ARG_ELEMENT, OPA_POS | OPA_REQ_CLI}, {ARG_X, OPA_MODEL}, {ARG_Y, OPA_MODEL}, ACT_COMMON
+#define AT_PIXEL {ARG_X, OPA_REQ | OPA_POS}, {ARG_Y, OPA_REQ | OPA_POS}
+
+static const struct op_def ops[OP__COUNT] = {
+    [OP_LIST_WINDOWS] = {OP_LIST_WINDOWS, "list_windows", "list_windows", "windows",
+                         "List windows", OPF_OBSERVES, perform_list_windows,
+                         "List the top-level windows: handle, title, class, process, "
+                         "rectangle, state.",
+                         {{ARG_NONE, 0}}},
+    [OP_SCREENSHOT] = {OP_SCREENSHOT, "screenshot", "screenshot", "screenshot", "Screenshot",
+                       OPF_OBSERVES | OPF_IMAGE, perform_screenshot,
+                       "An image of a monitor (default: the target window's), or of a window, "
+                       "with the scale and origin that map image pixels to screen pixels.",
+                       {{ARG_PATH, OPA_POS | OPA_CLI},
+                        {ARG_WINDOW, OPA_CLI},
+                        {ARG_MONITOR, 0},
+                        {ARG_MAX_EDGE, OPA_CLI}}},
+    [OP_OBSERVE] = {OP_OBSERVE, "observe", "window_screenshot", NULL, "Observe window",
+                    OPF_OBSERVES, perform_observe,
+                    "Observe the target window: its accessibility tree when useful (auto), "
+                    "else an image.",
+                    {{ARG_WINDOW, 0}, {ARG_MODE, 0}}},
+    [OP_TREE] = {OP_TREE, "tree", NULL, "tree", "Accessibility tree", OPF_OBSERVES, perform_tree,
+                 "The window's accessibility tree exactly as the model sees it, with the "
+                 "usefulness verdict and its source.",
+                 {{ARG_WINDOW, 0}, {ARG_VERBOSE, 0}}},
+    [OP_STATE] = {OP_STATE, "state", NULL, "state", "Window elements", OPF_OBSERVES, perform_state,
+                  "The window's elements as a numbered tree; the numbers are refs for the "
+                  "other commands until the next state.",
+                  {{ARG_WINDOW, 0},
+                   {ARG_INTERACTIVE, 0},
+                   {ARG_COMPACT, 0},
+                   {ARG_DEPTH, 0},
+                   {ARG_SCOPE, 0},
+                   {ARG_VERBOSE, 0},
+                   {ARG_SCREENSHOT, 0},
+                   {ARG_ANNOTATED, 0}}},
+    [OP_CLICK] = {OP_CLICK, "click", "click", "click", "Click", OPF_INPUT, perform_click,
+                  "Click an element, or a point of the latest observation.",
+                  {AT_POINT}},
+    [OP_DOUBLE_CLICK] = {OP_DOUBLE_CLICK, "double_click", "double_click", "dblclick",
+                         "Double-click", OPF_INPUT, perform_double_click, "Double-click an element or a point.",
+                         {AT_POINT}},
+    [OP_RIGHT_CLICK] = {OP_RIGHT_CLICK, "right_click", "right_click", "rightclick", "Right-click",
+                        OPF_INPUT, perform_right_click, "Right-click an element or a point.", {AT_POINT}},
+    [OP_MIDDLE_CLICK] = {OP_MIDDLE_CLICK, "middle_click", "middle_click", "middleclick",
+                         "Middle-click", OPF_INPUT, perform_middle_click, "Middle-click an element or a point.",
+                         {AT_POINT}},
+    [OP_CLICK_AT] = {OP_CLICK_AT, "click_at", NULL, "click-at", "Click at screen pixels",
+                     OPF_INPUT | OPF_PIXELS, perform_click_at, "Click at a screen pixel.",
+                     {AT_PIXEL, {ARG_BUTTON, 0}, ACT_COMMON}},
+    [OP_MOUSE_MOVE] = {OP_MOUSE_MOVE, "mouse_move", "mouse_move", "hover", "Move the mouse",
+                       OPF_INPUT, perform_mouse_move, "Move the mouse onto an element or a point.", {AT_POINT}},
+    [OP_DRAG] = {OP_DRAG, "drag", "drag", "drag", "Drag", OPF_INPUT, perform_drag,
+                 "Press on an element or point, move, and release on a point (0-999 of the "
+                 "window's frame) or on another element.",
+                 {{ARG_ELEMENT, OPA_POS | OPA_REQ_CLI},
+                  {ARG_X, OPA_MODEL},
+                  {ARG_Y, OPA_MODEL},
+                  {ARG_TO_X, OPA_POS},
+                  {ARG_TO_Y, OPA_POS},
+                  {ARG_TO_ELEMENT, 0},
+                  {ARG_BUTTON, 0},
+                  {ARG_DURATION, 0},
+                  ACT_COMMON}},
+    [OP_DRAG_AT] = {OP_DRAG_AT, "drag_at", NULL, "drag-at", "Drag between screen pixels",
+                    OPF_INPUT | OPF_PIXELS, perform_drag_at, "Drag from one screen pixel to another.",
+                    {AT_PIXEL,
+                     {ARG_TO_X, OPA_REQ | OPA_POS},
+                     {ARG_TO_Y, OPA_REQ | OPA_POS},
+                     {ARG_BUTTON, 0},
+                     {ARG_DURATION, 0},
+                     ACT_COMMON}},
+    [OP_SCROLL] = {OP_SCROLL, "scroll", "scroll", "scroll", "Scroll", OPF_INPUT, perform_scroll,
+                   "Turn the mouse wheel over an element, a point, or the middle of the "
+                   "window.",
+                   {{ARG_ELEMENT, OPA_POS},
+                    {ARG_DIRECTION, OPA_REQ | OPA_POS},
+                    {ARG_AMOUNT, OPA_POS},
+                    {ARG_X, OPA_MODEL},
+                    {ARG_Y, OPA_MODEL},
+                    ACT_COMMON}},
+    [OP_SCROLL_AT] = {OP_SCROLL_AT, "scroll_at", NULL, "scroll-at", "Scroll at screen pixels",
+                      OPF_INPUT | OPF_PIXELS, perform_scroll_at, "Turn the mouse wheel over a screen pixel.",
+                      {AT_PIXEL,
+                       {ARG_DIRECTION, OPA_REQ | OPA_POS},
+                       {ARG_AMOUNT, OPA_POS},
+                       ACT_COMMON}},
+    [OP_TYPE] = {OP_TYPE, "type", "type", "type", "Type text", OPF_INPUT, perform_type,
+                 "Type text into the focused control (or into the element, focused first).",
+                 {{ARG_TEXT, OPA_REQ | OPA_POS}, {ARG_ELEMENT, 0}, ACT_COMMON}},
+    [OP_SET_VALUE] = {OP_SET_VALUE, "set_value", "set_value", "fill", "Fill text field",
+                      OPF_INPUT, perform_set_value,
+                      "Replace an element's text (Value pattern, else focus, select all and "
+                      "type).",
+                      {{ARG_ELEMENT, OPA_REQ | OPA_POS}, {ARG_TEXT, OPA_REQ | OPA_POS},
+                       ACT_COMMON}},
+    [OP_CLEAR] = {OP_CLEAR, "clear", NULL, "clear", "Clear text field", OPF_INPUT, perform_clear,
+                  "Empty an element's text.", {ON_ELEMENT}},
+    [OP_KEY] = {OP_KEY, "key", "key", "keys", "Press keys", OPF_INPUT | OPF_DESTRUCTIVE, perform_key,
+                "Press a key combination or a sequence of them.",
+                {{ARG_KEYS, OPA_REQ | OPA_POS}, ACT_COMMON}},
+    [OP_INVOKE] = {OP_INVOKE, "invoke", "invoke", "invoke", "Invoke element", OPF_INPUT, perform_invoke,
+                   "Invoke an element (buttons, menu items); a click where it has no such "
+                   "action.",
+                   {ON_ELEMENT}},
+    [OP_TOGGLE] = {OP_TOGGLE, "toggle", "toggle", "toggle", "Toggle check box", OPF_INPUT, perform_toggle,
+                   "Toggle a check box.", {ON_ELEMENT}},
+    [OP_EXPAND] = {OP_EXPAND, "expand", "expand", "expand", "Expand element", OPF_INPUT, perform_expand,
+                   "Expand a combo box, menu or tree item.", {ON_ELEMENT}},
+    [OP_COLLAPSE] = {OP_COLLAPSE, "collapse", "collapse", "collapse", "Collapse element",
+                     OPF_INPUT, perform_collapse, "Collapse an element.", {ON_ELEMENT}},
+    [OP_SELECT] = {OP_SELECT, "select", "select", "select", "Select item", OPF_INPUT, perform_select,
+                   "Select a list, combo or tab item; with an item name, choose that item "
+                   "of the combo box or list.",
+                   {{ARG_ELEMENT, OPA_REQ | OPA_POS}, {ARG_ITEM, OPA_POS}, ACT_COMMON}},
+    [OP_FOCUS_ELEMENT] = {OP_FOCUS_ELEMENT, "focus_element", NULL, "focus-element",
+                          "Focus element", OPF_INPUT, perform_focus_element, "Put the keyboard focus on an element.",
+                          {ON_ELEMENT}},
+    [OP_GET] = {OP_GET, "get", NULL, "get", "Read element", OPF_OBSERVES, perform_get,
+                "Read an element's text, value, name, rectangle or states.",
+                {{ARG_WHAT, OPA_REQ | OPA_POS}, {ARG_ELEMENT, OPA_REQ | OPA_POS}, {ARG_WINDOW, 0}}},
+    [OP_INSPECT] = {OP_INSPECT, "inspect", NULL, "inspect", "Inspect element", OPF_OBSERVES, perform_inspect,
+                    "Every property of an element: type, name, value, states, patterns, "
+                    "bounds, window handle, AutomationId, class.",
+                    {{ARG_ELEMENT, OPA_REQ | OPA_POS}, {ARG_WINDOW, 0}}},
+    [OP_FIND] = {OP_FIND, "find", NULL, "find", "Find elements", OPF_OBSERVES, perform_find,
+                 "Find elements by selector; the refs it prints are valid refs.",
+                 {{ARG_SELECTOR, OPA_REQ | OPA_POS}, {ARG_ALL, 0}, {ARG_WINDOW, 0}}},
+    [OP_WAIT] = {OP_WAIT, "wait", "wait", "wait", "Wait", 0, perform_wait,
+                 "Wait some seconds, or until an element is visible, enabled or gone.",
+                 {{ARG_SECONDS, OPA_POS},
+                  {ARG_VISIBLE, OPA_CLI},
+                  {ARG_ENABLED, OPA_CLI},
+                  {ARG_GONE, OPA_CLI},
+                  {ARG_TIMEOUT, OPA_CLI},
+                  {ARG_WINDOW, OPA_CLI}}},
+    [OP_FOCUS_WINDOW] = {OP_FOCUS_WINDOW, "focus_window", "focus_window", "focus",
+                         "Focus window", OPF_WINDOWS, perform_focus_window,
+                         "Bring a window to the front and verify it is the foreground window.",
+                         {{ARG_WINDOW, OPA_REQ | OPA_POS}, {ARG_SCREENSHOT, OPA_CLI},
+                          {ARG_RETURN_STATE, OPA_CLI}}},
+    [OP_MOVE_WINDOW] = {OP_MOVE_WINDOW, "move_window", "move_window", "move", "Move window",
+                        OPF_WINDOWS | OPF_PIXELS, perform_move_window, "Move and resize a window.",
+                        {{ARG_WINDOW, OPA_REQ | OPA_POS},
+                         {ARG_X, OPA_REQ | OPA_POS},
+                         {ARG_Y, OPA_REQ | OPA_POS},
+                         {ARG_WIDTH, OPA_REQ | OPA_POS},
+                         {ARG_HEIGHT, OPA_REQ | OPA_POS},
+                         {ARG_SCREENSHOT, OPA_CLI},
+                         {ARG_RETURN_STATE, OPA_CLI}}},
+    [OP_SET_WINDOW_STATE] = {OP_SET_WINDOW_STATE, "set_window_state", "set_window_state",
+                             "window-state", "Minimize, maximize or restore", OPF_WINDOWS, perform_set_window_state,
+                             "Minimize, maximize or restore a window.",
+                             {{ARG_STATE, OPA_REQ | OPA_POS}, {ARG_WINDOW, OPA_POS},
+                              {ARG_SCREENSHOT, OPA_CLI}, {ARG_RETURN_STATE, OPA_CLI}}},
+    [OP_CLOSE_WINDOW] = {OP_CLOSE_WINDOW, "close_window", "close_window", "close",
+                         "Close window", OPF_WINDOWS | OPF_DESTRUCTIVE, perform_close_window,
+                         "Close a window (the application may ask to save first).",
+                         {{ARG_WINDOW, OPA_POS}, {ARG_SCREENSHOT, OPA_CLI},
+                          {ARG_RETURN_STATE, OPA_CLI}}},
+    [OP_LAUNCH] = {OP_LAUNCH, "launch", "launch", "launch", "Launch program", OPF_LAUNCH, perform_launch,
+                   "Start a program by name or path and return its window; a command line "
+                   "with arguments, a script or an interpreter needs the shell permission.",
+                   {{ARG_COMMAND, OPA_REQ | OPA_POS}, {ARG_SCREENSHOT, OPA_CLI},
+                    {ARG_RETURN_STATE, OPA_CLI}}},
+    [OP_SHELL] = {OP_SHELL, "shell", "powershell", "powershell", "Run PowerShell",
+                  OPF_SHELL | OPF_DESTRUCTIVE, perform_shell,
+                  "Run a PowerShell command and get its exit code, stdout and stderr (long "
+                  "output keeps its start and end); needs the shell permission.",
+                  {{ARG_COMMAND, OPA_REQ | OPA_POS}, {ARG_TIMEOUT_S, 0}}},
+};
+
+/* Misspellings models send, in the normalised form (lower case, '_' separators). */
+static const struct {
+    const char *alias;
+    enum op_id op;
+} model_aliases[] = {
+    {"left_click", OP_CLICK},
+    {"leftclick", OP_CLICK},
+    {"mouse_click", OP_CLICK},
+    {"tap", OP_CLICK},
+    {"click_element", OP_CLICK},
+    {"doubleclick", OP_DOUBLE_CLICK},
+    {"dblclick", OP_DOUBLE_CLICK},
+    {"double", OP_DOUBLE_CLICK},
+    {"left_double_click", OP_DOUBLE_CLICK},
+    {"rightclick", OP_RIGHT_CLICK},
+    {"context_click", OP_RIGHT_CLICK},
+    {"middleclick", OP_MIDDLE_CLICK},
+    {"move", OP_MOUSE_MOVE},
+    {"hover", OP_MOUSE_MOVE},
+    {"mouse_over", OP_MOUSE_MOVE},
+    {"move_mouse", OP_MOUSE_MOVE},
+    {"mousemove", OP_MOUSE_MOVE},
+    {"left_click_drag", OP_DRAG},
+    {"drag_and_drop", OP_DRAG},
+    {"mouse_drag", OP_DRAG},
+    {"scroll_wheel", OP_SCROLL},
+    {"wheel", OP_SCROLL},
+    {"type_text", OP_TYPE},
+    {"typetext", OP_TYPE},
+    {"input_text", OP_TYPE},
+    {"input", OP_TYPE},
+    {"write", OP_TYPE},
+    {"text", OP_TYPE},
+    {"enter_text", OP_TYPE},
+    {"press", OP_KEY},
+    {"hotkey", OP_KEY},
+    {"keypress", OP_KEY},
+    {"key_press", OP_KEY},
+    {"press_key", OP_KEY},
+    {"keys", OP_KEY},
+    {"send_keys", OP_KEY},
+    {"key_combo", OP_KEY},
+    {"shortcut", OP_KEY},
+    {"keyboard", OP_KEY},
+    {"take_screenshot", OP_SCREENSHOT},
+    {"capture", OP_SCREENSHOT},
+    {"screen_shot", OP_SCREENSHOT},
+    {"full_screenshot", OP_SCREENSHOT},
+    {"observe", OP_OBSERVE},
+    {"screenshot_window", OP_OBSERVE},
+    {"window_screen_shot", OP_OBSERVE},
+    {"get_tree", OP_OBSERVE},
+    {"accessibility_tree", OP_OBSERVE},
+    {"click_button", OP_INVOKE},
+    {"press_button", OP_INVOKE},
+    {"check", OP_TOGGLE},
+    {"uncheck", OP_TOGGLE},
+    {"select_item", OP_SELECT},
+    {"choose", OP_SELECT},
+    {"setvalue", OP_SET_VALUE},
+    {"fill", OP_SET_VALUE},
+    {"set_text", OP_SET_VALUE},
+    {"sleep", OP_WAIT},
+    {"pause", OP_WAIT},
+    {"delay", OP_WAIT},
+    {"windows", OP_LIST_WINDOWS},
+    {"get_windows", OP_LIST_WINDOWS},
+    {"listwindows", OP_LIST_WINDOWS},
+    {"focus", OP_FOCUS_WINDOW},
+    {"activate", OP_FOCUS_WINDOW},
+    {"activate_window", OP_FOCUS_WINDOW},
+    {"switch_window", OP_FOCUS_WINDOW},
+    {"switch_to_window", OP_FOCUS_WINDOW},
+    {"resize_window", OP_MOVE_WINDOW},
+    {"resize", OP_MOVE_WINDOW},
+    {"minimize", OP_SET_WINDOW_STATE},
+    {"maximize", OP_SET_WINDOW_STATE},
+    {"restore", OP_SET_WINDOW_STATE},
+    {"window_state", OP_SET_WINDOW_STATE},
+    {"close", OP_CLOSE_WINDOW},
+    {"open", OP_LAUNCH},
+    {"open_app", OP_LAUNCH},
+    {"start", OP_LAUNCH},
+    {"launch_app", OP_LAUNCH},
+    {"run", OP_LAUNCH},
+    {"start_app", OP_LAUNCH},
+    {"open_application", OP_LAUNCH},
+};
+
+const struct arg_def *arg_def(enum op_arg a)
+{
+    return (unsigned)a < ARG__COUNT ? &args[a] : &args[ARG_NONE];
+}
+
+const struct op_def *op_def(enum op_id id)
+{
+    return (unsigned)id < OP__COUNT ? &ops[id] : NULL;
+}
+
+const struct op_def *op_by_cli(const char *name)
+{
+    for (int i = 0; name && i < OP__COUNT; i++)
+        if (ops[i].cli && strcmp(ops[i].cli, name) == 0)
+            return &ops[i];
+    return NULL;
+}
+
+static void normalise(const char *in, char *out, size_t cap)
+{
+    size_t j = 0;
+    while (*in == ' ')
+        in++;
+    for (; *in && j + 1 < cap; in++) {
+        char c = *in;
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        else if (c == '-' || c == ' ' || c == '.')
+            c = '_';
+        out[j++] = c;
+    }
+    while (j > 0 && out[j - 1] == '_')
+        j--;
+    out[j] = '\0';
+}
+
+const char *op_model_action_list(void)
+{
+    static char list[600];
+    if (!list[0]) {
+        size_t len = 0;
+        for (int i = 0; i < OP__COUNT && len < sizeof list; i++)
+            if (ops[i].model && !(ops[i].flags & OPF_SHELL))
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
+                                        ops[i].model);
+    }
+    return list;
+}
+
+wa_err op_by_model(const char *name, const struct op_def **out)
+{
+    *out = NULL;
+    if (!name || !*name)
+        return wa_fail(WA_E_INVALID_ARGS, "missing \"action\"; valid actions: %s",
+                       op_model_action_list());
+    char n[48];
+    normalise(name, n, sizeof n);
+    for (int i = 0; i < OP__COUNT; i++)
+        if (!(ops[i].flags & OPF_SHELL) && ops[i].model && strcmp(ops[i].model, n) == 0) {
+            *out = &ops[i];
+            return WA_E_OK;
+        }
+    for (size_t i = 0; i < sizeof model_aliases / sizeof model_aliases[0]; i++)
+        if (strcmp(model_aliases[i].alias, n) == 0) {
+            *out = &ops[model_aliases[i].op];
+            return WA_E_OK;
+        }
+    return wa_fail(WA_E_INVALID_ARGS, "unknown action \"%s\"; valid actions: %s", name,
+                   op_model_action_list());
+}
+
+const char *arg_name(enum op_arg a, bool model)
+{
+    const struct arg_def *d = arg_def(a);
+    return model && d->model ? d->model : d->name;
+}
+
+/* True when the comma-separated list holds key. */
+static bool in_list(const char *list, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, key, n) == 0)
+            return true;
+        p = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+bool arg_matches(enum op_arg a, const char *key)
+{
+    const struct arg_def *d = arg_def(a);
+    if (!key || a == ARG_NONE)
+        return false;
+    return strcmp(d->name, key) == 0 || (d->model && strcmp(d->model, key) == 0) ||
+           in_list(d->aliases, key);
+}
+
+const struct op_arg_use *op_arg_use(const struct op_def *op, enum op_arg a)
+{
+    for (int i = 0; op && i < OP_MAX_ARGS && op->args[i].arg != ARG_NONE; i++)
+        if (op->args[i].arg == a)
+            return &op->args[i];
+    return NULL;
+}
+
+enum arg_unit op_arg_unit(const struct op_def *op, enum op_arg a)
+{
+    switch (a) {
+    case ARG_X:
+    case ARG_Y:
+    case ARG_TO_X:
+    case ARG_TO_Y:
+        return op->flags & OPF_PIXELS ? UNIT_PIXEL : UNIT_NORM;
+    case ARG_WIDTH:
+    case ARG_HEIGHT:
+    case ARG_MAX_EDGE:
+        return UNIT_PIXEL;
+    case ARG_SECONDS:
+    case ARG_TIMEOUT:
+    case ARG_TIMEOUT_S:
+        return UNIT_SECONDS;
+    case ARG_DURATION:
+        return UNIT_MS;
+    case ARG_AMOUNT:
+        return UNIT_NOTCHES;
+    default:
+        return UNIT_NONE;
+    }
+}
+
+const char *op_arg_help(const struct op_def *op, enum op_arg a)
+{
+    static _Thread_local char buf[400];
+    const struct arg_def *d = arg_def(a);
+    bool point = a == ARG_X || a == ARG_Y || a == ARG_TO_X || a == ARG_TO_Y;
+    if (!point)
+        return d->help;
+    const char *axis = a == ARG_X || a == ARG_TO_X ? "x" : "y";
+    const char *what = a == ARG_TO_X || a == ARG_TO_Y ? " to release at" : "";
+    if (op_arg_unit(op, a) == UNIT_PIXEL)
+        snprintf(buf, sizeof buf, "Screen %s%s, in pixels%s.", axis, what,
+                 op->id == OP_MOVE_WINDOW ? " (the window's new left or top edge)" : "");
+    else
+        snprintf(buf, sizeof buf, "%s%s: 0-999 %s the frame of the latest observation (the "
+                 "window's frame for the CLI).",
+                 axis, what, *axis == 'x' ? "across" : "down");
+    return buf;
+}

@@ -1,0 +1,225 @@
+/* The one vocabulary of desktop operations: every operation with its name in each
+ * front end, its arguments (type, unit, limits, default, help) and what it does to the
+ * desktop. The model's tool schema, the MCP tool list, the CLI's parser and help, the
+ * serve command names and SKILL.md's command list all come from this table (or are
+ * checked against it by tests). Adding an operation is one row here and one function
+ * in the core. */
+#ifndef WINAGENT_AGENT_CORE_OPS_H
+#define WINAGENT_AGENT_CORE_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+
+/* ---- arguments ---- */
+
+enum arg_type {
+    ARG_T_INT,     /* integer; numeric strings and floats are accepted and rounded */
+    ARG_T_NUM,     /* number */
+    ARG_T_STR,     /* text */
+    ARG_T_BOOL,    /* true/false ("true", 1 accepted) */
+    ARG_T_ENUM,    /* one word of arg_def.choices */
+    ARG_T_ELEMENT, /* an element: an id/ref (3, "e3", "@e3", "[3]") or a selector */
+    ARG_T_WINDOW,  /* a window: title or process fragment, 0x handle, decimal or integer */
+};
+
+enum arg_unit {
+    UNIT_NONE,
+    UNIT_NORM,    /* 0-999 over the frame of the latest observation */
+    UNIT_PIXEL,   /* screen pixels (virtual screen, physical) */
+    UNIT_SECONDS,
+    UNIT_MS,
+    UNIT_NOTCHES, /* wheel notches, 120 each */
+};
+
+/* What happens to a number outside [min, max]: refused with invalid_args, or clamped
+ * with a note in the result. */
+enum arg_range { RANGE_REJECT, RANGE_CLAMP };
+
+#define OP_ARG_MAP(ROW)                                                                              \
+    ROW(NONE)                                                                                        \
+    ROW(ELEMENT)                                                                                     \
+    ROW(TO_ELEMENT)                                                                                  \
+    ROW(WINDOW)                                                                                      \
+    ROW(X)                                                                                           \
+    ROW(Y)                                                                                           \
+    ROW(TO_X)                                                                                        \
+    ROW(TO_Y)                                                                                        \
+    ROW(BUTTON)                                                                                      \
+    ROW(DURATION)                                                                                    \
+    ROW(DIRECTION)                                                                                   \
+    ROW(AMOUNT)                                                                                      \
+    ROW(TEXT)                                                                                        \
+    ROW(ITEM)                                                                                        \
+    ROW(KEYS)                                                                                        \
+    ROW(SECONDS)                                                                                     \
+    ROW(VISIBLE)                                                                                     \
+    ROW(ENABLED)                                                                                     \
+    ROW(GONE)                                                                                        \
+    ROW(TIMEOUT)                                                                                     \
+    ROW(WHAT)                                                                                        \
+    ROW(SELECTOR)                                                                                    \
+    ROW(ALL)                                                                                         \
+    ROW(MODE)                                                                                        \
+    ROW(MONITOR)                                                                                     \
+    ROW(MAX_EDGE)                                                                                    \
+    ROW(PATH)                                                                                        \
+    ROW(INTERACTIVE)                                                                                 \
+    ROW(COMPACT)                                                                                     \
+    ROW(DEPTH)                                                                                       \
+    ROW(SCOPE)                                                                                       \
+    ROW(VERBOSE)                                                                                     \
+    ROW(ANNOTATED)                                                                                   \
+    ROW(WIDTH)                                                                                       \
+    ROW(HEIGHT)                                                                                      \
+    ROW(STATE)                                                                                       \
+    ROW(COMMAND)                                                                                     \
+    ROW(TIMEOUT_S)                                                                                   \
+    ROW(SCREENSHOT)                                                                                  \
+    ROW(RETURN_STATE)
+
+enum op_arg {
+#define X_ENUM(id) ARG_##id,
+    OP_ARG_MAP(X_ENUM)
+#undef X_ENUM
+        ARG__COUNT
+};
+
+struct arg_def {
+    const char *name;    /* the CLI's, MCP's and serve's name ("ref", "x2") */
+    const char *model;   /* the model's name where it differs ("element", "to_x"), or NULL */
+    const char *aliases; /* further accepted names, comma-separated, or NULL */
+    enum arg_type type;
+    const char *choices; /* ARG_T_ENUM: "up,down,left,right" */
+    double min, max;     /* numeric limits (both 0: none) */
+    enum arg_range range;
+    const char *help;    /* one line; numbers' units come from the operation */
+};
+
+/* ---- operations ---- */
+
+#define OP_MAP(X)                                                                                  \
+    X(SCREENSHOT)                                                                                  \
+    X(OBSERVE)                                                                                     \
+    X(TREE)                                                                                        \
+    X(STATE)                                                                                       \
+    X(CLICK)                                                                                       \
+    X(DOUBLE_CLICK)                                                                                \
+    X(RIGHT_CLICK)                                                                                 \
+    X(MIDDLE_CLICK)                                                                                \
+    X(CLICK_AT)                                                                                    \
+    X(MOUSE_MOVE)                                                                                  \
+    X(DRAG)                                                                                        \
+    X(DRAG_AT)                                                                                     \
+    X(SCROLL)                                                                                      \
+    X(SCROLL_AT)                                                                                   \
+    X(TYPE)                                                                                        \
+    X(SET_VALUE)                                                                                   \
+    X(CLEAR)                                                                                       \
+    X(KEY)                                                                                         \
+    X(INVOKE)                                                                                      \
+    X(TOGGLE)                                                                                      \
+    X(EXPAND)                                                                                      \
+    X(COLLAPSE)                                                                                    \
+    X(SELECT)                                                                                      \
+    X(FOCUS_ELEMENT)                                                                               \
+    X(GET)                                                                                         \
+    X(INSPECT)                                                                                     \
+    X(FIND)                                                                                        \
+    X(WAIT)                                                                                        \
+    X(LIST_WINDOWS)                                                                                \
+    X(FOCUS_WINDOW)                                                                                \
+    X(MOVE_WINDOW)                                                                                 \
+    X(SET_WINDOW_STATE)                                                                            \
+    X(CLOSE_WINDOW)                                                                                \
+    X(LAUNCH)                                                                                      \
+    X(SHELL)
+
+enum op_id {
+#define X_ENUM(id) OP_##id,
+    OP_MAP(X_ENUM)
+#undef X_ENUM
+        OP__COUNT
+};
+
+/* What an operation does. */
+enum {
+    OPF_OBSERVES = 1u << 0, /* reads the desktop (gate: restricted windows refused) */
+    OPF_INPUT = 1u << 1,    /* sends mouse or keyboard input or acts on an element */
+    OPF_WINDOWS = 1u << 2,  /* changes windows (focus, move, state, close) */
+    OPF_LAUNCH = 1u << 3,   /* starts a program */
+    OPF_SHELL = 1u << 4,    /* runs a shell command */
+    OPF_PIXELS = 1u << 5,   /* its points are screen pixels (else 0-999 of the frame) */
+    OPF_DESTRUCTIVE = 1u << 6, /* may lose data (close, keys, the shell) */
+    OPF_IMAGE = 1u << 7,    /* returns an image itself */
+    OPF_ACTS = OPF_INPUT | OPF_WINDOWS | OPF_LAUNCH | OPF_SHELL,
+};
+
+/* How an operation takes an argument. */
+enum {
+    OPA_REQ = 1u << 0,    /* required */
+    OPA_POS = 1u << 1,    /* the CLI takes it positionally, in the listed order */
+    OPA_MODEL = 1u << 2,  /* offered to the model only */
+    OPA_CLI = 1u << 3,    /* offered to the CLI, MCP and serve only */
+    OPA_REQ_CLI = 1u << 4, /* required of the CLI, MCP and serve (the model has x,y instead) */
+};
+
+/* Whether argument use u is required of a front end (model: the model's names). */
+static inline bool op_arg_required(unsigned flags, bool model)
+{
+    return (flags & OPA_REQ) || (!model && (flags & OPA_REQ_CLI));
+}
+
+#define OP_MAX_ARGS 12
+
+struct op_arg_use {
+    enum op_arg arg;
+    unsigned flags;
+};
+
+struct call; /* the core's view of one request being performed (core/perform.h) */
+
+struct op_def {
+    enum op_id id;
+    const char *name;  /* canonical, for logs and the audit */
+    const char *model; /* the model's desktop action (the shell: its own tool), or NULL */
+    const char *cli;   /* the CLI command, MCP tool and serve command, or NULL */
+    const char *title; /* MCP tool title */
+    unsigned flags;
+    wa_err (*perform)(struct call *k); /* the core's function */
+    const char *help;  /* one line */
+    struct op_arg_use args[OP_MAX_ARGS]; /* ends at the first ARG_NONE */
+};
+
+const struct arg_def *arg_def(enum op_arg a);
+const struct op_def *op_def(enum op_id id);
+
+/* Lookups by front-end name; NULL when unknown. */
+const struct op_def *op_by_cli(const char *name);
+/* The model's action names, canonical names and the misspellings models send
+ * ("left_click", "press", "hotkey", ...), case and separators ignored.
+ * WA_E_INVALID_ARGS listing the valid names. */
+wa_err op_by_model(const char *name, const struct op_def **out);
+
+/* "screenshot, window_screenshot, click, ..." (the model's action names). */
+const char *op_model_action_list(void);
+
+/* The name of argument a for a front end: the model's name when model is true. */
+const char *arg_name(enum op_arg a, bool model);
+/* True when key names argument a in any front end (name, model name or alias). */
+bool arg_matches(enum op_arg a, const char *key);
+/* The use of argument a by op, or NULL when op does not take it. */
+const struct op_arg_use *op_arg_use(const struct op_def *op, enum op_arg a);
+/* The unit of argument a in op (points: pixels or 0-999 by OPF_PIXELS). */
+enum arg_unit op_arg_unit(const struct op_def *op, enum op_arg a);
+/* A one-line description of a in op, with its unit and limits ("0-999 across the
+ * latest observation", "Screen x in pixels"). Static storage, per thread. */
+const char *op_arg_help(const struct op_def *op, enum op_arg a);
+
+static inline bool op_acts(const struct op_def *op)
+{
+    return (op->flags & OPF_ACTS) != 0;
+}
+
+#endif

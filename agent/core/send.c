@@ -1,0 +1,164 @@
+/* Input through the gate: every mouse, keyboard and element action is checked against
+ * the window that will receive it, at the moment it is sent. */
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/core/perform.h"
+
+#define KEY_CHORD_PAUSE_MS 30
+
+/* Reads hwnd, refuses it when the gate says so, and records it as the receiver. */
+static wa_err receiver(struct call *k, uint64_t hwnd, const char *where)
+{
+    if (!hwnd)
+        return wa_fail(WA_E_DENIED, "%s refused: no window would receive it %s", k->name, where);
+    struct wa_window w;
+    wa_err e = backend_window_info(k->be, hwnd, &w);
+    if (e == WA_E_WINDOW_NOT_FOUND)
+        return wa_fail(e, "%s: window 0x%llx is gone; observe again", k->name,
+                       (unsigned long long)hwnd);
+    if (e)
+        return e;
+    k->receiver = hwnd;
+    snprintf(k->receiver_process, sizeof k->receiver_process, "%s", w.process ? w.process : "");
+    e = gate_check_window(k->c->gate, &w, k->name);
+    wa_window_cleanup(&w);
+    return e;
+}
+
+wa_err observe_check(struct call *k, uint64_t hwnd)
+{
+    struct wa_window w;
+    wa_err e = backend_window_info(k->be, hwnd, &w);
+    if (e)
+        return e;
+    e = gate_check_window(k->c->gate, &w, k->name);
+    wa_window_cleanup(&w);
+    return e;
+}
+
+wa_err send_window_check(struct call *k, uint64_t hwnd)
+{
+    return receiver(k, hwnd, "");
+}
+
+wa_err send_foreground(struct call *k)
+{
+    uint64_t hwnd;
+    wa_err e = call_window(k, &hwnd);
+    if (e)
+        return e;
+    struct wa_window w;
+    e = backend_window_info(k->be, hwnd, &w);
+    if (e == WA_E_WINDOW_NOT_FOUND)
+        return wa_fail(e, "the target window 0x%llx is gone; observe again",
+                       (unsigned long long)hwnd);
+    if (e)
+        return e;
+    bool front = w.foreground;
+    e = gate_check_window(k->c->gate, &w, k->name); /* never focus a restricted window */
+    wa_window_cleanup(&w);
+    if (e || front || k->dry)
+        return e;
+    return backend_focus_window(k->be, hwnd);
+}
+
+static wa_err receiver_at(struct call *k, int px, int py)
+{
+    uint64_t hwnd;
+    wa_err e = backend_window_at(k->be, px, py, &hwnd);
+    if (e)
+        return e;
+    char where[64];
+    snprintf(where, sizeof where, "at (%d,%d)", px, py);
+    return receiver(k, hwnd, where);
+}
+
+static wa_err receiver_keyboard(struct call *k)
+{
+    uint64_t hwnd;
+    wa_err e = backend_foreground_window(k->be, &hwnd);
+    return e ? e : receiver(k, hwnd, "(no window is in the foreground)");
+}
+
+wa_err send_click(struct call *k, int px, int py, enum wa_button b, int count)
+{
+    wa_err e = send_foreground(k);
+    if (!e)
+        e = receiver_at(k, px, py);
+    if (e || k->dry)
+        return e;
+    return backend_click(k->be, px, py, b, count);
+}
+
+wa_err send_move(struct call *k, int px, int py)
+{
+    wa_err e = send_foreground(k);
+    if (!e)
+        e = receiver_at(k, px, py);
+    if (e || k->dry)
+        return e;
+    return backend_mouse_move(k->be, px, py);
+}
+
+wa_err send_drag(struct call *k, int x1, int y1, int x2, int y2, enum wa_button b, int ms)
+{
+    wa_err e = send_foreground(k);
+    if (!e)
+        e = receiver_at(k, x2, y2);
+    if (!e)
+        e = receiver_at(k, x1, y1);
+    if (e || k->dry)
+        return e;
+    return backend_drag(k->be, x1, y1, x2, y2, b, ms);
+}
+
+wa_err send_wheel(struct call *k, int px, int py, int notches, bool horizontal)
+{
+    wa_err e = send_foreground(k);
+    if (!e)
+        e = receiver_at(k, px, py);
+    if (e || k->dry)
+        return e;
+    return backend_scroll(k->be, true, px, py, notches, horizontal);
+}
+
+wa_err send_text(struct call *k, const char *text)
+{
+    wa_err e = send_foreground(k);
+    if (!e)
+        e = receiver_keyboard(k);
+    if (e || k->dry)
+        return e;
+    return backend_type_text(k->be, text);
+}
+
+wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)
+{
+    wa_err e = send_foreground(k);
+    if (!e)
+        e = receiver_keyboard(k);
+    for (size_t i = 0; !e && !k->dry && i < n; i++) {
+        if (i > 0) {
+            /* a chord may open a window: the next one goes only where the gate allows */
+            os_sleep_ms(KEY_CHORD_PAUSE_MS);
+            if ((e = receiver_keyboard(k)))
+                break;
+        }
+        e = backend_press_keys(k->be, &combos[i]);
+    }
+    return e;
+}
+
+wa_err send_element(struct call *k, size_t index, enum wa_element_action a, const char *value,
+                    const char **via)
+{
+    *via = NULL;
+    struct wa_tree *t = &k->s->tree;
+    wa_err e = send_foreground(k);
+    if (!e)
+        e = receiver(k, t->hwnd, "");
+    if (e || k->dry)
+        return e;
+    return backend_element_action(k->be, t, index, a, value, via);
+}

@@ -1,0 +1,40 @@
+/* A run's configuration (the loop, replay): the task, and the settings it reads, from
+ * the one resolution every subcommand uses (core/settings.h), with errors that name
+ * what is missing and where to set it. */
+#ifndef WINAGENT_AGENT_RUN_CONFIG_H
+#define WINAGENT_AGENT_RUN_CONFIG_H
+
+#include <stdbool.h>
+
+#include "agent/core/observe.h"
+#include "agent/core/settings.h"
+#include "base/error.h"
+#include "llm/llm.h"
+
+struct agent_config {
+    char *prompt; /* the task; NULL with --replay */
+    char *replay; /* --replay DIR/trace.jsonl */
+    struct settings settings; /* everything resolved; the strings below point into it */
+    enum llm_provider_kind provider;
+    const char *base_url;
+    const char *model;
+    const char *api_key; /* never printed or logged */
+    int max_steps;
+    enum obs_mode mode;
+    int max_edge;
+    int history_images;
+    const char *log_dir;
+    bool dry_run;
+    bool stream;
+    int llm_retries;     /* retries after the first attempt (-1: the client's default) */
+    int llm_max_wait_ms; /* longest single backoff (0: default) */
+    int llm_timeout_s;   /* one whole request (0: default) */
+};
+
+/* Parses the run's command line (argv[0] is the program) and fills c. On a usage or
+ * configuration error returns WA_E_USAGE / WA_E_CONFIG with the detail saying what
+ * to fix. c must be cleaned up either way. */
+wa_err config_load(int argc, char **argv, struct agent_config *c);
+void config_cleanup(struct agent_config *c);
+
+#endif

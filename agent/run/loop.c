@@ -1,0 +1,694 @@
+/* The agent loop: ask the model, run its tool calls through the one dispatcher,
+ * answer with results and fresh observations, keep the history bounded, log it all. */
+#include "agent/run/loop.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "agent/core/core.h"
+#include "agent/front/cli.h"
+#include "agent/front/wire.h"
+#include "agent/run/replay.h"
+#include "agent/run/steplog.h"
+#include "agent/run/tools.h"
+#include "base/os.h"
+#include "base/str.h"
+
+extern const char prompt_system[];
+
+#define MAX_CALLS_PER_REPLY     16 /* more in one reply are answered with an error */
+#define SAME_FAILURE_WARN       3 /* identical failing calls in a row before the model is told */
+#define SAME_FAILURE_STOP       5 /* ... before the run ends */
+#define UNCHANGED_WARN          3 /* acting calls in a row that left the observation unchanged */
+#define SAME_CALL_STOP          8 /* identical calls in a row with no change, before the run ends */
+
+/* A message that carries an observation, and what it becomes when trimmed. */
+struct obs_ref {
+    size_t msg;
+    char *trimmed;
+    bool done;
+};
+
+struct run {
+    const struct agent_config *cfg;
+    const struct wa_backend *be;
+    struct steplog log;
+    struct llm_client *llm;
+    struct llm_conversation conv;
+    struct core *core;
+    struct session *ses;
+    struct obs_ref *obs;
+    size_t n_obs;
+    /* loop detection */
+    char *last_sig;
+    int same_failures;
+    int same_calls;
+    int unchanged;
+    uint64_t last_obs_hash;
+    bool have_obs_hash;
+    const char *stop_reason; /* set when a repetition ends the run */
+    /* totals */
+    struct llm_usage usage;
+    double llm_ms, agent_ms;
+    int64_t start_ms;
+};
+
+static uint64_t hash_bytes(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static uint64_t observation_hash(const struct observation *o)
+{
+    if (o->kind == OBS_TREE)
+        return hash_bytes(o->text, strlen(o->text));
+    if (o->kind == OBS_IMAGE)
+        return hash_bytes(o->png.data, o->png.len);
+    return 0;
+}
+
+/* ---- history ---- */
+
+static void remember_observation(struct run *r, const char *trimmed)
+{
+    struct obs_ref *p = realloc(r->obs, (r->n_obs + 1) * sizeof *p);
+    if (!p)
+        return;
+    r->obs = p;
+    r->obs[r->n_obs].msg = r->conv.n_messages - 1;
+    r->obs[r->n_obs].trimmed = str_dup(trimmed);
+    r->obs[r->n_obs].done = false;
+    r->n_obs++;
+}
+
+/* Keeps the last history_images observations whole; older ones become one line, so
+ * the request at step 50 is not much larger than at step 5. */
+static void trim_history(struct run *r)
+{
+    size_t keep = (size_t)r->cfg->history_images;
+    for (size_t i = 0; i + keep < r->n_obs; i++) {
+        if (r->obs[i].done)
+            continue;
+        llm_message_replace_content(&r->conv.messages[r->obs[i].msg], r->obs[i].trimmed);
+        r->obs[i].done = true;
+    }
+}
+
+/* The observation as the model gets it: text to append, and an image if any. */
+static void observation_for_model(const struct observation *o, struct dynbuf *text,
+                                  struct llm_image *img, bool *has_img)
+{
+    *has_img = false;
+    if (o->kind == OBS_TREE) {
+        dynbuf_adds(text, "\n\nObservation (accessibility tree; coordinates 0-999):\n");
+        dynbuf_adds(text, o->text);
+    } else if (o->kind == OBS_IMAGE) {
+        dynbuf_addf(text,
+                    "\n\nObservation: a screenshot is attached (%dx%d image of the frame "
+                    "[%d,%d][%d,%d]; coordinates 0-999 over the image).",
+                    o->width, o->height, o->frame.left, o->frame.top, o->frame.right,
+                    o->frame.bottom);
+        img->mime = "image/png";
+        img->base64 = o->png_base64;
+        *has_img = true;
+    }
+}
+
+/* Saves an observation's files; returns the file name (heap) or NULL. */
+static char *save_observation(struct run *r, int step, const char *action,
+                              const struct observation *o)
+{
+    char name[160];
+    if (o->kind == OBS_TREE) {
+        snprintf(name, sizeof name, "step-%02d-%s+a11y.txt", step, action);
+        return steplog_save(&r->log, name, o->text, strlen(o->text));
+    }
+    if (o->kind == OBS_IMAGE) {
+        snprintf(name, sizeof name, "step-%02d-%s.png", step, action);
+        return steplog_save(&r->log, name, o->png.data, o->png.len);
+    }
+    return NULL;
+}
+
+static cJSON *observation_trace(const struct observation *o, const char *file)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "kind", o->kind == OBS_TREE ? "tree" : "image");
+    if (file)
+        cJSON_AddStringToObject(j, "file", file);
+    cJSON_AddStringToObject(j, "verdict", o->verdict);
+    int f[4] = {o->frame.left, o->frame.top, o->frame.right, o->frame.bottom};
+    cJSON_AddItemToObject(j, "frame", cJSON_CreateIntArray(f, 4));
+    if (o->kind == OBS_IMAGE) {
+        cJSON_AddNumberToObject(j, "width", o->width);
+        cJSON_AddNumberToObject(j, "height", o->height);
+    }
+    return j;
+}
+
+/* ---- tools ---- */
+
+/* --shell confirm: the command as it will run (control characters already escaped). */
+static bool confirm_on_console(void *ctx, const char *what, const char *command)
+{
+    (void)ctx;
+    fprintf(stderr, "\nwinagent wants to run %s:\n  %s\nRun it? [y/N] ", what, command);
+    fflush(stderr);
+    char answer[16];
+    if (!fgets(answer, sizeof answer, stdin))
+        return false;
+    return answer[0] == 'y' || answer[0] == 'Y';
+}
+
+/* Tracks repetition; returns a note for the model (static text) or NULL. */
+static const char *repetition_note(struct run *r, const struct llm_tool_call *call, bool failed,
+                                   bool acted, const struct observation *obs)
+{
+    char *sig = malloc(strlen(call->name) + strlen(call->arguments) + 2);
+    if (sig)
+        sprintf(sig, "%s:%s", call->name, call->arguments);
+    bool same = sig && r->last_sig && strcmp(sig, r->last_sig) == 0;
+    free(r->last_sig);
+    r->last_sig = sig;
+    r->same_failures = failed ? (same ? r->same_failures + 1 : 1) : 0;
+    bool changed = true;
+    if (acted && obs->kind != OBS_NONE) {
+        uint64_t h = observation_hash(obs);
+        changed = !r->have_obs_hash || h != r->last_obs_hash;
+        r->last_obs_hash = h;
+        r->have_obs_hash = true;
+        r->unchanged = changed ? 0 : r->unchanged + 1;
+    }
+    r->same_calls = same && !changed ? r->same_calls + 1 : 1;
+    if (r->same_failures >= SAME_FAILURE_STOP) {
+        r->stop_reason = "the same call failed 5 times in a row";
+        return NULL;
+    }
+    if (r->same_calls >= SAME_CALL_STOP) {
+        r->stop_reason = "the same call was repeated 8 times without changing anything";
+        return NULL;
+    }
+    if (r->same_failures >= SAME_FAILURE_WARN)
+        return "Note: this exact call has failed several times in a row. Do not repeat it; "
+               "try a different approach.";
+    if (r->unchanged >= UNCHANGED_WARN)
+        return "Note: the window has not changed after your last few actions. Check that "
+               "they are reaching the right place, or try another way.";
+    return NULL;
+}
+
+/* The identity of the element a call acted on, as it was before acting: what replay
+ * needs to find it again in a fresh tree. */
+static void add_element_ref(cJSON *trace, const struct op_result *res)
+{
+    if (!res->has_element)
+        return;
+    cJSON *ref = cJSON_AddObjectToObject(trace, "element_ref");
+    cJSON_AddStringToObject(ref, "type", res->element.type ? res->element.type : "");
+    cJSON_AddStringToObject(ref, "name", res->element.name ? res->element.name : "");
+    if (res->element.automation_id)
+        cJSON_AddStringToObject(ref, "automation_id", res->element.automation_id);
+}
+
+/* The request of a tool call: the desktop tool's action, or the shell. */
+static wa_err tool_request(struct run *r, const struct llm_tool_call *call, struct op_request *q)
+{
+    if (strcmp(call->name, "desktop") == 0)
+        return wire_request_text(call->arguments, WIRE_MODEL, NULL, q);
+    if (strcmp(call->name, op_def(OP_SHELL)->model) == 0)
+        return wire_request_text(call->arguments, WIRE_MODEL, op_def(OP_SHELL), q);
+    op_request_init(q, NULL);
+    return wa_fail(WA_E_INVALID_ARGS, "there is no tool \"%s\"; the tools are desktop%s",
+                   call->name, core_shell(r->core) == SHELL_DENIED ? "" : " and powershell");
+}
+
+/* Saves the debug image of a coordinate action; returns its file name (heap). */
+static char *save_annotation(struct run *r, int step, const char *action, const struct wa_image *img)
+{
+    struct dynbuf png;
+    dynbuf_init(&png, 64u << 20);
+    char *file = NULL;
+    if (png_encode(img, &png) == WA_E_OK) {
+        char name[160];
+        snprintf(name, sizeof name, "step-%02d-%s+annotate.png", step, action);
+        file = steplog_save(&r->log, name, png.data, png.len);
+    }
+    dynbuf_cleanup(&png);
+    return file;
+}
+
+/* Runs one tool call and appends its result to the conversation; fills the call's
+ * trace object. */
+static void run_tool_call(struct run *r, int step, const struct llm_tool_call *call,
+                          const char *step_stats, cJSON *trace)
+{
+    cJSON_AddStringToObject(trace, "id", call->id);
+    cJSON_AddStringToObject(trace, "name", call->name);
+    cJSON *parsed_args = cJSON_Parse(call->arguments);
+    if (parsed_args)
+        cJSON_AddItemToObject(trace, "arguments", parsed_args);
+    else
+        cJSON_AddStringToObject(trace, "arguments_raw", call->arguments);
+
+    struct op_request q;
+    struct op_result res;
+    op_result_init(&res);
+    int64_t t0 = os_now_ms();
+    wa_err e = tool_request(r, call, &q);
+    if (!e) {
+        e = core_perform(r->ses, &q, &res);
+    } else {
+        res.err = e;
+        res.op = q.op;
+        snprintf(res.message, sizeof res.message, "%s", *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+    }
+    double action_ms = (double)(os_now_ms() - t0);
+    r->agent_ms += action_ms;
+    bool acted = q.op && op_acts(q.op);
+    const char *action = q.op && q.op->model ? q.op->model : call->name;
+
+    char summary[320];
+    const cJSON *raw = cJSON_GetObjectItemCaseSensitive(parsed_args, "action");
+    bool unknown = !q.op && cJSON_IsString(raw) && strcmp(call->name, "desktop") == 0;
+    if (res.summary[0])
+        snprintf(summary, sizeof summary, "%s", res.summary);
+    else if (unknown)
+        snprintf(summary, sizeof summary, "%.40s", raw->valuestring);
+    else
+        snprintf(summary, sizeof summary, "%.40s%s", q.op ? action : call->name,
+                 q.op ? "" : " (bad arguments)");
+    size_t len = strlen(summary);
+    if (unknown)
+        snprintf(summary + len, sizeof summary - len, " -> error: unknown action");
+    else if (e)
+        snprintf(summary + len, sizeof summary - len, " -> error: %s", wa_err_code(e));
+    else
+        snprintf(summary + len, sizeof summary - len, res.dry_run ? " -> dry-run" : " -> ok");
+
+    struct wire_opts wo = {.names = WIRE_MODEL};
+    cJSON *result = wire_result(&res, &wo);
+    add_element_ref(trace, &res);
+    const char *note = repetition_note(r, call, e != WA_E_OK, acted, &res.obs);
+    if (note)
+        cJSON_AddStringToObject(result, "note", note);
+
+    /* Files: the observation exactly as sent, and the debug crosshair. */
+    if (res.obs.kind != OBS_NONE) {
+        char *file = save_observation(r, step, action, &res.obs);
+        cJSON_AddItemToObject(trace, "observation", observation_trace(&res.obs, file));
+        steplog_note(&r->log, "observation: %s", res.obs.verdict);
+        free(file);
+    }
+    if (res.has_annotate) {
+        char *file = save_annotation(r, step, action, &res.annotate);
+        if (file)
+            cJSON_AddStringToObject(trace, "annotate", file);
+        free(file);
+    }
+
+    char *result_text = cJSON_PrintUnformatted(result);
+    cJSON_AddItemToObject(trace, "result", result);
+    cJSON *ms = cJSON_AddObjectToObject(trace, "ms");
+    cJSON_AddNumberToObject(ms, "action", res.action_ms ? res.action_ms : action_ms);
+    cJSON_AddNumberToObject(ms, "capture", res.obs.capture_ms);
+    cJSON_AddNumberToObject(ms, "encode", res.obs.encode_ms);
+    cJSON_AddNumberToObject(ms, "tree", res.obs.tree_ms);
+
+    struct dynbuf text;
+    dynbuf_init(&text, 16u << 20);
+    dynbuf_adds(&text, result_text ? result_text : "{}");
+    struct llm_image img;
+    bool has_img;
+    observation_for_model(&res.obs, &text, &img, &has_img);
+    llm_conversation_add_tool_result(&r->conv, call->id, call->name, dynbuf_str(&text),
+                                     has_img ? &img : NULL);
+    if (res.obs.kind != OBS_NONE) {
+        char trimmed[512];
+        snprintf(trimmed, sizeof trimmed, "%.400s\n[observation of step %d omitted]",
+                 result_text ? result_text : "{}", step);
+        remember_observation(r, trimmed);
+    }
+    if (res.obs.kind != OBS_NONE)
+        steplog_progress(&r->log, "[step %d/%d] %s%s  | %s", step, r->cfg->max_steps, summary,
+                         step_stats, res.obs.verdict);
+    else
+        steplog_progress(&r->log, "[step %d/%d] %s%s", step, r->cfg->max_steps, summary,
+                         step_stats);
+    if (e)
+        steplog_note(&r->log, "  error: %s", res.message);
+    for (size_t i = 0; i < res.n_notes; i++)
+        steplog_note(&r->log, "  note: %s", res.notes[i]);
+    dynbuf_cleanup(&text);
+    free(result_text);
+    op_request_cleanup(&q);
+    op_result_cleanup(&res);
+}
+
+/* ---- the run ---- */
+
+static const char *exit_word(int code)
+{
+    switch (code) {
+    case EXIT_OK:
+        return "finished";
+    case EXIT_LLM:
+        return "LLM error";
+    case EXIT_STEPS:
+        return "step limit reached";
+    case EXIT_ACTION:
+        return "desktop failure";
+    case EXIT_INTERRUPTED:
+        return "interrupted";
+    default:
+        return "error";
+    }
+}
+
+static void finish(struct run *r, int code, int steps)
+{
+    double total = (double)(os_now_ms() - r->start_ms);
+    cJSON *s = cJSON_CreateObject();
+    cJSON *sum = cJSON_AddObjectToObject(s, "summary");
+    cJSON_AddNumberToObject(sum, "steps", steps);
+    cJSON_AddNumberToObject(sum, "exit_code", code);
+    cJSON_AddStringToObject(sum, "outcome", exit_word(code));
+    cJSON_AddNumberToObject(sum, "prompt_tokens", (double)r->usage.prompt_tokens);
+    cJSON_AddNumberToObject(sum, "completion_tokens", (double)r->usage.completion_tokens);
+    cJSON_AddNumberToObject(sum, "total_tokens", (double)r->usage.total_tokens);
+    cJSON_AddNumberToObject(sum, "llm_ms", r->llm_ms);
+    cJSON_AddNumberToObject(sum, "agent_ms", r->agent_ms);
+    cJSON_AddNumberToObject(sum, "total_ms", total);
+    steplog_trace(&r->log, s);
+    cJSON_Delete(s);
+    steplog_progress(
+        &r->log, "%s after %d step%s: %.1fk tokens, llm %.1fs, agent %.1fs, total %.1fs",
+        exit_word(code), steps, steps == 1 ? "" : "s", (double)r->usage.total_tokens / 1000.0,
+        r->llm_ms / 1000.0, r->agent_ms / 1000.0, total / 1000.0);
+    steplog_progress(&r->log, "log: %s", r->log.dir);
+}
+
+static int fail_run(struct run *r, int code, wa_err e, const char *what, int steps)
+{
+    const char *detail = *wa_err_detail() ? wa_err_detail() : wa_err_message(e);
+    steplog_progress(&r->log, "%s: %s", what, detail);
+    finish(r, code, steps);
+    return code;
+}
+
+static int exit_for_llm_error(wa_err e)
+{
+    return e == WA_E_INTERRUPTED ? EXIT_INTERRUPTED : EXIT_LLM;
+}
+
+/* Observes the window in front (else the monitor) for the first turn. */
+static wa_err first_observation(struct run *r, struct op_result *res)
+{
+    struct op_request q;
+    op_request_init(&q, op_def(OP_OBSERVE));
+    wa_err e = core_perform(r->ses, &q, res);
+    if (e) { /* no window in front: show the monitor instead */
+        op_request_init(&q, op_def(OP_SCREENSHOT));
+        e = core_perform(r->ses, &q, res);
+    }
+    op_request_cleanup(&q);
+    return e;
+}
+
+/* The first user turn: the task with an observation of the window in front. */
+static void first_turn(struct run *r)
+{
+    struct op_result res;
+    op_result_init(&res);
+    struct dynbuf text;
+    dynbuf_init(&text, 16u << 20);
+    dynbuf_adds(&text, r->cfg->prompt);
+    int64_t t0 = os_now_ms();
+    wa_err e = first_observation(r, &res);
+    r->agent_ms += (double)(os_now_ms() - t0);
+    struct llm_image img;
+    bool has_img = false;
+    cJSON *trace = cJSON_CreateObject();
+    cJSON_AddNumberToObject(trace, "step", 0);
+    cJSON_AddStringToObject(trace, "task", r->cfg->prompt);
+    if (!e && res.obs.kind != OBS_NONE) {
+        char *file = save_observation(r, 0, res.op->model, &res.obs);
+        cJSON_AddItemToObject(trace, "observation", observation_trace(&res.obs, file));
+        free(file);
+        steplog_progress(&r->log, "[step 0/%d] observe -> %s", r->cfg->max_steps, res.obs.verdict);
+        observation_for_model(&res.obs, &text, &img, &has_img);
+    } else {
+        steplog_progress(&r->log, "[step 0/%d] no first observation: %s", r->cfg->max_steps,
+                         res.message);
+    }
+    steplog_trace(&r->log, trace);
+    cJSON_Delete(trace);
+    llm_conversation_add_user(&r->conv, dynbuf_str(&text), has_img ? &img : NULL, has_img ? 1 : 0);
+    if (!e) {
+        char trimmed[600];
+        snprintf(trimmed, sizeof trimmed, "%.500s\n[first observation omitted]", r->cfg->prompt);
+        remember_observation(r, trimmed);
+    }
+    dynbuf_cleanup(&text);
+    op_result_cleanup(&res);
+}
+
+static void log_llm_line(void *ctx, const char *line)
+{
+    steplog_note(ctx, "%s", line);
+}
+
+static int run_steps(struct run *r)
+{
+    size_t n_tools;
+    const struct llm_tool *tools = agent_tools(core_shell(r->core) != SHELL_DENIED, &n_tools);
+    bool nudged = false;
+    for (int step = 1; step <= r->cfg->max_steps; step++) {
+        if (os_interrupted())
+            return fail_run(r, EXIT_INTERRUPTED, wa_fail(WA_E_INTERRUPTED, "between steps"),
+                            os_interrupt_reason(), step - 1);
+        trim_history(r);
+        struct llm_reply reply;
+        memset(&reply, 0, sizeof reply);
+        wa_err e = llm_complete(r->llm, &r->conv, tools, n_tools, &reply);
+        r->llm_ms += reply.elapsed_ms;
+        r->usage.prompt_tokens += reply.usage.prompt_tokens;
+        r->usage.completion_tokens += reply.usage.completion_tokens;
+        r->usage.total_tokens += reply.usage.total_tokens;
+        if (e) {
+            llm_reply_cleanup(&reply);
+            char what[48];
+            snprintf(what, sizeof what, "interrupted (%s)",
+                     os_interrupt_reason() ? os_interrupt_reason() : "request");
+            return fail_run(r, exit_for_llm_error(e), e, e == WA_E_INTERRUPTED ? what : "LLM error",
+                            step - 1);
+        }
+        cJSON *trace = cJSON_CreateObject();
+        cJSON_AddNumberToObject(trace, "step", step);
+        if (reply.reasoning) {
+            cJSON_AddStringToObject(trace, "reasoning", reply.reasoning);
+            steplog_note(&r->log, "reasoning: %s", reply.reasoning);
+        }
+        if (reply.text) {
+            cJSON_AddStringToObject(trace, "model_text", reply.text);
+            steplog_note(&r->log, "model: %s", reply.text);
+        }
+        cJSON_AddStringToObject(trace, "finish_reason",
+                                reply.finish_reason ? reply.finish_reason : "");
+        cJSON *usage = cJSON_AddObjectToObject(trace, "usage");
+        cJSON_AddNumberToObject(usage, "prompt_tokens", (double)reply.usage.prompt_tokens);
+        cJSON_AddNumberToObject(usage, "completion_tokens", (double)reply.usage.completion_tokens);
+        cJSON_AddNumberToObject(usage, "total_tokens", (double)reply.usage.total_tokens);
+        cJSON_AddNumberToObject(trace, "attempts", reply.attempts);
+        llm_conversation_add_reply(&r->conv, &reply);
+
+        char stats[96];
+        snprintf(stats, sizeof stats, "  llm %.1fs  %.1fk tok", reply.elapsed_ms / 1000.0,
+                 (double)reply.usage.total_tokens / 1000.0);
+        if (reply.n_calls == 0) {
+            const char *answer = reply.text ? reply.text : "";
+            while (*answer == ' ' || *answer == '\n')
+                answer++;
+            if (!*answer && !nudged) { /* an empty turn: ask once for a call or an answer */
+                nudged = true;
+                llm_conversation_add_user(&r->conv,
+                                          "Continue: call a tool, or give your final "
+                                          "answer as plain text.",
+                                          NULL, 0);
+                steplog_progress(&r->log, "[step %d/%d] (empty reply, asked again)%s", step,
+                                 r->cfg->max_steps, stats);
+                steplog_trace(&r->log, trace);
+                cJSON_Delete(trace);
+                llm_reply_cleanup(&reply);
+                continue;
+            }
+            steplog_progress(&r->log, "[step %d/%d] final answer%s", step, r->cfg->max_steps,
+                             stats);
+            cJSON_AddStringToObject(trace, "final_answer", answer);
+            steplog_trace(&r->log, trace);
+            cJSON_Delete(trace);
+            steplog_print(&r->log, stdout, answer); /* scrubbed like the logs */
+            fputc('\n', stdout);
+            fflush(stdout);
+            llm_reply_cleanup(&reply);
+            finish(r, EXIT_OK, step);
+            return EXIT_OK;
+        }
+        cJSON *calls = cJSON_AddArrayToObject(trace, "tool_calls");
+        int64_t t0 = os_now_ms();
+        double agent_before = r->agent_ms;
+        for (size_t i = 0; i < reply.n_calls; i++) {
+            cJSON *ct = cJSON_CreateObject();
+            cJSON_AddItemToArray(calls, ct);
+            if (os_interrupted() || i >= MAX_CALLS_PER_REPLY) {
+                /* Every call must be answered before the next request; this one is not
+                 * run. */
+                cJSON *err = os_interrupted()
+                                 ? wire_error(NULL, WA_E_INTERRUPTED, "interrupted")
+                                 : wire_error(NULL, WA_E_INVALID_ARGS,
+                                              "not run: more than 16 tool calls in one reply; "
+                                              "make fewer at a time");
+                char *text = cJSON_PrintUnformatted(err);
+                llm_conversation_add_tool_result(&r->conv, reply.calls[i].id, reply.calls[i].name,
+                                                 text ? text : "{}", NULL);
+                cJSON_AddStringToObject(ct, "name", reply.calls[i].name);
+                cJSON_AddItemToObject(ct, "result", err);
+                free(text);
+                continue;
+            }
+            run_tool_call(r, step, &reply.calls[i], i == 0 ? stats : "", ct);
+        }
+        cJSON *timings = cJSON_AddObjectToObject(trace, "timings");
+        cJSON_AddNumberToObject(timings, "llm_ms", reply.elapsed_ms);
+        cJSON_AddNumberToObject(timings, "agent_ms", r->agent_ms - agent_before);
+        cJSON_AddNumberToObject(timings, "tools_ms", (double)(os_now_ms() - t0));
+        steplog_trace(&r->log, trace);
+        cJSON_Delete(trace);
+        llm_reply_cleanup(&reply);
+        if (os_interrupted())
+            return fail_run(r, EXIT_INTERRUPTED, wa_fail(WA_E_INTERRUPTED, "after the tool calls"),
+                            os_interrupt_reason(), step);
+        if (r->stop_reason) {
+            steplog_progress(&r->log, "stopping: %s", r->stop_reason);
+            finish(r, EXIT_ACTION, step);
+            return EXIT_ACTION;
+        }
+    }
+    steplog_progress(&r->log, "step limit of %d reached without a final answer", r->cfg->max_steps);
+    finish(r, EXIT_STEPS, r->cfg->max_steps);
+    return EXIT_STEPS;
+}
+
+/* The run's core and session: the shell policy, its confirmation on the console, the
+ * observation after every acting call, the debug crosshairs. */
+static wa_err open_desktop(struct run *r)
+{
+    const struct agent_config *cfg = r->cfg;
+    struct core_config cc;
+    wa_err e = core_config_from_settings(&cfg->settings, true, &cc);
+    if (e)
+        return e;
+    cc.be = r->be;
+    cc.confirm = confirm_on_console;
+    if ((e = core_new(&cc, &r->core)))
+        return e;
+    struct session_opts so;
+    session_opts_default(&so);
+    so.front = "loop";
+    so.model_names = true;
+    so.observe.mode = cfg->mode;
+    so.observe.max_edge = cfg->max_edge;
+    so.after = AFTER_OBSERVE;
+    so.annotate = true;
+    return session_new(r->core, &so, &r->ses);
+}
+
+int agent_run(const struct agent_config *cfg)
+{
+    struct run r;
+    memset(&r, 0, sizeof r);
+    r.cfg = cfg;
+    r.start_ms = os_now_ms();
+    const char *shell = settings_get(&cfg->settings, SET_SHELL);
+    /* --shell confirm reads answers from stdin, so stdin cannot also signal parent death. */
+    os_interrupt_install(!str_ieq(shell, "confirm"));
+    r.be = cli_backend();
+    if (!r.be)
+        return EXIT_ACTION;
+    wa_err e = steplog_open(&r.log, cfg->log_dir, cfg->prompt, cfg->api_key);
+    if (e)
+        return cli_fail(e);
+    steplog_note(&r.log, "winagent: task: %s", cfg->prompt);
+    steplog_note(&r.log,
+                 "config: provider=%s model=%s base_url=%s key=%s mode=%s max_steps=%d "
+                 "max_edge=%d history_images=%d shell=%s dry_run=%s stream=%s env=%s",
+                 cfg->provider == LLM_PROVIDER_GOOGLE ? "google" : "openai-compatible", cfg->model,
+                 cfg->base_url ? cfg->base_url : "(default)", cfg->api_key ? "set" : "none",
+                 obs_mode_name(cfg->mode), cfg->max_steps, cfg->max_edge, cfg->history_images,
+                 shell, cfg->dry_run ? "yes" : "no", cfg->stream ? "yes" : "no",
+                 cfg->settings.dotenv_path ? cfg->settings.dotenv_path : "(none)");
+
+    struct llm_config lc = {
+        .provider = cfg->provider,
+        .base_url = cfg->base_url,
+        .model = cfg->model,
+        .api_key = cfg->api_key,
+        .stream = cfg->stream,
+        .temperature = -1,
+        /* the client reads 0 as "default" and a negative count as "no retries" */
+        .max_retries = cfg->llm_retries < 0    ? 0
+                       : cfg->llm_retries == 0 ? -1
+                                               : cfg->llm_retries,
+        .max_backoff_ms = cfg->llm_max_wait_ms,
+        .timeout_s = cfg->llm_timeout_s,
+        .log = log_llm_line,
+        .ctx = &r.log,
+    };
+    int code;
+    if ((e = llm_client_new(&lc, &r.llm))) {
+        code = fail_run(&r, EXIT_USAGE, e, "cannot set up the LLM client", 0);
+        goto out;
+    }
+    if ((e = open_desktop(&r))) {
+        code = fail_run(&r, EXIT_USAGE, e, "cannot set up the desktop", 0);
+        goto out;
+    }
+    llm_conversation_init(&r.conv);
+    llm_conversation_set_system(&r.conv, prompt_system);
+    first_turn(&r);
+    code = run_steps(&r);
+    llm_conversation_cleanup(&r.conv);
+out:
+    session_free(r.ses);
+    core_free(r.core);
+    llm_client_free(r.llm);
+    for (size_t i = 0; i < r.n_obs; i++)
+        free(r.obs[i].trimmed);
+    free(r.obs);
+    free(r.last_sig);
+    steplog_close(&r.log);
+    return code;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    struct agent_config cfg;
+    wa_err e = config_load(argc, argv, &cfg);
+    int code;
+    if (e)
+        code = cli_fail(e);
+    else if (cfg.replay)
+        code = replay_run(&cfg);
+    else
+        code = agent_run(&cfg);
+    config_cleanup(&cfg);
+    return code;
+}

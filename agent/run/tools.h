@@ -1,0 +1,15 @@
+/* The tools declared to the model, generated from the operation table: `desktop`
+ * (SPEC §3) and `powershell`. */
+#ifndef WINAGENT_AGENT_RUN_TOOLS_H
+#define WINAGENT_AGENT_RUN_TOOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "llm/llm.h"
+
+/* The declarations; with_shell false leaves `powershell` out (--shell off). Built once
+ * and kept for the life of the process. */
+const struct llm_tool *agent_tools(bool with_shell, size_t *count);
+
+#endif
