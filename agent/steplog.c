@@ -159,26 +159,10 @@ char *steplog_save(struct steplog *l, const char *name, const void *data, size_t
     /* Text files are scrubbed like every other text (a window could show the key). */
     struct dynbuf clean;
     dynbuf_init(&clean, len + 64 + len / 4);
-    size_t n = l->secret ? strlen(l->secret) : 0;
     bool text = dot && strcmp(dot, ".txt") == 0;
-    if (text && n) {
-        const char *p = data, *end = p + len;
-        while (p < end) {
-            const char *hit = NULL;
-            for (const char *q = p; q + n <= end; q++)
-                if (memcmp(q, l->secret, n) == 0) {
-                    hit = q;
-                    break;
-                }
-            if (!hit) {
-                dynbuf_add(&clean, p, (size_t)(end - p));
-                break;
-            }
-            dynbuf_add(&clean, p, (size_t)(hit - p));
-            dynbuf_adds(&clean, "[redacted]");
-            p = hit + n;
-        }
-        data = clean.data ? clean.data : "";
+    if (text && l->secret) {
+        dynbuf_add_redacted(&clean, data, len, l->secret);
+        data = dynbuf_str(&clean);
         len = clean.len;
     }
     wa_err e = os_write_file(path, data, len);
