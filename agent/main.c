@@ -6,6 +6,7 @@
 #include "agent/loop.h"
 #include "agent/main.h"
 #include "agent/mcp.h"
+#include "agent/run/report.h"
 #include "agent/serve.h"
 #include "agent/version.h"
 
@@ -19,6 +20,7 @@ static const char usage_text[] =
     "  winagent mcp [--allow-shell] [--dry-run] [--audit-log FILE]   MCP server on stdio\n"
     "  winagent serve (--port N | --ipc-dir DIR) [--allow-shell] [--dry-run] [--audit-log FILE]\n"
     "  winagent --replay DIR/trace.jsonl\n"
+    "  winagent report DIR|LOGDIR            (re)build a run's report.html, or the index of runs\n"
     "  winagent --help | --version\n";
 
 /* Runs the command argv names; returns the exit code. */
@@ -42,6 +44,7 @@ static int run_command(int argc, char **argv)
     } commands[] = {
         {"windows", cmd_windows}, {"tree", cmd_tree}, {"screenshot", cmd_screenshot},
         {"act", cmd_act},         {"mcp", cmd_mcp},   {"serve", cmd_serve},
+        {"report", cmd_report},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
