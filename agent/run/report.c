@@ -199,7 +199,14 @@ static void put_value(struct html *h, const cJSON *v)
              : cJSON_IsTrue(v) ? "true"
                                : "false");
     } else {
-        char *s = cJSON_Print(v);
+        /* Short structures on one line; longer ones indented, "key": value. */
+        char *s = cJSON_PrintUnformatted(v);
+        if (s && strlen(s) > 72) {
+            free(s);
+            s = cJSON_Print(v);
+            for (char *t = s; t && (t = strstr(t, ":\t")) != NULL; t++)
+                t[1] = ' ';
+        }
         put(h, "<pre class=\"value json\">");
         put_text(h, s ? s : "");
         put(h, "</pre>");
@@ -413,7 +420,7 @@ static void put_result(struct html *h, const cJSON *res)
         if (code || msg) {
             put(h, "<span class=\"error-text\"><b>");
             put_text(h, code ? code : "");
-            put(h, "</b> ");
+            put(h, code && msg ? ":</b> " : "</b>");
             put_text(h, msg ? msg : "");
             put(h, "</span>");
         } else if (err) {
