@@ -6,7 +6,7 @@
 #include "agent/loop.h"
 #include "agent/main.h"
 #include "agent/mcp.h"
-#include "agent/run/report.h"
+#include "agent/run/report_cli.h"
 #include "agent/serve.h"
 #include "agent/version.h"
 

@@ -1,15 +1,13 @@
-/* report.html of a run and index.html of a folder of runs, from trace lines. */
+/* report.html of a run, from its trace lines. */
 #include "agent/run/report.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/args.h"
-#include "agent/cli.h"
+#include "agent/run/html.h"
 #include "base/dynbuf.h"
 #include "base/os.h"
 #include "base/str.h"
@@ -18,114 +16,6 @@
 #define STEP_MAX_BYTES  (16u << 20)  /* one step element */
 #define TREE_MAX_BYTES  (4u << 20)   /* one tree observation read back from its file */
 #define TRACE_MAX_BYTES (512u << 20) /* trace.jsonl read by a rebuild */
-
-/* ---- writing HTML ---- */
-
-/* A buffer that remembers whether anything failed to fit, so a step element is
- * either whole or replaced by a note, never cut in the middle of a tag. */
-struct html {
-    struct dynbuf b;
-    bool full;
-    const char *secret;
-};
-
-static void html_init(struct html *h, size_t max, const char *secret)
-{
-    dynbuf_init(&h->b, max);
-    h->full = false;
-    h->secret = secret;
-}
-
-static void put(struct html *h, const char *s)
-{
-    if (dynbuf_adds(&h->b, s))
-        h->full = true;
-}
-
-static void putf(struct html *h, const char *fmt, ...) WA_PRINTF(2, 3);
-static void putf(struct html *h, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (dynbuf_vaddf(&h->b, fmt, ap))
-        h->full = true;
-    va_end(ap);
-}
-
-/* Text from the trace or a step file: scrubbed of the secret, then escaped. */
-static void put_text(struct html *h, const char *s)
-{
-    struct dynbuf clean;
-    dynbuf_init(&clean, PAGE_MAX_BYTES);
-    if (h->secret && *h->secret) {
-        if (dynbuf_add_redacted(&clean, s, strlen(s), h->secret))
-            h->full = true;
-        s = dynbuf_str(&clean);
-    }
-    while (*s) {
-        size_t n = strcspn(s, "&<>\"'");
-        if (dynbuf_add(&h->b, s, n))
-            h->full = true;
-        s += n;
-        if (!*s)
-            break;
-        const char *entity = *s == '&'   ? "&amp;"
-                             : *s == '<' ? "&lt;"
-                             : *s == '>' ? "&gt;"
-                             : *s == '"' ? "&quot;"
-                                         : "&#39;";
-        if (dynbuf_adds(&h->b, entity))
-            h->full = true;
-        s++;
-    }
-    dynbuf_cleanup(&clean);
-}
-
-/* A file name beside the page, as a relative URL inside an attribute. */
-static void put_url(struct html *h, const char *name)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-        bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                     (*p >= '0' && *p <= '9') || strchr("-._~+", *p);
-        if (plain)
-            putf(h, "%c", *p);
-        else
-            putf(h, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
-    }
-}
-
-/* Only plain names of files in the run folder are linked: never a path elsewhere. */
-static bool is_local_name(const char *name)
-{
-    return name && *name && name[0] != '.' && !strpbrk(name, "/\\:");
-}
-
-/* 1234 -> "1,234" (tokens). */
-static void put_count(struct html *h, double v)
-{
-    char digits[32], out[48];
-    snprintf(digits, sizeof digits, "%.0f", v < 0 ? 0 : v);
-    size_t n = strlen(digits), j = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i && (n - i) % 3 == 0)
-            out[j++] = ',';
-        out[j++] = digits[i];
-    }
-    out[j] = '\0';
-    put(h, out);
-}
-
-/* Milliseconds as "312 ms", "4.2 s" or "3 min 05 s". */
-static void put_ms(struct html *h, double ms)
-{
-    if (ms < 1000)
-        putf(h, "%.0f ms", ms < 0 ? 0 : ms);
-    else if (ms < 60000)
-        putf(h, "%.1f s", ms / 1000);
-    else
-        putf(h, "%d min %02d s", (int)(ms / 60000), (int)fmod(ms / 1000, 60));
-}
 
 /* ---- reading trace lines ---- */
 
@@ -188,16 +78,16 @@ static void put_value(struct html *h, const cJSON *v)
 {
     if (cJSON_IsString(v)) {
         bool block = strchr(v->valuestring, '\n') || strlen(v->valuestring) > 100;
-        put(h, block ? "<pre class=\"value\">" : "<span class=\"value\">");
-        put_text(h, v->valuestring);
-        put(h, block ? "</pre>" : "</span>");
+        html_put(h, block ? "<pre class=\"value\">" : "<span class=\"value\">");
+        html_text(h, v->valuestring);
+        html_put(h, block ? "</pre>" : "</span>");
     } else if (cJSON_IsNumber(v)) {
-        putf(h, "<span class=\"value\">%.15g</span>", v->valuedouble);
+        html_putf(h, "<span class=\"value\">%.15g</span>", v->valuedouble);
     } else if (cJSON_IsBool(v) || cJSON_IsNull(v)) {
-        putf(h, "<span class=\"value\">%s</span>",
-             cJSON_IsNull(v)   ? "null"
-             : cJSON_IsTrue(v) ? "true"
-                               : "false");
+        html_putf(h, "<span class=\"value\">%s</span>",
+                  cJSON_IsNull(v)   ? "null"
+                  : cJSON_IsTrue(v) ? "true"
+                                    : "false");
     } else {
         /* Short structures on one line; longer ones indented, "key": value. */
         char *s = cJSON_PrintUnformatted(v);
@@ -207,9 +97,9 @@ static void put_value(struct html *h, const cJSON *v)
             for (char *t = s; t && (t = strstr(t, ":\t")) != NULL; t++)
                 t[1] = ' ';
         }
-        put(h, "<pre class=\"value json\">");
-        put_text(h, s ? s : "");
-        put(h, "</pre>");
+        html_put(h, "<pre class=\"value json\">");
+        html_text(h, s ? s : "");
+        html_put(h, "</pre>");
         free(s);
     }
 }
@@ -225,16 +115,16 @@ static void put_other_fields(struct html *h, const cJSON *o, const char *const *
         if (!v->string || is_one_of(v->string, known))
             continue;
         if (!any)
-            putf(h, "<dl class=\"%s\">", cls);
+            html_putf(h, "<dl class=\"%s\">", cls);
         any = true;
-        put(h, "<dt>");
-        put_text(h, v->string);
-        put(h, "</dt><dd>");
+        html_put(h, "<dt>");
+        html_text(h, v->string);
+        html_put(h, "</dt><dd>");
         put_value(h, v);
-        put(h, "</dd>");
+        html_put(h, "</dd>");
     }
     if (any)
-        put(h, "</dl>\n");
+        html_put(h, "</dl>\n");
 }
 
 /* ---- one step element ---- */
@@ -308,9 +198,9 @@ static void collect_phases(const cJSON *line, struct phases *p)
 /* The phase as a CSS class: letters, digits and '_' only. */
 static void put_phase_class(struct html *h, const char *name)
 {
-    put(h, "phase-");
+    html_put(h, "phase-");
     for (const char *c = name; *c; c++)
-        putf(h, "%c", (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ? *c : '_');
+        html_putf(h, "%c", (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ? *c : '_');
 }
 
 static void put_timings(struct report *r, struct html *h, const cJSON *line)
@@ -319,35 +209,36 @@ static void put_timings(struct report *r, struct html *h, const cJSON *line)
     collect_phases(line, &p);
     if (!p.n)
         return;
-    put(h, "<div class=\"timings\">");
+    html_put(h, "<div class=\"timings\">");
     for (int i = 0; i < p.n; i++) {
         if (p.ms[i] > r->max_ms)
             r->max_ms = p.ms[i];
-        put(h, "<div class=\"phase ");
+        html_put(h, "<div class=\"phase ");
         put_phase_class(h, p.name[i]);
-        put(h, "\"><span class=\"name\">");
-        put_text(h, p.name[i]);
-        putf(h,
-             "</span><span class=\"track\"><span class=\"bar\" style=\"--ms:%.0f\"></span></span>"
-             "<span class=\"ms\">",
-             p.ms[i] < 0 ? 0 : p.ms[i]);
-        put_ms(h, p.ms[i]);
-        put(h, "</span></div>");
+        html_put(h, "\"><span class=\"name\">");
+        html_text(h, p.name[i]);
+        html_putf(
+            h,
+            "</span><span class=\"track\"><span class=\"bar\" style=\"--ms:%.0f\"></span></span>"
+            "<span class=\"ms\">",
+            p.ms[i] < 0 ? 0 : p.ms[i]);
+        html_ms(h, p.ms[i]);
+        html_put(h, "</span></div>");
     }
-    put(h, "</div>\n");
+    html_put(h, "</div>\n");
 }
 
 static void put_image(struct html *h, const char *file, const cJSON *w, const cJSON *ht,
                       const char *alt)
 {
-    put(h, "<a href=\"");
-    put_url(h, file);
-    put(h, "\"><img src=\"");
-    put_url(h, file);
-    putf(h, "\" alt=\"%s\"", alt);
+    html_put(h, "<a href=\"");
+    html_url(h, file);
+    html_put(h, "\"><img src=\"");
+    html_url(h, file);
+    html_putf(h, "\" alt=\"%s\"", alt);
     if (cJSON_IsNumber(w) && cJSON_IsNumber(ht))
-        putf(h, " width=\"%d\" height=\"%d\"", w->valueint, ht->valueint);
-    put(h, "></a>");
+        html_putf(h, " width=\"%d\" height=\"%d\"", w->valueint, ht->valueint);
+    html_put(h, "></a>");
 }
 
 /* The observation exactly as it was sent: the image, or the tree text from its file. */
@@ -359,51 +250,51 @@ static void put_observation(struct report *r, struct html *h, const cJSON *obs)
     const char *file = str_field(obs, "file");
     const char *verdict = str_field(obs, "verdict");
     bool tree = kind && strcmp(kind, "tree") == 0;
-    putf(h, "<figure class=\"observation %s\"><figcaption>Observation sent: <b>",
-         tree ? "tree" : "image");
-    put_text(h, kind ? kind : "?");
-    put(h, "</b>");
+    html_putf(h, "<figure class=\"observation %s\"><figcaption>Observation sent: <b>",
+              tree ? "tree" : "image");
+    html_text(h, kind ? kind : "?");
+    html_put(h, "</b>");
     const cJSON *frame = field(obs, "frame");
     if (cJSON_GetArraySize(frame) == 4) {
         int f[4];
         for (int i = 0; i < 4; i++)
             f[i] = cJSON_GetArrayItem(frame, i)->valueint;
-        putf(h, " of the frame [%d,%d][%d,%d]", f[0], f[1], f[2], f[3]);
+        html_putf(h, " of the frame [%d,%d][%d,%d]", f[0], f[1], f[2], f[3]);
     }
     if (cJSON_IsNumber(field(obs, "width")) && cJSON_IsNumber(field(obs, "height")))
-        putf(h, ", %dx%d", field(obs, "width")->valueint, field(obs, "height")->valueint);
+        html_putf(h, ", %dx%d", field(obs, "width")->valueint, field(obs, "height")->valueint);
     if (verdict) {
         bool rejected = strstr(verdict, "rejected") || strstr(verdict, "fell back");
-        putf(h, "<br><span class=\"verdict %s\">", rejected ? "rejected" : "accepted");
-        put_text(h, verdict);
-        put(h, "</span>");
+        html_putf(h, "<br><span class=\"verdict %s\">", rejected ? "rejected" : "accepted");
+        html_text(h, verdict);
+        html_put(h, "</span>");
     }
-    put(h, "</figcaption>");
-    if (!is_local_name(file)) {
-        put(h, "<p class=\"missing\">no file recorded for this observation</p>");
+    html_put(h, "</figcaption>");
+    if (!html_is_local_name(file)) {
+        html_put(h, "<p class=\"missing\">no file recorded for this observation</p>");
     } else if (tree) {
         char path[4200], *text = NULL;
         snprintf(path, sizeof path, "%s/%s", r->dir, file);
         if (os_read_file(path, TREE_MAX_BYTES, &text, NULL) == WA_E_OK) {
-            put(h, "<pre class=\"tree\">");
-            put_text(h, text);
-            put(h, "</pre>");
+            html_put(h, "<pre class=\"tree\">");
+            html_text(h, text);
+            html_put(h, "</pre>");
         } else {
-            put(h, "<p class=\"missing\">cannot read ");
-            put_text(h, file);
-            put(h, "</p>");
+            html_put(h, "<p class=\"missing\">cannot read ");
+            html_text(h, file);
+            html_put(h, "</p>");
         }
         free(text);
-        put(h, "<a class=\"file\" href=\"");
-        put_url(h, file);
-        put(h, "\">");
-        put_text(h, file);
-        put(h, "</a>");
+        html_put(h, "<a class=\"file\" href=\"");
+        html_url(h, file);
+        html_put(h, "\">");
+        html_text(h, file);
+        html_put(h, "</a>");
     } else {
         put_image(h, file, field(obs, "width"), field(obs, "height"), "the image sent");
     }
     put_other_fields(h, obs, known, "more");
-    put(h, "</figure>\n");
+    html_put(h, "</figure>\n");
 }
 
 static void put_result(struct html *h, const cJSON *res)
@@ -411,26 +302,26 @@ static void put_result(struct html *h, const cJSON *res)
     static const char *const known[] = {"ok", "error", NULL};
     const cJSON *err = field(res, "error");
     bool failed = cJSON_IsFalse(field(res, "ok")) || err;
-    putf(h, "<div class=\"result %s\">", failed ? "failed" : "ok");
+    html_putf(h, "<div class=\"result %s\">", failed ? "failed" : "ok");
     if (!res) {
-        put(h, "<span class=\"status\">no result recorded</span>");
+        html_put(h, "<span class=\"status\">no result recorded</span>");
     } else if (failed) {
-        put(h, "<span class=\"status\">error</span> ");
+        html_put(h, "<span class=\"status\">error</span> ");
         const char *code = str_field(err, "code"), *msg = str_field(err, "message");
         if (code || msg) {
-            put(h, "<span class=\"error-text\"><b>");
-            put_text(h, code ? code : "");
-            put(h, code && msg ? ":</b> " : "</b>");
-            put_text(h, msg ? msg : "");
-            put(h, "</span>");
+            html_put(h, "<span class=\"error-text\"><b>");
+            html_text(h, code ? code : "");
+            html_put(h, code && msg ? ":</b> " : "</b>");
+            html_text(h, msg ? msg : "");
+            html_put(h, "</span>");
         } else if (err) {
             put_value(h, err);
         }
     } else {
-        put(h, "<span class=\"status\">ok</span>");
+        html_put(h, "<span class=\"status\">ok</span>");
     }
     put_other_fields(h, res, known, "fields");
-    put(h, "</div>\n");
+    html_put(h, "</div>\n");
 }
 
 static void put_call(struct report *r, struct html *h, const cJSON *call)
@@ -439,38 +330,39 @@ static void put_call(struct report *r, struct html *h, const cJSON *call)
                                         "element_ref", "observation", "annotate",  "result",
                                         "ms",          NULL};
     const char *name = str_field(call, "name");
-    putf(h, "<div class=\"call%s\"><h4>", call_failed(call) ? " failed" : "");
-    put_text(h, name ? name : "call not run (interrupted)");
+    html_putf(h, "<div class=\"call%s\"><h4>", call_failed(call) ? " failed" : "");
+    html_text(h, name ? name : "call not run (interrupted)");
     if (name && strcmp(call_label(call), name) != 0) {
-        put(h, " &middot; ");
-        put_text(h, call_label(call));
+        html_put(h, " &middot; ");
+        html_text(h, call_label(call));
     }
     const char *id = str_field(call, "id");
     if (id) {
-        put(h, " <span class=\"call-id\">");
-        put_text(h, id);
-        put(h, "</span>");
+        html_put(h, " <span class=\"call-id\">");
+        html_text(h, id);
+        html_put(h, "</span>");
     }
-    put(h, "</h4>");
+    html_put(h, "</h4>");
     const cJSON *args = field(call, "arguments");
     const char *raw = str_field(call, "arguments_raw");
     if (args) {
-        put(h, "<div class=\"arguments\">");
+        html_put(h, "<div class=\"arguments\">");
         put_value(h, args);
-        put(h, "</div>");
+        html_put(h, "</div>");
     } else if (raw) {
-        put(h, "<div class=\"arguments failed\"><span class=\"status\">arguments are not valid "
-               "JSON</span><pre class=\"value\">");
-        put_text(h, raw);
-        put(h, "</pre></div>");
+        html_put(h,
+                 "<div class=\"arguments failed\"><span class=\"status\">arguments are not valid "
+                 "JSON</span><pre class=\"value\">");
+        html_text(h, raw);
+        html_put(h, "</pre></div>");
     }
     const cJSON *ref = field(call, "element_ref");
     if (str_field(ref, "type")) {
-        put(h, "<p class=\"element-ref\">element: ");
-        put_text(h, str_field(ref, "type"));
-        put(h, " &ldquo;");
-        put_text(h, str_field(ref, "name") ? str_field(ref, "name") : "");
-        put(h, "&rdquo;</p>");
+        html_put(h, "<p class=\"element-ref\">element: ");
+        html_text(h, str_field(ref, "type"));
+        html_put(h, " &ldquo;");
+        html_text(h, str_field(ref, "name") ? str_field(ref, "name") : "");
+        html_put(h, "&rdquo;</p>");
     }
     if (name)
         put_result(h, field(call, "result"));
@@ -479,27 +371,37 @@ static void put_call(struct report *r, struct html *h, const cJSON *call)
     const cJSON *obs = field(call, "observation");
     const char *annotate = str_field(call, "annotate");
     if (obs || annotate) {
-        put(h, "<div class=\"pictures\">");
+        html_put(h, "<div class=\"pictures\">");
         if (obs)
             put_observation(r, h, obs);
-        if (is_local_name(annotate)) {
-            put(h, "<figure class=\"annotate\"><figcaption>Where it acted (annotated, not "
-                   "sent)</figcaption>");
+        if (html_is_local_name(annotate)) {
+            html_put(h, "<figure class=\"annotate\"><figcaption>Where it acted (annotated, not "
+                        "sent)</figcaption>");
             put_image(h, annotate, NULL, NULL, "the target of the action, marked");
-            put(h, "</figure>");
+            html_put(h, "</figure>");
         }
-        put(h, "</div>\n");
+        html_put(h, "</div>\n");
     }
-    put(h, "</div>\n");
+    html_put(h, "</div>\n");
 }
 
 static void put_prose(struct html *h, const char *cls, const char *title, const char *text,
                       const char *id)
 {
-    putf(h, "<div class=\"%s\"%s%s%s><h3>%s</h3><pre class=\"prose\">", cls, id ? " id=\"" : "",
-         id ? id : "", id ? "\"" : "", title);
-    put_text(h, text);
-    put(h, "</pre></div>\n");
+    html_putf(h, "<div class=\"%s\"%s%s%s><h3>%s</h3><pre class=\"prose\">", cls,
+              id ? " id=\"" : "", id ? id : "", id ? "\"" : "", title);
+    html_text(h, text);
+    html_put(h, "</pre></div>\n");
+}
+
+/* The element's id: "step-N", or "line-N" (N its place) for a line without a step. */
+static void step_id(const cJSON *line, int ordinal, char *out, size_t cap)
+{
+    const cJSON *num = field(line, "step");
+    if (cJSON_IsNumber(num))
+        snprintf(out, cap, "step-%d", num->valueint);
+    else
+        snprintf(out, cap, "line-%d", ordinal);
 }
 
 static void render_step(struct report *r, struct html *h, const cJSON *line, int ordinal)
@@ -509,72 +411,70 @@ static void render_step(struct report *r, struct html *h, const cJSON *line, int
                                         "tool_calls", "timings",       "final_answer", NULL};
     const cJSON *num = field(line, "step");
     char id[32];
-    if (cJSON_IsNumber(num))
-        snprintf(id, sizeof id, "step-%d", num->valueint);
-    else
-        snprintf(id, sizeof id, "line-%d", ordinal);
+    step_id(line, ordinal, id, sizeof id);
     bool failed = step_failed(line);
-    putf(h, "<section class=\"step%s\" id=\"%s\" tabindex=\"-1\">\n<h2><a href=\"#%s\">",
-         failed ? " failed" : "", id, id);
+    html_putf(h, "<section class=\"step%s\" id=\"%s\" tabindex=\"-1\">\n<h2><a href=\"#%s\">",
+              failed ? " failed" : "", id, id);
     if (cJSON_IsNumber(num))
-        putf(h, "Step %d", num->valueint);
+        html_putf(h, "Step %d", num->valueint);
     else
-        put(h, "Trace line");
-    put(h, "</a>");
+        html_put(h, "Trace line");
+    html_put(h, "</a>");
     const cJSON *calls = field(line, "tool_calls"), *call;
     if (str_field(line, "task"))
-        put(h, " <span class=\"what\">the task and the first observation</span>");
+        html_put(h, " <span class=\"what\">the task and the first observation</span>");
     else if (str_field(line, "final_answer"))
-        put(h, " <span class=\"what\">final answer</span>");
+        html_put(h, " <span class=\"what\">final answer</span>");
     else if (cJSON_GetArraySize(calls) > 0) {
-        put(h, " <span class=\"what\">");
+        html_put(h, " <span class=\"what\">");
         bool first = true;
         cJSON_ArrayForEach(call, calls)
         {
-            put(h, first ? "" : ", ");
-            put_text(h, call_label(call));
+            html_put(h, first ? "" : ", ");
+            html_text(h, call_label(call));
             first = false;
         }
-        put(h, "</span>");
+        html_put(h, "</span>");
     } else if (field(line, "usage"))
-        put(h, " <span class=\"what\">no call, no answer</span>");
+        html_put(h, " <span class=\"what\">no call, no answer</span>");
     if (failed)
-        put(h, " <span class=\"badge\">error</span>");
-    put(h, "</h2>\n");
+        html_put(h, " <span class=\"badge\">error</span>");
+    html_put(h, "</h2>\n");
 
     /* One line of numbers: tokens, the model's time, attempts. */
     const cJSON *usage = field(line, "usage"), *timings = field(line, "timings");
-    put(h, "<p class=\"numbers\">");
+    html_put(h, "<p class=\"numbers\">");
     if (usage) {
-        put(h, "<span class=\"tokens\">");
-        put_count(h, num_field(usage, "total_tokens", 0));
-        put(h, " tokens (");
-        put_count(h, num_field(usage, "prompt_tokens", 0));
-        put(h, " prompt, ");
-        put_count(h, num_field(usage, "completion_tokens", 0));
-        put(h, " completion)</span>");
+        html_put(h, "<span class=\"tokens\">");
+        html_count(h, num_field(usage, "total_tokens", 0));
+        html_put(h, " tokens (");
+        html_count(h, num_field(usage, "prompt_tokens", 0));
+        html_put(h, " prompt, ");
+        html_count(h, num_field(usage, "completion_tokens", 0));
+        html_put(h, " completion)</span>");
     }
     if (cJSON_IsNumber(field(timings, "tools_ms"))) {
-        put(h, " &middot; tools ");
-        put_ms(h, field(timings, "tools_ms")->valuedouble);
+        html_put(h, " &middot; tools ");
+        html_ms(h, field(timings, "tools_ms")->valuedouble);
     }
     const char *finish = str_field(line, "finish_reason");
     if (finish && *finish) {
-        put(h, " &middot; finish: ");
-        put_text(h, finish);
+        html_put(h, " &middot; finish: ");
+        html_text(h, finish);
     }
     double attempts = num_field(line, "attempts", 1);
     if (attempts > 1)
-        putf(h, " &middot; <span class=\"attempts\">%.0f attempts</span>", attempts);
-    put(h, "</p>\n");
+        html_putf(h, " &middot; <span class=\"attempts\">%.0f attempts</span>", attempts);
+    html_put(h, "</p>\n");
     put_timings(r, h, line);
 
     if (str_field(line, "task"))
         put_prose(h, "task", "Task", str_field(line, "task"), NULL);
     if (str_field(line, "reasoning")) {
-        put(h, "<details class=\"reasoning\"><summary>Reasoning</summary><pre class=\"prose\">");
-        put_text(h, str_field(line, "reasoning"));
-        put(h, "</pre></details>\n");
+        html_put(h,
+                 "<details class=\"reasoning\"><summary>Reasoning</summary><pre class=\"prose\">");
+        html_text(h, str_field(line, "reasoning"));
+        html_put(h, "</pre></details>\n");
     }
     if (str_field(line, "model_text") &&
         !(str_field(line, "final_answer") &&
@@ -583,52 +483,41 @@ static void render_step(struct report *r, struct html *h, const cJSON *line, int
     if (str_field(line, "final_answer"))
         put_prose(h, "answer", "Final answer", str_field(line, "final_answer"), NULL);
     if (field(line, "observation")) {
-        put(h, "<div class=\"pictures\">");
+        html_put(h, "<div class=\"pictures\">");
         put_observation(r, h, field(line, "observation"));
-        put(h, "</div>\n");
+        html_put(h, "</div>\n");
     }
     cJSON_ArrayForEach(call, calls)
     {
         put_call(r, h, call);
     }
     put_other_fields(h, line, known, "more");
-    put(h, "</section>\n");
+    html_put(h, "</section>\n");
 }
 
 static void render_nav(struct html *h, const cJSON *line, int ordinal)
 {
     const cJSON *num = field(line, "step");
     char id[32];
+    step_id(line, ordinal, id, sizeof id);
+    html_putf(h, "<li%s><a href=\"#%s\">", step_failed(line) ? " class=\"failed\"" : "", id);
     if (cJSON_IsNumber(num))
-        snprintf(id, sizeof id, "step-%d", num->valueint);
-    else
-        snprintf(id, sizeof id, "line-%d", ordinal);
-    putf(h, "<li%s><a href=\"#%s\">", step_failed(line) ? " class=\"failed\"" : "", id);
-    if (cJSON_IsNumber(num))
-        putf(h, "%d ", num->valueint);
+        html_putf(h, "%d ", num->valueint);
     const cJSON *calls = field(line, "tool_calls");
     if (str_field(line, "task"))
-        put(h, "task");
+        html_put(h, "task");
     else if (str_field(line, "final_answer"))
-        put(h, "answer");
+        html_put(h, "answer");
     else if (cJSON_GetArraySize(calls) > 0)
-        put_text(h, call_label(cJSON_GetArrayItem(calls, 0)));
+        html_text(h, call_label(cJSON_GetArrayItem(calls, 0)));
     if (cJSON_GetArraySize(calls) > 1)
-        putf(h, " +%d", cJSON_GetArraySize(calls) - 1);
-    put(h, "</a></li>\n");
+        html_putf(h, " +%d", cJSON_GetArraySize(calls) - 1);
+    html_put(h, "</a></li>\n");
 }
 
 /* ---- the page ---- */
 
-static const char page_style[] =
-    ":root{color-scheme:light;--fg:#1d2127;--muted:#5f6b7a;--line:#d8dde3;--bg:#f6f7f9;"
-    "--err:#c92a2a;--errbg:#fff0f0;--ok:#2b8a3e}\n"
-    "*{box-sizing:border-box}\n"
-    "body{margin:0;font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:var(--fg);"
-    "background:var(--bg)}\n"
-    "header{padding:14px 20px;background:#fff;border-bottom:1px solid var(--line)}\n"
-    "header h1{margin:0 0 4px;font-size:19px}\n"
-    ".meta,.keys{margin:2px 0;color:var(--muted)}\n"
+static const char report_style[] =
     ".keys kbd{border:1px solid var(--line);border-radius:3px;padding:0 4px;background:#fff}\n"
     ".layout{display:flex;align-items:flex-start}\n"
     "nav{position:sticky;top:0;max-height:100vh;overflow:auto;width:190px;flex:none;"
@@ -713,22 +602,8 @@ static const char page_script[] =
     "if(cur>=0)steps[cur].classList.remove('current');cur=i;s.classList.add('current');});});\n"
     "})();\n";
 
-/* The opening of a page: no request may leave the folder (images beside it only). */
-static void put_head(struct html *h, const char *title, const char *extra_style)
-{
-    put(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-           "img-src 'self' file:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
-           "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n<title>");
-    put_text(h, title);
-    put(h, "</title>\n<style>\n");
-    put(h, page_style);
-    put(h, extra_style);
-    put(h, "</style>\n</head>\n");
-}
-
 /* "20261123-225137-slug" -> "2026-11-23 22:51:37"; false when the name has no time. */
-static bool run_time(const char *folder, char *out, size_t cap)
+bool report_run_time(const char *folder, char *out, size_t cap)
 {
     int y, mo, d, hh, mm, ss;
     char dash;
@@ -749,7 +624,7 @@ static const char *base_name(const char *path)
 }
 
 /* The outcome in a word, and whether it is a failure. */
-static const char *outcome_of(const cJSON *summary, bool *failed)
+const char *report_outcome(const cJSON *summary, bool *failed)
 {
     double code = num_field(summary, "exit_code", -1);
     const char *word = str_field(summary, "outcome");
@@ -776,56 +651,56 @@ static void put_summary(struct report *r, struct html *h)
                                         NULL};
     const cJSON *s = r->summary;
     bool failed;
-    const char *outcome = outcome_of(s, &failed);
+    const char *outcome = report_outcome(s, &failed);
     if (!s) {
-        putf(h,
-             "<section id=\"summary\" class=\"summary pending\" data-exit-code=\"\">"
-             "<h2>No summary yet</h2><p>The run is still going, or it stopped before "
-             "writing its last line (killed or crashed). Steps so far: %d.</p>",
-             r->n_steps);
+        html_putf(h,
+                  "<section id=\"summary\" class=\"summary pending\" data-exit-code=\"\">"
+                  "<h2>No summary yet</h2><p>The run is still going, or it stopped before "
+                  "writing its last line (killed or crashed). Steps so far: %d.</p>",
+                  r->n_steps);
     } else {
-        putf(h, "<section id=\"summary\" class=\"summary %s\" data-exit-code=\"%.0f\"><h2>",
-             failed ? "failed" : "ok", num_field(s, "exit_code", -1));
-        put_text(h, outcome);
-        putf(h, " &middot; exit code %.0f</h2>", num_field(s, "exit_code", -1));
+        html_putf(h, "<section id=\"summary\" class=\"summary %s\" data-exit-code=\"%.0f\"><h2>",
+                  failed ? "failed" : "ok", num_field(s, "exit_code", -1));
+        html_text(h, outcome);
+        html_putf(h, " &middot; exit code %.0f</h2>", num_field(s, "exit_code", -1));
         if (str_field(s, "error")) {
-            put(h, "<p class=\"reason\">");
-            put_text(h, str_field(s, "error"));
-            put(h, "</p>");
+            html_put(h, "<p class=\"reason\">");
+            html_text(h, str_field(s, "error"));
+            html_put(h, "</p>");
         }
     }
     if (r->final_answer)
         put_prose(h, "answer", "Final answer", r->final_answer, "final-answer");
     if (s) {
-        put(h, "<table class=\"totals\">");
-        putf(h, "<tr><th>steps</th><td>%.0f</td></tr>", num_field(s, "steps", r->n_steps));
+        html_put(h, "<table class=\"totals\">");
+        html_putf(h, "<tr><th>steps</th><td>%.0f</td></tr>", num_field(s, "steps", r->n_steps));
         static const char *const times[][2] = {
             {"total_ms", "total time"}, {"llm_ms", "model time"}, {"agent_ms", "agent time"}};
         for (size_t i = 0; i < 3; i++)
             if (cJSON_IsNumber(field(s, times[i][0]))) {
-                putf(h, "<tr><th>%s</th><td>", times[i][1]);
-                put_ms(h, field(s, times[i][0])->valuedouble);
-                put(h, "</td></tr>");
+                html_putf(h, "<tr><th>%s</th><td>", times[i][1]);
+                html_ms(h, field(s, times[i][0])->valuedouble);
+                html_put(h, "</td></tr>");
             }
         static const char *const tokens[][2] = {{"total_tokens", "tokens"},
                                                 {"prompt_tokens", "prompt tokens"},
                                                 {"completion_tokens", "completion tokens"}};
         for (size_t i = 0; i < 3; i++)
             if (cJSON_IsNumber(field(s, tokens[i][0]))) {
-                putf(h, "<tr><th>%s</th><td>", tokens[i][1]);
-                put_count(h, field(s, tokens[i][0])->valuedouble);
-                put(h, "</td></tr>");
+                html_putf(h, "<tr><th>%s</th><td>", tokens[i][1]);
+                html_count(h, field(s, tokens[i][0])->valuedouble);
+                html_put(h, "</td></tr>");
             }
-        put(h, "</table>\n");
+        html_put(h, "</table>\n");
         put_other_fields(h, s, known, "more");
     }
     if (r->n_unreadable)
-        putf(h, "<p class=\"reason\">%d line%s of trace.jsonl could not be read.</p>",
-             r->n_unreadable, r->n_unreadable == 1 ? "" : "s");
+        html_putf(h, "<p class=\"reason\">%d line%s of trace.jsonl could not be read.</p>",
+                  r->n_unreadable, r->n_unreadable == 1 ? "" : "s");
     if (r->n_left_out)
-        putf(h, "<p class=\"reason\">%d step%s too large for this page left out.</p>",
-             r->n_left_out, r->n_left_out == 1 ? "" : "s");
-    put(h, "</section>\n");
+        html_putf(h, "<p class=\"reason\">%d step%s too large for this page left out.</p>",
+                  r->n_left_out, r->n_left_out == 1 ? "" : "s");
+    html_put(h, "</section>\n");
 }
 
 static wa_err write_page(struct report *r)
@@ -833,42 +708,43 @@ static wa_err write_page(struct report *r)
     struct html h;
     html_init(&h, PAGE_MAX_BYTES + (16u << 20), r->secret);
     const char *folder = base_name(r->dir);
-    put_head(&h, r->task ? r->task : folder, "");
-    put(&h, "<body>\n<header><h1>");
-    put_text(&h, r->task ? r->task : "winagent run");
-    put(&h, "</h1><p class=\"meta\">");
+    html_head(&h, r->task ? r->task : folder, report_style);
+    html_put(&h, "<body>\n<header><h1>");
+    html_text(&h, r->task ? r->task : "winagent run");
+    html_put(&h, "</h1><p class=\"meta\">");
     char when[32];
-    if (run_time(folder, when, sizeof when))
-        putf(&h, "started %s &middot; ", when);
-    put_text(&h, folder);
+    if (report_run_time(folder, when, sizeof when))
+        html_putf(&h, "started %s &middot; ", when);
+    html_text(&h, folder);
     bool failed;
-    const char *outcome = outcome_of(r->summary, &failed);
-    putf(&h, " &middot; <span class=\"outcome%s\">", failed ? " failed" : "");
-    put_text(&h, r->summary ? outcome : "running or stopped early");
-    put(&h, "</span>");
-    putf(&h, " &middot; %d step%s", r->n_steps, r->n_steps == 1 ? "" : "s");
+    const char *outcome = report_outcome(r->summary, &failed);
+    html_putf(&h, " &middot; <span class=\"outcome%s\">", failed ? " failed" : "");
+    html_text(&h, r->summary ? outcome : "running or stopped early");
+    html_put(&h, "</span>");
+    html_putf(&h, " &middot; %d step%s", r->n_steps, r->n_steps == 1 ? "" : "s");
     if (r->n_failed)
-        putf(&h, " &middot; %d with errors", r->n_failed);
+        html_putf(&h, " &middot; %d with errors", r->n_failed);
     if (cJSON_IsNumber(field(r->summary, "total_tokens"))) {
-        put(&h, " &middot; ");
-        put_count(&h, num_field(r->summary, "total_tokens", 0));
-        put(&h, " tokens");
+        html_put(&h, " &middot; ");
+        html_count(&h, num_field(r->summary, "total_tokens", 0));
+        html_put(&h, " tokens");
     }
     if (cJSON_IsNumber(field(r->summary, "total_ms"))) {
-        put(&h, " &middot; ");
-        put_ms(&h, num_field(r->summary, "total_ms", 0));
+        html_put(&h, " &middot; ");
+        html_ms(&h, num_field(r->summary, "total_ms", 0));
     }
-    put(&h, "</p><p class=\"keys\">Keys: <kbd>j</kbd>/<kbd>k</kbd> or <kbd>&rarr;</kbd>/"
-            "<kbd>&larr;</kbd> next/previous step, <kbd>e</kbd> next error, <kbd>g</kbd>/"
-            "<kbd>G</kbd> first/last</p></header>\n<div class=\"layout\">\n<nav><ol>\n");
-    put(&h, dynbuf_str(&r->nav));
-    put(&h, "<li><a href=\"#summary\">end</a></li>\n</ol></nav>\n");
-    putf(&h, "<main id=\"steps\" style=\"--max:%.0f\">\n", r->max_ms > 1 ? ceil(r->max_ms) : 1);
-    put(&h, dynbuf_str(&r->steps));
+    html_put(&h, "</p><p class=\"keys\">Keys: <kbd>j</kbd>/<kbd>k</kbd> or <kbd>&rarr;</kbd>/"
+                 "<kbd>&larr;</kbd> next/previous step, <kbd>e</kbd> next error, <kbd>g</kbd>/"
+                 "<kbd>G</kbd> first/last</p></header>\n<div class=\"layout\">\n<nav><ol>\n");
+    html_put(&h, dynbuf_str(&r->nav));
+    html_put(&h, "<li><a href=\"#summary\">end</a></li>\n</ol></nav>\n");
+    html_putf(&h, "<main id=\"steps\" style=\"--max:%.0f\">\n",
+              r->max_ms > 1 ? ceil(r->max_ms) : 1);
+    html_put(&h, dynbuf_str(&r->steps));
     put_summary(r, &h);
-    put(&h, "</main>\n</div>\n<script>\n");
-    put(&h, page_script);
-    put(&h, "</script>\n</body>\n</html>\n");
+    html_put(&h, "</main>\n</div>\n<script>\n");
+    html_put(&h, page_script);
+    html_put(&h, "</script>\n</body>\n</html>\n");
     wa_err e = WA_E_OK;
     if (h.full)
         e = wa_fail(WA_E_TOO_LARGE, "the report of %s does not fit in memory", r->dir);
@@ -877,7 +753,7 @@ static wa_err write_page(struct report *r)
         snprintf(path, sizeof path, "%s/report.html", r->dir);
         e = os_write_file(path, h.b.data, h.b.len);
     }
-    dynbuf_cleanup(&h.b);
+    html_cleanup(&h);
     return e;
 }
 
@@ -941,12 +817,12 @@ static void take_line(struct report *r, const cJSON *line)
         render_nav(&nav, line, r->n_steps);
         if (!nav.full)
             dynbuf_add(&r->nav, nav.b.data, nav.b.len);
-        dynbuf_cleanup(&nav.b);
+        html_cleanup(&nav);
         if (step_failed(line))
             r->n_failed++;
     }
     r->n_steps++;
-    dynbuf_cleanup(&h.b);
+    html_cleanup(&h);
 }
 
 wa_err report_open(const char *dir, const char *secret, struct report **out)
@@ -967,10 +843,8 @@ wa_err report_add(struct report *r, const cJSON *line)
     return write_page(r);
 }
 
-/* Calls fn with each line of dir/trace.jsonl that parses; returns how many did not
- * (a run killed mid-write leaves a partial last line). */
-static wa_err each_trace_line(const char *dir, void (*fn)(void *, const cJSON *), void *ctx,
-                              int *unreadable)
+wa_err report_read_trace(const char *dir, void (*fn)(void *, const cJSON *), void *ctx,
+                         int *unreadable)
 {
     char path[4200], *text = NULL;
     snprintf(path, sizeof path, "%s/trace.jsonl", dir);
@@ -1005,187 +879,9 @@ wa_err report_rebuild(const char *dir)
     struct report *r = report_new(dir, NULL);
     if (!r)
         return wa_fail(WA_E_NOMEM, "out of memory");
-    wa_err e = each_trace_line(dir, rebuild_line, r, &r->n_unreadable);
+    wa_err e = report_read_trace(dir, rebuild_line, r, &r->n_unreadable);
     if (!e)
         e = write_page(r);
     report_free(r);
     return e;
-}
-
-/* ---- the index of runs ---- */
-
-struct run_row {
-    char *folder;
-    char *task;
-    cJSON *summary;
-    int steps;
-};
-
-static void row_line(void *ctx, const cJSON *line)
-{
-    struct run_row *row = ctx;
-    const cJSON *summary = field(line, "summary");
-    if (cJSON_IsObject(summary)) {
-        cJSON_Delete(row->summary);
-        row->summary = cJSON_Duplicate(summary, 1);
-        return;
-    }
-    row->steps++;
-    if (!row->task && str_field(line, "task"))
-        row->task = str_dup(str_field(line, "task"));
-}
-
-static void put_row(struct html *h, const struct run_row *row)
-{
-    bool failed;
-    const char *outcome = outcome_of(row->summary, &failed);
-    putf(h, "<tr class=\"run %s\"><td class=\"time\">",
-         !row->summary ? "pending"
-         : failed      ? "failed"
-                       : "ok");
-    char when[32];
-    put_text(h, run_time(row->folder, when, sizeof when) ? when : "");
-    put(h, "</td><td class=\"prompt\"><a href=\"");
-    put_url(h, row->folder);
-    put(h, "/report.html\">");
-    put_text(h, row->task ? row->task : row->folder);
-    put(h, "</a></td><td class=\"outcome\">");
-    put_text(h, row->summary ? outcome : "no summary (running or stopped early)");
-    if (row->summary)
-        putf(h, " (%.0f)", num_field(row->summary, "exit_code", -1));
-    putf(h, "</td><td class=\"num\">%.0f</td><td class=\"num\">",
-         num_field(row->summary, "steps", row->steps));
-    if (cJSON_IsNumber(field(row->summary, "total_ms")))
-        put_ms(h, num_field(row->summary, "total_ms", 0));
-    put(h, "</td><td class=\"num\">");
-    if (cJSON_IsNumber(field(row->summary, "total_tokens")))
-        put_count(h, num_field(row->summary, "total_tokens", 0));
-    put(h, "</td></tr>\n");
-}
-
-static const char index_style[] =
-    "table.runs{border-collapse:collapse;background:#fff;margin:14px 20px;"
-    "border:1px solid var(--line)}\n"
-    ".runs th,.runs td{padding:5px 10px;border-bottom:1px solid var(--line);text-align:left;"
-    "vertical-align:top}\n"
-    ".runs th{background:#f1f3f5}.runs td.num{text-align:right;"
-    "font-variant-numeric:tabular-nums}\n"
-    ".runs td.time{white-space:nowrap;color:var(--muted)}\n"
-    ".runs tr.failed td.outcome{color:var(--err);font-weight:600}\n"
-    ".runs tr.ok td.outcome{color:var(--ok)}.runs tr.pending td.outcome{color:#e67700}\n";
-
-wa_err report_index(const char *log_dir, int *runs)
-{
-    *runs = 0;
-    struct os_dir_list list;
-    wa_err e = os_list_dir(log_dir, &list);
-    if (e)
-        return e;
-    struct run_row *rows = calloc(list.count ? list.count : 1, sizeof *rows);
-    if (!rows) {
-        os_dir_list_cleanup(&list);
-        return wa_fail(WA_E_NOMEM, "out of memory");
-    }
-    size_t n = 0;
-    char path[4200];
-    /* Newest first: run folders start with their time. */
-    for (size_t i = list.count; i-- > 0 && !e;) {
-        snprintf(path, sizeof path, "%s/%s/trace.jsonl", log_dir, list.names[i]);
-        if (!os_path_exists(path))
-            continue;
-        struct run_row *row = &rows[n++];
-        row->folder = list.names[i];
-        snprintf(path, sizeof path, "%s/%s", log_dir, list.names[i]);
-        int unreadable;
-        e = each_trace_line(path, row_line, row, &unreadable);
-        snprintf(path, sizeof path, "%s/%s/report.html", log_dir, list.names[i]);
-        if (!e && !os_path_exists(path)) {
-            snprintf(path, sizeof path, "%s/%s", log_dir, list.names[i]);
-            e = report_rebuild(path);
-        }
-    }
-    if (!e && n == 0)
-        e = wa_fail(WA_E_USAGE,
-                    "%s is neither a run folder (it has no trace.jsonl) nor a folder of runs "
-                    "(none of its folders has one)",
-                    log_dir);
-    if (!e) {
-        struct html h;
-        html_init(&h, PAGE_MAX_BYTES, NULL);
-        put_head(&h, "winagent runs", index_style);
-        put(&h, "<body>\n<header><h1>winagent runs</h1><p class=\"meta\">");
-        put_text(&h, log_dir);
-        int ok = 0;
-        for (size_t i = 0; i < n; i++)
-            ok += rows[i].summary && num_field(rows[i].summary, "exit_code", -1) == 0;
-        putf(&h, " &middot; %zu run%s, %d finished</p></header>\n", n, n == 1 ? "" : "s", ok);
-        put(&h, "<table class=\"runs\"><thead><tr><th>time</th><th>task</th><th>outcome (exit "
-                "code)</th><th>steps</th><th>duration</th><th>tokens</th></tr></thead>\n"
-                "<tbody>\n");
-        for (size_t i = 0; i < n; i++)
-            put_row(&h, &rows[i]);
-        put(&h, "</tbody></table>\n</body>\n</html>\n");
-        snprintf(path, sizeof path, "%s/index.html", log_dir);
-        e = h.full ? wa_fail(WA_E_TOO_LARGE, "the index of %s is too large", log_dir)
-                   : os_write_file(path, h.b.data, h.b.len);
-        dynbuf_cleanup(&h.b);
-    }
-    for (size_t i = 0; i < n; i++) {
-        free(rows[i].task);
-        cJSON_Delete(rows[i].summary);
-    }
-    free(rows);
-    os_dir_list_cleanup(&list);
-    if (!e)
-        *runs = (int)n;
-    return e;
-}
-
-/* ---- winagent report ---- */
-
-static const char report_usage[] =
-    "usage: winagent report DIR|LOGDIR\n"
-    "  DIR     a run folder (with trace.jsonl): rebuilds DIR/report.html\n"
-    "  LOGDIR  a folder of run folders: writes LOGDIR/index.html, building the\n"
-    "          report.html of runs that have none\n";
-
-int cmd_report(int argc, char **argv)
-{
-    struct args a;
-    args_init(&a, argc, argv, 1);
-    if (args_flag(&a, "help", "h")) {
-        fputs(report_usage, stdout);
-        return EXIT_OK;
-    }
-    wa_err e = args_check_unknown(&a);
-    const char *dir = args_positional(&a, 0);
-    if (!e && (!dir || args_positional(&a, 1))) {
-        fputs(report_usage, stderr);
-        return EXIT_USAGE;
-    }
-    if (e)
-        return cli_fail(e);
-    char path[4200];
-    snprintf(path, sizeof path, "%s", dir);
-    size_t len = strlen(path);
-    while (len > 1 && (path[len - 1] == '/' || path[len - 1] == '\\'))
-        path[--len] = '\0';
-    if (!os_is_dir(path) && strcmp(base_name(path), "trace.jsonl") == 0 && len > 12)
-        path[len - 12] = '\0'; /* DIR/trace.jsonl names its run folder */
-    if (!os_is_dir(path))
-        return cli_fail(wa_fail(WA_E_USAGE, "%s is not a folder", dir));
-    char probe[4300];
-    snprintf(probe, sizeof probe, "%s/trace.jsonl", path);
-    if (os_path_exists(probe)) {
-        if ((e = report_rebuild(path)))
-            return cli_fail(e);
-        printf("%s/report.html\n", path);
-        return EXIT_OK;
-    }
-    int runs;
-    if ((e = report_index(path, &runs)))
-        return cli_fail(e);
-    printf("%s/index.html\n", path);
-    fprintf(stderr, "%d run%s\n", runs, runs == 1 ? "" : "s");
-    return EXIT_OK;
 }

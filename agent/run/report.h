@@ -1,6 +1,6 @@
 /* A run's report.html (SPEC §6): the trace of one run as a self-contained page,
  * rewritten atomically after every trace line so that a run stopped at any point still
- * has a whole page; its rebuild from trace.jsonl; and the index of a folder of runs.
+ * has a whole page, and its rebuild from trace.jsonl.
  *
  * The page is built from the same cJSON objects the loop writes to trace.jsonl. A
  * line holding a "summary" object ends the page; every other line is one step
@@ -10,6 +10,9 @@
  * +a11y.txt files and shown inline. No page loads anything from the network. */
 #ifndef WINAGENT_AGENT_RUN_REPORT_H
 #define WINAGENT_AGENT_RUN_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
 
 #include <cjson/cJSON.h>
 
@@ -26,12 +29,14 @@ void report_free(struct report *r);
 
 /* Writes dir/report.html from dir/trace.jsonl; the same page the run wrote. */
 wa_err report_rebuild(const char *dir);
-/* Writes log_dir/index.html with one row per run folder in it (a folder holding a
- * trace.jsonl), newest first, and builds the report.html of runs that have none.
- * *runs is the number of rows. WA_E_USAGE when no folder in log_dir is a run. */
-wa_err report_index(const char *log_dir, int *runs);
-
-/* `winagent report DIR|LOGDIR`: argv[0] is "report". Returns the exit code. */
-int cmd_report(int argc, char **argv);
+/* Calls fn with each line of dir/trace.jsonl that parses as an object; *unreadable
+ * counts those that do not (a run killed mid-write leaves a partial last line). */
+wa_err report_read_trace(const char *dir, void (*fn)(void *ctx, const cJSON *line), void *ctx,
+                         int *unreadable);
+/* The outcome of a run in words from its summary object ("no summary" for NULL);
+ * *failed when the exit code is not 0. */
+const char *report_outcome(const cJSON *summary, bool *failed);
+/* "20261123-225137-slug" -> "2026-11-23 22:51:37"; false when the name has no time. */
+bool report_run_time(const char *folder, char *out, size_t cap);
 
 #endif

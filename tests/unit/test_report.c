@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent/run/report.h"
+#include "agent/run/report_index.h"
 #include "base/os.h"
 
 #define SECRET "sk-unit-SECRET-42"
