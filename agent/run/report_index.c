@@ -127,11 +127,10 @@ wa_err report_index(const char *log_dir, int *runs)
         html_init(&h, INDEX_MAX_BYTES, NULL);
         html_head(&h, "winagent runs", index_style);
         html_put(&h, "<body>\n<header><h1>winagent runs</h1><p class=\"meta\">");
-        html_text(&h, log_dir);
         int ok = 0;
         for (size_t i = 0; i < n; i++)
             ok += rows[i].summary && num_field(rows[i].summary, "exit_code", -1) == 0;
-        html_putf(&h, " &middot; %zu run%s, %d finished</p></header>\n", n, n == 1 ? "" : "s", ok);
+        html_putf(&h, "%zu run%s, %d finished</p></header>\n", n, n == 1 ? "" : "s", ok);
         html_put(&h, "<table class=\"runs\"><thead><tr><th>time</th><th>task</th><th>outcome (exit "
                      "code)</th><th>steps</th><th>duration</th><th>tokens</th></tr></thead>\n"
                      "<tbody>\n");

@@ -5,14 +5,15 @@
 // each page its links lead to.
 //
 //   node facts.mjs --chromium PATH --user-data-dir DIR --url URL
-//                  [--keys j,j,k] [--follow] [--screenshot FILE.png] [--timeout-s N]
+//                  [--keys j,j,k] [--follow] [--screenshot FILE.png [--full-page]]
+//                  [--timeout-s N]
 //
 // Exit code 0 when the facts were gathered (whatever they say), 2 on a usage error,
 // 3 when the browser could not be driven. The caller judges the facts.
 import puppeteer from "puppeteer-core";
 
 function parseArgs(argv) {
-  const a = { keys: [], follow: false, timeoutS: 60 };
+  const a = { keys: [], follow: false, fullPage: false, timeoutS: 60 };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const v = () => {
@@ -25,6 +26,7 @@ function parseArgs(argv) {
     else if (k === "--keys") a.keys = v().split(",").filter(Boolean);
     else if (k === "--follow") a.follow = true;
     else if (k === "--screenshot") a.screenshot = v();
+    else if (k === "--full-page") a.fullPage = true;
     else if (k === "--timeout-s") a.timeoutS = Number(v());
     else throw new Error(`unknown argument ${k}`);
   }
@@ -86,7 +88,7 @@ async function visit(browser, url, opts) {
       facts.focusAfterKeys.push(await page.evaluate(() => document.activeElement?.id ?? ""));
     }
   }
-  if (opts.screenshot) await page.screenshot({ path: opts.screenshot, fullPage: false });
+  if (opts.screenshot) await page.screenshot({ path: opts.screenshot, fullPage: opts.fullPage });
   await page.close();
   return facts;
 }
