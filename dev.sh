@@ -16,6 +16,7 @@ apt_packages=(
     libcurl4-openssl-dev libcjson-dev libstb-dev zlib1g-dev libcmocka-dev
     mingw-w64 mingw-w64-tools libz-mingw-w64-dev libwine-dev dpkg-dev
     wine wine64 xvfb xauth
+    chromium
 )
 
 say() { printf '==> %s\n' "$*" >&2; }
@@ -67,6 +68,12 @@ cmd_deps() {
     if [ ! -d tests/mcp_client/node_modules ]; then
         say "npm ci in tests/mcp_client (the MCP SDK, pinned by package-lock.json)"
         (cd tests/mcp_client && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    fi
+    # The report tests open report.html in Debian's headless chromium through
+    # puppeteer-core, which downloads no browser of its own.
+    if [ ! -d tests/browser/node_modules/puppeteer-core ]; then
+        say "npm ci in tests/browser (puppeteer-core, pinned by package-lock.json)"
+        (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
     fi
 }
 

@@ -7,6 +7,7 @@
 #include "agent/front/serve.h"
 #include "agent/main.h"
 #include "agent/run/loop.h"
+#include "agent/front/report_cli.h"
 #include "agent/version.h"
 
 static const char usage_text[] =
@@ -20,6 +21,7 @@ static const char usage_text[] =
     "  winagent config                      every setting and where it came from\n"
     "  winagent mcp [--allow-shell] [--dry-run] [--audit-log FILE]   MCP server on stdio\n"
     "  winagent serve (--port N | --ipc-dir DIR) [--allow-shell] [--dry-run] [--audit-log FILE]\n"
+    "  winagent report DIR|LOGDIR           (re)build a run's report.html, or the index of runs\n"
     "  winagent --help | --version\n"
     "run options: --provider openai-compatible|google --base-url URL --model NAME\n"
     "  --max-steps N --mode auto|a11y|pixel --max-edge PX --history-images N --log-dir DIR\n"
@@ -44,6 +46,8 @@ static int run_command(int argc, char **argv)
         return cmd_mcp(argc - 1, argv + 1);
     if (strcmp(argv[1], "serve") == 0)
         return cmd_serve(argc - 1, argv + 1);
+    if (strcmp(argv[1], "report") == 0)
+        return cmd_report(argc - 1, argv + 1);
     if (cli_is_command(argv[1]))
         return cli_main(argc - 1, argv + 1);
     /* Anything else is the run: options and one prompt, or --replay. A lone word that

@@ -111,3 +111,19 @@ char *dynbuf_take(struct dynbuf *b)
     b->cap = 0;
     return s;
 }
+
+wa_err dynbuf_add_redacted(struct dynbuf *b, const void *p, size_t n, const char *secret)
+{
+    size_t k = secret ? strlen(secret) : 0;
+    const char *s = p, *end = s + n, *from = s;
+    wa_err e = WA_E_OK;
+    for (const char *q = s; k && q + k <= end && !e; q++) {
+        if (memcmp(q, secret, k) != 0)
+            continue;
+        if (!(e = dynbuf_add(b, from, (size_t)(q - from))))
+            e = dynbuf_adds(b, "[redacted]");
+        from = q + k;
+        q = from - 1;
+    }
+    return e ? e : dynbuf_add(b, from, (size_t)(end - from));
+}

@@ -26,6 +26,10 @@ wa_err dynbuf_adds(struct dynbuf *b, const char *s);
 wa_err dynbuf_addc(struct dynbuf *b, char c);
 wa_err dynbuf_addf(struct dynbuf *b, const char *fmt, ...) WA_PRINTF(2, 3);
 wa_err dynbuf_vaddf(struct dynbuf *b, const char *fmt, va_list ap);
+/* Appends n bytes with every occurrence of secret replaced by "[redacted]" (the
+ * scrubber of logs and reports; a NULL or empty secret appends the bytes as they are).
+ * On failure the buffer may hold part of the text. */
+wa_err dynbuf_add_redacted(struct dynbuf *b, const void *p, size_t n, const char *secret);
 
 /* The contents ("" when empty; never NULL). */
 const char *dynbuf_str(const struct dynbuf *b);

@@ -373,7 +373,8 @@ static const char *exit_word(int code)
     }
 }
 
-static void finish(struct run *r, int code, int steps)
+/* reason: why a run that did not finish ended (NULL when it finished). */
+static void finish(struct run *r, int code, int steps, const char *reason)
 {
     double total = (double)(os_now_ms() - r->start_ms);
     cJSON *s = cJSON_CreateObject();
@@ -381,6 +382,8 @@ static void finish(struct run *r, int code, int steps)
     cJSON_AddNumberToObject(sum, "steps", steps);
     cJSON_AddNumberToObject(sum, "exit_code", code);
     cJSON_AddStringToObject(sum, "outcome", exit_word(code));
+    if (reason)
+        cJSON_AddStringToObject(sum, "error", reason);
     cJSON_AddNumberToObject(sum, "prompt_tokens", (double)r->usage.prompt_tokens);
     cJSON_AddNumberToObject(sum, "completion_tokens", (double)r->usage.completion_tokens);
     cJSON_AddNumberToObject(sum, "total_tokens", (double)r->usage.total_tokens);
@@ -400,7 +403,9 @@ static int fail_run(struct run *r, int code, wa_err e, const char *what, int ste
 {
     const char *detail = *wa_err_detail() ? wa_err_detail() : wa_err_message(e);
     steplog_progress(&r->log, "%s: %s", what, detail);
-    finish(r, code, steps);
+    char reason[640];
+    snprintf(reason, sizeof reason, "%s: %s", what, detail);
+    finish(r, code, steps, reason);
     return code;
 }
 
@@ -539,7 +544,7 @@ static int run_steps(struct run *r)
             fputc('\n', stdout);
             fflush(stdout);
             llm_reply_cleanup(&reply);
-            finish(r, EXIT_OK, step);
+            finish(r, EXIT_OK, step, NULL);
             return EXIT_OK;
         }
         cJSON *calls = cJSON_AddArrayToObject(trace, "tool_calls");
@@ -578,12 +583,15 @@ static int run_steps(struct run *r)
                             os_interrupt_reason(), step);
         if (r->stop_reason) {
             steplog_progress(&r->log, "stopping: %s", r->stop_reason);
-            finish(r, EXIT_ACTION, step);
+            finish(r, EXIT_ACTION, step, r->stop_reason);
             return EXIT_ACTION;
         }
     }
-    steplog_progress(&r->log, "step limit of %d reached without a final answer", r->cfg->max_steps);
-    finish(r, EXIT_STEPS, r->cfg->max_steps);
+    char reason[96];
+    snprintf(reason, sizeof reason, "step limit of %d reached without a final answer",
+             r->cfg->max_steps);
+    steplog_progress(&r->log, "%s", reason);
+    finish(r, EXIT_STEPS, r->cfg->max_steps, reason);
     return EXIT_STEPS;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/run/report.h"
 #include "base/dynbuf.h"
 #include "base/os.h"
 #include "base/str.h"
@@ -61,6 +62,8 @@ wa_err steplog_open(struct steplog *l, const char *log_dir, const char *title, c
         steplog_close(l);
         return wa_fail(WA_E_IO, "cannot create the log files in %s", path);
     }
+    if (report_open(path, l->secret, &l->report)) /* the run goes on without its page */
+        steplog_note(l, "report.html: %s", wa_err_detail());
     return WA_E_OK;
 }
 
@@ -70,6 +73,7 @@ void steplog_close(struct steplog *l)
         fclose(l->log);
     if (l->trace)
         fclose(l->trace);
+    report_free(l->report);
     free(l->dir);
     if (l->secret)
         memset(l->secret, 0, strlen(l->secret));
@@ -140,6 +144,8 @@ void steplog_trace(struct steplog *l, const cJSON *obj)
         fflush(l->trace);
     }
     free(s);
+    if (report_add(l->report, obj))
+        steplog_note(l, "report.html: %s", wa_err_detail());
 }
 
 char *steplog_save(struct steplog *l, const char *name, const void *data, size_t len)
@@ -159,26 +165,10 @@ char *steplog_save(struct steplog *l, const char *name, const void *data, size_t
     /* Text files are scrubbed like every other text (a window could show the key). */
     struct dynbuf clean;
     dynbuf_init(&clean, len + 64 + len / 4);
-    size_t n = l->secret ? strlen(l->secret) : 0;
     bool text = dot && strcmp(dot, ".txt") == 0;
-    if (text && n) {
-        const char *p = data, *end = p + len;
-        while (p < end) {
-            const char *hit = NULL;
-            for (const char *q = p; q + n <= end; q++)
-                if (memcmp(q, l->secret, n) == 0) {
-                    hit = q;
-                    break;
-                }
-            if (!hit) {
-                dynbuf_add(&clean, p, (size_t)(end - p));
-                break;
-            }
-            dynbuf_add(&clean, p, (size_t)(hit - p));
-            dynbuf_adds(&clean, "[redacted]");
-            p = hit + n;
-        }
-        data = clean.data ? clean.data : "";
+    if (text && l->secret) {
+        dynbuf_add_redacted(&clean, data, len, l->secret);
+        data = dynbuf_str(&clean);
         len = clean.len;
     }
     wa_err e = os_write_file(path, data, len);

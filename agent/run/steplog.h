@@ -12,12 +12,16 @@
 
 #include "base/error.h"
 
+struct report;
+
 struct steplog {
     char *dir;    /* the run's folder */
     FILE *log;    /* agent.log */
     FILE *trace;  /* trace.jsonl */
     char *secret; /* scrubbed from everything written; NULL when none */
     bool echo;    /* progress lines also to stderr */
+    /* report.html, rewritten with every trace line (agent/run/report.h) */
+    struct report *report;
 };
 
 /* Creates the folder under log_dir, named from the local time and a slug of title.
@@ -31,7 +35,7 @@ void steplog_progress(struct steplog *l, const char *fmt, ...) WA_PRINTF(2, 3);
 void steplog_note(struct steplog *l, const char *fmt, ...) WA_PRINTF(2, 3);
 /* Writes text to f (stdout: the final answer) with the secret replaced. */
 void steplog_print(struct steplog *l, FILE *f, const char *text);
-/* One trace.jsonl line (the object is not consumed). */
+/* One trace.jsonl line (the object is not consumed); report.html is rewritten with it. */
 void steplog_trace(struct steplog *l, const cJSON *obj);
 /* Writes a step file; returns its name relative to the folder (heap), NULL on error.
  * name is e.g. "step-03-click+annotate.png"; an existing name gets "-2", "-3"... */

@@ -74,6 +74,25 @@ static void dynbuf_enforces_cap(void **state)
     dynbuf_cleanup(&b); /* twice is harmless */
 }
 
+static void dynbuf_redacts_every_occurrence(void **state)
+{
+    (void)state;
+    struct dynbuf b;
+    dynbuf_init(&b, 1 << 10);
+    const char text[] = "KEYa KEYKEY bKE";
+    assert_int_equal(dynbuf_add_redacted(&b, text, sizeof text - 1, "KEY"), WA_E_OK);
+    assert_string_equal(dynbuf_str(&b), "[redacted]a [redacted][redacted] bKE");
+    dynbuf_reset(&b);
+    assert_int_equal(dynbuf_add_redacted(&b, "a\0KEY", 5, "KEY"), WA_E_OK); /* bytes, not C text */
+    assert_int_equal(b.len, 12);
+    assert_memory_equal(b.data, "a\0[redacted]", 12);
+    dynbuf_reset(&b);
+    assert_int_equal(dynbuf_add_redacted(&b, "KEY", 3, NULL), WA_E_OK);
+    assert_int_equal(dynbuf_add_redacted(&b, "KEY", 3, ""), WA_E_OK);
+    assert_string_equal(dynbuf_str(&b), "KEYKEY");
+    dynbuf_cleanup(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -81,6 +100,7 @@ int main(void)
         cmocka_unit_test(fail_keeps_detail),
         cmocka_unit_test(dynbuf_grows_and_formats),
         cmocka_unit_test(dynbuf_enforces_cap),
+        cmocka_unit_test(dynbuf_redacts_every_occurrence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
