@@ -545,6 +545,7 @@ void op_result_cleanup(struct op_result *r)
         free(r->notes[i]);
     free(r->notes);
     wa_window_cleanup(&r->window_state);
+    wa_window_cleanup(&r->receiver);
     wa_window_cleanup(&r->window);
     op_elem_cleanup(&r->element);
     wa_window_list_cleanup(&r->windows);

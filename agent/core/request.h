@@ -110,6 +110,10 @@ struct op_result {
     uint64_t hwnd;
     bool has_window_state;
     struct wa_window window_state;
+    /* The window that received the input, as it was at the moment of sending (for a
+     * point, the top-level window under it; for keys, the foreground window). */
+    bool has_receiver;
+    struct wa_window receiver;
     /* A window the operation reports (focused, moved, closed, launched, picked). */
     bool has_window;
     struct wa_window window;

@@ -22,7 +22,9 @@ static wa_err receiver(struct call *k, uint64_t hwnd, const char *where)
     k->receiver = hwnd;
     snprintf(k->receiver_process, sizeof k->receiver_process, "%s", w.process ? w.process : "");
     e = gate_check_window(k->c->gate, &w, k->name);
-    wa_window_cleanup(&w);
+    wa_window_cleanup(&k->r->receiver);
+    k->r->receiver = w; /* moved: the result keeps it */
+    k->r->has_receiver = true;
     return e;
 }
 

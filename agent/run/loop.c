@@ -219,6 +219,22 @@ static void add_element_ref(cJSON *trace, const struct op_result *res)
         cJSON_AddStringToObject(ref, "automation_id", res->element.automation_id);
 }
 
+/* The window that received the input at the moment of sending: what replay compares
+ * before re-sending input to the same point. */
+static void add_receiver(cJSON *trace, const struct op_result *res)
+{
+    if (!res->has_receiver)
+        return;
+    const struct wa_window *w = &res->receiver;
+    cJSON *o = cJSON_AddObjectToObject(trace, "receiver");
+    char h[24];
+    snprintf(h, sizeof h, "0x%llx", (unsigned long long)w->hwnd);
+    cJSON_AddStringToObject(o, "hwnd", h);
+    cJSON_AddStringToObject(o, "title", w->title ? w->title : "");
+    cJSON_AddStringToObject(o, "class", w->class_name ? w->class_name : "");
+    cJSON_AddStringToObject(o, "process", w->process ? w->process : "");
+}
+
 /* The request of a tool call: the desktop tool's action, or the shell. */
 static wa_err tool_request(struct run *r, const struct llm_tool_call *call, struct op_request *q)
 {
@@ -297,6 +313,7 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
     struct wire_opts wo = {.names = WIRE_MODEL};
     cJSON *result = wire_result(&res, &wo);
     add_element_ref(trace, &res);
+    add_receiver(trace, &res);
     const char *note = repetition_note(r, call, e != WA_E_OK, acted, &res.obs);
     if (note)
         cJSON_AddStringToObject(result, "note", note);
