@@ -266,7 +266,7 @@ wa_err call_element(struct call *k, enum op_arg a, size_t *index)
                        arg_name(a, s->o.model_names), arg_def(a)->help);
     uint64_t hwnd;
     wa_err e = call_window(k, &hwnd);
-    if (e == WA_E_WINDOW_NOT_FOUND && s->o.refs && ref->kind == EREF_ID)
+    if (e == WA_E_WINDOW_NOT_FOUND && s->o.refs && ref->kind == EREF_ID && !k->q->window.given)
         e = wa_fail(WA_E_STALE_REF, "the window of ref %d is gone; run state again", ref->id);
     if (e)
         return e;

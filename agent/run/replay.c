@@ -44,9 +44,11 @@ static wa_err reaim(struct session *s, struct op_request *q, const cJSON *ref)
         op_request_init(&look, op_def(OP_OBSERVE));
         op_request_set_text(&look, ARG_MODE, "a11y");
         op_result_init(&r);
-        core_perform(s, &look, &r);
+        wa_err e = core_perform(s, &look, &r);
         op_result_cleanup(&r);
         op_request_cleanup(&look);
+        if (e) /* the window cannot be looked at (gone, or refused) */
+            return e;
         id = find_element(s, ref);
     }
     if (!id)

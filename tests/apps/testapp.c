@@ -3,7 +3,8 @@
 /*
  * Command line
  * ------------
- *   testapp.exe [--log PATH] [--panel main|keypad] [--x X --y Y]
+ *   testapp.exe [--log PATH] [--panel main|keypad] [--x X --y Y] [--title TEXT]
+ *               [--topmost 1]
  *
  *   --log PATH    append one JSON object per event to PATH (UTF-8, one line each,
  *                 written with a single WriteFile so a reader never sees half a line;
@@ -11,6 +12,8 @@
  *   --panel NAME  "main" (default): the main window; "keypad": the keypad window.
  *   --x, --y      top-left corner of the window (outer frame) in screen pixels,
  *                 default 40,40.
+ *   --title TEXT  the main window's title instead of "winagent testapp".
+ *   --topmost 1   the window stays above the others (WS_EX_TOPMOST).
  *   Exit code: 0 after the window was closed; 1 on a bad command line or when the log
  *   cannot be opened or the window cannot be created.
  *
@@ -1449,7 +1452,8 @@ static LRESULT CALLBACK keypad_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
 
 typedef struct {
     const wchar_t *log_path;
-    bool keypad;
+    const wchar_t *title;
+    bool keypad, topmost;
     int x, y;
 } Options;
 
@@ -1466,7 +1470,8 @@ static bool parse_int(const wchar_t *s, int *out)
 static bool parse_options(int argc, wchar_t **argv, Options *o)
 {
     o->log_path = NULL;
-    o->keypad = false;
+    o->title = NULL;
+    o->keypad = o->topmost = false;
     o->x = 40;
     o->y = 40;
     for (int i = 1; i < argc; i++) {
@@ -1479,6 +1484,10 @@ static bool parse_options(int argc, wchar_t **argv, Options *o)
             o->keypad = false;
         else if (wcscmp(a, L"--panel") == 0 && wcscmp(v, L"keypad") == 0)
             o->keypad = true;
+        else if (wcscmp(a, L"--title") == 0)
+            o->title = v;
+        else if (wcscmp(a, L"--topmost") == 0)
+            o->topmost = wcscmp(v, L"0") != 0;
         else if (wcscmp(a, L"--x") == 0   ? !parse_int(v, &o->x)
                  : wcscmp(a, L"--y") == 0 ? !parse_int(v, &o->y)
                                           : true)
@@ -1570,10 +1579,13 @@ int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmdline, int show)
         g.main = create_frame(L"WinagentKeypad", KEYPAD_TITLE, style, NULL, opt.x, opt.y,
                               KEYPAD_CLIENT_W, KEYPAD_CLIENT_H);
     else
-        g.main = create_frame(L"WinagentTestApp", MAIN_TITLE, style | WS_MAXIMIZEBOX, build_menu(),
-                              opt.x, opt.y, MAIN_CLIENT_W, MAIN_CLIENT_H);
+        g.main = create_frame(L"WinagentTestApp", opt.title ? opt.title : MAIN_TITLE,
+                              style | WS_MAXIMIZEBOX, build_menu(), opt.x, opt.y, MAIN_CLIENT_W,
+                              MAIN_CLIENT_H);
     if (!g.main)
         return 1;
+    if (opt.topmost)
+        SetWindowPos(g.main, HWND_TOPMOST, 0, 0, 0, 0, SWP_NOMOVE | SWP_NOSIZE | SWP_NOACTIVATE);
 
     HHOOK hook = SetWindowsHookExW(WH_GETMESSAGE, getmessage_hook, NULL, GetCurrentThreadId());
     ACCEL accel_def = {FVIRTKEY | FCONTROL, 'S', IDM_SAVE};

@@ -14,40 +14,9 @@ from watest import (TestApp, fake_llm, tool_call, run_dirs, read_trace, win_path
 KEY = "sk-e2e-SECRET-51d0"
 
 
-class AgentRun:
-    def __init__(self, fake, *args, provider="openai", prompt="do the task", env=None):
-        self.tmp = tempfile.mkdtemp(prefix="wa-e2e-")
-        self.log_dir = os.path.join(self.tmp, "logs")
-        base = fake.url + ("/v1" if provider == "openai" else "")
-        self.env = dict(os.environ, LLM_API_KEY=KEY, WINAGENT_LLM_RETRIES="2",
-                        WINAGENT_LLM_MAX_WAIT_MS="300")
-        for k in ("LLM_PROVIDER", "LLM_BASE_URL", "LLM_MODEL"):
-            self.env.pop(k, None)
-        if env:
-            self.env.update(env)
-        self.argv = ["wine", WINAGENT_EXE,
-                     "--provider", "google" if provider == "gemini" else "openai-compatible",
-                     "--base-url", base, "--model", "fake-model",
-                     "--log-dir", win_path(self.log_dir), *args, prompt]
-
-    def start(self, stdin=subprocess.DEVNULL):
-        return subprocess.Popen(self.argv, env=self.env, stdin=stdin, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, encoding="utf-8", errors="replace")
-
-    def run(self, timeout=180):
-        p = self.start()
-        self.out, self.err = p.communicate(timeout=timeout)
-        self.code = p.returncode
-        return self
-
-    def run_dir(self):
-        dirs = run_dirs(self.log_dir)
-        assert len(dirs) == 1, dirs
-        return dirs[0]
-
-    def agent_log(self):
-        with open(os.path.join(self.run_dir(), "agent.log"), encoding="utf-8") as f:
-            return f.read()
+class AgentRun(watest.AgentRun):
+    def __init__(self, fake, *args, **kw):
+        super().__init__(fake, *args, key=KEY, **kw)
 
 
 def final(text, **kw):

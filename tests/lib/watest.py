@@ -5,6 +5,7 @@ the private Wine ground; tests.cmake exports WINAGENT_EXE, TESTAPP_EXE, WINAGENT
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,16 +39,22 @@ class TestApp:
     Use as a context manager: the app is started, `ready` awaited, and killed on exit.
     """
 
-    def __init__(self, *args, panel="main", ready_timeout=30):
+    def __init__(self, *args, panel="main", ready_timeout=30, exe_name=None):
+        """exe_name: run a copy of testapp.exe under that file name (the process name
+        the security gate sees, e.g. "keepass.exe")."""
         self.dir = tempfile.mkdtemp(prefix="testapp-")
         self.log_path = os.path.join(self.dir, "events.jsonl")
         self.args = ["--log", win_path(self.log_path), "--panel", panel, *args]
         self.ready_timeout = ready_timeout
         self.proc = None
         self.ready = None
+        self.exe = TESTAPP_EXE
+        if exe_name:
+            self.exe = os.path.join(self.dir, exe_name)
+            shutil.copyfile(TESTAPP_EXE, self.exe)
 
     def __enter__(self):
-        self.proc = subprocess.Popen(["wine", TESTAPP_EXE, *self.args],
+        self.proc = subprocess.Popen(["wine", self.exe, *self.args],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.ready = self.wait_event(lambda e: e.get("event") == "ready", self.ready_timeout)
         return self
@@ -121,6 +128,99 @@ def tool_call(arguments, name="desktop", id=None):
     if id:
         call["id"] = id
     return call
+
+
+class AgentRun:
+    """One run of winagent.exe's loop against a fake LLM, with its own log folder."""
+
+    def __init__(self, fake, *args, provider="openai", prompt="do the task", env=None,
+                 key="sk-e2e-SECRET-51d0"):
+        self.tmp = tempfile.mkdtemp(prefix="wa-e2e-")
+        self.log_dir = os.path.join(self.tmp, "logs")
+        base = fake.url + ("/v1" if provider == "openai" else "")
+        self.env = dict(os.environ, LLM_API_KEY=key, WINAGENT_LLM_RETRIES="2",
+                        WINAGENT_LLM_MAX_WAIT_MS="300")
+        for k in ("LLM_PROVIDER", "LLM_BASE_URL", "LLM_MODEL"):
+            self.env.pop(k, None)
+        if env:
+            self.env.update(env)
+        self.argv = ["wine", WINAGENT_EXE,
+                     "--provider", "google" if provider == "gemini" else "openai-compatible",
+                     "--base-url", base, "--model", "fake-model",
+                     "--log-dir", win_path(self.log_dir), *args, prompt]
+
+    def start(self, stdin=subprocess.DEVNULL):
+        return subprocess.Popen(self.argv, env=self.env, stdin=stdin, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, encoding="utf-8", errors="replace")
+
+    def run(self, timeout=180):
+        p = self.start()
+        self.out, self.err = p.communicate(timeout=timeout)
+        self.code = p.returncode
+        return self
+
+    def run_dir(self):
+        dirs = run_dirs(self.log_dir)
+        assert len(dirs) == 1, dirs
+        return dirs[0]
+
+    def agent_log(self):
+        with open(os.path.join(self.run_dir(), "agent.log"), encoding="utf-8") as f:
+            return f.read()
+
+    def results(self):
+        """Every tool call's result in the trace, in order."""
+        return [c.get("result", {}) for t in read_trace(self.run_dir())
+                for c in t.get("tool_calls", [])]
+
+
+class McpSession:
+    """`winagent mcp` over stdio with one request at a time, answers read as they come."""
+
+    def __init__(self, *args, env=None, version="2025-06-18"):
+        self.proc = subprocess.Popen(["wine", WINAGENT_EXE, "mcp", *args],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env=env or dict(os.environ))
+        self.next_id = 0
+        self.request("initialize", {"protocolVersion": version, "capabilities": {},
+                                    "clientInfo": {"name": "watest", "version": "0"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def request(self, method, params):
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        line = self.proc.stdout.readline()
+        if not line:
+            raise AssertionError("mcp ended: " + self.proc.stderr.read().decode(errors="replace"))
+        reply = json.loads(line)
+        assert reply["id"] == self.next_id, reply
+        return reply["result"]
+
+    def call(self, name, **arguments):
+        """(result JSON from the first text item, the whole tools/call result)"""
+        res = self.request("tools/call", {"name": name, "arguments": arguments})
+        return json.loads(res["content"][0]["text"]), res
+
+    def ref(self, kind, name, window):
+        """The ref of the first `[n] KIND "NAME"` line of window's state."""
+        _, res = self.call("state", window=window)
+        tree = "\n".join(c["text"] for c in res["content"][1:] if c["type"] == "text")
+        for line in tree.splitlines():
+            line = line.strip()
+            if line.startswith("[") and ('] %s "%s"' % (kind, name)) in line:
+                return line[1:line.index("]")]
+        raise AssertionError("%s %s not in\n%s" % (kind, name, tree))
+
+    def close(self):
+        self.proc.stdin.close()
+        rc = self.proc.wait(30)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        return rc
 
 
 def run_dirs(log_dir):

@@ -23,52 +23,12 @@ def server_env(**extra):
     return env
 
 
-class McpSession:
-    """`winagent mcp` with one request at a time, answers read as they come."""
-
+class McpSession(watest.McpSession):
     def __init__(self, *args, env=None):
-        self.proc = subprocess.Popen(["wine", WINAGENT_EXE, "mcp", *args],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env or server_env())
-        self.next_id = 0
-        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                    "clientInfo": {"name": "gate-test", "version": "0"}})
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        super().__init__(*args, env=env or server_env())
 
-    def send(self, msg):
-        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def request(self, method, params):
-        self.next_id += 1
-        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
-        line = self.proc.stdout.readline()
-        if not line:
-            raise AssertionError("mcp ended: " + self.proc.stderr.read().decode(errors="replace"))
-        reply = json.loads(line)
-        assert reply["id"] == self.next_id, reply
-        return reply["result"]
-
-    def call(self, name, **arguments):
-        """(result JSON from the first text item, the whole tools/call result)"""
-        res = self.request("tools/call", {"name": name, "arguments": arguments})
-        return json.loads(res["content"][0]["text"]), res
-
-    def ref(self, kind, name):
-        _, res = self.call("state", window=WINDOW)
-        tree = "\n".join(c["text"] for c in res["content"][1:] if c["type"] == "text")
-        for line in tree.splitlines():
-            line = line.strip()
-            if line.startswith("[") and ('] %s "%s"' % (kind, name)) in line:
-                return line[1:line.index("]")]
-        raise AssertionError("%s %s not in\n%s" % (kind, name, tree))
-
-    def close(self):
-        self.proc.stdin.close()
-        rc = self.proc.wait(30)
-        self.proc.stdout.close()
-        self.proc.stderr.close()
-        return rc
+    def ref(self, kind, name, window=WINDOW):
+        return super().ref(kind, name, window)
 
 
 def clicks_on(app, control):
