@@ -255,8 +255,8 @@ wa_err backend_click(const struct wa_backend *b, int x, int y, enum wa_button bt
     return e;
 }
 
-wa_err backend_drag(const struct wa_backend *b, int x1, int y1, int x2, int y2,
-                    enum wa_button btn, int duration_ms)
+wa_err backend_drag(const struct wa_backend *b, int x1, int y1, int x2, int y2, enum wa_button btn,
+                    int duration_ms)
 {
     wa_err e = backend_mouse_move(b, x1, y1);
     if (e)

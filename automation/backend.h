@@ -25,10 +25,10 @@ enum wa_window_state {
 
 struct wa_window {
     uint64_t hwnd;
-    char *title;      /* UTF-8, "" when none */
+    char *title; /* UTF-8, "" when none */
     char *class_name;
     unsigned long pid;
-    char *process;    /* executable name, "notepad.exe"; "" when it cannot be read */
+    char *process;       /* executable name, "notepad.exe"; "" when it cannot be read */
     struct wa_rect rect; /* the visible frame (DWM extended frame bounds where there are) */
     uint64_t owner;      /* the top-level window that owns it (dialogs, pop-ups); 0: none */
     enum wa_window_state state;
@@ -50,7 +50,7 @@ struct wa_monitor {
     struct wa_rect rect; /* pixels in the virtual screen */
     struct wa_rect work; /* without the taskbar */
     bool primary;
-    int dpi;             /* 96 = 100 % */
+    int dpi; /* 96 = 100 % */
 };
 
 enum wa_button {
@@ -70,9 +70,9 @@ enum wa_element_action {
 };
 
 struct wa_shell_result {
-    int exit_code;       /* -1 when killed by the timeout */
+    int exit_code; /* -1 when killed by the timeout */
     bool timed_out;
-    char *out;           /* UTF-8, capped: head and tail kept with a marker between */
+    char *out; /* UTF-8, capped: head and tail kept with a marker between */
     char *err;
     double elapsed_ms;
 };
@@ -80,10 +80,10 @@ struct wa_shell_result {
 void wa_shell_result_cleanup(struct wa_shell_result *r);
 
 struct wa_tree_opts {
-    int max_nodes;       /* default 500 */
-    int budget_ms;       /* default 3000; a hung target never blocks longer (+ grace) */
-    bool keep_handles;   /* keep element handles to act on nodes later */
-    bool prefer_msaa;    /* skip UI Automation */
+    int max_nodes;     /* default 500 */
+    int budget_ms;     /* default 3000; a hung target never blocks longer (+ grace) */
+    bool keep_handles; /* keep element handles to act on nodes later */
+    bool prefer_msaa;  /* skip UI Automation */
 };
 
 struct wa_backend {
@@ -161,8 +161,7 @@ wa_err backend_resolve_program(const struct wa_backend *b, const char *name, cha
                                char **runs);
 wa_err backend_focus_window(const struct wa_backend *b, uint64_t hwnd);
 wa_err backend_move_window(const struct wa_backend *b, uint64_t hwnd, struct wa_rect r);
-wa_err backend_set_window_state(const struct wa_backend *b, uint64_t hwnd,
-                                enum wa_window_state s);
+wa_err backend_set_window_state(const struct wa_backend *b, uint64_t hwnd, enum wa_window_state s);
 wa_err backend_close_window(const struct wa_backend *b, uint64_t hwnd);
 wa_err backend_launch(const struct wa_backend *b, const char *command, int timeout_ms,
                       uint64_t *hwnd);
@@ -188,8 +187,8 @@ wa_err backend_run_shell(const struct wa_backend *b, const char *command, int ti
 /* Composite input built from the primitives above (portable). */
 wa_err backend_click(const struct wa_backend *b, int x, int y, enum wa_button btn, int count);
 /* Press at (x1, y1), move to (x2, y2) in steps over duration_ms, release. */
-wa_err backend_drag(const struct wa_backend *b, int x1, int y1, int x2, int y2,
-                    enum wa_button btn, int duration_ms);
+wa_err backend_drag(const struct wa_backend *b, int x1, int y1, int x2, int y2, enum wa_button btn,
+                    int duration_ms);
 /* notches > 0 scrolls up/right; at (x, y) when have_point. */
 wa_err backend_scroll(const struct wa_backend *b, bool have_point, int x, int y, int notches,
                       bool horizontal);

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A hand-aligned table: a few names per line, grouped. */
+/* clang-format off */
 static const struct {
     const char *name;
     unsigned short vk;
@@ -47,14 +49,14 @@ static const struct {
     {"backquote", 0xC0}, {"grave", 0xC0}, {"tilde", 0xC0}, {"bracketleft", 0xDB},
     {"backslash", 0xDC}, {"bracketright", 0xDD}, {"quote", 0xDE}, {"apostrophe", 0xDE},
 };
+/* clang-format on */
 
 static const struct {
     char c;
     unsigned short vk;
 } punct_keys[] = {
-    {';', 0xBA}, {'=', 0xBB}, {',', 0xBC}, {'-', 0xBD}, {'.', 0xBE}, {'/', 0xBF},
-    {'`', 0xC0}, {'[', 0xDB}, {'\\', 0xDC}, {']', 0xDD}, {'\'', 0xDE}, {'+', 0xBB},
-    {' ', 0x20},
+    {';', 0xBA}, {'=', 0xBB},  {',', 0xBC}, {'-', 0xBD},  {'.', 0xBE}, {'/', 0xBF}, {'`', 0xC0},
+    {'[', 0xDB}, {'\\', 0xDC}, {']', 0xDD}, {'\'', 0xDE}, {'+', 0xBB}, {' ', 0x20},
 };
 
 /* Looks up one key name (already trimmed, lower-case); 0 when unknown. */
@@ -92,8 +94,17 @@ static unsigned short lookup_key(const char *k)
 static bool is_modifier(unsigned short vk)
 {
     switch (vk) {
-    case 0x10: case 0x11: case 0x12: case 0x5B: case 0x5C:
-    case 0xA0: case 0xA1: case 0xA2: case 0xA3: case 0xA4: case 0xA5:
+    case 0x10:
+    case 0x11:
+    case 0x12:
+    case 0x5B:
+    case 0x5C:
+    case 0xA0:
+    case 0xA1:
+    case 0xA2:
+    case 0xA3:
+    case 0xA4:
+    case 0xA5:
         return true;
     default:
         return false;
@@ -224,17 +235,28 @@ const char *keys_vk_name(unsigned short vk)
 {
     static _Thread_local char buf[8];
     switch (vk) {
-    case 0x10: return "Shift";
-    case 0x11: return "Ctrl";
-    case 0x12: return "Alt";
-    case 0x5B: return "Win";
-    case 0x0D: return "Enter";
-    case 0x1B: return "Esc";
-    case 0x09: return "Tab";
-    case 0x20: return "Space";
-    case 0x08: return "Backspace";
-    case 0x2E: return "Delete";
-    default: break;
+    case 0x10:
+        return "Shift";
+    case 0x11:
+        return "Ctrl";
+    case 0x12:
+        return "Alt";
+    case 0x5B:
+        return "Win";
+    case 0x0D:
+        return "Enter";
+    case 0x1B:
+        return "Esc";
+    case 0x09:
+        return "Tab";
+    case 0x20:
+        return "Space";
+    case 0x08:
+        return "Backspace";
+    case 0x2E:
+        return "Delete";
+    default:
+        break;
     }
     if ((vk >= 'A' && vk <= 'Z') || (vk >= '0' && vk <= '9')) {
         buf[0] = (char)vk;

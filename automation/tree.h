@@ -39,28 +39,28 @@ enum wa_pattern {
 /* Where a node's name came from (the fallback chain of SPEC §5). */
 enum wa_name_source {
     WA_NAME_NONE,
-    WA_NAME_PRIMARY,       /* UIA Name (or MSAA accName for the MSAA source) */
+    WA_NAME_PRIMARY, /* UIA Name (or MSAA accName for the MSAA source) */
     WA_NAME_AUTOMATION_ID,
     WA_NAME_WINDOW_TEXT,
     WA_NAME_MSAA,
 };
 
 struct wa_node {
-    int parent;          /* index in the tree, -1 for the root */
-    int depth;           /* root is 0 */
-    char *type;          /* control type name: "Button", "Edit", "MenuItem", ... */
-    char *name;          /* after fallbacks; "" when none */
+    int parent; /* index in the tree, -1 for the root */
+    int depth;  /* root is 0 */
+    char *type; /* control type name: "Button", "Edit", "MenuItem", ... */
+    char *name; /* after fallbacks; "" when none */
     enum wa_name_source name_source;
-    char *value;         /* NULL when the element has no value */
-    char *automation_id; /* NULL when none */
-    char *class_name;    /* NULL when none */
-    char *runtime_id;    /* stable identity while the element lives ("42.7.1"), or NULL */
+    char *value;           /* NULL when the element has no value */
+    char *automation_id;   /* NULL when none */
+    char *class_name;      /* NULL when none */
+    char *runtime_id;      /* stable identity while the element lives ("42.7.1"), or NULL */
     struct wa_rect bounds; /* screen pixels; empty when unknown */
-    unsigned states;     /* enum wa_state bits */
-    unsigned patterns;   /* enum wa_pattern bits */
-    uint64_t hwnd;       /* native window handle, 0 for virtual elements */
-    long child_id;       /* MSAA child id (0 = the object itself) */
-    void *handle;        /* the source's element, owned by the tree; released by it */
+    unsigned states;       /* enum wa_state bits */
+    unsigned patterns;     /* enum wa_pattern bits */
+    uint64_t hwnd;         /* native window handle, 0 for virtual elements */
+    long child_id;         /* MSAA child id (0 = the object itself) */
+    void *handle;          /* the source's element, owned by the tree; released by it */
 };
 
 struct tree_source_ops;
@@ -68,13 +68,13 @@ struct tree_source_ops;
 struct wa_tree {
     struct wa_node *nodes;
     size_t count, cap;
-    struct wa_rect frame;   /* the window rectangle: the frame of the 0-999 coordinates */
-    uint64_t hwnd;          /* the window walked */
-    char *title;            /* its title and process, for the header line */
+    struct wa_rect frame; /* the window rectangle: the frame of the 0-999 coordinates */
+    uint64_t hwnd;        /* the window walked */
+    char *title;          /* its title and process, for the header line */
     char *process;
-    const char *source;     /* "uia", "msaa", "fake" */
-    bool truncated;         /* node budget hit */
-    bool timed_out;         /* time budget hit: the tree is partial */
+    const char *source; /* "uia", "msaa", "fake" */
+    bool truncated;     /* node budget hit */
+    bool timed_out;     /* time budget hit: the tree is partial */
     double walk_ms;
     /* Releases node handles at cleanup; set by whoever filled the tree. */
     void (*release_handle)(void *handle);
@@ -88,15 +88,15 @@ void tree_cleanup(struct wa_tree *t); /* releases handles through release_handle
 /* Everything a source reports about one element. Strings are heap copies handed to
  * the walk (NULL when absent). */
 struct tree_element_info {
-    char *type;           /* control type name; NULL or "" becomes "Custom" */
-    char *name;           /* the source's own name (UIA Name / MSAA accName) */
+    char *type; /* control type name; NULL or "" becomes "Custom" */
+    char *name; /* the source's own name (UIA Name / MSAA accName) */
     char *automation_id;
     char *class_name;
     char *value;
     char *runtime_id;
     struct wa_rect bounds;
     unsigned states, patterns;
-    uint64_t hwnd;        /* native window handle, 0 if none */
+    uint64_t hwnd; /* native window handle, 0 if none */
     long child_id;
 };
 
@@ -118,9 +118,9 @@ struct tree_source_ops {
 };
 
 struct tree_walk_opts {
-    int max_nodes;     /* default 500 */
-    int max_depth;     /* default 64 */
-    int budget_ms;     /* time budget for the walk; default 3000 */
+    int max_nodes; /* default 500 */
+    int max_depth; /* default 64 */
+    int budget_ms; /* time budget for the walk; default 3000 */
     /* Keep element handles in the nodes (to act on them later). The caller then sets
      * t->release_handle so tree_cleanup can release them; otherwise the walk releases
      * each element as soon as its subtree is done. */
@@ -141,12 +141,12 @@ int tree_add_node(struct wa_tree *t, int parent, const struct tree_element_info 
 /* ---- text format and verdict ---- */
 
 struct tree_format_opts {
-    bool verbose;      /* add bounds=[l,t][r,b] in pixels */
+    bool verbose; /* add bounds=[l,t][r,b] in pixels */
     /* Optional filters for the CLI's `state` (all off for the model's view). */
     bool interactive_only;
-    bool compact;      /* drop unnamed, valueless, childless structural nodes */
-    int max_depth;     /* -1: no limit */
-    int scope;         /* node index to print below (and including); -1: the whole tree */
+    bool compact;  /* drop unnamed, valueless, childless structural nodes */
+    int max_depth; /* -1: no limit */
+    int scope;     /* node index to print below (and including); -1: the whole tree */
 };
 
 /* Appends the SPEC §5 text: the header line, then one line per node with 1-based ids

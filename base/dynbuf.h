@@ -8,10 +8,10 @@
 #include "base/error.h"
 
 struct dynbuf {
-    char *data;    /* NULL until the first add; always NUL-terminated after one */
-    size_t len;    /* bytes held, not counting the terminator */
-    size_t cap;    /* bytes allocated */
-    size_t max;    /* hard limit on len; adding past it fails with WA_E_TOO_LARGE */
+    char *data; /* NULL until the first add; always NUL-terminated after one */
+    size_t len; /* bytes held, not counting the terminator */
+    size_t cap; /* bytes allocated */
+    size_t max; /* hard limit on len; adding past it fails with WA_E_TOO_LARGE */
 };
 
 /* Caller-owned storage: init before use, cleanup after. max is in bytes. */

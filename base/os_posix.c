@@ -22,7 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 int64_t os_now_ms(void)
 {
     struct timespec ts;
@@ -556,8 +555,8 @@ wa_err os_input_lock(int timeout_ms, intptr_t *handle)
         }
         if (os_now_ms() >= end) {
             close(fd);
-            return wa_fail(WA_E_TIMEOUT,
-                           "another winagent kept the desktop's input for %d ms", timeout_ms);
+            return wa_fail(WA_E_TIMEOUT, "another winagent kept the desktop's input for %d ms",
+                           timeout_ms);
         }
         struct timespec ts = {0, 5 * 1000000L};
         nanosleep(&ts, NULL);

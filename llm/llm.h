@@ -23,12 +23,12 @@ enum llm_role {
 /* An image attached to a user turn or a tool result. base64 is the encoded bytes
  * (no data: prefix), kept encoded so history re-sends cost no re-encoding. */
 struct llm_image {
-    char *mime;   /* "image/png" */
+    char *mime; /* "image/png" */
     char *base64;
 };
 
 struct llm_tool_call {
-    char *id;        /* never NULL or empty after parsing: made up when the server omits it */
+    char *id; /* never NULL or empty after parsing: made up when the server omits it */
     char *name;
     char *arguments; /* JSON object text; "{}" when the model sent none */
     /* Gemini's opaque thoughtSignature for this call, echoed back exactly; NULL if none. */
@@ -39,19 +39,19 @@ struct llm_tool_call {
 
 struct llm_message {
     enum llm_role role;
-    char *text;                  /* may be NULL */
-    struct llm_image *images;    /* user and tool messages */
+    char *text;               /* may be NULL */
+    struct llm_image *images; /* user and tool messages */
     size_t n_images;
     struct llm_tool_call *calls; /* assistant messages */
     size_t n_calls;
-    char *tool_call_id;          /* tool messages: the call this answers */
-    char *tool_name;             /* tool messages: that call's function name */
+    char *tool_call_id; /* tool messages: the call this answers */
+    char *tool_name;    /* tool messages: that call's function name */
     /* Assistant messages from Gemini: a thoughtSignature on a text-only part, echoed back. */
     char *thought_signature;
 };
 
 struct llm_conversation {
-    char *system;                /* system prompt, may be NULL */
+    char *system; /* system prompt, may be NULL */
     struct llm_message *messages;
     size_t n_messages;
     size_t cap;
@@ -92,16 +92,16 @@ struct llm_usage {
 };
 
 struct llm_reply {
-    char *text;                  /* final or accompanying text; NULL when none */
-    char *reasoning;             /* thinking text the server streamed separately; NULL if none */
+    char *text;      /* final or accompanying text; NULL when none */
+    char *reasoning; /* thinking text the server streamed separately; NULL if none */
     struct llm_tool_call *calls;
     size_t n_calls;
-    char *finish_reason;         /* as the server said it ("stop", "tool_calls", "STOP", ...) */
-    char *thought_signature;     /* Gemini: signature on a text part, echoed back */
+    char *finish_reason;     /* as the server said it ("stop", "tool_calls", "STOP", ...) */
+    char *thought_signature; /* Gemini: signature on a text part, echoed back */
     struct llm_usage usage;
-    int attempts;                /* HTTP attempts this reply took (1 = no retry) */
-    long http_status;            /* status of the last attempt */
-    double elapsed_ms;           /* whole call, retries and waits included */
+    int attempts;      /* HTTP attempts this reply took (1 = no retry) */
+    long http_status;  /* status of the last attempt */
+    double elapsed_ms; /* whole call, retries and waits included */
 };
 
 void llm_reply_cleanup(struct llm_reply *r);
@@ -121,21 +121,21 @@ typedef void (*llm_delta_fn)(void *ctx, const char *text, bool is_reasoning);
 
 struct llm_config {
     enum llm_provider_kind provider;
-    const char *base_url;        /* OpenAI: required (…/v1, Azure deployment URL with
-                                  * ?api-version=, Ollama…); Gemini: optional, default
-                                  * https://generativelanguage.googleapis.com */
+    const char *base_url; /* OpenAI: required (…/v1, Azure deployment URL with
+                           * ?api-version=, Ollama…); Gemini: optional, default
+                           * https://generativelanguage.googleapis.com */
     const char *model;
-    const char *api_key;         /* NULL or "" when the server needs none */
-    bool stream;                 /* server-sent events (default on in the CLI) */
+    const char *api_key; /* NULL or "" when the server needs none */
+    bool stream;         /* server-sent events (default on in the CLI) */
     /* For the numbers below, 0 picks the default; max_retries < 0 means no retries. A
      * server-requested wait longer than max_backoff_ms fails the call at once. */
-    int connect_timeout_s;       /* default 20 */
-    int timeout_s;               /* whole transfer, default 300 */
-    int max_retries;             /* retries after the first attempt, default 5 */
-    int max_backoff_ms;          /* cap of one wait, default 60000 */
-    size_t max_response_bytes;   /* default 32 MiB; larger bodies fail with WA_E_TOO_LARGE */
-    int max_tokens;              /* 0: not sent */
-    double temperature;          /* < 0: not sent */
+    int connect_timeout_s;     /* default 20 */
+    int timeout_s;             /* whole transfer, default 300 */
+    int max_retries;           /* retries after the first attempt, default 5 */
+    int max_backoff_ms;        /* cap of one wait, default 60000 */
+    size_t max_response_bytes; /* default 32 MiB; larger bodies fail with WA_E_TOO_LARGE */
+    int max_tokens;            /* 0: not sent */
+    double temperature;        /* < 0: not sent */
     llm_log_fn log;
     llm_delta_fn on_delta;
     void *ctx;

@@ -96,7 +96,8 @@ wa_err core_config_from_settings(const struct settings *s, bool loop, struct cor
     else if (str_ieq(v, "confirm"))
         out->shell = SHELL_ASK;
     else
-        return wa_fail(WA_E_CONFIG, "the shell policy must be on, off or confirm, not '%s' (from %s)",
+        return wa_fail(WA_E_CONFIG,
+                       "the shell policy must be on, off or confirm, not '%s' (from %s)",
                        v ? v : "", setting_source_name(s, SET_SHELL));
     return WA_E_OK;
 }
@@ -352,31 +353,32 @@ static cJSON *audit_params(const struct op_request *q)
                                                         : q->return_state);
         } else {
             /* numbers and enums: the arguments' own values */
-            double n = a == ARG_X        ? q->x
-                       : a == ARG_Y      ? q->y
-                       : a == ARG_TO_X   ? q->to_x
-                       : a == ARG_TO_Y   ? q->to_y
-                       : a == ARG_WIDTH  ? q->width
-                       : a == ARG_HEIGHT ? q->height
-                       : a == ARG_AMOUNT ? q->amount
-                       : a == ARG_SECONDS ? q->seconds
-                       : a == ARG_TIMEOUT ? q->timeout
+            double n = a == ARG_X           ? q->x
+                       : a == ARG_Y         ? q->y
+                       : a == ARG_TO_X      ? q->to_x
+                       : a == ARG_TO_Y      ? q->to_y
+                       : a == ARG_WIDTH     ? q->width
+                       : a == ARG_HEIGHT    ? q->height
+                       : a == ARG_AMOUNT    ? q->amount
+                       : a == ARG_SECONDS   ? q->seconds
+                       : a == ARG_TIMEOUT   ? q->timeout
                        : a == ARG_TIMEOUT_S ? q->timeout_s
-                       : a == ARG_DURATION ? q->duration_ms
-                       : a == ARG_MONITOR  ? q->monitor
-                       : a == ARG_MAX_EDGE ? q->max_edge
-                       : a == ARG_DEPTH    ? q->depth
-                                           : -1;
+                       : a == ARG_DURATION  ? q->duration_ms
+                       : a == ARG_MONITOR   ? q->monitor
+                       : a == ARG_MAX_EDGE  ? q->max_edge
+                       : a == ARG_DEPTH     ? q->depth
+                                            : -1;
             if (d->type == ARG_T_ENUM) {
                 static const char *const dirs[] = {"up", "down", "left", "right"};
                 static const char *const buttons[] = {"left", "right", "middle"};
                 const char *word = a == ARG_DIRECTION ? dirs[q->direction]
                                    : a == ARG_BUTTON  ? buttons[q->button]
-                                   : a == ARG_STATE   ? (q->state == WA_WINDOW_MINIMIZED   ? "minimize"
-                                                         : q->state == WA_WINDOW_MAXIMIZED ? "maximize"
-                                                                                           : "restore")
-                                   : a == ARG_MODE    ? obs_mode_name(q->mode)
-                                                      : "";
+                                   : a == ARG_STATE
+                                       ? (q->state == WA_WINDOW_MINIMIZED   ? "minimize"
+                                          : q->state == WA_WINDOW_MAXIMIZED ? "maximize"
+                                                                            : "restore")
+                                   : a == ARG_MODE ? obs_mode_name(q->mode)
+                                                   : "";
                 v = cJSON_CreateString(word);
             } else {
                 v = cJSON_CreateNumber(n);
@@ -487,7 +489,9 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         .q = q,
         .r = r,
         .dry = c->cfg.dry_run && op_acts(op),
-        .name = s->o.model_names && op->model ? op->model : op->cli ? op->cli : op->name,
+        .name = s->o.model_names && op->model ? op->model
+                : op->cli                     ? op->cli
+                                              : op->name,
     };
     if (q->note[0])
         op_result_note(r, "%s", q->note);

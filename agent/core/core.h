@@ -16,9 +16,9 @@
 #include "agent/core/settings.h"
 
 enum shell_permission {
-    SHELL_DENIED,  /* shell commands and command-line launches are refused */
+    SHELL_DENIED, /* shell commands and command-line launches are refused */
     SHELL_ALLOWED,
-    SHELL_ASK,     /* each one is confirmed through core_config.confirm */
+    SHELL_ASK, /* each one is confirmed through core_config.confirm */
 };
 
 struct core_config {
@@ -28,12 +28,12 @@ struct core_config {
      * whether to run it. */
     bool (*confirm)(void *ctx, const char *what, const char *command);
     void *confirm_ctx;
-    bool dry_run;               /* describe acting operations, perform none */
-    const char *restricted;     /* more restricted processes (the built-in list stays) */
+    bool dry_run;                /* describe acting operations, perform none */
+    const char *restricted;      /* more restricted processes (the built-in list stays) */
     const char *restricted_only; /* tests: replaces the built-in list */
-    double max_actions_per_s;   /* 0: 10 */
-    const char *audit_path;     /* NULL: none */
-    const char *state_dir;      /* refs of `state` between processes; NULL: the default */
+    double max_actions_per_s;    /* 0: 10 */
+    const char *audit_path;      /* NULL: none */
+    const char *state_dir;       /* refs of `state` between processes; NULL: the default */
 };
 
 struct core;
@@ -60,8 +60,8 @@ struct session_opts {
     bool model_names;            /* results and errors use the model's names */
     struct observe_opts observe; /* mode, image size, tree budget */
     enum after_action after;
-    bool annotate;               /* a debug image with a crosshair for coordinate actions */
-    int settle_ms;               /* pause before the observation after acting */
+    bool annotate; /* a debug image with a crosshair for coordinate actions */
+    int settle_ms; /* pause before the observation after acting */
     /* Element ids are refs of `state`, kept in the state folder between processes and
      * found again in a fresh tree before every use (the CLI, MCP, serve). Otherwise
      * they index the session's latest tree (the loop, act). */

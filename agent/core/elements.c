@@ -199,8 +199,9 @@ static wa_err resolve_ref(struct call *k, uint64_t hwnd, int ref, size_t *index)
     state_path(k, hwnd, path, sizeof path);
     cJSON *doc = load_json_file(path);
     if (!doc)
-        return wa_fail(WA_E_STALE_REF, "no state of this window to take ref %d from; run state "
-                                       "first",
+        return wa_fail(WA_E_STALE_REF,
+                       "no state of this window to take ref %d from; run state "
+                       "first",
                        ref);
     const cJSON *rec = NULL, *el;
     cJSON_ArrayForEach(el, cJSON_GetObjectItemCaseSensitive(doc, "elements"))
@@ -250,8 +251,9 @@ static wa_err resolve_selector(const struct wa_tree *t, const char *sel, size_t 
     if (found == 0)
         return wa_fail(WA_E_ELEMENT_NOT_FOUND, "no element matches '%s'", sel);
     if (found > 1)
-        return wa_fail(WA_E_AMBIGUOUS, "'%s' matches %zu elements; use find to list them and "
-                                       "pick a ref",
+        return wa_fail(WA_E_AMBIGUOUS,
+                       "'%s' matches %zu elements; use find to list them and "
+                       "pick a ref",
                        sel, found);
     *index = first;
     return WA_E_OK;

@@ -126,9 +126,8 @@ wa_err gate_check_window(const struct gate *g, const struct wa_window *w, const 
                        "identified, and such windows are refused",
                        what, (unsigned long long)w->hwnd, w->title ? w->title : "");
     if (gate_restricted(g, w->process))
-        return wa_fail(WA_E_DENIED,
-                       "%s refused: window 0x%llx belongs to %s, a restricted process", what,
-                       (unsigned long long)w->hwnd, w->process);
+        return wa_fail(WA_E_DENIED, "%s refused: window 0x%llx belongs to %s, a restricted process",
+                       what, (unsigned long long)w->hwnd, w->process);
     return WA_E_OK;
 }
 

@@ -11,24 +11,67 @@
  * given to them; matched on the file name without its extension, and as a prefix for
  * versioned names ("python3.12"). */
 static const char *const interpreters[] = {
-    "cmd",        "command",   "powershell", "powershell_ise", "pwsh",     "wscript",
-    "cscript",    "mshta",     "rundll32",   "rundll",         "regsvr32", "regsvcs",
-    "regasm",     "wsl",       "wslhost",    "bash",           "sh",       "zsh",
-    "dash",       "busybox",   "python",     "pythonw",        "py",       "pyw",
-    "node",       "deno",      "bun",        "perl",           "ruby",     "php",
-    "lua",        "tclsh",     "wish",       "java",           "javaw",    "msiexec",
-    "wmic",       "schtasks",  "at",         "forfiles",       "certutil", "bitsadmin",
-    "installutil", "msbuild",  "conhost",    "wt",             "runas",    "hh",
-    "cmstp",      "control",   "mmc",        "pcalua",         "scriptrunner", "odbcconf",
-    "msxsl",      "ieexec",    "dotnet",     "csi",            "fsi",      "winrm",
+    "cmd",          "command",   "powershell",  "powershell_ise",
+    "pwsh",         "wscript",   "cscript",     "mshta",
+    "rundll32",     "rundll",    "regsvr32",    "regsvcs",
+    "regasm",       "wsl",       "wslhost",     "bash",
+    "sh",           "zsh",       "dash",        "busybox",
+    "python",       "pythonw",   "py",          "pyw",
+    "node",         "deno",      "bun",         "perl",
+    "ruby",         "php",       "lua",         "tclsh",
+    "wish",         "java",      "javaw",       "msiexec",
+    "wmic",         "schtasks",  "at",          "forfiles",
+    "certutil",     "bitsadmin", "installutil", "msbuild",
+    "conhost",      "wt",        "runas",       "hh",
+    "cmstp",        "control",   "mmc",         "pcalua",
+    "scriptrunner", "odbcconf",  "msxsl",       "ieexec",
+    "dotnet",       "csi",       "fsi",         "winrm",
 };
 
 /* Extensions that run code or point elsewhere. */
 static const char *const scripts[] = {
-    "bat", "cmd", "btm", "ps1", "psm1", "psd1", "vbs", "vbe", "js", "jse", "wsf", "wsh", "wsc",
-    "hta", "lnk", "url", "website", "scf", "pif", "scr", "msc", "msi", "msp", "cpl", "reg",
-    "inf", "py", "pyw", "pyz", "pl", "rb", "php", "sh", "jar", "application", "appref-ms",
-    "settingcontent-ms", "library-ms", "search-ms", "chm", "xll", "xbap",
+    "bat",
+    "cmd",
+    "btm",
+    "ps1",
+    "psm1",
+    "psd1",
+    "vbs",
+    "vbe",
+    "js",
+    "jse",
+    "wsf",
+    "wsh",
+    "wsc",
+    "hta",
+    "lnk",
+    "url",
+    "website",
+    "scf",
+    "pif",
+    "scr",
+    "msc",
+    "msi",
+    "msp",
+    "cpl",
+    "reg",
+    "inf",
+    "py",
+    "pyw",
+    "pyz",
+    "pl",
+    "rb",
+    "php",
+    "sh",
+    "jar",
+    "application",
+    "appref-ms",
+    "settingcontent-ms",
+    "library-ms",
+    "search-ms",
+    "chm",
+    "xll",
+    "xbap",
 };
 
 /* The file name of a path (after the last \ or /). */
@@ -71,8 +114,8 @@ bool launch_is_interpreter(const char *program)
             continue;
         char next = stem[m];
         /* the name itself, or the name with a version: "python3.12", "pwsh-preview" */
-        if (next == '\0' || (m > 2 && ((next >= '0' && next <= '9') || next == '.' ||
-                                       next == '-' || next == '_')))
+        if (next == '\0' ||
+            (m > 2 && ((next >= '0' && next <= '9') || next == '.' || next == '-' || next == '_')))
             return true;
     }
     return false;
@@ -140,8 +183,8 @@ static wa_err split(const struct wa_backend *be, const char *command, struct lau
             return wa_fail(WA_E_NOMEM, "out of memory");
         /* An unquoted path with spaces that names a file is that file. */
         char *path = NULL, *runs = NULL;
-        bool file = memchr(whole, ' ', n) && backend_resolve_program(be, whole, &path, &runs) ==
-                                                 WA_E_OK && path;
+        bool file = memchr(whole, ' ', n) &&
+                    backend_resolve_program(be, whole, &path, &runs) == WA_E_OK && path;
         free(path);
         free(runs);
         if (file) {

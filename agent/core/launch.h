@@ -12,10 +12,10 @@
 #include "automation/backend.h"
 
 struct launch_plan {
-    char *program;    /* the program part, quotes removed */
-    char *args;       /* the rest of the command line, or NULL */
-    char *path;       /* the file the program part names, or NULL (a bare name) */
-    char *runs;       /* what will run it (the program itself, or its association) */
+    char *program; /* the program part, quotes removed */
+    char *args;    /* the rest of the command line, or NULL */
+    char *path;    /* the file the program part names, or NULL (a bare name) */
+    char *runs;    /* what will run it (the program itself, or its association) */
     bool needs_shell;
     char reason[240]; /* why it needs the shell permission */
     char *command;    /* what the backend is handed to start */

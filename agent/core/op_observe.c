@@ -7,7 +7,7 @@
 #include "agent/core/perform.h"
 #include "base/str.h"
 
-#define WAIT_POLL_MS 250
+#define WAIT_POLL_MS  250
 #define TREE_TEXT_MAX (16u << 20)
 
 wa_err perform_list_windows(struct call *k)

@@ -12,8 +12,9 @@
 static wa_err op_window(struct call *k, bool required, uint64_t *hwnd)
 {
     if (required && !k->q->window.given && !k->s->pinned)
-        return wa_fail(WA_E_INVALID_ARGS, "%s needs \"window\" (a title, a process name or a "
-                                          "handle)",
+        return wa_fail(WA_E_INVALID_ARGS,
+                       "%s needs \"window\" (a title, a process name or a "
+                       "handle)",
                        k->name);
     wa_err e = call_window(k, hwnd);
     if (!e)
@@ -102,10 +103,11 @@ static void printable(const char *in, char *out, size_t cap)
     size_t j = 0;
     for (const unsigned char *p = (const unsigned char *)in; *p && j + 5 < cap; p++) {
         if (*p < 0x20 || *p == 0x7f)
-            j += (size_t)snprintf(out + j, cap - j, *p == '\n'   ? "\\n"
-                                                    : *p == '\r' ? "\\r"
-                                                    : *p == '\t' ? "\\t"
-                                                                 : "\\x%02x",
+            j += (size_t)snprintf(out + j, cap - j,
+                                  *p == '\n'   ? "\\n"
+                                  : *p == '\r' ? "\\r"
+                                  : *p == '\t' ? "\\t"
+                                               : "\\x%02x",
                                   *p);
         else
             out[j++] = (char)*p;

@@ -26,8 +26,8 @@ enum arg_type {
 
 enum arg_unit {
     UNIT_NONE,
-    UNIT_NORM,    /* 0-999 over the frame of the latest observation */
-    UNIT_PIXEL,   /* screen pixels (virtual screen, physical) */
+    UNIT_NORM,  /* 0-999 over the frame of the latest observation */
+    UNIT_PIXEL, /* screen pixels (virtual screen, physical) */
     UNIT_SECONDS,
     UNIT_MS,
     UNIT_NOTCHES, /* wheel notches, 120 each */
@@ -37,46 +37,46 @@ enum arg_unit {
  * with a note in the result. */
 enum arg_range { RANGE_REJECT, RANGE_CLAMP };
 
-#define OP_ARG_MAP(ROW)                                                                              \
-    ROW(NONE)                                                                                        \
-    ROW(ELEMENT)                                                                                     \
-    ROW(TO_ELEMENT)                                                                                  \
-    ROW(WINDOW)                                                                                      \
-    ROW(X)                                                                                           \
-    ROW(Y)                                                                                           \
-    ROW(TO_X)                                                                                        \
-    ROW(TO_Y)                                                                                        \
-    ROW(BUTTON)                                                                                      \
-    ROW(DURATION)                                                                                    \
-    ROW(DIRECTION)                                                                                   \
-    ROW(AMOUNT)                                                                                      \
-    ROW(TEXT)                                                                                        \
-    ROW(ITEM)                                                                                        \
-    ROW(KEYS)                                                                                        \
-    ROW(SECONDS)                                                                                     \
-    ROW(VISIBLE)                                                                                     \
-    ROW(ENABLED)                                                                                     \
-    ROW(GONE)                                                                                        \
-    ROW(TIMEOUT)                                                                                     \
-    ROW(WHAT)                                                                                        \
-    ROW(SELECTOR)                                                                                    \
-    ROW(ALL)                                                                                         \
-    ROW(MODE)                                                                                        \
-    ROW(MONITOR)                                                                                     \
-    ROW(MAX_EDGE)                                                                                    \
-    ROW(PATH)                                                                                        \
-    ROW(INTERACTIVE)                                                                                 \
-    ROW(COMPACT)                                                                                     \
-    ROW(DEPTH)                                                                                       \
-    ROW(SCOPE)                                                                                       \
-    ROW(VERBOSE)                                                                                     \
-    ROW(ANNOTATED)                                                                                   \
-    ROW(WIDTH)                                                                                       \
-    ROW(HEIGHT)                                                                                      \
-    ROW(STATE)                                                                                       \
-    ROW(COMMAND)                                                                                     \
-    ROW(TIMEOUT_S)                                                                                   \
-    ROW(SCREENSHOT)                                                                                  \
+#define OP_ARG_MAP(ROW)                                                                            \
+    ROW(NONE)                                                                                      \
+    ROW(ELEMENT)                                                                                   \
+    ROW(TO_ELEMENT)                                                                                \
+    ROW(WINDOW)                                                                                    \
+    ROW(X)                                                                                         \
+    ROW(Y)                                                                                         \
+    ROW(TO_X)                                                                                      \
+    ROW(TO_Y)                                                                                      \
+    ROW(BUTTON)                                                                                    \
+    ROW(DURATION)                                                                                  \
+    ROW(DIRECTION)                                                                                 \
+    ROW(AMOUNT)                                                                                    \
+    ROW(TEXT)                                                                                      \
+    ROW(ITEM)                                                                                      \
+    ROW(KEYS)                                                                                      \
+    ROW(SECONDS)                                                                                   \
+    ROW(VISIBLE)                                                                                   \
+    ROW(ENABLED)                                                                                   \
+    ROW(GONE)                                                                                      \
+    ROW(TIMEOUT)                                                                                   \
+    ROW(WHAT)                                                                                      \
+    ROW(SELECTOR)                                                                                  \
+    ROW(ALL)                                                                                       \
+    ROW(MODE)                                                                                      \
+    ROW(MONITOR)                                                                                   \
+    ROW(MAX_EDGE)                                                                                  \
+    ROW(PATH)                                                                                      \
+    ROW(INTERACTIVE)                                                                               \
+    ROW(COMPACT)                                                                                   \
+    ROW(DEPTH)                                                                                     \
+    ROW(SCOPE)                                                                                     \
+    ROW(VERBOSE)                                                                                   \
+    ROW(ANNOTATED)                                                                                 \
+    ROW(WIDTH)                                                                                     \
+    ROW(HEIGHT)                                                                                    \
+    ROW(STATE)                                                                                     \
+    ROW(COMMAND)                                                                                   \
+    ROW(TIMEOUT_S)                                                                                 \
+    ROW(SCREENSHOT)                                                                                \
     ROW(RETURN_STATE)
 
 enum op_arg {
@@ -94,7 +94,7 @@ struct arg_def {
     const char *choices; /* ARG_T_ENUM: "up,down,left,right" */
     double min, max;     /* numeric limits (both 0: none) */
     enum arg_range range;
-    const char *help;    /* one line; numbers' units come from the operation */
+    const char *help; /* one line; numbers' units come from the operation */
 };
 
 /* ---- operations ---- */
@@ -145,23 +145,23 @@ enum op_id {
 
 /* What an operation does. */
 enum {
-    OPF_OBSERVES = 1u << 0, /* reads the desktop (gate: restricted windows refused) */
-    OPF_INPUT = 1u << 1,    /* sends mouse or keyboard input or acts on an element */
-    OPF_WINDOWS = 1u << 2,  /* changes windows (focus, move, state, close) */
-    OPF_LAUNCH = 1u << 3,   /* starts a program */
-    OPF_SHELL = 1u << 4,    /* runs a shell command */
-    OPF_PIXELS = 1u << 5,   /* its points are screen pixels (else 0-999 of the frame) */
+    OPF_OBSERVES = 1u << 0,    /* reads the desktop (gate: restricted windows refused) */
+    OPF_INPUT = 1u << 1,       /* sends mouse or keyboard input or acts on an element */
+    OPF_WINDOWS = 1u << 2,     /* changes windows (focus, move, state, close) */
+    OPF_LAUNCH = 1u << 3,      /* starts a program */
+    OPF_SHELL = 1u << 4,       /* runs a shell command */
+    OPF_PIXELS = 1u << 5,      /* its points are screen pixels (else 0-999 of the frame) */
     OPF_DESTRUCTIVE = 1u << 6, /* may lose data (close, keys, the shell) */
-    OPF_IMAGE = 1u << 7,    /* returns an image itself */
+    OPF_IMAGE = 1u << 7,       /* returns an image itself */
     OPF_ACTS = OPF_INPUT | OPF_WINDOWS | OPF_LAUNCH | OPF_SHELL,
 };
 
 /* How an operation takes an argument. */
 enum {
-    OPA_REQ = 1u << 0,    /* required */
-    OPA_POS = 1u << 1,    /* the CLI takes it positionally, in the listed order */
-    OPA_MODEL = 1u << 2,  /* offered to the model only */
-    OPA_CLI = 1u << 3,    /* offered to the CLI, MCP and serve only */
+    OPA_REQ = 1u << 0,     /* required */
+    OPA_POS = 1u << 1,     /* the CLI takes it positionally, in the listed order */
+    OPA_MODEL = 1u << 2,   /* offered to the model only */
+    OPA_CLI = 1u << 3,     /* offered to the CLI, MCP and serve only */
     OPA_REQ_CLI = 1u << 4, /* required of the CLI, MCP and serve (the model has x,y instead) */
 };
 
@@ -187,8 +187,8 @@ struct op_def {
     const char *cli;   /* the CLI command, MCP tool and serve command, or NULL */
     const char *title; /* MCP tool title */
     unsigned flags;
-    wa_err (*perform)(struct call *k); /* the core's function */
-    const char *help;  /* one line */
+    wa_err (*perform)(struct call *k);   /* the core's function */
+    const char *help;                    /* one line */
     struct op_arg_use args[OP_MAX_ARGS]; /* ends at the first ARG_NONE */
 };
 

@@ -25,8 +25,8 @@ struct session {
     uint64_t pinned;      /* --window */
     struct wa_rect frame; /* frame of the latest observation: what 0-999 spans */
     bool have_frame;
-    uint64_t target;      /* window of the latest observation; 0 for a monitor */
-    struct wa_tree tree;  /* tree of the latest observation, handles kept */
+    uint64_t target;     /* window of the latest observation; 0 for a monitor */
+    struct wa_tree tree; /* tree of the latest observation, handles kept */
     bool have_tree;
 };
 
@@ -51,8 +51,8 @@ struct call {
  * has it, else a title fragment; exact titles (or process names) before fragments;
  * among equals the highest in Z order. *matched counts every window that matched.
  * WA_E_WINDOW_NOT_FOUND when none does. */
-wa_err window_select(const struct wa_backend *be, const struct window_ref *w,
-                     struct wa_window *out, int *matched);
+wa_err window_select(const struct wa_backend *be, const struct window_ref *w, struct wa_window *out,
+                     int *matched);
 /* The window a call works on: its own "window" argument, else the session's pinned
  * window, else (refs) the window of the last state, else the latest observation's,
  * else the foreground window that is not winagent's console. Fills r->hwnd. */

@@ -181,11 +181,11 @@ static wa_err set_number_checked(struct op_request *r, enum op_arg a, double v)
     if (d->min != 0 || d->max != 0) {
         if (v < d->min || v > d->max) {
             if (d->range == RANGE_REJECT)
-                return wa_fail(WA_E_INVALID_ARGS, "\"%s\" must be %g-%g, not %g", d->name,
-                               d->min, d->max, v);
+                return wa_fail(WA_E_INVALID_ARGS, "\"%s\" must be %g-%g, not %g", d->name, d->min,
+                               d->max, v);
             double c = v < d->min ? d->min : d->max;
-            snprintf(r->note, sizeof r->note, "%s %g is outside %g-%g; used %g", d->name, v,
-                     d->min, d->max, c);
+            snprintf(r->note, sizeof r->note, "%s %g is outside %g-%g; used %g", d->name, v, d->min,
+                     d->max, c);
             v = c;
         }
     }

@@ -80,7 +80,7 @@ wa_err op_request_check(const struct op_request *r, bool model);
 
 /* An element as results report it (no handles). */
 struct op_elem {
-    int id;     /* 1-based id in its tree */
+    int id; /* 1-based id in its tree */
     int depth;
     int parent; /* id of the parent, 0 for the root */
     char *type, *name, *value, *automation_id, *class_name, *runtime_id;
@@ -129,29 +129,29 @@ struct op_result {
 
     /* Operation-specific data. */
     bool has_windows;
-    struct wa_window_list windows;   /* list_windows */
-    struct op_elem *elements;        /* state, find */
+    struct wa_window_list windows; /* list_windows */
+    struct op_elem *elements;      /* state, find */
     size_t n_elements;
-    char *text;                      /* state/tree text; get's text or value */
+    char *text; /* state/tree text; get's text or value */
     bool has_text;
-    char verdict[256];               /* state/tree: the usefulness verdict */
+    char verdict[256]; /* state/tree: the usefulness verdict */
     bool useful;
-    const char *source;              /* state/tree: "uia", "msaa", "fake" */
+    const char *source; /* state/tree: "uia", "msaa", "fake" */
     bool truncated, timed_out;
     double walk_ms;
-    struct wa_rect frame;            /* state/tree/screenshot: the frame */
+    struct wa_rect frame; /* state/tree/screenshot: the frame */
     bool has_shell;
-    struct wa_shell_result shell;    /* the shell */
-    bool has_image;                  /* screenshot, state --screenshot, after-action image */
+    struct wa_shell_result shell; /* the shell */
+    bool has_image;               /* screenshot, state --screenshot, after-action image */
     struct dynbuf png;
     int img_w, img_h;
-    double scale;                    /* image pixels per screen pixel */
-    int origin_x, origin_y;          /* screen = origin + image / scale */
-    char *saved_path;                /* where the PNG was written (path argument) */
-    const char *condition;           /* wait: the condition that held */
+    double scale;           /* image pixels per screen pixel */
+    int origin_x, origin_y; /* screen = origin + image / scale */
+    char *saved_path;       /* where the PNG was written (path argument) */
+    const char *condition;  /* wait: the condition that held */
     double waited_s;
-    bool has_closed, closed;         /* close */
-    bool shell_used;                 /* launch: ran as a command line (shell permission) */
+    bool has_closed, closed; /* close */
+    bool shell_used;         /* launch: ran as a command line (shell permission) */
 
     /* The observation returned: after an acting call, or of window_screenshot. */
     struct observation obs;

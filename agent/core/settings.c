@@ -180,8 +180,8 @@ const char *setting_source_name(const struct settings *s, enum setting_id id)
     }
 }
 
-wa_err settings_num(const struct settings *s, enum setting_id id, double lo, double hi,
-                    double def, double *out)
+wa_err settings_num(const struct settings *s, enum setting_id id, double lo, double hi, double def,
+                    double *out)
 {
     const char *v = s->value[id];
     *out = def;
@@ -197,8 +197,7 @@ wa_err settings_num(const struct settings *s, enum setting_id id, double lo, dou
     return WA_E_OK;
 }
 
-wa_err settings_int(const struct settings *s, enum setting_id id, int lo, int hi, int def,
-                    int *out)
+wa_err settings_int(const struct settings *s, enum setting_id id, int lo, int hi, int def, int *out)
 {
     const char *v = s->value[id];
     *out = def;

@@ -20,7 +20,7 @@ enum {
 
 /* What kind of value; how the flag is written. */
 enum {
-    SK_VALUE = 0,       /* --flag VALUE */
+    SK_VALUE = 0,        /* --flag VALUE */
     SK_SWITCH = 1u << 0, /* --flag alone means "on" */
     SK_NEGATE = 1u << 1, /* --flag alone means "off" (--no-stream) */
     SK_SECRET = 1u << 2, /* masked, never on the command line, removed from the environment */
@@ -29,45 +29,45 @@ enum {
 /* X(ID, name, flag, groups, env, default, kind, help) */
 #define SETTING_MAP(X)                                                                             \
     X(PROVIDER, "provider", "provider", SG_RUN, "LLM_PROVIDER", "openai-compatible", SK_VALUE,     \
-      "openai-compatible or google")                                                              \
+      "openai-compatible or google")                                                               \
     X(BASE_URL, "base_url", "base-url", SG_RUN, "LLM_BASE_URL", NULL, SK_VALUE,                    \
-      "the model server's base URL (required for openai-compatible)")                             \
+      "the model server's base URL (required for openai-compatible)")                              \
     X(MODEL, "model", "model", SG_RUN, "LLM_MODEL", NULL, SK_VALUE, "the model's name")            \
     X(API_KEY, "api_key", NULL, 0, "LLM_API_KEY", NULL, SK_SECRET, "the model server's key")       \
     X(MAX_STEPS, "max_steps", "max-steps", SG_RUN, "WINAGENT_MAX_STEPS", "30", SK_VALUE,           \
-      "steps before the run gives up (1-10000)")                                                  \
+      "steps before the run gives up (1-10000)")                                                   \
     X(MODE, "mode", "mode", SG_RUN, "WINAGENT_MODE", "auto", SK_VALUE,                             \
-      "observations: auto, a11y or pixel")                                                        \
+      "observations: auto, a11y or pixel")                                                         \
     X(MAX_EDGE, "max_edge", "max-edge", SG_RUN, "WINAGENT_MAX_EDGE", "1280", SK_VALUE,             \
-      "longest edge of images sent to the model, pixels (64-8192)")                               \
+      "longest edge of images sent to the model, pixels (64-8192)")                                \
     X(HISTORY_IMAGES, "history_images", "history-images", SG_RUN, "WINAGENT_HISTORY_IMAGES", "3",  \
-      SK_VALUE, "observations kept whole in the conversation (0-100)")                            \
+      SK_VALUE, "observations kept whole in the conversation (0-100)")                             \
     X(LOG_DIR, "log_dir", "log-dir", SG_RUN, "WINAGENT_LOG_DIR", "logs", SK_VALUE,                 \
-      "where run folders are written")                                                            \
+      "where run folders are written")                                                             \
     X(SHELL, "shell", "shell", SG_RUN, "WINAGENT_SHELL_POLICY", "on", SK_VALUE,                    \
-      "the loop's powershell tool and command-line launches: on, off or confirm")                 \
+      "the loop's powershell tool and command-line launches: on, off or confirm")                  \
     X(ALLOW_SHELL, "allow_shell", "allow-shell", SG_DESK, NULL, "off", SK_SWITCH,                  \
-      "the shell permission of act, the CLI, mcp and serve")                                      \
+      "the shell permission of act, the CLI, mcp and serve")                                       \
     X(DRY_RUN, "dry_run", "dry-run", SG_RUN | SG_DESK, NULL, "off", SK_SWITCH,                     \
-      "describe acting operations, perform none")                                                 \
+      "describe acting operations, perform none")                                                  \
     X(STREAM, "stream", "no-stream", SG_RUN, NULL, "on", SK_NEGATE,                                \
-      "server-sent events from the model server")                                                 \
+      "server-sent events from the model server")                                                  \
     X(AUDIT_LOG, "audit_log", "audit-log", SG_RUN | SG_DESK, "WINAGENT_AUDIT_LOG", NULL, SK_VALUE, \
-      "append one JSON line per acting operation to this file")                                   \
+      "append one JSON line per acting operation to this file")                                    \
     X(RESTRICTED, "restricted", NULL, 0, "WINAGENT_RESTRICTED", NULL, SK_VALUE,                    \
-      "more restricted processes, comma-separated (the built-in list always applies)")            \
+      "more restricted processes, comma-separated (the built-in list always applies)")             \
     X(MAX_ACTIONS, "max_actions_per_s", NULL, 0, "WINAGENT_MAX_ACTIONS_PER_S", "10", SK_VALUE,     \
-      "the rate limit of acting operations")                                                      \
+      "the rate limit of acting operations")                                                       \
     X(STATE_DIR, "state_dir", NULL, 0, "WINAGENT_STATE_DIR", NULL, SK_VALUE,                       \
       "where the refs of `state` are kept between processes (default: TEMP\\winagent-state)")      \
     X(SHELL_PROGRAM, "shell_program", NULL, 0, "WINAGENT_SHELL", NULL, SK_VALUE,                   \
-      "the shell that runs commands (default: PowerShell)")                                       \
+      "the shell that runs commands (default: PowerShell)")                                        \
     X(LLM_RETRIES, "llm_retries", NULL, 0, "WINAGENT_LLM_RETRIES", NULL, SK_VALUE,                 \
-      "retries of a failed model request (0-20)")                                                 \
+      "retries of a failed model request (0-20)")                                                  \
     X(LLM_MAX_WAIT_MS, "llm_max_wait_ms", NULL, 0, "WINAGENT_LLM_MAX_WAIT_MS", NULL, SK_VALUE,     \
-      "longest single backoff between retries, ms")                                               \
+      "longest single backoff between retries, ms")                                                \
     X(LLM_TIMEOUT_S, "llm_timeout_s", NULL, 0, "WINAGENT_LLM_TIMEOUT_S", NULL, SK_VALUE,           \
-      "time limit of one model request, seconds")                                                 \
+      "time limit of one model request, seconds")                                                  \
     X(MCP_TOKEN, "mcp_token", NULL, 0, "WINAGENT_MCP_TOKEN", NULL, SK_SECRET,                      \
       "the bearer token of `mcp --http` (default: generated)")
 
@@ -83,7 +83,7 @@ enum setting_source { SRC_DEFAULT, SRC_FLAG, SRC_ENV, SRC_DOTENV };
 struct settings {
     char *value[SET__COUNT]; /* resolved; NULL when unset and without a default */
     enum setting_source source[SET__COUNT];
-    char *dotenv_path;       /* the .env that was read, or NULL */
+    char *dotenv_path; /* the .env that was read, or NULL */
 };
 
 /* Takes the flags of the settings whose groups meet `groups` out of a, then reads
@@ -100,12 +100,11 @@ bool settings_on(const struct settings *s, enum setting_id id);
  * its value came from. */
 wa_err settings_int(const struct settings *s, enum setting_id id, int lo, int hi, int def,
                     int *out);
-wa_err settings_num(const struct settings *s, enum setting_id id, double lo, double hi,
-                    double def, double *out);
+wa_err settings_num(const struct settings *s, enum setting_id id, double lo, double hi, double def,
+                    double *out);
 
 /* For `winagent config`: one line per setting, "name = value  (source)". */
-void settings_print(const struct settings *s, void (*line)(void *ctx, const char *text),
-                    void *ctx);
+void settings_print(const struct settings *s, void (*line)(void *ctx, const char *text), void *ctx);
 const char *setting_name(enum setting_id id);
 const char *setting_env(enum setting_id id);
 const char *setting_source_name(const struct settings *s, enum setting_id id);

@@ -24,8 +24,8 @@ static int match_rank(const struct wa_window *w, const char *sel)
     return 0;
 }
 
-wa_err window_select(const struct wa_backend *be, const struct window_ref *w,
-                     struct wa_window *out, int *matched)
+wa_err window_select(const struct wa_backend *be, const struct window_ref *w, struct wa_window *out,
+                     int *matched)
 {
     memset(out, 0, sizeof *out);
     *matched = 0;
@@ -83,7 +83,7 @@ static bool window_exists(const struct wa_backend *be, uint64_t hwnd)
 static bool uses_ref(const struct op_request *q)
 {
     static const enum op_arg element_args[] = {ARG_ELEMENT, ARG_TO_ELEMENT, ARG_VISIBLE,
-                                               ARG_ENABLED, ARG_GONE, ARG_SCOPE};
+                                               ARG_ENABLED, ARG_GONE,       ARG_SCOPE};
     for (size_t i = 0; i < sizeof element_args / sizeof element_args[0]; i++) {
         const struct elem_ref *e = op_request_element(q, element_args[i]);
         if (e && e->kind == EREF_ID)

@@ -73,8 +73,8 @@ static const struct {
     const char *letter;
     enum op_arg arg;
 } short_options[] = {
-    {"o", ARG_PATH},    {"w", ARG_WINDOW}, {"i", ARG_INTERACTIVE}, {"c", ARG_COMPACT},
-    {"d", ARG_DEPTH},   {"s", ARG_SCOPE},  {"v", ARG_VERBOSE},     {"a", ARG_ALL},
+    {"o", ARG_PATH},  {"w", ARG_WINDOW}, {"i", ARG_INTERACTIVE}, {"c", ARG_COMPACT},
+    {"d", ARG_DEPTH}, {"s", ARG_SCOPE},  {"v", ARG_VERBOSE},     {"a", ARG_ALL},
 };
 
 static const char *short_option(enum op_arg a)
@@ -171,10 +171,11 @@ void cli_usage(const struct op_def *op, char *out, size_t cap)
         flag_name(d->name, flag, sizeof flag);
         size_t j = 0;
         for (; d->name[j] && j + 1 < sizeof upper; j++)
-            upper[j] = (char)(d->name[j] >= 'a' && d->name[j] <= 'z' ? d->name[j] - 32 : d->name[j]);
+            upper[j] =
+                (char)(d->name[j] >= 'a' && d->name[j] <= 'z' ? d->name[j] - 32 : d->name[j]);
         upper[j] = '\0';
         bool req = op_arg_required(u->flags, false);
-        const char *fmt = (u->flags & OPA_POS) ? (req ? " %s" : " [%s]")
+        const char *fmt = (u->flags & OPA_POS)    ? (req ? " %s" : " [%s]")
                           : d->type == ARG_T_BOOL ? " [--%s]"
                                                   : " [--%s %s]";
         if (u->flags & OPA_POS)
@@ -226,7 +227,9 @@ static char *save_png(const char *command, struct op_result *r)
 
 static const char *state_word(enum wa_window_state s)
 {
-    return s == WA_WINDOW_MINIMIZED ? "minimized" : s == WA_WINDOW_MAXIMIZED ? "maximized" : "normal";
+    return s == WA_WINDOW_MINIMIZED   ? "minimized"
+           : s == WA_WINDOW_MAXIMIZED ? "maximized"
+                                      : "normal";
 }
 
 static void print_elements(const struct op_result *r)
@@ -507,5 +510,6 @@ int cli_main(int argc, char **argv)
     if (strcmp(name, "config") == 0)
         return cmd_config(argc, argv);
     const struct op_def *op = op_by_cli(name);
-    return op ? run_op(op, argc, argv) : cli_fail(wa_fail(WA_E_USAGE, "unknown command '%s'", name));
+    return op ? run_op(op, argc, argv)
+              : cli_fail(wa_fail(WA_E_USAGE, "unknown command '%s'", name));
 }

@@ -206,8 +206,8 @@ static cJSON *call_result(const struct op_result *r)
     }
     struct dynbuf b64;
     dynbuf_init(&b64, REPLY_MAX_BYTES);
-    bool image = r->has_image && r->png.len > 0 &&
-                 base64_encode(r->png.data, r->png.len, &b64) == WA_E_OK;
+    bool image =
+        r->has_image && r->png.len > 0 && base64_encode(r->png.data, r->png.len, &b64) == WA_E_OK;
     char *text = cJSON_PrintUnformatted(j);
     add_text(content, text ? text : "{}");
     free(text);
@@ -304,7 +304,8 @@ static void do_tools_call(struct mcp_server *s, const cJSON *params, struct repl
     } else {
         r.op = op;
         r.err = e;
-        snprintf(r.message, sizeof r.message, "%s", *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+        snprintf(r.message, sizeof r.message, "%s",
+                 *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
     }
     fprintf(stderr, "winagent mcp: %s -> %s%s%s (%lld ms)\n", name->valuestring, wa_err_code(r.err),
             r.err ? ": " : "", r.err ? r.message : "", (long long)(os_now_ms() - t0));
@@ -499,7 +500,8 @@ int cmd_mcp(int argc, char **argv)
         return cli_fail(e);
     }
     fprintf(stderr, "winagent mcp %s: ready on stdio%s%s\n", WINAGENT_VERSION,
-            core_shell(c) != SHELL_DENIED ? ", powershell on" : "", core_dry_run(c) ? ", dry run" : "");
+            core_shell(c) != SHELL_DENIED ? ", powershell on" : "",
+            core_dry_run(c) ? ", dry run" : "");
 
     struct dynbuf line, reply;
     dynbuf_init(&line, LINE_MAX_BYTES);

@@ -16,10 +16,10 @@
 
 #define POLL_MS              50   /* the folder transport's poll interval */
 #define PARSE_GRACE_MS       2000 /* a request that stays unparseable this long is answered */
-#define REQUEST_MAX          (16u << 20) /* bytes of one request (file or line) */
-#define ACCEPT_WAIT_MS       250         /* how often the TCP loops look at Ctrl+C */
+#define REQUEST_MAX          (16u << 20)     /* bytes of one request (file or line) */
+#define ACCEPT_WAIT_MS       250             /* how often the TCP loops look at Ctrl+C */
 #define CLIENT_IDLE_MS       (5 * 60 * 1000) /* a TCP client silent this long is dropped */
-#define MAX_CLIENTS          16          /* TCP clients served at once */
+#define MAX_CLIENTS          16              /* TCP clients served at once */
 #define IPC_PROTOCOL_VERSION "1.0.0"
 
 /* ---- requests and responses ---- */
@@ -55,8 +55,8 @@ static bool token_equal(const char *expected, const char *given)
 static void add_envelope(cJSON *o, const cJSON *id, const char *fallback_id)
 {
     cJSON *copy = cJSON_IsString(id) || cJSON_IsNumber(id) ? cJSON_Duplicate(id, true)
-                  : fallback_id                             ? cJSON_CreateString(fallback_id)
-                                                            : cJSON_CreateNull();
+                  : fallback_id                            ? cJSON_CreateString(fallback_id)
+                                                           : cJSON_CreateNull();
     cJSON_AddItemToObject(o, "id", copy);
     char ts[40];
     iso_time(ts, sizeof ts);
@@ -74,8 +74,8 @@ static cJSON *error_response(const cJSON *id, const char *fallback_id, wa_err e,
 /* The image's PNG as base64 beside its description in data.image. */
 static void add_image(cJSON *o, const struct op_result *r)
 {
-    cJSON *im = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "data"),
-                                                 "image");
+    cJSON *im =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "data"), "image");
     if (!r->has_image || !im)
         return;
     struct dynbuf b64;
@@ -127,7 +127,8 @@ static cJSON *handle_request(struct session *ses, const cJSON *req, const char *
     } else {
         r.op = op;
         r.err = e;
-        snprintf(r.message, sizeof r.message, "%s", *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+        snprintf(r.message, sizeof r.message, "%s",
+                 *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
     }
     fprintf(stderr, "winagent serve: %s -> %s%s%s (%lld ms)\n", command->valuestring,
             wa_err_code(r.err), r.err ? ": " : "", r.err ? r.message : "",
@@ -505,7 +506,8 @@ static void serve_client(void *arg)
             break;
         last = os_now_ms();
         if (dynbuf_add(&in, chunk, got) != WA_E_OK) {
-            send_line(cl->sock, error_response(NULL, NULL, WA_E_TOO_LARGE, "request line too long"));
+            send_line(cl->sock,
+                      error_response(NULL, NULL, WA_E_TOO_LARGE, "request line too long"));
             break;
         }
         char *nl;

@@ -26,8 +26,8 @@ static wa_err join_keys(const cJSON *arr, struct op_request *q)
     {
         if (!cJSON_IsString(k))
             return wa_fail(WA_E_INVALID_ARGS, "\"keys\" given as a list must hold key names");
-        len += (size_t)snprintf(joined + len, len < sizeof joined ? sizeof joined - len : 0,
-                                "%s%s", len ? "+" : "", k->valuestring);
+        len += (size_t)snprintf(joined + len, len < sizeof joined ? sizeof joined - len : 0, "%s%s",
+                                len ? "+" : "", k->valuestring);
     }
     if (len >= sizeof joined)
         return wa_fail(WA_E_INVALID_ARGS, "too many keys");
@@ -67,10 +67,9 @@ wa_err wire_request(const cJSON *args, enum wire_names names, const struct op_de
     op_request_init(out, op);
     bool model = names == WIRE_MODEL;
     if (args && !cJSON_IsObject(args))
-        return wa_fail(WA_E_INVALID_ARGS,
-                       model ? "the desktop tool takes a JSON object like "
-                               "{\"action\":\"click\",\"x\":500,\"y\":300}"
-                             : "the arguments must be a JSON object");
+        return wa_fail(WA_E_INVALID_ARGS, model ? "the desktop tool takes a JSON object like "
+                                                  "{\"action\":\"click\",\"x\":500,\"y\":300}"
+                                                : "the arguments must be a JSON object");
     if (!op) {
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(args, "action");
         if (!cJSON_IsString(a)) /* some models name it "type" */
@@ -192,10 +191,14 @@ static cJSON *patterns_json(unsigned patterns)
     static const struct {
         unsigned bit;
         const char *word;
-    } words[] = {{WA_PAT_INVOKE, "invoke"},       {WA_PAT_TOGGLE, "toggle"},
-                 {WA_PAT_EXPAND, "expand_collapse"}, {WA_PAT_SELECT, "selection_item"},
-                 {WA_PAT_VALUE, "value"},         {WA_PAT_SCROLL, "scroll"},
-                 {WA_PAT_RANGE, "range_value"},   {WA_PAT_DEFAULT_ACTION, "default_action"}};
+    } words[] = {{WA_PAT_INVOKE, "invoke"},
+                 {WA_PAT_TOGGLE, "toggle"},
+                 {WA_PAT_EXPAND, "expand_collapse"},
+                 {WA_PAT_SELECT, "selection_item"},
+                 {WA_PAT_VALUE, "value"},
+                 {WA_PAT_SCROLL, "scroll"},
+                 {WA_PAT_RANGE, "range_value"},
+                 {WA_PAT_DEFAULT_ACTION, "default_action"}};
     cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (patterns & words[i].bit)
@@ -315,7 +318,8 @@ static cJSON *result_data(const struct op_result *r)
     add_text(d, r, op);
     if (op == OP_GET && r->has_element) {
         const struct op_elem *e = &r->element;
-        cJSON_AddItemToObject(d, "value", e->value ? cJSON_CreateString(e->value) : cJSON_CreateNull());
+        cJSON_AddItemToObject(d, "value",
+                              e->value ? cJSON_CreateString(e->value) : cJSON_CreateNull());
         cJSON_AddItemToObject(d, "rect", rect_json(e->bounds));
         cJSON_AddItemToObject(d, "states", states_json(e->states));
     }
@@ -360,8 +364,8 @@ cJSON *wire_result(const struct op_result *r, const struct wire_opts *o)
     const char *name = "";
     if (r->op)
         name = o && o->names == WIRE_MODEL && r->op->model ? r->op->model
-               : r->op->cli                               ? r->op->cli
-                                                          : r->op->name;
+               : r->op->cli                                ? r->op->cli
+                                                           : r->op->name;
     if (r->err) {
         cJSON *j = wire_error(name, r->err, r->message);
         if (r->has_window_state)

@@ -22,7 +22,8 @@ static wa_err read_settings(struct agent_config *c)
     wa_err e = WA_E_OK;
     const char *provider = settings_get(s, SET_PROVIDER);
     if (llm_provider_from_name(provider, &c->provider) != WA_E_OK)
-        return wa_fail(WA_E_CONFIG, "LLM_PROVIDER must be openai-compatible or google, not '%s' (from %s)",
+        return wa_fail(WA_E_CONFIG,
+                       "LLM_PROVIDER must be openai-compatible or google, not '%s' (from %s)",
                        provider, setting_source_name(s, SET_PROVIDER));
     c->base_url = settings_get(s, SET_BASE_URL);
     c->model = settings_get(s, SET_MODEL);

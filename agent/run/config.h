@@ -12,8 +12,8 @@
 #include "llm/llm.h"
 
 struct agent_config {
-    char *prompt; /* the task; NULL with --replay */
-    char *replay; /* --replay DIR/trace.jsonl */
+    char *prompt;             /* the task; NULL with --replay */
+    char *replay;             /* --replay DIR/trace.jsonl */
     struct settings settings; /* everything resolved; the strings below point into it */
     enum llm_provider_kind provider;
     const char *base_url;

@@ -19,11 +19,11 @@
 
 extern const char prompt_system[];
 
-#define MAX_CALLS_PER_REPLY     16 /* more in one reply are answered with an error */
-#define SAME_FAILURE_WARN       3 /* identical failing calls in a row before the model is told */
-#define SAME_FAILURE_STOP       5 /* ... before the run ends */
-#define UNCHANGED_WARN          3 /* acting calls in a row that left the observation unchanged */
-#define SAME_CALL_STOP          8 /* identical calls in a row with no change, before the run ends */
+#define MAX_CALLS_PER_REPLY 16 /* more in one reply are answered with an error */
+#define SAME_FAILURE_WARN   3  /* identical failing calls in a row before the model is told */
+#define SAME_FAILURE_STOP   5  /* ... before the run ends */
+#define UNCHANGED_WARN      3  /* acting calls in a row that left the observation unchanged */
+#define SAME_CALL_STOP      8  /* identical calls in a row with no change, before the run ends */
 
 /* A message that carries an observation, and what it becomes when trimmed. */
 struct obs_ref {
@@ -248,7 +248,8 @@ static wa_err tool_request(struct run *r, const struct llm_tool_call *call, stru
 }
 
 /* Saves the debug image of a coordinate action; returns its file name (heap). */
-static char *save_annotation(struct run *r, int step, const char *action, const struct wa_image *img)
+static char *save_annotation(struct run *r, int step, const char *action,
+                             const struct wa_image *img)
 {
     struct dynbuf png;
     dynbuf_init(&png, 64u << 20);
@@ -285,7 +286,8 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
     } else {
         res.err = e;
         res.op = q.op;
-        snprintf(res.message, sizeof res.message, "%s", *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+        snprintf(res.message, sizeof res.message, "%s",
+                 *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
     }
     double action_ms = (double)(os_now_ms() - t0);
     r->agent_ms += action_ms;

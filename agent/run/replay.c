@@ -144,16 +144,19 @@ int replay_run(const struct agent_config *cfg)
             e = replay_call(s, call, &res);
             const cJSON *name = cJSON_GetObjectItemCaseSensitive(call, "name");
             if (cfg->dry_run) {
-                char *a = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(call, "arguments"));
+                char *a =
+                    cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(call, "arguments"));
                 printf("%d. step %d: %s %s\n", calls, stepn,
                        cJSON_IsString(name) ? name->valuestring : "?", a ? a : "");
                 free(a);
             }
             steplog_progress(&log, "[replay %d] step %d: %s -> %s", calls, stepn,
-                             res.summary[0] ? res.summary
+                             res.summary[0]         ? res.summary
                              : cJSON_IsString(name) ? name->valuestring
                                                     : "?",
-                             e ? wa_err_code(e) : res.dry_run ? "dry-run" : "ok");
+                             e             ? wa_err_code(e)
+                             : res.dry_run ? "dry-run"
+                                           : "ok");
             op_result_cleanup(&res);
             if (e) {
                 steplog_progress(&log, "replay stopped at recorded step %d: %s%s%s", stepn,

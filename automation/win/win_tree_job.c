@@ -96,8 +96,7 @@ static DWORD WINAPI job_thread(void *p)
 
 void win_job_drain(int timeout_ms)
 {
-    for (int waited = 0; InterlockedCompareExchange(&live_workers, 0, 0) > 0 &&
-                         waited < timeout_ms;
+    for (int waited = 0; InterlockedCompareExchange(&live_workers, 0, 0) > 0 && waited < timeout_ms;
          waited += 5)
         Sleep(5);
 }

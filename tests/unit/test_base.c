@@ -96,10 +96,8 @@ static void dynbuf_redacts_every_occurrence(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(error_codes_round_trip),
-        cmocka_unit_test(fail_keeps_detail),
-        cmocka_unit_test(dynbuf_grows_and_formats),
-        cmocka_unit_test(dynbuf_enforces_cap),
+        cmocka_unit_test(error_codes_round_trip),          cmocka_unit_test(fail_keeps_detail),
+        cmocka_unit_test(dynbuf_grows_and_formats),        cmocka_unit_test(dynbuf_enforces_cap),
         cmocka_unit_test(dynbuf_redacts_every_occurrence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
