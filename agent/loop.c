@@ -123,6 +123,24 @@ static void observation_for_model(const struct observation *o, struct dynbuf *te
     }
 }
 
+/* agent.log's DEBUG lines behind a window observation's verdict: the interactive
+ * elements of its tree that have no name. */
+static void log_unnamed_elements(struct run *r, const struct observation *o)
+{
+    const struct wa_tree *t = &r->ds.tree;
+    if (!o->hwnd || t->hwnd != o->hwnd)
+        return; /* a monitor, or no tree of this window */
+    struct dynbuf lines;
+    dynbuf_init(&lines, 1u << 20);
+    if (observe_unnamed_lines(t, &lines) == WA_E_OK) {
+        for (const char *line = dynbuf_str(&lines), *end; *line; line = end + 1) {
+            end = strchr(line, '\n');
+            steplog_note(&r->log, "%.*s", (int)(end - line), line);
+        }
+    }
+    dynbuf_cleanup(&lines);
+}
+
 /* Saves an observation's files; returns the file name (heap) or NULL. */
 static char *save_observation(struct run *r, int step, const char *action,
                               const struct observation *o)
@@ -335,7 +353,7 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
     if (dr.obs.kind != OBS_NONE) {
         char *file = save_observation(r, step, action, &dr.obs);
         cJSON_AddItemToObject(trace, "observation", observation_trace(&dr.obs, file));
-        steplog_note(&r->log, "observation: %s", dr.obs.verdict);
+        log_unnamed_elements(r, &dr.obs);
         free(file);
     }
     if (dr.has_annotate) {
@@ -375,7 +393,8 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
                  result_text ? result_text : "{}", step);
         remember_observation(r, trimmed);
     }
-    steplog_progress(&r->log, "[step %d/%d] %s%s", step, r->cfg->max_steps, summary, step_stats);
+    steplog_progress(&r->log, "[step %d/%d] %s%s%s%s", step, r->cfg->max_steps, summary, step_stats,
+                     dr.obs.kind != OBS_NONE ? "  observe -> " : "", dr.obs.verdict);
     if (e)
         steplog_note(&r->log, "  error: %s",
                      *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
@@ -463,6 +482,7 @@ static void first_turn(struct run *r)
         cJSON_AddItemToObject(trace, "observation", observation_trace(&dr.obs, file));
         free(file);
         steplog_progress(&r->log, "[step 0/%d] observe -> %s", r->cfg->max_steps, dr.obs.verdict);
+        log_unnamed_elements(r, &dr.obs);
         observation_for_model(&dr.obs, &text, &img, &has_img);
     } else {
         steplog_note(&r->log, "no first observation: %s", wa_err_detail());

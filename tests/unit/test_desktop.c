@@ -27,7 +27,7 @@ static const char scene[] =
     "  {\"hwnd\":512,\"title\":\"Keypad\",\"process\":\"calc.exe\",\"pid\":8,"
     "   \"rect\":[1200,100,1500,500],\"color\":\"#dddddd\","
     "   \"tree\":{\"type\":\"Window\",\"name\":\"Keypad\",\"bounds\":[1200,100,1500,500],"
-    "     \"children\":[{\"type\":\"Button\",\"bounds\":[1210,110,1290,190]},"
+    "     \"children\":[{\"type\":\"Button\",\"class\":\"Key\",\"bounds\":[1210,110,1290,190]},"
     "      {\"type\":\"Button\",\"bounds\":[1300,110,1380,190]},"
     "      {\"type\":\"Button\",\"bounds\":[1390,110,1470,190]}]}}],"
     " \"launch\":{\"notepad\":{\"title\":\"Second Notepad\",\"process\":\"notepad.exe\","
@@ -100,7 +100,7 @@ static void observe_picks_tree_or_pixels(void **state)
     assert_int_equal(f->r.obs.kind, OBS_IMAGE);
     assert_string_equal(f->r.obs.verdict,
                         "auto: tree rejected (3 interactive elements but none has Name), fell "
-                        "back to pixel");
+                        "back to pixel; source fake");
     assert_int_equal(f->r.obs.width, 300);
     assert_int_equal(f->r.obs.height, 400);
     assert_memory_equal(f->r.obs.png.data, "\x89PNG", 4);
@@ -109,6 +109,28 @@ static void observe_picks_tree_or_pixels(void **state)
                              "\"mode\":\"pixel\"}"),
                      WA_E_OK);
     assert_int_equal(f->r.obs.kind, OBS_IMAGE);
+}
+
+static void unnamed_interactive_elements_are_listed_for_the_log(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(call(f, "{\"action\":\"window_screenshot\",\"window\":\"keypad\"}"), WA_E_OK);
+    struct dynbuf lines;
+    dynbuf_init(&lines, 1u << 16);
+    assert_int_equal(observe_unnamed_lines(&f->s.tree, &lines), WA_E_OK);
+    assert_string_equal(dynbuf_str(&lines),
+                        "DEBUG: unnamed Button hwnd=0x0 autoId=\"\" class=\"Key\" "
+                        "bounds=[1210,110][1290,190]\n"
+                        "DEBUG: unnamed Button hwnd=0x0 autoId=\"\" class=\"\" "
+                        "bounds=[1300,110][1380,190]\n"
+                        "DEBUG: unnamed Button hwnd=0x0 autoId=\"\" class=\"\" "
+                        "bounds=[1390,110][1470,190]\n");
+    /* Named elements and the window itself are not listed. */
+    dynbuf_reset(&lines);
+    assert_int_equal(call(f, "{\"action\":\"window_screenshot\",\"window\":\"notepad\"}"), WA_E_OK);
+    assert_int_equal(observe_unnamed_lines(&f->s.tree, &lines), WA_E_OK);
+    assert_string_equal(dynbuf_str(&lines), "");
+    dynbuf_cleanup(&lines);
 }
 
 static void click_maps_coordinates_against_the_frame(void **state)
@@ -263,6 +285,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(observe_picks_tree_or_pixels, setup, teardown),
+        cmocka_unit_test_setup_teardown(unnamed_interactive_elements_are_listed_for_the_log, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(click_maps_coordinates_against_the_frame, setup, teardown),
         cmocka_unit_test_setup_teardown(click_by_element_uses_its_centre, setup, teardown),
         cmocka_unit_test_setup_teardown(unknown_and_malformed_calls_fail_clearly, setup, teardown),
