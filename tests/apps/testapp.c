@@ -24,7 +24,8 @@
  *                  screen pixels), screen [width,height] of the primary monitor, focus,
  *                  foreground, controls {name: rect} (screen rects of
  *                  every control below, plus "target_red"/"target_green"/"target_blue"
- *                  on the canvas), menu {"File"|"Edit"|"Help": rect} (main panel only)
+ *                  on the canvas), control_hwnds {name: "0x.."} (the controls' window
+ *                  handles), menu {"File"|"Edit"|"Help": rect} (main panel only)
  *   click          control: button text | "owner1".."owner3"; keypad: control "key",
  *                  label "7". "double":true when the button reported BN_DOUBLECLICKED
  *                  (owner-drawn buttons turn a fast second click into that; it is still
@@ -820,6 +821,29 @@ static void menu_text(HMENU menu, UINT item, UINT flags, wchar_t *out, int cap)
     out[n] = 0;
 }
 
+/* "control_hwnds": {name: "0x..."} for the child windows line_controls names. */
+static void line_control_hwnds(Line *l, HWND parent)
+{
+    wchar_t buf[64];
+    bool first = true;
+    put_key(l, "control_hwnds");
+    puts_(l, "{");
+    for (HWND h = GetWindow(parent, GW_CHILD); h; h = GetWindow(h, GW_HWNDNEXT)) {
+        const wchar_t *name = window_name(h, buf, 64);
+        char hs[32];
+        if (!name)
+            continue;
+        snprintf(hs, sizeof hs, "\"0x%llx\"", (unsigned long long)(ULONG_PTR)h);
+        if (!first)
+            puts_(l, ",");
+        first = false;
+        put_wstr(l, name);
+        puts_(l, ":");
+        puts_(l, hs);
+    }
+    puts_(l, "}");
+}
+
 static void log_ready(const char *panel)
 {
     Line l;
@@ -844,6 +868,7 @@ static void log_ready(const char *panel)
     line_str(&l, "focus", focus_name(fbuf, 64));
     line_bool(&l, "foreground", GetForegroundWindow() == g.main);
     line_controls(&l, g.main);
+    line_control_hwnds(&l, g.main);
     HMENU bar = GetMenu(g.main);
     if (bar) {
         put_key(&l, "menu");

@@ -131,3 +131,49 @@ class Scene:
         except ValueError:
             raise AssertionError("act printed no JSON (%d): %s %s" % (r.returncode, r.stdout,
                                                                       r.stderr))
+
+
+# ---- scenes over testapp ----
+
+KEYS = "7894561230+="  # testapp's keypad, row by row
+KEY_IDS = {"0": "num0Button", "+": "plusButton", "=": "equalButton"}
+KEY_IDS.update({k: "num%sButton" % k for k in "123456789"})
+
+
+def calculator_scene(app, unnamed=False, extra=(), faults=(), **options):
+    """testapp's keypad (`TestApp(panel="keypad")`) as a UWP calculator shows it: one
+    window handle, every button a virtual element (handle 0) over a real key, named
+    only by its AutomationId (not even that when unnamed). extra: more elements;
+    faults: the root's; options: the scene's."""
+    c = app.ready["controls"]
+    buttons = [element("Button", cls="Button", bounds=c["key_" + k], patterns=["invoke"],
+                       focusable=True, **({} if unnamed else {"automation_id": KEY_IDS[k]}))
+               for k in KEYS]
+    pad = inset(app.ready["client_rect"], 10)
+    # The root has neither Name nor AutomationId: its name is its window's text.
+    root = element("Window", [
+        element("Text", automation_id="CalculatorResults", name="Display is 0",
+                bounds=[pad[0], pad[1], pad[2], pad[1] + 8]),
+        element("Group", buttons, automation_id="NumberPad", bounds=pad),
+        # Virtual and without any name: stays unnamed (there is no window to ask).
+        element("Button", cls="Button", bounds=[pad[0], pad[3] - 8, pad[0] + 8, pad[3]]),
+        *extra,
+    ], cls="ApplicationFrameWindow")
+    if faults:
+        root["faults"] = list(faults)
+    return Scene(app.ready["hwnd"], root, **options)
+
+
+def win32_scene(app):
+    """testapp's main window as UI Automation's Win32 proxies show it: each control an
+    element with its window handle, here without Name, so that names must come from
+    the fallbacks (the CheckBox has its control id as AutomationId, as the proxies do)."""
+    c, h = app.ready["controls"], app.ready["control_hwnds"]
+    root = element("Window", [
+        element("Button", hwnd=h["OK"], bounds=c["OK"], cls="Button"),
+        element("Edit", hwnd=h["edit"], bounds=c["edit"], cls="Edit"),
+        element("CheckBox", automation_id="102", hwnd=h["checkbox"], bounds=c["checkbox"],
+                cls="Button"),
+        element("Button", hwnd=h["owner1"], bounds=c["owner1"], cls="Button"),
+    ], cls="WinagentTestApp")
+    return Scene(app.ready["hwnd"], root)

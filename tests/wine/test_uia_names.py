@@ -5,13 +5,8 @@ import unittest
 
 import uiafake
 import watest
-from uiafake import Scene, element, inset
+from uiafake import KEY_IDS, KEYS, Scene, calculator_scene, element, win32_scene
 from watest import TestApp
-
-KEYS = "789456123"  # the keypad's first nine keys, row by row; then 0 + =
-KEY_IDS = {"0": "num0Button", "+": "plusButton", "=": "equalButton"}
-KEY_IDS.update({k: "num%sButton" % k for k in KEYS})
-
 
 def setUpModule():
     uiafake.register()
@@ -19,25 +14,6 @@ def setUpModule():
 
 def tearDownModule():
     uiafake.unregister()
-
-
-def calculator_scene(app, unnamed=False):
-    """testapp's keypad as a UWP calculator shows it: one window handle, every button a
-    virtual element (handle 0) named only by its AutomationId (none when unnamed)."""
-    c = app.ready["controls"]
-    buttons = [element("Button", cls="Button", bounds=c["key_" + k], patterns=["invoke"],
-                       focusable=True, **({} if unnamed else {"automation_id": KEY_IDS[k]}))
-               for k in KEYS + "0+="]
-    pad = inset(app.ready["client_rect"], 10)
-    # The root has neither Name nor AutomationId: its name is its window's text.
-    root = element("Window", [
-        element("Text", automation_id="CalculatorResults", name="Display is 0",
-                bounds=[pad[0], pad[1], pad[2], pad[1] + 8]),
-        element("Group", buttons, automation_id="NumberPad", bounds=pad),
-        # Virtual and without any name: stays unnamed (no window to ask).
-        element("Button", cls="Button", bounds=[pad[0], pad[3] - 8, pad[0] + 8, pad[3]]),
-    ], cls="ApplicationFrameWindow")
-    return Scene(app.ready["hwnd"], root)
 
 
 def names(tree, type_=None):
@@ -58,10 +34,10 @@ class CalculatorLike(unittest.TestCase):
         self.assertEqual(names(t, "Group"), ["NumberPad"])
         buttons = [n for n in t["nodes"] if n["type"] == "Button"]
         self.assertEqual([b["name"] for b in buttons],
-                         [KEY_IDS[k] for k in KEYS + "0+="] + [""])
+                         [KEY_IDS[k] for k in KEYS] + [""])
         # Handle 0 everywhere below the root: neither the window text nor MSAA was
         # asked, or the last button would carry "winagent keypad" or "Desktop".
-        for b, k in zip(buttons, KEYS + "0+="):
+        for b, k in zip(buttons, KEYS):
             self.assertEqual(b["bounds"], app.ready["controls"]["key_" + k])
             self.assertEqual(b["automation_id"], KEY_IDS[k])
             self.assertIn("focusable", b["states"])
@@ -96,6 +72,21 @@ class CalculatorLike(unittest.TestCase):
             r = watest.run_winagent("tree", "--window", app.ready["hwnd"], "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("nodes from msaa", r.stderr)
+
+
+class Win32Controls(unittest.TestCase):
+    def test_fallbacks_ask_the_window_where_there_is_one(self):
+        with TestApp() as app:
+            scene = win32_scene(app)
+            t, verdict = scene.tree(app.ready["hwnd"])
+        self.assertEqual(t["source"], "uia", verdict)
+        self.assertEqual([(n["type"], n["name"]) for n in t["nodes"]], [
+            ("Window", "winagent testapp"),  # its window text
+            ("Button", "OK"),                # its window text
+            ("Edit", "Name:"),               # text is content: MSAA, which names it by its label
+            ("CheckBox", "102"),             # AutomationId comes before the window text
+            ("Button", ""),                  # owner-drawn: neither has a name for it
+        ])
 
 
 class OwnerDrawn(unittest.TestCase):
