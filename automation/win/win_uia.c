@@ -26,6 +26,13 @@ _Static_assert(UIA_TYPE_ID_LAST == UIA_AppBarControlTypeId, "UIA control type id
 #define SCOPE_SUBTREE  (TreeScope_Element | TreeScope_Children | TreeScope_Descendants)
 #define SCOPE_CHILDREN (TreeScope_Element | TreeScope_Children)
 #define MIN_CALL_MS    100 /* a request with less time than this left is not started */
+/* UI Automation's own limit on one pattern call: under the action's 5 s (win_actions.c),
+ * so that a slow provider comes back as UIA_E_TIMEOUT rather than an abandoned job. */
+#define ACTION_CALL_MS 4000
+
+#ifndef UIA_E_TIMEOUT
+#define UIA_E_TIMEOUT ((HRESULT)0x80131505)
+#endif
 
 /* Every property info() reads, cached in one request. */
 static const PROPERTYID cached_props[] = {
@@ -449,7 +456,16 @@ HWND win_uia_hwnd(void *handle)
 
 static wa_err pattern_result(HRESULT hr, const char *what)
 {
-    return SUCCEEDED(hr) ? WA_E_OK : win_hr_fail(WA_E_ACTION_FAILED, hr, what);
+    if (SUCCEEDED(hr))
+        return WA_E_OK;
+    /* A call UI Automation stopped waiting for may still take effect in the provider:
+     * a timeout, not a failure, so that nobody clicks the element on top of it. */
+    if (hr == UIA_E_TIMEOUT)
+        return wa_fail(WA_E_TIMEOUT,
+                       "%s: the application did not answer within %d ms (the "
+                       "action may still happen)",
+                       what, ACTION_CALL_MS);
+    return win_hr_fail(WA_E_ACTION_FAILED, hr, what);
 }
 
 static void *pattern(IUIAutomationElement *el, PATTERNID id, REFIID iid)
@@ -558,6 +574,9 @@ wa_err win_uia_action(void *handle, enum wa_element_action a, const char *value,
     if (!el)
         return wa_fail(WA_E_UNSUPPORTED, "no UI Automation element");
     HRESULT hr;
+    IUIAutomation *uia = uia_instance(&hr); /* there: it made the element */
+    if (uia)
+        set_timeouts(uia, ACTION_CALL_MS); /* a walk left its own */
     for (size_t i = 0; i < sizeof action_patterns / sizeof action_patterns[0]; i++) {
         if (action_patterns[i].a != a)
             continue;
