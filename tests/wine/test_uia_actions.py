@@ -2,7 +2,6 @@
 over testapp's main window): `winagent act` with invoke, toggle, expand, collapse,
 select, set_value and type, and the CLI's state + fill, checked on the scene's call log
 and, where a fallback clicks, on what testapp really received."""
-import json
 import os
 import tempfile
 import time
@@ -40,10 +39,14 @@ def form_scene(app, faults=None, **options):
         el("ComboBox", "Size", c["combo"], patterns=["expand_collapse", "value"], value="10"),
         el("List", "Fonts", c["list"],
            el("ListItem", "Arial", None, patterns=["selection_item"], selected=True),
-           el("ListItem", "Courier", None, patterns=["selection_item"])),
-        el("Edit", "Title", c["edit"], patterns=["value"], value="draft", focusable=True),
+           el("ListItem", "Courier", None, patterns=["selection_item"]),
+           el("ListItem", "Wingdings", None, patterns=["selection_item"], offscreen=True)),
+        el("Edit", "Title", c["edit"], patterns=["value"], value="draft", focusable=True,
+           focused=True),
         el("Button", "Legacy", c["Apply"], patterns=["legacy"], default_action="Press"),
         el("Button", "Plain", c["Apply"]),
+        el("Button", "Unavailable", c["Open dialog..."], patterns=["invoke"], enabled=False),
+        el("Edit", "PIN", c["edit"], patterns=["value"], value="1234", password=True),
     ], name="winagent testapp")
     # Elements without bounds: the list items ride on their list.
     for item in root["children"][3]["children"]:
@@ -61,10 +64,10 @@ class PatternActions(unittest.TestCase):
         cls.app = TestApp().__enter__()
         cls.hwnd = cls.app.ready["hwnd"]
         cls.scene = form_scene(cls.app)
-        tree, verdict = cls.scene.tree(cls.hwnd)
-        if tree["source"] != "uia":
+        cls.tree, verdict = cls.scene.tree(cls.hwnd)
+        if cls.tree["source"] != "uia":
             raise AssertionError("the tree did not come from UI Automation: " + verdict)
-        cls.ids = ids(tree)
+        cls.ids = ids(cls.tree)
 
     @classmethod
     def tearDownClass(cls):
@@ -90,6 +93,17 @@ class PatternActions(unittest.TestCase):
     def assert_no_click(self):
         self.assertFalse([e for e in self.app.events() if e["event"] == "click"],
                          "a pattern action clicked")
+
+    def test_states_and_values_as_the_tree_shows_them(self):
+        got = {n["name"]: (n["states"], n.get("value")) for n in self.tree["nodes"]}
+        self.assertEqual(got["Dark mode"], ([], None))
+        self.assertEqual(got["Size"], (["collapsed"], "10"))
+        self.assertEqual(got["Arial"], (["selected"], None))
+        self.assertEqual(got["Courier"], ([], None))
+        self.assertEqual(got["Wingdings"], (["offscreen"], None))
+        self.assertEqual(got["Title"], (["focused", "focusable"], "draft"))
+        self.assertEqual(got["Unavailable"], (["disabled"], None))
+        self.assertEqual(got["PIN"], ([], None))  # a password's value is never shown
 
     def test_invoke(self):
         out = self.act("invoke", "Save")

@@ -127,6 +127,18 @@ class FailingElements(unittest.TestCase):
         self.assertEqual(updated, ["Toolbar", "Panel", "Status", "Ready", "After"])
 
 
+class FailingRoot(unittest.TestCase):
+    def test_a_window_ui_automation_cannot_give_is_walked_through_msaa(self):
+        with TestApp() as app:
+            scene = failing_scene(app, {"winagent testapp": fault("ElementFromHandleBuildCache",
+                                                                  "UIA_E_ELEMENTNOTAVAILABLE")})
+            t, verdict = scene.tree(app.ready["hwnd"])
+        self.assertEqual(t["source"], "msaa", verdict)
+        self.assertIn(("Button", "OK"), [(n["type"], n["name"]) for n in t["nodes"]])
+        walks = scene.calls("ElementFromHandleBuildCache")
+        self.assertEqual([w["scope"] for w in walks], [7, 3])  # both requests, then MSAA
+
+
 class BlockingProvider(unittest.TestCase):
     def test_timed_out_subtree_request_falls_back_within_the_budget(self):
         # UI Automation ends the hung call at the transaction timeout winagent set.

@@ -57,6 +57,13 @@ class Run:
         return lines
 
 
+def agent_run(scene, steps, *args):
+    """A whole run with a scripted model: (Run, the model's request records)."""
+    with fake_llm({"steps": steps}) as fake:
+        r = Run(scene, fake, *args).run()
+        return r, list(fake.requests)
+
+
 def click(key):
     return {"tool_calls": [tool_call({"action": "click",
                                       "element": "${element:Button:%s}" % KEY_IDS[key]})],
@@ -79,9 +86,7 @@ class CalculatorTask(unittest.TestCase):
                                                 "element": "${element:CheckBox:Scientific}"})]},
                      click("="),
                      {"text": "7 + 8 = 15", "expect": {"has_tree": True}}]
-            with fake_llm({"steps": steps}) as fake:
-                r = Run(scene, fake).run()
-                reqs = list(fake.requests)
+            r, reqs = agent_run(scene, steps)
             for key in "7+8=":
                 app.wait_event(lambda e: e["event"] == "click" and e.get("label") == key)
             labels = [e["label"] for e in app.events() if e["event"] == "click"]
@@ -118,13 +123,11 @@ class UnnamedCalculator(unittest.TestCase):
             steps = [{"tool_calls": [tool_call({"action": "click", "element": 8})],
                       "expect": {"has_image": True}},
                      {"text": "pressed 5", "expect": {"has_image": True}}]
-            with fake_llm({"steps": steps}) as fake:
-                r = Run(scene, fake).run()
-                failures = [q["expect_failures"] for q in fake.requests]
+            r, reqs = agent_run(scene, steps)
             app.wait_event(lambda e: e["event"] == "click" and e.get("label") == "5")
             keys = app.ready["controls"]
         self.assertEqual(r.code, 0, r.err)
-        self.assertEqual(failures, [[], []])
+        self.assertEqual([q["expect_failures"] for q in reqs], [[], []])
         verdict = ("auto: tree rejected (13 interactive elements but none has Name), "
                    "fell back to pixel; source uia")
         lines = r.step_lines()
@@ -154,12 +157,10 @@ class BlockingProvider(unittest.TestCase):
                                                 "element": "${element:Button:num5Button}"})],
                       "expect": {"has_tree": True}},
                      {"text": "done", "expect": {"has_tree": True}}]
-            with fake_llm({"steps": steps}) as fake:
-                r = Run(scene, fake).run()
-                failures = [q["expect_failures"] for q in fake.requests]
+            r, reqs = agent_run(scene, steps)
             app.wait_event(lambda e: e["event"] == "click" and e.get("label") == "5")
         self.assertEqual(r.code, 0, r.err)
-        self.assertEqual(failures, [[], [], []])
+        self.assertEqual([q["expect_failures"] for q in reqs], [[], [], []])
         lines = r.step_lines()
         self.assertRegex(lines[0], r"observe -> auto: tree rejected \(no tree: timed out: "
                                    r".*did not answer.*\), fell back to pixel$")
