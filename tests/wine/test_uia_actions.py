@@ -76,6 +76,10 @@ class PatternActions(unittest.TestCase):
     def setUp(self):
         self.scene.clear()
 
+    def tearDown(self):
+        # Everything winagent called is scripted: no method answered E_NOTIMPL.
+        self.assertEqual(self.scene.calls("not_implemented"), [])
+
     def act(self, action, name, **extra):
         call = {"action": action, "element": self.ids[name]}
         call.update(extra)

@@ -103,6 +103,7 @@ class CalculatorTask(unittest.TestCase):
             self.assertIn(lines[step], r.log)
         self.assertRegex(lines[1], r'^\[step 1/30\] click \(\d+,\d+\) -> ok ')
         self.assertEqual(len(scene.calls("ElementFromHandleBuildCache")), 6)
+        self.assertEqual(scene.calls("not_implemented"), [])
         # The toggle went through the pattern, and the next walk saw its effect.
         self.assertEqual([c["element"] for c in scene.calls("Toggle")], ["Scientific"])
         with open(os.path.join(r.dir, "step-04-toggle+a11y.txt"), encoding="utf-8") as f:
