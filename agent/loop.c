@@ -353,6 +353,7 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
     if (dr.obs.kind != OBS_NONE) {
         char *file = save_observation(r, step, action, &dr.obs);
         cJSON_AddItemToObject(trace, "observation", observation_trace(&dr.obs, file));
+        steplog_note(&r->log, "observation: %s", dr.obs.verdict);
         log_unnamed_elements(r, &dr.obs);
         free(file);
     }
@@ -393,8 +394,12 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
                  result_text ? result_text : "{}", step);
         remember_observation(r, trimmed);
     }
-    steplog_progress(&r->log, "[step %d/%d] %s%s%s%s", step, r->cfg->max_steps, summary, step_stats,
-                     dr.obs.kind != OBS_NONE ? "  observe -> " : "", dr.obs.verdict);
+    if (dr.obs.kind != OBS_NONE)
+        steplog_progress(&r->log, "[step %d/%d] %s%s  | %s", step, r->cfg->max_steps, summary,
+                         step_stats, dr.obs.verdict);
+    else
+        steplog_progress(&r->log, "[step %d/%d] %s%s", step, r->cfg->max_steps, summary,
+                         step_stats);
     if (e)
         steplog_note(&r->log, "  error: %s",
                      *wa_err_detail() ? wa_err_detail() : wa_err_message(e));

@@ -287,7 +287,7 @@ class LoopRuns(unittest.TestCase):
         step1 = [l for l in r.err.splitlines() if l.startswith("[step 1/")]
         self.assertEqual(len(step1), 1, r.err)
         self.assertIn("window_screenshot", step1[0])
-        self.assertTrue(step1[0].endswith("observe -> " + verdict), step1[0])
+        self.assertTrue(step1[0].endswith("  | " + verdict), step1[0])
         self.assertIn(step1[0], log)
         # ... and agent.log names each unnamed interactive element.
         debug = [l for l in log.splitlines() if "DEBUG: unnamed" in l]

@@ -70,7 +70,8 @@ def click(key):
             "expect": {"has_tree": True}}
 
 
-ACCEPTED = re.compile(r"observe -> auto: tree accepted \(\d+ elements \(\d+ interactive\), "
+# The end of a step's progress line (after "observe -> " on step 0, "| " after).
+ACCEPTED = re.compile(r"[>|] auto: tree accepted \(\d+ elements \(\d+ interactive\), "
                       r"\d+ with names\); source uia$")
 
 
@@ -133,7 +134,7 @@ class UnnamedCalculator(unittest.TestCase):
                    "fell back to pixel; source uia")
         lines = r.step_lines()
         self.assertTrue(lines[0].endswith("observe -> " + verdict), lines[0])
-        self.assertTrue(lines[1].endswith("observe -> " + verdict), lines[1])
+        self.assertTrue(lines[1].endswith("| " + verdict), lines[1])
         self.assertIn(lines[1], r.log)
         debug = [l.split("DEBUG: ", 1)[1] for l in r.log.splitlines() if "DEBUG: unnamed" in l]
         want = ['unnamed Button hwnd=0x0 autoId="" class="Button" bounds=[%d,%d][%d,%d]'
