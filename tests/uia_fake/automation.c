@@ -1,5 +1,4 @@
-/* uia_fake's entry points: the class object for CUIAutomation and CUIAutomation8, the
- * IUIAutomation2 object and its cache requests. */
+/* uia_fake's entry points: the class object, IUIAutomation2 and its cache requests. */
 #include "uia_fake.h"
 
 #include <stdio.h>

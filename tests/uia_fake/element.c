@@ -1,5 +1,4 @@
-/* uia_fake's elements and element arrays: cached properties and children as a cache
- * request made them, BuildUpdatedCache, patterns and focus. */
+/* uia_fake's elements and element arrays, as the cache requests that made them. */
 #include "uia_fake.h"
 
 #include <limits.h>

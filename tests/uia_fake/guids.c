@@ -1,5 +1,4 @@
-/* uia_fake's GUIDs: the UI Automation header's interface and class ids, defined once
- * (no MinGW import library carries them). */
+/* uia_fake's GUIDs: the UI Automation header's ids, defined once (no import library has them). */
 #define COBJMACROS
 #include <windows.h>
 #include <ole2.h>

@@ -1,6 +1,4 @@
-/* uia_fake's control patterns: Invoke, Toggle, ExpandCollapse, SelectionItem, Value and
- * LegacyIAccessible. Each call is logged and changes the element as the real control
- * would (for this process). */
+/* uia_fake's control patterns: each call logged, its effect on the element kept. */
 #include "uia_fake.h"
 
 #include <stdlib.h>

@@ -1,5 +1,4 @@
-/* uia_fake's not-implemented methods: one stub per vtable slot, each logging which
- * interface and slot the caller reached. */
+/* uia_fake's not-implemented methods: one logging stub per vtable slot. */
 #include "uia_fake.h"
 
 #include <string.h>

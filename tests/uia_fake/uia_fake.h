@@ -1,5 +1,4 @@
-/* uia_fake: a scripted stand-in for Windows' UI Automation client (CUIAutomation), for
- * the Wine tests only. See tests/uia_fake/README.md for the scene format. */
+/* uia_fake, a scripted UI Automation client for the Wine tests (see README.md). */
 #ifndef WINAGENT_TESTS_UIA_FAKE_H
 #define WINAGENT_TESTS_UIA_FAKE_H
 
