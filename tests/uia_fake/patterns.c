@@ -5,7 +5,8 @@
 #include <string.h>
 
 /* Wine's uiautomationclient.idl names these four interfaces without defining them:
- * their layouts and IIDs are the Windows SDK's. */
+ * their layouts and IIDs are the Windows SDK's, written out apart from win_uia.c's on
+ * purpose (a wrong IID there must fail here, not agree). */
 static const IID iid_invoke = {
     0xfb377fbe, 0x8ea6, 0x46d5, {0x9c, 0x73, 0x64, 0x99, 0x64, 0x2d, 0x30, 0x59}};
 static const IID iid_toggle = {
