@@ -48,6 +48,7 @@ if(WINAGENT_WIN64_DIR)
     "WINAGENT_EXE=${WINAGENT_WIN64_DIR}/winagent.exe"
     "WINAGENT_NATIVE_EXE=$<TARGET_FILE:winagent>"
     "TESTAPP_EXE=${WINAGENT_WIN64_DIR}/tests/apps/testapp.exe"
+    "UIA_FAKE_DLL=${WINAGENT_WIN64_DIR}/tests/uia_fake/uia_fake.dll"
     "WINAGENT_WINE_STATE=${CMAKE_BINARY_DIR}/wine"
     "PYTHONPATH=${CMAKE_SOURCE_DIR}/tests/lib"
     "PYTHONDONTWRITEBYTECODE=1")

@@ -104,7 +104,7 @@ wa_err observe_window(const struct wa_backend *b, uint64_t hwnd, const struct ob
     int64_t t0 = os_now_ms();
     wa_err e = backend_get_tree(b, hwnd, &to, tree);
     out->tree_ms = (double)(os_now_ms() - t0);
-    char reason[128];
+    char reason[128], source[32] = "";
     bool useful = false;
     if (e) {
         snprintf(reason, sizeof reason, "no tree: %s%s%s", wa_err_message(e),
@@ -114,6 +114,7 @@ wa_err observe_window(const struct wa_backend *b, uint64_t hwnd, const struct ob
             return e;
     } else {
         useful = tree_is_useful(tree, reason, sizeof reason);
+        snprintf(source, sizeof source, "; source %s", tree->source ? tree->source : "?");
     }
     if (!e && (useful || o->mode == OBS_A11Y)) {
         struct dynbuf text;
@@ -126,12 +127,12 @@ wa_err observe_window(const struct wa_backend *b, uint64_t hwnd, const struct ob
         out->text = dynbuf_take(&text);
         out->kind = OBS_TREE;
         out->frame = tree->frame;
-        snprintf(out->verdict, sizeof out->verdict, "%s: tree %s (%s)", obs_mode_name(o->mode),
-                 useful ? "accepted" : "sent although not useful", reason);
+        snprintf(out->verdict, sizeof out->verdict, "%s: tree %s (%s)%s", obs_mode_name(o->mode),
+                 useful ? "accepted" : "sent although not useful", reason, source);
         return out->text ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
     }
-    snprintf(out->verdict, sizeof out->verdict, "%s: tree rejected (%s), fell back to pixel",
-             obs_mode_name(o->mode), reason);
+    snprintf(out->verdict, sizeof out->verdict, "%s: tree rejected (%s), fell back to pixel%s",
+             obs_mode_name(o->mode), reason, source);
     return observe_pixels(b, hwnd, o, cap, out);
 }
 
@@ -150,5 +151,27 @@ wa_err observe_screen(const struct wa_backend *b, struct wa_rect r, const struct
              r.bottom);
     e = observation_set_image(out, &img, o->max_edge);
     image_cleanup(&img);
+    return e;
+}
+
+wa_err observe_unnamed_lines(const struct wa_tree *t, struct dynbuf *out)
+{
+    wa_err e = WA_E_OK;
+    for (size_t i = 0; !e && i < t->count; i++) {
+        const struct wa_node *n = &t->nodes[i];
+        if (*n->name || !tree_type_is_interactive(n->type))
+            continue;
+        e = dynbuf_addf(out, "DEBUG: unnamed %s hwnd=0x%llx autoId=", n->type,
+                        (unsigned long long)n->hwnd);
+        if (!e)
+            e = tree_quote(n->automation_id, out);
+        if (!e)
+            e = dynbuf_adds(out, " class=");
+        if (!e)
+            e = tree_quote(n->class_name, out);
+        if (!e)
+            e = dynbuf_addf(out, " bounds=[%d,%d][%d,%d]\n", n->bounds.left, n->bounds.top,
+                            n->bounds.right, n->bounds.bottom);
+    }
     return e;
 }

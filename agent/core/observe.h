@@ -32,8 +32,8 @@ struct observation {
     struct dynbuf png;    /* OBS_IMAGE: the PNG, exactly as sent */
     char *png_base64;     /* OBS_IMAGE: the same, base64 */
     int width, height;    /* OBS_IMAGE: size of the image sent */
-    char verdict[256];    /* "auto: tree accepted (...)" / "auto: tree rejected (...), fell
-                           * back to pixel" / "pixel mode" */
+    char verdict[256];    /* "auto: tree accepted (...); source uia" / "auto: tree rejected
+                           * (...), fell back to pixel; source msaa" / "pixel mode" */
     double capture_ms, encode_ms, tree_ms; /* timings of the phases that ran */
 };
 
@@ -63,6 +63,11 @@ wa_err observe_window(const struct wa_backend *b, uint64_t hwnd, const struct ob
 /* Observes a rectangle of the screen (a monitor) as an image. */
 wa_err observe_screen(const struct wa_backend *b, struct wa_rect r, const struct observe_opts *o,
                       const struct observe_capture *cap, struct observation *out);
+
+/* One line per interactive element of t left without a name by every fallback, for
+ * the log: `DEBUG: unnamed Button hwnd=0x0 autoId="" class="Button" bounds=[l,t][r,b]`
+ * (pixels), each ending in a newline. */
+wa_err observe_unnamed_lines(const struct wa_tree *t, struct dynbuf *out);
 
 /* Encodes img (downscaled to max_edge) into out's png/base64 fields. */
 wa_err observation_set_image(struct observation *out, const struct wa_image *img, int max_edge);

@@ -123,6 +123,26 @@ static void observation_for_model(const struct observation *o, struct dynbuf *te
     }
 }
 
+/* agent.log's DEBUG lines behind a window observation's verdict: the interactive
+ * elements of its tree that have no name. */
+static void log_unnamed_elements(struct run *r, const struct observation *o)
+{
+    const struct wa_tree *t = session_tree(r->ses);
+    if (!t)
+        return;
+    if (!o->hwnd || t->hwnd != o->hwnd)
+        return; /* a monitor, or no tree of this window */
+    struct dynbuf lines;
+    dynbuf_init(&lines, 1u << 20);
+    if (observe_unnamed_lines(t, &lines) == WA_E_OK) {
+        for (const char *line = dynbuf_str(&lines), *end; *line; line = end + 1) {
+            end = strchr(line, '\n');
+            steplog_note(&r->log, "%.*s", (int)(end - line), line);
+        }
+    }
+    dynbuf_cleanup(&lines);
+}
+
 /* Saves an observation's files; returns the file name (heap) or NULL. */
 static char *save_observation(struct run *r, int step, const char *action,
                               const struct observation *o)
@@ -325,6 +345,7 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
         char *file = save_observation(r, step, action, &res.obs);
         cJSON_AddItemToObject(trace, "observation", observation_trace(&res.obs, file));
         steplog_note(&r->log, "observation: %s", res.obs.verdict);
+        log_unnamed_elements(r, &res.obs);
         free(file);
     }
     if (res.has_annotate) {
@@ -468,6 +489,7 @@ static void first_turn(struct run *r)
         cJSON_AddItemToObject(trace, "observation", observation_trace(&res.obs, file));
         free(file);
         steplog_progress(&r->log, "[step 0/%d] observe -> %s", r->cfg->max_steps, res.obs.verdict);
+        log_unnamed_elements(r, &res.obs);
         observation_for_model(&res.obs, &text, &img, &has_img);
     } else {
         steplog_progress(&r->log, "[step 0/%d] no first observation: %s", r->cfg->max_steps,

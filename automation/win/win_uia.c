@@ -1,7 +1,7 @@
 /* The UI Automation tree source and UIA pattern actions. Wine 8 does not register
- * CUIAutomation (REGDB_E_CLASSNOTREG), so under Wine only the "unavailable" path
- * runs; the mapping of the cached values lives in automation/uia_types.c, where it is
- * unit tested. */
+ * CUIAutomation (REGDB_E_CLASSNOTREG): the wine.uia_* tests run this code against a
+ * scripted UI Automation client (tests/uia_fake). The mapping of the cached values
+ * lives in automation/uia_types.c, where it is unit tested. */
 #define COBJMACROS
 #include <windows.h>
 #include <ole2.h>
@@ -18,12 +18,21 @@
 #include "automation/win/win_msaa.h"
 #include "automation/win/win_uia.h"
 #include "automation/win/win_utf8.h"
+#include "base/os.h"
 
 _Static_assert(UIA_TYPE_ID_FIRST == UIA_ButtonControlTypeId, "UIA control type ids");
 _Static_assert(UIA_TYPE_ID_LAST == UIA_AppBarControlTypeId, "UIA control type ids");
 
 #define SCOPE_SUBTREE  (TreeScope_Element | TreeScope_Children | TreeScope_Descendants)
 #define SCOPE_CHILDREN (TreeScope_Element | TreeScope_Children)
+#define MIN_CALL_MS    100 /* a request with less time than this left is not started */
+/* UI Automation's own limit on one pattern call: under the action's 5 s (win_actions.c),
+ * so that a slow provider comes back as UIA_E_TIMEOUT rather than an abandoned job. */
+#define ACTION_CALL_MS 4000
+
+#ifndef UIA_E_TIMEOUT
+#define UIA_E_TIMEOUT ((HRESULT)0x80131505)
+#endif
 
 /* Every property info() reads, cached in one request. */
 static const PROPERTYID cached_props[] = {
@@ -73,6 +82,7 @@ struct uia_el {
     IUIAutomationElement *el;
     IUIAutomationElementArray *siblings;
     int index, count;
+    bool kids_cached; /* el's children are in its cache (no request needed for them) */
 };
 
 struct win_uia_ctx {
@@ -81,7 +91,8 @@ struct win_uia_ctx {
     HWND root;
     struct win_gate *gate;
     int budget_ms;
-    bool per_level; /* the subtree request was refused: one request per parent */
+    int64_t deadline; /* os_now_ms() when the budget is spent */
+    bool per_level;   /* the subtree request was refused: one request per parent */
 };
 
 /* ---- the process's IUIAutomation ---- */
@@ -275,15 +286,21 @@ static wa_err u_root(void *ctx, void **out)
     struct win_uia_ctx *c = ctx;
     IUIAutomationElement *el = NULL;
     *out = NULL;
-    /* The whole subtree in one request, given half the budget; then per level. */
+    /* The whole subtree in one request, given half the budget; then per level, with
+     * what is left of it (the caller's fallback after a failed walk needs time too). */
     set_timeouts(c->uia, c->budget_ms / 2 > 500 ? c->budget_ms / 2 : 500);
     win_gate_leave(c->gate);
     HRESULT hr = IUIAutomation_ElementFromHandleBuildCache(c->uia, c->root, c->subtree, &el);
     win_gate_enter(c->gate);
     if (FAILED(hr) || !el) {
         WIN_RELEASE(el);
+        int left = (int)(c->deadline - os_now_ms());
+        if (left < MIN_CALL_MS)
+            return win_hr_fail(WA_E_TIMEOUT, hr,
+                               "UI Automation ElementFromHandleBuildCache "
+                               "(no time left for one request per level)");
         c->per_level = true;
-        set_timeouts(c->uia, c->budget_ms);
+        set_timeouts(c->uia, left);
         win_gate_leave(c->gate);
         hr = IUIAutomation_ElementFromHandleBuildCache(c->uia, c->root, c->children, &el);
         win_gate_enter(c->gate);
@@ -292,8 +309,28 @@ static wa_err u_root(void *ctx, void **out)
         WIN_RELEASE(el);
         return win_hr_fail(WA_E_ACTION_FAILED, hr, "UI Automation ElementFromHandleBuildCache");
     }
-    *out = handle_new(el, NULL, 0, 1);
-    return *out ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+    struct uia_el *h = handle_new(el, NULL, 0, 1);
+    if (!h)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    h->kids_cached = true; /* by either request */
+    *out = h;
+    return WA_E_OK;
+}
+
+/* A handle for the first element of kids from index `from` on that can be had: one
+ * that fails is skipped, as the walk skips what it cannot read. *out NULL when none. */
+static wa_err handle_from(IUIAutomationElementArray *kids, int from, int count, void **out)
+{
+    *out = NULL;
+    for (int i = from; kids && i < count; i++) {
+        IUIAutomationElement *el = NULL;
+        if (SUCCEEDED(IUIAutomationElementArray_GetElement(kids, i, &el)) && el) {
+            *out = handle_new(el, kids, i, count);
+            return *out ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+        }
+        WIN_RELEASE(el);
+    }
+    return WA_E_OK;
 }
 
 static wa_err u_first_child(void *ctx, void *handle, void **out)
@@ -303,7 +340,7 @@ static wa_err u_first_child(void *ctx, void *handle, void **out)
     IUIAutomationElement *updated = NULL, *from = h->el;
     IUIAutomationElementArray *kids = NULL;
     *out = NULL;
-    if (c->per_level) {
+    if (c->per_level && !h->kids_cached) {
         win_gate_leave(c->gate);
         HRESULT hr = IUIAutomationElement_BuildUpdatedCache(h->el, c->children, &updated);
         win_gate_enter(c->gate);
@@ -316,10 +353,7 @@ static wa_err u_first_child(void *ctx, void *handle, void **out)
     int count = 0;
     if (SUCCEEDED(IUIAutomationElement_GetCachedChildren(from, &kids)) && kids)
         IUIAutomationElementArray_get_Length(kids, &count);
-    IUIAutomationElement *first = NULL;
-    if (count > 0 && SUCCEEDED(IUIAutomationElementArray_GetElement(kids, 0, &first)) && first)
-        *out = handle_new(first, kids, 0, count);
-    wa_err e = count > 0 && first && !*out ? wa_fail(WA_E_NOMEM, "out of memory") : WA_E_OK;
+    wa_err e = handle_from(kids, 0, count, out);
     WIN_RELEASE(kids);
     WIN_RELEASE(updated);
     return e;
@@ -329,15 +363,7 @@ static wa_err u_next_sibling(void *ctx, void *handle, void **out)
 {
     (void)ctx;
     struct uia_el *h = handle;
-    *out = NULL;
-    for (int i = h->index + 1; h->siblings && i < h->count; i++) {
-        IUIAutomationElement *el = NULL;
-        if (SUCCEEDED(IUIAutomationElementArray_GetElement(h->siblings, i, &el)) && el) {
-            *out = handle_new(el, h->siblings, i, h->count);
-            return *out ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
-        }
-    }
-    return WA_E_OK;
+    return handle_from(h->siblings, h->index + 1, h->count, out);
 }
 
 static wa_err u_window_text(void *ctx, uint64_t hwnd, char **out)
@@ -399,6 +425,7 @@ wa_err win_uia_open(HWND root, struct win_gate *gate, int budget_ms, struct win_
     c->root = root;
     c->gate = gate;
     c->budget_ms = budget_ms > 0 ? budget_ms : 3000;
+    c->deadline = os_now_ms() + c->budget_ms;
     hr = new_request(uia, SCOPE_SUBTREE, &c->subtree);
     if (SUCCEEDED(hr))
         hr = new_request(uia, SCOPE_CHILDREN, &c->children);
@@ -429,7 +456,16 @@ HWND win_uia_hwnd(void *handle)
 
 static wa_err pattern_result(HRESULT hr, const char *what)
 {
-    return SUCCEEDED(hr) ? WA_E_OK : win_hr_fail(WA_E_ACTION_FAILED, hr, what);
+    if (SUCCEEDED(hr))
+        return WA_E_OK;
+    /* A call UI Automation stopped waiting for may still take effect in the provider:
+     * a timeout, not a failure, so that nobody clicks the element on top of it. */
+    if (hr == UIA_E_TIMEOUT)
+        return wa_fail(WA_E_TIMEOUT,
+                       "%s: the application did not answer within %d ms (the "
+                       "action may still happen)",
+                       what, ACTION_CALL_MS);
+    return win_hr_fail(WA_E_ACTION_FAILED, hr, what);
 }
 
 static void *pattern(IUIAutomationElement *el, PATTERNID id, REFIID iid)
@@ -538,6 +574,9 @@ wa_err win_uia_action(void *handle, enum wa_element_action a, const char *value,
     if (!el)
         return wa_fail(WA_E_UNSUPPORTED, "no UI Automation element");
     HRESULT hr;
+    IUIAutomation *uia = uia_instance(&hr); /* there: it made the element */
+    if (uia)
+        set_timeouts(uia, ACTION_CALL_MS); /* a walk left its own */
     for (size_t i = 0; i < sizeof action_patterns / sizeof action_patterns[0]; i++) {
         if (action_patterns[i].a != a)
             continue;

@@ -10,8 +10,9 @@
 
 /* Ops over a struct win_uia_ctx. The root is ElementFromHandleBuildCache with one
  * cache request for the whole subtree (every property the tree needs, so the walk
- * costs one cross-process call); when UIA refuses or times out on that, one
- * Element+Children request per parent. Children come from GetCachedChildren. */
+ * costs one cross-process call) within half the budget; when UIA refuses or times out
+ * on that, one Element+Children request per parent within what is left of it.
+ * Children come from GetCachedChildren; one that cannot be had is skipped. */
 extern const struct tree_source_ops win_uia_source;
 
 struct win_uia_ctx;

@@ -27,7 +27,8 @@
  *                  screen pixels), screen [width,height] of the primary monitor, focus,
  *                  foreground, controls {name: rect} (screen rects of
  *                  every control below, plus "target_red"/"target_green"/"target_blue"
- *                  on the canvas), menu {"File"|"Edit"|"Help": rect} (main panel only)
+ *                  on the canvas), control_hwnds {name: "0x.."} (the controls' window
+ *                  handles), menu {"File"|"Edit"|"Help": rect} (main panel only)
  *   click          control: button text | "owner1".."owner3"; keypad: control "key",
  *                  label "7". "double":true when the button reported BN_DOUBLECLICKED
  *                  (owner-drawn buttons turn a fast second click into that; it is still
@@ -771,27 +772,34 @@ static void paint_owner_button(const DRAWITEMSTRUCT *di, COLORREF face, int bord
     }
 }
 
-/* Writes "controls":{name:screen rect,...} for the children of parent. */
-static void line_controls(Line *l, HWND parent)
+/* Writes "controls":{name:screen rect,...} for the children of parent, or with
+ * handles "control_hwnds":{name:"0x..",...}. */
+static void line_controls(Line *l, HWND parent, bool handles)
 {
     wchar_t buf[64];
     bool first = true;
-    put_key(l, "controls");
+    put_key(l, handles ? "control_hwnds" : "controls");
     puts_(l, "{");
     for (HWND h = GetWindow(parent, GW_CHILD); h; h = GetWindow(h, GW_HWNDNEXT)) {
         const wchar_t *name = window_name(h, buf, 64);
         RECT rc;
+        char hs[32];
         if (!name)
             continue;
-        GetWindowRect(h, &rc);
         if (!first)
             puts_(l, ",");
         first = false;
         put_wstr(l, name);
         puts_(l, ":");
-        put_rect(l, &rc);
+        if (handles) {
+            snprintf(hs, sizeof hs, "\"0x%llx\"", (unsigned long long)(ULONG_PTR)h);
+            puts_(l, hs);
+        } else {
+            GetWindowRect(h, &rc);
+            put_rect(l, &rc);
+        }
     }
-    if (!g.keypad && parent == g.main) {
+    if (!handles && !g.keypad && parent == g.main) {
         /* The canvas targets, in screen pixels, to aim at without reading pixels. */
         static const struct {
             const char *name;
@@ -846,7 +854,8 @@ static void log_ready(const char *panel)
     line_pair(&l, "screen", GetSystemMetrics(SM_CXSCREEN), GetSystemMetrics(SM_CYSCREEN));
     line_str(&l, "focus", focus_name(fbuf, 64));
     line_bool(&l, "foreground", GetForegroundWindow() == g.main);
-    line_controls(&l, g.main);
+    line_controls(&l, g.main, false);
+    line_controls(&l, g.main, true);
     HMENU bar = GetMenu(g.main);
     if (bar) {
         put_key(&l, "menu");
@@ -979,7 +988,7 @@ static INT_PTR CALLBACK dialog_proc(HWND dlg, UINT msg, WPARAM wp, LPARAM lp)
         line_begin(&l, "dialog_open");
         line_hwnd(&l, "hwnd", dlg);
         line_rect(&l, "rect", &rc);
-        line_controls(&l, dlg);
+        line_controls(&l, dlg, false);
         line_end(&l);
         return FALSE; /* focus set above */
     }

@@ -278,9 +278,22 @@ class LoopRuns(unittest.TestCase):
             reqs = list(fake.requests)
         self.assertEqual(r.code, 0, r.err)
         self.assertEqual(reqs[1]["expect_failures"], [])
+        verdict = ("auto: tree rejected (3 interactive elements but none has Name), "
+                   "fell back to pixel; source fake")
         with open(os.path.join(r.run_dir(), "agent.log"), encoding="utf-8") as f:
-            self.assertIn("auto: tree rejected (3 interactive elements but none has Name), "
-                          "fell back to pixel", f.read())
+            log = f.read()
+        self.assertIn(verdict, log)
+        # The step's progress line carries the verdict, on stderr as in agent.log ...
+        step1 = [l for l in r.err.splitlines() if l.startswith("[step 1/")]
+        self.assertEqual(len(step1), 1, r.err)
+        self.assertIn("window_screenshot", step1[0])
+        self.assertTrue(step1[0].endswith("  | " + verdict), step1[0])
+        self.assertIn(step1[0], log)
+        # ... and agent.log names each unnamed interactive element.
+        debug = [l for l in log.splitlines() if "DEBUG: unnamed" in l]
+        self.assertEqual(len(debug), 3, log)
+        self.assertRegex(debug[0], r'DEBUG: unnamed Button hwnd=0x0 autoId="" class="" '
+                                   r'bounds=\[\d+,\d+\]\[\d+,\d+\]$')
         self.assertIn("step-01-window_screenshot.png", os.listdir(r.run_dir()))
 
     def test_dry_run_touches_nothing(self):
