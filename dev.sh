@@ -3,7 +3,9 @@
 #   ./dev.sh deps    install what the build and the tests need (apt packages, a
 #                    deb-src entry, the cross-built dependency cache)
 #   ./dev.sh build   build both targets: build/win64/winagent.exe and build/native/
-#   ./dev.sh test    deps + build + every test through ctest (unit, Wine, end-to-end)
+#   ./dev.sh test    deps + build + every test through ctest (lint, unit, the native tests
+#                    again under AddressSanitizer and UBSan, Wine, end-to-end)
+#   ./dev.sh lint    the format check and cppcheck (warnings are errors in every build)
 #   ./dev.sh demo    deps + build + the main job on a Wine desktop
 #   ./dev.sh bench   deps + build + the speed benchmark (medians and p95)
 #   ./dev.sh clean   remove build/ (the dependency cache stays; `clean --all` too)
@@ -15,7 +17,7 @@ apt_packages=(
     cmake make gcc pkg-config python3
     libcurl4-openssl-dev libcjson-dev libstb-dev zlib1g-dev libcmocka-dev
     mingw-w64 mingw-w64-tools libz-mingw-w64-dev libwine-dev dpkg-dev
-    wine wine64 xvfb xauth
+    wine wine64 xvfb xauth clang-format cppcheck
     chromium
 )
 
@@ -85,10 +87,20 @@ cmd_build() {
     cmake -S . -B build/win64 -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake \
         -DWINAGENT_LODEPNG_DIR="$lodepng_dir" -DWINAGENT_WIN64_PREFIX="$win64_prefix" >/dev/null
     cmake --build build/win64 -j "$jobs"
+    say "configuring and building native under AddressSanitizer and UBSan"
+    cmake -S . -B build/asan -DWINAGENT_LODEPNG_DIR="$lodepng_dir" -DWINAGENT_SANITIZE=ON \
+        >/dev/null
+    cmake --build build/asan -j "$jobs"
     say "configuring and building native"
     cmake -S . -B build/native -DWINAGENT_LODEPNG_DIR="$lodepng_dir" \
-        -DWINAGENT_WIN64_DIR="$root/build/win64" >/dev/null
+        -DWINAGENT_WIN64_DIR="$root/build/win64" -DWINAGENT_ASAN_DIR="$root/build/asan" >/dev/null
     cmake --build build/native -j "$jobs"
+}
+
+cmd_lint() {
+    [ -d build/native ] || cmd_build
+    bash tests/lint/format.sh
+    bash tests/lint/cppcheck.sh
 }
 
 cmd_test() {
@@ -116,10 +128,11 @@ cmd_clean() {
 
 case "${1:-}" in
     deps) cmd_deps ;;
+    lint) cmd_lint ;;
     build) cmd_build ;;
     test) shift; cmd_test "$@" ;;
     demo) shift; cmd_demo "$@" ;;
     bench) shift; cmd_bench "$@" ;;
     clean) shift; cmd_clean "$@" ;;
-    *) echo "usage: ./dev.sh deps|build|test|demo|bench|clean" >&2; exit 2 ;;
+    *) echo "usage: ./dev.sh deps|build|lint|test|demo|bench|clean" >&2; exit 2 ;;
 esac

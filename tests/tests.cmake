@@ -40,6 +40,22 @@ foreach(script ${native_tests})
     "WINAGENT_SRC=${CMAKE_SOURCE_DIR};WINAGENT_NATIVE_EXE=$<TARGET_FILE:winagent>;PYTHONPATH=${CMAKE_SOURCE_DIR}/tests/lib;PYTHONDONTWRITEBYTECODE=1")
 endforeach()
 
+# The lint: the format check and cppcheck (./dev.sh lint runs the same scripts).
+foreach(check format cppcheck)
+  add_test(NAME lint.${check} COMMAND bash ${CMAKE_SOURCE_DIR}/tests/lint/${check}.sh)
+  set_tests_properties(lint.${check} PROPERTIES TIMEOUT 300)
+endforeach()
+
+# The unit and native tests of the sanitizer build (build/asan), as one test here.
+set(WINAGENT_ASAN_DIR "" CACHE PATH "the native build with -DWINAGENT_SANITIZE=ON")
+if(WINAGENT_ASAN_DIR)
+  add_test(NAME sanitize.unit_and_native
+           COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${WINAGENT_ASAN_DIR}
+                   -R "^(unit|native)[.]" --output-on-failure)
+  set_tests_properties(sanitize.unit_and_native PROPERTIES TIMEOUT 1500
+    ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;UBSAN_OPTIONS=print_stacktrace=1")
+endif()
+
 # Tests of the Windows product need its build folder.
 set(WINAGENT_WIN64_DIR "" CACHE PATH "build folder of the win64 build (for build.* and wine.* tests)")
 if(WINAGENT_WIN64_DIR)

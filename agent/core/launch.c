@@ -1,6 +1,7 @@
 /* Launch classification: what will run, and whether it needs the shell permission. */
 #include "agent/core/launch.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,12 +152,16 @@ void launch_plan_cleanup(struct launch_plan *p)
     memset(p, 0, sizeof *p);
 }
 
-static void needs(struct launch_plan *p, const char *fmt, const char *a, const char *b)
+static void needs(struct launch_plan *p, const char *fmt, ...) WA_PRINTF(2, 3);
+static void needs(struct launch_plan *p, const char *fmt, ...)
 {
     if (p->needs_shell)
         return;
     p->needs_shell = true;
-    snprintf(p->reason, sizeof p->reason, fmt, a, b ? b : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->reason, sizeof p->reason, fmt, ap);
+    va_end(ap);
 }
 
 /* Splits command into program and arguments. */
@@ -219,13 +224,13 @@ wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct
         goto fail;
     const char *prog = out->program;
     if (out->args)
-        needs(out, "it is a command line with arguments (\"%.60s\" ...)", out->args, NULL);
+        needs(out, "it is a command line with arguments (\"%.60s\" ...)", out->args);
     if (is_protocol(prog))
-        needs(out, "%.80s is a URL or protocol handler%s", prog, NULL);
+        needs(out, "%.80s is a URL or protocol handler", prog);
     if (launch_is_interpreter(prog))
-        needs(out, "%.80s is a shell, script host or interpreter%s", base_name(prog), NULL);
+        needs(out, "%.80s is a shell, script host or interpreter", base_name(prog));
     if (launch_is_script(prog))
-        needs(out, "%.80s is a script, shortcut or indirection%s", base_name(prog), NULL);
+        needs(out, "%.80s is a script, shortcut or indirection", base_name(prog));
     e = backend_resolve_program(be, prog, &out->path, &out->runs);
     if (e == WA_E_ELEMENT_NOT_FOUND && out->needs_shell)
         e = WA_E_OK; /* the shell is refused anyway, or will say so itself */

@@ -464,7 +464,7 @@ static bool parse_bounds(struct loader *l, const char *where, const cJSON *v, st
 {
     if (!v)
         return true;
-    double b[4];
+    double b[4] = {0};
     int i = 0;
     const cJSON *x;
     if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 4)

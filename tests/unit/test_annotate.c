@@ -161,7 +161,7 @@ static void glyphs_for_label_characters(void **state)
     (void)state;
     const char *chars = "(0123456789,)";
     size_t n = strlen(chars);
-    uint64_t shapes[16];
+    uint64_t shapes[16] = {0};
     for (size_t i = 0; i < n; i++) {
         uint64_t bits = 0;
         for (int row = 0; row < FONT_GLYPH_H; row++)

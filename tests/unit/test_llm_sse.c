@@ -38,7 +38,7 @@ static char *parse_split(const char *text, size_t len, const size_t *cuts, size_
     sse_init(&p, 4096, collect, &s);
     size_t at = 0;
     for (size_t i = 0; i <= n_cuts; i++) {
-        size_t end = i < n_cuts ? cuts[i] : len;
+        size_t end = cuts && i < n_cuts ? cuts[i] : len;
         assert_int_equal(sse_feed(&p, text + at, end - at), WA_E_OK);
         at = end;
     }
