@@ -14,6 +14,10 @@ static wa_err pattern(struct call *k, size_t i, enum wa_element_action a, const 
 {
     const struct wa_node *n = &k->s->tree.nodes[i];
     const char *via = NULL;
+    /* A disabled control takes no pattern call, and a click on it does nothing: say so
+     * instead of reporting a click that changed nothing as done. */
+    if ((n->states & WA_ST_DISABLED) && a != WA_ACT_FOCUS)
+        return wa_fail(WA_E_ACTION_FAILED, "%s \"%.80s\" is disabled", n->type, n->name);
     wa_err e = send_element(k, i, a, value, &via);
     if (e == WA_E_UNSUPPORTED || (e == WA_E_ACTION_FAILED && a != WA_ACT_SET_VALUE)) {
         if (wa_rect_empty(n->bounds))

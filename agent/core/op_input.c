@@ -99,6 +99,9 @@ static wa_err click(struct call *k, enum wa_button b, int count)
     wa_err e = aim_at(k, ARG_ELEMENT, ARG_X, ARG_Y, true, &a);
     if (e)
         return e;
+    if (k->r->has_element && (k->r->element.states & WA_ST_DISABLED))
+        op_result_note(k->r, "%s \"%.80s\" is disabled: the click may do nothing",
+                       k->r->element.type, k->r->element.name);
     call_summary(k, "%s (%d,%d)", k->name, a.nx, a.ny);
     report_point(k, &a);
     annotate(k, &a, NULL);

@@ -169,10 +169,13 @@ void cli_usage(const struct op_def *op, char *out, size_t cap)
         const struct arg_def *d = arg_def(u->arg);
         char upper[48], flag[48];
         flag_name(d->name, flag, sizeof flag);
+        /* the placeholder: REF for elements, SEL for windows, else the name in capitals */
+        const char *shown = d->type == ARG_T_ELEMENT  ? "ref"
+                            : d->type == ARG_T_WINDOW ? "sel"
+                                                      : d->name;
         size_t j = 0;
-        for (; d->name[j] && j + 1 < sizeof upper; j++)
-            upper[j] =
-                (char)(d->name[j] >= 'a' && d->name[j] <= 'z' ? d->name[j] - 32 : d->name[j]);
+        for (; shown[j] && j + 1 < sizeof upper; j++)
+            upper[j] = (char)(shown[j] >= 'a' && shown[j] <= 'z' ? shown[j] - 32 : shown[j]);
         upper[j] = '\0';
         bool req = op_arg_required(u->flags, false);
         const char *fmt = (u->flags & OPA_POS)    ? (req ? " %s" : " [%s]")

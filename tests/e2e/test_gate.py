@@ -193,6 +193,23 @@ class PointsAndWindows(unittest.TestCase):
         self.assertEqual(json.loads(r.stdout)["error"]["code"], "window_not_found")
 
 
+class KeysStayHome(unittest.TestCase):
+    def test_shell_commands_and_launched_programs_get_no_key(self):
+        key = "sk-gate-KEY-never-inherited"
+        steps = [{"tool_calls": [tool_call({"command": "echo [%LLM_API_KEY%][%OTHER_API_KEY%]"},
+                                           name="powershell")]},
+                 final("done")]
+        with fake_llm({"steps": steps}) as fake:
+            run = AgentRun(fake, key=key, env={"WINAGENT_SHELL": "cmd.exe /c",
+                                               "OTHER_API_KEY": "also-secret"}).run()
+        self.assertEqual(run.code, 0, run.err)
+        out = run.results()[0]["data"]["stdout"]
+        # cmd leaves an undefined variable as it was written
+        self.assertIn("[%LLM_API_KEY%][%OTHER_API_KEY%]", out)
+        self.assertNotIn(key, out)
+        watest.assert_secret_absent(self, run.log_dir, key)
+
+
 class LaunchIsNotAShell(unittest.TestCase):
     def test_a_command_line_needs_the_shell_permission(self):
         tmp = tempfile.mkdtemp(prefix="wa-gate-launch-")

@@ -195,6 +195,35 @@ class TcpTransport(unittest.TestCase):
         s.sendall(json.dumps(request).encode() + b"\n")
         return json.loads(f.readline())
 
+    def test_two_clients_at_once_never_interleave_their_typing(self):
+        # Each client presses a sequence of its own letter into testapp's edit at the
+        # same moment (a pause between chords); the core serialises input, so each
+        # sequence arrives whole.
+        with TestApp() as app:
+            a, b = self.connect(), self.connect()
+            hwnd = app.ready["hwnd"]
+            token = self.hello["token"]
+            results = {}
+
+            def client(conn, letter):
+                results[letter] = self.ask(conn, {
+                    "id": letter, "token": token, "command": "keys",
+                    "params": {"window": hwnd, "keys": " ".join([letter] * 12)}})
+
+            import threading
+            threads = [threading.Thread(target=client, args=(a, "a")),
+                       threading.Thread(target=client, args=(b, "b"))]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(120)
+            self.assertTrue(all(results[x]["success"] for x in "ab"), results)
+            done = app.wait_event(lambda e: e.get("event") == "text_changed"
+                                  and len(e.get("text", "")) == 24, timeout=20)
+            self.assertIn(done["text"], ("a" * 12 + "b" * 12, "b" * 12 + "a" * 12), done)
+            for conn in (a, b):
+                conn[0].close()
+
     def test_token_and_requests(self):
         token = self.hello["token"]
         self.assertRegex(token, r"^[0-9a-f]{32}$")
