@@ -44,7 +44,7 @@ int tree_add_node(struct wa_tree *t, int parent, const struct tree_element_info 
 {
     if (t->count == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
-        struct wa_node *p = realloc(t->nodes, cap * sizeof *p);
+        struct wa_node *p = wa_reallocarray(t->nodes, cap, sizeof *p);
         if (!p)
             return -1;
         t->nodes = p;

@@ -1,6 +1,7 @@
 /* base/os.h for POSIX systems (the native build). */
 #include "base/dynbuf.h"
 #include "base/os.h"
+#include "base/str.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -317,7 +318,7 @@ wa_err os_list_dir(const char *path, struct os_dir_list *out)
             continue;
         if (out->count == cap) {
             size_t ncap = cap ? cap * 2 : 16;
-            char **p = realloc(out->names, ncap * sizeof *p);
+            char **p = wa_reallocarray(out->names, ncap, sizeof *p);
             if (!p) {
                 e = wa_fail(WA_E_NOMEM, "out of memory listing %s", path);
                 break;

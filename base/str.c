@@ -1,6 +1,7 @@
 /* Small string helpers: copies, ASCII case folding, wildcards. */
 #include "base/str.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,4 +93,12 @@ bool str_set(char **dst, const char *src)
     free(*dst);
     *dst = copy;
     return true;
+}
+
+void *wa_reallocarray(void *ptr, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    size_t bytes = n * size;
+    return realloc(ptr, bytes > 0 ? bytes : 1);
 }

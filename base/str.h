@@ -17,6 +17,10 @@ bool str_icontains(const char *haystack, const char *needle);
 bool str_starts_with(const char *s, const char *prefix);
 /* Wildcard match, '*' any run and '?' one byte, ASCII case-insensitive. */
 bool str_wildcard(const char *pattern, const char *s);
+/* realloc of n elements of size bytes; NULL (ptr untouched) when n * size overflows or
+ * memory runs out. Every growing array goes through it. */
+void *wa_reallocarray(void *ptr, size_t n, size_t size);
+
 /* Replaces *dst with a copy of src (freeing the old one); false when out of memory. */
 bool str_set(char **dst, const char *src);
 

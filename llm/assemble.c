@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "llm/text.h"
+#include "base/str.h"
 
 void llm_ids_init(struct llm_ids *ids, uint32_t seed)
 {
@@ -91,7 +92,7 @@ wa_err asm_new_call(struct reply_asm *a, struct asm_call **out)
         size_t cap = a->cap_calls ? a->cap_calls * 2 : 4;
         if (cap > 4096)
             return wa_fail(WA_E_TOO_LARGE, "reply has more than 4096 tool calls");
-        struct asm_call *p = realloc(a->calls, cap * sizeof *p);
+        struct asm_call *p = wa_reallocarray(a->calls, cap, sizeof *p);
         if (!p)
             return wa_fail(WA_E_NOMEM, "out of memory");
         a->calls = p;

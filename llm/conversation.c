@@ -4,6 +4,7 @@
 
 #include "llm/llm.h"
 #include "llm/text.h"
+#include "base/str.h"
 
 static void image_cleanup(struct llm_image *im)
 {
@@ -107,7 +108,7 @@ static struct llm_message *push(struct llm_conversation *c)
 {
     if (c->n_messages == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 16;
-        struct llm_message *p = realloc(c->messages, cap * sizeof *p);
+        struct llm_message *p = wa_reallocarray(c->messages, cap, sizeof *p);
         if (!p)
             return NULL;
         c->messages = p;

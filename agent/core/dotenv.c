@@ -33,7 +33,7 @@ static wa_err put(struct dotenv *d, char *key, char *value)
             d->items[i].value = value;
             return WA_E_OK;
         }
-    struct dotenv_entry *p = realloc(d->items, (d->count + 1) * sizeof *p);
+    struct dotenv_entry *p = wa_reallocarray(d->items, d->count + 1, sizeof *p);
     if (!p) {
         free(key);
         free(value);

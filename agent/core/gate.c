@@ -45,7 +45,7 @@ static wa_err add_entries(struct gate *g, const char *list)
             n--;
         if (n == 0)
             continue;
-        char **grown = realloc(g->restricted, (g->n_restricted + 1) * sizeof *grown);
+        char **grown = wa_reallocarray(g->restricted, g->n_restricted + 1, sizeof *grown);
         if (!grown)
             return wa_fail(WA_E_NOMEM, "out of memory");
         g->restricted = grown;

@@ -568,7 +568,7 @@ void op_result_note(struct op_result *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    char **grown = realloc(r->notes, (r->n_notes + 1) * sizeof *grown);
+    char **grown = wa_reallocarray(r->notes, r->n_notes + 1, sizeof *grown);
     if (!grown)
         return;
     r->notes = grown;

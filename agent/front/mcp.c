@@ -388,10 +388,16 @@ wa_err mcp_handle_line(struct mcp_server *s, const char *line, size_t len, struc
         return WA_E_OK;
     cJSON *msg = cJSON_ParseWithLength(line, len);
     cJSON *reply = NULL;
-    if (!msg) {
-        reply = error_response(NULL, RPC_PARSE_ERROR, "Parse error");
-    } else if (cJSON_IsArray(msg)) { /* a batch (protocol 2024-11-05) */
-        if (cJSON_GetArraySize(msg) == 0) {
+    if (!msg || memchr(line, '\0', len)) { /* a NUL would end the text early: never valid */
+        reply = error_response(NULL, RPC_PARSE_ERROR,
+                               msg ? "Parse error: a NUL byte in the message" : "Parse error");
+    } else if (cJSON_IsArray(msg)) { /* a batch: protocols 2024-11-05 and 2025-03-26 only */
+        if (!s->version || strcmp(s->version, "2025-06-18") >= 0) {
+            char why[160];
+            snprintf(why, sizeof why, "Invalid Request: batches are not part of protocol %s",
+                     s->version ? s->version : "negotiation (initialize comes alone)");
+            reply = error_response(NULL, RPC_INVALID_REQUEST, why);
+        } else if (cJSON_GetArraySize(msg) == 0) {
             reply = error_response(NULL, RPC_INVALID_REQUEST, "Invalid Request: empty batch");
         } else {
             reply = cJSON_CreateArray();
@@ -429,23 +435,25 @@ wa_err mcp_handle_line(struct mcp_server *s, const char *line, size_t len, struc
  * WA_E_IO at end of input (a last line without a newline is still returned first). */
 static wa_err read_line(FILE *in, struct dynbuf *line)
 {
-    char chunk[65536];
-    bool too_large = false;
+    char chunk[4096];
+    bool too_large = false, any = false;
     dynbuf_reset(line);
     for (;;) {
-        if (!fgets(chunk, sizeof chunk, in)) {
-            if (line->len > 0 || too_large)
-                return too_large ? WA_E_TOO_LARGE : WA_E_OK;
-            return WA_E_IO;
-        }
-        size_t n = strlen(chunk);
-        bool end = n > 0 && chunk[n - 1] == '\n';
-        if (!too_large && dynbuf_add(line, chunk, end ? n - 1 : n) != WA_E_OK) {
+        /* Byte by byte from stdio's buffer: a NUL in a line stays in it (and makes it a
+         * parse error) instead of cutting it short. */
+        size_t n = 0;
+        int c = EOF;
+        while (n < sizeof chunk && (c = getc(in)) != EOF && c != '\n')
+            chunk[n++] = (char)c;
+        any = any || n > 0 || c == '\n';
+        if (!too_large && n && dynbuf_add(line, chunk, n) != WA_E_OK) {
             too_large = true;
             dynbuf_reset(line);
         }
-        if (end)
+        if (c == '\n' || (c == EOF && any))
             return too_large ? WA_E_TOO_LARGE : WA_E_OK;
+        if (c == EOF)
+            return WA_E_IO;
     }
 }
 

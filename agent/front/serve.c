@@ -283,7 +283,7 @@ static struct seen_file *seen_entry(struct serve_ipc *s, const char *name)
     for (size_t i = 0; i < s->n_seen; i++)
         if (strcmp(s->seen[i].name, name) == 0)
             return &s->seen[i];
-    struct seen_file *grown = realloc(s->seen, (s->n_seen + 1) * sizeof *grown);
+    struct seen_file *grown = wa_reallocarray(s->seen, s->n_seen + 1, sizeof *grown);
     if (!grown)
         return NULL;
     s->seen = grown;

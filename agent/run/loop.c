@@ -80,7 +80,7 @@ static uint64_t observation_hash(const struct observation *o)
 
 static void remember_observation(struct run *r, const char *trimmed)
 {
-    struct obs_ref *p = realloc(r->obs, (r->n_obs + 1) * sizeof *p);
+    struct obs_ref *p = wa_reallocarray(r->obs, r->n_obs + 1, sizeof *p);
     if (!p)
         return;
     r->obs = p;

@@ -116,7 +116,7 @@ static bool list_add(struct el_list *l, struct el_desc *d)
 {
     if (l->count == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
-        struct el_desc *p = realloc(l->d, cap * sizeof *p);
+        struct el_desc *p = wa_reallocarray(l->d, cap, sizeof *p);
         if (!p) {
             WIN_RELEASE(d->acc);
             WIN_RELEASE(d->client);

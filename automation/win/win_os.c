@@ -11,6 +11,7 @@
 
 #include "automation/win/win_utf8.h"
 #include "base/os.h"
+#include "base/str.h"
 
 static HANDLE interrupt_event; /* manual-reset; set on any interrupt, wakes os_sleep_ms */
 
@@ -428,7 +429,7 @@ wa_err os_list_dir(const char *path, struct os_dir_list *out)
             continue;
         if (out->count == cap) {
             size_t ncap = cap ? cap * 2 : 16;
-            char **p = realloc(out->names, ncap * sizeof *p);
+            char **p = wa_reallocarray(out->names, ncap, sizeof *p);
             if (!p) {
                 e = wa_fail(WA_E_NOMEM, "out of memory listing %s", path);
                 break;

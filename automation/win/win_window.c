@@ -173,7 +173,7 @@ static BOOL CALLBACK collect_window(HWND h, LPARAM lp)
     struct hwnd_vec *vec = (struct hwnd_vec *)lp;
     if (vec->n == vec->cap) {
         size_t cap = vec->cap ? vec->cap * 2 : 128;
-        HWND *v = realloc(vec->v, cap * sizeof *v);
+        HWND *v = wa_reallocarray(vec->v, cap, sizeof *v);
         if (!v) {
             vec->oom = true;
             return FALSE;
