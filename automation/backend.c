@@ -228,6 +228,24 @@ wa_err backend_element_action(const struct wa_backend *b, struct wa_tree *t, siz
                                   : UNSUPPORTED(b, "use accessibility patterns");
 }
 
+wa_err backend_element_value(const struct wa_backend *b, struct wa_tree *t, size_t index,
+                             char **value)
+{
+    *value = NULL;
+    if (index >= t->count)
+        return wa_fail(WA_E_ELEMENT_NOT_FOUND, "no element %zu in the tree", index + 1);
+    return b && b->element_value ? b->element_value(t, index, value)
+                                 : UNSUPPORTED(b, "read values back");
+}
+
+wa_err backend_focused_value(const struct wa_backend *b, uint64_t *hwnd, char **value)
+{
+    *value = NULL;
+    *hwnd = 0;
+    return b && b->focused_value ? b->focused_value(hwnd, value)
+                                 : UNSUPPORTED(b, "read values back");
+}
+
 wa_err backend_run_shell(const struct wa_backend *b, const char *command, int timeout_ms,
                          size_t cap, struct wa_shell_result *out)
 {

@@ -140,6 +140,13 @@ struct wa_backend {
      * WA_E_UNSUPPORTED when no pattern path exists (the caller may click instead). */
     wa_err (*element_action)(struct wa_tree *t, size_t index, enum wa_element_action a,
                              const char *value, const char **via);
+    /* The current value of node `index`, read back from the application (UTF-8, heap).
+     * WA_E_UNSUPPORTED when the element exposes none; WA_E_DENIED for a password
+     * field, which is never read. */
+    wa_err (*element_value)(struct wa_tree *t, size_t index, char **value);
+    /* The same for the control that has the keyboard focus (in the foreground
+     * window); *hwnd is that control. */
+    wa_err (*focused_value)(uint64_t *hwnd, char **value);
 
     /* ---- shell ---- */
     /* Runs command through the configured shell (WINAGENT_SHELL, default PowerShell),
@@ -181,6 +188,9 @@ wa_err backend_get_tree(const struct wa_backend *b, uint64_t hwnd, const struct 
                         struct wa_tree *out);
 wa_err backend_element_action(const struct wa_backend *b, struct wa_tree *t, size_t index,
                               enum wa_element_action a, const char *value, const char **via);
+wa_err backend_element_value(const struct wa_backend *b, struct wa_tree *t, size_t index,
+                             char **value);
+wa_err backend_focused_value(const struct wa_backend *b, uint64_t *hwnd, char **value);
 wa_err backend_run_shell(const struct wa_backend *b, const char *command, int timeout_ms,
                          size_t cap, struct wa_shell_result *out);
 

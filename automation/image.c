@@ -189,3 +189,34 @@ uint32_t image_pixel_rgb(const struct wa_image *img, int x, int y)
     uint32_t b = img->bgra ? p[0] : p[2];
     return r << 16 | g << 8 | b;
 }
+
+bool image_changed(const struct wa_image *a, const struct wa_image *b, struct wa_rect *box)
+{
+    struct wa_rect none = {0, 0, 0, 0};
+    if (box)
+        *box = none;
+    if (!a->px || !b->px || a->width != b->width || a->height != b->height)
+        return true;
+    int left = a->width, top = a->height, right = -1, bottom = -1;
+    size_t stride = (size_t)a->width * 4;
+    for (int y = 0; y < a->height; y++) {
+        const uint8_t *ra = a->px + (size_t)y * stride, *rb = b->px + (size_t)y * stride;
+        if (memcmp(ra, rb, stride) == 0)
+            continue;
+        for (int x = 0; x < a->width; x++) {
+            const uint8_t *pa = ra + (size_t)x * 4, *pb = rb + (size_t)x * 4;
+            if (pa[0] == pb[0] && pa[1] == pb[1] && pa[2] == pb[2])
+                continue;
+            left = x < left ? x : left;
+            right = x > right ? x : right;
+            top = y < top ? y : top;
+            bottom = y > bottom ? y : bottom;
+        }
+    }
+    if (right < 0)
+        return false;
+    if (box)
+        *box = (struct wa_rect){left, top, right + 1, bottom + 1};
+    /* A blinking caret is a line one or two pixels wide: not a change of the window. */
+    return right - left + 1 >= IMAGE_CHANGE_MIN_WIDTH;
+}

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "automation/coords.h"
 #include "base/dynbuf.h"
 #include "base/error.h"
 
@@ -62,6 +63,12 @@ void image_annotate_box(struct wa_image *img, int left, int top, int right, int 
 
 /* Fills [left,right) x [top,bottom), clipped to the image, with 0xRRGGBB (opaque). */
 void image_fill_rect(struct wa_image *img, int left, int top, int right, int bottom, uint32_t rgb);
+
+/* Whether two captures of one window differ in a way a person would see: a changed
+ * region at least IMAGE_CHANGE_MIN_WIDTH pixels wide (a blinking caret is not). Images
+ * of different sizes differ. *box (may be NULL) gets the changed region. */
+#define IMAGE_CHANGE_MIN_WIDTH 4
+bool image_changed(const struct wa_image *a, const struct wa_image *b, struct wa_rect *box);
 
 /* Reads the pixel at (x, y) as 0xRRGGBB whatever the channel order. */
 uint32_t image_pixel_rgb(const struct wa_image *img, int x, int y);

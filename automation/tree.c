@@ -365,6 +365,8 @@ static wa_err format_node(const struct wa_tree *t, size_t i, int base_depth, boo
             e = dynbuf_addf(out, " %s", words[k].word);
     if (!e && offscreen)
         e = dynbuf_adds(out, " offscreen");
+    if (!e && n->is_new)
+        e = dynbuf_adds(out, " new");
     if (!e && verbose && !wa_rect_empty(n->bounds))
         e = dynbuf_addf(out, " bounds=[%d,%d][%d,%d]", n->bounds.left, n->bounds.top,
                         n->bounds.right, n->bounds.bottom);

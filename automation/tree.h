@@ -60,6 +60,7 @@ struct wa_node {
     unsigned patterns;     /* enum wa_pattern bits */
     uint64_t hwnd;         /* native window handle, 0 for virtual elements */
     long child_id;         /* MSAA child id (0 = the object itself) */
+    bool is_new;           /* appeared since the observation before the action (tree_diff) */
     void *handle;          /* the source's element, owned by the tree; released by it */
 };
 

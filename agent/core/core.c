@@ -181,6 +181,17 @@ uint64_t session_target(const struct session *s)
 
 /* ---- shared by the operations ---- */
 
+static bool window_exists_quietly(struct call *k, uint64_t hwnd)
+{
+    struct wa_window w;
+    if (backend_window_info(k->be, hwnd, &w) != WA_E_OK) {
+        wa_err_clear();
+        return false;
+    }
+    wa_window_cleanup(&w);
+    return true;
+}
+
 void call_summary(struct call *k, const char *fmt, ...)
 {
     va_list ap;
@@ -254,6 +265,7 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     s->frame = k->r->obs.frame;
     s->have_frame = !wa_rect_empty(s->frame);
     s->target = hwnd;
+    s->marked = k->r->obs.marked;
     tree_cleanup(&s->tree);
     s->tree = tree;
     s->have_tree = tree.count > 0;
@@ -271,6 +283,7 @@ wa_err call_observe_screen(struct call *k, struct wa_rect r, const struct observ
     s->frame = r;
     s->have_frame = true;
     s->target = 0;
+    s->marked = false;
     tree_cleanup(&s->tree);
     s->have_tree = false;
     return WA_E_OK;
@@ -391,7 +404,8 @@ static cJSON *audit_params(const struct op_request *q)
 
 /* ---- perform ---- */
 
-/* After an acting call: the pause, the observation or image, the fresh state. */
+/* After an acting call: the wait for its effect, the look after it and what changed,
+ * the observation or image, the fresh state. */
 static void after_action(struct call *k)
 {
     struct session *s = k->s;
@@ -399,20 +413,25 @@ static void after_action(struct call *k)
     struct op_result *r = k->r;
     bool image = op_request_has(q, ARG_SCREENSHOT) ? q->screenshot : s->o.after == AFTER_IMAGE;
     bool observe = s->o.after == AFTER_OBSERVE;
-    bool state = q->return_state;
-    if ((image || observe || state) && s->o.settle_ms > 0 && !k->dry)
-        os_sleep_ms(s->o.settle_ms);
-    if (observe) {
-        /* A fresh look at whatever is in front now, so the model can verify. */
-        uint64_t hwnd = s->pinned;
-        wa_err e = hwnd ? WA_E_OK : backend_target_window(k->be, &hwnd);
-        if (!e)
-            e = call_observe(k, hwnd, &s->o.observe);
-        if (e)
-            op_result_note(r, "no observation after acting: %s",
-                           *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
-    }
+    bool input = (q->op->flags & (OPF_INPUT | OPF_WINDOWS)) != 0;
+    if (!k->dry && !k->settled && input)
+        call_settle(k);
+    uint64_t after = call_after_window(k);
+    if (input && !k->dry)
+        call_keep_tree_before(k);
+    wa_err e = WA_E_OK;
+    if (after && observe)
+        e = call_observe(k, after, &s->o.observe);
+    else if (after && input && !k->dry)
+        e = call_fresh_tree(k, after); /* the look after, for what changed */
+    if (e)
+        op_result_note(r, "no look at the window after acting: %s",
+                       *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+    if (input && !k->dry)
+        call_report_changes(k);
     uint64_t win = r->hwnd ? r->hwnd : s->pinned ? s->pinned : s->target;
+    if (!win || !window_exists_quietly(k, win))
+        win = after;
     struct wa_window w;
     if (win && backend_window_info(k->be, win, &w) == WA_E_OK) {
         r->window_state = w;
@@ -422,11 +441,11 @@ static void after_action(struct call *k)
     }
     if (image && win && call_image(k, win, (struct wa_rect){0, 0, 0, 0}, s->o.observe.max_edge))
         op_result_note(r, "no screenshot after acting: %s", wa_err_detail());
-    if (state && win) {
+    if (q->return_state && win) {
         struct dynbuf text;
         dynbuf_init(&text, 16u << 20);
         struct tree_format_opts fo = {.max_depth = -1, .scope = -1};
-        wa_err e = call_fresh_tree(k, win);
+        e = s->have_tree && s->tree.hwnd == win ? WA_E_OK : call_fresh_tree(k, win);
         if (!e)
             e = tree_format(&s->tree, &fo, &text);
         if (!e && s->o.refs)
@@ -506,10 +525,13 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
             os_mutex_unlock(c->input);
     }
     bool locked = !e && input;
+    if (!e && input && !k.dry)
+        look_before(&k);
     if (!e) {
         int64_t t0 = os_now_ms();
         e = op->perform(&k);
-        r->action_ms = (double)(os_now_ms() - t0);
+        /* the read back is settle; the debug image is its own phase */
+        r->action_ms = (double)(os_now_ms() - t0) - r->settle_ms - r->annotate_ms;
     }
     r->dry_run = k.dry;
     if (!e && acts)
@@ -528,6 +550,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         audit(&k, e);
     if (e) /* the audit may have read windows: the detail stays the operation's */
         wa_fail(e, "%s", r->message);
+    look_cleanup(&k.before);
     os_mutex_unlock(s->lock);
     return e;
 }

@@ -27,6 +27,7 @@ wa_err call_fresh_tree(struct call *k, uint64_t hwnd)
     s->frame = s->tree.frame;
     s->have_frame = !wa_rect_empty(s->frame);
     s->target = hwnd;
+    s->marked = false;
     k->fresh = true;
     return WA_E_OK;
 }

@@ -90,6 +90,83 @@ static wa_err observe_pixels(const struct wa_backend *b, uint64_t hwnd,
     return e;
 }
 
+/* An interactive element with a place inside the window: one a numbered mark can show. */
+static bool mark_shows(const struct wa_tree *t, size_t i)
+{
+    const struct wa_node *n = &t->nodes[i];
+    return i > 0 && tree_type_is_interactive(n->type) && !wa_rect_empty(n->bounds) &&
+           !(n->states & WA_ST_OFFSCREEN) && !wa_rect_empty(wa_rect_intersect(n->bounds, t->frame));
+}
+
+/* Whether the tree was rejected for unnamed interactive elements that have bounds. */
+static bool markable(const struct wa_tree *t)
+{
+    size_t unnamed = 0;
+    for (size_t i = 0; i < t->count; i++)
+        unnamed += mark_shows(t, i) && !*t->nodes[i].name;
+    return unnamed > 0;
+}
+
+void observe_draw_marks(const struct wa_tree *t, struct wa_image *img, struct wa_rect frame)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        if (!mark_shows(t, i))
+            continue;
+        const struct wa_rect r = t->nodes[i].bounds;
+        char label[24];
+        snprintf(label, sizeof label, "%zu", i + 1);
+        image_annotate_box(img, r.left - frame.left, r.top - frame.top, r.right - frame.left,
+                           r.bottom - frame.top, label);
+    }
+}
+
+/* The image with a numbered box on each interactive element, and the list of them in
+ * 0-999 of the frame, so the model can act on elements it sees but the tree cannot name. */
+static wa_err observe_marked(const struct wa_backend *b, uint64_t hwnd,
+                             const struct observe_opts *o, const struct observe_capture *cap,
+                             const struct wa_tree *tree, struct observation *out)
+{
+    struct wa_image img = {0};
+    struct wa_rect frame;
+    int64_t t0 = os_now_ms();
+    wa_err e = cap ? cap->window(cap->ctx, hwnd, &img, &frame)
+                   : backend_capture_window(b, hwnd, &img, &frame);
+    out->capture_ms = (double)(os_now_ms() - t0);
+    if (e)
+        return e;
+    observe_draw_marks(tree, &img, frame);
+    struct dynbuf text;
+    dynbuf_init(&text, TREE_TEXT_MAX);
+    e = dynbuf_adds(&text, "The image shows a numbered box on each interactive element; the "
+                           "numbers are element ids (act on one with \"element\": N):\n");
+    int w = wa_rect_width(frame), h = wa_rect_height(frame);
+    for (size_t i = 0; !e && i < tree->count; i++) {
+        if (!mark_shows(tree, i))
+            continue;
+        const struct wa_node *n = &tree->nodes[i];
+        struct wa_rect r = wa_rect_intersect(n->bounds, frame);
+        e = dynbuf_addf(&text, "[%zu] %s ", i + 1, n->type);
+        if (!e)
+            e = tree_quote(n->name, &text);
+        if (!e)
+            e = dynbuf_addf(&text, " bounds=[%d,%d][%d,%d]\n", pixel_to_norm(r.left, frame.left, w),
+                            pixel_to_norm(r.top, frame.top, h),
+                            pixel_to_norm(r.right - 1, frame.left, w),
+                            pixel_to_norm(r.bottom - 1, frame.top, h));
+    }
+    if (!e) {
+        out->frame = frame;
+        out->marked = true;
+        free(out->text);
+        out->text = dynbuf_take(&text);
+        e = out->text ? observation_set_image(out, &img, o->max_edge)
+                      : wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    dynbuf_cleanup(&text);
+    image_cleanup(&img);
+    return e;
+}
+
 wa_err observe_window(const struct wa_backend *b, uint64_t hwnd, const struct observe_opts *o,
                       const struct observe_capture *cap, struct observation *out,
                       struct wa_tree *tree)
@@ -130,6 +207,12 @@ wa_err observe_window(const struct wa_backend *b, uint64_t hwnd, const struct ob
         snprintf(out->verdict, sizeof out->verdict, "%s: tree %s (%s)%s", obs_mode_name(o->mode),
                  useful ? "accepted" : "sent although not useful", reason, source);
         return out->text ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    if (!e && markable(tree)) {
+        snprintf(out->verdict, sizeof out->verdict,
+                 "%s: tree rejected (%s), fell back to pixel%s, with numbered marks",
+                 obs_mode_name(o->mode), reason, source);
+        return observe_marked(b, hwnd, o, cap, tree, out);
     }
     snprintf(out->verdict, sizeof out->verdict, "%s: tree rejected (%s), fell back to pixel%s",
              obs_mode_name(o->mode), reason, source);

@@ -28,7 +28,9 @@ struct observation {
     enum obs_kind kind;
     struct wa_rect frame; /* what 0-999 spans: the window rect or the monitor rect */
     uint64_t hwnd;        /* the window observed; 0 for a monitor */
-    char *text;           /* OBS_TREE: the §5 text, exactly as sent */
+    char *text;           /* OBS_TREE: the §5 text, exactly as sent; OBS_IMAGE with marks:
+                           * the list of the numbered elements sent with the image */
+    bool marked;          /* OBS_IMAGE: interactive elements boxed and numbered with ids */
     struct dynbuf png;    /* OBS_IMAGE: the PNG, exactly as sent */
     char *png_base64;     /* OBS_IMAGE: the same, base64 */
     int width, height;    /* OBS_IMAGE: size of the image sent */
@@ -68,6 +70,10 @@ wa_err observe_screen(const struct wa_backend *b, struct wa_rect r, const struct
  * the log: `DEBUG: unnamed Button hwnd=0x0 autoId="" class="Button" bounds=[l,t][r,b]`
  * (pixels), each ending in a newline. */
 wa_err observe_unnamed_lines(const struct wa_tree *t, struct dynbuf *out);
+
+/* Draws the numbered marks of tree's interactive elements into img, a capture of
+ * frame (the debug image of a step shows the same marks as the model's image). */
+void observe_draw_marks(const struct wa_tree *t, struct wa_image *img, struct wa_rect frame);
 
 /* Encodes img (downscaled to max_edge) into out's png/base64 fields. */
 wa_err observation_set_image(struct observation *out, const struct wa_image *img, int max_edge);

@@ -28,6 +28,7 @@ static wa_err pattern(struct call *k, size_t i, enum wa_element_action a, const 
         via = "click";
         if (!e && a == WA_ACT_SET_VALUE) {
             struct wa_key_combo keys[1];
+            via = "click+select-all+type";
             keys_parse_combo("ctrl+a", &keys[0]);
             e = send_keys(k, keys, 1);
             if (!e && *value) {
@@ -36,10 +37,12 @@ static wa_err pattern(struct call *k, size_t i, enum wa_element_action a, const 
                 keys_parse_combo("delete", &keys[0]);
                 e = send_keys(k, keys, 1);
             }
-            via = "click+select-all+type";
         }
     }
     k->r->via = via;
+    /* A value set is read back until the control holds it. */
+    if (!e && a == WA_ACT_SET_VALUE && !k->dry)
+        e = call_verify_text(k, &i, NULL, value ? value : "", true);
     return e;
 }
 

@@ -1,5 +1,6 @@
 /* Mouse and keyboard operations: clicks, moves, drags, the wheel, typing, keys. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/core/perform.h"
@@ -70,11 +71,20 @@ static void report_point(struct call *k, const struct aim *a)
     r->py = a->py;
 }
 
+static void annotate_image(struct call *k, const struct aim *a, const struct aim *to);
+
 /* The debug image: the frame as it is now, with a crosshair where the action aims. */
 static void annotate(struct call *k, const struct aim *a, const struct aim *to)
 {
     if (!k->s->o.annotate)
         return;
+    int64_t t0 = os_now_ms();
+    annotate_image(k, a, to);
+    k->r->annotate_ms += (double)(os_now_ms() - t0);
+}
+
+static void annotate_image(struct call *k, const struct aim *a, const struct aim *to)
+{
     struct wa_rect frame;
     if (call_frame(k, &frame) != WA_E_OK)
         return;
@@ -83,6 +93,8 @@ static void annotate(struct call *k, const struct aim *a, const struct aim *to)
     struct wa_rect got;
     if (call_capture(k, 0, frame, &r->annotate, &got) != WA_E_OK)
         return;
+    if (k->s->marked && k->s->have_tree) /* the same marks the model was shown */
+        observe_draw_marks(&k->s->tree, &r->annotate, frame);
     char label[32];
     snprintf(label, sizeof label, "(%d,%d)", a->nx, a->ny);
     image_annotate_point(&r->annotate, a->px - frame.left, a->py - frame.top, label);
@@ -234,9 +246,9 @@ wa_err perform_type(struct call *k)
     const struct op_request *q = k->q;
     const char *text = q->text ? q->text : "";
     bool element = q->element.kind != EREF_NONE;
+    size_t i = 0;
     call_summary(k, "%s %zu chars%s", k->name, utf8_chars(text), element ? " into element" : "");
     if (element) {
-        size_t i;
         const char *via = NULL;
         wa_err e = call_element(k, ARG_ELEMENT, &i);
         if (!e)
@@ -245,7 +257,13 @@ wa_err perform_type(struct call *k)
             return e;
         k->r->via = via;
     }
-    return send_text(k, text);
+    /* What the control held, to see the text arrive in it. */
+    char *before = call_read_before(k, element ? &i : NULL);
+    wa_err e = send_text(k, text);
+    if (!e && !k->dry)
+        e = call_verify_text(k, element ? &i : NULL, before, text, false);
+    free(before);
+    return e;
 }
 
 wa_err perform_key(struct call *k)

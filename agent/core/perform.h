@@ -28,6 +28,23 @@ struct session {
     uint64_t target;     /* window of the latest observation; 0 for a monitor */
     struct wa_tree tree; /* tree of the latest observation, handles kept */
     bool have_tree;
+    bool marked; /* the latest observation was an image with numbered marks */
+};
+
+/* What the core looked at before an acting operation, to wait for its effect and to
+ * say what it changed. */
+struct before_look {
+    bool have;
+    uint64_t window; /* the operation's window */
+    uint64_t fg;     /* the foreground window */
+    bool have_windows;
+    struct wa_window_list windows;
+    bool have_image;
+    struct wa_image image; /* the window as it looked */
+    bool have_after_image;
+    struct wa_image after_image; /* ... and once the action settled */
+    bool have_tree;
+    struct wa_tree tree; /* its tree (taken from the session when the after look comes) */
 };
 
 /* One request being performed. */
@@ -43,6 +60,9 @@ struct call {
     char receiver_process[260];
     const char *name; /* the operation's name in the caller's front end */
     bool fresh;       /* the session's tree was walked during this call */
+    struct before_look before;
+    bool settled;    /* the operation waited for its own effect (text read back) */
+    int noted_match; /* the note that a selector matched several windows is made */
 };
 
 /* ---- windows (windows.c) ---- */
@@ -97,6 +117,34 @@ wa_err send_window_check(struct call *k, uint64_t hwnd);
 wa_err observe_check(struct call *k, uint64_t hwnd);
 /* Brings the call's window to the front when another one is there. */
 wa_err send_foreground(struct call *k);
+
+/* ---- act, then know (verify.c) ---- */
+
+/* Before an acting operation: the foreground window, the window list, a capture of the
+ * operation's window, and its tree (walked now where the session has none of it). */
+void look_before(struct call *k);
+void look_cleanup(struct before_look *b);
+/* Waits until the action's effect is seen: captures of the window that stop changing
+ * (or that never change for SETTLE_QUIET_MS), within SETTLE_MAX_MS. */
+void call_settle(struct call *k);
+/* The value read back before typing (NULL when it cannot be read): index is the
+ * element's, or NULL for the control with the keyboard focus. */
+char *call_read_before(struct call *k, const size_t *index);
+/* Reads the value back until it holds text (whole: equals it; else one more
+ * occurrence of it than before) or VERIFY_MAX_MS pass: r->verified, or
+ * WA_E_NOT_VERIFIED with what was read. A control that exposes no value is noted,
+ * not an error. */
+wa_err call_verify_text(struct call *k, const size_t *index, const char *before, const char *text,
+                        bool whole);
+/* The window to look at after acting: the target, or the dialog of it in front (the
+ * loop: whatever is in front). */
+uint64_t call_after_window(struct call *k);
+/* Moves the session's tree into the look before (the after look replaces it). */
+void call_keep_tree_before(struct call *k);
+/* r->changes from the look before and the session's tree and windows now. */
+void call_report_changes(struct call *k);
+/* Whether w is target or a window target owns (its dialogs and pop-ups). */
+bool call_in_family(struct call *k, uint64_t target, uint64_t w);
 
 /* ---- the operations (op_*.c), one per row of the table ---- */
 #define X_DECL(id) wa_err perform_##id(struct call *k);

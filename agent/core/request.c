@@ -536,6 +536,7 @@ void op_result_init(struct op_result *r)
 {
     memset(r, 0, sizeof *r);
     dynbuf_init(&r->png, 64u << 20);
+    dynbuf_init(&r->changes, 256u << 10);
     observation_init(&r->obs);
 }
 
@@ -555,6 +556,8 @@ void op_result_cleanup(struct op_result *r)
     free(r->text);
     wa_shell_result_cleanup(&r->shell);
     dynbuf_cleanup(&r->png);
+    dynbuf_cleanup(&r->changes);
+    free(r->read_back);
     free(r->saved_path);
     observation_cleanup(&r->obs);
     image_cleanup(&r->annotate);

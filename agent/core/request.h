@@ -153,12 +153,25 @@ struct op_result {
     bool has_closed, closed; /* close */
     bool shell_used;         /* launch: ran as a command line (shell permission) */
 
+    /* Text actions (type, fill, set_value, clear): whether the control holds what was
+     * sent, read back from it (has_verified false: the control exposes no value). */
+    bool has_verified, verified;
+    char *read_back;
+    /* What the action changed against the observation before it: one line per change
+     * ("new: [12] Button \"OK\"", "window opened: \"Save As\" ..."), or nothing. */
+    bool has_changes, nothing_changed;
+    size_t n_new, n_vanished, n_changed;
+    struct dynbuf changes;
+
     /* The observation returned: after an acting call, or of window_screenshot. */
     struct observation obs;
     /* The debug image of a coordinate action (never sent to the model). */
     bool has_annotate;
     struct wa_image annotate;
-    double action_ms; /* acting, without observing */
+    /* Phases, milliseconds: looking before acting, acting (sending and the action's own
+     * waits), waiting for the input to arrive (or to be read back), comparing. The
+     * observation's capture, encode and tree times are in obs. */
+    double before_ms, action_ms, annotate_ms, settle_ms, diff_ms;
 };
 
 void op_result_init(struct op_result *r);

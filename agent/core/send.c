@@ -44,6 +44,19 @@ wa_err send_window_check(struct call *k, uint64_t hwnd)
     return receiver(k, hwnd, "");
 }
 
+/* "title" (process) of a window, for messages. */
+static void describe_window(struct call *k, uint64_t hwnd, char *out, size_t cap)
+{
+    struct wa_window w;
+    if (hwnd && backend_window_info(k->be, hwnd, &w) == WA_E_OK) {
+        snprintf(out, cap, "\"%.80s\" (%s)", w.title ? w.title : "",
+                 w.process && *w.process ? w.process : "?");
+        wa_window_cleanup(&w);
+    } else {
+        snprintf(out, cap, "no window");
+    }
+}
+
 wa_err send_foreground(struct call *k)
 {
     uint64_t hwnd;
@@ -57,12 +70,38 @@ wa_err send_foreground(struct call *k)
                        (unsigned long long)hwnd);
     if (e)
         return e;
-    bool front = w.foreground;
     e = gate_check_window(k->c->gate, &w, k->name); /* never focus a restricted window */
     wa_window_cleanup(&w);
-    if (e || front || k->dry)
+    if (e)
         return e;
-    return backend_focus_window(k->be, hwnd);
+    /* The target is the window with the pop-ups and dialogs it owns: one of them in
+     * front is where the input should go. */
+    uint64_t fg = 0, ours = 0;
+    backend_foreground_window(k->be, &fg);
+    if (call_in_family(k, hwnd, fg) || k->dry)
+        return WA_E_OK;
+    /* Something else took the foreground: nothing is sent before the target is back. */
+    char thief[200], target[200];
+    describe_window(k, fg, thief, sizeof thief);
+    describe_window(k, hwnd, target, sizeof target);
+    backend_target_window(k->be, &ours); /* differs from fg when winagent's console is in front */
+    wa_err_clear();
+    e = backend_focus_window(k->be, hwnd);
+    uint64_t now = 0;
+    backend_foreground_window(k->be, &now);
+    if (e == WA_E_WINDOW_NOT_FOUND)
+        return e;
+    if (!call_in_family(k, hwnd, now)) {
+        describe_window(k, now, thief, sizeof thief);
+        return wa_fail(WA_E_FOCUS_LOST,
+                       "%s is in front and kept the foreground when %s was brought back; "
+                       "nothing was sent",
+                       thief, target);
+    }
+    wa_err_clear();
+    if (fg && ours == fg) /* not our console: another program took the foreground */
+        op_result_note(k->r, "refocused %s: %s had taken the foreground", target, thief);
+    return WA_E_OK;
 }
 
 static wa_err receiver_at(struct call *k, int px, int py)

@@ -114,7 +114,7 @@ wa_err call_window(struct call *k, uint64_t *hwnd)
         if ((e = window_select(k->be, &k->q->window, &w, &k->r->windows_matched)))
             return e;
         *hwnd = w.hwnd;
-        if (k->r->windows_matched > 1)
+        if (k->r->windows_matched > 1 && !k->noted_match++)
             op_result_note(k->r, "\"%s\" matched %d windows; used the topmost: 0x%llx \"%.80s\"",
                            k->q->window.text, k->r->windows_matched, (unsigned long long)w.hwnd,
                            w.title);

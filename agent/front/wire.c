@@ -271,6 +271,8 @@ static void add_observation(cJSON *j, const struct observation *o)
     if (o->kind == OBS_TREE)
         cJSON_AddStringToObject(ob, "tree", o->text ? o->text : "");
     else {
+        if (o->marked && o->text)
+            cJSON_AddStringToObject(ob, "marks", o->text);
         cJSON_AddNumberToObject(ob, "width", o->width);
         cJSON_AddNumberToObject(ob, "height", o->height);
         cJSON_AddNumberToObject(ob, "bytes", (double)o->png.len);
@@ -356,7 +358,34 @@ static cJSON *result_data(const struct op_result *r)
         cJSON_AddBoolToObject(d, "closed", r->closed);
     if (r->shell_used)
         cJSON_AddBoolToObject(d, "command_line", true);
+    if (r->has_verified) {
+        cJSON_AddBoolToObject(d, "verified", r->verified);
+        if (!r->verified && r->read_back)
+            cJSON_AddStringToObject(d, "read_back", r->read_back);
+    }
     return d;
+}
+
+/* "changes": the lines of what the action changed, or "nothing changed". */
+static void add_changes(cJSON *j, const struct op_result *r)
+{
+    if (!r->has_changes)
+        return;
+    if (r->nothing_changed) {
+        cJSON_AddStringToObject(j, "changes", "nothing changed");
+        return;
+    }
+    cJSON *arr = cJSON_AddArrayToObject(j, "changes");
+    const char *p = dynbuf_str(&r->changes);
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char *line = str_ndup(p, n);
+        if (line)
+            cJSON_AddItemToArray(arr, cJSON_CreateString(line));
+        free(line);
+        p += n + (nl ? 1 : 0);
+    }
 }
 
 cJSON *wire_result(const struct op_result *r, const struct wire_opts *o)
@@ -368,6 +397,9 @@ cJSON *wire_result(const struct op_result *r, const struct wire_opts *o)
                                                            : r->op->name;
     if (r->err) {
         cJSON *j = wire_error(name, r->err, r->message);
+        if (r->has_verified && r->read_back) /* not_verified: what the control holds */
+            cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(j, "error"), "read_back",
+                                    r->read_back);
         if (r->has_window_state)
             cJSON_AddItemToObject(j, "window_state", window_state_json(&r->window_state));
         return j;
@@ -383,6 +415,7 @@ cJSON *wire_result(const struct op_result *r, const struct wire_opts *o)
         for (size_t i = 0; i < r->n_notes; i++)
             cJSON_AddItemToArray(n, cJSON_CreateString(r->notes[i]));
     }
+    add_changes(j, r);
     if (r->has_window_state)
         cJSON_AddItemToObject(j, "window_state", window_state_json(&r->window_state));
     if (o && o->observation && r->obs.kind != OBS_NONE)

@@ -117,6 +117,10 @@ static void observation_for_model(const struct observation *o, struct dynbuf *te
                     "[%d,%d][%d,%d]; coordinates 0-999 over the image).",
                     o->width, o->height, o->frame.left, o->frame.top, o->frame.right,
                     o->frame.bottom);
+        if (o->marked && o->text) { /* the numbered elements, by id */
+            dynbuf_adds(text, "\n");
+            dynbuf_adds(text, o->text);
+        }
         img->mime = "image/png";
         img->base64 = o->png_base64;
         *has_img = true;
@@ -329,6 +333,11 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
         snprintf(summary + len, sizeof summary - len, " -> error: unknown action");
     else if (e)
         snprintf(summary + len, sizeof summary - len, " -> error: %s", wa_err_code(e));
+    else if (res.has_changes && res.nothing_changed)
+        snprintf(summary + len, sizeof summary - len, " -> ok, nothing changed");
+    else if (res.has_changes)
+        snprintf(summary + len, sizeof summary - len, " -> ok, %zu new, %zu changed, %zu gone",
+                 res.n_new, res.n_changed, res.n_vanished);
     else
         snprintf(summary + len, sizeof summary - len, res.dry_run ? " -> dry-run" : " -> ok");
 
@@ -358,10 +367,18 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
     char *result_text = cJSON_PrintUnformatted(result);
     cJSON_AddItemToObject(trace, "result", result);
     cJSON *ms = cJSON_AddObjectToObject(trace, "ms");
+    /* Every phase of the call, so that no time goes unaccounted for. */
+    double known = res.before_ms + res.action_ms + res.annotate_ms + res.settle_ms +
+                   res.obs.capture_ms + res.obs.encode_ms + res.obs.tree_ms + res.diff_ms;
+    cJSON_AddNumberToObject(ms, "before", res.before_ms);
     cJSON_AddNumberToObject(ms, "action", res.action_ms ? res.action_ms : action_ms);
+    cJSON_AddNumberToObject(ms, "annotate", res.annotate_ms);
+    cJSON_AddNumberToObject(ms, "settle", res.settle_ms);
     cJSON_AddNumberToObject(ms, "capture", res.obs.capture_ms);
     cJSON_AddNumberToObject(ms, "encode", res.obs.encode_ms);
     cJSON_AddNumberToObject(ms, "tree", res.obs.tree_ms);
+    cJSON_AddNumberToObject(ms, "diff", res.diff_ms);
+    cJSON_AddNumberToObject(ms, "other", action_ms > known ? action_ms - known : 0);
 
     struct dynbuf text;
     dynbuf_init(&text, 16u << 20);

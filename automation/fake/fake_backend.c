@@ -539,6 +539,35 @@ static cJSON *focused_node(cJSON *node)
     return NULL;
 }
 
+/* The keyboard focus moves to node n (within its window's tree). */
+static void unfocus(cJSON *node)
+{
+    cJSON *st = cJSON_GetObjectItemCaseSensitive(node, "states");
+    for (int i = cJSON_GetArraySize(st) - 1; i >= 0; i--) {
+        cJSON *w = cJSON_GetArrayItem(st, i);
+        if (cJSON_IsString(w) && strcmp(w->valuestring, "focused") == 0)
+            cJSON_DeleteItemFromArray(st, i);
+    }
+    cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(node, "children"))
+    {
+        unfocus(c);
+    }
+}
+
+static void move_focus(cJSON *n)
+{
+    cJSON *w;
+    cJSON_ArrayForEach(w, windows_array())
+    {
+        unfocus(cJSON_GetObjectItemCaseSensitive(w, "tree"));
+    }
+    cJSON *st = cJSON_GetObjectItemCaseSensitive(n, "states");
+    if (!cJSON_IsArray(st))
+        st = cJSON_AddArrayToObject(n, "states");
+    cJSON_AddItemToArray(st, cJSON_CreateString("focused"));
+}
+
 static wa_err fake_type_text(const char *utf8)
 {
     cJSON *f = cJSON_CreateObject();
@@ -546,7 +575,8 @@ static wa_err fake_type_text(const char *utf8)
     record("type_text", f);
     cJSON *win = foreground_window();
     cJSON *node = win ? focused_node(cJSON_GetObjectItemCaseSensitive(win, "tree")) : NULL;
-    if (node) {
+    /* "readonly": true scripts a control that drops what is typed */
+    if (node && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(node, "readonly"))) {
         const char *old = json_str(node, "value");
         size_t n = (old ? strlen(old) : 0) + strlen(utf8) + 1;
         char *v = malloc(n);
@@ -683,10 +713,44 @@ static wa_err fake_element_action(struct wa_tree *t, size_t index, enum wa_eleme
         return wa_fail(WA_E_UNSUPPORTED, "element has no patterns");
     }
     record("element_action", f);
-    if (a == WA_ACT_SET_VALUE)
+    if (a == WA_ACT_SET_VALUE && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(n, "readonly")))
         set_string(n, "value", value ? value : "");
+    if (a == WA_ACT_FOCUS)
+        move_focus(n);
     *via = "fake:pattern";
     return WA_E_OK;
+}
+
+/* A node's value as the application would say it. */
+static wa_err node_value(const cJSON *n, char **value)
+{
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(n, "password")))
+        return wa_fail(WA_E_DENIED, "a password field is not read back");
+    const char *v = json_str(n, "value");
+    if (!v)
+        return wa_fail(WA_E_UNSUPPORTED, "the element has no value");
+    *value = str_dup(v);
+    return *value ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+}
+
+static wa_err fake_element_value(struct wa_tree *t, size_t index, char **value)
+{
+    const cJSON *n = t->nodes[index].handle;
+    if (!n)
+        return wa_fail(WA_E_STALE_REF, "the tree was walked without element handles");
+    return node_value(n, value);
+}
+
+static wa_err fake_focused_value(uint64_t *hwnd, char **value)
+{
+    cJSON *win = foreground_window();
+    cJSON *node = win ? focused_node(cJSON_GetObjectItemCaseSensitive(win, "tree")) : NULL;
+    if (!node)
+        return wa_fail(WA_E_UNSUPPORTED, "no control has the keyboard focus");
+    *hwnd = json_hwnd(cJSON_GetObjectItemCaseSensitive(node, "hwnd"));
+    if (!*hwnd)
+        *hwnd = json_hwnd(cJSON_GetObjectItemCaseSensitive(win, "hwnd"));
+    return node_value(node, value);
 }
 
 /* ---- shell: scripted answers ---- */
@@ -734,6 +798,8 @@ static const struct wa_backend fake_backend = {
     .press_keys = fake_press_keys,
     .get_tree = fake_get_tree,
     .element_action = fake_element_action,
+    .element_value = fake_element_value,
+    .focused_value = fake_focused_value,
     .run_shell = fake_run_shell,
 };
 

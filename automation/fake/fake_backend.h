@@ -19,6 +19,8 @@
  *
  * Programs resolve by the names in "programs" and "launch"; the window at a point
  * is the first window (in list order, which is Z order) whose rect holds it.
+ * A node with "readonly": true drops what is typed or set; one with "password": true
+ * is never read back. Focusing a node (the focus action) moves "focused" to it.
  * Typed text is appended to the value of the focused node of the foreground window;
  * toggle flips "checked"; set_value sets "value"; close removes the window; focus
  * makes it foreground. Elements without "patterns" answer pattern actions with

@@ -1,6 +1,9 @@
 /* element_action for Windows: UIA patterns, else MSAA, else window messages, run on a
  * worker thread with a deadline so that a hung target cannot hang the agent. */
+#define COBJMACROS
 #include <windows.h>
+#include <ole2.h>
+#include <oleacc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +14,7 @@
 #include "automation/win/win_tree_job.h"
 #include "automation/win/win_uia.h"
 #include "automation/win/win_utf8.h"
+#include "automation/win/win_window.h"
 #include "base/str.h"
 
 #define ACTION_MS  5000 /* the whole action */
@@ -299,4 +303,164 @@ wa_err win_element_action(struct wa_tree *t, size_t index, enum wa_element_actio
     }
     win_job_release(job);
     return e;
+}
+
+/* ---- reading values back ---- */
+
+#define VALUE_MS      2000       /* the whole read */
+#define VALUE_MAX_CHS (1u << 20) /* characters read by WM_GETTEXT */
+
+/* Classes whose window text is the text a user typed into them. */
+static bool text_holder(HWND h)
+{
+    wchar_t cls[64];
+    int n = GetClassNameW(h, cls, 64);
+    return n > 0 && (_wcsicmp(cls, L"Edit") == 0 || _wcsnicmp(cls, L"RichEdit", 8) == 0 ||
+                     _wcsicmp(cls, L"ComboBox") == 0 || _wcsicmp(cls, L"Scintilla") == 0);
+}
+
+/* The window text of an edit-like control, by message (with a timeout). */
+static wa_err message_value(HWND h, char **out)
+{
+    if (!h || !IsWindow(h) || !text_holder(h))
+        return wa_fail(WA_E_UNSUPPORTED, "the control exposes no value to read back");
+    if (GetWindowLongW(h, GWL_STYLE) & ES_PASSWORD)
+        return wa_fail(WA_E_DENIED, "a password field is not read back");
+    LRESULT len = 0;
+    wa_err e = send_msg(h, WM_GETTEXTLENGTH, 0, 0, false, &len);
+    if (e)
+        return e;
+    if (len < 0 || (size_t)len > VALUE_MAX_CHS)
+        return wa_fail(WA_E_TOO_LARGE, "the control holds %ld characters", (long)len);
+    wchar_t *w = calloc((size_t)len + 2, sizeof *w);
+    if (!w)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    LRESULT got = 0;
+    e = send_msg(h, WM_GETTEXT, (WPARAM)len + 1, (LPARAM)w, false, &got);
+    if (!e && !(*out = win_wide_to_utf8_n(w, (int)got)))
+        e = wa_fail(WA_E_NOMEM, "out of memory");
+    free(w);
+    return e;
+}
+
+struct value_job {
+    bool uia;
+    void *handle;
+    HWND hwnd;
+    bool focused; /* read the control with the keyboard focus */
+    char *value;
+};
+
+static void value_job_free(void *p)
+{
+    struct value_job *j = p;
+    if (j->handle) {
+        if (j->uia)
+            win_uia_release_handle(j->handle);
+        else
+            win_msaa_release_handle(j->handle);
+    }
+    free(j->value);
+    free(j);
+}
+
+static wa_err value_run(void *arg, struct win_gate *gate)
+{
+    (void)gate;
+    struct value_job *j = arg;
+    HWND h = j->hwnd;
+    wa_err e;
+    if (j->handle && j->uia) {
+        if ((e = win_uia_value(j->handle, &j->value)) != WA_E_UNSUPPORTED)
+            return e;
+        if (!h)
+            h = win_uia_hwnd(j->handle);
+    } else if (j->handle) {
+        struct win_msaa_target t;
+        win_msaa_describe(j->handle, &t);
+        if (t.is_window && text_holder(t.hwnd))
+            return message_value(t.hwnd, &j->value);
+        if ((e = win_msaa_value(j->handle, &j->value)) != WA_E_UNSUPPORTED)
+            return e;
+        h = t.hwnd;
+    }
+    if (h && !text_holder(h)) {
+        /* a control's client object may still say what it holds */
+        IAccessible *acc = NULL;
+        if (SUCCEEDED(AccessibleObjectFromWindow(h, (DWORD)OBJID_CLIENT, &IID_IAccessible,
+                                                 (void **)&acc)) &&
+            acc) {
+            VARIANT self = {.vt = VT_I4};
+            self.lVal = CHILDID_SELF;
+            BSTR b = NULL;
+            HRESULT hr = IAccessible_get_accValue(acc, self, &b);
+            IAccessible_Release(acc);
+            if (SUCCEEDED(hr) && b) {
+                j->value = win_wide_to_utf8(b);
+                SysFreeString(b);
+                return j->value ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+            }
+            SysFreeString(b);
+        }
+    }
+    return message_value(h, &j->value);
+}
+
+/* Runs a value job with its deadline; *value gets the text (heap). */
+static wa_err value_wait(struct value_job *j, char **value)
+{
+    struct win_job *job = NULL;
+    wa_err e = win_job_start(value_run, j, value_job_free, &job);
+    if (e)
+        return e;
+    wa_err result = WA_E_OK;
+    bool captured = false;
+    e = win_job_wait(job, VALUE_MS, &result, &captured);
+    if (e == WA_E_OK && !(e = result)) {
+        *value = j->value;
+        j->value = NULL;
+    } else if (e != result) {
+        e = wa_fail(WA_E_TIMEOUT, "the application did not say its value within %d ms", VALUE_MS);
+    }
+    win_job_release(job);
+    return e;
+}
+
+wa_err win_element_value(struct wa_tree *t, size_t index, char **value)
+{
+    *value = NULL;
+    if (index >= t->count)
+        return wa_fail(WA_E_ELEMENT_NOT_FOUND, "no element %zu in the tree", index + 1);
+    const struct wa_node *n = &t->nodes[index];
+    struct value_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    bool uia = t->source && strcmp(t->source, "uia") == 0;
+    bool msaa = t->source && strcmp(t->source, "msaa") == 0;
+    j->uia = uia;
+    if (n->handle && (uia || msaa))
+        j->handle = uia ? win_uia_ref_handle(n->handle) : win_msaa_ref_handle(n->handle);
+    j->hwnd = (HWND)(uintptr_t)n->hwnd;
+    if (n->handle && (uia || msaa) && !j->handle) {
+        value_job_free(j);
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    return value_wait(j, value);
+}
+
+wa_err win_focused_value(uint64_t *hwnd, char **value)
+{
+    *value = NULL;
+    *hwnd = 0;
+    HWND fg = GetForegroundWindow();
+    GUITHREADINFO gi = {.cbSize = sizeof gi};
+    if (!fg || !GetGUIThreadInfo(GetWindowThreadProcessId(fg, NULL), &gi) || !gi.hwndFocus)
+        return wa_fail(WA_E_UNSUPPORTED, "no control has the keyboard focus");
+    *hwnd = win_handle(gi.hwndFocus);
+    struct value_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    j->hwnd = gi.hwndFocus;
+    j->focused = true;
+    return value_wait(j, value);
 }

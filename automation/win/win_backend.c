@@ -81,6 +81,8 @@ static const struct wa_backend win_backend = {
 
     .get_tree = win_get_tree,
     .element_action = win_element_action,
+    .element_value = win_element_value,
+    .focused_value = win_focused_value,
 
     .run_shell = win_run_shell,
 };

@@ -947,6 +947,21 @@ static wa_err acc_result(HRESULT hr, const char *what)
     return win_hr_fail(WA_E_ACTION_FAILED, hr, what);
 }
 
+wa_err win_msaa_value(void *handle, char **out)
+{
+    *out = NULL;
+    struct el_desc *d = desc_of(handle);
+    IAccessible *acc = d->kind == EL_ACC ? d->acc : d->kind == EL_WINDOW ? d->client : NULL;
+    long id = d->kind == EL_ACC ? d->child_id : CHILDID_SELF;
+    if (!acc)
+        return wa_fail(WA_E_UNSUPPORTED, "no MSAA object");
+    long state = 0;
+    if (acc_long(NULL, acc, id, true, &state) && (state & STATE_SYSTEM_PROTECTED))
+        return wa_fail(WA_E_DENIED, "a password field is not read back");
+    *out = acc_text(NULL, acc, id, ACC_VALUE);
+    return *out ? WA_E_OK : wa_fail(WA_E_UNSUPPORTED, "the MSAA object has no value");
+}
+
 wa_err win_msaa_action(void *handle, enum wa_element_action a, const char *value, const char **via)
 {
     struct el_desc *d = desc_of(handle);

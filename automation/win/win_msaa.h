@@ -48,6 +48,9 @@ void win_msaa_describe(void *handle, struct win_msaa_target *out);
  * MSAA object that does it, so the caller can try window messages. */
 wa_err win_msaa_action(void *handle, enum wa_element_action a, const char *value, const char **via);
 
+/* The element's current accValue (UTF-8, heap). WA_E_DENIED for a protected
+ * (password) object, WA_E_UNSUPPORTED when it has none. */
+wa_err win_msaa_value(void *handle, char **out);
 /* The accName of a window's client object (UI Automation's last name fallback), as a
  * UTF-8 heap string; NULL when there is none or the window does not answer. */
 char *win_msaa_window_name(HWND h, struct win_gate *gate);

@@ -29,5 +29,9 @@ wa_err win_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree 
  * UTF-8. */
 wa_err win_element_action(struct wa_tree *t, size_t index, enum wa_element_action a,
                           const char *value, const char **via);
+/* The element's current value, read back (Value pattern, accValue, WM_GETTEXT), and
+ * the value of the control with the keyboard focus; see backend.h. */
+wa_err win_element_value(struct wa_tree *t, size_t index, char **value);
+wa_err win_focused_value(uint64_t *hwnd, char **value);
 
 #endif

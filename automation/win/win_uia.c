@@ -567,6 +567,38 @@ static const struct {
      "uia:SelectionItem.Select", "SelectionItem.Select"},
 };
 
+wa_err win_uia_value(void *handle, char **out)
+{
+    *out = NULL;
+    struct uia_el *h = handle;
+    IUIAutomationElement *el = h ? h->el : NULL;
+    if (!el)
+        return wa_fail(WA_E_UNSUPPORTED, "no UI Automation element");
+    VARIANT v;
+    VariantInit(&v);
+    if (SUCCEEDED(IUIAutomationElement_GetCachedPropertyValue(el, UIA_IsPasswordPropertyId, &v)) &&
+        v.vt == VT_BOOL && v.boolVal) {
+        VariantClear(&v);
+        return wa_fail(WA_E_DENIED, "a password field is not read back");
+    }
+    VariantClear(&v);
+    HRESULT hr;
+    IUIAutomation *uia = uia_instance(&hr);
+    if (uia)
+        set_timeouts(uia, ACTION_CALL_MS);
+    IUIAutomationValuePattern *p = pattern(el, UIA_ValuePatternId, &IID_IUIAutomationValuePattern);
+    if (!p)
+        return wa_fail(WA_E_UNSUPPORTED, "the element has no Value pattern");
+    BSTR b = NULL;
+    hr = IUIAutomationValuePattern_get_CurrentValue(p, &b);
+    WIN_RELEASE(p);
+    if (FAILED(hr))
+        return pattern_result(hr, "Value.CurrentValue");
+    *out = win_wide_to_utf8(b ? b : L"");
+    SysFreeString(b);
+    return *out ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+}
+
 wa_err win_uia_action(void *handle, enum wa_element_action a, const char *value, const char **via)
 {
     struct uia_el *h = handle;

@@ -35,5 +35,8 @@ HWND win_uia_hwnd(void *handle);
  * SetValue) where the first pattern is missing. *via names what was used.
  * WA_E_UNSUPPORTED when the element has none of them. */
 wa_err win_uia_action(void *handle, enum wa_element_action a, const char *value, const char **via);
+/* The element's current Value (UTF-8, heap). WA_E_DENIED for a password field,
+ * WA_E_UNSUPPORTED when it has no Value pattern. */
+wa_err win_uia_value(void *handle, char **out);
 
 #endif

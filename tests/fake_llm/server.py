@@ -75,8 +75,12 @@ TREE_LINE_RE = re.compile(
     r'^[ \t]*\[(\d+)\] (\w+) "((?:[^"\\\n]|\\.)*)"(?: @\((-?\d+),\s*(-?\d+)\))?', re.M)
 TREE_HEADER_RE = re.compile(r"^Window: ", re.M)
 PLACEHOLDER_RE = re.compile(
-    r"^\$\{(element|element_x|element_y):([^:}]+):(.*)\}$|^\$\{(color_x|color_y):([0-9A-Fa-f]{6})\}$",
+    r"^\$\{(element|element_x|element_y):([^:}]+):(.*)\}$|^\$\{(color_x|color_y):([0-9A-Fa-f]{6})\}$"
+    r"|^\$\{mark_at:(\d+):(\d+)\}$",
     re.S)
+# A numbered mark listed beside an image: [id] TYPE "NAME" bounds=[l,t][r,b] (0-999).
+MARK_LINE_RE = re.compile(
+    r'^\[(\d+)\] (\w+) "((?:[^"\\\n]|\\.)*)" bounds=\[(\d+),(\d+)\]\[(\d+),(\d+)\]', re.M)
 GEMINI_PATH_RE = re.compile(r"/models/([^/:]+):(generateContent|streamGenerateContent)$")
 
 GEMINI_STATUS = {
@@ -302,6 +306,16 @@ def parse_tree(text):
     return lines
 
 
+def latest_marks(req):
+    """The numbered marks [(id, l, t, r, b)] listed with the latest marked image, or None."""
+    for text in reversed(_observation_texts(req)):
+        found = [(int(m.group(1)), int(m.group(4)), int(m.group(5)), int(m.group(6)),
+                  int(m.group(7))) for m in MARK_LINE_RE.finditer(text)]
+        if found:
+            return found
+    return None
+
+
 def latest_tree(req):
     """The tree lines of the latest observation in the request, or None."""
     for text in reversed(_observation_texts(req)):
@@ -396,6 +410,16 @@ class _Resolver:
 
     def resolve(self, placeholder):
         m = PLACEHOLDER_RE.match(placeholder)
+        if m.group(6):
+            x, y = int(m.group(6)), int(m.group(7))
+            marks = latest_marks(self.req)
+            if not marks:
+                raise TemplateError("fake_llm: no numbered marks in the request (needed for %s)"
+                                    % placeholder)
+            for (eid, l, t, r, b) in marks:
+                if l <= x <= r and t <= y <= b:
+                    return eid
+            raise TemplateError("fake_llm: no numbered mark holds (%d,%d)" % (x, y))
         if m.group(1):
             kind, ctype, name = m.group(1), m.group(2), m.group(3)
             lines = self.tree()

@@ -862,6 +862,17 @@ class TestTemplates(ServerCase):
         _, _, data = post(fake, GEM, gemini_body(contents2))
         self.assertEqual(self.call_args(data, "gemini"), {"element": 3, "x": 500})
 
+    def test_mark_template(self):
+        marks = ("The image shows a numbered box on each interactive element:\n"
+                 "[2] Button \"\" bounds=[33,25][297,223]\n[3] Button \"\" bounds=[334,25][598,223]\n")
+        fake = self.start({"steps": [self.click_step({"element": "${mark_at:400:100}"}),
+                                     self.click_step({"element": "${mark_at:999:999}"})]})
+        _, _, data = post(fake, OAI, openai_body(messages=observation_messages(marks)))
+        self.assertEqual(self.call_args(data), {"element": 3})
+        _, _, data = post(fake, OAI, openai_body(messages=observation_messages(marks)))
+        text = json.loads(data)["choices"][0]["message"]["content"]
+        self.assertIn("no numbered mark holds (999,999)", text)
+
     def test_missing_tree(self):
         fake = self.start({"steps": [self.click_step({"element": "${element:Button:OK}"})]})
         _, _, data = post(fake, GEM, gemini_body())

@@ -272,14 +272,22 @@ class LoopRuns(unittest.TestCase):
 
     def test_auto_mode_falls_back_to_pixels_on_unnamed_buttons(self):
         steps = [{"tool_calls": [tool_call({"action": "window_screenshot", "window": "Keypad"})]},
-                 dict(final("seen"), expect={"has_image": True})]
+                 {"tool_calls": [tool_call({"action": "click", "element": 3})],
+                  "expect": {"has_image": True,
+                             "contains": "numbered box on each interactive element"}},
+                 final("seen")]
         with fake_llm({"steps": steps}) as fake:
             r = Run(fake).run()
             reqs = list(fake.requests)
         self.assertEqual(r.code, 0, r.err)
         self.assertEqual(reqs[1]["expect_failures"], [])
         verdict = ("auto: tree rejected (3 interactive elements but none has Name), "
-                   "fell back to pixel; source fake")
+                   "fell back to pixel; source fake, with numbered marks")
+        # The marks are listed by id with their 0-999 bounds, and element 3 is clicked
+        # at its centre: the keypad's second button [1300,110][1380,190].
+        body = json.dumps(reqs[1]["body"])
+        self.assertIn('[3] Button \\"\\" bounds=[', body)
+        self.assertIn({"op": "mouse_move", "x": 1340, "y": 150}, r.actions())
         with open(os.path.join(r.run_dir(), "agent.log"), encoding="utf-8") as f:
             log = f.read()
         self.assertIn(verdict, log)
@@ -289,9 +297,10 @@ class LoopRuns(unittest.TestCase):
         self.assertIn("window_screenshot", step1[0])
         self.assertTrue(step1[0].endswith("  | " + verdict), step1[0])
         self.assertIn(step1[0], log)
-        # ... and agent.log names each unnamed interactive element.
+        # ... and agent.log names each unnamed interactive element (step 1, then again
+        # after the click's look at the keypad).
         debug = [l for l in log.splitlines() if "DEBUG: unnamed" in l]
-        self.assertEqual(len(debug), 3, log)
+        self.assertEqual(len(debug), 6, log)
         self.assertRegex(debug[0], r'DEBUG: unnamed Button hwnd=0x0 autoId="" class="" '
                                    r'bounds=\[\d+,\d+\]\[\d+,\d+\]$')
         self.assertIn("step-01-window_screenshot.png", os.listdir(r.run_dir()))

@@ -90,7 +90,7 @@ class FolderProtocol(unittest.TestCase):
         shutil.rmtree(self.base, ignore_errors=True)
 
     def check_response(self, res, rid):
-        self.assertEqual(set(res) - {"window_state", "op", "notes", "dry_run"},
+        self.assertEqual(set(res) - {"window_state", "op", "notes", "dry_run", "changes"},
                          {"id", "timestamp", "success", "data", "error"}, res)
         self.assertEqual(res["id"], rid)
         self.assertRegex(res["timestamp"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")

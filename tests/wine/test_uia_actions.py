@@ -156,12 +156,16 @@ class PatternActions(unittest.TestCase):
         self.assertEqual(self.pattern_calls(), [])
 
     def test_type_into_an_element_focuses_it_first(self):
-        out = self.act("type", "Title", text="ab")
-        self.assertEqual(out["data"]["via"], "uia:SetFocus")
+        r, out = self.scene.act(self.hwnd, {"action": "type", "element": self.ids["Title"],
+                                            "text": "ab"})
         self.assertEqual([(c["call"], c["element"]) for c in self.pattern_calls()],
                          [("SetFocus", "Title")])
-        # The keys themselves are real input to the window in front.
+        # The keys themselves are real input to the window in front ...
         self.app.wait_event(lambda e: e["event"] == "char" and e["text"] == "b")
+        # ... which is not the scripted element: read back through its Value pattern, it
+        # still holds its text, and the result says so instead of claiming success.
+        self.assertEqual(out["error"]["code"], "not_verified", (out, r.stderr))
+        self.assertEqual(out["error"]["read_back"], "draft")
 
 
 class Win32Fallbacks(unittest.TestCase):
@@ -203,8 +207,9 @@ class CliFill(unittest.TestCase):
             r = scene.run("fill", ref, "filled in", "--window", app.ready["hwnd"], env=env)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             self.assertIn("via uia:Value.SetValue", r.stdout)
-        # Both processes walked the window through UI Automation; fill set the value.
-        self.assertEqual(len(scene.calls("ElementFromHandleBuildCache")), 2)
+        # Both processes walked the window through UI Automation (state once; fill to
+        # find its ref again, and once more to see what it changed); fill set the value.
+        self.assertEqual(len(scene.calls("ElementFromHandleBuildCache")), 3)
         sets = scene.calls("SetValue")
         self.assertEqual([(c["element"], c["value"]) for c in sets], [("Title", "filled in")])
         self.assertTrue(os.listdir(state_dir))

@@ -102,7 +102,7 @@ class CalculatorTask(unittest.TestCase):
         for step in range(0, 6):
             self.assertRegex(lines[step], ACCEPTED)
             self.assertIn(lines[step], r.log)
-        self.assertRegex(lines[1], r'^\[step 1/30\] click \(\d+,\d+\) -> ok ')
+        self.assertRegex(lines[1], r'^\[step 1/30\] click \(\d+,\d+\) -> ok[, ]')
         self.assertEqual(len(scene.calls("ElementFromHandleBuildCache")), 6)
         self.assertEqual(scene.calls("not_implemented"), [])
         # The toggle went through the pattern, and the next walk saw its effect.
@@ -133,8 +133,9 @@ class UnnamedCalculator(unittest.TestCase):
         verdict = ("auto: tree rejected (13 interactive elements but none has Name), "
                    "fell back to pixel; source uia")
         lines = r.step_lines()
-        self.assertTrue(lines[0].endswith("observe -> " + verdict), lines[0])
-        self.assertTrue(lines[1].endswith("| " + verdict), lines[1])
+        self.assertTrue(lines[0].endswith("observe -> " + verdict + ", with numbered marks"),
+                        lines[0])
+        self.assertTrue(lines[1].endswith("| " + verdict + ", with numbered marks"), lines[1])
         self.assertIn(lines[1], r.log)
         debug = [l.split("DEBUG: ", 1)[1] for l in r.log.splitlines() if "DEBUG: unnamed" in l]
         want = ['unnamed Button hwnd=0x0 autoId="" class="Button" bounds=[%d,%d][%d,%d]'

@@ -1,0 +1,370 @@
+/* Act, then know: what the core looks at before an action, how it waits for the input
+ * to arrive (text read back; otherwise captures that stop changing), and what it
+ * reports as changed against the look before. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/core/perform.h"
+#include "automation/tree_diff.h"
+#include "base/str.h"
+
+#define SETTLE_POLL_MS   25   /* between two captures while waiting */
+#define SETTLE_QUIET_MS  150  /* no change at all for this long: the action changed nothing */
+#define SETTLE_STABLE_MS 50   /* after a change, this long unchanged: it has settled */
+#define SETTLE_MAX_MS    1500 /* the longest wait */
+#define VERIFY_MAX_MS    2000 /* the longest wait for typed text to be read back */
+#define VERIFY_POLL_MS   20
+#define CHANGE_LINES     20
+
+void look_cleanup(struct before_look *b)
+{
+    image_cleanup(&b->image);
+    wa_window_list_cleanup(&b->windows);
+    tree_cleanup(&b->tree);
+    memset(b, 0, sizeof *b);
+}
+
+static bool window_alive(struct call *k, uint64_t hwnd)
+{
+    struct wa_window w;
+    if (!hwnd || backend_window_info(k->be, hwnd, &w) != WA_E_OK)
+        return false;
+    wa_window_cleanup(&w);
+    return true;
+}
+
+bool call_in_family(struct call *k, uint64_t target, uint64_t w)
+{
+    if (!w || !target)
+        return false;
+    if (w == target)
+        return true;
+    struct wa_window info;
+    if (backend_window_info(k->be, w, &info) != WA_E_OK)
+        return false;
+    bool owned = info.owner == target;
+    wa_window_cleanup(&info);
+    return owned;
+}
+
+void look_before(struct call *k)
+{
+    struct session *s = k->s;
+    struct before_look *b = &k->before;
+    int64_t t0 = os_now_ms();
+    uint64_t hwnd = 0;
+    if (call_window(k, &hwnd) != WA_E_OK || !hwnd) {
+        wa_err_clear(); /* the operation will say what is wrong with its window */
+        return;
+    }
+    b->have = true;
+    b->window = hwnd;
+    backend_foreground_window(k->be, &b->fg);
+    b->have_windows = backend_list_windows(k->be, &b->windows) == WA_E_OK;
+    struct wa_rect frame;
+    b->have_image = backend_capture_window(k->be, hwnd, &b->image, &frame) == WA_E_OK;
+    /* The tree before: the session's (what the model was shown) or, where there is
+     * none of this window (one-shot act, the CLI, MCP), a walk now. */
+    bool live = !s->o.refs && s->have_tree && s->tree.hwnd == hwnd;
+    if (!live && observe_check(k, hwnd) == WA_E_OK)
+        call_fresh_tree(k, hwnd);
+    wa_err_clear();
+    k->r->before_ms = (double)(os_now_ms() - t0);
+}
+
+/* Takes the session's tree as the tree before the action (the after observation
+ * replaces it). */
+static void keep_tree_before(struct call *k)
+{
+    struct session *s = k->s;
+    struct before_look *b = &k->before;
+    if (b->have_tree || !s->have_tree)
+        return;
+    b->tree = s->tree;
+    b->have_tree = true;
+    tree_init(&s->tree);
+    s->have_tree = false;
+}
+
+void call_settle(struct call *k)
+{
+    struct before_look *b = &k->before;
+    int64_t t0 = os_now_ms();
+    uint64_t hwnd = b->have ? b->window : k->r->hwnd;
+    struct wa_image prev = {0};
+    bool have_prev = false, changed = false;
+    int64_t stable_since = t0;
+    uint64_t fg = b->fg;
+    if (b->have_image) { /* the baseline is the look before the action */
+        prev = b->image;
+        have_prev = true;
+    }
+    for (;;) {
+        int64_t now = os_now_ms();
+        if (now - t0 >= SETTLE_MAX_MS) {
+            op_result_note(k->r, "the window was still changing after %d ms", SETTLE_MAX_MS);
+            break;
+        }
+        if (os_sleep_ms(SETTLE_POLL_MS) != WA_E_OK)
+            break;
+        struct wa_image img = {0};
+        struct wa_rect frame;
+        uint64_t now_fg = 0;
+        backend_foreground_window(k->be, &now_fg);
+        bool got = hwnd && backend_capture_window(k->be, hwnd, &img, &frame) == WA_E_OK;
+        bool differs = now_fg != fg || !got || !have_prev || image_changed(&prev, &img, NULL);
+        now = os_now_ms();
+        if (differs) {
+            changed = changed || have_prev || now_fg != fg || !got;
+            stable_since = now;
+            fg = now_fg;
+        }
+        if (have_prev && prev.px != b->image.px)
+            image_cleanup(&prev);
+        prev = img;
+        have_prev = got;
+        if (!got && !window_alive(k, hwnd))
+            break; /* the window went (closed): nothing more will change in it */
+        if (changed && now - stable_since >= SETTLE_STABLE_MS)
+            break;
+        if (!changed && now - t0 >= SETTLE_QUIET_MS)
+            break;
+    }
+    if (have_prev && prev.px != b->image.px) {
+        image_cleanup(&b->after_image);
+        b->after_image = prev; /* the last capture: what the window looks like now */
+        b->have_after_image = true;
+    }
+    k->r->settle_ms = (double)(os_now_ms() - t0);
+}
+
+/* ---- text read back ---- */
+
+/* Occurrences of needle in hay, ignoring carriage returns in both (edits store a typed
+ * newline as CR LF). */
+static size_t occurrences(const char *hay, const char *needle)
+{
+    char *h = str_dup(hay ? hay : ""), *n = str_dup(needle ? needle : "");
+    size_t count = 0;
+    if (h && n) {
+        char *w = h;
+        for (char *p = h; *p; p++)
+            if (*p != '\r')
+                *w++ = *p;
+        *w = '\0';
+        w = n;
+        for (char *p = n; *p; p++)
+            if (*p != '\r')
+                *w++ = *p;
+        *w = '\0';
+        if (*n)
+            for (const char *p = h; (p = strstr(p, n)); p += strlen(n))
+                count++;
+    }
+    free(h);
+    free(n);
+    return count;
+}
+
+/* Equal but for carriage returns. */
+static bool same_text(const char *a, const char *b)
+{
+    for (;;) {
+        while (*a == '\r')
+            a++;
+        while (*b == '\r')
+            b++;
+        if (*a != *b)
+            return false;
+        if (!*a)
+            return true;
+        a++, b++;
+    }
+}
+
+static wa_err read_value(struct call *k, const size_t *index, char **out)
+{
+    uint64_t hwnd;
+    return index ? backend_element_value(k->be, &k->s->tree, *index, out)
+                 : backend_focused_value(k->be, &hwnd, out);
+}
+
+char *call_read_before(struct call *k, const size_t *index)
+{
+    char *v = NULL;
+    if (k->dry || read_value(k, index, &v) != WA_E_OK) {
+        wa_err_clear();
+        return NULL;
+    }
+    return v;
+}
+
+wa_err call_verify_text(struct call *k, const size_t *index, const char *before, const char *text,
+                        bool whole)
+{
+    struct op_result *r = k->r;
+    int64_t t0 = os_now_ms();
+    size_t had = whole ? 0 : occurrences(before, text);
+    char *v = NULL;
+    wa_err e = WA_E_OK;
+    k->settled = true; /* the read back is the wait */
+    for (;;) {
+        free(v);
+        v = NULL;
+        e = read_value(k, index, &v);
+        if (e)
+            break;
+        bool holds = whole ? same_text(v, text) : occurrences(v, text) > had;
+        if (holds) {
+            r->has_verified = r->verified = true;
+            break;
+        }
+        if (os_now_ms() - t0 >= VERIFY_MAX_MS)
+            break;
+        os_sleep_ms(VERIFY_POLL_MS);
+    }
+    r->settle_ms = (double)(os_now_ms() - t0);
+    if (e == WA_E_UNSUPPORTED || e == WA_E_DENIED) {
+        op_result_note(r, "not read back: %s", wa_err_detail());
+        wa_err_clear();
+        free(v);
+        k->settled = false; /* nothing to read: wait for the window instead */
+        return WA_E_OK;
+    }
+    if (e) {
+        free(v);
+        return e;
+    }
+    free(r->read_back);
+    r->read_back = v;
+    if (r->verified)
+        return WA_E_OK;
+    r->has_verified = true;
+    size_t n = strlen(v ? v : "");
+    return wa_fail(WA_E_NOT_VERIFIED,
+                   "the control does not hold what was %s after %d ms; it holds \"%.200s\"%s",
+                   whole ? "set" : "typed", VERIFY_MAX_MS, v ? v : "", n > 200 ? "..." : "");
+}
+
+/* ---- what changed ---- */
+
+static bool listed(const struct wa_window_list *l, uint64_t hwnd)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (l->items[i].hwnd == hwnd)
+            return true;
+    return false;
+}
+
+static const struct wa_window *find_listed(const struct wa_window_list *l, uint64_t hwnd)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (l->items[i].hwnd == hwnd)
+            return &l->items[i];
+    return NULL;
+}
+
+static void window_line(struct dynbuf *b, const char *what, const struct wa_window *w,
+                        const struct wa_window_list *l)
+{
+    dynbuf_addf(b, "%s: ", what);
+    tree_quote(w->title ? w->title : "", b);
+    dynbuf_addf(b, " (%s, 0x%llx)", w->process && *w->process ? w->process : "?",
+                (unsigned long long)w->hwnd);
+    const struct wa_window *owner = w->owner ? find_listed(l, w->owner) : NULL;
+    if (owner) {
+        dynbuf_adds(b, ", a dialog of ");
+        tree_quote(owner->title ? owner->title : "", b);
+    }
+    dynbuf_addc(b, '\n');
+}
+
+/* Windows that opened, closed or came to the front; true when one opened that is
+ * after_hwnd (its elements are all new). */
+static bool window_changes(struct call *k, uint64_t after_hwnd, struct dynbuf *lines)
+{
+    struct before_look *b = &k->before;
+    struct wa_window_list now;
+    if (!b->have_windows || backend_list_windows(k->be, &now) != WA_E_OK)
+        return false;
+    bool opened_after = false;
+    for (size_t i = 0; i < now.count; i++)
+        if (!listed(&b->windows, now.items[i].hwnd)) {
+            window_line(lines, "window opened", &now.items[i], &now);
+            opened_after = opened_after || now.items[i].hwnd == after_hwnd;
+        }
+    for (size_t i = 0; i < b->windows.count; i++)
+        if (!listed(&now, b->windows.items[i].hwnd))
+            window_line(lines, "window closed", &b->windows.items[i], &b->windows);
+    uint64_t fg = 0;
+    backend_foreground_window(k->be, &fg);
+    const struct wa_window *front = find_listed(&now, fg);
+    if (fg != b->fg && front && listed(&b->windows, fg))
+        window_line(lines, "in front now", front, &now);
+    wa_window_list_cleanup(&now);
+    return opened_after;
+}
+
+void call_report_changes(struct call *k)
+{
+    struct session *s = k->s;
+    struct before_look *b = &k->before;
+    struct op_result *r = k->r;
+    int64_t t0 = os_now_ms();
+    dynbuf_reset(&r->changes);
+    uint64_t after_hwnd = s->have_tree ? s->tree.hwnd : 0;
+    bool opened = window_changes(k, after_hwnd, &r->changes);
+    if (s->have_tree && b->have_tree && b->tree.hwnd == s->tree.hwnd) {
+        struct tree_diff d;
+        tree_diff_init(&d);
+        if (tree_diff(&b->tree, &s->tree, CHANGE_LINES, &d) == WA_E_OK) {
+            dynbuf_adds(&r->changes, dynbuf_str(&d.lines));
+            r->n_new = d.n_new;
+            r->n_vanished = d.n_vanished;
+            r->n_changed = d.n_changed;
+        }
+        tree_diff_cleanup(&d);
+    } else if (s->have_tree && opened) {
+        tree_mark_all_new(&s->tree);
+        r->n_new = s->tree.count;
+    }
+    /* Pixels, for what the trees do not show (a canvas, an image). */
+    struct wa_rect box;
+    if (!r->changes.len && b->have_image && b->have_after_image &&
+        image_changed(&b->image, &b->after_image, &box))
+        dynbuf_addf(&r->changes, "pixels: the window changed at [%d,%d][%d,%d] of its image\n",
+                    box.left, box.top, box.right, box.bottom);
+    r->has_changes = true;
+    r->nothing_changed = r->changes.len == 0;
+    /* The observation marks what is new. */
+    if (r->obs.kind == OBS_TREE && r->n_new && s->have_tree) {
+        struct dynbuf text;
+        dynbuf_init(&text, 16u << 20);
+        if (tree_format(&s->tree, NULL, &text) == WA_E_OK) {
+            free(r->obs.text);
+            r->obs.text = dynbuf_take(&text);
+        }
+        dynbuf_cleanup(&text);
+    }
+    r->diff_ms = (double)(os_now_ms() - t0);
+}
+
+uint64_t call_after_window(struct call *k)
+{
+    struct session *s = k->s;
+    uint64_t fg = 0;
+    backend_target_window(k->be, &fg);
+    wa_err_clear();
+    uint64_t base = s->pinned ? s->pinned : k->r->hwnd ? k->r->hwnd : k->before.window;
+    if (!base || !window_alive(k, base))
+        return fg;
+    if (s->o.after == AFTER_OBSERVE && !s->pinned)
+        return fg; /* the loop looks at whatever is in front now */
+    return call_in_family(k, base, fg) ? fg : base;
+}
+
+void call_keep_tree_before(struct call *k)
+{
+    keep_tree_before(k);
+}
