@@ -1,0 +1,185 @@
+/* Unit tests: what changed between two walks of a window (automation/tree_diff.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "automation/tree_diff.h"
+
+/* Adds a node: type, name, value (or NULL), states, runtime id (or NULL), hwnd. */
+static int add(struct wa_tree *t, int parent, const char *type, const char *name, const char *value,
+               unsigned states, const char *rid, uint64_t hwnd)
+{
+    struct tree_element_info i = {
+        .type = (char *)type,
+        .name = (char *)name,
+        .value = (char *)value,
+        .runtime_id = (char *)rid,
+        .states = states,
+        .hwnd = hwnd,
+        .bounds = {0, 0, 10, 10},
+    };
+    int n = tree_add_node(t, parent, &i);
+    assert_true(n >= 0);
+    return n;
+}
+
+/* A small window: an edit, a check box and a button, without runtime ids or windows. */
+static void form(struct wa_tree *t, const char *value, unsigned box, bool with_cancel)
+{
+    tree_init(t);
+    int root = add(t, -1, "Window", "Form", NULL, 0, NULL, 0);
+    add(t, root, "Edit", "Name:", value, WA_ST_FOCUSED, NULL, 0);
+    add(t, root, "CheckBox", "Enable", NULL, box, NULL, 0);
+    add(t, root, "Button", "OK", NULL, 0, NULL, 0);
+    if (with_cancel)
+        add(t, root, "Button", "Cancel", NULL, 0, NULL, 0);
+}
+
+static void nothing_changed_between_equal_walks(void **state)
+{
+    (void)state;
+    struct wa_tree a, b;
+    form(&a, "x", 0, false);
+    form(&b, "x", 0, false);
+    struct tree_diff d;
+    tree_diff_init(&d);
+    assert_int_equal(tree_diff(&a, &b, 20, &d), WA_E_OK);
+    assert_true(tree_diff_empty(&d));
+    assert_string_equal(dynbuf_str(&d.lines), "");
+    for (size_t i = 0; i < b.count; i++)
+        assert_false(b.nodes[i].is_new);
+    tree_diff_cleanup(&d);
+    tree_cleanup(&a);
+    tree_cleanup(&b);
+}
+
+static void values_states_and_new_elements(void **state)
+{
+    (void)state;
+    struct wa_tree a, b;
+    form(&a, "", 0, false);
+    form(&b, "hello", WA_ST_CHECKED, true);
+    struct tree_diff d;
+    tree_diff_init(&d);
+    assert_int_equal(tree_diff(&a, &b, 20, &d), WA_E_OK);
+    assert_int_equal(d.n_new, 1);
+    assert_int_equal(d.n_changed, 2);
+    assert_int_equal(d.n_vanished, 0);
+    assert_true(b.nodes[4].is_new);
+    assert_false(b.nodes[3].is_new);
+    const char *lines = dynbuf_str(&d.lines);
+    assert_non_null(strstr(lines, "value: [2] Edit \"Name:\" \"\" -> \"hello\"\n"));
+    assert_non_null(strstr(lines, "states: [3] CheckBox \"Enable\" +checked\n"));
+    assert_non_null(strstr(lines, "new: [5] Button \"Cancel\"\n"));
+    /* the new element says so on its tree line */
+    struct dynbuf text;
+    dynbuf_init(&text, 1 << 16);
+    assert_int_equal(tree_format(&b, NULL, &text), WA_E_OK);
+    assert_non_null(strstr(dynbuf_str(&text), "[5] Button \"Cancel\" @("));
+    assert_non_null(strstr(dynbuf_str(&text), " new\n"));
+    dynbuf_cleanup(&text);
+    tree_diff_cleanup(&d);
+    tree_cleanup(&a);
+    tree_cleanup(&b);
+}
+
+static void vanished_elements_and_focus(void **state)
+{
+    (void)state;
+    struct wa_tree a, b;
+    form(&a, "x", 0, true);
+    tree_init(&b);
+    int root = add(&b, -1, "Window", "Form", NULL, 0, NULL, 0);
+    add(&b, root, "Edit", "Name:", "x", 0, NULL, 0);
+    add(&b, root, "CheckBox", "Enable", NULL, WA_ST_FOCUSED, NULL, 0);
+    add(&b, root, "Button", "OK", NULL, 0, NULL, 0);
+    struct tree_diff d;
+    tree_diff_init(&d);
+    assert_int_equal(tree_diff(&a, &b, 20, &d), WA_E_OK);
+    assert_int_equal(d.n_vanished, 1);
+    assert_true(d.focus_moved);
+    const char *lines = dynbuf_str(&d.lines);
+    assert_non_null(strstr(lines, "gone: 1 element, among them Button \"Cancel\"\n"));
+    assert_non_null(strstr(lines, "focus: [3] CheckBox \"Enable\" (was Edit \"Name:\")\n"));
+    tree_diff_cleanup(&d);
+    tree_cleanup(&a);
+    tree_cleanup(&b);
+}
+
+static void runtime_ids_and_windows_match_across_renames_and_moves(void **state)
+{
+    (void)state;
+    struct wa_tree a, b;
+    tree_init(&a);
+    tree_init(&b);
+    int ra = add(&a, -1, "Window", "W", NULL, 0, NULL, 0x100);
+    add(&a, ra, "Button", "Play", NULL, 0, "42.1", 0);
+    add(&a, ra, "Edit", "", "a", 0, NULL, 0x200);
+    /* the button renamed and moved before the edit: the same element all the same */
+    int rb = add(&b, -1, "Window", "W", NULL, 0, NULL, 0x100);
+    add(&b, rb, "Edit", "", "a", 0, NULL, 0x200);
+    add(&b, rb, "Button", "Pause", NULL, 0, "42.1", 0);
+    struct tree_diff d;
+    tree_diff_init(&d);
+    assert_int_equal(tree_diff(&a, &b, 20, &d), WA_E_OK);
+    assert_int_equal(d.n_new, 0);
+    assert_int_equal(d.n_vanished, 0);
+    assert_int_equal(d.n_changed, 1);
+    assert_non_null(strstr(dynbuf_str(&d.lines), "name: [3] Button \"Pause\" was \"Play\"\n"));
+    tree_diff_cleanup(&d);
+    tree_cleanup(&a);
+    tree_cleanup(&b);
+}
+
+static void many_changes_are_capped(void **state)
+{
+    (void)state;
+    struct wa_tree a, b;
+    tree_init(&a);
+    tree_init(&b);
+    int ra = add(&a, -1, "Window", "W", NULL, 0, NULL, 0);
+    int rb = add(&b, -1, "Window", "W", NULL, 0, NULL, 0);
+    char v[16];
+    for (int i = 0; i < 30; i++) {
+        snprintf(v, sizeof v, "%d", i);
+        add(&a, ra, "Text", "cell", v, 0, NULL, 0);
+        snprintf(v, sizeof v, "%d!", i);
+        add(&b, rb, "Text", "cell", v, 0, NULL, 0);
+    }
+    struct tree_diff d;
+    tree_diff_init(&d);
+    assert_int_equal(tree_diff(&a, &b, 5, &d), WA_E_OK);
+    assert_int_equal(d.n_changed, 30);
+    assert_non_null(strstr(dynbuf_str(&d.lines), "... and 25 more changes\n"));
+    tree_diff_cleanup(&d);
+    tree_cleanup(&a);
+    tree_cleanup(&b);
+}
+
+static void a_new_window_is_all_new(void **state)
+{
+    (void)state;
+    struct wa_tree t;
+    form(&t, "", 0, true);
+    tree_mark_all_new(&t);
+    for (size_t i = 0; i < t.count; i++)
+        assert_true(t.nodes[i].is_new);
+    tree_cleanup(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(nothing_changed_between_equal_walks),
+        cmocka_unit_test(values_states_and_new_elements),
+        cmocka_unit_test(vanished_elements_and_focus),
+        cmocka_unit_test(runtime_ids_and_windows_match_across_renames_and_moves),
+        cmocka_unit_test(many_changes_are_capped),
+        cmocka_unit_test(a_new_window_is_all_new),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
