@@ -20,6 +20,7 @@
 void look_cleanup(struct before_look *b)
 {
     image_cleanup(&b->image);
+    image_cleanup(&b->after_image);
     wa_window_list_cleanup(&b->windows);
     tree_cleanup(&b->tree);
     memset(b, 0, sizeof *b);

@@ -425,8 +425,11 @@ static int cmd_act(int argc, char **argv)
     }
     struct core *c = cli_core(&s, false);
     settings_cleanup(&s);
-    if (!c)
+    if (!c) { /* said on stderr; the result, in its one shape, says it too */
+        print_json(wire_error(NULL, WA_E_CONFIG,
+                              *wa_err_detail() ? wa_err_detail() : "the desktop cannot be had"));
         return EXIT_USAGE;
+    }
     struct session_opts so;
     session_opts_default(&so);
     so.front = "act";

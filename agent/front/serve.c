@@ -19,6 +19,7 @@
 #define REQUEST_MAX          (16u << 20)     /* bytes of one request (file or line) */
 #define ACCEPT_WAIT_MS       250             /* how often the TCP loops look at Ctrl+C */
 #define CLIENT_IDLE_MS       (5 * 60 * 1000) /* a TCP client silent this long is dropped */
+#define LINE_MAX_MS          30000 /* a request line must be whole this soon after it began */
 #define MAX_CLIENTS          16              /* TCP clients served at once */
 #define IPC_PROTOCOL_VERSION "1.0.0"
 
@@ -488,14 +489,21 @@ static void serve_client(void *arg)
     struct dynbuf in;
     dynbuf_init(&in, REQUEST_MAX);
     char chunk[65536];
-    int64_t last = os_now_ms();
+    int64_t last = os_now_ms(), line_began = 0;
     if (session_new(srv->core, &so, &ses))
         goto out;
     while (!os_interrupted()) {
         size_t got = 0;
         wa_err e = os_tcp_recv(cl->sock, chunk, sizeof chunk, ACCEPT_WAIT_MS, &got);
+        int64_t now = os_now_ms();
+        if (in.len && line_began && now - line_began > LINE_MAX_MS) {
+            /* a client that trickles a request byte by byte holds no place for long */
+            send_line(cl->sock, error_response(NULL, NULL, WA_E_TIMEOUT,
+                                               "the request line did not end within 30 s"));
+            break;
+        }
         if (e == WA_E_TIMEOUT) {
-            if (os_now_ms() - last > CLIENT_IDLE_MS) {
+            if (now - last > CLIENT_IDLE_MS) {
                 fprintf(stderr, "winagent serve: a client was idle for %d s; dropped\n",
                         CLIENT_IDLE_MS / 1000);
                 break;
@@ -504,7 +512,9 @@ static void serve_client(void *arg)
         }
         if (e || got == 0)
             break;
-        last = os_now_ms();
+        last = now;
+        if (!in.len)
+            line_began = now;
         if (dynbuf_add(&in, chunk, got) != WA_E_OK) {
             send_line(cl->sock,
                       error_response(NULL, NULL, WA_E_TOO_LARGE, "request line too long"));
@@ -529,6 +539,7 @@ static void serve_client(void *arg)
             memmove(in.data, nl + 1, in.len - n - 1);
             in.len -= n + 1;
             in.data[in.len] = '\0';
+            line_began = in.len ? os_now_ms() : 0;
         }
         if (!sent)
             break;
