@@ -20,7 +20,7 @@
 #define ACCEPT_WAIT_MS       250             /* how often the TCP loops look at Ctrl+C */
 #define CLIENT_IDLE_MS       (5 * 60 * 1000) /* a TCP client silent this long is dropped */
 #define LINE_MAX_MS          30000 /* a request line must be whole this soon after it began */
-#define MAX_CLIENTS          16              /* TCP clients served at once */
+#define MAX_CLIENTS          16    /* TCP clients served at once */
 #define IPC_PROTOCOL_VERSION "1.0.0"
 
 /* ---- requests and responses ---- */
