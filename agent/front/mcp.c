@@ -40,8 +40,22 @@ static const char instructions[] =
 struct mcp_server {
     struct core *core;
     struct session *ses;
-    const char *version; /* negotiated protocol version, NULL before initialize */
+    const char *version;  /* negotiated protocol version, NULL before initialize */
+    struct mcp_sink sink; /* for messages that belong to no request */
 };
+
+void mcp_server_set_sink(struct mcp_server *s, const struct mcp_sink *sink)
+{
+    if (sink)
+        s->sink = *sink;
+    else
+        memset(&s->sink, 0, sizeof s->sink);
+}
+
+const char *mcp_server_version(const struct mcp_server *s)
+{
+    return s->version;
+}
 
 wa_err mcp_server_new(struct core *c, struct mcp_server **out)
 {
@@ -380,8 +394,10 @@ static cJSON *handle_message(struct mcp_server *s, const cJSON *msg)
     return response(id, &rep);
 }
 
-wa_err mcp_handle_line(struct mcp_server *s, const char *line, size_t len, struct dynbuf *out)
+wa_err mcp_handle_message(struct mcp_server *s, const char *line, size_t len, struct dynbuf *out,
+                          const struct mcp_sink *sink)
 {
+    (void)sink; /* nothing is sent while a message is handled yet */
     while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == '\n'))
         len--;
     if (len == 0)
@@ -527,7 +543,7 @@ int cmd_mcp(int argc, char **argv)
             if (text)
                 dynbuf_adds(&reply, text);
             free(text);
-        } else if (mcp_handle_line(s, line.data, line.len, &reply) != WA_E_OK) {
+        } else if (mcp_handle_message(s, line.data, line.len, &reply, NULL) != WA_E_OK) {
             fprintf(stderr, "winagent mcp: cannot send a reply: %s\n", wa_err_detail());
             dynbuf_reset(&reply);
         }

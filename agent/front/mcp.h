@@ -19,11 +19,29 @@ struct mcp_server;
 wa_err mcp_server_new(struct core *c, struct mcp_server **out);
 void mcp_server_free(struct mcp_server *s);
 
-/* Handles one line from the client (a message or a batch) and appends the reply, one
- * JSON text without the newline, to out; nothing for notifications and responses.
- * Requests are served in order, one at a time. Fails only when out of memory or when
- * the reply exceeds out's cap. */
-wa_err mcp_handle_line(struct mcp_server *s, const char *line, size_t len, struct dynbuf *out);
+/* Where the server's own messages go (progress and log notifications): one JSON-RPC
+ * message, without a newline, per call of send. Called from the thread that handles the
+ * message, or for log notifications from any thread; send must not call back into the
+ * server. */
+struct mcp_sink {
+    void (*send)(void *ctx, const char *json, size_t len);
+    void *ctx;
+};
+
+/* Handles one message from the client (a message or a batch) and appends the reply, one
+ * JSON text without a newline, to out; nothing for notifications and responses. Messages
+ * the server sends while handling it go to sink (NULL: to the server's own sink, see
+ * mcp_server_set_sink). Requests of one server are served one at a time, except
+ * `notifications/cancelled`, which may come in on another thread while a call runs and
+ * stops it. Fails only when out of memory or when the reply exceeds out's cap. */
+wa_err mcp_handle_message(struct mcp_server *s, const char *msg, size_t len, struct dynbuf *out,
+                          const struct mcp_sink *sink);
+
+/* The sink for messages that belong to no request (log notifications); none by default. */
+void mcp_server_set_sink(struct mcp_server *s, const struct mcp_sink *sink);
+
+/* The protocol version agreed by initialize; NULL before it. */
+const char *mcp_server_version(const struct mcp_server *s);
 
 /* The result of tools/list: {"tools":[{name, title, description, inputSchema,
  * annotations}]} (a new object), generated from the operation table. */
