@@ -1,0 +1,296 @@
+/* The one vocabulary: every front end's list of operations comes from the operation
+ * table, and SKILL.md's command list is checked against it, so they cannot drift. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "agent/core/core.h"
+#include "agent/core/ops.h"
+#include "agent/front/cli.h"
+#include "agent/front/mcp.h"
+#include "agent/run/tools.h"
+#include "automation/backend.h"
+
+/* ---- the table itself ---- */
+
+static void rows_are_complete_and_names_unique(void **state)
+{
+    (void)state;
+    for (int i = 0; i < OP__COUNT; i++) {
+        const struct op_def *a = op_def((enum op_id)i);
+        assert_non_null(a);
+        assert_int_equal(a->id, i);
+        assert_non_null(a->name);
+        assert_non_null(a->perform);
+        assert_true(a->help && strlen(a->help) > 10);
+        assert_true(a->model || a->cli); /* reachable from some front end */
+        for (int k = 0; k < OP_MAX_ARGS && a->args[k].arg != ARG_NONE; k++) {
+            const struct arg_def *d = arg_def(a->args[k].arg);
+            assert_non_null(d);
+            assert_non_null(d->name);
+            assert_true(d->help && *d->help);
+            for (int m = k + 1; m < OP_MAX_ARGS && a->args[m].arg != ARG_NONE; m++)
+                assert_int_not_equal(a->args[k].arg, a->args[m].arg);
+        }
+        for (int j = i + 1; j < OP__COUNT; j++) {
+            const struct op_def *b = op_def((enum op_id)j);
+            assert_string_not_equal(a->name, b->name);
+            if (a->cli && b->cli)
+                assert_string_not_equal(a->cli, b->cli);
+            if (a->model && b->model)
+                assert_string_not_equal(a->model, b->model);
+        }
+        if (a->cli)
+            assert_ptr_equal(op_by_cli(a->cli), a);
+    }
+    assert_null(op_by_cli("no-such-command"));
+}
+
+/* The model's aliases and misspellings land on the table's rows; unknown names are
+ * refused with the list of valid ones. */
+static void model_names_and_aliases(void **state)
+{
+    (void)state;
+    for (int i = 0; i < OP__COUNT; i++) {
+        const struct op_def *d = op_def((enum op_id)i), *got = NULL;
+        if (!d->model || (d->flags & OPF_SHELL)) /* the shell is a tool of its own */
+            continue;
+        assert_int_equal(op_by_model(d->model, &got), WA_E_OK);
+        assert_ptr_equal(got, d);
+    }
+    const struct op_def *got = NULL;
+    assert_int_equal(op_by_model("left_click", &got), WA_E_OK);
+    assert_int_equal(got->id, OP_CLICK);
+    assert_int_equal(op_by_model("Double-Click", &got), WA_E_OK);
+    assert_int_equal(got->id, OP_DOUBLE_CLICK);
+    assert_int_equal(op_by_model("fly_to_the_moon", &got), WA_E_INVALID_ARGS);
+    const char *list = op_model_action_list();
+    for (int i = 0; i < OP__COUNT; i++) {
+        const struct op_def *d = op_def((enum op_id)i);
+        if (d->model && !(d->flags & OPF_SHELL))
+            assert_non_null(strstr(list, d->model));
+    }
+}
+
+/* ---- the model's tools ---- */
+
+static const cJSON *prop(const cJSON *schema, const char *name)
+{
+    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(schema, "properties"),
+                                            name);
+}
+
+static void model_schema_is_the_table(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    const struct llm_tool *tools = agent_tools(true, &n);
+    assert_int_equal(n, 2);
+    const struct llm_tool *desk = NULL, *shell = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(tools[i].name, "desktop") == 0)
+            desk = &tools[i];
+        else if (strcmp(tools[i].name, "powershell") == 0)
+            shell = &tools[i];
+    }
+    assert_non_null(desk);
+    assert_non_null(shell);
+    const cJSON *actions =
+        cJSON_GetObjectItemCaseSensitive(prop(desk->parameters, "action"), "enum");
+    assert_true(cJSON_IsArray(actions));
+    int model_ops = 0;
+    for (int i = 0; i < OP__COUNT; i++) {
+        const struct op_def *d = op_def((enum op_id)i);
+        if (!d->model || (d->flags & OPF_SHELL))
+            continue;
+        model_ops++;
+        bool found = false;
+        const cJSON *a;
+        cJSON_ArrayForEach(a, actions) found = found || strcmp(a->valuestring, d->model) == 0;
+        assert_true(found);
+        /* every argument the model may pass is a property of the schema */
+        for (int k = 0; k < OP_MAX_ARGS && d->args[k].arg != ARG_NONE; k++)
+            if (!(d->args[k].flags & OPA_CLI))
+                assert_non_null(prop(desk->parameters, arg_name(d->args[k].arg, true)));
+    }
+    assert_int_equal(cJSON_GetArraySize(actions), model_ops);
+
+    assert_int_equal((agent_tools(false, &n), n), 1);
+}
+
+/* ---- MCP and the CLI ---- */
+
+static void mcp_tools_are_the_cli_commands(void **state)
+{
+    (void)state;
+    for (int shell = 0; shell < 2; shell++) {
+        struct core_config cfg = {.be = backend_default(),
+                                  .shell = shell ? SHELL_ALLOWED : SHELL_DENIED};
+        struct core *c = NULL;
+        assert_int_equal(core_new(&cfg, &c), WA_E_OK);
+        cJSON *list = mcp_tools_list(c);
+        const cJSON *tools = cJSON_GetObjectItemCaseSensitive(list, "tools");
+        int expected = 0;
+        for (int i = 0; i < OP__COUNT; i++) {
+            const struct op_def *d = op_def((enum op_id)i);
+            bool offered = d->cli && (shell || !(d->flags & OPF_SHELL));
+            expected += offered;
+            const cJSON *t, *hit = NULL;
+            cJSON_ArrayForEach(t, tools)
+            {
+                const cJSON *nm = cJSON_GetObjectItemCaseSensitive(t, "name");
+                if (d->cli && strcmp(nm->valuestring, d->cli) == 0)
+                    hit = t;
+            }
+            assert_true(offered ? hit != NULL : hit == NULL);
+            if (!hit)
+                continue;
+            const cJSON *schema = cJSON_GetObjectItemCaseSensitive(hit, "inputSchema");
+            for (int k = 0; k < OP_MAX_ARGS && d->args[k].arg != ARG_NONE; k++)
+                if (!(d->args[k].flags & OPA_MODEL))
+                    assert_non_null(prop(schema, arg_def(d->args[k].arg)->name));
+            const cJSON *ann = cJSON_GetObjectItemCaseSensitive(hit, "annotations");
+            assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ann, "readOnlyHint")),
+                             !op_acts(d));
+        }
+        assert_int_equal(cJSON_GetArraySize(tools), expected);
+        cJSON_Delete(list);
+        core_free(c);
+    }
+}
+
+static void cli_usage_names_every_argument(void **state)
+{
+    (void)state;
+    for (int i = 0; i < OP__COUNT; i++) {
+        const struct op_def *d = op_def((enum op_id)i);
+        if (!d->cli)
+            continue;
+        assert_true(cli_is_command(d->cli));
+        char usage[600];
+        cli_usage(d, usage, sizeof usage);
+        assert_memory_equal(usage, d->cli, strlen(d->cli));
+        for (int k = 0; k < OP_MAX_ARGS && d->args[k].arg != ARG_NONE; k++) {
+            if (d->args[k].flags & (OPA_MODEL | OPA_POS))
+                continue;
+            const struct arg_def *a = arg_def(d->args[k].arg);
+            /* options appear as --name (underscores as dashes) */
+            char flag[64];
+            size_t j = 0;
+            for (; a->name[j] && j + 1 < sizeof flag; j++)
+                flag[j] = a->name[j] == '_' ? '-' : a->name[j];
+            flag[j] = '\0';
+            if (!strstr(usage, flag))
+                fail_msg("usage of %s lacks --%s: %s", d->cli, flag, usage);
+        }
+    }
+}
+
+/* ---- SKILL.md ---- */
+
+static char *read_skill(void)
+{
+    const char *src = getenv("WINAGENT_SRC");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/SKILL.md", src ? src : ".");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
+        free(text);
+        text = NULL;
+    }
+    if (text)
+        text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* The end of a table row's first cell: its first '|' that is not written "\|". */
+static const char *cell_end(const char *row)
+{
+    const char *p = row + 1;
+    while ((p = strchr(p, '|')) && p[-1] == '\\')
+        p++;
+    return p;
+}
+
+/* Whether the command table of SKILL.md names cmd as the first word of a `code` span in
+ * a row's first column. Every such word must be a real command, too. */
+static bool skill_lists(const char *table, const char *cmd)
+{
+    for (const char *row = table; row && *row == '|';
+         row = strchr(row, '\n'), row = row ? row + 1 : NULL) {
+        const char *end = cell_end(row);
+        for (const char *p = strchr(row + 1, '`'); p && end && p < end; p = strchr(p + 1, '`')) {
+            const char *q = strchr(p + 1, '`');
+            if (!q || q > end)
+                break;
+            size_t n = strcspn(p + 1, " `");
+            if (n == strlen(cmd) && strncmp(p + 1, cmd, n) == 0)
+                return true;
+            p = q;
+        }
+    }
+    return false;
+}
+
+static void skill_commands_match_the_table(void **state)
+{
+    (void)state;
+    char *skill = read_skill();
+    assert_non_null(skill);
+    const char *sec = strstr(skill, "## Commands");
+    assert_non_null(sec);
+    const char *table = strstr(sec, "\n|");
+    assert_non_null(table);
+    table++;
+    table = strchr(table, '\n') + 1; /* the header */
+    table = strchr(table, '\n') + 1; /* the rule */
+
+    for (int i = 0; i < OP__COUNT; i++) {
+        const struct op_def *d = op_def((enum op_id)i);
+        if (d->cli && !skill_lists(table, d->cli))
+            fail_msg("SKILL.md's command table lacks `%s`", d->cli);
+    }
+    /* and every command it lists exists */
+    for (const char *row = table; *row == '|'; row = strchr(row, '\n') + 1) {
+        const char *end = cell_end(row);
+        for (const char *p = strchr(row + 1, '`'); p && p < end; p = strchr(p + 1, '`')) {
+            const char *q = strchr(p + 1, '`');
+            size_t n = strcspn(p + 1, " `");
+            char word[64];
+            snprintf(word, sizeof word, "%.*s", (int)n, p + 1);
+            if (!cli_is_command(word))
+                fail_msg("SKILL.md lists `%s`, which is no command", word);
+            p = q;
+        }
+        if (!strchr(row, '\n'))
+            break;
+    }
+    free(skill);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rows_are_complete_and_names_unique),
+        cmocka_unit_test(model_names_and_aliases),
+        cmocka_unit_test(model_schema_is_the_table),
+        cmocka_unit_test(mcp_tools_are_the_cli_commands),
+        cmocka_unit_test(cli_usage_names_every_argument),
+        cmocka_unit_test(skill_commands_match_the_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
