@@ -464,6 +464,17 @@ wa_err op_request_check(const struct op_request *r, bool model)
         return wa_fail(WA_E_INVALID_ARGS, "%s needs \"%s\": %s", model ? op->model : op->cli,
                        arg_name(u->arg, model), op_arg_help(op, u->arg));
     }
+    /* Points in 0-999 of the frame are refused here, before anything is observed. */
+    static const enum op_arg points[] = {ARG_X, ARG_Y, ARG_TO_X, ARG_TO_Y};
+    for (size_t i = 0; i < sizeof points / sizeof *points; i++) {
+        enum op_arg a = points[i];
+        if (!op_request_has(r, a) || op_arg_unit(op, a) != UNIT_NORM)
+            continue;
+        int v = a == ARG_X ? r->x : a == ARG_Y ? r->y : a == ARG_TO_X ? r->to_x : r->to_y;
+        if (v < 0 || v > 999)
+            return wa_fail(WA_E_INVALID_ARGS, "\"%s\" is %d, outside 0-999: %s", arg_name(a, model),
+                           v, op_arg_help(op, a));
+    }
     return WA_E_OK;
 }
 
