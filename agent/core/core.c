@@ -366,21 +366,7 @@ static cJSON *audit_params(const struct op_request *q)
                                                         : q->return_state);
         } else {
             /* numbers and enums: the arguments' own values */
-            double n = a == ARG_X           ? q->x
-                       : a == ARG_Y         ? q->y
-                       : a == ARG_TO_X      ? q->to_x
-                       : a == ARG_TO_Y      ? q->to_y
-                       : a == ARG_WIDTH     ? q->width
-                       : a == ARG_HEIGHT    ? q->height
-                       : a == ARG_AMOUNT    ? q->amount
-                       : a == ARG_SECONDS   ? q->seconds
-                       : a == ARG_TIMEOUT   ? q->timeout
-                       : a == ARG_TIMEOUT_S ? q->timeout_s
-                       : a == ARG_DURATION  ? q->duration_ms
-                       : a == ARG_MONITOR   ? q->monitor
-                       : a == ARG_MAX_EDGE  ? q->max_edge
-                       : a == ARG_DEPTH     ? q->depth
-                                            : -1;
+            double n = op_request_number(q, (enum op_arg)a);
             if (d->type == ARG_T_ENUM) {
                 static const char *const dirs[] = {"up", "down", "left", "right"};
                 static const char *const buttons[] = {"left", "right", "middle"};

@@ -452,6 +452,42 @@ wa_err op_request_set_bool(struct op_request *r, enum op_arg a, bool value)
     return WA_E_OK;
 }
 
+double op_request_number(const struct op_request *q, enum op_arg a)
+{
+    switch (a) {
+    case ARG_X:
+        return q->x;
+    case ARG_Y:
+        return q->y;
+    case ARG_TO_X:
+        return q->to_x;
+    case ARG_TO_Y:
+        return q->to_y;
+    case ARG_WIDTH:
+        return q->width;
+    case ARG_HEIGHT:
+        return q->height;
+    case ARG_AMOUNT:
+        return q->amount;
+    case ARG_SECONDS:
+        return q->seconds;
+    case ARG_TIMEOUT:
+        return q->timeout;
+    case ARG_TIMEOUT_S:
+        return q->timeout_s;
+    case ARG_DURATION:
+        return q->duration_ms;
+    case ARG_MONITOR:
+        return q->monitor;
+    case ARG_MAX_EDGE:
+        return q->max_edge;
+    case ARG_DEPTH:
+        return q->depth;
+    default:
+        return -1;
+    }
+}
+
 wa_err op_request_check(const struct op_request *r, bool model)
 {
     const struct op_def *op = r->op;
@@ -470,7 +506,7 @@ wa_err op_request_check(const struct op_request *r, bool model)
         enum op_arg a = points[i];
         if (!op_request_has(r, a) || op_arg_unit(op, a) != UNIT_NORM)
             continue;
-        int v = a == ARG_X ? r->x : a == ARG_Y ? r->y : a == ARG_TO_X ? r->to_x : r->to_y;
+        int v = (int)op_request_number(r, a);
         if (v < 0 || v > 999)
             return wa_fail(WA_E_INVALID_ARGS, "\"%s\" is %d, outside 0-999: %s", arg_name(a, model),
                            v, op_arg_help(op, a));

@@ -69,6 +69,9 @@ wa_err op_request_set_text(struct op_request *r, enum op_arg a, const char *text
 wa_err op_request_set_number(struct op_request *r, enum op_arg a, double value);
 wa_err op_request_set_bool(struct op_request *r, enum op_arg a, bool value);
 
+/* The value of a numeric argument (ARG_X ... ARG_DEPTH); -1 for the others. */
+double op_request_number(const struct op_request *q, enum op_arg a);
+
 /* The element argument for a (ARG_ELEMENT, ARG_SCOPE, ...), or NULL. */
 const struct elem_ref *op_request_element(const struct op_request *r, enum op_arg a);
 
