@@ -11,6 +11,7 @@
 #include "agent/core/core.h"
 #include "agent/front/cli.h"
 #include "agent/front/wire.h"
+#include "agent/run/calltrace.h"
 #include "agent/run/replay.h"
 #include "agent/run/steplog.h"
 #include "agent/run/tools.h"
@@ -127,58 +128,6 @@ static void observation_for_model(const struct observation *o, struct dynbuf *te
     }
 }
 
-/* agent.log's DEBUG lines behind a window observation's verdict: the interactive
- * elements of its tree that have no name. */
-static void log_unnamed_elements(struct run *r, const struct observation *o)
-{
-    const struct wa_tree *t = session_tree(r->ses);
-    if (!t)
-        return;
-    if (!o->hwnd || t->hwnd != o->hwnd)
-        return; /* a monitor, or no tree of this window */
-    struct dynbuf lines;
-    dynbuf_init(&lines, 1u << 20);
-    if (observe_unnamed_lines(t, &lines) == WA_E_OK) {
-        for (const char *line = dynbuf_str(&lines), *end; *line; line = end + 1) {
-            end = strchr(line, '\n');
-            steplog_note(&r->log, "%.*s", (int)(end - line), line);
-        }
-    }
-    dynbuf_cleanup(&lines);
-}
-
-/* Saves an observation's files; returns the file name (heap) or NULL. */
-static char *save_observation(struct run *r, int step, const char *action,
-                              const struct observation *o)
-{
-    char name[160];
-    if (o->kind == OBS_TREE) {
-        snprintf(name, sizeof name, "step-%02d-%s+a11y.txt", step, action);
-        return steplog_save(&r->log, name, o->text, strlen(o->text));
-    }
-    if (o->kind == OBS_IMAGE) {
-        snprintf(name, sizeof name, "step-%02d-%s.png", step, action);
-        return steplog_save(&r->log, name, o->png.data, o->png.len);
-    }
-    return NULL;
-}
-
-static cJSON *observation_trace(const struct observation *o, const char *file)
-{
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "kind", o->kind == OBS_TREE ? "tree" : "image");
-    if (file)
-        cJSON_AddStringToObject(j, "file", file);
-    cJSON_AddStringToObject(j, "verdict", o->verdict);
-    int f[4] = {o->frame.left, o->frame.top, o->frame.right, o->frame.bottom};
-    cJSON_AddItemToObject(j, "frame", cJSON_CreateIntArray(f, 4));
-    if (o->kind == OBS_IMAGE) {
-        cJSON_AddNumberToObject(j, "width", o->width);
-        cJSON_AddNumberToObject(j, "height", o->height);
-    }
-    return j;
-}
-
 /* ---- tools ---- */
 
 /* --shell confirm: the command as it will run (control characters already escaped). */
@@ -230,35 +179,6 @@ static const char *repetition_note(struct run *r, const struct llm_tool_call *ca
     return NULL;
 }
 
-/* The identity of the element a call acted on, as it was before acting: what replay
- * needs to find it again in a fresh tree. */
-static void add_element_ref(cJSON *trace, const struct op_result *res)
-{
-    if (!res->has_element)
-        return;
-    cJSON *ref = cJSON_AddObjectToObject(trace, "element_ref");
-    cJSON_AddStringToObject(ref, "type", res->element.type ? res->element.type : "");
-    cJSON_AddStringToObject(ref, "name", res->element.name ? res->element.name : "");
-    if (res->element.automation_id)
-        cJSON_AddStringToObject(ref, "automation_id", res->element.automation_id);
-}
-
-/* The window that received the input at the moment of sending: what replay compares
- * before re-sending input to the same point. */
-static void add_receiver(cJSON *trace, const struct op_result *res)
-{
-    if (!res->has_receiver)
-        return;
-    const struct wa_window *w = &res->receiver;
-    cJSON *o = cJSON_AddObjectToObject(trace, "receiver");
-    char h[24];
-    snprintf(h, sizeof h, "0x%llx", (unsigned long long)w->hwnd);
-    cJSON_AddStringToObject(o, "hwnd", h);
-    cJSON_AddStringToObject(o, "title", w->title ? w->title : "");
-    cJSON_AddStringToObject(o, "class", w->class_name ? w->class_name : "");
-    cJSON_AddStringToObject(o, "process", w->process ? w->process : "");
-}
-
 /* The request of a tool call: the desktop tool's action, or the shell. */
 static wa_err tool_request(struct run *r, const struct llm_tool_call *call, struct op_request *q)
 {
@@ -269,22 +189,6 @@ static wa_err tool_request(struct run *r, const struct llm_tool_call *call, stru
     op_request_init(q, NULL);
     return wa_fail(WA_E_INVALID_ARGS, "there is no tool \"%s\"; the tools are desktop%s",
                    call->name, core_shell(r->core) == SHELL_DENIED ? "" : " and powershell");
-}
-
-/* Saves the debug image of a coordinate action; returns its file name (heap). */
-static char *save_annotation(struct run *r, int step, const char *action,
-                             const struct wa_image *img)
-{
-    struct dynbuf png;
-    dynbuf_init(&png, 64u << 20);
-    char *file = NULL;
-    if (png_encode(img, &png) == WA_E_OK) {
-        char name[160];
-        snprintf(name, sizeof name, "step-%02d-%s+annotate.png", step, action);
-        file = steplog_save(&r->log, name, png.data, png.len);
-    }
-    dynbuf_cleanup(&png);
-    return file;
 }
 
 /* Runs one tool call and appends its result to the conversation; fills the call's
@@ -343,42 +247,12 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
 
     struct wire_opts wo = {.names = WIRE_MODEL};
     cJSON *result = wire_result(&res, &wo);
-    add_element_ref(trace, &res);
-    add_receiver(trace, &res);
+    calltrace_result(&r->log, step, action, &res, session_tree(r->ses), action_ms, trace);
     const char *note = repetition_note(r, call, e != WA_E_OK, acted, &res.obs);
     if (note)
         cJSON_AddStringToObject(result, "note", note);
-
-    /* Files: the observation exactly as sent, and the debug crosshair. */
-    if (res.obs.kind != OBS_NONE) {
-        char *file = save_observation(r, step, action, &res.obs);
-        cJSON_AddItemToObject(trace, "observation", observation_trace(&res.obs, file));
-        steplog_note(&r->log, "observation: %s", res.obs.verdict);
-        log_unnamed_elements(r, &res.obs);
-        free(file);
-    }
-    if (res.has_annotate) {
-        char *file = save_annotation(r, step, action, &res.annotate);
-        if (file)
-            cJSON_AddStringToObject(trace, "annotate", file);
-        free(file);
-    }
-
     char *result_text = cJSON_PrintUnformatted(result);
     cJSON_AddItemToObject(trace, "result", result);
-    cJSON *ms = cJSON_AddObjectToObject(trace, "ms");
-    /* Every phase of the call, so that no time goes unaccounted for. */
-    double known = res.before_ms + res.action_ms + res.annotate_ms + res.settle_ms +
-                   res.obs.capture_ms + res.obs.encode_ms + res.obs.tree_ms + res.diff_ms;
-    cJSON_AddNumberToObject(ms, "before", res.before_ms);
-    cJSON_AddNumberToObject(ms, "action", res.action_ms ? res.action_ms : action_ms);
-    cJSON_AddNumberToObject(ms, "annotate", res.annotate_ms);
-    cJSON_AddNumberToObject(ms, "settle", res.settle_ms);
-    cJSON_AddNumberToObject(ms, "capture", res.obs.capture_ms);
-    cJSON_AddNumberToObject(ms, "encode", res.obs.encode_ms);
-    cJSON_AddNumberToObject(ms, "tree", res.obs.tree_ms);
-    cJSON_AddNumberToObject(ms, "diff", res.diff_ms);
-    cJSON_AddNumberToObject(ms, "other", action_ms > known ? action_ms - known : 0);
 
     struct dynbuf text;
     dynbuf_init(&text, 16u << 20);
@@ -502,11 +376,8 @@ static void first_turn(struct run *r)
     cJSON_AddNumberToObject(trace, "step", 0);
     cJSON_AddStringToObject(trace, "task", r->cfg->prompt);
     if (!e && res.obs.kind != OBS_NONE) {
-        char *file = save_observation(r, 0, res.op->model, &res.obs);
-        cJSON_AddItemToObject(trace, "observation", observation_trace(&res.obs, file));
-        free(file);
+        calltrace_observation(&r->log, 0, res.op->model, &res.obs, session_tree(r->ses), trace);
         steplog_progress(&r->log, "[step 0/%d] observe -> %s", r->cfg->max_steps, res.obs.verdict);
-        log_unnamed_elements(r, &res.obs);
         observation_for_model(&res.obs, &text, &img, &has_img);
     } else {
         steplog_progress(&r->log, "[step 0/%d] no first observation: %s", r->cfg->max_steps,
