@@ -34,6 +34,7 @@
     X(FOCUS_LOST, "focus_lost", "another window took the foreground")                              \
     X(NOT_VERIFIED, "not_verified", "the control does not hold what was sent")                     \
     X(CANCELLED, "cancelled", "cancelled by the client")                                           \
+    X(DIVERGED, "diverged", "the desktop differs from the recording")                              \
     X(IO, "io_error", "input/output error")                                                        \
     X(TOO_LARGE, "too_large", "data exceeds its size limit")                                       \
     X(PARSE, "parse_error", "malformed data")                                                      \

@@ -42,6 +42,15 @@ const char *os_interrupt_reason(void);
  * Async-signal-safe. */
 void os_interrupt_mark(int reason);
 
+/* The platform's path separator, and a path rewritten to use it throughout (on
+ * Windows '/' becomes '\\'; elsewhere nothing changes). */
+#ifdef _WIN32
+#define OS_SEP "\\"
+#else
+#define OS_SEP "/"
+#endif
+void os_path_native(char *path);
+
 /* Files. os_fopen takes a UTF-8 path on every platform. */
 FILE *os_fopen(const char *path, const char *mode);
 bool os_path_exists(const char *path);

@@ -51,3 +51,14 @@ void os_dir_list_sort(struct os_dir_list *l)
     if (l->count > 1)
         qsort(l->names, l->count, sizeof *l->names, compare_names);
 }
+
+void os_path_native(char *path)
+{
+#ifdef _WIN32
+    for (char *p = path; p && *p; p++)
+        if (*p == '/')
+            *p = '\\';
+#else
+    (void)path;
+#endif
+}

@@ -29,6 +29,11 @@ struct window_ref {
     char *text;      /* the selector as written ("notepad", "0x1a2b", "12345") */
 };
 
+/* A window as a recording describes it. */
+struct window_expect {
+    const char *title, *class_name, *process;
+};
+
 enum scroll_dir { DIR_UP, DIR_DOWN, DIR_LEFT, DIR_RIGHT };
 enum get_what { GET_TEXT, GET_VALUE, GET_NAME, GET_RECT, GET_BOUNDS, GET_STATES, GET_ALL };
 
@@ -48,6 +53,9 @@ struct op_request {
     bool all, interactive, compact, verbose, annotated, screenshot, return_state;
     /* Notes from parsing (a value clamped to its limit), passed on to the result. */
     char note[200];
+    /* Replay: the window that received this input when it was recorded; input that
+     * would go to another window is refused with WA_E_DIVERGED and nothing is sent. */
+    const struct window_expect *expect;
     /* Set by the front end (from another thread) to stop a wait or find early. */
     const volatile bool *cancel;
 };

@@ -4,8 +4,32 @@
 #include <string.h>
 
 #include "agent/core/perform.h"
+#include "base/str.h"
 
 #define KEY_CHORD_PAUSE_MS 30
+
+static bool same_text(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* Replay: the receiver must be the window the recording names. */
+static wa_err check_expected(struct call *k, const struct wa_window *w)
+{
+    const struct window_expect *x = k->q->expect;
+    if (!x)
+        return WA_E_OK;
+    const char *proc = w->process ? w->process : "";
+    if (same_text(w->title, x->title) && same_text(w->class_name, x->class_name) &&
+        str_ieq(proc, x->process ? x->process : ""))
+        return WA_E_OK;
+    return wa_fail(WA_E_DIVERGED,
+                   "%s would go to \"%.80s\" (class %.60s, %.60s), the recording sent it to "
+                   "\"%.80s\" (class %.60s, %.60s); nothing was sent",
+                   k->name, w->title ? w->title : "", w->class_name ? w->class_name : "", proc,
+                   x->title ? x->title : "", x->class_name ? x->class_name : "",
+                   x->process ? x->process : "");
+}
 
 /* Reads hwnd, refuses it when the gate says so, and records it as the receiver. */
 static wa_err receiver(struct call *k, uint64_t hwnd, const char *where)
@@ -22,6 +46,8 @@ static wa_err receiver(struct call *k, uint64_t hwnd, const char *where)
     k->receiver = hwnd;
     snprintf(k->receiver_process, sizeof k->receiver_process, "%s", w.process ? w.process : "");
     e = gate_check_window(k->c->gate, &w, k->name);
+    if (!e)
+        e = check_expected(k, &w);
     wa_window_cleanup(&k->r->receiver);
     k->r->receiver = w; /* moved: the result keeps it */
     k->r->has_receiver = true;

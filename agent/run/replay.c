@@ -1,4 +1,9 @@
-/* Replay of a recorded run: the same core, no model. */
+/* Replay of a recorded run: the same core and gate, no model. Each recorded call is
+ * checked against the desktop of now before it is sent again, by its kind: an element
+ * action is re-aimed at the element of the same identity, input at a point or to the
+ * foreground must reach the window that received it then, a window operation needs its
+ * window. The first call that does not fit stops the replay with a report saying what
+ * differed; nothing is clicked into the wrong place. */
 #include "agent/run/replay.h"
 
 #include <stdio.h>
@@ -10,33 +15,50 @@
 #include "agent/core/core.h"
 #include "agent/front/cli.h"
 #include "agent/front/wire.h"
+#include "agent/run/calltrace.h"
 #include "agent/run/steplog.h"
 #include "base/os.h"
 #include "base/str.h"
 
-/* The id of the element with this identity in the session's latest tree; 0 when none. */
+struct replay {
+    const struct agent_config *cfg;
+    struct steplog log;
+    struct core *core;
+    struct session *ses;
+    int calls; /* calls replayed so far: the replay's own step numbers */
+    int64_t start_ms;
+    double agent_ms;
+};
+
+static const char *str_of(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The id of the element with this identity (type, name, AutomationId) in the
+ * session's latest tree; 0 when none. */
 static int find_element(const struct session *s, const cJSON *ref)
 {
     const struct wa_tree *t = session_tree(s);
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ref, "type");
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(ref, "name");
-    const cJSON *aid = cJSON_GetObjectItemCaseSensitive(ref, "automation_id");
+    const char *type = str_of(ref, "type"), *name = str_of(ref, "name");
+    const char *aid = str_of(ref, "automation_id");
     for (size_t i = 0; t && i < t->count; i++) {
         const struct wa_node *n = &t->nodes[i];
-        if (strcmp(n->type, type->valuestring) == 0 && strcmp(n->name, name->valuestring) == 0 &&
-            (!cJSON_IsString(aid) ||
-             (n->automation_id && strcmp(n->automation_id, aid->valuestring) == 0)))
+        if (strcmp(n->type, type) == 0 && strcmp(n->name, name) == 0 &&
+            (!aid || (n->automation_id && strcmp(n->automation_id, aid) == 0)))
             return (int)i + 1;
     }
     return 0;
 }
 
-/* Aims the request at the element the recorded call acted on, in the tree of now. */
+/* Aims the request at the element the recorded call acted on, in the tree of now;
+ * WA_E_DIVERGED when there is none. */
 static wa_err reaim(struct session *s, struct op_request *q, const cJSON *ref)
 {
-    if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ref, "type")) ||
-        !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ref, "name")))
-        return WA_E_OK;
+    const char *type = str_of(ref, "type"), *name = str_of(ref, "name");
+    if (!type || !name)
+        return wa_fail(WA_E_PARSE, "the recorded element_ref has no type and name");
     int id = find_element(s, ref);
     if (!id) { /* look again: the window may have changed since the last observation */
         struct op_request look;
@@ -51,41 +73,199 @@ static wa_err reaim(struct session *s, struct op_request *q, const cJSON *ref)
             return e;
         id = find_element(s, ref);
     }
-    if (!id)
-        return wa_fail(WA_E_ELEMENT_NOT_FOUND, "%s \"%s\" is not in the current tree",
-                       cJSON_GetObjectItemCaseSensitive(ref, "type")->valuestring,
-                       cJSON_GetObjectItemCaseSensitive(ref, "name")->valuestring);
+    if (!id) {
+        const char *aid = str_of(ref, "automation_id");
+        return wa_fail(WA_E_DIVERGED,
+                       "the recorded element %s \"%.80s\"%s%.80s%s is not in the tree "
+                       "of the window now",
+                       type, name, aid ? " (AutomationId " : "", aid ? aid : "", aid ? ")" : "");
+    }
     return op_request_set_number(q, ARG_ELEMENT, id);
 }
 
-/* One recorded call, performed again. */
-static wa_err replay_call(struct session *s, const cJSON *call, struct op_result *res)
+/* The request of a recorded call. */
+static wa_err recorded_request(const cJSON *call, struct op_request *q)
 {
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(call, "name");
+    const char *name = str_of(call, "name");
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(call, "arguments");
-    struct op_request q;
-    wa_err e;
     if (!cJSON_IsObject(args)) {
-        op_request_init(&q, NULL);
-        e = wa_fail(WA_E_INVALID_ARGS, "the recorded call had malformed arguments");
-    } else if (cJSON_IsString(name) && strcmp(name->valuestring, "desktop") == 0) {
-        e = wire_request(args, WIRE_MODEL, NULL, &q);
-    } else if (cJSON_IsString(name) && strcmp(name->valuestring, op_def(OP_SHELL)->model) == 0) {
-        e = wire_request(args, WIRE_MODEL, op_def(OP_SHELL), &q);
-    } else {
-        op_request_init(&q, NULL);
-        e = wa_fail(WA_E_INVALID_ARGS, "unknown tool in the trace");
+        op_request_init(q, NULL);
+        return wa_fail(WA_E_PARSE, "the recorded call has no arguments object");
     }
+    if (name && strcmp(name, "desktop") == 0)
+        return wire_request(args, WIRE_MODEL, NULL, q);
+    if (name && strcmp(name, op_def(OP_SHELL)->model) == 0)
+        return wire_request(args, WIRE_MODEL, op_def(OP_SHELL), q);
+    op_request_init(q, NULL);
+    return wa_fail(WA_E_PARSE, "the recorded call names no known tool (\"%.60s\")",
+                   name ? name : "");
+}
+
+/* Whether an error means the desktop is not the recorded one (the replay diverged),
+ * rather than that an action failed on it. */
+static bool diverged(wa_err e)
+{
+    return e == WA_E_DIVERGED || e == WA_E_WINDOW_NOT_FOUND || e == WA_E_ELEMENT_NOT_FOUND ||
+           e == WA_E_STALE_REF;
+}
+
+/* One recorded call, checked and performed again; its trace line is written. */
+static wa_err replay_call(struct replay *rp, int stepn, const cJSON *step, const cJSON *call)
+{
+    rp->calls++;
+    struct op_request q;
+    struct op_result res;
+    op_result_init(&res);
+    int64_t t0 = os_now_ms();
+    wa_err e = recorded_request(call, &q);
     const cJSON *ref = cJSON_GetObjectItemCaseSensitive(call, "element_ref");
-    if (!e && ref && q.element.kind == EREF_ID)
-        e = reaim(s, &q, ref);
-    if (!e)
-        e = core_perform(s, &q, res);
-    if (!e && res->has_shell && res->shell.exit_code != 0)
-        e = wa_fail(WA_E_ACTION_FAILED, "exit code %d: %.200s", res->shell.exit_code,
-                    res->shell.err ? res->shell.err : "");
+    const cJSON *recv = cJSON_GetObjectItemCaseSensitive(call, "receiver");
+    struct window_expect expect = {str_of(recv, "title"), str_of(recv, "class"),
+                                   str_of(recv, "process")};
+    if (!e && cJSON_IsObject(ref) && q.element.kind == EREF_ID)
+        e = reaim(rp->ses, &q, ref); /* the element's identity is the check */
+    else if (!e && cJSON_IsObject(recv) && (q.op->flags & OPF_INPUT))
+        q.expect = &expect; /* checked at the moment of sending */
+    if (!e) {
+        e = core_perform(rp->ses, &q, &res);
+    } else {
+        res.op = q.op;
+        res.err = e;
+        snprintf(res.message, sizeof res.message, "%s",
+                 *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+    }
+    if (!e && res.has_shell && res.shell.exit_code != 0) {
+        e = res.err = WA_E_ACTION_FAILED;
+        snprintf(res.message, sizeof res.message, "exit code %d: %.200s", res.shell.exit_code,
+                 res.shell.err ? res.shell.err : "");
+    }
+    double ms = (double)(os_now_ms() - t0);
+    rp->agent_ms += ms;
+
+    const char *tool = str_of(call, "name");
+    const char *action = q.op && q.op->model ? q.op->model : tool ? tool : "call";
+    cJSON *line = cJSON_CreateObject();
+    cJSON_AddNumberToObject(line, "step", rp->calls);
+    cJSON_AddNumberToObject(line, "recorded_step", stepn);
+    const char *said = str_of(step, "model_text");
+    char text[700];
+    snprintf(text, sizeof text, "Replay of recorded step %d%s%.600s", stepn, said ? ": " : "",
+             said ? said : "");
+    cJSON_AddStringToObject(line, "model_text", text);
+    cJSON *calls = cJSON_AddArrayToObject(line, "tool_calls");
+    cJSON *t = cJSON_CreateObject();
+    cJSON_AddItemToArray(calls, t);
+    cJSON_AddStringToObject(t, "id", str_of(call, "id") ? str_of(call, "id") : "");
+    cJSON_AddStringToObject(t, "name", tool ? tool : "");
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(call, "arguments");
+    if (args)
+        cJSON_AddItemToObject(t, "arguments", cJSON_Duplicate(args, true));
+    struct wire_opts wo = {.names = WIRE_MODEL};
+    cJSON_AddItemToObject(t, "result", wire_result(&res, &wo));
+    calltrace_result(&rp->log, rp->calls, action, &res, session_tree(rp->ses), ms, t);
+    if (e && diverged(e))
+        cJSON_AddStringToObject(line, "diverged", res.message);
+    steplog_trace(&rp->log, line);
+    cJSON_Delete(line);
+
+    if (rp->cfg->dry_run) {
+        char *a = cJSON_PrintUnformatted(args);
+        printf("%d. step %d: %s %s\n", rp->calls, stepn, tool ? tool : "?", a ? a : "");
+        free(a);
+    }
+    steplog_progress(&rp->log, "[replay %d] step %d: %s -> %s", rp->calls, stepn,
+                     res.summary[0] ? res.summary : action,
+                     e             ? wa_err_code(e)
+                     : res.dry_run ? "dry-run"
+                                   : "ok");
+    if (e)
+        steplog_note(&rp->log, "  error: %s", res.message);
     op_request_cleanup(&q);
+    op_result_cleanup(&res);
     return e;
+}
+
+/* The summary line (as the loop writes it, so report.html and the index show it). */
+static void finish(struct replay *rp, int code, const char *outcome, const char *error)
+{
+    double total = (double)(os_now_ms() - rp->start_ms);
+    cJSON *s = cJSON_CreateObject();
+    cJSON *sum = cJSON_AddObjectToObject(s, "summary");
+    cJSON_AddNumberToObject(sum, "steps", rp->calls);
+    cJSON_AddNumberToObject(sum, "exit_code", code);
+    cJSON_AddStringToObject(sum, "outcome", outcome);
+    if (error)
+        cJSON_AddStringToObject(sum, "error", error);
+    cJSON_AddNumberToObject(sum, "total_tokens", 0);
+    cJSON_AddNumberToObject(sum, "agent_ms", rp->agent_ms);
+    cJSON_AddNumberToObject(sum, "total_ms", total);
+    steplog_trace(&rp->log, s);
+    cJSON_Delete(s);
+}
+
+/* The recorded task, for the first trace line and the folder's name. */
+static const char *recorded_task(char *text)
+{
+    char *nl = strchr(text, '\n');
+    if (nl)
+        *nl = '\0';
+    cJSON *first = cJSON_Parse(text);
+    if (nl)
+        *nl = '\n';
+    static char task[400];
+    const char *t = str_of(first, "task");
+    snprintf(task, sizeof task, "%s", t ? t : "");
+    cJSON_Delete(first);
+    return task;
+}
+
+static int replay_lines(struct replay *rp, char *text)
+{
+    int line_no = 0;
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        line_no++;
+        if (!*line || *line == '\r')
+            continue;
+        cJSON *step = cJSON_Parse(line);
+        if (!step) {
+            char why[160];
+            snprintf(why, sizeof why, "line %d of the trace is not JSON", line_no);
+            steplog_progress(&rp->log, "replay stopped: %s", why);
+            finish(rp, EXIT_USAGE, "error", why);
+            return EXIT_USAGE;
+        }
+        const cJSON *num = cJSON_GetObjectItemCaseSensitive(step, "step");
+        int stepn = cJSON_IsNumber(num) ? num->valueint : line_no;
+        const cJSON *call;
+        cJSON_ArrayForEach(call, cJSON_GetObjectItemCaseSensitive(step, "tool_calls"))
+        {
+            if (os_interrupted()) {
+                cJSON_Delete(step);
+                finish(rp, EXIT_INTERRUPTED, "interrupted", os_interrupt_reason());
+                return EXIT_INTERRUPTED;
+            }
+            wa_err e = replay_call(rp, stepn, step, call);
+            if (!e)
+                continue;
+            char why[700];
+            snprintf(why, sizeof why, "%s at recorded step %d (replay step %d): %s",
+                     diverged(e) ? "diverged" : "failed", stepn, rp->calls,
+                     *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+            steplog_progress(&rp->log, "replay stopped: %s", why);
+            finish(rp, EXIT_ACTION, diverged(e) ? "diverged" : "desktop failure", why);
+            cJSON_Delete(step);
+            return EXIT_ACTION;
+        }
+        cJSON_Delete(step);
+    }
+    steplog_progress(&rp->log, "replay finished: %d call%s", rp->calls, rp->calls == 1 ? "" : "s");
+    finish(rp, EXIT_OK, "finished", NULL);
+    if (!rp->cfg->dry_run)
+        printf("replayed %d call%s\n", rp->calls, rp->calls == 1 ? "" : "s");
+    return EXIT_OK;
 }
 
 int replay_run(const struct agent_config *cfg)
@@ -95,18 +275,34 @@ int replay_run(const struct agent_config *cfg)
     if (e)
         return cli_fail(e);
     os_interrupt_install(true);
-    struct core *c = cli_core(&cfg->settings, true);
-    if (!c) {
+    struct replay rp = {.cfg = cfg, .start_ms = os_now_ms()};
+    if (!(rp.core = cli_core(&cfg->settings, true))) {
         free(text);
         return EXIT_ACTION;
     }
-    struct steplog log;
-    if ((e = steplog_open(&log, cfg->log_dir, "replay", NULL))) {
+    char title[480];
+    const char *task = recorded_task(text);
+    snprintf(title, sizeof title, "replay %s", task);
+    if ((e = steplog_open(&rp.log, cfg->log_dir, title, cfg->api_key))) {
         free(text);
-        core_free(c);
+        core_free(rp.core);
         return cli_fail(e);
     }
-    steplog_note(&log, "replaying %s%s", cfg->replay, cfg->dry_run ? " (dry run)" : "");
+    char *source = str_dup(cfg->replay);
+    if (source)
+        os_path_native(source);
+    steplog_note(&rp.log, "replaying %s%s", source ? source : cfg->replay,
+                 cfg->dry_run ? " (dry run)" : "");
+    cJSON *first = cJSON_CreateObject();
+    cJSON_AddNumberToObject(first, "step", 0);
+    char what[700];
+    snprintf(what, sizeof what, "Replay of %s%s%s", source ? source : cfg->replay,
+             *task ? ": " : "", task);
+    cJSON_AddStringToObject(first, "task", what);
+    steplog_trace(&rp.log, first);
+    cJSON_Delete(first);
+    free(source);
+
     struct session_opts so;
     session_opts_default(&so);
     so.front = "replay";
@@ -114,68 +310,18 @@ int replay_run(const struct agent_config *cfg)
     so.observe.mode = cfg->mode;
     so.observe.max_edge = cfg->max_edge;
     so.after = AFTER_OBSERVE;
-    struct session *s = NULL;
-    if ((e = session_new(c, &so, &s))) {
-        free(text);
-        steplog_close(&log);
-        core_free(c);
-        return cli_fail(e);
+    so.annotate = true;
+    int code;
+    if ((e = session_new(rp.core, &so, &rp.ses))) {
+        code = cli_fail(e);
+        finish(&rp, EXIT_USAGE, "error", wa_err_detail());
+    } else {
+        code = replay_lines(&rp, text);
     }
-
-    int code = EXIT_OK, calls = 0, line_no = 0;
-    for (char *line = text, *next; line && *line && code == EXIT_OK; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        line_no++;
-        cJSON *step = cJSON_Parse(line);
-        const cJSON *num = cJSON_GetObjectItemCaseSensitive(step, "step");
-        int stepn = cJSON_IsNumber(num) ? num->valueint : line_no;
-        const cJSON *call;
-        cJSON_ArrayForEach(call, cJSON_GetObjectItemCaseSensitive(step, "tool_calls"))
-        {
-            if (os_interrupted()) {
-                code = EXIT_INTERRUPTED;
-                break;
-            }
-            calls++;
-            struct op_result res;
-            op_result_init(&res);
-            e = replay_call(s, call, &res);
-            const cJSON *name = cJSON_GetObjectItemCaseSensitive(call, "name");
-            if (cfg->dry_run) {
-                char *a =
-                    cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(call, "arguments"));
-                printf("%d. step %d: %s %s\n", calls, stepn,
-                       cJSON_IsString(name) ? name->valuestring : "?", a ? a : "");
-                free(a);
-            }
-            steplog_progress(&log, "[replay %d] step %d: %s -> %s", calls, stepn,
-                             res.summary[0]         ? res.summary
-                             : cJSON_IsString(name) ? name->valuestring
-                                                    : "?",
-                             e             ? wa_err_code(e)
-                             : res.dry_run ? "dry-run"
-                                           : "ok");
-            op_result_cleanup(&res);
-            if (e) {
-                steplog_progress(&log, "replay stopped at recorded step %d: %s%s%s", stepn,
-                                 wa_err_message(e), *wa_err_detail() ? ": " : "", wa_err_detail());
-                code = EXIT_ACTION;
-                break;
-            }
-        }
-        cJSON_Delete(step);
-    }
-    if (code == EXIT_OK) {
-        steplog_progress(&log, "replay finished: %d call%s", calls, calls == 1 ? "" : "s");
-        if (!cfg->dry_run)
-            printf("replayed %d call%s\n", calls, calls == 1 ? "" : "s");
-    }
-    steplog_progress(&log, "log: %s", log.dir);
-    session_free(s);
-    core_free(c);
-    steplog_close(&log);
+    steplog_progress(&rp.log, "log: %s", rp.log.dir);
+    session_free(rp.ses);
+    core_free(rp.core);
+    steplog_close(&rp.log);
     free(text);
     return code;
 }

@@ -4,10 +4,15 @@
 
 #include "agent/run/config.h"
 
-/* Re-executes cfg->replay's calls in order: elements are found again by type and
- * name in a fresh tree, coordinates are reused. With cfg->dry_run only the plan is
- * printed. Stops at the first failure. Writes a new log folder. Returns the exit
- * code (0 all replayed, 4 a call failed, 1 an unreadable trace). */
+/* Re-executes cfg->replay's calls in order through the core and its gate, each checked
+ * first: an element action is re-aimed at the element with the recorded identity (type,
+ * name, AutomationId) in a fresh tree; input at a point or to the foreground must reach
+ * the window that received it when recorded (title, class, process); a window
+ * operation needs its window. At the first call that does not fit, the replay stops
+ * ("diverged") naming the step and what differed. Writes a complete log folder of its
+ * own (agent.log, trace.jsonl, observations, report.html). With cfg->dry_run the plan
+ * is printed and nothing acts. Exit code: 0 all replayed, 4 diverged or a call failed,
+ * 1 an unreadable trace, 130 interrupted. */
 int replay_run(const struct agent_config *cfg);
 
 #endif

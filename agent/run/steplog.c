@@ -44,8 +44,9 @@ wa_err steplog_open(struct steplog *l, const char *log_dir, const char *title, c
     char slug[48];
     steplog_slug(title, slug, sizeof slug);
     char path[4096];
-    int n = snprintf(path, sizeof path, "%s/%04d%02d%02d-%02d%02d%02d-%s", log_dir, t.year, t.month,
-                     t.day, t.hour, t.min, t.sec, slug);
+    int n = snprintf(path, sizeof path, "%s" OS_SEP "%04d%02d%02d-%02d%02d%02d-%s", log_dir, t.year,
+                     t.month, t.day, t.hour, t.min, t.sec, slug);
+    os_path_native(path); /* one kind of separator in every path a run prints */
     for (int i = 2; os_path_exists(path) && i < 1000; i++)
         snprintf(path + n, sizeof path - (size_t)n, "-%d", i);
     wa_err e = os_mkdir_p(path);
@@ -54,9 +55,9 @@ wa_err steplog_open(struct steplog *l, const char *log_dir, const char *title, c
     l->dir = str_dup(path);
     l->secret = secret && *secret ? str_dup(secret) : NULL;
     char file[4200];
-    snprintf(file, sizeof file, "%s/agent.log", path);
+    snprintf(file, sizeof file, "%s" OS_SEP "agent.log", path);
     l->log = os_fopen(file, "ab");
-    snprintf(file, sizeof file, "%s/trace.jsonl", path);
+    snprintf(file, sizeof file, "%s" OS_SEP "trace.jsonl", path);
     l->trace = os_fopen(file, "ab");
     if (!l->dir || !l->log || !l->trace) {
         steplog_close(l);
@@ -157,7 +158,7 @@ char *steplog_save(struct steplog *l, const char *name, const void *data, size_t
     const char *dot = strrchr(name, '.');
     size_t stem = dot ? (size_t)(dot - name) : strlen(name);
     for (int i = 2;; i++) {
-        snprintf(path, sizeof path, "%s/%s", l->dir, unique);
+        snprintf(path, sizeof path, "%s" OS_SEP "%s", l->dir, unique);
         if (!os_path_exists(path) || i > 999)
             break;
         snprintf(unique, sizeof unique, "%.*s-%d%s", (int)stem, name, i, dot ? dot : "");
