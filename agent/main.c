@@ -6,6 +6,7 @@
 #include "agent/front/mcp.h"
 #include "agent/front/serve.h"
 #include "agent/main.h"
+#include "agent/run/batch.h"
 #include "agent/run/loop.h"
 #include "agent/front/report_cli.h"
 #include "agent/version.h"
@@ -22,6 +23,7 @@ static const char usage_text[] =
     "  winagent mcp [--allow-shell] [--dry-run] [--audit-log FILE]   MCP server on stdio\n"
     "  winagent serve (--port N | --ipc-dir DIR) [--allow-shell] [--dry-run] [--audit-log FILE]\n"
     "  winagent report DIR|LOGDIR           (re)build a run's report.html, or the index of runs\n"
+    "  winagent batch TASKS.jsonl [--resume] [run options]   unattended tasks with checks\n"
     "  winagent --help | --version\n"
     "run options: --provider openai-compatible|google --base-url URL --model NAME\n"
     "  --max-steps N --mode auto|a11y|pixel --max-edge PX --history-images N --log-dir DIR\n"
@@ -46,6 +48,8 @@ static int run_command(int argc, char **argv)
         return cmd_mcp(argc - 1, argv + 1);
     if (strcmp(argv[1], "serve") == 0)
         return cmd_serve(argc - 1, argv + 1);
+    if (strcmp(argv[1], "batch") == 0)
+        return cmd_batch(argc - 1, argv + 1);
     if (strcmp(argv[1], "report") == 0)
         return cmd_report(argc - 1, argv + 1);
     if (cli_is_command(argv[1]))

@@ -35,12 +35,19 @@ wa_err os_sleep_ms(int ms);
 void os_interrupt_install(bool watch_stdin);
 bool os_interrupted(void);
 void os_interrupt_request(void);
+/* Takes back an interrupt that os_interrupt_request made (a batch task's wall time ran
+ * out; the batch goes on); Ctrl+C and a closed stdin stay. True when it was taken back. */
+bool os_interrupt_withdraw(void);
+/* Sleeps ms milliseconds whatever the interrupt flag says (watchdogs). */
+void os_nap_ms(int ms);
 /* Why the interrupt came: "ctrl-c", "stdin closed" or "requested"; NULL when none. */
 const char *os_interrupt_reason(void);
 /* For the platform implementations (base/os_common.c keeps the flag): records an
  * interrupt, the first reason winning (1 ctrl-c, 2 stdin closed, 3 requested).
  * Async-signal-safe. */
 void os_interrupt_mark(int reason);
+/* Clears the interrupt when its reason is `reason`; true when it did. */
+bool os_interrupt_unmark(int reason);
 
 /* The platform's path separator, and a path rewritten to use it throughout (on
  * Windows '/' becomes '\\'; elsewhere nothing changes). */

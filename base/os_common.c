@@ -13,6 +13,12 @@ void os_interrupt_mark(int reason)
     atomic_compare_exchange_strong(&interrupt_reason, &expected, reason);
 }
 
+bool os_interrupt_unmark(int reason)
+{
+    int expected = reason;
+    return atomic_compare_exchange_strong(&interrupt_reason, &expected, 0);
+}
+
 bool os_interrupted(void)
 {
     return atomic_load(&interrupt_reason) != 0;

@@ -128,6 +128,17 @@ void os_interrupt_request(void)
     os_interrupt_mark(3);
 }
 
+bool os_interrupt_withdraw(void)
+{
+    return os_interrupt_unmark(3);
+}
+
+void os_nap_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
 FILE *os_fopen(const char *path, const char *mode)
 {
     return fopen(path, mode);

@@ -55,6 +55,7 @@ struct run {
     struct llm_usage usage;
     double llm_ms, agent_ms;
     int64_t start_ms;
+    struct run_outcome *out; /* NULL: nobody asked */
 };
 
 static uint64_t hash_bytes(const void *data, size_t len)
@@ -323,6 +324,11 @@ static void finish(struct run *r, int code, int steps, const char *reason)
     cJSON_AddNumberToObject(sum, "total_ms", total);
     steplog_trace(&r->log, s);
     cJSON_Delete(s);
+    if (r->out) {
+        r->out->steps = steps;
+        r->out->total_tokens = (long long)r->usage.total_tokens;
+        r->out->total_ms = total;
+    }
     steplog_progress(
         &r->log, "%s after %d step%s: %.1fk tokens, llm %.1fs, agent %.1fs, total %.1fs",
         exit_word(code), steps, steps == 1 ? "" : "s", (double)r->usage.total_tokens / 1000.0,
@@ -548,11 +554,14 @@ static wa_err open_desktop(struct run *r)
     return session_new(r->core, &so, &r->ses);
 }
 
-int agent_run(const struct agent_config *cfg)
+int agent_run(const struct agent_config *cfg, struct run_outcome *out)
 {
     struct run r;
     memset(&r, 0, sizeof r);
     r.cfg = cfg;
+    r.out = out;
+    if (out)
+        memset(out, 0, sizeof *out);
     r.start_ms = os_now_ms();
     const char *shell = settings_get(&cfg->settings, SET_SHELL);
     /* --shell confirm reads answers from stdin, so stdin cannot also signal parent death. */
@@ -563,6 +572,8 @@ int agent_run(const struct agent_config *cfg)
     wa_err e = steplog_open(&r.log, cfg->log_dir, cfg->prompt, cfg->api_key);
     if (e)
         return cli_fail(e);
+    if (out)
+        snprintf(out->dir, sizeof out->dir, "%s", r.log.dir);
     steplog_note(&r.log, "winagent: task: %s", cfg->prompt);
     steplog_note(&r.log,
                  "config: provider=%s model=%s base_url=%s key=%s mode=%s max_steps=%d "
@@ -625,7 +636,7 @@ int cmd_run(int argc, char **argv)
     else if (cfg.replay)
         code = replay_run(&cfg);
     else
-        code = agent_run(&cfg);
+        code = agent_run(&cfg, NULL);
     config_cleanup(&cfg);
     return code;
 }

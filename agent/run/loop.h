@@ -5,8 +5,17 @@
 
 #include "agent/run/config.h"
 
-/* Runs the task of cfg; prints the final answer on stdout. Returns the exit code. */
-int agent_run(const struct agent_config *cfg);
+/* What a finished run leaves for its caller (batch). */
+struct run_outcome {
+    char dir[1024]; /* the run's folder; empty when none was made */
+    int steps;
+    long long total_tokens;
+    double total_ms;
+};
+
+/* Runs the task of cfg; prints the final answer on stdout. Returns the exit code;
+ * fills out (may be NULL). */
+int agent_run(const struct agent_config *cfg, struct run_outcome *out);
 
 /* `winagent [options] "<prompt>"` and `winagent --replay ...`: loads the
  * configuration, then runs. */

@@ -133,6 +133,23 @@ void os_interrupt_request(void)
     interrupt_set(3);
 }
 
+bool os_interrupt_withdraw(void)
+{
+    if (!os_interrupt_unmark(3))
+        return false;
+    if (interrupt_event) {
+        ResetEvent(interrupt_event);
+        if (os_interrupted()) /* a Ctrl+C in between keeps its wake-up */
+            SetEvent(interrupt_event);
+    }
+    return true;
+}
+
+void os_nap_ms(int ms)
+{
+    Sleep(ms > 0 ? (DWORD)ms : 0);
+}
+
 FILE *os_fopen(const char *path, const char *mode)
 {
     wchar_t *wp = win_utf8_to_wide(path), *wm = win_utf8_to_wide(mode);
