@@ -66,6 +66,7 @@ cmd_deps() {
     fi
     say "dependency cache (cross-built once from Debian's sources)"
     lodepng_dir=$(cmake/build-deps.sh lodepng)
+    civetweb_dir=$(cmake/build-deps.sh civetweb)
     win64_prefix=$(cmake/build-deps.sh win64)
     if [ ! -d tests/mcp_client/node_modules ]; then
         say "npm ci in tests/mcp_client (the MCP SDK, pinned by package-lock.json)"
@@ -85,14 +86,14 @@ cmd_build() {
     jobs=$(nproc 2>/dev/null || echo 2)
     say "configuring and building win64"
     cmake -S . -B build/win64 -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake \
-        -DWINAGENT_LODEPNG_DIR="$lodepng_dir" -DWINAGENT_WIN64_PREFIX="$win64_prefix" >/dev/null
+        -DWINAGENT_LODEPNG_DIR="$lodepng_dir" -DWINAGENT_CIVETWEB_DIR="$civetweb_dir" -DWINAGENT_WIN64_PREFIX="$win64_prefix" >/dev/null
     cmake --build build/win64 -j "$jobs"
     say "configuring and building native under AddressSanitizer and UBSan"
-    cmake -S . -B build/asan -DWINAGENT_LODEPNG_DIR="$lodepng_dir" -DWINAGENT_SANITIZE=ON \
+    cmake -S . -B build/asan -DWINAGENT_LODEPNG_DIR="$lodepng_dir" -DWINAGENT_CIVETWEB_DIR="$civetweb_dir" -DWINAGENT_SANITIZE=ON \
         >/dev/null
     cmake --build build/asan -j "$jobs"
     say "configuring and building native"
-    cmake -S . -B build/native -DWINAGENT_LODEPNG_DIR="$lodepng_dir" \
+    cmake -S . -B build/native -DWINAGENT_LODEPNG_DIR="$lodepng_dir" -DWINAGENT_CIVETWEB_DIR="$civetweb_dir" \
         -DWINAGENT_WIN64_DIR="$root/build/win64" -DWINAGENT_ASAN_DIR="$root/build/asan" >/dev/null
     cmake --build build/native -j "$jobs"
 }

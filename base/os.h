@@ -106,6 +106,14 @@ void os_mutex_free(struct os_mutex *m); /* NULL is fine */
 void os_mutex_lock(struct os_mutex *m);
 void os_mutex_unlock(struct os_mutex *m);
 
+/* An auto-reset event: set wakes one waiter (or the next one to wait). */
+struct os_event;
+struct os_event *os_event_new(void);
+void os_event_free(struct os_event *e); /* NULL is fine */
+void os_event_set(struct os_event *e);
+/* True when set within timeout_ms (negative: no limit); the event is reset. */
+bool os_event_wait(struct os_event *e, int timeout_ms);
+
 /* The desktop's input lock, between winagent processes of this user session: input
  * from two of them never interleaves. Waits up to timeout_ms; WA_E_TIMEOUT names the
  * wait. The returned handle goes back to os_input_unlock. */

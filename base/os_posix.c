@@ -542,6 +542,70 @@ void os_mutex_unlock(struct os_mutex *m)
     pthread_mutex_unlock(&m->m);
 }
 
+struct os_event {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    bool set;
+};
+
+struct os_event *os_event_new(void)
+{
+    struct os_event *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    if (pthread_mutex_init(&e->m, NULL) != 0 || pthread_cond_init(&e->c, &a) != 0) {
+        free(e);
+        e = NULL;
+    }
+    pthread_condattr_destroy(&a);
+    return e;
+}
+
+void os_event_free(struct os_event *e)
+{
+    if (!e)
+        return;
+    pthread_cond_destroy(&e->c);
+    pthread_mutex_destroy(&e->m);
+    free(e);
+}
+
+void os_event_set(struct os_event *e)
+{
+    pthread_mutex_lock(&e->m);
+    e->set = true;
+    pthread_cond_signal(&e->c);
+    pthread_mutex_unlock(&e->m);
+}
+
+bool os_event_wait(struct os_event *e, int timeout_ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    if (timeout_ms >= 0) {
+        until.tv_sec += timeout_ms / 1000;
+        until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+    }
+    pthread_mutex_lock(&e->m);
+    while (!e->set) {
+        int rc = timeout_ms < 0 ? pthread_cond_wait(&e->c, &e->m)
+                                : pthread_cond_timedwait(&e->c, &e->m, &until);
+        if (rc != 0 && !e->set)
+            break;
+    }
+    bool got = e->set;
+    e->set = false;
+    pthread_mutex_unlock(&e->m);
+    return got;
+}
+
 /* A lock file in the temporary folder, held with a non-blocking flock polled until the
  * deadline: a process that dies releases it with its descriptor. */
 wa_err os_input_lock(int timeout_ms, intptr_t *handle)

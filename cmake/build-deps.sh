@@ -7,6 +7,10 @@
 #   cmake/build-deps.sh lodepng  -> prints a folder holding lodepng.c and lodepng.h
 #                                   (Debian ships lodepng compiled as C++; we compile
 #                                   the same source as C for both targets)
+#   cmake/build-deps.sh civetweb -> prints a folder holding civetweb.c, civetweb.h and
+#                                   the .inl files it includes (the embeddable HTTP
+#                                   server of `mcp --http`, compiled by CMake for both
+#                                   targets without SSL, CGI or file serving)
 #
 # Everything goes to stderr except the one path on stdout. Re-running with a filled
 # cache does no work. WINAGENT_CACHE overrides the cache root.
@@ -49,6 +53,24 @@ lodepng_dir() {
         cp "$src/lodepng.cpp" "$dir/lodepng.c"
         cp "$src/lodepng.h" "$dir/lodepng.h"
         cp "$src/LICENSE" "$dir/LICENSE" 2>/dev/null || true
+        rm -rf "$tmp"
+        touch "$dir/.done"
+    fi
+    printf '%s\n' "$dir"
+}
+
+# civetweb's sources as Debian patches them; one C file and its includes.
+civetweb_dir() {
+    local ver dir tmp src
+    ver=$(src_version civetweb)
+    dir="$cache_root/civetweb-$ver"
+    if [ ! -f "$dir/.done" ]; then
+        log "fetching civetweb $ver"
+        tmp=$(mktemp -d)
+        src=$(fetch_source civetweb "$tmp")
+        mkdir -p "$dir"
+        cp "$src/src/civetweb.c" "$src/src/"*.inl "$src/include/civetweb.h" "$dir/"
+        cp "$src/LICENSE.md" "$dir/LICENSE.md" 2>/dev/null || true
         rm -rf "$tmp"
         touch "$dir/.done"
     fi
@@ -120,5 +142,6 @@ win64_prefix() {
 case "${1:-}" in
     win64) win64_prefix ;;
     lodepng) lodepng_dir ;;
-    *) die "usage: $0 win64|lodepng" ;;
+    civetweb) civetweb_dir ;;
+    *) die "usage: $0 win64|lodepng|civetweb" ;;
 esac

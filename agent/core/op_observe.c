@@ -319,6 +319,11 @@ wa_err perform_inspect(struct call *k)
     return e;
 }
 
+static bool cancelled(const struct call *k)
+{
+    return k->q->cancel && *k->q->cancel;
+}
+
 wa_err perform_find(struct call *k)
 {
     const char *sel = k->q->selector;
@@ -326,6 +331,8 @@ wa_err perform_find(struct call *k)
     wa_err e = call_window(k, &hwnd);
     if (!e)
         e = call_fresh_tree(k, hwnd);
+    if (!e && cancelled(k))
+        e = wa_fail(WA_E_CANCELLED, "cancelled by the client");
     if (!e && k->s->o.refs)
         e = refs_save(k); /* the refs find prints are valid refs */
     if (e)
@@ -347,14 +354,20 @@ wa_err perform_find(struct call *k)
     return e;
 }
 
-/* Sleeps in slices, so a cancelled request stops within one. */
-static wa_err pause_ms(struct call *k, int ms)
+/* Sleeps in slices, so a cancelled request stops within one; tells the front end how
+ * far the wait that began at t0 (total seconds, 0 unknown) has come, once a second. */
+static wa_err pause_ms(struct call *k, int ms, int64_t t0, double total, const char *what)
 {
     int64_t end = os_now_ms() + ms;
     for (;;) {
-        if (k->q->cancel && *k->q->cancel)
+        if (cancelled(k))
             return wa_fail(WA_E_CANCELLED, "cancelled by the client");
-        int64_t left = end - os_now_ms();
+        int64_t now = os_now_ms();
+        if (k->q->progress && now - k->progress_at >= 1000) {
+            k->progress_at = now;
+            k->q->progress(k->q->progress_ctx, (double)(now - t0) / 1000.0, total, what);
+        }
+        int64_t left = end - now;
         if (left <= 0)
             return WA_E_OK;
         wa_err e = os_sleep_ms(left > 100 ? 100 : (int)left);
@@ -375,7 +388,7 @@ wa_err perform_wait(struct call *k)
     int64_t t0 = os_now_ms();
     if (cond == ARG_NONE) {
         call_summary(k, "%s %.1fs", k->name, q->seconds);
-        wa_err e = pause_ms(k, (int)(q->seconds * 1000.0));
+        wa_err e = pause_ms(k, (int)(q->seconds * 1000.0), t0, q->seconds, "waiting");
         r->waited_s = (double)(os_now_ms() - t0) / 1000.0;
         return e;
     }
@@ -409,7 +422,7 @@ wa_err perform_wait(struct call *k)
         if (os_now_ms() >= end)
             return wa_fail(WA_E_TIMEOUT, "the element did not become %s within %.1f s", word,
                            q->timeout);
-        if ((e = pause_ms(k, WAIT_POLL_MS)))
+        if ((e = pause_ms(k, WAIT_POLL_MS, t0, q->timeout, word)))
             return e;
     }
 }

@@ -61,8 +61,9 @@ struct call {
     const char *name; /* the operation's name in the caller's front end */
     bool fresh;       /* the session's tree was walked during this call */
     struct before_look before;
-    bool settled;    /* the operation waited for its own effect (text read back) */
-    int noted_match; /* the note that a selector matched several windows is made */
+    bool settled;        /* the operation waited for its own effect (text read back) */
+    int noted_match;     /* the note that a selector matched several windows is made */
+    int64_t progress_at; /* when the front end was last told of progress */
 };
 
 /* ---- windows (windows.c) ---- */

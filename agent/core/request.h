@@ -56,6 +56,10 @@ struct op_request {
     /* Replay: the window that received this input when it was recorded; input that
      * would go to another window is refused with WA_E_DIVERGED and nothing is sent. */
     const struct window_expect *expect;
+    /* Set by the front end: told how a long operation (wait) is going, about once a
+     * second, on the thread performing it; total 0 when unknown. */
+    void (*progress)(void *ctx, double done, double total, const char *message);
+    void *progress_ctx;
     /* Set by the front end (from another thread) to stop a wait or find early. */
     const volatile bool *cancel;
 };

@@ -536,6 +536,39 @@ wa_err os_env_names(struct os_dir_list *out)
     return e;
 }
 
+struct os_event {
+    HANDLE h;
+};
+
+struct os_event *os_event_new(void)
+{
+    struct os_event *e = malloc(sizeof *e);
+    if (e && !(e->h = CreateEventW(NULL, FALSE, FALSE, NULL))) {
+        free(e);
+        e = NULL;
+    }
+    return e;
+}
+
+void os_event_free(struct os_event *e)
+{
+    if (!e)
+        return;
+    CloseHandle(e->h);
+    free(e);
+}
+
+void os_event_set(struct os_event *e)
+{
+    SetEvent(e->h);
+}
+
+bool os_event_wait(struct os_event *e, int timeout_ms)
+{
+    return WaitForSingleObject(e->h, timeout_ms < 0 ? INFINITE : (DWORD)timeout_ms) ==
+           WAIT_OBJECT_0;
+}
+
 struct os_mutex {
     CRITICAL_SECTION cs;
 };
