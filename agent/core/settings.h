@@ -69,7 +69,11 @@ enum {
     X(LLM_TIMEOUT_S, "llm_timeout_s", NULL, 0, "WINAGENT_LLM_TIMEOUT_S", NULL, SK_VALUE,           \
       "time limit of one model request, seconds")                                                  \
     X(MCP_TOKEN, "mcp_token", NULL, 0, "WINAGENT_MCP_TOKEN", NULL, SK_SECRET,                      \
-      "the bearer token of `mcp --http` (default: generated)")
+      "the bearer token of `mcp --http` (default: generated)")                                     \
+    X(MCP_IMAGE_MAX_BYTES, "mcp_image_max_bytes", NULL, 0, "WINAGENT_MCP_IMAGE_MAX_BYTES",         \
+      "1048576", SK_VALUE, "largest image an MCP client gets, bytes of base64 (1024-67108864)")    \
+    X(MCP_IMAGE_MAX_PX, "mcp_image_max_px", NULL, 0, "WINAGENT_MCP_IMAGE_MAX_PX", "2000",          \
+      SK_VALUE, "longest edge of an image an MCP client gets, pixels (16-16384)")
 
 enum setting_id {
 #define X_ENUM(id, name, flag, groups, env, def, kind, help) SET_##id,

@@ -1,5 +1,6 @@
 /* `winagent mcp`: the desktop core as a Model Context Protocol server, newline-delimited
- * JSON-RPC 2.0 over stdin/stdout (protocol messages only on stdout, logs on stderr). */
+ * JSON-RPC 2.0 over stdin/stdout (protocol messages only on stdout, logs on stderr), or
+ * Streamable HTTP (mcp_http.h). */
 #ifndef WINAGENT_AGENT_FRONT_MCP_H
 #define WINAGENT_AGENT_FRONT_MCP_H
 
@@ -10,7 +11,8 @@
 #include "agent/core/core.h"
 #include "base/dynbuf.h"
 
-/* `winagent mcp [--allow-shell] [--dry-run] [--audit-log FILE]`; 0 when stdin ends. */
+/* `winagent mcp [--http [ADDR:]PORT [--no-auth]] [--allow-shell] [--dry-run]
+ * [--audit-log FILE]`; 0 when stdin ends (stdio) or on Ctrl+C (HTTP). */
 int cmd_mcp(int argc, char **argv);
 
 /* The transport-free server: one per connection (a session of its own) on a core. */
@@ -39,6 +41,12 @@ wa_err mcp_handle_message(struct mcp_server *s, const char *msg, size_t len, str
 
 /* The sink for messages that belong to no request (log notifications); none by default. */
 void mcp_server_set_sink(struct mcp_server *s, const struct mcp_sink *sink);
+
+/* Images sent to the client are scaled down to fit these (settings
+ * WINAGENT_MCP_IMAGE_MAX_BYTES and WINAGENT_MCP_IMAGE_MAX_PX); the result says so. */
+#define MCP_IMAGE_MAX_BYTES (1 << 20) /* of base64 */
+#define MCP_IMAGE_MAX_PX    2000      /* the longest edge */
+void mcp_server_set_image_limits(struct mcp_server *s, long max_bytes, int max_px);
 
 /* The protocol version agreed by initialize; NULL before it. */
 const char *mcp_server_version(const struct mcp_server *s);

@@ -174,6 +174,15 @@ class AgentRun:
                 for c in t.get("tool_calls", [])]
 
 
+class McpError(Exception):
+    """A JSON-RPC error response: .code, .message."""
+
+    def __init__(self, error):
+        super().__init__("%s: %s" % (error.get("code"), error.get("message")))
+        self.code = error.get("code")
+        self.message = error.get("message")
+
+
 class McpSession:
     """`winagent mcp` over stdio with one request at a time, answers read as they come."""
 
@@ -182,6 +191,7 @@ class McpSession:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env or dict(os.environ))
         self.next_id = 0
+        self.notifications = []  # what the server sent of its own (log, progress)
         self.request("initialize", {"protocolVersion": version, "capabilities": {},
                                     "clientInfo": {"name": "watest", "version": "0"}})
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -193,12 +203,23 @@ class McpSession:
     def request(self, method, params):
         self.next_id += 1
         self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
-        line = self.proc.stdout.readline()
-        if not line:
-            raise AssertionError("mcp ended: " + self.proc.stderr.read().decode(errors="replace"))
-        reply = json.loads(line)
+        reply = self.read_reply()
         assert reply["id"] == self.next_id, reply
+        if "error" in reply:
+            raise McpError(reply["error"])
         return reply["result"]
+
+    def read_reply(self):
+        """The next response; notifications before it are kept in self.notifications."""
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise AssertionError("mcp ended: " +
+                                     self.proc.stderr.read().decode(errors="replace"))
+            msg = json.loads(line)
+            if "id" in msg:
+                return msg
+            self.notifications.append(msg)
 
     def call(self, name, **arguments):
         """(result JSON from the first text item, the whole tools/call result)"""

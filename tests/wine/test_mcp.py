@@ -69,7 +69,7 @@ class StdioProtocol(unittest.TestCase):
             json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
             "this is not json",
             json.dumps({"jsonrpc": "2.0", "id": "p", "method": "ping"}),
-            json.dumps({"jsonrpc": "2.0", "id": 3, "method": "prompts/list"}),
+            json.dumps({"jsonrpc": "2.0", "id": 3, "method": "sampling/createMessage"}),
             json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
                         "params": {"name": "windows", "arguments": {}}}),
         ])

@@ -1,0 +1,662 @@
+/* MCP over Streamable HTTP (protocol 2025-03-26 and later), served by civetweb. Each
+ * session is an MCP server of its own on the shared core; requests of one session are
+ * served one at a time (mcp.c), sessions side by side on civetweb's threads. */
+#include "agent/front/mcp_http.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <civetweb.h>
+#include <cjson/cJSON.h>
+
+#include "agent/front/cli.h"
+#include "agent/front/mcp.h"
+#include "agent/version.h"
+#include "base/dynbuf.h"
+#include "base/os.h"
+#include "base/str.h"
+
+#define MAX_SESSIONS    64
+#define BODY_MAX_BYTES  (4u << 20)
+#define REPLY_MAX_BYTES (96u << 20)
+#define SESSION_IDLE_MS (30 * 60 * 1000) /* a session nobody used this long ends */
+#define KEEPALIVE_MS    15000            /* a comment line on an idle GET stream */
+#define QUEUE_MAX       256              /* messages waiting for a GET stream */
+
+struct queued {
+    struct queued *next;
+    size_t len;
+    char text[];
+};
+
+struct http_session {
+    struct os_mutex *lock; /* the server's */
+    bool used, ended;
+    char id[65];
+    struct mcp_server *srv;
+    int refs; /* handlers using it; freed when ended and 0 */
+    int64_t last_ms;
+    /* the GET stream: messages of no request wait here for it */
+    bool streaming;
+    struct os_event *wake;
+    struct queued *head, *tail;
+    int queued;
+};
+
+struct http_server {
+    struct core *core;
+    const struct mcp_http_opts *o;
+    char token[160];
+    bool auth;
+    bool loopback, wildcard;
+    char addr[64]; /* the address listened on */
+    int port;
+    struct os_mutex *lock; /* the sessions */
+    struct http_session sessions[MAX_SESSIONS];
+    volatile bool stopping;
+};
+
+/* ---- sessions ---- */
+
+static void session_drop(struct http_session *h)
+{
+    mcp_server_free(h->srv);
+    os_event_free(h->wake);
+    for (struct queued *q = h->head, *n; q; q = n) {
+        n = q->next;
+        free(q);
+    }
+    memset(h, 0, sizeof *h);
+}
+
+static void release(struct http_server *hs, struct http_session *h)
+{
+    os_mutex_lock(hs->lock);
+    if (--h->refs == 0 && h->ended)
+        session_drop(h);
+    os_mutex_unlock(hs->lock);
+}
+
+/* The session of id, held (release it); NULL when unknown or ended. */
+static struct http_session *acquire(struct http_server *hs, const char *id)
+{
+    struct http_session *found = NULL;
+    os_mutex_lock(hs->lock);
+    for (int i = 0; i < MAX_SESSIONS && !found; i++) {
+        struct http_session *h = &hs->sessions[i];
+        if (h->used && !h->ended && strcmp(h->id, id) == 0) {
+            h->refs++;
+            h->last_ms = os_now_ms();
+            found = h;
+        }
+    }
+    os_mutex_unlock(hs->lock);
+    return found;
+}
+
+static void end_session(struct http_server *hs, struct http_session *h)
+{
+    os_mutex_lock(hs->lock);
+    h->ended = true;
+    if (h->wake)
+        os_event_set(h->wake); /* its GET stream ends */
+    os_mutex_unlock(hs->lock);
+}
+
+/* A message of no request (a log notification): to the session's GET stream if one is
+ * open, else dropped, as the protocol allows. */
+static void to_stream(void *ctx, const char *json, size_t len)
+{
+    struct http_session *h = ctx;
+    struct queued *q = malloc(sizeof *q + len + 1);
+    if (!q)
+        return;
+    q->next = NULL;
+    q->len = len;
+    memcpy(q->text, json, len);
+    q->text[len] = '\0';
+    os_mutex_lock(h->lock); /* the server's lock; mcp.c calls this without it held */
+    if (!h->streaming || h->queued >= QUEUE_MAX) {
+        os_mutex_unlock(h->lock);
+        free(q);
+        return;
+    }
+    if (h->tail)
+        h->tail->next = q;
+    else
+        h->head = q;
+    h->tail = q;
+    h->queued++;
+    os_event_set(h->wake);
+    os_mutex_unlock(h->lock);
+}
+
+/* A new session with a fresh random id, held; NULL when all are in use. */
+static struct http_session *create(struct http_server *hs)
+{
+    unsigned char rnd[32];
+    if (os_random_bytes(rnd, sizeof rnd) != WA_E_OK)
+        return NULL;
+    struct mcp_server *srv = NULL;
+    if (mcp_server_new(hs->core, &srv) != WA_E_OK)
+        return NULL;
+    mcp_server_set_image_limits(srv, hs->o->image_max_bytes, hs->o->image_max_px);
+    struct http_session *h = NULL;
+    int64_t now = os_now_ms();
+    os_mutex_lock(hs->lock);
+    for (int i = 0; i < MAX_SESSIONS; i++) { /* idle ones make room */
+        struct http_session *s = &hs->sessions[i];
+        if (s->used && !s->ended && s->refs == 0 && now - s->last_ms > SESSION_IDLE_MS)
+            session_drop(s);
+    }
+    for (int i = 0; i < MAX_SESSIONS && !h; i++)
+        if (!hs->sessions[i].used)
+            h = &hs->sessions[i];
+    if (!h) { /* all taken: the one unused the longest gives way */
+        struct http_session *lru = NULL;
+        for (int i = 0; i < MAX_SESSIONS; i++) {
+            struct http_session *s = &hs->sessions[i];
+            if (s->refs == 0 && !s->ended && (!lru || s->last_ms < lru->last_ms))
+                lru = s;
+        }
+        if (lru) {
+            fprintf(stderr, "winagent mcp: session %.8s... ended to make room\n", lru->id);
+            session_drop(lru);
+            h = lru;
+        }
+    }
+    if (h) {
+        h->used = true;
+        h->lock = hs->lock;
+        h->srv = srv;
+        h->refs = 1;
+        h->last_ms = now;
+        h->wake = os_event_new();
+        for (size_t i = 0; i < sizeof rnd; i++)
+            snprintf(h->id + 2 * i, 3, "%02x", rnd[i]);
+        struct mcp_sink sink = {to_stream, h};
+        mcp_server_set_sink(srv, &sink);
+    }
+    os_mutex_unlock(hs->lock);
+    if (!h)
+        mcp_server_free(srv);
+    return h;
+}
+
+/* ---- replies ---- */
+
+static int send_status(struct mg_connection *conn, int status, const char *extra_name,
+                       const char *extra_value, const char *type, const char *body)
+{
+    size_t len = body ? strlen(body) : 0;
+    char clen[32];
+    snprintf(clen, sizeof clen, "%zu", len);
+    mg_response_header_start(conn, status);
+    if (type)
+        mg_response_header_add(conn, "Content-Type", type, -1);
+    mg_response_header_add(conn, "Content-Length", clen, -1);
+    mg_response_header_add(conn, "Cache-Control", "no-store", -1);
+    if (extra_name)
+        mg_response_header_add(conn, extra_name, extra_value, -1);
+    mg_response_header_send(conn);
+    if (len)
+        mg_write(conn, body, len);
+    return status;
+}
+
+/* An HTTP error with a JSON-RPC error body (what MCP clients show). */
+static int fail(struct mg_connection *conn, int status, const char *fmt, ...) WA_PRINTF(3, 4);
+
+static int fail(struct mg_connection *conn, int status, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "jsonrpc", "2.0");
+    cJSON_AddNullToObject(o, "id");
+    cJSON *err = cJSON_AddObjectToObject(o, "error");
+    cJSON_AddNumberToObject(err, "code", status == 404 ? -32001 : -32000);
+    cJSON_AddStringToObject(err, "message", msg);
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    const char *auth = status == 401 ? "WWW-Authenticate" : NULL;
+    send_status(conn, status, auth, "Bearer realm=\"winagent\"", "application/json",
+                text ? text : "{}");
+    free(text);
+    return status;
+}
+
+struct sse {
+    struct mg_connection *conn;
+    bool broken;
+};
+
+static void sse_event(struct sse *s, const char *json, size_t len)
+{
+    if (s->broken)
+        return; /* the client went away: the call finishes, its output is dropped */
+    if (mg_write(s->conn, "event: message\ndata: ", 21) <= 0 || mg_write(s->conn, json, len) <= 0 ||
+        mg_write(s->conn, "\n\n", 2) <= 0)
+        s->broken = true;
+}
+
+static void sse_sink(void *ctx, const char *json, size_t len)
+{
+    sse_event(ctx, json, len);
+}
+
+static void sse_headers(struct mg_connection *conn, const char *session)
+{
+    mg_response_header_start(conn, 200);
+    mg_response_header_add(conn, "Content-Type", "text/event-stream", -1);
+    mg_response_header_add(conn, "Cache-Control", "no-cache", -1);
+    if (session)
+        mg_response_header_add(conn, "Mcp-Session-Id", session, -1);
+    mg_response_header_send(conn);
+}
+
+/* ---- checks ---- */
+
+static bool loopback_name(const char *host)
+{
+    return str_ieq(host, "127.0.0.1") || str_ieq(host, "localhost") || str_ieq(host, "[::1]") ||
+           str_ieq(host, "::1");
+}
+
+/* Splits "host:port" / "[v6]:port"; port -1 when absent. */
+static void split_host(const char *in, char *host, size_t cap, int *port)
+{
+    *port = -1;
+    const char *colon = NULL;
+    if (in[0] == '[') {
+        const char *close = strchr(in, ']');
+        colon = close && close[1] == ':' ? close + 1 : NULL;
+    } else {
+        colon = strrchr(in, ':');
+    }
+    size_t n = colon ? (size_t)(colon - in) : strlen(in);
+    snprintf(host, cap, "%.*s", (int)n, in);
+    if (colon) {
+        char *end;
+        long p = strtol(colon + 1, &end, 10);
+        *port = *end || p <= 0 || p > 65535 ? 0 : (int)p;
+    }
+}
+
+/* Whether a request naming host (and port, -1 for none) may reach this server: a
+ * DNS-rebinding page names its own host. */
+static bool allowed_host(const struct http_server *hs, const char *host, int port)
+{
+    if (port == 0 || (port > 0 && port != hs->port))
+        return false;
+    if (hs->wildcard)
+        return true; /* every name of the machine; the token guards it */
+    return loopback_name(host) || (!hs->loopback && str_ieq(host, hs->addr));
+}
+
+/* 0 when the request may go on, else the status it got. */
+static int check_request(struct http_server *hs, struct mg_connection *conn)
+{
+    const char *host = mg_get_header(conn, "Host");
+    char name[256];
+    int port;
+    if (!host || !*host)
+        return fail(conn, 403, "Forbidden: a Host header is required");
+    split_host(host, name, sizeof name, &port);
+    if (!allowed_host(hs, name, port))
+        return fail(conn, 403, "Forbidden: Host '%.100s' is not this server", host);
+    const char *origin = mg_get_header(conn, "Origin");
+    if (origin) {
+        const char *rest = strncmp(origin, "http://", 7) == 0    ? origin + 7
+                           : strncmp(origin, "https://", 8) == 0 ? origin + 8
+                                                                 : NULL;
+        if (rest) {
+            split_host(rest, name, sizeof name, &port);
+            if (port < 0)
+                port = origin[4] == 's' ? 443 : 80;
+        }
+        if (!rest || !allowed_host(hs, name, port))
+            return fail(conn, 403, "Forbidden: Origin '%.100s' may not use this server", origin);
+    }
+    if (hs->auth) {
+        const char *a = mg_get_header(conn, "Authorization");
+        const char *given = a && strncmp(a, "Bearer ", 7) == 0 ? a + 7 : "";
+        size_t n = strlen(hs->token), m = strlen(given);
+        unsigned diff = (unsigned)(n ^ m);
+        for (size_t i = 0; i < n; i++) /* the same time whatever matched */
+            diff |= (unsigned char)hs->token[i] ^ (unsigned char)(i < m ? given[i] : 0);
+        if (diff)
+            return fail(conn, 401, "Unauthorized: send Authorization: Bearer <token>");
+    }
+    const char *v = mg_get_header(conn, "MCP-Protocol-Version");
+    static const char *const known[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+    bool ok = !v;
+    for (size_t i = 0; v && i < sizeof known / sizeof *known; i++)
+        ok = ok || strcmp(v, known[i]) == 0;
+    if (!ok)
+        return fail(conn, 400, "Bad Request: unsupported MCP-Protocol-Version '%.40s'", v);
+    return 0;
+}
+
+/* ---- POST: client messages ---- */
+
+static wa_err read_body(struct mg_connection *conn, struct dynbuf *body)
+{
+    const struct mg_request_info *ri = mg_get_request_info(conn);
+    if (ri->content_length > (long long)BODY_MAX_BYTES)
+        return WA_E_TOO_LARGE;
+    char buf[16384];
+    for (;;) {
+        int n = mg_read(conn, buf, sizeof buf);
+        if (n < 0)
+            return WA_E_IO;
+        if (n == 0)
+            return WA_E_OK;
+        if (dynbuf_add(body, buf, (size_t)n) != WA_E_OK)
+            return WA_E_TOO_LARGE;
+    }
+}
+
+/* What a POSTed message is: an initialize request, whether it holds any request, and
+ * whether a request asks for progress (then the reply is an SSE stream). */
+struct post_kind {
+    bool json, initialize, has_request, progress;
+};
+
+static void classify_one(const cJSON *m, struct post_kind *k)
+{
+    const cJSON *method = cJSON_GetObjectItemCaseSensitive(m, "method");
+    if (!cJSON_IsString(method) || !cJSON_GetObjectItemCaseSensitive(m, "id"))
+        return;
+    k->has_request = true;
+    k->initialize = k->initialize || strcmp(method->valuestring, "initialize") == 0;
+    const cJSON *meta =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "params"), "_meta");
+    k->progress = k->progress || cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
+}
+
+static struct post_kind classify(const char *body, size_t len)
+{
+    struct post_kind k = {0};
+    cJSON *m = cJSON_ParseWithLength(body, len);
+    k.json = m != NULL;
+    if (cJSON_IsArray(m)) {
+        const cJSON *e;
+        cJSON_ArrayForEach(e, m) classify_one(e, &k);
+    } else if (cJSON_IsObject(m)) {
+        classify_one(m, &k);
+    }
+    cJSON_Delete(m);
+    return k;
+}
+
+static int do_post(struct http_server *hs, struct mg_connection *conn)
+{
+    struct dynbuf body;
+    dynbuf_init(&body, BODY_MAX_BYTES);
+    wa_err e = read_body(conn, &body);
+    if (e) {
+        dynbuf_cleanup(&body);
+        return e == WA_E_TOO_LARGE
+                   ? fail(conn, 413, "Payload Too Large: at most %u bytes", BODY_MAX_BYTES)
+                   : fail(conn, 400, "Bad Request: the body could not be read");
+    }
+    struct post_kind k = classify(body.data ? body.data : "", body.len);
+    const char *sid = mg_get_header(conn, "Mcp-Session-Id");
+    struct http_session *h = NULL;
+    int status = 0;
+    if (!k.json)
+        status = fail(conn, 400, "Parse error: the body is not JSON");
+    else if (k.initialize && !(h = create(hs)))
+        status = fail(conn, 503, "Service Unavailable: %d sessions are open", MAX_SESSIONS);
+    else if (!k.initialize && (!sid || !*sid))
+        status = fail(conn, 400, "Bad Request: Mcp-Session-Id header is required");
+    else if (!k.initialize && !(h = acquire(hs, sid)))
+        status = fail(conn, 404, "Not Found: no session %.80s (initialize again)", sid);
+    if (status) {
+        dynbuf_cleanup(&body);
+        return status;
+    }
+    struct dynbuf out;
+    dynbuf_init(&out, REPLY_MAX_BYTES);
+    if (!k.has_request) { /* notifications and responses: accepted, nothing to say */
+        mcp_handle_message(h->srv, body.data, body.len, &out, NULL);
+        status = send_status(conn, 202, NULL, NULL, NULL, NULL);
+    } else if (k.progress) { /* progress comes as events before the response */
+        struct sse s = {conn, false};
+        struct mcp_sink sink = {sse_sink, &s};
+        sse_headers(conn, h->id);
+        if (mcp_handle_message(h->srv, body.data, body.len, &out, &sink) == WA_E_OK && out.len)
+            sse_event(&s, out.data, out.len);
+        status = 200;
+    } else {
+        e = mcp_handle_message(h->srv, body.data, body.len, &out, NULL);
+        if (e)
+            status = fail(conn, 500, "Internal Server Error: %s", wa_err_detail());
+        else if (!out.len) /* a request cancelled meanwhile: no response is due */
+            status = send_status(conn, 202, NULL, NULL, NULL, NULL);
+        else
+            status = send_status(conn, 200, "Mcp-Session-Id", h->id, "application/json",
+                                 dynbuf_str(&out));
+    }
+    if (k.initialize)
+        fprintf(stderr, "winagent mcp: session %.8s... opened by %s\n", h->id,
+                mg_get_request_info(conn)->remote_addr);
+    release(hs, h);
+    dynbuf_cleanup(&out);
+    dynbuf_cleanup(&body);
+    return status;
+}
+
+/* ---- GET: the session's own stream ---- */
+
+static struct queued *take(struct http_server *hs, struct http_session *h)
+{
+    os_mutex_lock(hs->lock);
+    struct queued *q = h->head;
+    if (q) {
+        h->head = q->next;
+        if (!h->head)
+            h->tail = NULL;
+        h->queued--;
+    }
+    os_mutex_unlock(hs->lock);
+    return q;
+}
+
+static int do_get(struct http_server *hs, struct mg_connection *conn)
+{
+    const char *accept = mg_get_header(conn, "Accept");
+    if (accept && !strstr(accept, "text/event-stream") && !strstr(accept, "*/*"))
+        return fail(conn, 406, "Not Acceptable: the stream is text/event-stream");
+    const char *sid = mg_get_header(conn, "Mcp-Session-Id");
+    if (!sid || !*sid)
+        return fail(conn, 400, "Bad Request: Mcp-Session-Id header is required");
+    struct http_session *h = acquire(hs, sid);
+    if (!h)
+        return fail(conn, 404, "Not Found: no session %.80s", sid);
+    os_mutex_lock(hs->lock);
+    bool busy = h->streaming;
+    h->streaming = true;
+    os_mutex_unlock(hs->lock);
+    if (busy) {
+        release(hs, h);
+        return fail(conn, 409, "Conflict: this session's stream is already open");
+    }
+    sse_headers(conn, NULL);
+    struct sse s = {conn, false};
+    mg_write(conn, ": winagent\n\n", 12);
+    while (!s.broken && !hs->stopping) {
+        struct queued *q = take(hs, h);
+        if (q) {
+            sse_event(&s, q->text, q->len);
+            free(q);
+            continue;
+        }
+        os_mutex_lock(hs->lock);
+        bool ended = h->ended;
+        os_mutex_unlock(hs->lock);
+        if (ended)
+            break;
+        if (!os_event_wait(h->wake, KEEPALIVE_MS) && mg_write(conn, ": keepalive\n\n", 13) <= 0)
+            break; /* the client went away */
+    }
+    os_mutex_lock(hs->lock);
+    h->streaming = false;
+    os_mutex_unlock(hs->lock);
+    release(hs, h);
+    return 200;
+}
+
+/* ---- the endpoint ---- */
+
+static int on_mcp(struct mg_connection *conn, void *cbdata)
+{
+    struct http_server *hs = cbdata;
+    int status = check_request(hs, conn);
+    if (status)
+        return status;
+    const struct mg_request_info *ri = mg_get_request_info(conn);
+    const char *m = ri->request_method;
+    if (strcmp(ri->local_uri, "/mcp") != 0)
+        return fail(conn, 404, "Not Found: the MCP endpoint is /mcp");
+    if (strcmp(m, "POST") == 0)
+        return do_post(hs, conn);
+    if (strcmp(m, "GET") == 0)
+        return do_get(hs, conn);
+    if (strcmp(m, "DELETE") == 0) {
+        const char *sid = mg_get_header(conn, "Mcp-Session-Id");
+        struct http_session *h = sid ? acquire(hs, sid) : NULL;
+        if (!h)
+            return fail(conn, sid ? 404 : 400, "no session %.80s", sid ? sid : "given");
+        end_session(hs, h);
+        release(hs, h);
+        fprintf(stderr, "winagent mcp: session %.8s... ended by the client\n", sid);
+        return send_status(conn, 200, NULL, NULL, NULL, NULL);
+    }
+    return fail(conn, 405, "Method Not Allowed: POST, GET or DELETE");
+}
+
+/* Every other path gets the same checks (a rebinding page learns nothing) and a 404. */
+static int on_other(struct mg_connection *conn, void *cbdata)
+{
+    int status = check_request(cbdata, conn);
+    return status ? status : fail(conn, 404, "Not Found: the MCP endpoint is /mcp");
+}
+
+static int on_log(const struct mg_connection *conn, const char *message)
+{
+    (void)conn;
+    fprintf(stderr, "winagent mcp: http: %s\n", message);
+    return 1;
+}
+
+/* ---- start and stop ---- */
+
+static wa_err parse_listen(const char *spec, struct http_server *hs)
+{
+    const char *colon = strrchr(spec, ':');
+    const char *portp = colon ? colon + 1 : spec;
+    char *end;
+    long port = strtol(portp, &end, 10);
+    if (!*portp || *end || port < 0 || port > 65535)
+        return wa_fail(WA_E_USAGE, "--http takes [ADDR:]PORT, not '%s'", spec);
+    hs->port = (int)port;
+    if (colon)
+        snprintf(hs->addr, sizeof hs->addr, "%.*s", (int)(colon - spec), spec);
+    else
+        snprintf(hs->addr, sizeof hs->addr, "127.0.0.1");
+    if (!*hs->addr || strchr(hs->addr, ':') || strchr(hs->addr, '[')) /* IPv4 only */
+        return wa_fail(WA_E_USAGE, "--http: the address must be an IPv4 address (got '%s')",
+                       hs->addr);
+    hs->loopback = strncmp(hs->addr, "127.", 4) == 0 || str_ieq(hs->addr, "localhost");
+    if (str_ieq(hs->addr, "localhost"))
+        snprintf(hs->addr, sizeof hs->addr, "127.0.0.1");
+    hs->wildcard = strcmp(hs->addr, "0.0.0.0") == 0;
+    return WA_E_OK;
+}
+
+int mcp_http_serve(struct core *c, const struct mcp_http_opts *o)
+{
+    static struct http_server hs; /* civetweb's threads hold it until mg_stop */
+    memset(&hs, 0, sizeof hs);
+    hs.core = c;
+    hs.o = o;
+    wa_err e = parse_listen(o->listen, &hs);
+    if (!e && o->no_auth && !hs.loopback)
+        e = wa_fail(WA_E_USAGE,
+                    "--no-auth is allowed only on a loopback address (127.x), not "
+                    "on %s",
+                    hs.addr);
+    if (e)
+        return cli_fail(e);
+    hs.auth = !o->no_auth;
+    if (hs.auth && o->token && *o->token) {
+        snprintf(hs.token, sizeof hs.token, "%s", o->token);
+    } else if (hs.auth) {
+        unsigned char rnd[24];
+        if ((e = os_random_bytes(rnd, sizeof rnd)))
+            return cli_fail(e);
+        for (size_t i = 0; i < sizeof rnd; i++)
+            snprintf(hs.token + 2 * i, 3, "%02x", rnd[i]);
+    }
+    if (!(hs.lock = os_mutex_new()))
+        return cli_fail(wa_fail(WA_E_NOMEM, "out of memory"));
+
+    char ports[96];
+    snprintf(ports, sizeof ports, "%s:%d", hs.addr, hs.port);
+    const char *options[] = {"listening_ports",
+                             ports,
+                             "num_threads",
+                             "24",
+                             "request_timeout_ms",
+                             "30000", /* a slow client cannot hold a thread longer */
+                             "enable_keep_alive",
+                             "no",
+                             "max_request_size",
+                             "65536",
+                             NULL};
+    struct mg_callbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.log_message = on_log;
+    mg_init_library(0);
+    struct mg_context *ctx = mg_start(&cb, &hs, options);
+    if (!ctx) {
+        mg_exit_library();
+        os_mutex_free(hs.lock);
+        return cli_fail(wa_fail(WA_E_IO, "cannot listen on %s (in use?)", ports));
+    }
+    mg_set_request_handler(ctx, "/mcp", on_mcp, &hs);
+    mg_set_request_handler(ctx, "/", on_other, &hs);
+    struct mg_server_port bound[4];
+    if (mg_get_server_ports(ctx, 4, bound) > 0)
+        hs.port = bound[0].port;
+    fprintf(stderr, "winagent mcp %s: listening on http://%s:%d/mcp%s%s%s\n", WINAGENT_VERSION,
+            hs.addr, hs.port, core_shell(c) != SHELL_DENIED ? ", powershell on" : "",
+            core_dry_run(c) ? ", dry run" : "", hs.auth ? "" : ", no token (--no-auth)");
+    if (hs.auth && !(o->token && *o->token))
+        fprintf(stderr,
+                "winagent mcp: token: %s (send Authorization: Bearer <token>; set "
+                "WINAGENT_MCP_TOKEN to choose one)\n",
+                hs.token);
+    fflush(stderr);
+    while (!os_interrupted())
+        os_sleep_ms(500);
+    fprintf(stderr, "winagent mcp: stopping (%s)\n", os_interrupt_reason());
+    hs.stopping = true;
+    for (int i = 0; i < MAX_SESSIONS; i++)
+        if (hs.sessions[i].used && hs.sessions[i].wake)
+            os_event_set(hs.sessions[i].wake);
+    mg_stop(ctx);
+    mg_exit_library();
+    for (int i = 0; i < MAX_SESSIONS; i++)
+        if (hs.sessions[i].used)
+            session_drop(&hs.sessions[i]);
+    os_mutex_free(hs.lock);
+    return EXIT_INTERRUPTED;
+}
