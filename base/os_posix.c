@@ -221,7 +221,9 @@ wa_err os_write_file(const char *path, const void *data, size_t len)
     char *tmp = malloc(n + 32);
     if (!tmp)
         return wa_fail(WA_E_NOMEM, "out of memory");
-    snprintf(tmp, n + 32, "%s.tmp%lu", path, (unsigned long)getpid());
+    static atomic_uint serial; /* unique per writer: threads of one process write at once */
+    snprintf(tmp, n + 32, "%s.tmp%lu-%u", path, (unsigned long)getpid(),
+             atomic_fetch_add(&serial, 1));
     FILE *f = fopen(tmp, "wb");
     wa_err e = WA_E_OK;
     if (!f) {

@@ -285,13 +285,16 @@ wa_err os_write_file(const char *path, const void *data, size_t len)
     if (!w)
         return wa_fail(WA_E_NOMEM, "out of memory");
     size_t n = wcslen(w);
-    wchar_t *tmp = malloc((n + 32) * sizeof(wchar_t));
+    wchar_t *tmp = malloc((n + 48) * sizeof(wchar_t));
     wa_err e = WA_E_OK;
     if (!tmp) {
         e = wa_fail(WA_E_NOMEM, "out of memory");
         goto out;
     }
-    swprintf(tmp, n + 32, L"%ls.tmp%lu", w, (unsigned long)GetCurrentProcessId());
+    /* unique per writer: threads of one process (two MCP sessions) write at once too */
+    static volatile LONG serial;
+    swprintf(tmp, n + 48, L"%ls.tmp%lu-%lu-%ld", w, (unsigned long)GetCurrentProcessId(),
+             (unsigned long)GetCurrentThreadId(), (long)InterlockedIncrement(&serial));
     HANDLE h = CreateFileW(tmp, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
     if (h == INVALID_HANDLE_VALUE) {
         e = wa_fail(WA_E_IO, "cannot write %s (error %lu)", path, (unsigned long)GetLastError());
@@ -311,7 +314,18 @@ wa_err os_write_file(const char *path, const void *data, size_t len)
         e = wa_fail(WA_E_IO, "cannot write %s", path);
         goto out;
     }
-    if (!MoveFileExW(tmp, w, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+    /* a reader or another writer may hold the target for a moment: try again briefly */
+    BOOL moved = FALSE;
+    for (int i = 0;
+         i < 50 &&
+         !(moved = MoveFileExW(tmp, w, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH));
+         i++) {
+        DWORD err = GetLastError();
+        if (err != ERROR_ACCESS_DENIED && err != ERROR_SHARING_VIOLATION)
+            break;
+        Sleep(10);
+    }
+    if (!moved) {
         e = wa_fail(WA_E_IO, "cannot rename into %s (error %lu)", path,
                     (unsigned long)GetLastError());
         DeleteFileW(tmp);

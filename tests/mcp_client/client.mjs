@@ -1,6 +1,8 @@
 // An MCP client we did not write (the official TypeScript SDK) driving `winagent mcp` under Wine.
 //
 //   node client.mjs                  WINAGENT_EXE, WINDOW (default "winagent testapp")
+//   MCP_URL=http://127.0.0.1:P/mcp MCP_TOKEN=... node client.mjs
+//                                    the same over Streamable HTTP to a running server
 //
 // Runs the scenario below with node:assert and prints one JSON line with what it saw
 // (tools, the OK button's ref, image facts) for tests/wine/test_mcp.py, which also checks
@@ -8,18 +10,27 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const exe = process.env.WINAGENT_EXE;
 const window = process.env.WINDOW || "winagent testapp";
 const extraArgs = process.env.WINAGENT_ARGS ? JSON.parse(process.env.WINAGENT_ARGS) : [];
-assert.ok(exe, "WINAGENT_EXE is not set");
+const url = process.env.MCP_URL;
+assert.ok(exe || url, "WINAGENT_EXE or MCP_URL must be set");
 
-const transport = new StdioClientTransport({
-  command: "wine",
-  args: [exe, "mcp", ...extraArgs],
-  env: { ...process.env }, // Wine needs DISPLAY and WINEPREFIX, which the default drops
-  stderr: "inherit",
-});
+const transport = url
+  ? new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: process.env.MCP_TOKEN
+        ? { headers: { Authorization: `Bearer ${process.env.MCP_TOKEN}` } }
+        : {},
+    })
+  : new StdioClientTransport({
+      command: "wine",
+      args: [exe, "mcp", ...extraArgs],
+      env: { ...process.env }, // Wine needs DISPLAY and WINEPREFIX, which the default drops
+      stderr: "inherit",
+    });
 const client = new Client({ name: "winagent-test-client", version: "1.0.0" });
 await client.connect(transport); // initialize + notifications/initialized
 
@@ -102,5 +113,78 @@ assert.ok(unknown, "an unknown tool did not fail");
 assert.equal(unknown.code, -32602);
 
 await client.ping(); // still alive after all that
+
+// ---- resources and their templates, completion, prompts ----
+const { resources } = await client.listResources();
+assert.ok(resources.some((r) => r.uri === "winagent://windows"), JSON.stringify(resources));
+const listed = JSON.parse((await client.readResource({ uri: "winagent://windows" })).contents[0].text);
+assert.ok(listed.windows.some((w) => w.title === window), JSON.stringify(listed));
+const { resourceTemplates } = await client.listResourceTemplates();
+const uris = resourceTemplates.map((t) => t.uriTemplate);
+assert.ok(uris.includes("winagent://window/{window}/tree"), uris.join());
+assert.ok(uris.includes("winagent://window/{window}/screenshot"), uris.join());
+const enc = encodeURIComponent(window);
+const treeRes = await client.readResource({ uri: `winagent://window/${enc}/tree` });
+assert.match(treeRes.contents[0].text, /Button "OK"/);
+const shotRes = await client.readResource({ uri: `winagent://window/${enc}/screenshot` });
+assert.equal(shotRes.contents[0].mimeType, "image/png");
+const blob = Buffer.from(shotRes.contents[0].blob, "base64");
+assert.equal(blob.readUInt32BE(0), 0x89504e47);
+let missing = null;
+try {
+  await client.readResource({ uri: "winagent://window/no%20such%20window/tree" });
+} catch (err) {
+  missing = err;
+}
+assert.equal(missing && missing.code, -32002);
+const comp = await client.complete({
+  ref: { type: "ref/resource", uri: "winagent://window/{window}/tree" },
+  argument: { name: "window", value: "TESTAPP" },
+});
+assert.ok(comp.completion.values.includes(window), JSON.stringify(comp));
+const { prompts } = await client.listPrompts();
+assert.ok(prompts.some((p) => p.name === "desktop-task"));
+const prompt = await client.getPrompt({ name: "desktop-task", arguments: { task: "click OK" } });
+assert.match(prompt.messages[0].content.text, /click OK/);
+facts.resources = { templates: uris, png_bytes: blob.length, completions: comp.completion.values };
+
+// ---- logging: the level is the client's ----
+const logs = [];
+client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
+await client.setLoggingLevel("info");
+await client.callTool({ name: "windows", arguments: {} });
+for (let i = 0; i < 50 && !logs.some((l) => /windows: ok/.test(l.data)); i++)
+  await new Promise((r) => setTimeout(r, 100));
+assert.ok(logs.some((l) => l.level === "info" && /windows: ok/.test(l.data)), JSON.stringify(logs));
+await client.setLoggingLevel("error");
+facts.logs = logs.length;
+
+// ---- progress of a long call, and its structured result ----
+const ticks = [];
+const waited = await client.callTool({ name: "wait", arguments: { seconds: 2.5 } }, undefined, {
+  onprogress: (p) => ticks.push(p),
+});
+assert.equal(waited.isError, false);
+assert.equal(waited.structuredContent.op, "wait");
+assert.ok(ticks.length >= 3, JSON.stringify(ticks)); // start, about once a second, end
+for (let i = 1; i < ticks.length; i++) assert.ok(ticks[i].progress > ticks[i - 1].progress);
+facts.progress = ticks.map((t) => t.progress);
+
+// ---- cancellation stops the call on the server ----
+const ac = new AbortController();
+const t0 = Date.now();
+const pending = client.callTool({ name: "wait", arguments: { seconds: 25 } }, undefined, {
+  signal: ac.signal,
+});
+setTimeout(() => ac.abort("enough"), 1000);
+await assert.rejects(pending);
+// calls of one session are served in turn: this one is answered at once only when the
+// cancelled wait really stopped
+const t1 = Date.now();
+await client.callTool({ name: "windows", arguments: {} });
+facts.cancel = { aborted_after_ms: t1 - t0, next_call_ms: Date.now() - t1 };
+assert.ok(facts.cancel.next_call_ms < 8000, JSON.stringify(facts.cancel));
+
+facts.session = transport.sessionId || null;
 await client.close();
 console.log(JSON.stringify(facts));

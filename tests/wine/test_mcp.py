@@ -49,6 +49,13 @@ class OfficialSdkClient(unittest.TestCase):
         self.assertGreater(shot["width"], 800)
         self.assertEqual(shot["scale"], 1)
         self.assertIn(facts["bogus_error"]["code"], ("stale_ref", "element_not_found"))
+        # resources, completion, prompts, logging, progress and cancellation (client.mjs)
+        self.assertGreater(facts["resources"]["png_bytes"], 1000)
+        self.assertIn(WINDOW, facts["resources"]["completions"])
+        self.assertGreaterEqual(facts["logs"], 1)
+        self.assertGreaterEqual(len(facts["progress"]), 3)
+        self.assertLess(facts["cancel"]["aborted_after_ms"], 5000)
+        self.assertLess(facts["cancel"]["next_call_ms"], 8000)
         # the server's log went to stderr, never into the protocol
         self.assertIn("winagent mcp", r.stderr)
 
