@@ -192,7 +192,7 @@ class McpSession:
                                      stderr=subprocess.PIPE, env=env or dict(os.environ))
         self.next_id = 0
         self.notifications = []  # what the server sent of its own (log, progress)
-        self.request("initialize", {"protocolVersion": version, "capabilities": {},
+        self.init = self.request("initialize", {"protocolVersion": version, "capabilities": {},
                                     "clientInfo": {"name": "watest", "version": "0"}})
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 

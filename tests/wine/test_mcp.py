@@ -1,6 +1,8 @@
 """`winagent mcp` under Wine, driven by the official MCP TypeScript SDK (an MCP client we
 did not write: tests/mcp_client/client.mjs), and the stdio protocol's edges from Python."""
+import base64
 import json
+import struct
 import os
 import shutil
 import subprocess
@@ -9,7 +11,7 @@ import tempfile
 import unittest
 
 import watest
-from watest import TestApp, WINAGENT_EXE
+from watest import McpSession, TestApp, WINAGENT_EXE
 
 CLIENT_DIR = os.path.join(watest.SRC, "tests", "mcp_client")
 SDK_DIR = os.path.join(CLIENT_DIR, "node_modules", "@modelcontextprotocol", "sdk")
@@ -110,6 +112,82 @@ class StdioProtocol(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("--bogus", r.stderr)
         self.assertEqual(r.stdout, "")
+
+
+class Versions(unittest.TestCase):
+    def test_each_version_is_spoken_as_asked(self):
+        for v in ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"):
+            s = McpSession(env=server_env(), version=v)
+            try:
+                init = s.init
+                self.assertEqual(init["protocolVersion"], v)
+                for cap in ("tools", "logging", "resources", "prompts"):
+                    self.assertIn(cap, init["capabilities"], (v, init))
+                click = {t["name"]: t for t in s.request("tools/list", {})["tools"]}["click"]
+                state = {t["name"]: t for t in s.request("tools/list", {})["tools"]}["state"]
+                if v >= "2025-06-18":  # titles and structured results came then
+                    self.assertEqual(click["title"], "Click")
+                    self.assertIn("outputSchema", state)
+                    self.assertNotIn("outputSchema", click)  # it acts; its data is no point
+                else:
+                    self.assertNotIn("title", click)
+                    self.assertNotIn("outputSchema", state)
+                if v >= "2025-03-26":
+                    self.assertFalse(click["annotations"]["readOnlyHint"])
+                else:
+                    self.assertNotIn("annotations", click)
+            finally:
+                s.close()
+        # a version nobody knows gets the newest
+        s = McpSession(env=server_env(), version="2099-01-01")
+        try:
+            init = s.init
+            self.assertEqual(init["protocolVersion"], "2025-11-25")
+        finally:
+            s.close()
+
+
+class Features(unittest.TestCase):
+    def test_images_are_fitted_to_the_client(self):
+        with TestApp():
+            big = McpSession(env=server_env())
+            small = McpSession(env=server_env(WINAGENT_MCP_IMAGE_MAX_BYTES="20000",
+                                              WINAGENT_MCP_IMAGE_MAX_PX="400"))
+            try:
+                j_big, r_big = big.call("screenshot", window=WINDOW)
+                j, r = small.call("screenshot", window=WINDOW)
+            finally:
+                big.close()
+                small.close()
+        img = [c for c in r["content"] if c["type"] == "image"][0]
+        self.assertLessEqual(len(img["data"]), 20000)
+        png = base64.b64decode(img["data"])
+        w, h = struct.unpack(">II", png[16:24])
+        self.assertLessEqual(max(w, h), 400)
+        self.assertEqual(j["data"]["image"]["width"], w)
+        self.assertLess(j["data"]["image"]["scale"], j_big["data"]["image"]["scale"])
+        self.assertTrue(any("scaled to %dx%d" % (w, h) in n for n in j["notes"]), j["notes"])
+        # structuredContent carries the same result
+        self.assertEqual(r["structuredContent"]["data"]["image"]["width"], w)
+
+    def test_log_level_and_bad_requests(self):
+        s = McpSession(env=server_env())
+        try:
+            with self.assertRaises(watest.McpError) as bad:
+                s.request("logging/setLevel", {"level": "loud"})
+            self.assertEqual(bad.exception.code, -32602)
+            s.request("logging/setLevel", {"level": "debug"})
+            s.call("windows")
+            logs = [n for n in s.notifications if n["method"] == "notifications/message"]
+            self.assertTrue(any("windows: ok" in n["params"]["data"] for n in logs), logs)
+            with self.assertRaises(watest.McpError) as missing:
+                s.request("resources/read", {"uri": "winagent://nothing"})
+            self.assertEqual(missing.exception.code, -32002)
+            with self.assertRaises(watest.McpError) as noprompt:
+                s.request("prompts/get", {"name": "desktop-task", "arguments": {}})
+            self.assertEqual(noprompt.exception.code, -32602)
+        finally:
+            s.close()
 
 
 if __name__ == "__main__":
