@@ -237,7 +237,7 @@ bool selector_matches(const struct wa_node *n, const char *sel)
     if (colon && colon > sel) {
         size_t tl = (size_t)(colon - sel);
         if (strlen(n->type) == tl && strncmp(n->type, sel, tl) == 0)
-            return strcmp(n->name, colon + 1) == 0;
+            return strcmp(colon + 1, "*") == 0 || strcmp(n->name, colon + 1) == 0;
         /* "Name:" labels contain colons too: fall through to the exact name. */
     }
     return strcmp(n->name, sel) == 0;

@@ -8,6 +8,7 @@
 
 #include "agent/front/args.h"
 #include "agent/front/cli.h"
+#include "agent/front/rdp.h"
 #include "agent/front/wire.h"
 #include "agent/version.h"
 #include "automation/image.h"
@@ -89,8 +90,8 @@ static void add_image(cJSON *o, const struct op_result *r)
 }
 
 /* A parsed request -> its response: the one result shape with the envelope. */
-static cJSON *handle_request(struct session *ses, const cJSON *req, const char *token,
-                             const char *fallback_id)
+static cJSON *handle_request(struct session *ses, struct rdp *rdp, const cJSON *req,
+                             const char *token, const char *fallback_id)
 {
     if (!cJSON_IsObject(req))
         return error_response(NULL, fallback_id, WA_E_INVALID_ARGS,
@@ -112,6 +113,18 @@ static cJSON *handle_request(struct session *ses, const cJSON *req, const char *
     if (params && !cJSON_IsNull(params) && !cJSON_IsObject(params))
         return error_response(id, fallback_id, WA_E_INVALID_ARGS, "\"params\" must be an object");
     const struct op_def *op = op_by_cli(command->valuestring);
+    /* The folder speaks agent-rdp's commands; its names win over the CLI's. */
+    if (rdp && (rdp_is_command(command->valuestring) || !op)) {
+        int64_t t0 = os_now_ms();
+        cJSON *o = rdp_handle(rdp, command->valuestring, params);
+        const cJSON *err = cJSON_GetObjectItemCaseSensitive(o, "error");
+        fprintf(stderr, "winagent serve: %s -> %s (%lld ms)\n", command->valuestring,
+                cJSON_IsObject(err) ? cJSON_GetObjectItemCaseSensitive(err, "message")->valuestring
+                                    : "ok",
+                (long long)(os_now_ms() - t0));
+        add_envelope(o, id, fallback_id);
+        return o;
+    }
     if (!op || ((op->flags & OPF_SHELL) && core_shell(session_core(ses)) == SHELL_DENIED)) {
         bool shell = op != NULL;
         return error_response(id, fallback_id, shell ? WA_E_SHELL_DISABLED : WA_E_INVALID_ARGS,
@@ -154,7 +167,7 @@ cJSON *serve_handle(struct session *ses, const char *text, size_t len, const cha
     cJSON *req = cJSON_ParseWithLength(text, len);
     if (!req)
         return error_response(NULL, fallback_id, WA_E_PARSE, "the request is not valid JSON");
-    cJSON *o = handle_request(ses, req, token, fallback_id);
+    cJSON *o = handle_request(ses, NULL, req, token, fallback_id);
     cJSON_Delete(req);
     return o;
 }
@@ -172,6 +185,7 @@ struct seen_file {
 
 struct serve_ipc {
     struct session *ses;
+    struct rdp *rdp; /* agent-rdp's commands and the refs of their snapshots */
     char *dir, *requests, *responses, *handshake;
     char sep;
     int grace_ms;
@@ -221,10 +235,12 @@ static wa_err write_handshake(struct serve_ipc *s, bool ready)
     cJSON_AddNumberToObject(h, "agent_pid", (double)os_pid()); /* agent-rdp's name for it */
     cJSON_AddStringToObject(h, "started_at", s->started_at);
     cJSON *caps = cJSON_AddArrayToObject(h, "capabilities");
+    for (int i = 0; rdp_commands[i]; i++)
+        cJSON_AddItemToArray(caps, cJSON_CreateString(rdp_commands[i]));
     bool shell = core_shell(session_core(s->ses)) != SHELL_DENIED;
-    for (int i = 0; i < OP__COUNT; i++) {
+    for (int i = 0; i < OP__COUNT; i++) { /* and winagent's own commands that differ */
         const struct op_def *op = op_def((enum op_id)i);
-        if (op->cli && (shell || !(op->flags & OPF_SHELL)))
+        if (op->cli && !rdp_is_command(op->cli) && (shell || !(op->flags & OPF_SHELL)))
             cJSON_AddItemToArray(caps, cJSON_CreateString(op->cli));
     }
     cJSON_AddNumberToObject(h, "poll_ms", POLL_MS);
@@ -253,8 +269,8 @@ wa_err serve_ipc_open(struct session *ses, const char *dir, int grace_ms, struct
         e = wa_fail(WA_E_NOMEM, "out of memory");
         goto fail;
     }
-    if ((e = os_mkdir_p(s->requests)) || (e = os_mkdir_p(s->responses)) ||
-        (e = write_handshake(s, true)))
+    if ((e = rdp_new(ses, &s->rdp)) || (e = os_mkdir_p(s->requests)) ||
+        (e = os_mkdir_p(s->responses)) || (e = write_handshake(s, true)))
         goto fail;
     *out = s;
     return WA_E_OK;
@@ -272,6 +288,7 @@ void serve_ipc_close(struct serve_ipc *s)
     for (size_t i = 0; i < s->n_seen; i++)
         free(s->seen[i].name);
     free(s->seen);
+    rdp_free(s->rdp);
     free(s->dir);
     free(s->requests);
     free(s->responses);
@@ -384,7 +401,7 @@ static void poll_one(struct serve_ipc *s, struct seen_file *f)
         return;
     }
     free(text);
-    cJSON *r = handle_request(s->ses, req, NULL, id);
+    cJSON *r = handle_request(s->ses, s->rdp, req, NULL, id);
     cJSON_Delete(req);
     answer(s, f, path, id, r);
     cJSON_Delete(r);

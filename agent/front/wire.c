@@ -170,7 +170,7 @@ static cJSON *window_state_json(const struct wa_window *w)
     return o;
 }
 
-static cJSON *states_json(unsigned states)
+cJSON *wire_states(unsigned states)
 {
     static const struct {
         unsigned bit;
@@ -186,7 +186,7 @@ static cJSON *states_json(unsigned states)
     return a;
 }
 
-static cJSON *patterns_json(unsigned patterns)
+cJSON *wire_patterns(unsigned patterns)
 {
     static const struct {
         unsigned bit;
@@ -220,13 +220,13 @@ cJSON *wire_element(const struct op_elem *e, bool full)
         cJSON_AddStringToObject(o, "class", e->class_name);
     cJSON_AddItemToObject(o, "bounds", rect_json(e->bounds));
     cJSON_AddItemToObject(o, "center", pair_json(e->cx, e->cy));
-    cJSON_AddItemToObject(o, "states", states_json(e->states));
+    cJSON_AddItemToObject(o, "states", wire_states(e->states));
     cJSON_AddNumberToObject(o, "depth", e->depth);
     cJSON_AddNumberToObject(o, "parent", e->parent);
     if (e->is_new)
         cJSON_AddBoolToObject(o, "new", true);
     if (full) {
-        cJSON_AddItemToObject(o, "patterns", patterns_json(e->patterns));
+        cJSON_AddItemToObject(o, "patterns", wire_patterns(e->patterns));
         add_hex(o, "hwnd", e->hwnd);
         if (e->child_id)
             cJSON_AddNumberToObject(o, "child_id", (double)e->child_id);
@@ -323,7 +323,7 @@ static cJSON *result_data(const struct op_result *r)
         cJSON_AddItemToObject(d, "value",
                               e->value ? cJSON_CreateString(e->value) : cJSON_CreateNull());
         cJSON_AddItemToObject(d, "rect", rect_json(e->bounds));
-        cJSON_AddItemToObject(d, "states", states_json(e->states));
+        cJSON_AddItemToObject(d, "states", wire_states(e->states));
     }
     if (op == OP_STATE || op == OP_TREE) {
         cJSON_AddBoolToObject(d, "useful", r->useful);

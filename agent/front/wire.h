@@ -45,6 +45,9 @@ cJSON *wire_window(const struct wa_window *w);
 /* An element as JSON: {"id","type","name", and what it has of "value", "automation_id",
  * "class", "states", "bounds", ...}; full adds patterns, hwnd, runtime id and path. */
 cJSON *wire_element(const struct op_elem *e, bool full);
+/* An element's states and patterns as arrays of words ("focused", "invoke", ...). */
+cJSON *wire_states(unsigned states);
+cJSON *wire_patterns(unsigned patterns);
 /* A failure in the one shape, for errors met before a request exists. */
 cJSON *wire_error(const char *op, wa_err e, const char *message);
 

@@ -120,12 +120,11 @@ class FolderProtocol(unittest.TestCase):
             self.assertTrue(res["success"], res)
             self.assertIn('Button "OK"', res["data"]["tree"])
             self.assertFalse(os.path.exists(self.ctl.request_path("bom1")))
-            ok = next(l for l in res["data"]["tree"].splitlines() if '] Button "OK"' in l)
-            ok_ref = ok.strip()[1:ok.strip().index("]")]
 
             # A request written in two halves: answered only once whole.
+            # (click is agent-rdp's here: a selector, searched on the whole desktop)
             body = json.dumps({"id": "half", "command": "click",
-                               "params": {"window": WINDOW, "ref": ok_ref}}).encode()
+                               "params": {"selector": "OK"}}).encode()
             path = self.ctl.request_path("half")
             with open(path, "wb") as f:
                 f.write(body[:len(body) // 2])
@@ -137,12 +136,12 @@ class FolderProtocol(unittest.TestCase):
             res = self.ctl.response("half")
             self.check_response(res, "half")
             self.assertTrue(res["success"], res)
-            self.assertEqual(res["window_state"]["title"], WINDOW)
+            self.assertEqual(res["data"]["action"], "click")
             app.wait_event(lambda e: e.get("event") == "click" and e.get("control") == "OK")
             self.assertFalse(os.path.exists(path))
 
             # A failure is a response too.
-            res = self.ctl.call("bad1", "click", {"window": WINDOW, "ref": "e9999"})
+            res = self.ctl.call("bad1", "click", {"selector": "@e9999"})
             self.check_response(res, "bad1")
             self.assertFalse(res["success"])
             self.assertEqual(res["error"]["code"], "stale_ref")
