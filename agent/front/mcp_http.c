@@ -387,7 +387,10 @@ static struct post_kind classify(const char *body, size_t len)
     k.json = m != NULL;
     if (cJSON_IsArray(m)) {
         const cJSON *e;
-        cJSON_ArrayForEach(e, m) classify_one(e, &k);
+        cJSON_ArrayForEach(e, m)
+        {
+            classify_one(e, &k);
+        }
     } else if (cJSON_IsObject(m)) {
         classify_one(m, &k);
     }

@@ -47,4 +47,7 @@ wine "$win/bench_image.exe" --png "$(winpath "$work/desktop.png")" \
 echo
 echo "== 3. the live desktop under Wine"
 wine "$win/winagent.exe" focus testapp </dev/null >/dev/null
-wine "$win/bench_desktop.exe" --testapp-log "$(winpath "$work/events.jsonl")" "$@" </dev/null
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
+wine "$win/bench_desktop.exe" --testapp-log "$(winpath "$work/events.jsonl")" --json "$@" \
+    </dev/null >"$work/desktop.json"
+python3 "$root/tests/bench/compare.py" "$work/desktop.json" "$root/tests/bench/baseline.json"

@@ -10,6 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _WIN32
+#define COBJMACROS
+#include <windows.h>
+#include <ole2.h>
+#include <oleacc.h>
+#endif
+
 #include "agent/core/core.h"
 #include "agent/core/observe.h"
 #include "agent/front/wire.h"
@@ -23,7 +30,7 @@ struct stat {
     char note[96];
 };
 
-static struct stat stats[32];
+static struct stat stats[48];
 static int n_stats;
 
 static int cmp_double(const void *a, const void *b)
@@ -79,6 +86,75 @@ static uint64_t find(const struct wa_backend *b, const char *sel)
     wa_window_list_cleanup(&l);
     return h;
 }
+
+#ifdef _WIN32
+/* The floor a tree walk is measured against: a plain sequential walk of the same
+ * window with nothing but the raw calls, each child window's text (WM_GETTEXT), class
+ * and rectangle, its MSAA client object with role and state, and list and combo box
+ * items by message. */
+static const IID iid_acc = {
+    0x618736e0, 0x3c3d, 0x11cf, {0x81, 0x0c, 0x00, 0xaa, 0x00, 0x38, 0x9b, 0x71}};
+
+struct plain {
+    int nodes;
+};
+
+static void plain_window(HWND h, struct plain *p)
+{
+    wchar_t text[512], cls[128];
+    DWORD_PTR got = 0;
+    SendMessageTimeoutW(h, WM_GETTEXT, 512, (LPARAM)text, SMTO_ABORTIFHUNG, 500, &got);
+    GetClassNameW(h, cls, 128);
+    RECT r;
+    GetWindowRect(h, &r);
+    p->nodes++;
+    IAccessible *acc = NULL;
+    if (SUCCEEDED(AccessibleObjectFromWindow(h, (DWORD)OBJID_CLIENT, &iid_acc, (void **)&acc)) &&
+        acc) {
+        VARIANT self, v;
+        VariantInit(&self);
+        self.vt = VT_I4;
+        self.lVal = CHILDID_SELF;
+        VariantInit(&v);
+        IAccessible_get_accRole(acc, self, &v);
+        VariantClear(&v);
+        IAccessible_get_accState(acc, self, &v);
+        VariantClear(&v);
+        IAccessible_Release(acc);
+    }
+    bool list = _wcsicmp(cls, L"ListBox") == 0, combo = _wcsicmp(cls, L"ComboBox") == 0;
+    if (list || combo) {
+        DWORD_PTR n = 0;
+        SendMessageTimeoutW(h, list ? LB_GETCOUNT : CB_GETCOUNT, 0, 0, SMTO_ABORTIFHUNG, 500, &n);
+        for (int i = 0; i < (int)n && i < 200; i++) {
+            SendMessageTimeoutW(h, list ? LB_GETTEXT : CB_GETLBTEXT, (WPARAM)i, (LPARAM)text,
+                                SMTO_ABORTIFHUNG, 500, &got);
+            p->nodes++;
+        }
+    }
+}
+
+static BOOL CALLBACK plain_child(HWND h, LPARAM lp)
+{
+    plain_window(h, (struct plain *)lp);
+    return TRUE;
+}
+
+static int plain_walk(uint64_t hwnd)
+{
+    struct plain p = {0};
+    HWND h = (HWND)(uintptr_t)hwnd;
+    plain_window(h, &p);
+    EnumChildWindows(h, plain_child, (LPARAM)&p);
+    HMENU m = GetMenu(h);
+    for (int i = 0, n = m ? GetMenuItemCount(m) : 0; i < n; i++) {
+        wchar_t item[128];
+        GetMenuStringW(m, (UINT)i, item, 128, MF_BYPOSITION);
+        p.nodes++;
+    }
+    return p.nodes;
+}
+#endif
 
 int main(int argc, char **argv)
 {
@@ -168,6 +244,17 @@ int main(int argc, char **argv)
             tree_cleanup(&tree);
         }
         record(walks[w].name, t, runs, note);
+#ifdef _WIN32
+        for (int i = 0; i < runs; i++) {
+            double t0 = os_clock_ms();
+            int n = plain_walk(walks[w].hwnd);
+            t[i] = os_clock_ms() - t0;
+            snprintf(note, sizeof note, "%d windows and items, raw calls (the floor)", n);
+        }
+        char name[64];
+        snprintf(name, sizeof name, "plain walk %s", walks[w].name + 10);
+        record(name, t, runs, note);
+#endif
     }
 
     struct observe_opts oo = {.mode = OBS_A11Y, .max_edge = 1280, .tree_budget_ms = 3000};
@@ -260,6 +347,8 @@ int main(int argc, char **argv)
             return 1;
         }
         op_request_cleanup(&pin);
+        double *settle = calloc((size_t)runs, sizeof *settle);
+        double *own = calloc((size_t)runs, sizeof *own);
         for (int i = 0; i < runs; i++) {
             struct op_request q;
             struct op_result r;
@@ -269,6 +358,8 @@ int main(int argc, char **argv)
                                   &q) == WA_E_OK)
                 core_perform(s, &q, &r);
             t[i] = os_clock_ms() - t0;
+            settle[i] = r.settle_ms;
+            own[i] = t[i] - r.settle_ms;
             snprintf(note, sizeof note, "%s",
                      r.obs.kind == OBS_TREE    ? "observation: tree"
                      : r.obs.kind == OBS_IMAGE ? "observation: image"
@@ -277,6 +368,13 @@ int main(int argc, char **argv)
             op_result_cleanup(&r);
         }
         record(stages[st].name, t, runs, note);
+        char name[64];
+        snprintf(name, sizeof name, "  of which settle");
+        record(name, settle, runs, "waiting until the click's effect stopped changing");
+        snprintf(name, sizeof name, "  the rest (own time)");
+        record(name, own, runs, "");
+        free(settle);
+        free(own);
         session_free(s);
     }
     core_free(core);
