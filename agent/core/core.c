@@ -260,6 +260,22 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     struct wa_tree tree;
     struct observe_capture cap = {capture_window, capture_screen, k};
     observation_cleanup(&k->r->obs);
+    /* The pixels as the walk found them, so that a later look can tell the tree still
+     * holds (the settle's last capture after an action; else one now, ~5 ms). */
+    uint64_t pixels = 0;
+    bool have_pixels = false;
+    if (k->pixels_now) {
+        pixels = call_image_hash(k->pixels_now);
+        have_pixels = true;
+    } else if (o->mode != OBS_PIXEL) {
+        struct wa_image img = {0};
+        struct wa_rect frame;
+        if (backend_capture_window(k->be, hwnd, &img, &frame) == WA_E_OK) {
+            pixels = call_image_hash(&img);
+            have_pixels = true;
+        }
+        image_cleanup(&img);
+    }
     if ((e = observe_window(k->be, hwnd, o, &cap, &k->r->obs, &tree)))
         return e;
     s->frame = k->r->obs.frame;
@@ -269,6 +285,8 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     tree_cleanup(&s->tree);
     s->tree = tree;
     s->have_tree = tree.count > 0;
+    s->have_tree_pixels = have_pixels && s->have_tree;
+    s->tree_pixels = pixels;
     return WA_E_OK;
 }
 
@@ -286,6 +304,7 @@ wa_err call_observe_screen(struct call *k, struct wa_rect r, const struct observ
     s->marked = false;
     tree_cleanup(&s->tree);
     s->have_tree = false;
+    s->have_tree_pixels = false;
     return WA_E_OK;
 }
 
@@ -392,6 +411,37 @@ static cJSON *audit_params(const struct op_request *q)
 
 /* After an acting call: the wait for its effect, the look after it and what changed,
  * the observation or image, the fresh state. */
+/* Whether the session's tree of window after is still the window's: the action changed
+ * nothing (the settle saw the pixels and the foreground stay as they were before it),
+ * and the tree was walked when the window looked exactly as it did before the action.
+ * Then the look after reuses it instead of walking again. */
+static bool tree_still_holds(struct call *k, uint64_t after)
+{
+    struct session *s = k->s;
+    struct before_look *b = &k->before;
+    if (k->dry || !k->unchanged || k->pattern_action || !b->have || !b->have_image ||
+        after != b->window || !s->have_tree || s->tree.hwnd != after || !s->have_tree_pixels)
+        return false;
+    return s->tree_pixels == call_image_hash(&b->image);
+}
+
+/* The observation after an action from the session's tree, which still holds. */
+static wa_err observe_reusing_tree(struct call *k, uint64_t hwnd, const struct observe_opts *o)
+{
+    struct session *s = k->s;
+    struct observe_capture cap = {capture_window, capture_screen, k};
+    observation_cleanup(&k->r->obs);
+    wa_err e = observe_window_tree(k->be, hwnd, o, &cap, WA_E_OK, &k->r->obs, &s->tree);
+    if (e)
+        return e;
+    s->frame = k->r->obs.frame;
+    s->have_frame = !wa_rect_empty(s->frame);
+    s->target = hwnd;
+    s->marked = k->r->obs.marked;
+    k->r->obs.tree_reused = true;
+    return WA_E_OK;
+}
+
 static void after_action(struct call *k)
 {
     struct session *s = k->s;
@@ -403,13 +453,25 @@ static void after_action(struct call *k)
     if (!k->dry && !k->settled && input)
         call_settle(k);
     uint64_t after = call_after_window(k);
-    if (input && !k->dry)
+    bool reuse = tree_still_holds(k, after);
+    if (input && !k->dry && !reuse)
         call_keep_tree_before(k);
     wa_err e = WA_E_OK;
-    if (after && observe)
+    if (after == k->before.window && k->before.have_after_image)
+        k->pixels_now = &k->before.after_image; /* how the window looks, settled */
+    else if (after == k->before.window && k->unchanged)
+        k->pixels_now = &k->before.image;
+    if (after && observe && reuse && s->o.observe.mode != OBS_PIXEL)
+        e = observe_reusing_tree(k, after, &s->o.observe);
+    else if (after && observe)
         e = call_observe(k, after, &s->o.observe);
-    else if (after && input && !k->dry)
+    else if (after && input && !k->dry && !reuse)
         e = call_fresh_tree(k, after); /* the look after, for what changed */
+    if (!e && !observe && after && !reuse && s->have_tree && s->tree.hwnd == after &&
+        k->pixels_now) {
+        s->tree_pixels = call_image_hash(k->pixels_now); /* walked as it looks, settled */
+        s->have_tree_pixels = true;
+    }
     if (e)
         op_result_note(r, "no look at the window after acting: %s",
                        *wa_err_detail() ? wa_err_detail() : wa_err_message(e));

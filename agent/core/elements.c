@@ -21,6 +21,7 @@ wa_err call_fresh_tree(struct call *k, uint64_t hwnd)
     struct wa_tree_opts to = {.budget_ms = s->o.observe.tree_budget_ms, .keep_handles = true};
     tree_cleanup(&s->tree);
     s->have_tree = false;
+    s->have_tree_pixels = false;
     if ((e = backend_get_tree(k->be, hwnd, &to, &s->tree)))
         return e;
     s->have_tree = true;

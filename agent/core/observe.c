@@ -181,6 +181,15 @@ wa_err observe_window(const struct wa_backend *b, uint64_t hwnd, const struct ob
     int64_t t0 = os_now_ms();
     wa_err e = backend_get_tree(b, hwnd, &to, tree);
     out->tree_ms = (double)(os_now_ms() - t0);
+    return observe_window_tree(b, hwnd, o, cap, e, out, tree);
+}
+
+wa_err observe_window_tree(const struct wa_backend *b, uint64_t hwnd, const struct observe_opts *o,
+                           const struct observe_capture *cap, wa_err walked,
+                           struct observation *out, struct wa_tree *tree)
+{
+    wa_err e = walked;
+    out->hwnd = hwnd;
     char reason[128], source[32] = "";
     bool useful = false;
     if (e) {

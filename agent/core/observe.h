@@ -37,6 +37,7 @@ struct observation {
     char verdict[256];    /* "auto: tree accepted (...); source uia" / "auto: tree rejected
                            * (...), fell back to pixel; source msaa" / "pixel mode" */
     double capture_ms, encode_ms, tree_ms; /* timings of the phases that ran */
+    bool tree_reused; /* the window had not changed: its tree was not walked again */
 };
 
 void observation_init(struct observation *o);
@@ -61,6 +62,11 @@ struct observe_capture {
 wa_err observe_window(const struct wa_backend *b, uint64_t hwnd, const struct observe_opts *o,
                       const struct observe_capture *cap, struct observation *out,
                       struct wa_tree *tree);
+/* The same from a tree already walked (walked: the walk's outcome), as when the window
+ * is known not to have changed since; *tree stays the caller's. */
+wa_err observe_window_tree(const struct wa_backend *b, uint64_t hwnd, const struct observe_opts *o,
+                           const struct observe_capture *cap, wa_err walked,
+                           struct observation *out, struct wa_tree *tree);
 
 /* Observes a rectangle of the screen (a monitor) as an image. */
 wa_err observe_screen(const struct wa_backend *b, struct wa_rect r, const struct observe_opts *o,

@@ -399,6 +399,7 @@ wa_err perform_wait(struct call *k)
         size_t i;
         k->fresh = false; /* a fresh tree every poll */
         k->s->have_tree = false;
+        k->s->have_tree_pixels = false;
         wa_err e = call_element(k, cond, &i);
         bool gone = e == WA_E_STALE_REF || e == WA_E_ELEMENT_NOT_FOUND;
         bool holds;

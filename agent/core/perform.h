@@ -29,6 +29,10 @@ struct session {
     struct wa_tree tree; /* tree of the latest observation, handles kept */
     bool have_tree;
     bool marked; /* the latest observation was an image with numbered marks */
+    /* A hash of the window's pixels when its tree was walked: while they are the same
+     * (and nothing else moved), the tree still holds. */
+    bool have_tree_pixels;
+    uint64_t tree_pixels;
 };
 
 /* What the core looked at before an acting operation, to wait for its effect and to
@@ -64,7 +68,14 @@ struct call {
     bool settled;        /* the operation waited for its own effect (text read back) */
     int noted_match;     /* the note that a selector matched several windows is made */
     int64_t progress_at; /* when the front end was last told of progress */
+    bool unchanged;      /* the settle saw no change at all (pixels, foreground) */
+    const struct wa_image *pixels_now; /* the window as it looks now, when known */
+    bool pattern_action; /* it acted through an accessibility pattern, which can change
+                          * an element's state where no pixel shows it */
 };
+
+/* A hash of an image's pixels (FNV-1a over every pixel). */
+uint64_t call_image_hash(const struct wa_image *img);
 
 /* ---- windows (windows.c) ---- */
 

@@ -221,6 +221,7 @@ wa_err send_element(struct call *k, size_t index, enum wa_element_action a, cons
                     const char **via)
 {
     *via = NULL;
+    k->pattern_action = true;
     struct wa_tree *t = &k->s->tree;
     wa_err e = send_foreground(k);
     if (!e)

@@ -68,8 +68,11 @@ void look_before(struct call *k)
     /* The tree before: the session's (what the model was shown) or, where there is
      * none of this window (one-shot act, the CLI, MCP), a walk now. */
     bool live = !s->o.refs && s->have_tree && s->tree.hwnd == hwnd;
-    if (!live && observe_check(k, hwnd) == WA_E_OK)
-        call_fresh_tree(k, hwnd);
+    if (!live && observe_check(k, hwnd) == WA_E_OK && call_fresh_tree(k, hwnd) == WA_E_OK &&
+        b->have_image) {
+        s->tree_pixels = call_image_hash(&b->image); /* walked as it looked then */
+        s->have_tree_pixels = true;
+    }
     wa_err_clear();
     k->r->before_ms = (double)(os_now_ms() - t0);
 }
@@ -86,6 +89,19 @@ static void keep_tree_before(struct call *k)
     b->have_tree = true;
     tree_init(&s->tree);
     s->have_tree = false;
+}
+
+uint64_t call_image_hash(const struct wa_image *img)
+{
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)img->width ^ ((uint64_t)img->height << 32);
+    size_t row = (size_t)img->width * 4;
+    for (int y = 0; img->px && y < img->height; y++) {
+        const uint8_t *p = img->px + (size_t)y * row;
+        for (size_t i = 0; i < row; i += 4) /* every pixel, alpha skipped */
+            h = (h ^ ((uint64_t)p[i] | (uint64_t)p[i + 1] << 8 | (uint64_t)p[i + 2] << 16)) *
+                1099511628211ULL;
+    }
+    return h;
 }
 
 void call_settle(struct call *k)
@@ -129,8 +145,10 @@ void call_settle(struct call *k)
             break; /* the window went (closed): nothing more will change in it */
         if (changed && now - stable_since >= SETTLE_STABLE_MS)
             break;
-        if (!changed && now - t0 >= SETTLE_QUIET_MS)
+        if (!changed && now - t0 >= SETTLE_QUIET_MS) {
+            k->unchanged = b->have_image && got; /* quiet from the look before on */
             break;
+        }
     }
     if (have_prev && prev.px != b->image.px) {
         image_cleanup(&b->after_image);

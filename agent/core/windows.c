@@ -98,6 +98,7 @@ void call_use_window(struct call *k, uint64_t hwnd, struct wa_rect frame)
     if (s->target != hwnd || !s->have_frame) {
         tree_cleanup(&s->tree);
         s->have_tree = false;
+        s->have_tree_pixels = false;
         s->frame = frame;
         s->have_frame = !wa_rect_empty(frame);
         s->target = hwnd;

@@ -51,6 +51,8 @@ void calltrace_observation(struct steplog *log, int step, const char *action,
         cJSON_AddNumberToObject(j, "width", o->width);
         cJSON_AddNumberToObject(j, "height", o->height);
     }
+    if (o->tree_reused) /* nothing had changed: the tree of the look before, not walked again */
+        cJSON_AddBoolToObject(j, "tree_reused", true);
     free(file);
     steplog_note(log, "observation: %s", o->verdict);
     log_unnamed_elements(log, o, tree);

@@ -154,6 +154,36 @@ class ChangesReported(unittest.TestCase):
             self.assertEqual(r["changes"], "nothing changed", r)
 
 
+    def test_the_loop_does_not_walk_a_window_that_did_not_change(self):
+        # A click on empty space changes nothing: the look after reuses the tree of the
+        # look before (trace: tree_reused, no tree time); typing changes the window, so
+        # the next look walks it again and shows the new value.
+        with TestApp() as app:
+            frame = app.ready["rect"]
+            cl, ct, _, _ = app.ready["client_rect"]
+            x = norm(cl + 420, frame[0], frame[2] - frame[0])
+            y = norm(ct + 120, frame[1], frame[3] - frame[1])
+            steps = [
+                {"tool_calls": [tool_call({"action": "click", "x": x, "y": y})]},
+                {"tool_calls": [tool_call({"action": "type", "element": "${element:Edit:Name:}",
+                                           "text": "walked again"})]},
+                {"text": "done"},
+            ]
+            with fake_llm({"steps": steps}) as fake:
+                r = AgentRun(fake, "--mode", "a11y").run()
+                reqs = list(fake.requests)
+        self.assertEqual(r.code, 0, r.err)
+        self.assertIn('value=\\"walked again\\"', json.dumps(reqs[2]["body"]))
+        calls = [c for t in read_trace(r.run_dir()) for c in t.get("tool_calls", [])]
+        click, typed = calls[0], calls[1]
+        self.assertEqual(click["result"]["changes"], "nothing changed", click)
+        self.assertTrue(click["observation"].get("tree_reused"), click)
+        self.assertEqual(click["ms"]["tree"], 0)
+        self.assertIn('Button \\"OK\\"', json.dumps(reqs[1]["body"]))
+        self.assertNotIn("tree_reused", typed["observation"])
+        self.assertGreater(typed["ms"]["tree"], 0)
+
+
 class FocusKept(unittest.TestCase):
     def test_a_pop_up_of_another_process_never_gets_the_text(self):
         with TestApp() as app:
