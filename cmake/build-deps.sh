@@ -40,41 +40,34 @@ fetch_source() {
     find "$dir" -mindepth 1 -maxdepth 1 -type d -name "${pkg}-*" | head -n 1
 }
 
-# lodepng as C: the same source for native and win64.
-lodepng_dir() {
-    local ver dir tmp src
-    ver=$(src_version lodepng)
-    dir="$cache_root/lodepng-$ver"
+# A source package's files in the cache, fetched once: copy_PKG SRC DIR picks them.
+source_dir() {
+    local pkg=$1 ver dir tmp src
+    ver=$(src_version "$pkg")
+    dir="$cache_root/$pkg-$ver"
     if [ ! -f "$dir/.done" ]; then
-        log "fetching lodepng $ver"
+        log "fetching $pkg $ver"
         tmp=$(mktemp -d)
-        src=$(fetch_source lodepng "$tmp")
+        src=$(fetch_source "$pkg" "$tmp")
         mkdir -p "$dir"
-        cp "$src/lodepng.cpp" "$dir/lodepng.c"
-        cp "$src/lodepng.h" "$dir/lodepng.h"
-        cp "$src/LICENSE" "$dir/LICENSE" 2>/dev/null || true
+        "copy_$pkg" "$src" "$dir"
         rm -rf "$tmp"
         touch "$dir/.done"
     fi
     printf '%s\n' "$dir"
 }
 
-# civetweb's sources as Debian patches them; one C file and its includes.
-civetweb_dir() {
-    local ver dir tmp src
-    ver=$(src_version civetweb)
-    dir="$cache_root/civetweb-$ver"
-    if [ ! -f "$dir/.done" ]; then
-        log "fetching civetweb $ver"
-        tmp=$(mktemp -d)
-        src=$(fetch_source civetweb "$tmp")
-        mkdir -p "$dir"
-        cp "$src/src/civetweb.c" "$src/src/"*.inl "$src/include/civetweb.h" "$dir/"
-        cp "$src/LICENSE.md" "$dir/LICENSE.md" 2>/dev/null || true
-        rm -rf "$tmp"
-        touch "$dir/.done"
-    fi
-    printf '%s\n' "$dir"
+# lodepng as C: the same source for native and win64.
+copy_lodepng() {
+    cp "$1/lodepng.cpp" "$2/lodepng.c"
+    cp "$1/lodepng.h" "$2/lodepng.h"
+    cp "$1/LICENSE" "$2/LICENSE" 2>/dev/null || true
+}
+
+# civetweb as Debian patches it: one C file and the files it includes.
+copy_civetweb() {
+    cp "$1/src/civetweb.c" "$1/src/"*.inl "$1/include/civetweb.h" "$2/"
+    cp "$1/LICENSE.md" "$2/LICENSE.md" 2>/dev/null || true
 }
 
 build_curl() {
@@ -141,7 +134,7 @@ win64_prefix() {
 
 case "${1:-}" in
     win64) win64_prefix ;;
-    lodepng) lodepng_dir ;;
-    civetweb) civetweb_dir ;;
+    lodepng) source_dir lodepng ;;
+    civetweb) source_dir civetweb ;;
     *) die "usage: $0 win64|lodepng|civetweb" ;;
 esac

@@ -228,13 +228,16 @@ static void aim(struct op_request *q, enum op_id op, const struct ref_target *t)
     op_request_set_number(q, ARG_ELEMENT, t->id);
 }
 
-/* Resolves params' selector and performs op on it (text and item when given). */
-static wa_err element_op(struct rdp *p, const cJSON *params, enum op_id op, const char *text,
-                         const char *item, struct out *o)
+/* Resolves params' selector and performs op on it (text and item when given); *at
+ * (may be NULL) gets the element. */
+static wa_err element_op_at(struct rdp *p, const cJSON *params, enum op_id op, const char *text,
+                            const char *item, struct ref_target *at, struct out *o)
 {
     struct ref_target t;
     if (resolve(p, str_arg(params, "selector"), &t, o))
         return o->err;
+    if (at)
+        *at = t;
     struct op_request q;
     struct op_result r;
     aim(&q, op, &t);
@@ -254,6 +257,12 @@ static wa_err element_op(struct rdp *p, const cJSON *params, enum op_id op, cons
     }
     op_result_cleanup(&r);
     return o->err;
+}
+
+static wa_err element_op(struct rdp *p, const cJSON *params, enum op_id op, const char *text,
+                         const char *item, struct out *o)
+{
+    return element_op_at(p, params, op, text, item, NULL, o);
 }
 
 /* The element's properties, fresh (inspect). */
@@ -685,22 +694,19 @@ static wa_err do_wait_for(struct rdp *p, const cJSON *params, struct out *o)
 static wa_err do_context_menu(struct rdp *p, const cJSON *params, struct out *o)
 {
     struct ref_target t;
-    if (resolve(p, str_arg(params, "selector"), &t, o))
+    if (element_op_at(p, params, OP_FOCUS_ELEMENT, NULL, NULL, &t, o))
         return o->err;
+    cJSON_Delete(o->data);
+    o->data = NULL;
     struct op_request q;
     struct op_result r;
-    aim(&q, OP_FOCUS_ELEMENT, &t);
+    op_request_init(&q, op_def(OP_KEY));
     op_result_init(&r);
+    op_request_set_number(&q, ARG_WINDOW, (double)t.hwnd);
+    op_request_set_text(&q, ARG_KEYS, "shift+f10");
     if (!perform(p, &q, &r, o)) {
-        op_result_cleanup(&r);
-        op_request_init(&q, op_def(OP_KEY));
-        op_result_init(&r);
-        op_request_set_number(&q, ARG_WINDOW, (double)t.hwnd);
-        op_request_set_text(&q, ARG_KEYS, "shift+f10");
-        if (!perform(p, &q, &r, o)) {
-            o->data = cJSON_CreateObject();
-            cJSON_AddStringToObject(o->data, "action", "context_menu");
-        }
+        o->data = cJSON_CreateObject();
+        cJSON_AddStringToObject(o->data, "action", "context_menu");
     }
     op_result_cleanup(&r);
     return o->err;

@@ -103,7 +103,8 @@ class CalculatorTask(unittest.TestCase):
             self.assertRegex(lines[step], ACCEPTED)
             self.assertIn(lines[step], r.log)
         self.assertRegex(lines[1], r'^\[step 1/30\] click \(\d+,\d+\) -> ok[, ]')
-        self.assertEqual(len(scene.calls("ElementFromHandleBuildCache")), 6)
+        # one walk per look, but a look after an action that changed nothing reuses its tree
+        self.assertIn(len(scene.calls("ElementFromHandleBuildCache")), (5, 6))
         self.assertEqual(scene.calls("not_implemented"), [])
         # The toggle went through the pattern, and the next walk saw its effect.
         self.assertEqual([c["element"] for c in scene.calls("Toggle")], ["Scientific"])
