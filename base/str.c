@@ -102,3 +102,21 @@ void *wa_reallocarray(void *ptr, size_t n, size_t size)
     size_t bytes = n * size;
     return realloc(ptr, bytes > 0 ? bytes : 1);
 }
+
+const char *str_path_base(const char *path)
+{
+    const char *b = path;
+    for (const char *p = path; *p; p++)
+        if ((*p == '/' || *p == '\\') && p[1] && p[1] != '/' && p[1] != '\\')
+            b = p + 1;
+    return b;
+}
+
+bool str_equal_secret(const char *expected, const char *given)
+{
+    size_t n = strlen(expected), m = strlen(given);
+    unsigned char diff = n != m;
+    for (size_t i = 0; i < n; i++)
+        diff |= (unsigned char)expected[i] ^ (unsigned char)(i < m ? given[i] : 0);
+    return diff == 0;
+}

@@ -17,6 +17,12 @@ bool str_icontains(const char *haystack, const char *needle);
 bool str_starts_with(const char *s, const char *prefix);
 /* Wildcard match, '*' any run and '?' one byte, ASCII case-insensitive. */
 bool str_wildcard(const char *pattern, const char *s);
+
+/* The last component of a path ("b" of "a\\b", "a/b/" too). */
+const char *str_path_base(const char *path);
+
+/* Equal strings, in a time that depends only on the length of expected (tokens). */
+bool str_equal_secret(const char *expected, const char *given);
 /* realloc of n elements of size bytes; NULL (ptr untouched) when n * size overflows or
  * memory runs out. Every growing array goes through it. */
 void *wa_reallocarray(void *ptr, size_t n, size_t size);

@@ -251,6 +251,12 @@ wa_err call_capture(struct call *k, uint64_t hwnd, struct wa_rect rect, struct w
     return hwnd ? capture_window(k, hwnd, out, frame) : capture_screen(k, rect, out);
 }
 
+/* The hash of the image k->pixels_now points at (the look before's is cached). */
+static uint64_t pixels_now_hash(struct call *k)
+{
+    return k->pixels_now == &k->before.image ? call_before_hash(k) : call_image_hash(k->pixels_now);
+}
+
 wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
 {
     struct session *s = k->s;
@@ -265,7 +271,7 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     uint64_t pixels = 0;
     bool have_pixels = false;
     if (k->pixels_now) {
-        pixels = call_image_hash(k->pixels_now);
+        pixels = pixels_now_hash(k);
         have_pixels = true;
     } else if (o->mode != OBS_PIXEL) {
         struct wa_image img = {0};
@@ -422,7 +428,7 @@ static bool tree_still_holds(struct call *k, uint64_t after)
     if (k->dry || !k->unchanged || k->pattern_action || !b->have || !b->have_image ||
         after != b->window || !s->have_tree || s->tree.hwnd != after || !s->have_tree_pixels)
         return false;
-    return s->tree_pixels == call_image_hash(&b->image);
+    return s->tree_pixels == call_before_hash(k);
 }
 
 /* The observation after an action from the session's tree, which still holds. */
@@ -469,7 +475,7 @@ static void after_action(struct call *k)
         e = call_fresh_tree(k, after); /* the look after, for what changed */
     if (!e && !observe && after && !reuse && s->have_tree && s->tree.hwnd == after &&
         k->pixels_now) {
-        s->tree_pixels = call_image_hash(k->pixels_now); /* walked as it looks, settled */
+        s->tree_pixels = pixels_now_hash(k); /* walked as it looks, settled */
         s->have_tree_pixels = true;
     }
     if (e)

@@ -45,6 +45,8 @@ struct before_look {
     struct wa_window_list windows;
     bool have_image;
     struct wa_image image; /* the window as it looked */
+    bool hashed;
+    uint64_t image_hash; /* of image, once asked for (before_image_hash) */
     bool have_after_image;
     struct wa_image after_image; /* ... and once the action settled */
     bool have_tree;
@@ -76,6 +78,8 @@ struct call {
 
 /* A hash of an image's pixels (FNV-1a over every pixel). */
 uint64_t call_image_hash(const struct wa_image *img);
+/* The hash of the look before's image, computed once per call. */
+uint64_t call_before_hash(struct call *k);
 
 /* ---- windows (windows.c) ---- */
 

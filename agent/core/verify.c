@@ -70,7 +70,7 @@ void look_before(struct call *k)
     bool live = !s->o.refs && s->have_tree && s->tree.hwnd == hwnd;
     if (!live && observe_check(k, hwnd) == WA_E_OK && call_fresh_tree(k, hwnd) == WA_E_OK &&
         b->have_image) {
-        s->tree_pixels = call_image_hash(&b->image); /* walked as it looked then */
+        s->tree_pixels = call_before_hash(k); /* walked as it looked then */
         s->have_tree_pixels = true;
     }
     wa_err_clear();
@@ -102,6 +102,16 @@ uint64_t call_image_hash(const struct wa_image *img)
                 1099511628211ULL;
     }
     return h;
+}
+
+uint64_t call_before_hash(struct call *k)
+{
+    struct before_look *b = &k->before;
+    if (!b->hashed) {
+        b->image_hash = call_image_hash(&b->image);
+        b->hashed = true;
+    }
+    return b->image_hash;
 }
 
 void call_settle(struct call *k)

@@ -37,6 +37,14 @@ enum {
 static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26",
                                                 "2024-11-05"};
 
+bool mcp_version_known(const char *v)
+{
+    for (size_t i = 0; i < sizeof protocol_versions / sizeof *protocol_versions; i++)
+        if (strcmp(v, protocol_versions[i]) == 0)
+            return true;
+    return false;
+}
+
 /* Whether the negotiated version is at least v (dates compare as text). */
 static bool since(const char *version, const char *v)
 {

@@ -48,6 +48,9 @@ void mcp_server_set_sink(struct mcp_server *s, const struct mcp_sink *sink);
 #define MCP_IMAGE_MAX_PX    2000      /* the longest edge */
 void mcp_server_set_image_limits(struct mcp_server *s, long max_bytes, int max_px);
 
+/* Whether v is a protocol version this server speaks. */
+bool mcp_version_known(const char *v);
+
 /* The protocol version agreed by initialize; NULL before it. */
 const char *mcp_server_version(const struct mcp_server *s);
 

@@ -326,19 +326,11 @@ static int check_request(struct http_server *hs, struct mg_connection *conn)
     if (hs->auth) {
         const char *a = mg_get_header(conn, "Authorization");
         const char *given = a && strncmp(a, "Bearer ", 7) == 0 ? a + 7 : "";
-        size_t n = strlen(hs->token), m = strlen(given);
-        unsigned diff = (unsigned)(n ^ m);
-        for (size_t i = 0; i < n; i++) /* the same time whatever matched */
-            diff |= (unsigned char)hs->token[i] ^ (unsigned char)(i < m ? given[i] : 0);
-        if (diff)
+        if (!str_equal_secret(hs->token, given))
             return fail(conn, 401, "Unauthorized: send Authorization: Bearer <token>");
     }
     const char *v = mg_get_header(conn, "MCP-Protocol-Version");
-    static const char *const known[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
-    bool ok = !v;
-    for (size_t i = 0; v && i < sizeof known / sizeof *known; i++)
-        ok = ok || strcmp(v, known[i]) == 0;
-    if (!ok)
+    if (v && !mcp_version_known(v))
         return fail(conn, 400, "Bad Request: unsupported MCP-Protocol-Version '%.40s'", v);
     return 0;
 }

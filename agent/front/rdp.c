@@ -274,6 +274,18 @@ static wa_err inspect(struct rdp *p, const struct ref_target *t, struct op_resul
     return perform(p, &q, r, o);
 }
 
+/* The element sel names, its properties read fresh; r is the caller's to clean up
+ * only when this succeeded. */
+static wa_err resolve_inspect(struct rdp *p, const char *sel, struct ref_target *t,
+                              struct op_result *r, struct out *o)
+{
+    if (resolve(p, sel, t, o))
+        return o->err;
+    if (inspect(p, t, r, o))
+        op_result_cleanup(r);
+    return o->err;
+}
+
 /* ---- snapshot ---- */
 
 static bool add_ref(struct rdp *p, uint64_t hwnd, int id)
@@ -415,12 +427,8 @@ static wa_err do_get(struct rdp *p, const cJSON *params, struct out *o)
         strcmp(prop, "bounds") && strcmp(prop, "all"))
         return failed(o, WA_E_INVALID_ARGS, "property is name, value, states, bounds or all");
     struct op_result r;
-    if (resolve(p, str_arg(params, "selector"), &t, o))
+    if (resolve_inspect(p, str_arg(params, "selector"), &t, &r, o))
         return o->err;
-    if (inspect(p, &t, &r, o)) {
-        op_result_cleanup(&r);
-        return o->err;
-    }
     const struct op_elem *e = &r.element;
     o->data = cJSON_CreateObject();
     cJSON_AddStringToObject(o->data, "name", e->name ? e->name : "");
@@ -455,12 +463,8 @@ static wa_err do_check(struct rdp *p, const cJSON *params, struct out *o)
 {
     struct ref_target t;
     struct op_result r;
-    if (resolve(p, str_arg(params, "selector"), &t, o))
+    if (resolve_inspect(p, str_arg(params, "selector"), &t, &r, o))
         return o->err;
-    if (inspect(p, &t, &r, o)) {
-        op_result_cleanup(&r);
-        return o->err;
-    }
     bool want = !bool_arg(params, "uncheck", false);
     bool is = (r.element.states & WA_ST_CHECKED) != 0;
     op_result_cleanup(&r);
@@ -661,10 +665,9 @@ static wa_err do_wait_for(struct rdp *p, const cJSON *params, struct out *o)
         unsigned states = 0;
         bool found;
         if (sel[0] == '@') {
-            found = !resolve(p, sel, &t, &probe);
+            struct op_result r;
+            found = !resolve_inspect(p, sel, &t, &r, &probe);
             if (found) {
-                struct op_result r;
-                found = !inspect(p, &t, &r, &probe);
                 states = r.element.states;
                 op_result_cleanup(&r);
             }

@@ -43,16 +43,6 @@ static const char *skip_bom(const char *text, size_t *len)
     return text;
 }
 
-/* Equal strings, in time that depends only on the length of the expected one. */
-static bool token_equal(const char *expected, const char *given)
-{
-    size_t n = strlen(expected), m = strlen(given);
-    unsigned char diff = n != m;
-    for (size_t i = 0; i < n; i++)
-        diff |= (unsigned char)expected[i] ^ (unsigned char)(i < m ? given[i] : 0);
-    return diff == 0;
-}
-
 /* The envelope of a response: the request's id and the time. */
 static void add_envelope(cJSON *o, const cJSON *id, const char *fallback_id)
 {
@@ -99,7 +89,7 @@ static cJSON *handle_request(struct session *ses, struct rdp *rdp, const cJSON *
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
     if (token) {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(req, "token");
-        if (!cJSON_IsString(t) || !token_equal(token, t->valuestring)) {
+        if (!cJSON_IsString(t) || !str_equal_secret(token, t->valuestring)) {
             fprintf(stderr, "winagent serve: request refused: %s token\n",
                     cJSON_IsString(t) ? "wrong" : "no");
             return error_response(id, fallback_id, WA_E_DENIED,

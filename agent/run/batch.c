@@ -211,12 +211,8 @@ static wa_err load_tasks(const char *file, struct batch *b)
 /* "tasks" from "C:\\x\\tasks.jsonl", as a slug. */
 static void batch_name(const char *file, char *out, size_t cap)
 {
-    const char *base = file;
-    for (const char *p = file; *p; p++)
-        if (*p == '/' || *p == '\\')
-            base = p + 1;
     char stem[200];
-    snprintf(stem, sizeof stem, "%s", base);
+    snprintf(stem, sizeof stem, "%s", str_path_base(file));
     char *dot = strrchr(stem, '.');
     if (dot && dot != stem)
         *dot = '\0';
@@ -359,15 +355,6 @@ static int run_shell(struct batch *b, const char *command, char *why, size_t cap
     return code;
 }
 
-static const char *folder_name(const char *dir)
-{
-    const char *base = dir;
-    for (const char *p = dir; *p; p++)
-        if ((*p == '/' || *p == '\\') && p[1])
-            base = p + 1;
-    return base;
-}
-
 /* Runs task i; false when the batch must stop (interrupted). */
 static bool run_task(struct batch *b, size_t i)
 {
@@ -441,7 +428,7 @@ static bool run_task(struct batch *b, size_t i)
     cJSON_AddNumberToObject(line, "steps", run.steps);
     cJSON_AddNumberToObject(line, "tokens", (double)run.total_tokens);
     cJSON_AddNumberToObject(line, "time_s", (double)(int64_t)(secs * 10.0 + 0.5) / 10.0);
-    cJSON_AddStringToObject(line, "run_folder", run.dir[0] ? folder_name(run.dir) : "");
+    cJSON_AddStringToObject(line, "run_folder", run.dir[0] ? str_path_base(run.dir) : "");
     if (*why)
         cJSON_AddStringToObject(line, "reason", why);
     append_line(b->dir, "results.jsonl", line);

@@ -615,15 +615,6 @@ bool report_run_time(const char *folder, char *out, size_t cap)
     return true;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *b = path;
-    for (const char *p = path; *p; p++)
-        if ((*p == '/' || *p == '\\') && p[1])
-            b = p + 1;
-    return b;
-}
-
 /* The outcome in a word, and whether it is a failure. */
 const char *report_outcome(const cJSON *summary, bool *failed)
 {
@@ -708,7 +699,7 @@ static wa_err write_page(struct report *r)
 {
     struct html h;
     html_init(&h, PAGE_MAX_BYTES + (16u << 20), r->secret);
-    const char *folder = base_name(r->dir);
+    const char *folder = str_path_base(r->dir);
     html_head(&h, r->task ? r->task : folder, report_style);
     html_put(&h, "<body>\n<header><h1>");
     html_text(&h, r->task ? r->task : "winagent run");
