@@ -307,11 +307,8 @@ static cJSON *element_node(struct rdp *p, bool refs, const char *role, const cha
                            const char *value, unsigned patterns)
 {
     cJSON *n = cJSON_CreateObject();
-    if (refs) {
-        char ref[24];
-        snprintf(ref, sizeof ref, "e%zu", p->n_refs);
-        cJSON_AddStringToObject(n, "ref", ref);
-    }
+    if (refs) /* a number, as agent-rdp's agent writes it; selectors say @e3 or @3 */
+        cJSON_AddNumberToObject(n, "ref", (double)p->n_refs);
     cJSON_AddStringToObject(n, "role", role ? role : "");
     cJSON_AddStringToObject(n, "name", name ? name : "");
     if (aid)

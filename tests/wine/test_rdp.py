@@ -130,11 +130,11 @@ class AgentRdpDaemon(unittest.TestCase):
             self.assertTrue(snap["snapshot_id"])
             root = snap["root"]
             self.assertEqual(root["role"], "Desktop")
-            self.assertEqual(root["ref"], "e1")
+            self.assertEqual(root["ref"], 1)
             nodes = list(walk(root))
             self.assertEqual(snap["ref_count"], len(nodes))
             self.assertEqual([n["ref"] for n in nodes],
-                             ["e%d" % i for i in range(1, len(nodes) + 1)])  # depth first
+                             list(range(1, len(nodes) + 1)))  # depth first
             for n in nodes:
                 self.assertEqual(set(n), ELEMENT_KEYS, n)
                 self.assertEqual(set(n["bounds"]), {"x", "y", "width", "height"})
@@ -145,22 +145,22 @@ class AgentRdpDaemon(unittest.TestCase):
             box = next(n for n in walk(win[0]) if n["name"] == "Enable feature")
             self.assertGreater(ok["bounds"]["width"], 0)
 
-            res = self.d.send("click", {"selector": "@" + ok["ref"], "button": "left",
+            res = self.d.send("click", {"selector": "@e%d" % ok["ref"], "button": "left",
                                         "double": False})
             self.assertTrue(res["success"], res)
             app.wait_event(lambda e: e.get("event") == "click" and e.get("control") == "OK")
 
-            res = self.d.send("fill", {"selector": "@" + edit["ref"], "text": "from the daemon"})
+            res = self.d.send("fill", {"selector": "@e%d" % edit["ref"], "text": "from the daemon"})
             self.assertTrue(res["success"], res)
             app.wait_event(lambda e: e.get("event") == "text_changed"
                            and e.get("text") == "from the daemon")
-            res = self.d.send("get", {"selector": "@" + edit["ref"], "property": "value"})
+            res = self.d.send("get", {"selector": "@e%d" % edit["ref"], "property": "value"})
             self.assertTrue(res["success"], res)
             self.assertEqual(res["data"]["value"], "from the daemon")
             self.assertEqual(set(res["data"]) >= {"name", "value", "states", "bounds"}, True)
 
             # the same ref without its "e", and selectors searched on the whole desktop
-            res = self.d.send("check", {"selector": "@" + box["ref"][1:]})
+            res = self.d.send("check", {"selector": "@%d" % box["ref"]})
             self.assertTrue(res["success"], res)
             self.assertTrue(res["data"]["checked"])
             res = self.d.send("check", {"selector": "~Enable*"})  # already checked: nothing
