@@ -375,6 +375,19 @@ static wa_err format_node(const struct wa_tree *t, size_t i, int base_depth, boo
     return e;
 }
 
+bool tree_format_shows(const struct wa_tree *t, const struct tree_format_opts *o, size_t i)
+{
+    const struct wa_node *n = &t->nodes[i];
+    if (o->scope >= (int)t->count || !in_scope(t, i, o->scope))
+        return false;
+    int base_depth = o->scope >= 0 ? t->nodes[o->scope].depth : 0;
+    if (o->max_depth >= 0 && n->depth - base_depth > o->max_depth)
+        return false;
+    if (o->interactive_only && !node_is_actionable(n))
+        return false;
+    return !(o->compact && node_is_structural(n) && !*n->name && !n->value && !has_children(t, i));
+}
+
 wa_err tree_format(const struct wa_tree *t, const struct tree_format_opts *opts, struct dynbuf *out)
 {
     struct tree_format_opts o = {.max_depth = -1, .scope = -1};
@@ -391,18 +404,9 @@ wa_err tree_format(const struct wa_tree *t, const struct tree_format_opts *opts,
     if (o.scope >= (int)t->count)
         return e ? e : wa_fail(WA_E_ELEMENT_NOT_FOUND, "no element %d", o.scope + 1);
     int base_depth = o.scope >= 0 ? t->nodes[o.scope].depth : 0;
-    for (size_t i = 0; !e && i < t->count; i++) {
-        const struct wa_node *n = &t->nodes[i];
-        if (!in_scope(t, i, o.scope))
-            continue;
-        if (o.max_depth >= 0 && n->depth - base_depth > o.max_depth)
-            continue;
-        if (o.interactive_only && !node_is_actionable(n))
-            continue;
-        if (o.compact && node_is_structural(n) && !*n->name && !n->value && !has_children(t, i))
-            continue;
-        e = format_node(t, i, base_depth, o.verbose, out);
-    }
+    for (size_t i = 0; !e && i < t->count; i++)
+        if (tree_format_shows(t, &o, i))
+            e = format_node(t, i, base_depth, o.verbose, out);
     if (!e && t->truncated)
         e = dynbuf_addf(out, "# WARNING: tree truncated at %zu nodes\n", t->count);
     if (!e && t->timed_out)

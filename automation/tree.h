@@ -157,6 +157,9 @@ struct tree_format_opts {
 wa_err tree_format(const struct wa_tree *t, const struct tree_format_opts *opts,
                    struct dynbuf *out);
 
+/* Whether tree_format with opts o prints node i. */
+bool tree_format_shows(const struct wa_tree *t, const struct tree_format_opts *o, size_t i);
+
 /* Quotes a name as §5 wants: "..." with \" \\ \n escapes. */
 wa_err tree_quote(const char *s, struct dynbuf *out);
 

@@ -43,6 +43,16 @@ bool str_ieq(const char *a, const char *b)
     return a && b && str_icmp(a, b) == 0;
 }
 
+bool str_ieq_n(const char *a, const char *b, size_t n)
+{
+    if (!a || !b || strlen(a) != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (fold((unsigned char)a[i]) != fold((unsigned char)b[i]))
+            return false;
+    return true;
+}
+
 bool str_icontains(const char *haystack, const char *needle)
 {
     if (!haystack || !needle)
@@ -114,6 +124,8 @@ const char *str_path_base(const char *path)
 
 bool str_equal_secret(const char *expected, const char *given)
 {
+    if (!expected || !given)
+        return false;
     size_t n = strlen(expected), m = strlen(given);
     unsigned char diff = n != m;
     for (size_t i = 0; i < n; i++)

@@ -13,6 +13,8 @@ char *str_ndup(const char *s, size_t n);
  * ASCII letters fold). NULL equals nothing. */
 bool str_ieq(const char *a, const char *b);
 int str_icmp(const char *a, const char *b);
+/* a equals the first n bytes of b, ASCII case-insensitively. */
+bool str_ieq_n(const char *a, const char *b, size_t n);
 bool str_icontains(const char *haystack, const char *needle);
 bool str_starts_with(const char *s, const char *prefix);
 /* Wildcard match, '*' any run and '?' one byte, ASCII case-insensitive. */

@@ -236,8 +236,8 @@ bool selector_matches(const struct wa_node *n, const char *sel)
         return str_wildcard(sel + 1, n->name);
     const char *colon = strchr(sel, ':');
     if (colon && colon > sel) {
-        size_t tl = (size_t)(colon - sel);
-        if (strlen(n->type) == tl && strncmp(n->type, sel, tl) == 0)
+        /* "button:OK" names a Button too */
+        if (str_ieq_n(n->type, sel, (size_t)(colon - sel)))
             return strcmp(colon + 1, "*") == 0 || strcmp(n->name, colon + 1) == 0;
         /* "Name:" labels contain colons too: fall through to the exact name. */
     }

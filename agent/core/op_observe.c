@@ -181,6 +181,20 @@ static wa_err list_elements(struct call *k, const bool *keep)
     return WA_E_OK;
 }
 
+/* The elements the text of fo shows, so the list and the text agree. */
+static wa_err list_shown(struct call *k, const struct tree_format_opts *fo)
+{
+    const struct wa_tree *t = &k->s->tree;
+    bool *keep = calloc(t->count ? t->count : 1, sizeof *keep);
+    if (!keep)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < t->count; i++)
+        keep[i] = tree_format_shows(t, fo, i);
+    wa_err e = list_elements(k, keep);
+    free(keep);
+    return e;
+}
+
 wa_err perform_tree(struct call *k)
 {
     uint64_t hwnd;
@@ -248,7 +262,7 @@ wa_err perform_state(struct call *k)
     if (!e)
         e = tree_result(k, &fo);
     if (!e)
-        e = list_elements(k, NULL);
+        e = list_shown(k, &fo);
     if (!e && (q->screenshot || q->annotated))
         e = q->annotated ? annotated_image(k, hwnd, &fo)
                          : call_image(k, hwnd, (struct wa_rect){0, 0, 0, 0}, 0);

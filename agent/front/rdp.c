@@ -66,6 +66,7 @@ struct out {
     wa_err err;
     char message[700];
     cJSON *data;
+    bool by_ref; /* the element was named by a ref of the latest snapshot */
 };
 
 static wa_err failed(struct out *o, wa_err e, const char *fmt, ...) WA_PRINTF(3, 4);
@@ -80,12 +81,13 @@ static wa_err failed(struct out *o, wa_err e, const char *fmt, ...)
     return e;
 }
 
-/* agent-rdp's error code for ours. */
-static const char *rdp_code(wa_err e)
+/* agent-rdp's error code for ours; the window of a ref being gone makes the ref stale. */
+static const char *rdp_code(wa_err e, bool by_ref)
 {
     switch (e) {
-    case WA_E_ELEMENT_NOT_FOUND:
     case WA_E_WINDOW_NOT_FOUND:
+        return by_ref ? "stale_ref" : "element_not_found";
+    case WA_E_ELEMENT_NOT_FOUND:
         return "element_not_found";
     case WA_E_STALE_REF:
         return "stale_ref";
@@ -215,6 +217,7 @@ static wa_err resolve(struct rdp *p, const char *sel, struct ref_target *t, stru
         return failed(o, WA_E_STALE_REF, "%s is not in the current snapshot (take a snapshot)",
                       sel);
     *t = p->refs[n - 1];
+    o->by_ref = true;
     if (!t->id)
         return failed(o, WA_E_INVALID_ARGS, "%s is the desktop, not an element", sel);
     return WA_E_OK;
@@ -388,14 +391,13 @@ static wa_err do_snapshot(struct rdp *p, const cJSON *params, struct out *o)
         root = element_node(p, refs, "Desktop", "Desktop", NULL, NULL, (struct wa_rect){0}, 0, NULL,
                             0);
         struct op_result wl;
-        if (windows_now(p, &wl, o) == WA_E_OK) {
+        if (depth > 0 && windows_now(p, &wl, o) == WA_E_OK) { /* the windows are level 1 */
             for (size_t i = 0; i < wl.windows.count; i++) {
                 struct out skip = {0}; /* a window refused or gone is left out */
-                add_window(p, refs, wl.windows.items[i].hwnd, NULL, depth > 0 ? depth - 1 : 0, root,
-                           &root, &skip);
+                add_window(p, refs, wl.windows.items[i].hwnd, NULL, depth - 1, root, &root, &skip);
             }
+            op_result_cleanup(&wl);
         }
-        op_result_cleanup(&wl);
     } else {
         add_window(p, refs, 0, window, depth, NULL, &root, o);
     }
@@ -427,15 +429,20 @@ static wa_err do_get(struct rdp *p, const cJSON *params, struct out *o)
     if (resolve_inspect(p, str_arg(params, "selector"), &t, &r, o))
         return o->err;
     const struct op_elem *e = &r.element;
+    bool all = !prop || strcmp(prop, "all") == 0;
     o->data = cJSON_CreateObject();
-    cJSON_AddStringToObject(o->data, "name", e->name ? e->name : "");
-    if (e->value)
+    if (all || strcmp(prop, "name") == 0)
+        cJSON_AddStringToObject(o->data, "name", e->name ? e->name : "");
+    if ((all || strcmp(prop, "value") == 0) && e->value)
         cJSON_AddStringToObject(o->data, "value", e->value);
-    else
+    else if (all || strcmp(prop, "value") == 0)
         cJSON_AddNullToObject(o->data, "value");
-    cJSON_AddItemToObject(o->data, "states", wire_states(e->states));
-    cJSON_AddItemToObject(o->data, "bounds", bounds_json(e->bounds));
-    cJSON_AddStringToObject(o->data, "role", e->type ? e->type : "");
+    if (all || strcmp(prop, "states") == 0)
+        cJSON_AddItemToObject(o->data, "states", wire_states(e->states));
+    if (all || strcmp(prop, "bounds") == 0)
+        cJSON_AddItemToObject(o->data, "bounds", bounds_json(e->bounds));
+    if (all)
+        cJSON_AddStringToObject(o->data, "role", e->type ? e->type : "");
     op_result_cleanup(&r);
     return WA_E_OK;
 }
@@ -789,7 +796,7 @@ cJSON *rdp_handle(struct rdp *p, const char *command, const cJSON *params)
         cJSON_Delete(o.data);
         cJSON_AddNullToObject(res, "data");
         cJSON *err = cJSON_AddObjectToObject(res, "error");
-        cJSON_AddStringToObject(err, "code", rdp_code(o.err));
+        cJSON_AddStringToObject(err, "code", rdp_code(o.err, o.by_ref));
         /* agent-rdp's codes are coarse: winagent's own (denied, shell_disabled, ...)
          * leads the message */
         char msg[800];

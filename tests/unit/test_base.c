@@ -1,4 +1,4 @@
-/* Unit tests: the error table and the capped dynbuf. */
+/* Unit tests: the error table, the capped dynbuf and the string helpers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,6 +9,7 @@
 
 #include "base/dynbuf.h"
 #include "base/error.h"
+#include "base/str.h"
 
 static void error_codes_round_trip(void **state)
 {
@@ -93,12 +94,30 @@ static void dynbuf_redacts_every_occurrence(void **state)
     dynbuf_cleanup(&b);
 }
 
+static void string_helpers(void **state)
+{
+    (void)state;
+    assert_true(str_ieq_n("Button", "button:OK", 6));
+    assert_false(str_ieq_n("Button", "butto:OK", 5));
+    assert_false(str_ieq_n("Button", "buttonx", 7));
+    assert_false(str_ieq_n(NULL, "x", 1));
+    assert_true(str_ieq_n("", ":x", 0));
+    assert_true(str_wildcard("Enable*", "enable feature"));
+    assert_true(str_wildcard("?K", "OK"));
+    assert_false(str_wildcard("OK?", "OK"));
+    assert_string_equal(str_path_base("C:\\dir\\a.png"), "a.png");
+    assert_string_equal(str_path_base("/x/y/"), "y/");
+    assert_true(str_equal_secret("tok", "tok"));
+    assert_false(str_equal_secret("tok", "toke"));
+    assert_false(str_equal_secret("tok", NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(error_codes_round_trip),          cmocka_unit_test(fail_keeps_detail),
         cmocka_unit_test(dynbuf_grows_and_formats),        cmocka_unit_test(dynbuf_enforces_cap),
-        cmocka_unit_test(dynbuf_redacts_every_occurrence),
+        cmocka_unit_test(dynbuf_redacts_every_occurrence), cmocka_unit_test(string_helpers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -156,8 +156,9 @@ class AgentRdpDaemon(unittest.TestCase):
                            and e.get("text") == "from the daemon")
             res = self.d.send("get", {"selector": "@e%d" % edit["ref"], "property": "value"})
             self.assertTrue(res["success"], res)
-            self.assertEqual(res["data"]["value"], "from the daemon")
-            self.assertEqual(set(res["data"]) >= {"name", "value", "states", "bounds"}, True)
+            self.assertEqual(res["data"], {"value": "from the daemon"})  # that property alone
+            res = self.d.send("get", {"selector": "@e%d" % edit["ref"]})
+            self.assertTrue(set(res["data"]) >= {"name", "value", "states", "bounds"}, res)
 
             # the same ref without its "e", and selectors searched on the whole desktop
             res = self.d.send("check", {"selector": "@%d" % box["ref"]})
@@ -186,6 +187,49 @@ class AgentRdpDaemon(unittest.TestCase):
             self.assertTrue(res["success"], res)
             res = self.d.send("wait_for", {"selector": "#nothing-like-it", "timeout_ms": 600})
             self.assertEqual(res["error"]["code"], "timeout", res)
+
+    def test_depth_properties_and_a_closed_windows_refs(self):
+        with TestApp() as app:
+            res = self.d.send("snapshot", {"scope": "desktop", "max_depth": 0})
+            self.assertTrue(res["success"], res)
+            self.assertEqual(res["data"]["root"]["children"], [])
+            self.assertEqual(res["data"]["ref_count"], 1)
+            res = self.d.send("snapshot", {"scope": "desktop", "max_depth": 1})
+            wins = res["data"]["root"]["children"]
+            self.assertIn(WINDOW, [w["name"] for w in wins])
+            self.assertEqual([w["children"] for w in wins], [[] for _ in wins])
+            self.assertEqual(res["data"]["ref_count"], 1 + len(wins))
+            res = self.d.send("snapshot", {"scope": "window", "window": WINDOW, "max_depth": 1})
+            root = res["data"]["root"]
+            self.assertEqual(root["name"], WINDOW)
+            self.assertTrue(root["children"], root)
+            self.assertEqual([c["children"] for c in root["children"]],
+                             [[] for _ in root["children"]])
+            full = self.d.send("snapshot", {"scope": "window", "window": WINDOW})["data"]
+            self.assertGreater(full["ref_count"], res["data"]["ref_count"])
+
+            ok = next(n for n in walk(full["root"]) if n["name"] == "OK")
+            res = self.d.send("get", {"selector": "@%d" % ok["ref"], "property": "states"})
+            self.assertEqual(list(res["data"]), ["states"], res)
+            self.assertIn("focusable", res["data"]["states"])
+            res = self.d.send("get", {"selector": "@%d" % ok["ref"], "property": "size"})
+            self.assertEqual(res["error"]["code"], "command_failed", res)
+            self.assertIn("property", res["error"]["message"])
+            # the role is a control type, in any case, as the daemon's clients write it
+            res = self.d.send("click", {"selector": "role:button[OK]"})
+            self.assertTrue(res["success"], res)
+            app.wait_event(lambda e: e.get("event") == "click" and e.get("control") == "OK")
+
+            app.kill()
+            deadline = time.time() + 10
+            while time.time() < deadline and WINDOW in [
+                    w["title"] for w in self.d.send("window")["data"]["windows"]]:
+                time.sleep(0.2)
+            res = self.d.send("click", {"selector": "@e%d" % ok["ref"]})
+            self.assertFalse(res["success"])
+            self.assertEqual(res["error"]["code"], "stale_ref", res)
+            res = self.d.send("click", {"selector": "role:Button[OK]"})
+            self.assertEqual(res["error"]["code"], "element_not_found", res)
 
     def test_errors_in_the_daemons_words(self):
         with TestApp() as app:
