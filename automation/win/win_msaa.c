@@ -79,6 +79,27 @@ struct thread_state {
     HWND focus; /* its focused window */
 };
 
+/* What a list or combo box says of all its items, asked once per walk instead of once
+ * per item: the selection, and where the rows are. Under Wine each message to another
+ * process is a round trip through the wineserver (~0.12 ms); a 60-item list took 240
+ * of them. */
+struct list_facts {
+    HWND hwnd;
+    bool combo, responsive;
+    LONG style;
+    int count;
+    int cursel;              /* the selected item of a single-selection list, or -1 */
+    unsigned char *selected; /* multiple selection: a flag per item; NULL: ask per item */
+    bool rows;               /* rows of one height from `top`: bounds without a message */
+    int top, height;
+    RECT area;    /* list box: its client area; combo box: its open drop-down list */
+    POINT origin; /* list box: the client area's origin on the screen */
+    bool dropped; /* combo box: the drop-down list is open */
+    int *lens;    /* each item's text length (-1: not known), asked all at once */
+    char **texts; /* each item's text, read before the items are walked */
+    int ntexts;
+};
+
 struct win_msaa_ctx {
     HWND root;
     struct win_gate *gate;
@@ -86,6 +107,8 @@ struct win_msaa_ctx {
     int nthreads;
     struct thread_state scratch; /* when more threads than that own windows */
     struct win_cc *cc;           /* buffers in target processes, made when needed */
+    struct list_facts *lists;
+    size_t nlists, cap_lists;
 };
 
 /* ---- lists and handles ---- */
@@ -552,32 +575,13 @@ static wa_err info_acc(struct win_msaa_ctx *c, struct el_desc *d, struct tree_el
     return WA_E_OK;
 }
 
-/* An item's text: LB_GETTEXT / CB_GETLBTEXT, which Windows and Wine copy across
- * processes only for lists that hold strings (owner-drawn ones hold pointers). */
-static char *item_text(struct win_gate *g, HWND h, bool combo, int i)
+/* Owner-drawn lists without strings hold pointers: their items have no text. */
+static bool items_have_text(LONG style, bool combo)
 {
-    LONG style = GetWindowLongW(h, GWL_STYLE);
     bool owner = combo ? (style & (CBS_OWNERDRAWFIXED | CBS_OWNERDRAWVARIABLE)) != 0
                        : (style & (LBS_OWNERDRAWFIXED | LBS_OWNERDRAWVARIABLE)) != 0;
     bool strings = combo ? (style & CBS_HASSTRINGS) != 0 : (style & LBS_HASSTRINGS) != 0;
-    if (owner && !strings)
-        return NULL;
-    LRESULT len = 0;
-    if (!send_msg(g, h, combo ? CB_GETLBTEXTLEN : LB_GETTEXTLEN, (WPARAM)i, 0, MESSAGE_MS, &len) ||
-        len < 0 || len > TEXT_CAP)
-        return NULL;
-    /* Room to spare: the text may grow between the two messages. */
-    wchar_t *buf = calloc((size_t)len + 256, sizeof *buf);
-    if (!buf)
-        return NULL;
-    LRESULT got = 0;
-    char *s = NULL;
-    if (send_msg(g, h, combo ? CB_GETLBTEXT : LB_GETTEXT, (WPARAM)i, (LPARAM)buf, MESSAGE_MS,
-                 &got) &&
-        got >= 0)
-        s = win_wide_to_utf8_n(buf, (int)(got > len + 255 ? len + 255 : got));
-    free(buf);
-    return s;
+    return !owner || strings;
 }
 
 static struct win_cc *ctx_cc(struct win_msaa_ctx *c)
@@ -585,6 +589,266 @@ static struct win_cc *ctx_cc(struct win_msaa_ctx *c)
     if (!c->cc)
         c->cc = win_cc_new(c->gate);
     return c->cc;
+}
+
+/* The answers to messages sent without waiting: one round trip for all of them. */
+struct batch {
+    volatile LONG pending;
+    LRESULT *results;
+};
+
+struct batch_slot {
+    struct batch *b;
+    size_t i;
+};
+
+static void CALLBACK batch_answer(HWND h, UINT msg, ULONG_PTR data, LRESULT result)
+{
+    (void)h;
+    (void)msg;
+    struct batch_slot *s = (struct batch_slot *)data;
+    s->b->results[s->i] = result;
+    InterlockedDecrement(&s->b->pending);
+}
+
+/* Sends msg with wparam 0..n-1 (lparam 0: no pointer, so the messages need not wait for
+ * each other) and waits up to MESSAGE_MS for every answer; out[i] is -1 where none
+ * came. The target's thread answers them together, so n messages cost about one round
+ * trip instead of n. */
+static void send_batch(struct win_gate *g, HWND h, UINT msg, size_t n, LRESULT *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = -1;
+    /* Answers after the deadline still arrive on this thread's next message check:
+     * what they write into is then left allocated (leaked), never freed under them. */
+    struct batch *b = calloc(1, sizeof *b);
+    struct batch_slot *slots = calloc(n, sizeof *slots);
+    LRESULT *res = calloc(n, sizeof *res);
+    if (!b || !slots || !res) {
+        free(b);
+        free(slots);
+        free(res);
+        return;
+    }
+    b->results = res;
+    win_gate_leave(g);
+    for (size_t i = 0; i < n; i++) {
+        slots[i] = (struct batch_slot){b, i};
+        res[i] = -1;
+        InterlockedIncrement(&b->pending);
+        if (!SendMessageCallbackW(h, msg, (WPARAM)i, 0, batch_answer, (ULONG_PTR)&slots[i]))
+            InterlockedDecrement(&b->pending);
+    }
+    DWORD start = GetTickCount();
+    MSG m;
+    while (b->pending > 0) {
+        PeekMessageW(&m, NULL, 0, 0, PM_NOREMOVE); /* delivers the answers */
+        DWORD waited = GetTickCount() - start;
+        if (b->pending <= 0 || waited >= MESSAGE_MS)
+            break;
+        MsgWaitForMultipleObjects(0, NULL, FALSE, MESSAGE_MS - waited, QS_SENDMESSAGE);
+    }
+    win_gate_enter(g);
+    for (size_t i = 0; i < n; i++)
+        out[i] = res[i];
+    if (b->pending <= 0) {
+        free(b);
+        free(slots);
+        free(res);
+    }
+}
+
+/* The texts of items [from, to) of a list, by messages sent straight (no gate). */
+struct text_range {
+    HWND hwnd;
+    bool combo;
+    const int *lens;
+    char **texts;
+    int from, to;
+};
+
+static char *text_of_item(HWND h, bool combo, int i, LRESULT len)
+{
+    if (len < 0 || len > TEXT_CAP)
+        return NULL;
+    /* Room to spare: the text may have grown since its length was asked. */
+    wchar_t *buf = calloc((size_t)len + 256, sizeof *buf);
+    if (!buf)
+        return NULL;
+    DWORD_PTR got = 0;
+    char *s = NULL;
+    if (SendMessageTimeoutW(h, combo ? CB_GETLBTEXT : LB_GETTEXT, (WPARAM)i, (LPARAM)buf,
+                            SMTO_ABORTIFHUNG, MESSAGE_MS, &got) &&
+        (LRESULT)got >= 0)
+        s = win_wide_to_utf8_n(buf, (int)((LRESULT)got > len + 255 ? len + 255 : (LRESULT)got));
+    free(buf);
+    return s;
+}
+
+static DWORD WINAPI read_range(void *p)
+{
+    struct text_range *r = p;
+    for (int i = r->from; i < r->to; i++)
+        r->texts[i] = text_of_item(r->hwnd, r->combo, i, r->lens[i]);
+    return 0;
+}
+
+/* Every item's text: half of them read on a second thread, as the target's thread
+ * answers two senders' messages in one turn. */
+#define READERS           2 /* threads reading a list's texts */
+#define READERS_MIN_ITEMS 8
+
+static void read_texts(struct win_msaa_ctx *c, struct list_facts *f, int n)
+{
+    if (!(f->texts = calloc((size_t)n, sizeof *f->texts)))
+        return;
+    f->ntexts = n;
+    int k = n >= READERS_MIN_ITEMS ? READERS : 1;
+    struct text_range *parts = calloc((size_t)k, sizeof *parts); /* kept if the walk is abandoned */
+    if (!parts)
+        return;
+    for (int i = 0; i < k; i++)
+        parts[i] =
+            (struct text_range){f->hwnd, f->combo, f->lens, f->texts, n * i / k, n * (i + 1) / k};
+    HANDLE t[READERS * 4] = {0};
+    win_gate_leave(c->gate);
+    for (int i = 1; i < k; i++)
+        t[i] = CreateThread(NULL, 0, read_range, &parts[i], 0, NULL);
+    read_range(&parts[0]);
+    for (int i = 1; i < k; i++) {
+        if (t[i]) {
+            WaitForSingleObject(t[i], INFINITE);
+            CloseHandle(t[i]);
+        } else {
+            read_range(&parts[i]);
+        }
+    }
+    win_gate_enter(c->gate);
+    free(parts);
+}
+
+/* An item's text: LB_GETTEXT / CB_GETLBTEXT, which Windows and Wine copy across
+ * processes only for lists that hold strings (owner-drawn ones hold pointers). */
+static char *item_text(struct win_gate *g, struct list_facts *f, int i)
+{
+    if (!items_have_text(f->style, f->combo))
+        return NULL;
+    if (f->texts && i < f->ntexts) { /* read with the others */
+        char *s = f->texts[i];
+        f->texts[i] = NULL;
+        return s;
+    }
+    LRESULT len = 0;
+    if (!send_msg(g, f->hwnd, f->combo ? CB_GETLBTEXTLEN : LB_GETTEXTLEN, (WPARAM)i, 0, MESSAGE_MS,
+                  &len))
+        return NULL;
+    win_gate_leave(g);
+    char *s = text_of_item(f->hwnd, f->combo, i, len);
+    win_gate_enter(g);
+    return s;
+}
+
+/* Every item's text length, in one batch (msg: LB_GETTEXTLEN or CB_GETLBTEXTLEN). */
+static void item_lengths(struct win_msaa_ctx *c, struct list_facts *f, UINT msg)
+{
+    size_t n = (size_t)(f->count < ITEM_CAP ? f->count : ITEM_CAP);
+    LRESULT *r = calloc(n ? n : 1, sizeof *r);
+    f->lens = calloc(n ? n : 1, sizeof *f->lens);
+    if (r && f->lens && items_have_text(f->style, f->combo)) {
+        send_batch(c->gate, f->hwnd, msg, n, r);
+        for (size_t i = 0; i < n; i++)
+            f->lens[i] = r[i] >= 0 && r[i] <= TEXT_CAP ? (int)r[i] : -1;
+        read_texts(c, f, (int)n);
+    } else {
+        free(f->lens);
+        f->lens = NULL;
+    }
+    free(r);
+}
+
+static void facts_of_list(struct win_msaa_ctx *c, struct list_facts *f)
+{
+    HWND h = f->hwnd;
+    LRESULT r = 0, n = 0;
+    f->cursel = -1;
+    if (!send_msg(c->gate, h, LB_GETCOUNT, 0, 0, MESSAGE_MS, &n) || n <= 0)
+        return;
+    f->count = (int)n;
+    item_lengths(c, f, LB_GETTEXTLEN);
+    if (f->style & (LBS_MULTIPLESEL | LBS_EXTENDEDSEL)) {
+        LRESULT k = 0;
+        if (send_msg(c->gate, h, LB_GETSELCOUNT, 0, 0, MESSAGE_MS, &k) && k >= 0 &&
+            (f->selected = calloc((size_t)n, 1)) != NULL) {
+            int *idx = k > 0 ? calloc((size_t)k, sizeof *idx) : NULL;
+            if (k > 0 &&
+                (!idx ||
+                 !send_msg(c->gate, h, LB_GETSELITEMS, (WPARAM)k, (LPARAM)idx, MESSAGE_MS, &r) ||
+                 r < 0)) {
+                free(f->selected); /* asked item by item instead */
+                f->selected = NULL;
+            }
+            for (LRESULT i = 0; f->selected && i < k && i < r; i++)
+                if (idx[i] >= 0 && idx[i] < n)
+                    f->selected[idx[i]] = 1;
+            free(idx);
+        }
+    } else if (send_msg(c->gate, h, LB_GETCURSEL, 0, 0, MESSAGE_MS, &r)) {
+        f->cursel = (int)r;
+    }
+    LRESULT top = 0, height = 0;
+    if (!(f->style & (LBS_OWNERDRAWVARIABLE | LBS_MULTICOLUMN)) && GetClientRect(h, &f->area) &&
+        send_msg(c->gate, h, LB_GETTOPINDEX, 0, 0, MESSAGE_MS, &top) && top >= 0 &&
+        send_msg(c->gate, h, LB_GETITEMHEIGHT, 0, 0, MESSAGE_MS, &height) && height > 0) {
+        f->rows = true;
+        f->top = (int)top;
+        f->height = (int)height;
+        MapWindowPoints(h, NULL, &f->origin, 1);
+    }
+}
+
+static void facts_of_combo(struct win_msaa_ctx *c, struct list_facts *f)
+{
+    HWND h = f->hwnd;
+    LRESULT r = 0, dropped = 0, top = 0, height = 0;
+    f->cursel = send_msg(c->gate, h, CB_GETCURSEL, 0, 0, MESSAGE_MS, &r) ? (int)r : -1;
+    if (send_msg(c->gate, h, CB_GETCOUNT, 0, 0, MESSAGE_MS, &r) && r > 0) {
+        f->count = (int)r;
+        item_lengths(c, f, CB_GETLBTEXTLEN);
+    }
+    /* Items have a place only while the drop-down list is open. */
+    if (send_msg(c->gate, h, CB_GETDROPPEDSTATE, 0, 0, MESSAGE_MS, &dropped) && dropped &&
+        send_msg(c->gate, h, CB_GETDROPPEDCONTROLRECT, 0, (LPARAM)&f->area, MESSAGE_MS, &r) &&
+        send_msg(c->gate, h, CB_GETTOPINDEX, 0, 0, MESSAGE_MS, &top) &&
+        send_msg(c->gate, h, CB_GETITEMHEIGHT, 0, 0, MESSAGE_MS, &height) && height > 0) {
+        f->dropped = true;
+        f->top = (int)top;
+        f->height = (int)height;
+    }
+}
+
+/* The facts of list or combo box h, asked on its first item. */
+static struct list_facts *list_facts(struct win_msaa_ctx *c, HWND h, bool combo)
+{
+    for (size_t i = 0; i < c->nlists; i++)
+        if (c->lists[i].hwnd == h)
+            return &c->lists[i];
+    if (c->nlists == c->cap_lists) {
+        size_t cap = c->cap_lists ? 2 * c->cap_lists : 8;
+        struct list_facts *grown = wa_reallocarray(c->lists, cap, sizeof *grown);
+        if (!grown)
+            return NULL;
+        c->lists = grown;
+        c->cap_lists = cap;
+    }
+    struct list_facts *f = &c->lists[c->nlists++];
+    *f = (struct list_facts){.hwnd = h, .combo = combo, .cursel = -1};
+    f->style = GetWindowLongW(h, GWL_STYLE);
+    f->responsive = thread_of(c, h)->responsive;
+    if (f->responsive && combo)
+        facts_of_combo(c, f);
+    else if (f->responsive)
+        facts_of_list(c, f);
+    return f;
 }
 
 static wa_err info_item(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
@@ -604,38 +868,42 @@ static wa_err info_item(struct win_msaa_ctx *c, struct el_desc *d, struct tree_e
     out->type = str_dup("ListItem");
     out->patterns = WA_PAT_SELECT;
     out->child_id = d->item + 1; /* MSAA numbers list items from 1 */
-    if (!thread_of(c, h)->responsive)
+    struct list_facts *f = list_facts(c, h, combo);
+    if (!f || !f->responsive)
         return WA_E_OK;
-    out->name = item_text(c->gate, h, combo, d->item);
+    out->name = item_text(c->gate, f, d->item);
     LRESULT r = 0;
+    if (f->cursel == d->item || (f->selected && d->item < f->count && f->selected[d->item]))
+        out->states |= WA_ST_SELECTED;
+    else if (!combo && !f->selected && (f->style & (LBS_MULTIPLESEL | LBS_EXTENDEDSEL)) &&
+             send_msg(c->gate, h, LB_GETSEL, (WPARAM)d->item, 0, MESSAGE_MS, &r) && r > 0)
+        out->states |= WA_ST_SELECTED;
     if (!combo) {
-        if (send_msg(c->gate, h, LB_GETSEL, (WPARAM)d->item, 0, MESSAGE_MS, &r) && r > 0)
-            out->states |= WA_ST_SELECTED;
-        RECT ir = {0}, client;
-        if (send_msg(c->gate, h, LB_GETITEMRECT, (WPARAM)d->item, (LPARAM)&ir, MESSAGE_MS, &r) &&
-            r != LB_ERR && GetClientRect(h, &client)) {
-            /* Scrolled out of view, or more than half hidden below the last row. */
-            RECT vis;
-            if (!IntersectRect(&vis, &ir, &client) ||
-                2 * (vis.bottom - vis.top) < ir.bottom - ir.top)
-                out->states |= WA_ST_OFFSCREEN;
-            MapWindowPoints(h, NULL, (POINT *)&ir, 2);
-            out->bounds = (struct wa_rect){ir.left, ir.top, ir.right, ir.bottom};
+        RECT ir = {0}, client = f->area;
+        if (f->rows) {
+            ir = (RECT){client.left, client.top + (d->item - f->top) * f->height, client.right,
+                        client.top + (d->item - f->top + 1) * f->height};
+        } else if (!send_msg(c->gate, h, LB_GETITEMRECT, (WPARAM)d->item, (LPARAM)&ir, MESSAGE_MS,
+                             &r) ||
+                   r == LB_ERR || !GetClientRect(h, &client)) {
+            return WA_E_OK;
         }
+        /* Scrolled out of view, or more than half hidden below the last row. */
+        RECT vis;
+        if (!IntersectRect(&vis, &ir, &client) || 2 * (vis.bottom - vis.top) < ir.bottom - ir.top)
+            out->states |= WA_ST_OFFSCREEN;
+        if (f->rows)
+            OffsetRect(&ir, f->origin.x, f->origin.y);
+        else
+            MapWindowPoints(h, NULL, (POINT *)&ir, 2);
+        out->bounds = (struct wa_rect){ir.left, ir.top, ir.right, ir.bottom};
         return WA_E_OK;
     }
-    if (send_msg(c->gate, h, CB_GETCURSEL, 0, 0, MESSAGE_MS, &r) && r == d->item)
-        out->states |= WA_ST_SELECTED;
-    /* Items have a place only while the drop-down list is open. */
-    LRESULT dropped = 0, top = 0, height = 0;
-    RECT lr = {0};
-    if (send_msg(c->gate, h, CB_GETDROPPEDSTATE, 0, 0, MESSAGE_MS, &dropped) && dropped &&
-        send_msg(c->gate, h, CB_GETDROPPEDCONTROLRECT, 0, (LPARAM)&lr, MESSAGE_MS, &r) &&
-        send_msg(c->gate, h, CB_GETTOPINDEX, 0, 0, MESSAGE_MS, &top) &&
-        send_msg(c->gate, h, CB_GETITEMHEIGHT, 0, 0, MESSAGE_MS, &height) && height > 0) {
-        int y = lr.top + 1 + (int)((d->item - top) * height);
-        out->bounds = (struct wa_rect){lr.left + 1, y, lr.right - 1, y + (int)height};
-        if (y < lr.top || y + height > lr.bottom)
+    if (f->dropped) {
+        const RECT *lr = &f->area;
+        int y = lr->top + 1 + (d->item - f->top) * f->height;
+        out->bounds = (struct wa_rect){lr->left + 1, y, lr->right - 1, y + f->height};
+        if (y < lr->top || y + f->height > lr->bottom)
             out->states |= WA_ST_OFFSCREEN;
     } else {
         out->states |= WA_ST_OFFSCREEN;
@@ -666,6 +934,8 @@ static wa_err m_info(void *ctx, void *el, struct tree_element_info *out)
     struct win_msaa_ctx *c = ctx;
     struct el_desc *d = desc_of(el);
     memset(out, 0, sizeof *out);
+    if (d->kind == EL_ITEM) /* its list's window was there a moment ago; messages tell */
+        return info_item(c, d, out);
     if (!IsWindow(d->hwnd))
         return wa_fail(WA_E_STALE_REF, "window 0x%llx is gone",
                        (unsigned long long)(uintptr_t)d->hwnd);
@@ -774,13 +1044,7 @@ static void add_items(struct win_msaa_ctx *c, struct el_list *l, HWND h, enum ms
         add_cc_items(c, l, h, k, 0);
         return;
     }
-    /* Owner-drawn lists without strings hold pointers: their items have no text. */
-    LONG style = GetWindowLongW(h, GWL_STYLE);
-    bool owner =
-        k == MSAA_ITEMS_COMBOBOX
-            ? (style & (CBS_OWNERDRAWFIXED | CBS_OWNERDRAWVARIABLE)) && !(style & CBS_HASSTRINGS)
-            : (style & (LBS_OWNERDRAWFIXED | LBS_OWNERDRAWVARIABLE)) && !(style & LBS_HASSTRINGS);
-    if (owner)
+    if (!items_have_text(GetWindowLongW(h, GWL_STYLE), k == MSAA_ITEMS_COMBOBOX))
         return;
     LRESULT n = 0;
     if (!thread_of(c, h)->responsive ||
@@ -834,7 +1098,9 @@ static wa_err m_first_child(void *ctx, void *el, void **out)
     struct win_msaa_ctx *c = ctx;
     struct el_desc *d = desc_of(el);
     *out = NULL;
-    if (!IsWindow(d->hwnd))
+    bool parent = d->kind == EL_WINDOW || (d->kind == EL_ACC && d->child_id == CHILDID_SELF) ||
+                  (d->kind == EL_ITEM && d->items == MSAA_ITEMS_TREEVIEW);
+    if (!parent || !IsWindow(d->hwnd))
         return WA_E_OK;
     struct el_list *l = list_new();
     if (!l)
@@ -917,8 +1183,17 @@ wa_err win_msaa_open(HWND root, struct win_gate *gate, struct win_msaa_ctx **out
 
 void win_msaa_close(struct win_msaa_ctx *c)
 {
-    if (c)
+    if (c) {
         win_cc_free(c->cc);
+        for (size_t i = 0; i < c->nlists; i++) {
+            free(c->lists[i].selected);
+            free(c->lists[i].lens);
+            for (int k = 0; c->lists[i].texts && k < c->lists[i].ntexts; k++)
+                free(c->lists[i].texts[k]);
+            free(c->lists[i].texts);
+        }
+        free(c->lists);
+    }
     free(c);
 }
 
