@@ -58,6 +58,7 @@ struct el_desc {
     uint64_t item_id;           /* common controls: HTREEITEM, or the index */
     IAccessible *client;        /* EL_WINDOW: its OBJID_CLIENT object once asked for */
     bool client_tried;
+    bool client_standard; /* the window serves none: oleacc's standard object stands in */
 };
 
 /* The children of one element (or the root alone), shared by the handles into it. */
@@ -98,7 +99,12 @@ struct list_facts {
     int *lens;    /* each item's text length (-1: not known), asked all at once */
     char **texts; /* each item's text, read before the items are walked */
     int ntexts;
+    bool read;          /* the facts above are there */
+    bool ahead;         /* a thread reads them ahead of the walk, until joined */
+    volatile LONG stop; /* the walk is over: readers stop */
 };
+
+#define AHEAD_CAP 8 /* threads reading lists ahead, per walk */
 
 struct win_msaa_ctx {
     HWND root;
@@ -107,8 +113,10 @@ struct win_msaa_ctx {
     int nthreads;
     struct thread_state scratch; /* when more threads than that own windows */
     struct win_cc *cc;           /* buffers in target processes, made when needed */
-    struct list_facts *lists;
+    struct list_facts **lists;   /* each its own block: readers write into it */
     size_t nlists, cap_lists;
+    HANDLE ahead[AHEAD_CAP]; /* threads reading lists ahead of the walk */
+    int nahead;
 };
 
 /* ---- lists and handles ---- */
@@ -294,12 +302,38 @@ static IAccessible *object_from_window(struct win_gate *g, HWND h, LONG objid)
     return acc;
 }
 
+/* What AccessibleObjectFromWindow does for OBJID_CLIENT, told apart: the window's own
+ * object when it answers WM_GETOBJECT, else the standard one oleacc makes for it,
+ * whose children are the window's child windows and nothing more. */
+static IAccessible *client_object(struct win_gate *g, HWND h, bool *standard, bool *answers)
+{
+    IAccessible *acc = NULL;
+    LRESULT r = 0;
+    *standard = false;
+    if (!send_msg(g, h, WM_GETOBJECT, 0, (LPARAM)OBJID_CLIENT, MESSAGE_MS, &r)) {
+        /* it stopped answering: the rest of the walk asks it nothing */
+        *answers = false;
+        return NULL;
+    }
+    if (r < 0)
+        return NULL;
+    win_gate_leave(g);
+    HRESULT hr = r ? ObjectFromLresult((LRESULT)r, &iid_accessible, 0, (void **)&acc)
+                   : CreateStdAccessibleObject(h, OBJID_CLIENT, &iid_accessible, (void **)&acc);
+    win_gate_enter(g);
+    if (FAILED(hr))
+        WIN_RELEASE(acc);
+    *standard = acc && !r;
+    return acc;
+}
+
 static IAccessible *desc_client(struct win_msaa_ctx *c, struct el_desc *d)
 {
     if (!d->client_tried) {
         d->client_tried = true;
-        if (thread_of(c, d->hwnd)->responsive)
-            d->client = object_from_window(c->gate, d->hwnd, OBJID_CLIENT);
+        struct thread_state *ts = thread_of(c, d->hwnd);
+        if (ts->responsive)
+            d->client = client_object(c->gate, d->hwnd, &d->client_standard, &ts->responsive);
     }
     return d->client;
 }
@@ -665,6 +699,7 @@ struct text_range {
     const int *lens;
     char **texts;
     int from, to;
+    volatile LONG *stop;
 };
 
 static char *text_of_item(HWND h, bool combo, int i, LRESULT len)
@@ -688,7 +723,7 @@ static char *text_of_item(HWND h, bool combo, int i, LRESULT len)
 static DWORD WINAPI read_range(void *p)
 {
     struct text_range *r = p;
-    for (int i = r->from; i < r->to; i++)
+    for (int i = r->from; i < r->to && !InterlockedCompareExchange(r->stop, 0, 0); i++)
         r->texts[i] = text_of_item(r->hwnd, r->combo, i, r->lens[i]);
     return 0;
 }
@@ -698,7 +733,7 @@ static DWORD WINAPI read_range(void *p)
 #define READERS           2 /* threads reading a list's texts */
 #define READERS_MIN_ITEMS 8
 
-static void read_texts(struct win_msaa_ctx *c, struct list_facts *f, int n)
+static void read_texts(struct win_gate *g, struct list_facts *f, int n)
 {
     if (!(f->texts = calloc((size_t)n, sizeof *f->texts)))
         return;
@@ -708,10 +743,10 @@ static void read_texts(struct win_msaa_ctx *c, struct list_facts *f, int n)
     if (!parts)
         return;
     for (int i = 0; i < k; i++)
-        parts[i] =
-            (struct text_range){f->hwnd, f->combo, f->lens, f->texts, n * i / k, n * (i + 1) / k};
+        parts[i] = (struct text_range){f->hwnd,   f->combo,        f->lens, f->texts,
+                                       n * i / k, n * (i + 1) / k, &f->stop};
     HANDLE t[READERS * 4] = {0};
-    win_gate_leave(c->gate);
+    win_gate_leave(g);
     for (int i = 1; i < k; i++)
         t[i] = CreateThread(NULL, 0, read_range, &parts[i], 0, NULL);
     read_range(&parts[0]);
@@ -723,7 +758,7 @@ static void read_texts(struct win_msaa_ctx *c, struct list_facts *f, int n)
             read_range(&parts[i]);
         }
     }
-    win_gate_enter(c->gate);
+    win_gate_enter(g);
     free(parts);
 }
 
@@ -749,16 +784,16 @@ static char *item_text(struct win_gate *g, struct list_facts *f, int i)
 }
 
 /* Every item's text length, in one batch (msg: LB_GETTEXTLEN or CB_GETLBTEXTLEN). */
-static void item_lengths(struct win_msaa_ctx *c, struct list_facts *f, UINT msg)
+static void item_lengths(struct win_gate *g, struct list_facts *f, UINT msg)
 {
     size_t n = (size_t)(f->count < ITEM_CAP ? f->count : ITEM_CAP);
     LRESULT *r = calloc(n ? n : 1, sizeof *r);
     f->lens = calloc(n ? n : 1, sizeof *f->lens);
     if (r && f->lens && items_have_text(f->style, f->combo)) {
-        send_batch(c->gate, f->hwnd, msg, n, r);
+        send_batch(g, f->hwnd, msg, n, r);
         for (size_t i = 0; i < n; i++)
             f->lens[i] = r[i] >= 0 && r[i] <= TEXT_CAP ? (int)r[i] : -1;
-        read_texts(c, f, (int)n);
+        read_texts(g, f, (int)n);
     } else {
         free(f->lens);
         f->lens = NULL;
@@ -766,23 +801,22 @@ static void item_lengths(struct win_msaa_ctx *c, struct list_facts *f, UINT msg)
     free(r);
 }
 
-static void facts_of_list(struct win_msaa_ctx *c, struct list_facts *f)
+static void facts_of_list(struct win_gate *g, struct list_facts *f)
 {
     HWND h = f->hwnd;
     LRESULT r = 0, n = 0;
     f->cursel = -1;
-    if (!send_msg(c->gate, h, LB_GETCOUNT, 0, 0, MESSAGE_MS, &n) || n <= 0)
+    if (!send_msg(g, h, LB_GETCOUNT, 0, 0, MESSAGE_MS, &n) || n <= 0)
         return;
     f->count = (int)n;
-    item_lengths(c, f, LB_GETTEXTLEN);
+    item_lengths(g, f, LB_GETTEXTLEN);
     if (f->style & (LBS_MULTIPLESEL | LBS_EXTENDEDSEL)) {
         LRESULT k = 0;
-        if (send_msg(c->gate, h, LB_GETSELCOUNT, 0, 0, MESSAGE_MS, &k) && k >= 0 &&
+        if (send_msg(g, h, LB_GETSELCOUNT, 0, 0, MESSAGE_MS, &k) && k >= 0 &&
             (f->selected = calloc((size_t)n, 1)) != NULL) {
             int *idx = k > 0 ? calloc((size_t)k, sizeof *idx) : NULL;
             if (k > 0 &&
-                (!idx ||
-                 !send_msg(c->gate, h, LB_GETSELITEMS, (WPARAM)k, (LPARAM)idx, MESSAGE_MS, &r) ||
+                (!idx || !send_msg(g, h, LB_GETSELITEMS, (WPARAM)k, (LPARAM)idx, MESSAGE_MS, &r) ||
                  r < 0)) {
                 free(f->selected); /* asked item by item instead */
                 f->selected = NULL;
@@ -792,13 +826,13 @@ static void facts_of_list(struct win_msaa_ctx *c, struct list_facts *f)
                     f->selected[idx[i]] = 1;
             free(idx);
         }
-    } else if (send_msg(c->gate, h, LB_GETCURSEL, 0, 0, MESSAGE_MS, &r)) {
+    } else if (send_msg(g, h, LB_GETCURSEL, 0, 0, MESSAGE_MS, &r)) {
         f->cursel = (int)r;
     }
     LRESULT top = 0, height = 0;
     if (!(f->style & (LBS_OWNERDRAWVARIABLE | LBS_MULTICOLUMN)) && GetClientRect(h, &f->area) &&
-        send_msg(c->gate, h, LB_GETTOPINDEX, 0, 0, MESSAGE_MS, &top) && top >= 0 &&
-        send_msg(c->gate, h, LB_GETITEMHEIGHT, 0, 0, MESSAGE_MS, &height) && height > 0) {
+        send_msg(g, h, LB_GETTOPINDEX, 0, 0, MESSAGE_MS, &top) && top >= 0 &&
+        send_msg(g, h, LB_GETITEMHEIGHT, 0, 0, MESSAGE_MS, &height) && height > 0) {
         f->rows = true;
         f->top = (int)top;
         f->height = (int)height;
@@ -806,48 +840,138 @@ static void facts_of_list(struct win_msaa_ctx *c, struct list_facts *f)
     }
 }
 
-static void facts_of_combo(struct win_msaa_ctx *c, struct list_facts *f)
+static void facts_of_combo(struct win_gate *g, struct list_facts *f)
 {
     HWND h = f->hwnd;
     LRESULT r = 0, dropped = 0, top = 0, height = 0;
-    f->cursel = send_msg(c->gate, h, CB_GETCURSEL, 0, 0, MESSAGE_MS, &r) ? (int)r : -1;
-    if (send_msg(c->gate, h, CB_GETCOUNT, 0, 0, MESSAGE_MS, &r) && r > 0) {
+    f->cursel = send_msg(g, h, CB_GETCURSEL, 0, 0, MESSAGE_MS, &r) ? (int)r : -1;
+    if (send_msg(g, h, CB_GETCOUNT, 0, 0, MESSAGE_MS, &r) && r > 0) {
         f->count = (int)r;
-        item_lengths(c, f, CB_GETLBTEXTLEN);
+        item_lengths(g, f, CB_GETLBTEXTLEN);
     }
     /* Items have a place only while the drop-down list is open. */
-    if (send_msg(c->gate, h, CB_GETDROPPEDSTATE, 0, 0, MESSAGE_MS, &dropped) && dropped &&
-        send_msg(c->gate, h, CB_GETDROPPEDCONTROLRECT, 0, (LPARAM)&f->area, MESSAGE_MS, &r) &&
-        send_msg(c->gate, h, CB_GETTOPINDEX, 0, 0, MESSAGE_MS, &top) &&
-        send_msg(c->gate, h, CB_GETITEMHEIGHT, 0, 0, MESSAGE_MS, &height) && height > 0) {
+    if (send_msg(g, h, CB_GETDROPPEDSTATE, 0, 0, MESSAGE_MS, &dropped) && dropped &&
+        send_msg(g, h, CB_GETDROPPEDCONTROLRECT, 0, (LPARAM)&f->area, MESSAGE_MS, &r) &&
+        send_msg(g, h, CB_GETTOPINDEX, 0, 0, MESSAGE_MS, &top) &&
+        send_msg(g, h, CB_GETITEMHEIGHT, 0, 0, MESSAGE_MS, &height) && height > 0) {
         f->dropped = true;
         f->top = (int)top;
         f->height = (int)height;
     }
 }
 
-/* The facts of list or combo box h, asked on its first item. */
-static struct list_facts *list_facts(struct win_msaa_ctx *c, HWND h, bool combo)
+static void read_facts(struct win_gate *g, struct list_facts *f)
+{
+    if (f->responsive && f->combo)
+        facts_of_combo(g, f);
+    else if (f->responsive)
+        facts_of_list(g, f);
+    f->read = true;
+}
+
+/* Lists whose facts one thread reads ahead of the walk, one after the other. */
+struct ahead {
+    size_t n;
+    struct list_facts *lists[];
+};
+
+static DWORD WINAPI read_ahead(void *p)
+{
+    struct ahead *a = p;
+    for (size_t i = 0; i < a->n; i++)
+        read_facts(NULL, a->lists[i]);
+    free(a);
+    return 0;
+}
+
+static struct list_facts *find_facts(struct win_msaa_ctx *c, HWND h)
 {
     for (size_t i = 0; i < c->nlists; i++)
-        if (c->lists[i].hwnd == h)
-            return &c->lists[i];
+        if (c->lists[i]->hwnd == h)
+            return c->lists[i];
+    return NULL;
+}
+
+static struct list_facts *new_facts(struct win_msaa_ctx *c, HWND h, bool combo)
+{
     if (c->nlists == c->cap_lists) {
         size_t cap = c->cap_lists ? 2 * c->cap_lists : 8;
-        struct list_facts *grown = wa_reallocarray(c->lists, cap, sizeof *grown);
+        struct list_facts **grown = wa_reallocarray(c->lists, cap, sizeof *grown);
         if (!grown)
             return NULL;
         c->lists = grown;
         c->cap_lists = cap;
     }
-    struct list_facts *f = &c->lists[c->nlists++];
+    struct list_facts *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
     *f = (struct list_facts){.hwnd = h, .combo = combo, .cursel = -1};
     f->style = GetWindowLongW(h, GWL_STYLE);
     f->responsive = thread_of(c, h)->responsive;
-    if (f->responsive && combo)
-        facts_of_combo(c, f);
-    else if (f->responsive)
-        facts_of_list(c, f);
+    c->lists[c->nlists++] = f;
+    return f;
+}
+
+/* Starts reading the facts of the list and combo boxes among l's windows on a thread
+ * while the walk goes on through the other windows. */
+static void read_lists_ahead(struct win_msaa_ctx *c, struct el_list *l)
+{
+    struct ahead *a = NULL;
+    for (size_t i = 0; i < l->count && c->nahead < AHEAD_CAP; i++) {
+        if (l->d[i].kind != EL_WINDOW)
+            continue;
+        char *cls = class_of(l->d[i].hwnd);
+        enum msaa_item_class k = msaa_class_items(cls);
+        free(cls);
+        if (k != MSAA_ITEMS_LISTBOX && k != MSAA_ITEMS_COMBOBOX)
+            continue;
+        struct list_facts *f = find_facts(c, l->d[i].hwnd)
+                                   ? NULL
+                                   : new_facts(c, l->d[i].hwnd, k == MSAA_ITEMS_COMBOBOX);
+        if (!f || !f->responsive)
+            continue;
+        if (!a && !(a = calloc(1, sizeof *a + l->count * sizeof a->lists[0])))
+            return;
+        a->lists[a->n++] = f;
+        f->ahead = true;
+    }
+    HANDLE t = a ? CreateThread(NULL, 0, read_ahead, a, 0, NULL) : NULL;
+    if (t) {
+        c->ahead[c->nahead++] = t;
+    } else if (a) { /* read when their items come */
+        for (size_t i = 0; i < a->n; i++)
+            a->lists[i]->ahead = false;
+        free(a);
+    }
+}
+
+/* Waits for the threads reading ahead; stop: tells them to stop first. */
+static void join_ahead(struct win_msaa_ctx *c, bool stop)
+{
+    for (size_t i = 0; stop && i < c->nlists; i++)
+        InterlockedExchange(&c->lists[i]->stop, 1);
+    if (!c->nahead)
+        return;
+    win_gate_leave(c->gate);
+    WaitForMultipleObjects((DWORD)c->nahead, c->ahead, TRUE, INFINITE);
+    win_gate_enter(c->gate);
+    for (int i = 0; i < c->nahead; i++)
+        CloseHandle(c->ahead[i]);
+    c->nahead = 0;
+    for (size_t i = 0; i < c->nlists; i++)
+        c->lists[i]->ahead = false;
+}
+
+/* The facts of list or combo box h: read ahead, or read now. */
+static struct list_facts *list_facts(struct win_msaa_ctx *c, HWND h, bool combo)
+{
+    struct list_facts *f = find_facts(c, h);
+    if (!f && !(f = new_facts(c, h, combo)))
+        return NULL;
+    if (f->ahead)
+        join_ahead(c, false);
+    if (!f->read)
+        read_facts(c->gate, f);
     return f;
 }
 
@@ -1074,6 +1198,7 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
     }
     struct child_scan s = {.parent = h, .list = l, .ok = true};
     EnumChildWindows(h, scan_child, (LPARAM)&s);
+    read_lists_ahead(c, l); /* their items are read meanwhile */
 
     char *cls = class_of(h);
     enum msaa_item_class k = msaa_class_items(cls);
@@ -1088,8 +1213,10 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
                  strcmp(type, "RadioButton") == 0 || strcmp(type, "Text") == 0 ||
                  strcmp(type, "Edit") == 0))
         return;
+    /* A standard object's children are the child windows, listed already: asking for
+     * them made an object per child window (11 ms for testapp's 16). */
     IAccessible *client = desc_client(c, d);
-    if (client)
+    if (client && !d->client_standard)
         add_acc_children(c, l, client, h);
 }
 
@@ -1185,12 +1312,15 @@ void win_msaa_close(struct win_msaa_ctx *c)
 {
     if (c) {
         win_cc_free(c->cc);
+        join_ahead(c, true); /* lists whose items were not walked (budget, node cap) */
         for (size_t i = 0; i < c->nlists; i++) {
-            free(c->lists[i].selected);
-            free(c->lists[i].lens);
-            for (int k = 0; c->lists[i].texts && k < c->lists[i].ntexts; k++)
-                free(c->lists[i].texts[k]);
-            free(c->lists[i].texts);
+            struct list_facts *f = c->lists[i];
+            free(f->selected);
+            free(f->lens);
+            for (int k = 0; f->texts && k < f->ntexts; k++)
+                free(f->texts[k]);
+            free(f->texts);
+            free(f);
         }
         free(c->lists);
     }

@@ -2,7 +2,7 @@
  * a tree walk or an action on it returns within its budget. */
 
 /*
- *   hangapp.exe [--log PATH] [--hang-after MS | --hang-on-getobject]
+ *   hangapp.exe [--log PATH] [--hang-after MS | --hang-on-getobject | --hang-on-gettext]
  *
  * Shows the window "winagent hangapp" (client 400x200 at 60,60) with a static label
  * "Notes:", an edit and a button "Hung button", and writes one JSON line
@@ -11,8 +11,10 @@
  * message from then on, after writing
  *   {"event":"hanging"}
  * either MS milliseconds later (default 500), or with --hang-on-getobject only when
- * the window gets WM_GETOBJECT (an accessibility client asking for its object): a
- * hang in the middle of a call into the target, after the window answered others.
+ * the window gets WM_GETOBJECT (an accessibility client asking for its object), or
+ * with --hang-on-gettext only when the button is asked for its text (WM_GETTEXT, as
+ * oleacc's standard object does inside get_accName): a hang in the middle of a call
+ * into the target, after the window answered others.
  * Kill it from outside. Exit code 1 on a bad command line or when the log or the
  * window cannot be made.
  */
@@ -22,7 +24,8 @@
 #include <wchar.h>
 
 static HANDLE g_log = INVALID_HANDLE_VALUE;
-static BOOL g_hang_on_getobject;
+static BOOL g_hang_on_getobject, g_hang_on_gettext;
+static WNDPROC g_button_proc;
 
 static void log_line(const char *line)
 {
@@ -31,6 +34,13 @@ static void log_line(const char *line)
     DWORD n;
     WriteFile(g_log, line, (DWORD)strlen(line), &n, NULL);
     FlushFileBuffers(g_log);
+}
+
+_Noreturn static void hang(void)
+{
+    log_line("{\"event\":\"hanging\"}\n");
+    for (;;)
+        Sleep(INFINITE);
 }
 
 static LRESULT CALLBACK wnd_proc(HWND h, UINT msg, WPARAM wp, LPARAM lp)
@@ -42,14 +52,19 @@ static LRESULT CALLBACK wnd_proc(HWND h, UINT msg, WPARAM wp, LPARAM lp)
         /* fall through */
     case WM_TIMER:
         KillTimer(h, 1);
-        log_line("{\"event\":\"hanging\"}\n");
-        for (;;)
-            Sleep(INFINITE);
+        hang();
     case WM_DESTROY:
         PostQuitMessage(0);
         return 0;
     }
     return DefWindowProcW(h, msg, wp, lp);
+}
+
+static LRESULT CALLBACK button_proc(HWND h, UINT msg, WPARAM wp, LPARAM lp)
+{
+    if (msg == WM_GETTEXT)
+        hang();
+    return CallWindowProcW(g_button_proc, h, msg, wp, lp);
 }
 
 int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmd, int show)
@@ -68,6 +83,8 @@ int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmd, int show)
             hang_after = _wtoi(argv[++i]);
         else if (wcscmp(argv[i], L"--hang-on-getobject") == 0)
             g_hang_on_getobject = TRUE;
+        else if (wcscmp(argv[i], L"--hang-on-gettext") == 0)
+            g_hang_on_gettext = TRUE;
         else
             return 1;
     }
@@ -96,15 +113,17 @@ int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmd, int show)
     CreateWindowW(L"STATIC", L"Notes:", child, 20, 22, 60, 20, h, (HMENU)100, inst, NULL);
     CreateWindowW(L"EDIT", L"", child | WS_BORDER | WS_TABSTOP | ES_AUTOHSCROLL, 90, 20, 280, 24, h,
                   (HMENU)101, inst, NULL);
-    CreateWindowW(L"BUTTON", L"Hung button", child | WS_TABSTOP | BS_PUSHBUTTON, 20, 70, 140, 32, h,
-                  (HMENU)102, inst, NULL);
+    HWND button = CreateWindowW(L"BUTTON", L"Hung button", child | WS_TABSTOP | BS_PUSHBUTTON, 20,
+                                70, 140, 32, h, (HMENU)102, inst, NULL);
+    if (g_hang_on_gettext)
+        g_button_proc = (WNDPROC)SetWindowLongPtrW(button, GWLP_WNDPROC, (LONG_PTR)button_proc);
     ShowWindow(h, SW_SHOW);
     UpdateWindow(h);
     char line[128];
     snprintf(line, sizeof line, "{\"event\":\"ready\",\"hwnd\":\"0x%llx\",\"pid\":%lu}\n",
              (unsigned long long)(uintptr_t)h, (unsigned long)GetCurrentProcessId());
     log_line(line);
-    if (!g_hang_on_getobject)
+    if (!g_hang_on_getobject && !g_hang_on_gettext)
         SetTimer(h, 1, (UINT)(hang_after > 0 ? hang_after : 1), NULL);
     MSG m;
     while (GetMessageW(&m, NULL, 0, 0) > 0) {
