@@ -1,6 +1,7 @@
 /* The one path every operation takes: gate, rate limit, serialisation, the operation,
  * what it returns after acting, and the audit line. */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,7 +230,14 @@ static wa_err blackout(struct call *k, struct wa_image *img, struct wa_rect fram
 static wa_err capture_window(void *ctx, uint64_t hwnd, struct wa_image *out, struct wa_rect *frame)
 {
     struct call *k = ctx;
-    wa_err e = backend_capture_window(k->be, hwnd, out, frame);
+    wa_err e = WA_E_OK;
+    if (k->walk_window == hwnd && k->walk_image.px) { /* taken while walking */
+        *out = k->walk_image;
+        *frame = k->walk_frame;
+        k->walk_image = (struct wa_image){0};
+    } else {
+        e = backend_capture_window(k->be, hwnd, out, frame);
+    }
     if (!e && (e = blackout(k, out, *frame, hwnd)))
         image_cleanup(out);
     return e;
@@ -257,6 +265,70 @@ static uint64_t pixels_now_hash(struct call *k)
     return k->pixels_now == &k->before.image ? call_before_hash(k) : call_image_hash(k->pixels_now);
 }
 
+/* A capture on a thread of its own, beside a tree walk: freed by whichever side is
+ * done with it last (the caller gives up on a capture stuck in a hung window). */
+struct side_capture {
+    const struct wa_backend *be;
+    uint64_t hwnd;
+    struct wa_image img;
+    struct wa_rect frame;
+    wa_err e;
+    struct os_event *done;
+    atomic_int refs;
+};
+
+#define SIDE_CAPTURE_WAIT_MS 1000 /* beyond the walk; a capture takes 2-30 ms */
+
+static void side_capture_unref(struct side_capture *c)
+{
+    if (atomic_fetch_sub(&c->refs, 1) == 1) {
+        image_cleanup(&c->img);
+        os_event_free(c->done);
+        free(c);
+    }
+}
+
+static void side_capture_run(void *arg)
+{
+    struct side_capture *c = arg;
+    c->e = backend_capture_window(c->be, c->hwnd, &c->img, &c->frame);
+    os_event_set(c->done);
+    side_capture_unref(c);
+}
+
+static struct side_capture *side_capture_start(struct call *k, uint64_t hwnd)
+{
+    struct side_capture *c = calloc(1, sizeof *c);
+    if (!c || !(c->done = os_event_new())) {
+        free(c);
+        return NULL;
+    }
+    c->be = k->be;
+    c->hwnd = hwnd;
+    atomic_init(&c->refs, 2);
+    if (os_thread_start(side_capture_run, c) != WA_E_OK) {
+        os_event_free(c->done);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* The side capture's image, moved into *img; false when it failed or is late. */
+static bool side_capture_finish(struct side_capture *c, struct wa_image *img, struct wa_rect *frame)
+{
+    if (!c)
+        return false;
+    bool ok = os_event_wait(c->done, SIDE_CAPTURE_WAIT_MS) && c->e == WA_E_OK;
+    if (ok) {
+        *img = c->img;
+        *frame = c->frame;
+        c->img = (struct wa_image){0};
+    }
+    side_capture_unref(c);
+    return ok;
+}
+
 wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
 {
     struct session *s = k->s;
@@ -267,22 +339,34 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     struct observe_capture cap = {capture_window, capture_screen, k};
     observation_cleanup(&k->r->obs);
     /* The pixels as the walk found them, so that a later look can tell the tree still
-     * holds (the settle's last capture after an action; else one now, ~5 ms). */
+     * holds: the settle's last capture after an action, else one taken while the tree
+     * is walked, which is also the image if the tree is rejected. */
     uint64_t pixels = 0;
     bool have_pixels = false;
+    struct side_capture *side = NULL;
     if (k->pixels_now) {
         pixels = pixels_now_hash(k);
         have_pixels = true;
     } else if (o->mode != OBS_PIXEL) {
-        struct wa_image img = {0};
-        struct wa_rect frame;
-        if (backend_capture_window(k->be, hwnd, &img, &frame) == WA_E_OK) {
-            pixels = call_image_hash(&img);
-            have_pixels = true;
-        }
-        image_cleanup(&img);
+        side = side_capture_start(k, hwnd);
     }
-    if ((e = observe_window(k->be, hwnd, o, &cap, &k->r->obs, &tree)))
+    struct wa_tree_opts to = {.budget_ms = o->tree_budget_ms, .keep_handles = true};
+    int64_t t0 = os_now_ms();
+    wa_err walked = o->mode == OBS_PIXEL ? WA_E_OK : backend_get_tree(k->be, hwnd, &to, &tree);
+    double tree_ms = (double)(os_now_ms() - t0);
+    if (side_capture_finish(side, &k->walk_image, &k->walk_frame)) {
+        k->walk_window = hwnd;
+        pixels = call_image_hash(&k->walk_image);
+        have_pixels = true;
+    }
+    if (o->mode == OBS_PIXEL)
+        e = observe_window(k->be, hwnd, o, &cap, &k->r->obs, &tree);
+    else
+        e = observe_window_tree(k->be, hwnd, o, &cap, walked, &k->r->obs, &tree);
+    k->r->obs.tree_ms = tree_ms;
+    image_cleanup(&k->walk_image);
+    k->walk_window = 0;
+    if (e)
         return e;
     s->frame = k->r->obs.frame;
     s->have_frame = !wa_rect_empty(s->frame);
@@ -471,8 +555,11 @@ static void after_action(struct call *k)
         e = observe_reusing_tree(k, after, &s->o.observe);
     else if (after && observe)
         e = call_observe(k, after, &s->o.observe);
-    else if (after && input && !k->dry && !reuse)
+    else if (after && input && !k->dry && !reuse) {
+        int64_t t0 = os_now_ms();
         e = call_fresh_tree(k, after); /* the look after, for what changed */
+        r->after_ms = (double)(os_now_ms() - t0);
+    }
     if (!e && !observe && after && !reuse && s->have_tree && s->tree.hwnd == after &&
         k->pixels_now) {
         s->tree_pixels = pixels_now_hash(k); /* walked as it looks, settled */

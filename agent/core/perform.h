@@ -72,6 +72,11 @@ struct call {
     int64_t progress_at; /* when the front end was last told of progress */
     bool unchanged;      /* the settle saw no change at all (pixels, foreground) */
     const struct wa_image *pixels_now; /* the window as it looks now, when known */
+    /* The window captured while its tree was walked, for the observation to use
+     * (taken by the capture hook) when the tree is rejected. */
+    struct wa_image walk_image;
+    struct wa_rect walk_frame;
+    uint64_t walk_window;
     bool pattern_action; /* it acted through an accessibility pattern, which can change
                           * an element's state where no pixel shows it */
 };

@@ -184,9 +184,10 @@ struct op_result {
     bool has_annotate;
     struct wa_image annotate;
     /* Phases, milliseconds: looking before acting, acting (sending and the action's own
-     * waits), waiting for the input to arrive (or to be read back), comparing. The
-     * observation's capture, encode and tree times are in obs. */
-    double before_ms, action_ms, annotate_ms, settle_ms, diff_ms;
+     * waits), waiting for the input to arrive (or to be read back), looking after when
+     * no observation is returned, comparing. The observation's capture, encode and tree
+     * times are in obs. */
+    double before_ms, action_ms, annotate_ms, settle_ms, after_ms, diff_ms;
 };
 
 void op_result_init(struct op_result *r);

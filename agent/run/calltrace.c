@@ -115,7 +115,8 @@ void calltrace_result(struct steplog *log, int step, const char *action,
         add_annotation(log, step, action, &res->annotate, trace);
     /* Every phase of the call, so that no time goes unaccounted for. */
     double known = res->before_ms + res->action_ms + res->annotate_ms + res->settle_ms +
-                   res->obs.capture_ms + res->obs.encode_ms + res->obs.tree_ms + res->diff_ms;
+                   res->after_ms + res->obs.capture_ms + res->obs.encode_ms + res->obs.tree_ms +
+                   res->diff_ms;
     cJSON *ms = cJSON_AddObjectToObject(trace, "ms");
     cJSON_AddNumberToObject(ms, "before", res->before_ms);
     cJSON_AddNumberToObject(ms, "action", res->action_ms ? res->action_ms : total_ms);
@@ -124,6 +125,7 @@ void calltrace_result(struct steplog *log, int step, const char *action,
     cJSON_AddNumberToObject(ms, "capture", res->obs.capture_ms);
     cJSON_AddNumberToObject(ms, "encode", res->obs.encode_ms);
     cJSON_AddNumberToObject(ms, "tree", res->obs.tree_ms);
+    cJSON_AddNumberToObject(ms, "after", res->after_ms);
     cJSON_AddNumberToObject(ms, "diff", res->diff_ms);
     cJSON_AddNumberToObject(ms, "other", total_ms > known ? total_ms - known : 0);
 }

@@ -30,7 +30,7 @@ struct stat {
     char note[96];
 };
 
-static struct stat stats[48];
+static struct stat stats[64];
 static int n_stats;
 
 static int cmp_double(const void *a, const void *b)
@@ -41,6 +41,8 @@ static int cmp_double(const void *a, const void *b)
 
 static void record(const char *name, double *t, int n, const char *note)
 {
+    if (n_stats == (int)(sizeof stats / sizeof stats[0]))
+        return;
     qsort(t, (size_t)n, sizeof *t, cmp_double);
     struct stat *s = &stats[n_stats++];
     snprintf(s->name, sizeof s->name, "%s", name);
@@ -318,10 +320,11 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         bool annotate, observe;
+        const char *tag; /* of its sub-rows, so each row's name is its own */
     } stages[] = {
-        {"agent act only (click)", false, false},
-        {"agent act + annotate", true, false},
-        {"agent step (act+annotate+observe)", true, true},
+        {"agent act only (click)", false, false, "act"},
+        {"agent act + annotate", true, false, "act+annotate"},
+        {"agent step (act+annotate+observe)", true, true, "step"},
     };
     struct core_config cc = {.be = b, .max_actions_per_s = 1000};
     struct core *core = NULL;
@@ -349,6 +352,21 @@ int main(int argc, char **argv)
         op_request_cleanup(&pin);
         double *settle = calloc((size_t)runs, sizeof *settle);
         double *own = calloc((size_t)runs, sizeof *own);
+        /* the phases of the own time, as the result names them */
+        enum { PH_BEFORE, PH_ACT, PH_ANNOTATE, PH_OBSERVE, PH_AFTER, PH_DIFF, PH_OTHER, PH_N };
+        static const char *const phase_names[PH_N] = {
+            "look before", "act", "annotate", "observe", "look after", "diff", "unattributed"};
+        static const char *const phase_notes[PH_N] = {
+            "the tree/image the change report compares against (reused when it holds)",
+            "sending the click, checks of the receiver and focus",
+            "the debug image of the click",
+            "capture, encode and tree of the observation returned",
+            "the tree walked for the change report when no observation is returned",
+            "what changed, against the look before",
+            "the rest, named by no phase"};
+        double *phase[PH_N];
+        for (int ph = 0; ph < PH_N; ph++)
+            phase[ph] = calloc((size_t)runs, sizeof *phase[ph]);
         for (int i = 0; i < runs; i++) {
             struct op_request q;
             struct op_result r;
@@ -360,6 +378,15 @@ int main(int argc, char **argv)
             t[i] = os_clock_ms() - t0;
             settle[i] = r.settle_ms;
             own[i] = t[i] - r.settle_ms;
+            phase[PH_BEFORE][i] = r.before_ms;
+            phase[PH_ACT][i] = r.action_ms;
+            phase[PH_ANNOTATE][i] = r.annotate_ms;
+            phase[PH_OBSERVE][i] = r.obs.capture_ms + r.obs.encode_ms + r.obs.tree_ms;
+            phase[PH_AFTER][i] = r.after_ms;
+            phase[PH_DIFF][i] = r.diff_ms;
+            phase[PH_OTHER][i] = own[i];
+            for (int ph = 0; ph < PH_OTHER; ph++)
+                phase[PH_OTHER][i] -= phase[ph][i];
             snprintf(note, sizeof note, "%s",
                      r.obs.kind == OBS_TREE    ? "observation: tree"
                      : r.obs.kind == OBS_IMAGE ? "observation: image"
@@ -369,10 +396,15 @@ int main(int argc, char **argv)
         }
         record(stages[st].name, t, runs, note);
         char name[64];
-        snprintf(name, sizeof name, "  of which settle");
+        snprintf(name, sizeof name, "  %s: settle", stages[st].tag);
         record(name, settle, runs, "waiting until the click's effect stopped changing");
-        snprintf(name, sizeof name, "  the rest (own time)");
+        snprintf(name, sizeof name, "  %s: own time", stages[st].tag);
         record(name, own, runs, "");
+        for (int ph = 0; ph < PH_N; ph++) {
+            snprintf(name, sizeof name, "    %s: %s", stages[st].tag, phase_names[ph]);
+            record(name, phase[ph], runs, phase_notes[ph]);
+            free(phase[ph]);
+        }
         free(settle);
         free(own);
         session_free(s);
