@@ -59,6 +59,7 @@ struct el_desc {
     IAccessible *client;        /* EL_WINDOW: its OBJID_CLIENT object once asked for */
     bool client_tried;
     bool client_standard; /* the window serves none: oleacc's standard object stands in */
+    long client_role;     /* its role, once asked */
 };
 
 /* The children of one element (or the root alone), shared by the handles into it. */
@@ -302,38 +303,26 @@ static IAccessible *object_from_window(struct win_gate *g, HWND h, LONG objid)
     return acc;
 }
 
-/* What AccessibleObjectFromWindow does for OBJID_CLIENT, told apart: the window's own
- * object when it answers WM_GETOBJECT, else the standard one oleacc makes for it,
- * whose children are the window's child windows and nothing more. */
-static IAccessible *client_object(struct win_gate *g, HWND h, bool *standard, bool *answers)
+/* Whether acc is oleacc's standard object for a window that serves none of its own:
+ * made in this process, where a window's own object comes through a COM proxy (which
+ * answers IClientSecurity). */
+static bool made_here(IAccessible *acc)
 {
-    IAccessible *acc = NULL;
-    LRESULT r = 0;
-    *standard = false;
-    if (!send_msg(g, h, WM_GETOBJECT, 0, (LPARAM)OBJID_CLIENT, MESSAGE_MS, &r)) {
-        /* it stopped answering: the rest of the walk asks it nothing */
-        *answers = false;
-        return NULL;
+    IUnknown *sec = NULL;
+    if (SUCCEEDED(IAccessible_QueryInterface(acc, &IID_IClientSecurity, (void **)&sec)) && sec) {
+        IUnknown_Release(sec);
+        return false;
     }
-    if (r < 0)
-        return NULL;
-    win_gate_leave(g);
-    HRESULT hr = r ? ObjectFromLresult((LRESULT)r, &iid_accessible, 0, (void **)&acc)
-                   : CreateStdAccessibleObject(h, OBJID_CLIENT, &iid_accessible, (void **)&acc);
-    win_gate_enter(g);
-    if (FAILED(hr))
-        WIN_RELEASE(acc);
-    *standard = acc && !r;
-    return acc;
+    return true;
 }
 
 static IAccessible *desc_client(struct win_msaa_ctx *c, struct el_desc *d)
 {
     if (!d->client_tried) {
         d->client_tried = true;
-        struct thread_state *ts = thread_of(c, d->hwnd);
-        if (ts->responsive)
-            d->client = client_object(c->gate, d->hwnd, &d->client_standard, &ts->responsive);
+        if (thread_of(c, d->hwnd)->responsive)
+            d->client = object_from_window(c->gate, d->hwnd, OBJID_CLIENT);
+        d->client_standard = d->client && made_here(d->client);
     }
     return d->client;
 }
@@ -522,6 +511,7 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
     IAccessible *client = desc_client(c, d);
     if (client) {
         acc_long(c->gate, client, CHILDID_SELF, false, &role);
+        d->client_role = role;
         have_state = acc_long(c->gate, client, CHILDID_SELF, true, &state);
         acc_name = acc_text(c->gate, client, CHILDID_SELF, ACC_NAME);
         acc_value = acc_text(c->gate, client, CHILDID_SELF, ACC_VALUE);
@@ -1213,10 +1203,14 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
                  strcmp(type, "RadioButton") == 0 || strcmp(type, "Text") == 0 ||
                  strcmp(type, "Edit") == 0))
         return;
-    /* A standard object's children are the child windows, listed already: asking for
-     * them made an object per child window (11 ms for testapp's 16). */
+    /* The generic standard object's children are the child windows, listed already:
+     * asking for them made an object per child window (11 ms for testapp's 16). Standard
+     * objects of other roles (a status bar's parts) and windows' own objects have
+     * children of their own. */
     IAccessible *client = desc_client(c, d);
-    if (client && !d->client_standard)
+    if (client && d->client_standard && !d->client_role)
+        acc_long(c->gate, client, CHILDID_SELF, false, &d->client_role);
+    if (client && !(d->client_standard && msaa_role_is_generic(d->client_role)))
         add_acc_children(c, l, client, h);
 }
 
