@@ -4,7 +4,7 @@
  * Command line
  * ------------
  *   testapp.exe [--log PATH] [--panel main|keypad] [--x X --y Y] [--title TEXT]
- *               [--topmost 1]
+ *               [--topmost 1] [--list-select extended]
  *
  *   --log PATH    append one JSON object per event to PATH (UTF-8, one line each,
  *                 written with a single WriteFile so a reader never sees half a line;
@@ -14,6 +14,9 @@
  *                 default 40,40.
  *   --title TEXT  the main window's title instead of "winagent testapp".
  *   --topmost 1   the window stays above the others (WS_EX_TOPMOST).
+ *   --list-select extended
+ *                 the main panel's list takes several selected items
+ *                 (LBS_EXTENDEDSEL) and starts with "Item 3" and "Item 5" selected.
  *   Exit code: 0 after the window was closed; 1 on a bad command line or when the log
  *   cannot be opened or the window cannot be created.
  *
@@ -261,6 +264,7 @@ static struct {
     HANDLE log;         /* INVALID_HANDLE_VALUE without --log */
     ULONGLONG start_ms; /* GetTickCount64 at start */
     bool keypad;        /* --panel keypad */
+    bool multi_select;  /* --list-select extended */
     HWND main;          /* the top-level window of either panel */
     HWND ctl[MAIN_CONTROL_COUNT];
     HWND keys[KEY_COUNT];
@@ -1224,7 +1228,8 @@ static bool create_main_controls(HWND hwnd)
 {
     for (size_t i = 0; i < MAIN_CONTROL_COUNT; i++) {
         const ControlDef *c = &MAIN_CONTROLS[i];
-        HWND h = CreateWindowExW(0, c->cls, c->text, WS_CHILD | WS_VISIBLE | c->style, c->rc.left,
+        DWORD style = c->style | (c->id == IDC_LIST && g.multi_select ? LBS_EXTENDEDSEL : 0);
+        HWND h = CreateWindowExW(0, c->cls, c->text, WS_CHILD | WS_VISIBLE | style, c->rc.left,
                                  c->rc.top, c->rc.right - c->rc.left, c->rc.bottom - c->rc.top,
                                  hwnd, (HMENU)(INT_PTR)c->id, g.inst, NULL);
         if (!h)
@@ -1249,6 +1254,10 @@ static bool create_main_controls(HWND hwnd)
     }
     /* After WM_SETFONT, which resets it: 20 px items, so exactly 8 fit. */
     SendMessageW(list, LB_SETITEMHEIGHT, 0, LIST_ITEM_HEIGHT);
+    if (g.multi_select) {
+        SendMessageW(list, LB_SETSEL, TRUE, 2);
+        SendMessageW(list, LB_SETSEL, TRUE, 4);
+    }
     list_default_proc = (WNDPROC)SetWindowLongPtrW(list, GWLP_WNDPROC, (LONG_PTR)list_proc);
     return true;
 }
@@ -1462,7 +1471,7 @@ static LRESULT CALLBACK keypad_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
 typedef struct {
     const wchar_t *log_path;
     const wchar_t *title;
-    bool keypad, topmost;
+    bool keypad, topmost, multi_select;
     int x, y;
 } Options;
 
@@ -1480,7 +1489,7 @@ static bool parse_options(int argc, wchar_t **argv, Options *o)
 {
     o->log_path = NULL;
     o->title = NULL;
-    o->keypad = o->topmost = false;
+    o->keypad = o->topmost = o->multi_select = false;
     o->x = 40;
     o->y = 40;
     for (int i = 1; i < argc; i++) {
@@ -1497,6 +1506,8 @@ static bool parse_options(int argc, wchar_t **argv, Options *o)
             o->title = v;
         else if (wcscmp(a, L"--topmost") == 0)
             o->topmost = wcscmp(v, L"0") != 0;
+        else if (wcscmp(a, L"--list-select") == 0 && wcscmp(v, L"extended") == 0)
+            o->multi_select = true;
         else if (wcscmp(a, L"--x") == 0   ? !parse_int(v, &o->x)
                  : wcscmp(a, L"--y") == 0 ? !parse_int(v, &o->y)
                                           : true)
@@ -1566,6 +1577,7 @@ int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmdline, int show)
     if (!parse_options(__argc, __wargv, &opt))
         return 1;
     g.keypad = opt.keypad;
+    g.multi_select = opt.multi_select;
     if (opt.log_path) {
         g.log = CreateFileW(opt.log_path, FILE_APPEND_DATA,
                             FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,

@@ -196,6 +196,25 @@ class TestappActions(unittest.TestCase):
         self.do("select", item)
         e = self.app.wait_event(lambda e: e["event"] == "list_select")
         self.assertEqual((e["index"], e["text"]), (41, "Item 42"))
+        # Scrolled into view: eight rows from the new top, 20 px apart, inside the list.
+        t, _ = get_tree(self.sel, "--verbose")
+        lst = one(t, "List", "Items:")
+        items = [n for n in t["elements"] if n["parent"] == lst["id"]]
+        shown = [n for n in items if "offscreen" not in n["states"]]
+        self.assertEqual(len(shown), 8, [n["name"] for n in shown])
+        self.assertIn("Item 42", [n["name"] for n in shown])
+        first = int(shown[0]["name"].split()[1])
+        self.assertEqual([n["name"] for n in shown], ["Item %d" % i for i in range(first, first + 8)])
+        self.assertIn("selected", items[41]["states"])
+        self.assertEqual([n["name"] for n in items if "selected" in n["states"]], ["Item 42"])
+        left, top, right, bottom = lst["bounds"]
+        for k, n in enumerate(shown):
+            l, t_, r, b = n["bounds"]
+            self.assertEqual(b - t_, 20, n)
+            self.assertEqual(t_, shown[0]["bounds"][1] + 20 * k, n)
+            self.assertTrue(left <= l and r <= right and top <= t_ and b <= bottom, (n, lst))
+        above = items[first - 2]["bounds"]  # the row above the first shown, out of view
+        self.assertEqual(above[1], shown[0]["bounds"][1] - 20)
 
     def test_select_combo_item(self):
         self.do("select", one(self.tree, "ListItem", "Blue"))
@@ -227,6 +246,18 @@ class KeypadTree(unittest.TestCase):
             self.assertFalse(t["useful"])
             self.assertEqual(len(nodes_of(t, "Button", "")), 12)
             self.assertIn("tree not useful (12 interactive elements but none has Name)", verdict)
+
+
+class MultiSelectList(unittest.TestCase):
+    def test_every_selected_item_is_marked(self):
+        # One question answers for the whole list (LB_GETSELITEMS), not one per item.
+        with TestApp("--list-select", "extended") as app:
+            t, _ = get_tree(app.ready["hwnd"])
+            lst = one(t, "List", "Items:")
+            items = [n for n in t["elements"] if n["parent"] == lst["id"]]
+            self.assertEqual(len(items), 60)
+            self.assertEqual([n["name"] for n in items if "selected" in n["states"]],
+                             ["Item 3", "Item 5"])
 
 
 if __name__ == "__main__":
