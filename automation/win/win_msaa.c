@@ -692,8 +692,10 @@ struct text_range {
     volatile LONG *stop;
 };
 
-static char *text_of_item(HWND h, bool combo, int i, LRESULT len)
+/* *answered: false when the list's thread did not answer (hung, or gone). */
+static char *text_of_item(HWND h, bool combo, int i, LRESULT len, bool *answered)
 {
+    *answered = true;
     if (len < 0 || len > TEXT_CAP)
         return NULL;
     /* Room to spare: the text may have grown since its length was asked. */
@@ -702,9 +704,9 @@ static char *text_of_item(HWND h, bool combo, int i, LRESULT len)
         return NULL;
     DWORD_PTR got = 0;
     char *s = NULL;
-    if (SendMessageTimeoutW(h, combo ? CB_GETLBTEXT : LB_GETTEXT, (WPARAM)i, (LPARAM)buf,
-                            SMTO_ABORTIFHUNG, MESSAGE_MS, &got) &&
-        (LRESULT)got >= 0)
+    *answered = SendMessageTimeoutW(h, combo ? CB_GETLBTEXT : LB_GETTEXT, (WPARAM)i, (LPARAM)buf,
+                                    SMTO_ABORTIFHUNG, MESSAGE_MS, &got) != 0;
+    if (*answered && (LRESULT)got >= 0)
         s = win_wide_to_utf8_n(buf, (int)((LRESULT)got > len + 255 ? len + 255 : (LRESULT)got));
     free(buf);
     return s;
@@ -713,8 +715,12 @@ static char *text_of_item(HWND h, bool combo, int i, LRESULT len)
 static DWORD WINAPI read_range(void *p)
 {
     struct text_range *r = p;
-    for (int i = r->from; i < r->to && !InterlockedCompareExchange(r->stop, 0, 0); i++)
-        r->texts[i] = text_of_item(r->hwnd, r->combo, i, r->lens[i]);
+    bool answered = true;
+    for (int i = r->from; i < r->to && !InterlockedCompareExchange(r->stop, 0, 0); i++) {
+        r->texts[i] = text_of_item(r->hwnd, r->combo, i, r->lens[i], &answered);
+        if (!answered) /* the list's thread hangs: its other readers stop too */
+            InterlockedExchange(r->stop, 1);
+    }
     return 0;
 }
 
@@ -768,7 +774,8 @@ static char *item_text(struct win_gate *g, struct list_facts *f, int i)
                   &len))
         return NULL;
     win_gate_leave(g);
-    char *s = text_of_item(f->hwnd, f->combo, i, len);
+    bool answered;
+    char *s = text_of_item(f->hwnd, f->combo, i, len, &answered);
     win_gate_enter(g);
     return s;
 }
