@@ -570,6 +570,7 @@ static void after_action(struct call *k)
                        *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
     if (input && !k->dry)
         call_report_changes(k);
+    int64_t t0 = os_now_ms();
     uint64_t win = r->hwnd ? r->hwnd : s->pinned ? s->pinned : s->target;
     if (!win || !window_exists_quietly(k, win))
         win = after;
@@ -580,6 +581,8 @@ static void after_action(struct call *k)
     } else {
         win = 0;
     }
+    r->record_ms += (double)(os_now_ms() - t0);
+    t0 = os_now_ms();
     if (image && win && call_image(k, win, (struct wa_rect){0, 0, 0, 0}, s->o.observe.max_edge))
         op_result_note(r, "no screenshot after acting: %s", wa_err_detail());
     if (q->return_state && win) {
@@ -600,6 +603,7 @@ static void after_action(struct call *k)
         }
         dynbuf_cleanup(&text);
     }
+    r->after_ms += (double)(os_now_ms() - t0); /* the screenshot and state asked for */
 }
 
 /* Audits an acting request's outcome. */
@@ -658,6 +662,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
     bool acts = op_acts(op);
     bool input = (op->flags & (OPF_INPUT | OPF_WINDOWS)) != 0;
     intptr_t lock = 0;
+    int64_t t_wait = os_now_ms();
     os_mutex_lock(s->lock);
     wa_err e = acts ? gate_take_slot(c->gate) : WA_E_OK;
     if (!e && input) {
@@ -665,6 +670,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         if ((e = os_input_lock(INPUT_LOCK_WAIT_MS, &lock)))
             os_mutex_unlock(c->input);
     }
+    r->wait_ms = (double)(os_now_ms() - t_wait);
     bool locked = !e && input;
     if (!e && input && !k.dry)
         look_before(&k);
@@ -687,8 +693,11 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
     if (e)
         snprintf(r->message, sizeof r->message, "%s",
                  *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
-    if (acts)
+    if (acts) {
+        int64_t t0 = os_now_ms();
         audit(&k, e);
+        r->record_ms += (double)(os_now_ms() - t0);
+    }
     if (e) /* the audit may have read windows: the detail stays the operation's */
         wa_fail(e, "%s", r->message);
     look_cleanup(&k.before);

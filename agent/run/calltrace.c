@@ -114,10 +114,11 @@ void calltrace_result(struct steplog *log, int step, const char *action,
     if (res->has_annotate)
         add_annotation(log, step, action, &res->annotate, trace);
     /* Every phase of the call, so that no time goes unaccounted for. */
-    double known = res->before_ms + res->action_ms + res->annotate_ms + res->settle_ms +
-                   res->after_ms + res->obs.capture_ms + res->obs.encode_ms + res->obs.tree_ms +
-                   res->diff_ms;
+    double known = res->wait_ms + res->before_ms + res->action_ms + res->annotate_ms +
+                   res->settle_ms + res->after_ms + res->obs.capture_ms + res->obs.encode_ms +
+                   res->obs.tree_ms + res->diff_ms + res->record_ms;
     cJSON *ms = cJSON_AddObjectToObject(trace, "ms");
+    cJSON_AddNumberToObject(ms, "wait", res->wait_ms);
     cJSON_AddNumberToObject(ms, "before", res->before_ms);
     cJSON_AddNumberToObject(ms, "action", res->action_ms ? res->action_ms : total_ms);
     cJSON_AddNumberToObject(ms, "annotate", res->annotate_ms);
@@ -127,5 +128,6 @@ void calltrace_result(struct steplog *log, int step, const char *action,
     cJSON_AddNumberToObject(ms, "tree", res->obs.tree_ms);
     cJSON_AddNumberToObject(ms, "after", res->after_ms);
     cJSON_AddNumberToObject(ms, "diff", res->diff_ms);
+    cJSON_AddNumberToObject(ms, "record", res->record_ms);
     cJSON_AddNumberToObject(ms, "other", total_ms > known ? total_ms - known : 0);
 }

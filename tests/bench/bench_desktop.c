@@ -353,16 +353,30 @@ int main(int argc, char **argv)
         double *settle = calloc((size_t)runs, sizeof *settle);
         double *own = calloc((size_t)runs, sizeof *own);
         /* the phases of the own time, as the result names them */
-        enum { PH_BEFORE, PH_ACT, PH_ANNOTATE, PH_OBSERVE, PH_AFTER, PH_DIFF, PH_OTHER, PH_N };
-        static const char *const phase_names[PH_N] = {
-            "look before", "act", "annotate", "observe", "look after", "diff", "unattributed"};
+        enum {
+            PH_WAIT,
+            PH_BEFORE,
+            PH_ACT,
+            PH_ANNOTATE,
+            PH_OBSERVE,
+            PH_AFTER,
+            PH_DIFF,
+            PH_RECORD,
+            PH_OTHER,
+            PH_N
+        };
+        static const char *const phase_names[PH_N] = {"wait",     "look before", "act",
+                                                      "annotate", "observe",     "look after",
+                                                      "diff",     "record",      "unattributed"};
         static const char *const phase_notes[PH_N] = {
+            "for the session, the rate limit and the input lock",
             "the tree/image the change report compares against (reused when it holds)",
             "sending the click, checks of the receiver and focus",
             "the debug image of the click",
             "capture, encode and tree of the observation returned",
             "the tree walked for the change report when no observation is returned",
             "what changed, against the look before",
+            "the window's state in the result, the audit line",
             "the rest, named by no phase"};
         double *phase[PH_N];
         for (int ph = 0; ph < PH_N; ph++)
@@ -378,12 +392,14 @@ int main(int argc, char **argv)
             t[i] = os_clock_ms() - t0;
             settle[i] = r.settle_ms;
             own[i] = t[i] - r.settle_ms;
+            phase[PH_WAIT][i] = r.wait_ms;
             phase[PH_BEFORE][i] = r.before_ms;
             phase[PH_ACT][i] = r.action_ms;
             phase[PH_ANNOTATE][i] = r.annotate_ms;
             phase[PH_OBSERVE][i] = r.obs.capture_ms + r.obs.encode_ms + r.obs.tree_ms;
             phase[PH_AFTER][i] = r.after_ms;
             phase[PH_DIFF][i] = r.diff_ms;
+            phase[PH_RECORD][i] = r.record_ms;
             phase[PH_OTHER][i] = own[i];
             for (int ph = 0; ph < PH_OTHER; ph++)
                 phase[PH_OTHER][i] -= phase[ph][i];

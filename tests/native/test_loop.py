@@ -112,8 +112,8 @@ class LoopRuns(unittest.TestCase):
         self.assertEqual(s1["tool_calls"][0]["arguments"], {"action": "click", "element": 3})
         self.assertEqual(s1["tool_calls"][0]["element_ref"], {"type": "Button", "name": "Save"})
         self.assertEqual(s1["tool_calls"][0]["annotate"], "step-01-click+annotate.png")
-        for phase in ("before", "action", "annotate", "settle", "capture", "encode", "tree",
-                      "after", "diff", "other"):
+        for phase in ("wait", "before", "action", "annotate", "settle", "capture", "encode",
+                      "tree", "after", "diff", "record", "other"):
             self.assertIn(phase, s1["tool_calls"][0]["ms"])
         self.assertIn("llm_ms", s1["timings"])
         self.assertGreater(s1["usage"]["total_tokens"], 0)
