@@ -351,9 +351,9 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
         side = side_capture_start(k, hwnd);
     }
     struct wa_tree_opts to = {.budget_ms = o->tree_budget_ms, .keep_handles = true};
-    int64_t t0 = os_now_ms();
+    double t0 = os_clock_ms();
     wa_err walked = o->mode == OBS_PIXEL ? WA_E_OK : backend_get_tree(k->be, hwnd, &to, &tree);
-    double tree_ms = (double)(os_now_ms() - t0);
+    double tree_ms = (os_clock_ms() - t0);
     if (side_capture_finish(side, &k->walk_image, &k->walk_frame)) {
         k->walk_window = hwnd;
         pixels = call_image_hash(&k->walk_image);
@@ -556,9 +556,9 @@ static void after_action(struct call *k)
     else if (after && observe)
         e = call_observe(k, after, &s->o.observe);
     else if (after && input && !k->dry && !reuse) {
-        int64_t t0 = os_now_ms();
+        double t0 = os_clock_ms();
         e = call_fresh_tree(k, after); /* the look after, for what changed */
-        r->after_ms = (double)(os_now_ms() - t0);
+        r->after_ms = (os_clock_ms() - t0);
     }
     if (!e && !observe && after && !reuse && s->have_tree && s->tree.hwnd == after &&
         k->pixels_now) {
@@ -570,7 +570,7 @@ static void after_action(struct call *k)
                        *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
     if (input && !k->dry)
         call_report_changes(k);
-    int64_t t0 = os_now_ms();
+    double t0 = os_clock_ms();
     uint64_t win = r->hwnd ? r->hwnd : s->pinned ? s->pinned : s->target;
     if (!win || !window_exists_quietly(k, win))
         win = after;
@@ -581,8 +581,8 @@ static void after_action(struct call *k)
     } else {
         win = 0;
     }
-    r->record_ms += (double)(os_now_ms() - t0);
-    t0 = os_now_ms();
+    r->record_ms += (os_clock_ms() - t0);
+    t0 = os_clock_ms();
     if (image && win && call_image(k, win, (struct wa_rect){0, 0, 0, 0}, s->o.observe.max_edge))
         op_result_note(r, "no screenshot after acting: %s", wa_err_detail());
     if (q->return_state && win) {
@@ -603,7 +603,7 @@ static void after_action(struct call *k)
         }
         dynbuf_cleanup(&text);
     }
-    r->after_ms += (double)(os_now_ms() - t0); /* the screenshot and state asked for */
+    r->after_ms += (os_clock_ms() - t0); /* the screenshot and state asked for */
 }
 
 /* Audits an acting request's outcome. */
@@ -662,7 +662,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
     bool acts = op_acts(op);
     bool input = (op->flags & (OPF_INPUT | OPF_WINDOWS)) != 0;
     intptr_t lock = 0;
-    int64_t t_wait = os_now_ms();
+    double t_wait = os_clock_ms();
     os_mutex_lock(s->lock);
     wa_err e = acts ? gate_take_slot(c->gate) : WA_E_OK;
     if (!e && input) {
@@ -670,15 +670,15 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         if ((e = os_input_lock(INPUT_LOCK_WAIT_MS, &lock)))
             os_mutex_unlock(c->input);
     }
-    r->wait_ms = (double)(os_now_ms() - t_wait);
+    r->wait_ms = (os_clock_ms() - t_wait);
     bool locked = !e && input;
     if (!e && input && !k.dry)
         look_before(&k);
     if (!e) {
-        int64_t t0 = os_now_ms();
+        double t0 = os_clock_ms();
         e = op->perform(&k);
         /* the read back is settle; the debug image is its own phase */
-        r->action_ms = (double)(os_now_ms() - t0) - r->settle_ms - r->annotate_ms;
+        r->action_ms = (os_clock_ms() - t0) - r->settle_ms - r->annotate_ms;
     }
     r->dry_run = k.dry;
     if (!e && acts)
@@ -694,9 +694,9 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         snprintf(r->message, sizeof r->message, "%s",
                  *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
     if (acts) {
-        int64_t t0 = os_now_ms();
+        double t0 = os_clock_ms();
         audit(&k, e);
-        r->record_ms += (double)(os_now_ms() - t0);
+        r->record_ms += (os_clock_ms() - t0);
     }
     if (e) /* the audit may have read windows: the detail stays the operation's */
         wa_fail(e, "%s", r->message);

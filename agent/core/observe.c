@@ -47,7 +47,7 @@ void observation_cleanup(struct observation *o)
 wa_err observation_set_image(struct observation *out, const struct wa_image *img, int max_edge)
 {
     struct wa_image small = {0};
-    int64_t t0 = os_now_ms();
+    double t0 = os_clock_ms();
     wa_err e = image_downscale(img, max_edge > 0 ? max_edge : 1280, &small);
     if (e)
         return e;
@@ -67,7 +67,7 @@ wa_err observation_set_image(struct observation *out, const struct wa_image *img
     out->kind = OBS_IMAGE;
     out->width = small.width;
     out->height = small.height;
-    out->encode_ms = (double)(os_now_ms() - t0);
+    out->encode_ms = (os_clock_ms() - t0);
     image_cleanup(&small);
     return e;
 }
@@ -78,10 +78,10 @@ static wa_err observe_pixels(const struct wa_backend *b, uint64_t hwnd,
 {
     struct wa_image img = {0};
     struct wa_rect frame;
-    int64_t t0 = os_now_ms();
+    double t0 = os_clock_ms();
     wa_err e = cap ? cap->window(cap->ctx, hwnd, &img, &frame)
                    : backend_capture_window(b, hwnd, &img, &frame);
-    out->capture_ms = (double)(os_now_ms() - t0);
+    out->capture_ms = (os_clock_ms() - t0);
     if (e)
         return e;
     out->frame = frame;
@@ -128,10 +128,10 @@ static wa_err observe_marked(const struct wa_backend *b, uint64_t hwnd,
 {
     struct wa_image img = {0};
     struct wa_rect frame;
-    int64_t t0 = os_now_ms();
+    double t0 = os_clock_ms();
     wa_err e = cap ? cap->window(cap->ctx, hwnd, &img, &frame)
                    : backend_capture_window(b, hwnd, &img, &frame);
-    out->capture_ms = (double)(os_now_ms() - t0);
+    out->capture_ms = (os_clock_ms() - t0);
     if (e)
         return e;
     observe_draw_marks(tree, &img, frame);
@@ -178,9 +178,9 @@ wa_err observe_window(const struct wa_backend *b, uint64_t hwnd, const struct ob
         return observe_pixels(b, hwnd, o, cap, out);
     }
     struct wa_tree_opts to = {.budget_ms = o->tree_budget_ms, .keep_handles = true};
-    int64_t t0 = os_now_ms();
+    double t0 = os_clock_ms();
     wa_err e = backend_get_tree(b, hwnd, &to, tree);
-    out->tree_ms = (double)(os_now_ms() - t0);
+    out->tree_ms = (os_clock_ms() - t0);
     return observe_window_tree(b, hwnd, o, cap, e, out, tree);
 }
 
@@ -232,9 +232,9 @@ wa_err observe_screen(const struct wa_backend *b, struct wa_rect r, const struct
                       const struct observe_capture *cap, struct observation *out)
 {
     struct wa_image img = {0};
-    int64_t t0 = os_now_ms();
+    double t0 = os_clock_ms();
     wa_err e = cap ? cap->screen(cap->ctx, r, &img) : backend_capture_screen(b, r, &img);
-    out->capture_ms = (double)(os_now_ms() - t0);
+    out->capture_ms = (os_clock_ms() - t0);
     if (e)
         return e;
     out->frame = r;

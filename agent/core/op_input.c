@@ -78,9 +78,9 @@ static void annotate(struct call *k, const struct aim *a, const struct aim *to)
 {
     if (!k->s->o.annotate)
         return;
-    int64_t t0 = os_now_ms();
+    double t0 = os_clock_ms();
     annotate_image(k, a, to);
-    k->r->annotate_ms += (double)(os_now_ms() - t0);
+    k->r->annotate_ms += (os_clock_ms() - t0);
 }
 
 static void annotate_image(struct call *k, const struct aim *a, const struct aim *to)

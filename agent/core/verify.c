@@ -53,7 +53,7 @@ void look_before(struct call *k)
 {
     struct session *s = k->s;
     struct before_look *b = &k->before;
-    int64_t t0 = os_now_ms();
+    double t0 = os_clock_ms();
     uint64_t hwnd = 0;
     if (call_window(k, &hwnd) != WA_E_OK || !hwnd) {
         wa_err_clear(); /* the operation will say what is wrong with its window */
@@ -74,7 +74,7 @@ void look_before(struct call *k)
         s->have_tree_pixels = true;
     }
     wa_err_clear();
-    k->r->before_ms = (double)(os_now_ms() - t0);
+    k->r->before_ms = os_clock_ms() - t0;
 }
 
 /* Takes the session's tree as the tree before the action (the after observation
@@ -118,6 +118,7 @@ void call_settle(struct call *k)
 {
     struct before_look *b = &k->before;
     int64_t t0 = os_now_ms();
+    double c0 = os_clock_ms(); /* the phase, finer than the loop needs */
     uint64_t hwnd = b->have ? b->window : k->r->hwnd;
     struct wa_image prev = {0};
     bool have_prev = false, changed = false;
@@ -165,7 +166,7 @@ void call_settle(struct call *k)
         b->after_image = prev; /* the last capture: what the window looks like now */
         b->have_after_image = true;
     }
-    k->r->settle_ms = (double)(os_now_ms() - t0);
+    k->r->settle_ms = os_clock_ms() - c0;
 }
 
 /* ---- text read back ---- */
@@ -234,6 +235,7 @@ wa_err call_verify_text(struct call *k, const size_t *index, const char *before,
 {
     struct op_result *r = k->r;
     int64_t t0 = os_now_ms();
+    double c0 = os_clock_ms();
     size_t had = whole ? 0 : occurrences(before, text);
     char *v = NULL;
     wa_err e = WA_E_OK;
@@ -253,7 +255,7 @@ wa_err call_verify_text(struct call *k, const size_t *index, const char *before,
             break;
         os_sleep_ms(VERIFY_POLL_MS);
     }
-    r->settle_ms = (double)(os_now_ms() - t0);
+    r->settle_ms = os_clock_ms() - c0;
     if (e == WA_E_UNSUPPORTED || e == WA_E_DENIED) {
         op_result_note(r, "not read back: %s", wa_err_detail());
         wa_err_clear();
@@ -340,7 +342,7 @@ void call_report_changes(struct call *k)
     struct session *s = k->s;
     struct before_look *b = &k->before;
     struct op_result *r = k->r;
-    int64_t t0 = os_now_ms();
+    double t0 = os_clock_ms();
     dynbuf_reset(&r->changes);
     uint64_t after_hwnd = s->have_tree ? s->tree.hwnd : 0;
     bool opened = window_changes(k, after_hwnd, &r->changes);
@@ -376,7 +378,7 @@ void call_report_changes(struct call *k)
         }
         dynbuf_cleanup(&text);
     }
-    r->diff_ms = (double)(os_now_ms() - t0);
+    r->diff_ms = os_clock_ms() - t0;
 }
 
 uint64_t call_after_window(struct call *k)
