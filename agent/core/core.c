@@ -540,6 +540,7 @@ static void after_action(struct call *k)
     bool image = op_request_has(q, ARG_SCREENSHOT) ? q->screenshot : s->o.after == AFTER_IMAGE;
     bool observe = s->o.after == AFTER_OBSERVE;
     bool input = (q->op->flags & (OPF_INPUT | OPF_WINDOWS)) != 0;
+    double start = os_clock_ms(), settled_before = r->settle_ms;
     if (!k->dry && !k->settled && input)
         call_settle(k);
     uint64_t after = call_after_window(k);
@@ -555,11 +556,8 @@ static void after_action(struct call *k)
         e = observe_reusing_tree(k, after, &s->o.observe);
     else if (after && observe)
         e = call_observe(k, after, &s->o.observe);
-    else if (after && input && !k->dry && !reuse) {
-        double t0 = os_clock_ms();
+    else if (after && input && !k->dry && !reuse)
         e = call_fresh_tree(k, after); /* the look after, for what changed */
-        r->after_ms = (os_clock_ms() - t0);
-    }
     if (!e && !observe && after && !reuse && s->have_tree && s->tree.hwnd == after &&
         k->pixels_now) {
         s->tree_pixels = pixels_now_hash(k); /* walked as it looks, settled */
@@ -581,8 +579,8 @@ static void after_action(struct call *k)
     } else {
         win = 0;
     }
-    r->record_ms += (os_clock_ms() - t0);
-    t0 = os_clock_ms();
+    double record = os_clock_ms() - t0;
+    r->record_ms += record;
     if (image && win && call_image(k, win, (struct wa_rect){0, 0, 0, 0}, s->o.observe.max_edge))
         op_result_note(r, "no screenshot after acting: %s", wa_err_detail());
     if (q->return_state && win) {
@@ -603,7 +601,12 @@ static void after_action(struct call *k)
         }
         dynbuf_cleanup(&text);
     }
-    r->after_ms += (os_clock_ms() - t0); /* the screenshot and state asked for */
+    /* The look after is the rest of this: the tree walked for the change report, the
+     * hashes and window checks, the screenshot and state asked for. */
+    double named = r->settle_ms - settled_before + r->obs.capture_ms + r->obs.encode_ms +
+                   r->obs.tree_ms + r->diff_ms + record;
+    double all = os_clock_ms() - start;
+    r->after_ms = all > named ? all - named : 0;
 }
 
 /* Audits an acting request's outcome. */

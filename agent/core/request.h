@@ -183,12 +183,13 @@ struct op_result {
     /* The debug image of a coordinate action (never sent to the model). */
     bool has_annotate;
     struct wa_image annotate;
-    /* Phases, milliseconds: waiting for the session, the rate limit and the input lock,
-     * looking before acting, acting (sending and the action's own waits), waiting for
-     * the input to arrive (or to be read back), looking after when no observation is
-     * returned (and the screenshot asked for), comparing, recording (the window's state
-     * in the result, the audit line). The observation's capture, encode and tree times
-     * are in obs. */
+    /* Phases, milliseconds: waiting for the session, the rate limit and the input lock;
+     * looking before acting; acting (sending and the action's own waits); waiting for
+     * the input to arrive (or to be read back); looking after (all of it but the
+     * observation's own phases: the change report's tree when no observation is
+     * returned, hashes, window checks, the screenshot and state asked for); comparing;
+     * recording (the window's state in the result, the audit line). The observation's
+     * capture, encode and tree times are in obs. */
     double wait_ms, before_ms, action_ms, annotate_ms, settle_ms, after_ms, diff_ms, record_ms;
 };
 

@@ -374,7 +374,7 @@ int main(int argc, char **argv)
             "sending the click, checks of the receiver and focus",
             "the debug image of the click",
             "capture, encode and tree of the observation returned",
-            "the tree walked for the change report when no observation is returned",
+            "the rest of the look after: hashes, window checks, the tree for the change report",
             "what changed, against the look before",
             "the window's state in the result, the audit line",
             "the rest, named by no phase"};
