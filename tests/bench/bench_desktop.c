@@ -213,20 +213,29 @@ int main(int argc, char **argv)
     }
     record("capture testapp window", t, runs, note);
 
+    double *cap_part = calloc((size_t)runs, sizeof *cap_part);
+    double *rest_part = calloc((size_t)runs, sizeof *rest_part);
     for (int i = 0; i < runs; i++) { /* capture 1920x1080, downscale 1280, PNG, base64 */
         struct wa_image img = {0};
         struct observation obs;
         observation_init(&obs);
         double t0 = os_clock_ms();
         backend_capture_screen(b, screen, &img);
+        double t1 = os_clock_ms();
         observation_set_image(&obs, &img, 1280);
         t[i] = os_clock_ms() - t0;
+        cap_part[i] = t1 - t0;
+        rest_part[i] = t[i] - cap_part[i];
         snprintf(note, sizeof note, "%dx%d, %zu KB png, %zu KB base64", obs.width, obs.height,
                  obs.png.len / 1024, strlen(obs.png_base64 ? obs.png_base64 : "") / 1024);
         observation_cleanup(&obs);
         image_cleanup(&img);
     }
     record("pixel observation (screen)", t, runs, note);
+    record("  pixel: capture", cap_part, runs, "");
+    record("  pixel: downscale, PNG, base64", rest_part, runs, "");
+    free(cap_part);
+    free(rest_part);
 
     const struct {
         const char *name;
