@@ -3,7 +3,6 @@
 #include "automation/image.h"
 
 #include <lodepng.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -275,42 +274,9 @@ out:
     free(chunk);
 }
 
-/* The bands of one image, shared by the calling thread and one helper thread: each
- * takes the next band not yet taken until none is left, so the caller never waits for
- * a helper that has not started, and at most for one band in progress. Heap-allocated
- * and freed by whichever thread lets go of it last. */
-struct band_job {
-    atomic_int next;     /* index of the next band to take */
-    atomic_int finished; /* bands done */
-    atomic_int refs;
-    int nbands;
-    struct band bands[MAX_BANDS];
-};
-
-static void job_work(struct band_job *job)
+static void band_piece(void *ctx, int i)
 {
-    for (;;) {
-        int i = atomic_fetch_add(&job->next, 1);
-        if (i >= job->nbands)
-            return;
-        band_encode(&job->bands[i]);
-        atomic_fetch_add_explicit(&job->finished, 1, memory_order_release);
-    }
-}
-
-static void job_release(struct band_job *job)
-{
-    if (atomic_fetch_sub(&job->refs, 1) != 1)
-        return;
-    for (int i = 0; i < job->nbands; i++)
-        free(job->bands[i].out);
-    free(job);
-}
-
-static void job_thread(void *arg)
-{
-    job_work(arg);
-    job_release(arg);
+    band_encode(&((struct band *)ctx)[i]);
 }
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -352,11 +318,10 @@ wa_err png_encode(const struct wa_image *img, struct dynbuf *out)
         return wa_fail(WA_E_INVALID_ARGS, "PNG of an empty image");
     size_t start = out->len;
     struct palette *pal = malloc(sizeof *pal);
-    struct band_job *job = calloc(1, sizeof *job);
+    struct band bands[MAX_BANDS] = {0};
+    int nbands = 0;
     wa_err e = WA_E_OK;
-    if (!pal || !job) {
-        free(job);
-        job = NULL;
+    if (!pal) {
         e = wa_fail(WA_E_NOMEM, "out of memory");
         goto out;
     }
@@ -366,34 +331,25 @@ wa_err png_encode(const struct wa_image *img, struct dynbuf *out)
     }
 
     size_t filtered = (row_bytes(img, pal) + 1) * (size_t)img->height;
-    int nbands = filtered >= SPLIT_MIN_BYTES && img->height >= MAX_BANDS ? MAX_BANDS : 1;
-    job->nbands = nbands;
+    nbands = filtered >= SPLIT_MIN_BYTES && img->height >= MAX_BANDS ? MAX_BANDS : 1;
     for (int i = 0; i < nbands; i++) {
-        struct band *b = &job->bands[i];
+        struct band *b = &bands[i];
         b->img = img;
         b->pal = pal;
         b->y0 = img->height * i / nbands;
         b->y1 = img->height * (i + 1) / nbands;
         b->last = i == nbands - 1;
     }
-    atomic_init(&job->next, 0);
-    atomic_init(&job->finished, 0);
-    atomic_init(&job->refs, 2);
-    if (nbands == 1 || os_thread_start(job_thread, job) != WA_E_OK)
-        atomic_store(&job->refs, 1);
-    job_work(job);
-    /* Short: the helper is at most one band from the end. os_sleep_ms(0) yields. */
-    while (atomic_load_explicit(&job->finished, memory_order_acquire) < nbands)
-        os_sleep_ms(0);
+    os_run_pieces(nbands, band_piece, bands);
 
     const uint8_t *parts[MAX_BANDS + 2];
     size_t lens[MAX_BANDS + 2];
     static const uint8_t zhead[2] = {0x78, 0x01}; /* deflate, 32K window, fastest */
     parts[0] = zhead;
     lens[0] = 2;
-    uLong adler = job->bands[0].adler;
+    uLong adler = bands[0].adler;
     for (int i = 0; i < nbands; i++) {
-        const struct band *b = &job->bands[i];
+        const struct band *b = &bands[i];
         if (b->failed) {
             e = wa_fail(WA_E_NOMEM, "PNG compression of a %dx%d image failed", img->width,
                         img->height);
@@ -432,8 +388,8 @@ out:
         out->len = start;
         out->data[start] = '\0';
     }
-    if (job)
-        job_release(job);
+    for (int i = 0; i < nbands; i++)
+        free(bands[i].out);
     free(pal);
     return e;
 }

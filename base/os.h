@@ -99,6 +99,13 @@ wa_err os_env_names(struct os_dir_list *out);
 /* Runs fn(arg) on a new detached thread. */
 wa_err os_thread_start(void (*fn)(void *), void *arg);
 
+/* Runs fn(ctx, i) for every i in [0, n) on the calling thread and one helper thread,
+ * each taking the next piece not yet taken, and returns when all are done. The caller
+ * never waits for a helper that has not started (it takes the pieces itself), and at
+ * most for the one piece the helper is on; once this returns, fn and ctx are no longer
+ * touched. n == 1, or no thread to be had: all on the calling thread. */
+void os_run_pieces(int n, void (*fn)(void *ctx, int i), void *ctx);
+
 /* A mutex between the threads of this process. os_mutex_new: NULL when out of memory. */
 struct os_mutex;
 struct os_mutex *os_mutex_new(void);

@@ -68,3 +68,60 @@ void os_path_native(char *path)
     (void)path;
 #endif
 }
+
+/* The shared state of one os_run_pieces call, on the heap: the helper may start after
+ * the caller has returned, and whichever of the two lets go of it last frees it. */
+struct pieces {
+    atomic_int next;     /* the next piece to take */
+    atomic_int finished; /* pieces done */
+    atomic_int refs;
+    int n;
+    void (*fn)(void *ctx, int i);
+    void *ctx;
+};
+
+static void pieces_work(struct pieces *p)
+{
+    for (;;) {
+        int i = atomic_fetch_add(&p->next, 1);
+        if (i >= p->n)
+            return;
+        p->fn(p->ctx, i);
+        atomic_fetch_add_explicit(&p->finished, 1, memory_order_release);
+    }
+}
+
+static void pieces_release(struct pieces *p)
+{
+    if (atomic_fetch_sub(&p->refs, 1) == 1)
+        free(p);
+}
+
+static void pieces_thread(void *arg)
+{
+    pieces_work(arg);
+    pieces_release(arg);
+}
+
+void os_run_pieces(int n, void (*fn)(void *ctx, int i), void *ctx)
+{
+    struct pieces *p = n > 1 ? malloc(sizeof *p) : NULL;
+    if (!p) {
+        for (int i = 0; i < n; i++)
+            fn(ctx, i);
+        return;
+    }
+    atomic_init(&p->next, 0);
+    atomic_init(&p->finished, 0);
+    atomic_init(&p->refs, 2);
+    p->n = n;
+    p->fn = fn;
+    p->ctx = ctx;
+    if (os_thread_start(pieces_thread, p) != WA_E_OK)
+        atomic_store(&p->refs, 1);
+    pieces_work(p);
+    /* Short: the helper is at most one piece from the end. os_sleep_ms(0) yields. */
+    while (atomic_load_explicit(&p->finished, memory_order_acquire) < n)
+        os_sleep_ms(0);
+    pieces_release(p);
+}

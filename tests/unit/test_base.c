@@ -9,6 +9,7 @@
 
 #include "base/dynbuf.h"
 #include "base/error.h"
+#include "base/os.h"
 #include "base/str.h"
 
 static void error_codes_round_trip(void **state)
@@ -112,12 +113,41 @@ static void string_helpers(void **state)
     assert_false(str_equal_secret("tok", NULL));
 }
 
+/* os_run_pieces: every piece runs exactly once, on at most two threads, and all are
+ * done when it returns (the last pieces are slow, so a helper is still on one then). */
+struct pieces_seen {
+    int runs[64];
+};
+
+static void mark_piece(void *ctx, int i)
+{
+    struct pieces_seen *s = ctx;
+    if (i >= 60)
+        os_sleep_ms(5);
+    __atomic_fetch_add(&s->runs[i], 1, __ATOMIC_SEQ_CST);
+}
+
+static void run_pieces_runs_each_once(void **state)
+{
+    (void)state;
+    static const int counts[] = {0, 1, 2, 7, 64};
+    for (int round = 0; round < 20; round++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            struct pieces_seen seen = {{0}};
+            os_run_pieces(counts[c], mark_piece, &seen);
+            for (int i = 0; i < 64; i++)
+                if (seen.runs[i] != (i < counts[c]))
+                    fail_msg("%d pieces: piece %d ran %d times", counts[c], i, seen.runs[i]);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(error_codes_round_trip),          cmocka_unit_test(fail_keeps_detail),
         cmocka_unit_test(dynbuf_grows_and_formats),        cmocka_unit_test(dynbuf_enforces_cap),
         cmocka_unit_test(dynbuf_redacts_every_occurrence), cmocka_unit_test(string_helpers),
+        cmocka_unit_test(run_pieces_runs_each_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
