@@ -26,7 +26,91 @@
 /* Far above any monitor, far below where width*height*4 could overflow. */
 #define IMAGE_MAX_SIDE 32768
 
-wa_err image_alloc(struct wa_image *img, int width, int height, bool bgra)
+/* Freed pixel buffers kept for reuse. Measured under Wine: copying a 1920x1080 capture
+ * out took 2.8 ms into a fresh buffer and 0.3 ms into one written before. The pool
+ * holds at most POOL_SLOTS buffers and POOL_MAX_BYTES in all; a buffer is taken for an
+ * image of at least half its size. Off under AddressSanitizer, whose use-after-free
+ * checks reuse would blind. */
+#define POOL_SLOTS     4
+#define POOL_MIN_BYTES (1u << 20)
+#define POOL_MAX_BYTES (96u << 20)
+
+#if defined(__SANITIZE_ADDRESS__)
+#define POOL_ON 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define POOL_ON 0
+#endif
+#endif
+#ifndef POOL_ON
+#define POOL_ON 1
+#endif
+
+static struct {
+    uint8_t *px;
+    size_t bytes;
+} pool[POOL_SLOTS];
+static size_t pool_bytes;
+static atomic_flag pool_lock = ATOMIC_FLAG_INIT;
+
+static void pool_enter(void)
+{
+    while (atomic_flag_test_and_set_explicit(&pool_lock, memory_order_acquire))
+        os_sleep_ms(0);
+}
+
+static void pool_leave(void)
+{
+    atomic_flag_clear_explicit(&pool_lock, memory_order_release);
+}
+
+/* The smallest kept buffer of at least bytes (and at most twice that), or NULL. */
+static uint8_t *pool_take(size_t bytes)
+{
+    if (!POOL_ON || bytes < POOL_MIN_BYTES)
+        return NULL;
+    pool_enter();
+    int best = -1;
+    for (int i = 0; i < POOL_SLOTS; i++)
+        if (pool[i].px && pool[i].bytes >= bytes && pool[i].bytes / 2 <= bytes &&
+            (best < 0 || pool[i].bytes < pool[best].bytes))
+            best = i;
+    uint8_t *px = NULL;
+    if (best >= 0) {
+        px = pool[best].px;
+        pool_bytes -= pool[best].bytes;
+        pool[best].px = NULL;
+    }
+    pool_leave();
+    return px;
+}
+
+/* Keeps px (of at least bytes) in a free slot, else in place of the smallest kept buffer
+ * if that is smaller; frees what is not kept. */
+static void pool_give(uint8_t *px, size_t bytes)
+{
+    if (!POOL_ON || bytes < POOL_MIN_BYTES) {
+        free(px);
+        return;
+    }
+    pool_enter();
+    int slot = 0; /* a free slot, else the one with the smallest buffer */
+    for (int i = 0; i < POOL_SLOTS && pool[slot].px; i++)
+        if (!pool[i].px || pool[i].bytes < pool[slot].bytes)
+            slot = i;
+    uint8_t *out = px;
+    size_t kept = pool[slot].px ? pool[slot].bytes : 0;
+    if ((!pool[slot].px || kept < bytes) && pool_bytes - kept + bytes <= POOL_MAX_BYTES) {
+        out = pool[slot].px;
+        pool[slot].px = px;
+        pool[slot].bytes = bytes;
+        pool_bytes = pool_bytes - kept + bytes;
+    }
+    pool_leave();
+    free(out);
+}
+
+static wa_err alloc_pixels(struct wa_image *img, int width, int height, bool bgra, bool zero)
 {
     img->width = 0;
     img->height = 0;
@@ -34,7 +118,12 @@ wa_err image_alloc(struct wa_image *img, int width, int height, bool bgra)
     img->bgra = bgra;
     if (width <= 0 || height <= 0 || width > IMAGE_MAX_SIDE || height > IMAGE_MAX_SIDE)
         return wa_fail(WA_E_INVALID_ARGS, "bad image size %dx%d", width, height);
-    img->px = calloc((size_t)width * (size_t)height, 4);
+    size_t bytes = (size_t)width * (size_t)height * 4;
+    img->px = pool_take(bytes);
+    if (img->px && zero)
+        memset(img->px, 0, bytes);
+    else if (!img->px)
+        img->px = zero ? calloc(bytes, 1) : malloc(bytes);
     if (!img->px)
         return wa_fail(WA_E_NOMEM, "cannot allocate a %dx%d image", width, height);
     img->width = width;
@@ -42,9 +131,20 @@ wa_err image_alloc(struct wa_image *img, int width, int height, bool bgra)
     return WA_E_OK;
 }
 
+wa_err image_alloc(struct wa_image *img, int width, int height, bool bgra)
+{
+    return alloc_pixels(img, width, height, bgra, true);
+}
+
+wa_err image_alloc_raw(struct wa_image *img, int width, int height, bool bgra)
+{
+    return alloc_pixels(img, width, height, bgra, false);
+}
+
 void image_cleanup(struct wa_image *img)
 {
-    free(img->px);
+    if (img->px)
+        pool_give(img->px, (size_t)img->width * (size_t)img->height * 4);
     img->px = NULL;
     img->width = 0;
     img->height = 0;
@@ -210,7 +310,7 @@ wa_err image_downscale(const struct wa_image *src, int max_edge, struct wa_image
         return wa_fail(WA_E_INVALID_ARGS, "downscale of an empty image");
     int w, h;
     image_fit(src->width, src->height, max_edge, &w, &h);
-    wa_err e = image_alloc(dst, w, h, src->bgra);
+    wa_err e = image_alloc_raw(dst, w, h, src->bgra);
     if (e)
         return e;
     if (w == src->width && h == src->height)

@@ -68,7 +68,7 @@ static wa_err dib_ensure(struct dib *d, int w, int h)
 /* Copies the w x h block at (x0, y0) of the DIB into a new image. */
 static wa_err copy_out(const struct dib *d, int x0, int y0, int w, int h, struct wa_image *out)
 {
-    wa_err e = image_alloc(out, w, h, true);
+    wa_err e = image_alloc_raw(out, w, h, true);
     if (e)
         return e;
     size_t row = (size_t)w * 4, stride = (size_t)d->w * 4;

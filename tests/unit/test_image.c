@@ -218,9 +218,43 @@ static void downscale_keeps_thin_lines(void **state)
     image_cleanup(&dst);
 }
 
+/* A freed large buffer comes back zeroed from image_alloc and is reused for the next
+ * image of about its size (not under AddressSanitizer, where the pool is off); small
+ * buffers and images of less than half its size do not take it. First in main: the
+ * pool is empty then. */
+static void large_buffers_are_reused_and_zeroed(void **state)
+{
+    (void)state;
+    struct wa_image a, b, c = {0};
+    assert_int_equal(image_alloc_raw(&a, 1920, 1080, true), WA_E_OK);
+    memset(a.px, 0xff, (size_t)1920 * 1080 * 4);
+    const uint8_t *first = a.px;
+    image_cleanup(&a);
+    assert_null(a.px);
+    assert_int_equal(image_alloc(&b, 1920, 1080, true), WA_E_OK);
+    for (size_t i = 0; i < (size_t)1920 * 1080 * 4; i++)
+        if (b.px[i])
+            fail_msg("byte %zu of a reused image is %d, not 0", i, b.px[i]);
+#if defined(__SANITIZE_ADDRESS__)
+    (void)first;
+#else
+    assert_ptr_equal(b.px, first);
+    memset(b.px, 0x11, (size_t)1920 * 1080 * 4);
+    image_cleanup(&b);
+    assert_int_equal(image_alloc_raw(&c, 1280, 720, true), WA_E_OK); /* < half: not it */
+    assert_ptr_not_equal(c.px, first);
+    image_cleanup(&c);
+    assert_int_equal(image_alloc_raw(&c, 1600, 900, true), WA_E_OK); /* >= half: it */
+    assert_ptr_equal(c.px, first);
+#endif
+    image_cleanup(&b);
+    image_cleanup(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(large_buffers_are_reused_and_zeroed),
         cmocka_unit_test(fit_sizes),
         cmocka_unit_test(alloc_and_pixels),
         cmocka_unit_test(downscale_dimensions),
