@@ -68,6 +68,11 @@ static int run_command(int argc, char **argv)
 int winagent_main(int argc, char **argv)
 {
     int code = run_command(argc, argv);
+    /* What the command said is out before anything else can go wrong: a pipe is fully
+     * buffered, and what is left in the buffer is lost if the process is ended while
+     * the backend shuts down. */
+    fflush(stdout);
+    fflush(stderr);
     cli_shutdown(); /* lets backend workers finish before the process exits */
     return code;
 }
