@@ -6,6 +6,8 @@
 #   3. the live desktop under Wine: capture, tree walks, observations, click and type
 #      latency as testapp sees them, and the agent's own time per step.
 set -euo pipefail
+# shellcheck source=../wine/no_aslr.sh
+. "$(dirname "$0")/../wine/no_aslr.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 native=$root/build/native
 win=$root/build/win64

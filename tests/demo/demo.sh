@@ -5,6 +5,8 @@
 # without one it replays the bundled recorded run and says so. Either way it ends by
 # printing the log folder. Called by ./dev.sh demo after the build.
 set -euo pipefail
+# shellcheck source=../wine/no_aslr.sh
+. "$(dirname "$0")/../wine/no_aslr.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 exe=$root/build/win64/winagent.exe

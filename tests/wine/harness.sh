@@ -12,6 +12,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=no_aslr.sh
+. "$here/no_aslr.sh"
 state=${WINAGENT_WINE_STATE:-$here/../../build/native/wine}
 mkdir -p "$state"
 state=$(cd "$state" && pwd)
