@@ -68,9 +68,8 @@ static int run_command(int argc, char **argv)
 int winagent_main(int argc, char **argv)
 {
     int code = run_command(argc, argv);
-    /* What the command said is out before anything else can go wrong: a pipe is fully
-     * buffered, and what is left in the buffer is lost if the process is ended while
-     * the backend shuts down. */
+    /* What the command said goes out now: into a pipe it sits in the C runtime's
+     * buffer until the exit, after the backend's shutdown (which waits for workers). */
     fflush(stdout);
     fflush(stderr);
     cli_shutdown(); /* lets backend workers finish before the process exits */

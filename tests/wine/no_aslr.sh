@@ -2,8 +2,9 @@
 # calling script again with address-space randomisation off, for it and its children.
 #
 # Debian's wine64 comes without Wine's preloader, so the loader's brk heap starts at a
-# random address; about one process start in 600 (measured: `wine winagent.exe
-# --version` in a loop) finds it where Wine maps the shared user data, 0x7ffe0000. That
+# random address in the 1 GB above the loader. Now and then (once in 2,400 starts of
+# `wine winagent.exe --version` in a loop, and every act, tree or state in a test is a
+# start) it covers the place where Wine maps the shared user data, 0x7ffe0000. That
 # process exits 1 before its main runs, and under WINEDEBUG=-all says nothing
 # ("err:virtual:virtual_alloc_first_teb wine: failed to map the shared user data:
 # c0000018" with err+virtual). Without randomisation the heap stays beside the loader
