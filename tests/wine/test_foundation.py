@@ -26,6 +26,20 @@ class Foundation(unittest.TestCase):
             self.assertGreater(ct - wt, 15, ready)
             self.assertEqual(ready.get("screen"), [1920, 1080], ready)
 
+    def test_wine_processes_start_without_address_randomisation(self):
+        # tests/wine/no_aslr.sh: a randomly placed loader heap can take 0x7ffe0000, the
+        # shared user data's address, and the process then dies before its main runs.
+        ADDR_NO_RANDOMIZE = 0x0040000
+        with TestApp() as app:
+            pid = app.proc.pid
+            with open("/proc/%d/personality" % pid) as f:
+                self.assertTrue(int(f.read(), 16) & ADDR_NO_RANDOMIZE)
+            with open("/proc/%d/maps" % pid) as f:
+                heap = [l.split()[0] for l in f if l.rstrip().endswith("[heap]")]
+            self.assertTrue(heap)
+            start, end = (int(x, 16) for x in heap[0].split("-"))
+            self.assertLess(end, 0x7ffe0000, heap)  # beside the loader at 0x7d000000
+
 
 if __name__ == "__main__":
     watest.main()
