@@ -5,7 +5,8 @@
 #   ./dev.sh build   build both targets: build/win64/winagent.exe and build/native/
 #   ./dev.sh test    deps + build + every test through ctest (lint, unit, the native tests
 #                    again under AddressSanitizer and UBSan, Wine, end-to-end)
-#   ./dev.sh lint    the format check and cppcheck (warnings are errors in every build)
+#   ./dev.sh lint    the format check, cppcheck and the layers' include order (warnings
+#                    are errors in every build)
 #   ./dev.sh demo    deps + build + the main job on a Wine desktop
 #   ./dev.sh bench   deps + build + the speed benchmark (medians and p95)
 #   ./dev.sh clean   remove build/ (the dependency cache stays; `clean --all` too)
@@ -108,6 +109,7 @@ cmd_lint() {
     [ -d build/native ] || cmd_build
     bash tests/lint/format.sh
     bash tests/lint/cppcheck.sh
+    python3 tests/lint/layers.py
 }
 
 cmd_test() {

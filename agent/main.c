@@ -3,13 +3,13 @@
 #include <string.h>
 
 #include "agent/front/cli.h"
-#include "agent/front/mcp.h"
+#include "agent/front/mcp_stdio.h"
 #include "agent/front/serve.h"
-#include "agent/main.h"
+#include "base/entry.h"
 #include "agent/run/batch.h"
 #include "agent/run/loop.h"
 #include "agent/front/report_cli.h"
-#include "agent/version.h"
+#include "base/version.h"
 
 static const char usage_text[] =
     "usage:\n"
@@ -72,7 +72,7 @@ int winagent_main(int argc, char **argv)
      * buffer until the exit, after the backend's shutdown (which waits for workers). */
     fflush(stdout);
     fflush(stderr);
-    cli_shutdown(); /* lets backend workers finish before the process exits */
+    host_shutdown(); /* lets backend workers finish before the process exits */
     return code;
 }
 

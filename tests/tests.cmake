@@ -40,11 +40,16 @@ foreach(script ${native_tests})
     "WINAGENT_SRC=${CMAKE_SOURCE_DIR};WINAGENT_NATIVE_EXE=$<TARGET_FILE:winagent>;PYTHONPATH=${CMAKE_SOURCE_DIR}/tests/lib;PYTHONDONTWRITEBYTECODE=1")
 endforeach()
 
-# The lint: the format check and cppcheck (./dev.sh lint runs the same scripts).
+# The lint: the format check, cppcheck and the layers' include order (./dev.sh lint runs
+# the same scripts), and a test that the include-order check fails when it should.
 foreach(check format cppcheck)
   add_test(NAME lint.${check} COMMAND bash ${CMAKE_SOURCE_DIR}/tests/lint/${check}.sh)
   set_tests_properties(lint.${check} PROPERTIES TIMEOUT 300)
 endforeach()
+add_test(NAME lint.layers COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/lint/layers.py)
+add_test(NAME lint.layers_check COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/lint/test_layers.py)
+set_tests_properties(lint.layers lint.layers_check PROPERTIES TIMEOUT 120
+  ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
 
 # The unit and native tests of the sanitizer build (build/asan), as one test here.
 set(WINAGENT_ASAN_DIR "" CACHE PATH "the native build with -DWINAGENT_SANITIZE=ON")

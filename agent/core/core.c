@@ -6,7 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/core/perform.h"
+#include "agent/core/core.h"
+#include "agent/core/call.h"
+#include "agent/core/look.h"
+#include "agent/core/operations.h"
+#include "agent/core/refs.h"
+#include "agent/core/verify.h"
+#include "agent/core/windows.h"
 #include "base/str.h"
 
 #define INPUT_LOCK_WAIT_MS 15000 /* another winagent's input, at most, before giving up */
@@ -75,46 +81,7 @@ enum shell_permission core_shell(const struct core *c)
     return c->cfg.shell;
 }
 
-wa_err core_config_from_settings(const struct settings *s, bool loop, struct core_config *out)
-{
-    memset(out, 0, sizeof *out);
-    out->dry_run = settings_on(s, SET_DRY_RUN);
-    out->restricted = settings_get(s, SET_RESTRICTED);
-    out->audit_path = settings_get(s, SET_AUDIT_LOG);
-    out->state_dir = settings_get(s, SET_STATE_DIR);
-    wa_err e = settings_num(s, SET_MAX_ACTIONS, 0.01, 10000, 10, &out->max_actions_per_s);
-    if (e)
-        return e;
-    if (!loop) {
-        out->shell = settings_on(s, SET_ALLOW_SHELL) ? SHELL_ALLOWED : SHELL_DENIED;
-        return WA_E_OK;
-    }
-    const char *v = settings_get(s, SET_SHELL);
-    if (str_ieq(v, "on"))
-        out->shell = SHELL_ALLOWED;
-    else if (str_ieq(v, "off"))
-        out->shell = SHELL_DENIED;
-    else if (str_ieq(v, "confirm"))
-        out->shell = SHELL_ASK;
-    else
-        return wa_fail(WA_E_CONFIG,
-                       "the shell policy must be on, off or confirm, not '%s' (from %s)",
-                       v ? v : "", setting_source_name(s, SET_SHELL));
-    return WA_E_OK;
-}
-
 /* ---- sessions ---- */
-
-void session_opts_default(struct session_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->front = "api";
-    o->observe.mode = OBS_AUTO;
-    o->observe.max_edge = 1280;
-    o->observe.tree_budget_ms = 3000;
-    o->after = AFTER_NONE;
-    o->settle_ms = 300;
-}
 
 wa_err session_new(struct core *c, const struct session_opts *o, struct session **out)
 {
@@ -181,256 +148,6 @@ uint64_t session_target(const struct session *s)
 }
 
 /* ---- shared by the operations ---- */
-
-static bool window_exists_quietly(struct call *k, uint64_t hwnd)
-{
-    struct wa_window w;
-    if (backend_window_info(k->be, hwnd, &w) != WA_E_OK) {
-        wa_err_clear();
-        return false;
-    }
-    wa_window_cleanup(&w);
-    return true;
-}
-
-void call_summary(struct call *k, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(k->r->summary, sizeof k->r->summary, fmt, ap);
-    va_end(ap);
-}
-
-/* Blacks out, in img of frame, every window the gate refuses that lies above `below`
- * in Z order (all of them when below is 0): a password manager over the window, or
- * anywhere on a monitor, never reaches an image. */
-static wa_err blackout(struct call *k, struct wa_image *img, struct wa_rect frame, uint64_t below)
-{
-    struct wa_window_list l;
-    wa_err e = backend_list_windows(k->be, &l);
-    if (e)
-        return wa_fail(e, "cannot tell which windows are on screen, so no image: %s",
-                       wa_err_detail());
-    for (size_t i = 0; i < l.count; i++) {
-        const struct wa_window *w = &l.items[i];
-        if (below && w->hwnd == below)
-            break;
-        if (w->state == WA_WINDOW_MINIMIZED || gate_check_window(k->c->gate, w, "") == WA_E_OK)
-            continue;
-        struct wa_rect r = wa_rect_intersect(w->rect, frame);
-        if (!wa_rect_empty(r))
-            image_fill_rect(img, r.left - frame.left, r.top - frame.top, r.right - frame.left,
-                            r.bottom - frame.top, 0x000000);
-    }
-    wa_window_list_cleanup(&l);
-    wa_err_clear();
-    return WA_E_OK;
-}
-
-static wa_err capture_window(void *ctx, uint64_t hwnd, struct wa_image *out, struct wa_rect *frame)
-{
-    struct call *k = ctx;
-    wa_err e = WA_E_OK;
-    if (k->walk_window == hwnd && k->walk_image.px) { /* taken while walking */
-        *out = k->walk_image;
-        *frame = k->walk_frame;
-        k->walk_image = (struct wa_image){0};
-    } else {
-        e = backend_capture_window(k->be, hwnd, out, frame);
-    }
-    if (!e && (e = blackout(k, out, *frame, hwnd)))
-        image_cleanup(out);
-    return e;
-}
-
-static wa_err capture_screen(void *ctx, struct wa_rect r, struct wa_image *out)
-{
-    struct call *k = ctx;
-    wa_err e = backend_capture_screen(k->be, r, out);
-    if (!e && (e = blackout(k, out, r, 0)))
-        image_cleanup(out);
-    return e;
-}
-
-wa_err call_capture(struct call *k, uint64_t hwnd, struct wa_rect rect, struct wa_image *out,
-                    struct wa_rect *frame)
-{
-    *frame = rect;
-    return hwnd ? capture_window(k, hwnd, out, frame) : capture_screen(k, rect, out);
-}
-
-/* The hash of the image k->pixels_now points at (the look before's is cached). */
-static uint64_t pixels_now_hash(struct call *k)
-{
-    return k->pixels_now == &k->before.image ? call_before_hash(k) : call_image_hash(k->pixels_now);
-}
-
-/* A capture on a thread of its own, beside a tree walk: freed by whichever side is
- * done with it last (the caller gives up on a capture stuck in a hung window). */
-struct side_capture {
-    const struct wa_backend *be;
-    uint64_t hwnd;
-    struct wa_image img;
-    struct wa_rect frame;
-    wa_err e;
-    struct os_event *done;
-    atomic_int refs;
-};
-
-#define SIDE_CAPTURE_WAIT_MS 1000 /* beyond the walk; a capture takes 2-30 ms */
-
-static void side_capture_unref(struct side_capture *c)
-{
-    if (atomic_fetch_sub(&c->refs, 1) == 1) {
-        image_cleanup(&c->img);
-        os_event_free(c->done);
-        free(c);
-    }
-}
-
-static void side_capture_run(void *arg)
-{
-    struct side_capture *c = arg;
-    c->e = backend_capture_window(c->be, c->hwnd, &c->img, &c->frame);
-    os_event_set(c->done);
-    side_capture_unref(c);
-}
-
-static struct side_capture *side_capture_start(struct call *k, uint64_t hwnd)
-{
-    struct side_capture *c = calloc(1, sizeof *c);
-    if (!c || !(c->done = os_event_new())) {
-        free(c);
-        return NULL;
-    }
-    c->be = k->be;
-    c->hwnd = hwnd;
-    atomic_init(&c->refs, 2);
-    if (os_thread_start(side_capture_run, c) != WA_E_OK) {
-        os_event_free(c->done);
-        free(c);
-        return NULL;
-    }
-    return c;
-}
-
-/* The side capture's image, moved into *img; false when it failed or is late. */
-static bool side_capture_finish(struct side_capture *c, struct wa_image *img, struct wa_rect *frame)
-{
-    if (!c)
-        return false;
-    bool ok = os_event_wait(c->done, SIDE_CAPTURE_WAIT_MS) && c->e == WA_E_OK;
-    if (ok) {
-        *img = c->img;
-        *frame = c->frame;
-        c->img = (struct wa_image){0};
-    }
-    side_capture_unref(c);
-    return ok;
-}
-
-wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
-{
-    struct session *s = k->s;
-    wa_err e = observe_check(k, hwnd);
-    if (e)
-        return e;
-    struct wa_tree tree;
-    struct observe_capture cap = {capture_window, capture_screen, k};
-    observation_cleanup(&k->r->obs);
-    /* The pixels as the walk found them, so that a later look can tell the tree still
-     * holds: the settle's last capture after an action, else one taken while the tree
-     * is walked, which is also the image if the tree is rejected. */
-    uint64_t pixels = 0;
-    bool have_pixels = false;
-    struct side_capture *side = NULL;
-    if (k->pixels_now) {
-        pixels = pixels_now_hash(k);
-        have_pixels = true;
-    } else if (o->mode != OBS_PIXEL) {
-        side = side_capture_start(k, hwnd);
-    }
-    struct wa_tree_opts to = {.budget_ms = o->tree_budget_ms, .keep_handles = true};
-    double t0 = os_clock_ms();
-    wa_err walked = o->mode == OBS_PIXEL ? WA_E_OK : backend_get_tree(k->be, hwnd, &to, &tree);
-    double tree_ms = (os_clock_ms() - t0);
-    if (side_capture_finish(side, &k->walk_image, &k->walk_frame)) {
-        k->walk_window = hwnd;
-        pixels = call_image_hash(&k->walk_image);
-        have_pixels = true;
-    }
-    if (o->mode == OBS_PIXEL)
-        e = observe_window(k->be, hwnd, o, &cap, &k->r->obs, &tree);
-    else
-        e = observe_window_tree(k->be, hwnd, o, &cap, walked, &k->r->obs, &tree);
-    k->r->obs.tree_ms = tree_ms;
-    image_cleanup(&k->walk_image);
-    k->walk_window = 0;
-    if (e)
-        return e;
-    s->frame = k->r->obs.frame;
-    s->have_frame = !wa_rect_empty(s->frame);
-    s->target = hwnd;
-    s->marked = k->r->obs.marked;
-    tree_cleanup(&s->tree);
-    s->tree = tree;
-    s->have_tree = tree.count > 0;
-    s->have_tree_pixels = have_pixels && s->have_tree;
-    s->tree_pixels = pixels;
-    return WA_E_OK;
-}
-
-wa_err call_observe_screen(struct call *k, struct wa_rect r, const struct observe_opts *o)
-{
-    struct session *s = k->s;
-    struct observe_capture cap = {capture_window, capture_screen, k};
-    observation_cleanup(&k->r->obs);
-    wa_err e = observe_screen(k->be, r, o, &cap, &k->r->obs);
-    if (e)
-        return e;
-    s->frame = r;
-    s->have_frame = true;
-    s->target = 0;
-    s->marked = false;
-    tree_cleanup(&s->tree);
-    s->have_tree = false;
-    s->have_tree_pixels = false;
-    return WA_E_OK;
-}
-
-wa_err call_image(struct call *k, uint64_t hwnd, struct wa_rect rect, int max_edge)
-{
-    struct wa_image img = {0};
-    struct wa_rect frame;
-    wa_err e = call_capture(k, hwnd, rect, &img, &frame);
-    if (e)
-        return e;
-    e = call_image_from(k, &img, frame, max_edge);
-    image_cleanup(&img);
-    return e;
-}
-
-wa_err call_image_from(struct call *k, const struct wa_image *img, struct wa_rect frame,
-                       int max_edge)
-{
-    struct observation obs;
-    observation_init(&obs);
-    wa_err e = observation_set_image(&obs, img, max_edge > 0 ? max_edge : 1280);
-    if (!e) {
-        struct op_result *r = k->r;
-        dynbuf_reset(&r->png);
-        e = dynbuf_add(&r->png, obs.png.data, obs.png.len);
-        r->has_image = !e;
-        r->img_w = obs.width;
-        r->img_h = obs.height;
-        r->scale = img->width > 0 ? (double)obs.width / img->width : 1.0;
-        r->origin_x = frame.left;
-        r->origin_y = frame.top;
-        r->frame = frame;
-    }
-    observation_cleanup(&obs);
-    return e;
-}
 
 /* ---- the audit line ---- */
 
@@ -499,6 +216,13 @@ static cJSON *audit_params(const struct op_request *q)
 
 /* ---- perform ---- */
 
+/* The core's function of each operation, from the table. */
+static wa_err (*const performers[OP__COUNT])(struct call *k) = {
+#define X_FN(id, fn) [OP_##id] = perform_##fn,
+    OP_MAP(X_FN)
+#undef X_FN
+};
+
 /* After an acting call: the wait for its effect, the look after it and what changed,
  * the observation or image, the fresh state. */
 /* Whether the session's tree of window after is still the window's: the action changed
@@ -513,23 +237,6 @@ static bool tree_still_holds(struct call *k, uint64_t after)
         after != b->window || !s->have_tree || s->tree.hwnd != after || !s->have_tree_pixels)
         return false;
     return s->tree_pixels == call_before_hash(k);
-}
-
-/* The observation after an action from the session's tree, which still holds. */
-static wa_err observe_reusing_tree(struct call *k, uint64_t hwnd, const struct observe_opts *o)
-{
-    struct session *s = k->s;
-    struct observe_capture cap = {capture_window, capture_screen, k};
-    observation_cleanup(&k->r->obs);
-    wa_err e = observe_window_tree(k->be, hwnd, o, &cap, WA_E_OK, &k->r->obs, &s->tree);
-    if (e)
-        return e;
-    s->frame = k->r->obs.frame;
-    s->have_frame = !wa_rect_empty(s->frame);
-    s->target = hwnd;
-    s->marked = k->r->obs.marked;
-    k->r->obs.tree_reused = true;
-    return WA_E_OK;
 }
 
 static void after_action(struct call *k)
@@ -553,14 +260,14 @@ static void after_action(struct call *k)
     else if (after == k->before.window && k->unchanged)
         k->pixels_now = &k->before.image;
     if (after && observe && reuse && s->o.observe.mode != OBS_PIXEL)
-        e = observe_reusing_tree(k, after, &s->o.observe);
+        e = call_observe_reusing_tree(k, after, &s->o.observe);
     else if (after && observe)
         e = call_observe(k, after, &s->o.observe);
     else if (after && input && !k->dry && !reuse)
         e = call_fresh_tree(k, after); /* the look after, for what changed */
     if (!e && !observe && after && !reuse && s->have_tree && s->tree.hwnd == after &&
         k->pixels_now) {
-        s->tree_pixels = pixels_now_hash(k); /* walked as it looks, settled */
+        s->tree_pixels = call_pixels_now_hash(k); /* walked as it looks, settled */
         s->have_tree_pixels = true;
     }
     if (e)
@@ -570,7 +277,7 @@ static void after_action(struct call *k)
         call_report_changes(k);
     double t0 = os_clock_ms();
     uint64_t win = r->hwnd ? r->hwnd : s->pinned ? s->pinned : s->target;
-    if (!win || !window_exists_quietly(k, win))
+    if (!win || !call_window_alive(k, win))
         win = after;
     struct wa_window w;
     if (win && backend_window_info(k->be, win, &w) == WA_E_OK) {
@@ -679,7 +386,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         look_before(&k);
     if (!e) {
         double t0 = os_clock_ms();
-        e = op->perform(&k);
+        e = performers[op->id](&k);
         /* the read back is settle; the debug image is its own phase */
         r->action_ms = (os_clock_ms() - t0) - r->settle_ms - r->annotate_ms;
     }

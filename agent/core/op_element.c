@@ -3,7 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/core/perform.h"
+#include "agent/core/operations.h"
+#include "agent/core/elements.h"
+#include "agent/core/look.h"
+#include "agent/core/send.h"
+#include "agent/core/verify.h"
 
 #define EXPAND_SETTLE_MS 150 /* a combo box's list needs a moment to open */
 
@@ -95,7 +99,7 @@ wa_err perform_focus_element(struct call *k)
         return e;
     const char *via = NULL;
     call_summary(k, "%s [%d]", k->name, k->r->element.id);
-    e = op_focus_element(k, i, &via);
+    e = send_focus(k, i, &via);
     k->r->via = via;
     return e;
 }

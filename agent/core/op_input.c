@@ -3,7 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/core/perform.h"
+#include "agent/core/operations.h"
+#include "agent/core/elements.h"
+#include "agent/core/look.h"
+#include "agent/core/send.h"
+#include "agent/core/verify.h"
+#include "agent/core/windows.h"
 
 #define MAX_KEY_CHORDS 16
 
@@ -220,18 +225,6 @@ wa_err perform_scroll_at(struct call *k)
     return scroll(k);
 }
 
-/* Puts keyboard focus on an element: the focus pattern, else a click at its centre. */
-static wa_err focus_element(struct call *k, size_t index, const char **via)
-{
-    wa_err e = send_element(k, index, WA_ACT_FOCUS, NULL, via);
-    if (e == WA_E_OK || e == WA_E_DENIED || e == WA_E_WINDOW_NOT_FOUND)
-        return e;
-    int x, y;
-    wa_rect_center(k->s->tree.nodes[index].bounds, &x, &y);
-    *via = "click";
-    return send_click(k, x, y, WA_BUTTON_LEFT, 1);
-}
-
 /* Characters, not UTF-8 bytes. */
 static size_t utf8_chars(const char *s)
 {
@@ -252,7 +245,7 @@ wa_err perform_type(struct call *k)
         const char *via = NULL;
         wa_err e = call_element(k, ARG_ELEMENT, &i);
         if (!e)
-            e = focus_element(k, i, &via);
+            e = send_focus(k, i, &via);
         if (e)
             return e;
         k->r->via = via;
@@ -275,10 +268,4 @@ wa_err perform_key(struct call *k)
         return e;
     call_summary(k, "%s %.80s", k->name, k->q->keys);
     return send_keys(k, combos, n);
-}
-
-/* Shared with the element operations (op_element.c). */
-wa_err op_focus_element(struct call *k, size_t index, const char **via)
-{
-    return focus_element(k, index, via);
 }

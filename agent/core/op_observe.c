@@ -4,7 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/core/perform.h"
+#include "agent/core/operations.h"
+#include "agent/core/elements.h"
+#include "agent/core/guard.h"
+#include "agent/core/look.h"
+#include "agent/core/refs.h"
+#include "agent/core/windows.h"
 #include "base/str.h"
 
 #define WAIT_POLL_MS  250
@@ -83,7 +88,7 @@ wa_err perform_screenshot(struct call *k)
     wa_err e;
     if (q->window.given) {
         uint64_t hwnd;
-        if ((e = call_window(k, &hwnd)) || (e = observe_check(k, hwnd)))
+        if ((e = call_window(k, &hwnd)) || (e = guard_observe(k, hwnd)))
             return e;
         int edge = q->max_edge > 0 ? q->max_edge : k->s->o.observe.max_edge;
         if ((e = call_image(k, hwnd, (struct wa_rect){0, 0, 0, 0}, edge)))

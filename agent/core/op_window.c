@@ -3,7 +3,9 @@
 #include <string.h>
 
 #include "agent/core/launch.h"
-#include "agent/core/perform.h"
+#include "agent/core/operations.h"
+#include "agent/core/guard.h"
+#include "agent/core/windows.h"
 
 #define LAUNCH_TIMEOUT_MS 10000
 #define SHELL_CAP_BYTES   (16u << 10) /* each of stdout and stderr, head and tail kept */
@@ -18,7 +20,7 @@ static wa_err op_window(struct call *k, bool required, uint64_t *hwnd)
                        k->name);
     wa_err e = call_window(k, hwnd);
     if (!e)
-        e = send_window_check(k, *hwnd);
+        e = guard_receiver(k, *hwnd, "");
     if (!e)
         call_report_window(k, *hwnd);
     if (!e)

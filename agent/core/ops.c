@@ -1,8 +1,6 @@
 /* The table of operations and arguments behind agent/core/ops.h. */
 #include "agent/core/ops.h"
 
-#include "agent/core/perform.h"
-
 #include <stdio.h>
 #include <string.h>
 
@@ -111,7 +109,6 @@ static const struct op_def ops[OP__COUNT] = {
                          .cli = "windows",
                          .title = "List windows",
                          .flags = OPF_OBSERVES,
-                         .perform = perform_list_windows,
                          .help = "List the top-level windows: handle, title, class, process, "
                                  "rectangle, state.",
                          .args = {{ARG_NONE, 0}}},
@@ -121,7 +118,6 @@ static const struct op_def ops[OP__COUNT] = {
                        .cli = "screenshot",
                        .title = "Screenshot",
                        .flags = OPF_OBSERVES | OPF_IMAGE,
-                       .perform = perform_screenshot,
                        .help =
                            "An image of a monitor (default: the target window's), or of a window, "
                            "with the scale and origin that map image pixels to screen pixels.",
@@ -135,7 +131,6 @@ static const struct op_def ops[OP__COUNT] = {
                     .cli = NULL,
                     .title = "Observe window",
                     .flags = OPF_OBSERVES,
-                    .perform = perform_observe,
                     .help = "Observe the target window: its accessibility tree when useful (auto), "
                             "else an image.",
                     .args = {{ARG_WINDOW, 0}, {ARG_MODE, 0}}},
@@ -145,7 +140,6 @@ static const struct op_def ops[OP__COUNT] = {
                  .cli = "tree",
                  .title = "Accessibility tree",
                  .flags = OPF_OBSERVES,
-                 .perform = perform_tree,
                  .help = "The window's accessibility tree exactly as the model sees it, with the "
                          "usefulness verdict and its source.",
                  .args = {{ARG_WINDOW, 0}, {ARG_VERBOSE, 0}}},
@@ -155,7 +149,6 @@ static const struct op_def ops[OP__COUNT] = {
                   .cli = "state",
                   .title = "Window elements",
                   .flags = OPF_OBSERVES,
-                  .perform = perform_state,
                   .help = "The window's elements as a numbered tree; the numbers are refs for the "
                           "other commands until the next state.",
                   .args = {{ARG_WINDOW, 0},
@@ -172,7 +165,6 @@ static const struct op_def ops[OP__COUNT] = {
                   .cli = "click",
                   .title = "Click",
                   .flags = OPF_INPUT,
-                  .perform = perform_click,
                   .help = "Click an element, or a point of the latest observation.",
                   .args = {AT_POINT}},
     [OP_DOUBLE_CLICK] = {.id = OP_DOUBLE_CLICK,
@@ -181,7 +173,6 @@ static const struct op_def ops[OP__COUNT] = {
                          .cli = "dblclick",
                          .title = "Double-click",
                          .flags = OPF_INPUT,
-                         .perform = perform_double_click,
                          .help = "Double-click an element or a point.",
                          .args = {AT_POINT}},
     [OP_RIGHT_CLICK] = {.id = OP_RIGHT_CLICK,
@@ -190,7 +181,6 @@ static const struct op_def ops[OP__COUNT] = {
                         .cli = "rightclick",
                         .title = "Right-click",
                         .flags = OPF_INPUT,
-                        .perform = perform_right_click,
                         .help = "Right-click an element or a point.",
                         .args = {AT_POINT}},
     [OP_MIDDLE_CLICK] = {.id = OP_MIDDLE_CLICK,
@@ -199,7 +189,6 @@ static const struct op_def ops[OP__COUNT] = {
                          .cli = "middleclick",
                          .title = "Middle-click",
                          .flags = OPF_INPUT,
-                         .perform = perform_middle_click,
                          .help = "Middle-click an element or a point.",
                          .args = {AT_POINT}},
     [OP_CLICK_AT] = {.id = OP_CLICK_AT,
@@ -208,7 +197,6 @@ static const struct op_def ops[OP__COUNT] = {
                      .cli = "click-at",
                      .title = "Click at screen pixels",
                      .flags = OPF_INPUT | OPF_PIXELS,
-                     .perform = perform_click_at,
                      .help = "Click at a screen pixel.",
                      .args = {AT_PIXEL, {ARG_BUTTON, 0}, ACT_COMMON}},
     [OP_MOUSE_MOVE] = {.id = OP_MOUSE_MOVE,
@@ -217,7 +205,6 @@ static const struct op_def ops[OP__COUNT] = {
                        .cli = "hover",
                        .title = "Move the mouse",
                        .flags = OPF_INPUT,
-                       .perform = perform_mouse_move,
                        .help = "Move the mouse onto an element or a point.",
                        .args = {AT_POINT}},
     [OP_DRAG] = {.id = OP_DRAG,
@@ -226,7 +213,6 @@ static const struct op_def ops[OP__COUNT] = {
                  .cli = "drag",
                  .title = "Drag",
                  .flags = OPF_INPUT,
-                 .perform = perform_drag,
                  .help = "Press on an element or point, move, and release on a point (0-999 of the "
                          "window's frame) or on another element.",
                  .args = {{ARG_ELEMENT, OPA_POS | OPA_REQ_CLI},
@@ -244,7 +230,6 @@ static const struct op_def ops[OP__COUNT] = {
                     .cli = "drag-at",
                     .title = "Drag between screen pixels",
                     .flags = OPF_INPUT | OPF_PIXELS,
-                    .perform = perform_drag_at,
                     .help = "Drag from one screen pixel to another.",
                     .args = {AT_PIXEL,
                              {ARG_TO_X, OPA_REQ | OPA_POS},
@@ -258,7 +243,6 @@ static const struct op_def ops[OP__COUNT] = {
                    .cli = "scroll",
                    .title = "Scroll",
                    .flags = OPF_INPUT,
-                   .perform = perform_scroll,
                    .help = "Turn the mouse wheel over an element, a point, or the middle of the "
                            "window.",
                    .args = {{ARG_ELEMENT, OPA_POS},
@@ -274,7 +258,6 @@ static const struct op_def ops[OP__COUNT] = {
          .cli = "scroll-at",
          .title = "Scroll at screen pixels",
          .flags = OPF_INPUT | OPF_PIXELS,
-         .perform = perform_scroll_at,
          .help = "Turn the mouse wheel over a screen pixel.",
          .args = {AT_PIXEL, {ARG_DIRECTION, OPA_REQ | OPA_POS}, {ARG_AMOUNT, OPA_POS}, ACT_COMMON}},
     [OP_TYPE] = {.id = OP_TYPE,
@@ -283,7 +266,6 @@ static const struct op_def ops[OP__COUNT] = {
                  .cli = "type",
                  .title = "Type text",
                  .flags = OPF_INPUT,
-                 .perform = perform_type,
                  .help = "Type text into the focused control (or into the element, focused first).",
                  .args = {{ARG_TEXT, OPA_REQ | OPA_POS}, {ARG_ELEMENT, 0}, ACT_COMMON}},
     [OP_SET_VALUE] =
@@ -293,7 +275,6 @@ static const struct op_def ops[OP__COUNT] = {
          .cli = "fill",
          .title = "Fill text field",
          .flags = OPF_INPUT,
-         .perform = perform_set_value,
          .help = "Replace an element's text (Value pattern, else focus, select all and "
                  "type).",
          .args = {{ARG_ELEMENT, OPA_REQ | OPA_POS}, {ARG_TEXT, OPA_REQ | OPA_POS}, ACT_COMMON}},
@@ -303,7 +284,6 @@ static const struct op_def ops[OP__COUNT] = {
                   .cli = "clear",
                   .title = "Clear text field",
                   .flags = OPF_INPUT,
-                  .perform = perform_clear,
                   .help = "Empty an element's text.",
                   .args = {ON_ELEMENT}},
     [OP_KEY] = {.id = OP_KEY,
@@ -312,7 +292,6 @@ static const struct op_def ops[OP__COUNT] = {
                 .cli = "keys",
                 .title = "Press keys",
                 .flags = OPF_INPUT | OPF_DESTRUCTIVE,
-                .perform = perform_key,
                 .help = "Press a key combination or a sequence of them.",
                 .args = {{ARG_KEYS, OPA_REQ | OPA_POS}, ACT_COMMON}},
     [OP_INVOKE] = {.id = OP_INVOKE,
@@ -321,7 +300,6 @@ static const struct op_def ops[OP__COUNT] = {
                    .cli = "invoke",
                    .title = "Invoke element",
                    .flags = OPF_INPUT,
-                   .perform = perform_invoke,
                    .help = "Invoke an element (buttons, menu items); a click where it has no such "
                            "action.",
                    .args = {ON_ELEMENT}},
@@ -331,7 +309,6 @@ static const struct op_def ops[OP__COUNT] = {
                    .cli = "toggle",
                    .title = "Toggle check box",
                    .flags = OPF_INPUT,
-                   .perform = perform_toggle,
                    .help = "Toggle a check box.",
                    .args = {ON_ELEMENT}},
     [OP_EXPAND] = {.id = OP_EXPAND,
@@ -340,7 +317,6 @@ static const struct op_def ops[OP__COUNT] = {
                    .cli = "expand",
                    .title = "Expand element",
                    .flags = OPF_INPUT,
-                   .perform = perform_expand,
                    .help = "Expand a combo box, menu or tree item.",
                    .args = {ON_ELEMENT}},
     [OP_COLLAPSE] = {.id = OP_COLLAPSE,
@@ -349,7 +325,6 @@ static const struct op_def ops[OP__COUNT] = {
                      .cli = "collapse",
                      .title = "Collapse element",
                      .flags = OPF_INPUT,
-                     .perform = perform_collapse,
                      .help = "Collapse an element.",
                      .args = {ON_ELEMENT}},
     [OP_SELECT] = {.id = OP_SELECT,
@@ -358,7 +333,6 @@ static const struct op_def ops[OP__COUNT] = {
                    .cli = "select",
                    .title = "Select item",
                    .flags = OPF_INPUT,
-                   .perform = perform_select,
                    .help = "Select a list, combo or tab item; with an item name, choose that item "
                            "of the combo box or list.",
                    .args = {{ARG_ELEMENT, OPA_REQ | OPA_POS}, {ARG_ITEM, OPA_POS}, ACT_COMMON}},
@@ -368,7 +342,6 @@ static const struct op_def ops[OP__COUNT] = {
                           .cli = "focus-element",
                           .title = "Focus element",
                           .flags = OPF_INPUT,
-                          .perform = perform_focus_element,
                           .help = "Put the keyboard focus on an element.",
                           .args = {ON_ELEMENT}},
     [OP_GET] = {.id = OP_GET,
@@ -377,7 +350,6 @@ static const struct op_def ops[OP__COUNT] = {
                 .cli = "get",
                 .title = "Read element",
                 .flags = OPF_OBSERVES,
-                .perform = perform_get,
                 .help = "Read an element's text, value, name, rectangle or states.",
                 .args = {{ARG_WHAT, OPA_REQ | OPA_POS},
                          {ARG_ELEMENT, OPA_REQ | OPA_POS},
@@ -388,7 +360,6 @@ static const struct op_def ops[OP__COUNT] = {
                     .cli = "inspect",
                     .title = "Inspect element",
                     .flags = OPF_OBSERVES,
-                    .perform = perform_inspect,
                     .help = "Every property of an element: type, name, value, states, patterns, "
                             "bounds, window handle, AutomationId, class.",
                     .args = {{ARG_ELEMENT, OPA_REQ | OPA_POS}, {ARG_WINDOW, 0}}},
@@ -398,7 +369,6 @@ static const struct op_def ops[OP__COUNT] = {
                  .cli = "find",
                  .title = "Find elements",
                  .flags = OPF_OBSERVES,
-                 .perform = perform_find,
                  .help = "Find elements by selector; the refs it prints are valid refs.",
                  .args = {{ARG_SELECTOR, OPA_REQ | OPA_POS}, {ARG_ALL, 0}, {ARG_WINDOW, 0}}},
     [OP_WAIT] = {.id = OP_WAIT,
@@ -407,7 +377,6 @@ static const struct op_def ops[OP__COUNT] = {
                  .cli = "wait",
                  .title = "Wait",
                  .flags = 0,
-                 .perform = perform_wait,
                  .help = "Wait some seconds, or until an element is visible, enabled or gone.",
                  .args = {{ARG_SECONDS, OPA_POS},
                           {ARG_VISIBLE, OPA_CLI},
@@ -421,7 +390,6 @@ static const struct op_def ops[OP__COUNT] = {
                          .cli = "focus",
                          .title = "Focus window",
                          .flags = OPF_WINDOWS,
-                         .perform = perform_focus_window,
                          .help =
                              "Bring a window to the front and verify it is the foreground window.",
                          .args = {{ARG_WINDOW, OPA_REQ | OPA_POS},
@@ -433,7 +401,6 @@ static const struct op_def ops[OP__COUNT] = {
                         .cli = "move",
                         .title = "Move window",
                         .flags = OPF_WINDOWS | OPF_PIXELS,
-                        .perform = perform_move_window,
                         .help = "Move and resize a window.",
                         .args = {{ARG_WINDOW, OPA_REQ | OPA_POS},
                                  {ARG_X, OPA_REQ | OPA_POS},
@@ -448,7 +415,6 @@ static const struct op_def ops[OP__COUNT] = {
                              .cli = "window-state",
                              .title = "Minimize, maximize or restore",
                              .flags = OPF_WINDOWS,
-                             .perform = perform_set_window_state,
                              .help = "Minimize, maximize or restore a window.",
                              .args = {{ARG_STATE, OPA_REQ | OPA_POS},
                                       {ARG_WINDOW, OPA_POS},
@@ -460,7 +426,6 @@ static const struct op_def ops[OP__COUNT] = {
                          .cli = "close",
                          .title = "Close window",
                          .flags = OPF_WINDOWS | OPF_DESTRUCTIVE,
-                         .perform = perform_close_window,
                          .help = "Close a window (the application may ask to save first).",
                          .args = {{ARG_WINDOW, OPA_POS},
                                   {ARG_SCREENSHOT, OPA_CLI},
@@ -471,7 +436,6 @@ static const struct op_def ops[OP__COUNT] = {
                    .cli = "launch",
                    .title = "Launch program",
                    .flags = OPF_LAUNCH,
-                   .perform = perform_launch,
                    .help = "Start a program by name or path and return its window; a command line "
                            "with arguments, a script or an interpreter needs the shell permission.",
                    .args = {{ARG_COMMAND, OPA_REQ | OPA_POS},
@@ -483,7 +447,6 @@ static const struct op_def ops[OP__COUNT] = {
                   .cli = "powershell",
                   .title = "Run PowerShell",
                   .flags = OPF_SHELL | OPF_DESTRUCTIVE,
-                  .perform = perform_shell,
                   .help = "Run a PowerShell command and get its exit code, stdout and stderr (long "
                           "output keeps its start and end); needs the shell permission.",
                   .args = {{ARG_COMMAND, OPA_REQ | OPA_POS}, {ARG_TIMEOUT_S, 0}}},

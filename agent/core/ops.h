@@ -99,45 +99,47 @@ struct arg_def {
 
 /* ---- operations ---- */
 
+/* X(ID, name): every operation, with its canonical name, which is also the name of the
+ * core's function that performs it (perform_<name>, declared in core/operations.h). */
 #define OP_MAP(X)                                                                                  \
-    X(SCREENSHOT)                                                                                  \
-    X(OBSERVE)                                                                                     \
-    X(TREE)                                                                                        \
-    X(STATE)                                                                                       \
-    X(CLICK)                                                                                       \
-    X(DOUBLE_CLICK)                                                                                \
-    X(RIGHT_CLICK)                                                                                 \
-    X(MIDDLE_CLICK)                                                                                \
-    X(CLICK_AT)                                                                                    \
-    X(MOUSE_MOVE)                                                                                  \
-    X(DRAG)                                                                                        \
-    X(DRAG_AT)                                                                                     \
-    X(SCROLL)                                                                                      \
-    X(SCROLL_AT)                                                                                   \
-    X(TYPE)                                                                                        \
-    X(SET_VALUE)                                                                                   \
-    X(CLEAR)                                                                                       \
-    X(KEY)                                                                                         \
-    X(INVOKE)                                                                                      \
-    X(TOGGLE)                                                                                      \
-    X(EXPAND)                                                                                      \
-    X(COLLAPSE)                                                                                    \
-    X(SELECT)                                                                                      \
-    X(FOCUS_ELEMENT)                                                                               \
-    X(GET)                                                                                         \
-    X(INSPECT)                                                                                     \
-    X(FIND)                                                                                        \
-    X(WAIT)                                                                                        \
-    X(LIST_WINDOWS)                                                                                \
-    X(FOCUS_WINDOW)                                                                                \
-    X(MOVE_WINDOW)                                                                                 \
-    X(SET_WINDOW_STATE)                                                                            \
-    X(CLOSE_WINDOW)                                                                                \
-    X(LAUNCH)                                                                                      \
-    X(SHELL)
+    X(SCREENSHOT, screenshot)                                                                      \
+    X(OBSERVE, observe)                                                                            \
+    X(TREE, tree)                                                                                  \
+    X(STATE, state)                                                                                \
+    X(CLICK, click)                                                                                \
+    X(DOUBLE_CLICK, double_click)                                                                  \
+    X(RIGHT_CLICK, right_click)                                                                    \
+    X(MIDDLE_CLICK, middle_click)                                                                  \
+    X(CLICK_AT, click_at)                                                                          \
+    X(MOUSE_MOVE, mouse_move)                                                                      \
+    X(DRAG, drag)                                                                                  \
+    X(DRAG_AT, drag_at)                                                                            \
+    X(SCROLL, scroll)                                                                              \
+    X(SCROLL_AT, scroll_at)                                                                        \
+    X(TYPE, type)                                                                                  \
+    X(SET_VALUE, set_value)                                                                        \
+    X(CLEAR, clear)                                                                                \
+    X(KEY, key)                                                                                    \
+    X(INVOKE, invoke)                                                                              \
+    X(TOGGLE, toggle)                                                                              \
+    X(EXPAND, expand)                                                                              \
+    X(COLLAPSE, collapse)                                                                          \
+    X(SELECT, select)                                                                              \
+    X(FOCUS_ELEMENT, focus_element)                                                                \
+    X(GET, get)                                                                                    \
+    X(INSPECT, inspect)                                                                            \
+    X(FIND, find)                                                                                  \
+    X(WAIT, wait)                                                                                  \
+    X(LIST_WINDOWS, list_windows)                                                                  \
+    X(FOCUS_WINDOW, focus_window)                                                                  \
+    X(MOVE_WINDOW, move_window)                                                                    \
+    X(SET_WINDOW_STATE, set_window_state)                                                          \
+    X(CLOSE_WINDOW, close_window)                                                                  \
+    X(LAUNCH, launch)                                                                              \
+    X(SHELL, shell)
 
 enum op_id {
-#define X_ENUM(id) OP_##id,
+#define X_ENUM(id, fn) OP_##id,
     OP_MAP(X_ENUM)
 #undef X_ENUM
         OP__COUNT
@@ -178,8 +180,6 @@ struct op_arg_use {
     unsigned flags;
 };
 
-struct call; /* the core's view of one request being performed (core/perform.h) */
-
 struct op_def {
     enum op_id id;
     const char *name;  /* canonical, for logs and the audit */
@@ -187,7 +187,6 @@ struct op_def {
     const char *cli;   /* the CLI command, MCP tool and serve command, or NULL */
     const char *title; /* MCP tool title */
     unsigned flags;
-    wa_err (*perform)(struct call *k);   /* the core's function */
     const char *help;                    /* one line */
     struct op_arg_use args[OP_MAX_ARGS]; /* ends at the first ARG_NONE */
 };

@@ -3,72 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/core/perform.h"
+#include "agent/core/send.h"
+
+#include "agent/core/guard.h"
+#include "agent/core/windows.h"
 #include "base/str.h"
 
 #define KEY_CHORD_PAUSE_MS 30
-
-static bool same_text(const char *a, const char *b)
-{
-    return strcmp(a ? a : "", b ? b : "") == 0;
-}
-
-/* Replay: the receiver must be the window the recording names. */
-static wa_err check_expected(struct call *k, const struct wa_window *w)
-{
-    const struct window_expect *x = k->q->expect;
-    if (!x)
-        return WA_E_OK;
-    const char *proc = w->process ? w->process : "";
-    if (same_text(w->title, x->title) && same_text(w->class_name, x->class_name) &&
-        str_ieq(proc, x->process ? x->process : ""))
-        return WA_E_OK;
-    return wa_fail(WA_E_DIVERGED,
-                   "%s would go to \"%.80s\" (class %.60s, %.60s), the recording sent it to "
-                   "\"%.80s\" (class %.60s, %.60s); nothing was sent",
-                   k->name, w->title ? w->title : "", w->class_name ? w->class_name : "", proc,
-                   x->title ? x->title : "", x->class_name ? x->class_name : "",
-                   x->process ? x->process : "");
-}
-
-/* Reads hwnd, refuses it when the gate says so, and records it as the receiver. */
-static wa_err receiver(struct call *k, uint64_t hwnd, const char *where)
-{
-    if (!hwnd)
-        return wa_fail(WA_E_DENIED, "%s refused: no window would receive it %s", k->name, where);
-    struct wa_window w;
-    wa_err e = backend_window_info(k->be, hwnd, &w);
-    if (e == WA_E_WINDOW_NOT_FOUND)
-        return wa_fail(e, "%s: window 0x%llx is gone; observe again", k->name,
-                       (unsigned long long)hwnd);
-    if (e)
-        return e;
-    k->receiver = hwnd;
-    snprintf(k->receiver_process, sizeof k->receiver_process, "%s", w.process ? w.process : "");
-    e = gate_check_window(k->c->gate, &w, k->name);
-    if (!e)
-        e = check_expected(k, &w);
-    wa_window_cleanup(&k->r->receiver);
-    k->r->receiver = w; /* moved: the result keeps it */
-    k->r->has_receiver = true;
-    return e;
-}
-
-wa_err observe_check(struct call *k, uint64_t hwnd)
-{
-    struct wa_window w;
-    wa_err e = backend_window_info(k->be, hwnd, &w);
-    if (e)
-        return e;
-    e = gate_check_window(k->c->gate, &w, k->name);
-    wa_window_cleanup(&w);
-    return e;
-}
-
-wa_err send_window_check(struct call *k, uint64_t hwnd)
-{
-    return receiver(k, hwnd, "");
-}
 
 /* "title" (process) of a window, for messages. */
 static void describe_window(struct call *k, uint64_t hwnd, char *out, size_t cap)
@@ -130,29 +71,11 @@ wa_err send_foreground(struct call *k)
     return WA_E_OK;
 }
 
-static wa_err receiver_at(struct call *k, int px, int py)
-{
-    uint64_t hwnd;
-    wa_err e = backend_window_at(k->be, px, py, &hwnd);
-    if (e)
-        return e;
-    char where[64];
-    snprintf(where, sizeof where, "at (%d,%d)", px, py);
-    return receiver(k, hwnd, where);
-}
-
-static wa_err receiver_keyboard(struct call *k)
-{
-    uint64_t hwnd;
-    wa_err e = backend_foreground_window(k->be, &hwnd);
-    return e ? e : receiver(k, hwnd, "(no window is in the foreground)");
-}
-
 wa_err send_click(struct call *k, int px, int py, enum wa_button b, int count)
 {
     wa_err e = send_foreground(k);
     if (!e)
-        e = receiver_at(k, px, py);
+        e = guard_receiver_at(k, px, py);
     if (e || k->dry)
         return e;
     return backend_click(k->be, px, py, b, count);
@@ -162,7 +85,7 @@ wa_err send_move(struct call *k, int px, int py)
 {
     wa_err e = send_foreground(k);
     if (!e)
-        e = receiver_at(k, px, py);
+        e = guard_receiver_at(k, px, py);
     if (e || k->dry)
         return e;
     return backend_mouse_move(k->be, px, py);
@@ -172,9 +95,9 @@ wa_err send_drag(struct call *k, int x1, int y1, int x2, int y2, enum wa_button 
 {
     wa_err e = send_foreground(k);
     if (!e)
-        e = receiver_at(k, x2, y2);
+        e = guard_receiver_at(k, x2, y2);
     if (!e)
-        e = receiver_at(k, x1, y1);
+        e = guard_receiver_at(k, x1, y1);
     if (e || k->dry)
         return e;
     return backend_drag(k->be, x1, y1, x2, y2, b, ms);
@@ -184,7 +107,7 @@ wa_err send_wheel(struct call *k, int px, int py, int notches, bool horizontal)
 {
     wa_err e = send_foreground(k);
     if (!e)
-        e = receiver_at(k, px, py);
+        e = guard_receiver_at(k, px, py);
     if (e || k->dry)
         return e;
     return backend_scroll(k->be, true, px, py, notches, horizontal);
@@ -194,7 +117,7 @@ wa_err send_text(struct call *k, const char *text)
 {
     wa_err e = send_foreground(k);
     if (!e)
-        e = receiver_keyboard(k);
+        e = guard_receiver_keyboard(k);
     if (e || k->dry)
         return e;
     return backend_type_text(k->be, text);
@@ -204,12 +127,12 @@ wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)
 {
     wa_err e = send_foreground(k);
     if (!e)
-        e = receiver_keyboard(k);
+        e = guard_receiver_keyboard(k);
     for (size_t i = 0; !e && !k->dry && i < n; i++) {
         if (i > 0) {
             /* a chord may open a window: the next one goes only where the gate allows */
             os_sleep_ms(KEY_CHORD_PAUSE_MS);
-            if ((e = receiver_keyboard(k)))
+            if ((e = guard_receiver_keyboard(k)))
                 break;
         }
         e = backend_press_keys(k->be, &combos[i]);
@@ -225,8 +148,19 @@ wa_err send_element(struct call *k, size_t index, enum wa_element_action a, cons
     struct wa_tree *t = &k->s->tree;
     wa_err e = send_foreground(k);
     if (!e)
-        e = receiver(k, t->hwnd, "");
+        e = guard_receiver(k, t->hwnd, "");
     if (e || k->dry)
         return e;
     return backend_element_action(k->be, t, index, a, value, via);
+}
+
+wa_err send_focus(struct call *k, size_t index, const char **via)
+{
+    wa_err e = send_element(k, index, WA_ACT_FOCUS, NULL, via);
+    if (e == WA_E_OK || e == WA_E_DENIED || e == WA_E_WINDOW_NOT_FOUND)
+        return e;
+    int x, y;
+    wa_rect_center(k->s->tree.nodes[index].bounds, &x, &y);
+    *via = "click";
+    return send_click(k, x, y, WA_BUTTON_LEFT, 1);
 }

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "agent/front/args.h"
+#include "base/args.h"
 #include "base/error.h"
 
 /* Which subcommands take a setting's flag. */

@@ -5,7 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/core/perform.h"
+#include "agent/core/verify.h"
+
+#include "agent/core/guard.h"
+#include "agent/core/look.h"
+#include "agent/core/windows.h"
 #include "automation/tree_diff.h"
 #include "base/str.h"
 
@@ -24,29 +28,6 @@ void look_cleanup(struct before_look *b)
     wa_window_list_cleanup(&b->windows);
     tree_cleanup(&b->tree);
     memset(b, 0, sizeof *b);
-}
-
-static bool window_alive(struct call *k, uint64_t hwnd)
-{
-    struct wa_window w;
-    if (!hwnd || backend_window_info(k->be, hwnd, &w) != WA_E_OK)
-        return false;
-    wa_window_cleanup(&w);
-    return true;
-}
-
-bool call_in_family(struct call *k, uint64_t target, uint64_t w)
-{
-    if (!w || !target)
-        return false;
-    if (w == target)
-        return true;
-    struct wa_window info;
-    if (backend_window_info(k->be, w, &info) != WA_E_OK)
-        return false;
-    bool owned = info.owner == target;
-    wa_window_cleanup(&info);
-    return owned;
 }
 
 void look_before(struct call *k)
@@ -68,7 +49,7 @@ void look_before(struct call *k)
     /* The tree before: the session's (what the model was shown) or, where there is
      * none of this window (one-shot act, the CLI, MCP), a walk now. */
     bool live = !s->o.refs && s->have_tree && s->tree.hwnd == hwnd;
-    if (!live && observe_check(k, hwnd) == WA_E_OK && call_fresh_tree(k, hwnd) == WA_E_OK &&
+    if (!live && guard_observe(k, hwnd) == WA_E_OK && call_fresh_tree(k, hwnd) == WA_E_OK &&
         b->have_image) {
         s->tree_pixels = call_before_hash(k); /* walked as it looked then */
         s->have_tree_pixels = true;
@@ -89,29 +70,6 @@ static void keep_tree_before(struct call *k)
     b->have_tree = true;
     tree_init(&s->tree);
     s->have_tree = false;
-}
-
-uint64_t call_image_hash(const struct wa_image *img)
-{
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)img->width ^ ((uint64_t)img->height << 32);
-    size_t row = (size_t)img->width * 4;
-    for (int y = 0; img->px && y < img->height; y++) {
-        const uint8_t *p = img->px + (size_t)y * row;
-        for (size_t i = 0; i < row; i += 4) /* every pixel, alpha skipped */
-            h = (h ^ ((uint64_t)p[i] | (uint64_t)p[i + 1] << 8 | (uint64_t)p[i + 2] << 16)) *
-                1099511628211ULL;
-    }
-    return h;
-}
-
-uint64_t call_before_hash(struct call *k)
-{
-    struct before_look *b = &k->before;
-    if (!b->hashed) {
-        b->image_hash = call_image_hash(&b->image);
-        b->hashed = true;
-    }
-    return b->image_hash;
 }
 
 void call_settle(struct call *k)
@@ -152,7 +110,7 @@ void call_settle(struct call *k)
             image_cleanup(&prev);
         prev = img;
         have_prev = got;
-        if (!got && !window_alive(k, hwnd))
+        if (!got && !call_window_alive(k, hwnd))
             break; /* the window went (closed): nothing more will change in it */
         if (changed && now - stable_since >= SETTLE_STABLE_MS)
             break;
@@ -388,7 +346,7 @@ uint64_t call_after_window(struct call *k)
     backend_target_window(k->be, &fg);
     wa_err_clear();
     uint64_t base = s->pinned ? s->pinned : k->r->hwnd ? k->r->hwnd : k->before.window;
-    if (!base || !window_alive(k, base))
+    if (!base || !call_window_alive(k, base))
         return fg;
     if (s->o.after == AFTER_OBSERVE && !s->pinned)
         return fg; /* the loop looks at whatever is in front now */

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/core/perform.h"
+#include "agent/core/windows.h"
+
+#include "agent/core/refs.h"
 #include "base/str.h"
 
 /* 2: exact title or process name; 1: a fragment of either; 0: no match. */
@@ -175,4 +177,27 @@ void call_report_window(struct call *k, uint64_t hwnd)
     wa_window_cleanup(&k->r->window);
     k->r->window = w;
     k->r->has_window = true;
+}
+
+bool call_window_alive(struct call *k, uint64_t hwnd)
+{
+    struct wa_window w;
+    if (!hwnd || backend_window_info(k->be, hwnd, &w) != WA_E_OK)
+        return false;
+    wa_window_cleanup(&w);
+    return true;
+}
+
+bool call_in_family(struct call *k, uint64_t target, uint64_t w)
+{
+    if (!w || !target)
+        return false;
+    if (w == target)
+        return true;
+    struct wa_window info;
+    if (backend_window_info(k->be, w, &info) != WA_E_OK)
+        return false;
+    bool owned = info.owner == target;
+    wa_window_cleanup(&info);
+    return owned;
 }

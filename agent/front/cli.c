@@ -8,64 +8,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/front/args.h"
-#include "agent/front/wire.h"
+#include "base/args.h"
+#include "agent/core/wire.h"
 #include "base/os.h"
 #include "base/str.h"
 
 extern const char prompt_skill[];
-
-int cli_fail(wa_err e)
-{
-    const char *d = wa_err_detail();
-    if (*d)
-        fprintf(stderr, "winagent: %s: %s\n", wa_err_message(e), d);
-    else
-        fprintf(stderr, "winagent: %s\n", wa_err_message(e));
-    return EXIT_USAGE;
-}
-
-static const struct wa_backend *cli_started; /* set once cli_backend succeeded */
-
-const struct wa_backend *cli_backend(void)
-{
-    static bool tried;
-    if (!tried) {
-        tried = true;
-        const struct wa_backend *cand = backend_default();
-        wa_err e = cand && cand->init ? cand->init() : WA_E_OK;
-        if (e)
-            cli_fail(e);
-        else
-            cli_started = cand;
-    }
-    return cli_started;
-}
-
-void cli_shutdown(void)
-{
-    if (cli_started && cli_started->shutdown)
-        cli_started->shutdown();
-    cli_started = NULL;
-}
-
-struct core *cli_core(const struct settings *s, bool loop)
-{
-    struct core_config cfg;
-    wa_err e = core_config_from_settings(s, loop, &cfg);
-    if (e) {
-        cli_fail(e);
-        return NULL;
-    }
-    if (!(cfg.be = cli_backend()))
-        return NULL;
-    struct core *c;
-    if ((e = core_new(&cfg, &c))) {
-        cli_fail(e);
-        return NULL;
-    }
-    return c;
-}
 
 /* ---- the table as options ---- */
 
@@ -350,7 +298,7 @@ static int run_op(const struct op_def *op, int argc, char **argv)
         e = parse_args(op, &a, &q);
     }
     if (e) {
-        int rc = cli_fail(e);
+        int rc = exit_fail(e);
         char usage[600];
         cli_usage(op, usage, sizeof usage);
         fprintf(stderr, "usage: winagent %s\n", usage);
@@ -358,7 +306,7 @@ static int run_op(const struct op_def *op, int argc, char **argv)
         settings_cleanup(&s);
         return rc;
     }
-    struct core *c = cli_core(&s, false);
+    struct core *c = host_core(&s, false);
     settings_cleanup(&s);
     if (!c) {
         op_request_cleanup(&q);
@@ -421,9 +369,9 @@ static int cmd_act(int argc, char **argv)
                                 "winagent act '{\"action\":\"click\",\"x\":500,\"y\":300}'");
     if (e) {
         settings_cleanup(&s);
-        return cli_fail(e);
+        return exit_fail(e);
     }
-    struct core *c = cli_core(&s, false);
+    struct core *c = host_core(&s, false);
     settings_cleanup(&s);
     if (!c) { /* said on stderr; the result, in its one shape, says it too */
         print_json(wire_error(NULL, WA_E_CONFIG,
@@ -495,7 +443,7 @@ static int cmd_config(int argc, char **argv)
         settings_print(&s, print_line, NULL);
     }
     settings_cleanup(&s);
-    return e ? cli_fail(e) : EXIT_OK;
+    return e ? exit_fail(e) : EXIT_OK;
 }
 
 bool cli_is_command(const char *name)
@@ -517,5 +465,5 @@ int cli_main(int argc, char **argv)
         return cmd_config(argc, argv);
     const struct op_def *op = op_by_cli(name);
     return op ? run_op(op, argc, argv)
-              : cli_fail(wa_fail(WA_E_USAGE, "unknown command '%s'", name));
+              : exit_fail(wa_fail(WA_E_USAGE, "unknown command '%s'", name));
 }

@@ -1,6 +1,6 @@
 /* The MCP server: JSON-RPC 2.0 messages mapped onto the desktop core's operations, with
  * logging, progress, cancellation, resources, completion and prompts. Transport-free:
- * stdio is below, Streamable HTTP in mcp_http.c. */
+ * stdio is mcp_stdio.c, Streamable HTTP mcp_http.c. */
 #include "agent/front/mcp.h"
 
 #include <ctype.h>
@@ -10,18 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/front/args.h"
+#include "base/args.h"
 #include "agent/front/cli.h"
-#include "agent/front/mcp_http.h"
-#include "agent/front/wire.h"
-#include "agent/version.h"
+#include "agent/core/wire.h"
+#include "base/version.h"
 #include "automation/image.h"
 #include "base/os.h"
 #include "base/str.h"
 
-#define LINE_MAX_BYTES  (64u << 20) /* a client message (a line) */
-#define REPLY_MAX_BYTES (96u << 20) /* a reply: base64 of a capped PNG plus JSON */
-#define MAX_INFLIGHT    32          /* requests of one server waiting or running */
+#define MAX_INFLIGHT 32 /* requests of one server waiting or running */
 
 /* JSON-RPC error codes. */
 enum {
@@ -319,7 +316,7 @@ static bool returns_data(const struct op_def *op)
     return !op_acts(op) || (op->flags & (OPF_SHELL | OPF_LAUNCH));
 }
 
-/* The one result shape (agent/front/wire.h) as a JSON schema. */
+/* The one result shape (agent/core/wire.h) as a JSON schema. */
 static cJSON *output_schema(void)
 {
     cJSON *o = cJSON_CreateObject();
@@ -442,7 +439,7 @@ static cJSON *call_result(const struct op_result *r, const char *version)
             cJSON_DeleteItemFromObjectCaseSensitive(data, "elements");
     }
     struct dynbuf b64;
-    dynbuf_init(&b64, REPLY_MAX_BYTES);
+    dynbuf_init(&b64, MCP_REPLY_MAX_BYTES);
     bool image =
         r->has_image && r->png.len > 0 && base64_encode(r->png.data, r->png.len, &b64) == WA_E_OK;
     char *text = cJSON_PrintUnformatted(j);
@@ -495,7 +492,7 @@ static void fit_image(const struct mcp_server *s, struct op_result *r)
     for (int tries = 0; tries < 12 && target >= 16; tries++) {
         struct wa_image small = {0};
         struct dynbuf png;
-        dynbuf_init(&png, REPLY_MAX_BYTES);
+        dynbuf_init(&png, MCP_REPLY_MAX_BYTES);
         bool ok = image_downscale(&full, target, &small) == WA_E_OK &&
                   png_encode(&small, &png) == WA_E_OK;
         size_t size = 4 * ((png.len + 2) / 3);
@@ -791,7 +788,7 @@ static void do_resources_read(struct req *rq, const cJSON *params, struct reply 
         cJSON_AddStringToObject(item, "uri", uri);
         if (id == OP_SCREENSHOT) {
             struct dynbuf b64;
-            dynbuf_init(&b64, REPLY_MAX_BYTES);
+            dynbuf_init(&b64, MCP_REPLY_MAX_BYTES);
             base64_encode(r.png.data, r.png.len, &b64);
             cJSON_AddStringToObject(item, "mimeType", "image/png");
             cJSON_AddStringToObject(item, "blob", dynbuf_str(&b64));
@@ -1052,299 +1049,12 @@ wa_err mcp_handle_message(struct mcp_server *s, const char *line, size_t len, st
     return e;
 }
 
-/* ---- stdio ---- */
-
-/* Reads one line (without its newline) into line. WA_E_OK with a line;
- * WA_E_TOO_LARGE when it exceeded the cap (the rest of it is skipped);
- * WA_E_IO at end of input (a last line without a newline is still returned first). */
-static wa_err read_line(FILE *in, struct dynbuf *line)
+void mcp_reply_too_large(struct dynbuf *out)
 {
-    char chunk[4096];
-    bool too_large = false, any = false;
-    dynbuf_reset(line);
-    for (;;) {
-        /* Byte by byte from stdio's buffer: a NUL in a line stays in it (and makes it a
-         * parse error) instead of cutting it short. */
-        size_t n = 0;
-        int c = EOF;
-        while (n < sizeof chunk && (c = getc(in)) != EOF && c != '\n')
-            chunk[n++] = (char)c;
-        any = any || n > 0 || c == '\n';
-        if (!too_large && n && dynbuf_add(line, chunk, n) != WA_E_OK) {
-            too_large = true;
-            dynbuf_reset(line);
-        }
-        if (c == '\n' || (c == EOF && any))
-            return too_large ? WA_E_TOO_LARGE : WA_E_OK;
-        if (c == EOF)
-            return WA_E_IO;
-    }
-}
-
-/* Lines from stdin, read on a thread of their own so that a cancellation can come in
- * while a request is being served; requests queue for the main thread. */
-struct line_item {
-    struct line_item *next;
-    size_t len;
-    bool too_large;
-    char text[];
-};
-
-struct stdio_link {
-    struct mcp_server *s;
-    FILE *out;
-    struct os_mutex *write; /* replies and notifications, one line at a time */
-    struct os_mutex *qlock;
-    struct os_event *more;
-    struct line_item *head, *tail;
-    bool eof, broken;
-    bool done; /* the reader touches nothing of this any more */
-};
-
-static void write_line(struct stdio_link *l, const char *text, size_t len)
-{
-    os_mutex_lock(l->write);
-    if (!l->broken && (fwrite(text, 1, len, l->out) != len || fputc('\n', l->out) == EOF ||
-                       fflush(l->out) != 0)) {
-        l->broken = true;
-        fprintf(stderr, "winagent mcp: the client stopped reading\n");
-    }
-    os_mutex_unlock(l->write);
-}
-
-static void sink_stdout(void *ctx, const char *json, size_t len)
-{
-    write_line(ctx, json, len);
-}
-
-static void push_line(struct stdio_link *l, const char *text, size_t len, bool too_large)
-{
-    struct line_item *it = malloc(sizeof *it + len + 1);
-    if (!it)
-        return;
-    it->next = NULL;
-    it->len = len;
-    it->too_large = too_large;
-    memcpy(it->text, text, len);
-    it->text[len] = '\0';
-    os_mutex_lock(l->qlock);
-    if (l->tail)
-        l->tail->next = it;
-    else
-        l->head = it;
-    l->tail = it;
-    os_mutex_unlock(l->qlock);
-    os_event_set(l->more);
-}
-
-/* Notifications (no "id") are handled as they arrive: a cancellation must not queue
- * behind the request it cancels. */
-static bool is_notification(const char *text, size_t len)
-{
-    cJSON *m = cJSON_ParseWithLength(text, len);
-    bool n = cJSON_IsObject(m) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(m, "method")) &&
-             !cJSON_GetObjectItemCaseSensitive(m, "id") && !memchr(text, '\0', len);
-    cJSON_Delete(m);
-    return n;
-}
-
-static void reader(void *arg)
-{
-    struct stdio_link *l = arg;
-    struct dynbuf line, none;
-    dynbuf_init(&line, LINE_MAX_BYTES);
-    dynbuf_init(&none, 1);
-    for (;;) {
-        wa_err e = read_line(stdin, &line);
-        if (e == WA_E_IO)
-            break;
-        if (e == WA_E_OK && is_notification(line.data, line.len))
-            mcp_handle_message(l->s, line.data, line.len, &none, NULL);
-        else
-            push_line(l, line.data ? line.data : "", line.len, e == WA_E_TOO_LARGE);
-    }
-    dynbuf_cleanup(&line);
-    dynbuf_cleanup(&none);
-    os_mutex_lock(l->qlock);
-    l->eof = true;
-    os_mutex_unlock(l->qlock);
-    os_event_set(l->more);
-    os_mutex_lock(l->qlock);
-    l->done = true;
-    os_mutex_unlock(l->qlock);
-}
-
-/* Waits a moment for the reader to finish; false when it is still reading (the client
- * stopped reading replies but keeps stdin open): then nothing may be freed. */
-static bool reader_finished(struct stdio_link *l)
-{
-    for (int i = 0; i < 200; i++) {
-        os_mutex_lock(l->qlock);
-        bool done = l->done;
-        os_mutex_unlock(l->qlock);
-        if (done)
-            return true;
-        os_nap_ms(10);
-    }
-    return false;
-}
-
-static struct line_item *pop_line(struct stdio_link *l, bool *eof)
-{
-    os_mutex_lock(l->qlock);
-    struct line_item *it = l->head;
-    if (it) {
-        l->head = it->next;
-        if (!l->head)
-            l->tail = NULL;
-    }
-    *eof = l->eof;
-    os_mutex_unlock(l->qlock);
-    return it;
-}
-
-static void serve_stdio(struct stdio_link *l)
-{
-    struct dynbuf reply;
-    dynbuf_init(&reply, REPLY_MAX_BYTES);
-    for (;;) {
-        bool eof;
-        struct line_item *it = pop_line(l, &eof);
-        if (!it) {
-            if (eof)
-                break; /* end of input: the client is done */
-            os_event_wait(l->more, -1);
-            continue;
-        }
-        dynbuf_reset(&reply);
-        if (it->too_large) {
-            cJSON *r =
-                error_response(NULL, RPC_INVALID_REQUEST, "Invalid Request: message too large");
-            char *text = cJSON_PrintUnformatted(r);
-            cJSON_Delete(r);
-            if (text)
-                dynbuf_adds(&reply, text);
-            free(text);
-        } else {
-            struct mcp_sink sink = {sink_stdout, l};
-            if (mcp_handle_message(l->s, it->text, it->len, &reply, &sink) != WA_E_OK) {
-                fprintf(stderr, "winagent mcp: cannot send a reply: %s\n", wa_err_detail());
-                dynbuf_reset(&reply);
-            }
-        }
-        free(it);
-        if (reply.len)
-            write_line(l, reply.data, reply.len);
-        if (l->broken)
-            break;
-    }
-    dynbuf_cleanup(&reply);
-}
-
-static const char mcp_usage[] =
-    "usage: winagent mcp [--http [ADDR:]PORT [--no-auth]] [--allow-shell] [--dry-run]\n"
-    "                    [--audit-log FILE]\n"
-    "  MCP over stdio (newline-delimited JSON-RPC 2.0 on stdin/stdout), or over\n"
-    "  Streamable HTTP at http://ADDR:PORT/mcp (ADDR 127.0.0.1 unless given). The HTTP\n"
-    "  server asks for a bearer token: WINAGENT_MCP_TOKEN, else one printed on stderr;\n"
-    "  --no-auth drops it, on a loopback address only.\n";
-
-/* The client's image limits from the settings. */
-static wa_err image_limits(const struct settings *set, long *bytes, int *px)
-{
-    int b;
-    wa_err e = settings_int(set, SET_MCP_IMAGE_MAX_BYTES, 1024, 64 << 20, MCP_IMAGE_MAX_BYTES, &b);
-    if (!e)
-        e = settings_int(set, SET_MCP_IMAGE_MAX_PX, 16, 16384, MCP_IMAGE_MAX_PX, px);
-    *bytes = b;
-    return e;
-}
-
-int cmd_mcp(int argc, char **argv)
-{
-    struct args a;
-    args_init(&a, argc, argv, 1);
-    if (args_flag(&a, "help", "h")) {
-        fputs(mcp_usage, stdout);
-        return EXIT_OK;
-    }
-    const char *http = args_value(&a, "http", NULL);
-    bool no_auth = args_flag(&a, "no-auth", NULL);
-    struct settings set;
-    long max_bytes = 0;
-    int max_px = 0;
-    wa_err e = settings_load(&set, &a, SG_DESK);
-    if (!e)
-        e = args_check_unknown(&a);
-    if (!e && args_positional_count(&a) > 0)
-        e = wa_fail(WA_E_USAGE, "mcp takes no arguments (got '%s')", args_positional(&a, 0));
-    if (!e && no_auth && !http)
-        e = wa_fail(WA_E_USAGE, "--no-auth goes with --http");
-    if (!e)
-        e = image_limits(&set, &max_bytes, &max_px);
-    if (e) {
-        settings_cleanup(&set);
-        cli_fail(e);
-        fputs(mcp_usage, stderr);
-        return EXIT_USAGE;
-    }
-    if (http) {
-        struct mcp_http_opts o = {.listen = http,
-                                  .no_auth = no_auth,
-                                  .token = settings_get(&set, SET_MCP_TOKEN),
-                                  .image_max_bytes = max_bytes,
-                                  .image_max_px = max_px};
-        os_interrupt_install(false);
-        struct core *c = cli_core(&set, false);
-        int rc = c ? mcp_http_serve(c, &o) : EXIT_USAGE;
-        settings_cleanup(&set);
-        core_free(c);
-        return rc;
-    }
-
-    FILE *out;
-    if ((e = os_protocol_stdio(&out))) {
-        settings_cleanup(&set);
-        return cli_fail(e);
-    }
-    os_interrupt_install(false); /* stdin is the protocol: no watcher may read it */
-    struct core *c = cli_core(&set, false);
-    settings_cleanup(&set);
-    struct mcp_server *s = NULL;
-    if (!c)
-        return EXIT_USAGE;
-    if ((e = mcp_server_new(c, &s))) {
-        core_free(c);
-        return cli_fail(e);
-    }
-    mcp_server_set_image_limits(s, max_bytes, max_px);
-    struct stdio_link l = {.s = s, .out = out};
-    l.write = os_mutex_new();
-    l.qlock = os_mutex_new();
-    l.more = os_event_new();
-    struct mcp_sink sink = {sink_stdout, &l};
-    mcp_server_set_sink(s, &sink);
-    if (!l.write || !l.qlock || !l.more || os_thread_start(reader, &l) != WA_E_OK) {
-        fprintf(stderr, "winagent mcp: cannot start the reader\n");
-        return EXIT_USAGE;
-    }
-    fprintf(stderr, "winagent mcp %s: ready on stdio%s%s\n", WINAGENT_VERSION,
-            core_shell(c) != SHELL_DENIED ? ", powershell on" : "",
-            core_dry_run(c) ? ", dry run" : "");
-    serve_stdio(&l);
-    int rc = os_interrupted() ? EXIT_INTERRUPTED : EXIT_OK;
-    mcp_server_set_sink(s, NULL);
-    fflush(out);
-    if (!reader_finished(&l))
-        return rc; /* the process ends with the reader blocked on stdin */
-    bool eof;
-    for (struct line_item *it; (it = pop_line(&l, &eof));)
-        free(it);
-    os_event_free(l.more);
-    os_mutex_free(l.qlock);
-    os_mutex_free(l.write);
-    mcp_server_free(s);
-    core_free(c);
-    fclose(out);
-    return rc;
+    cJSON *r = error_response(NULL, RPC_INVALID_REQUEST, "Invalid Request: message too large");
+    char *text = cJSON_PrintUnformatted(r);
+    cJSON_Delete(r);
+    if (text)
+        dynbuf_adds(out, text);
+    free(text);
 }

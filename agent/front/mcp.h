@@ -1,6 +1,6 @@
-/* `winagent mcp`: the desktop core as a Model Context Protocol server, newline-delimited
- * JSON-RPC 2.0 over stdin/stdout (protocol messages only on stdout, logs on stderr), or
- * Streamable HTTP (mcp_http.h). */
+/* The desktop core as a Model Context Protocol server, free of any transport: messages
+ * in, replies and notifications out. Its transports sit above it: stdio (mcp_stdio.h)
+ * and Streamable HTTP (mcp_http.h). */
 #ifndef WINAGENT_AGENT_FRONT_MCP_H
 #define WINAGENT_AGENT_FRONT_MCP_H
 
@@ -10,10 +10,6 @@
 
 #include "agent/core/core.h"
 #include "base/dynbuf.h"
-
-/* `winagent mcp [--http [ADDR:]PORT [--no-auth]] [--allow-shell] [--dry-run]
- * [--audit-log FILE]`; 0 when stdin ends (stdio) or on Ctrl+C (HTTP). */
-int cmd_mcp(int argc, char **argv);
 
 /* The transport-free server: one per connection (a session of its own) on a core. */
 struct mcp_server;
@@ -39,6 +35,9 @@ struct mcp_sink {
 wa_err mcp_handle_message(struct mcp_server *s, const char *msg, size_t len, struct dynbuf *out,
                           const struct mcp_sink *sink);
 
+/* The JSON-RPC error reply to a message too large to be read (its id unknown). */
+void mcp_reply_too_large(struct dynbuf *out);
+
 /* The sink for messages that belong to no request (log notifications); none by default. */
 void mcp_server_set_sink(struct mcp_server *s, const struct mcp_sink *sink);
 
@@ -47,6 +46,11 @@ void mcp_server_set_sink(struct mcp_server *s, const struct mcp_sink *sink);
 #define MCP_IMAGE_MAX_BYTES (1 << 20) /* of base64 */
 #define MCP_IMAGE_MAX_PX    2000      /* the longest edge */
 void mcp_server_set_image_limits(struct mcp_server *s, long max_bytes, int max_px);
+
+/* The largest client message and reply, in bytes, for the transports' buffers: a reply
+ * is the base64 of a capped PNG with its JSON. */
+#define MCP_MESSAGE_MAX_BYTES (64u << 20)
+#define MCP_REPLY_MAX_BYTES   (96u << 20)
 
 /* Whether v is a protocol version this server speaks. */
 bool mcp_version_known(const char *v);

@@ -13,14 +13,13 @@
 
 #include "agent/front/cli.h"
 #include "agent/front/mcp.h"
-#include "agent/version.h"
+#include "base/version.h"
 #include "base/dynbuf.h"
 #include "base/os.h"
 #include "base/str.h"
 
 #define MAX_SESSIONS    64
 #define BODY_MAX_BYTES  (4u << 20)
-#define REPLY_MAX_BYTES (96u << 20)
 #define SESSION_IDLE_MS (30 * 60 * 1000) /* a session nobody used this long ends */
 #define KEEPALIVE_MS    15000            /* a comment line on an idle GET stream */
 #define QUEUE_MAX       256              /* messages waiting for a GET stream */
@@ -418,7 +417,7 @@ static int do_post(struct http_server *hs, struct mg_connection *conn)
         return status;
     }
     struct dynbuf out;
-    dynbuf_init(&out, REPLY_MAX_BYTES);
+    dynbuf_init(&out, MCP_REPLY_MAX_BYTES);
     if (!k.has_request) { /* notifications and responses: accepted, nothing to say */
         mcp_handle_message(h->srv, body.data, body.len, &out, NULL);
         status = send_status(conn, 202, NULL, NULL, NULL, NULL);
@@ -589,19 +588,19 @@ int mcp_http_serve(struct core *c, const struct mcp_http_opts *o)
                     "on %s",
                     hs.addr);
     if (e)
-        return cli_fail(e);
+        return exit_fail(e);
     hs.auth = !o->no_auth;
     if (hs.auth && o->token && *o->token) {
         snprintf(hs.token, sizeof hs.token, "%s", o->token);
     } else if (hs.auth) {
         unsigned char rnd[24];
         if ((e = os_random_bytes(rnd, sizeof rnd)))
-            return cli_fail(e);
+            return exit_fail(e);
         for (size_t i = 0; i < sizeof rnd; i++)
             snprintf(hs.token + 2 * i, 3, "%02x", rnd[i]);
     }
     if (!(hs.lock = os_mutex_new()))
-        return cli_fail(wa_fail(WA_E_NOMEM, "out of memory"));
+        return exit_fail(wa_fail(WA_E_NOMEM, "out of memory"));
 
     char ports[96];
     snprintf(ports, sizeof ports, "%s:%d", hs.addr, hs.port);
@@ -624,7 +623,7 @@ int mcp_http_serve(struct core *c, const struct mcp_http_opts *o)
     if (!ctx) {
         mg_exit_library();
         os_mutex_free(hs.lock);
-        return cli_fail(wa_fail(WA_E_IO, "cannot listen on %s (in use?)", ports));
+        return exit_fail(wa_fail(WA_E_IO, "cannot listen on %s (in use?)", ports));
     }
     mg_set_request_handler(ctx, "/mcp", on_mcp, &hs);
     mg_set_request_handler(ctx, "/", on_other, &hs);

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/front/wire.h"
-#include "agent/version.h"
+#include "agent/core/wire.h"
+#include "base/version.h"
 #include "base/os.h"
 #include "base/str.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/front/args.h"
+#include "base/args.h"
 #include "agent/front/cli.h"
 #include "agent/run/report.h"
 #include "agent/run/report_index.h"
@@ -31,7 +31,7 @@ int cmd_report(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (e)
-        return cli_fail(e);
+        return exit_fail(e);
     char path[4200];
     snprintf(path, sizeof path, "%s", dir);
     size_t len = strlen(path);
@@ -42,18 +42,18 @@ int cmd_report(int argc, char **argv)
         (path[len - 12] == '/' || path[len - 12] == '\\'))
         path[len - 12] = '\0';
     if (!os_is_dir(path))
-        return cli_fail(wa_fail(WA_E_USAGE, "%s is not a folder", dir));
+        return exit_fail(wa_fail(WA_E_USAGE, "%s is not a folder", dir));
     char probe[4300];
     snprintf(probe, sizeof probe, "%s/trace.jsonl", path);
     if (os_path_exists(probe)) {
         if ((e = report_rebuild(path)))
-            return cli_fail(e);
+            return exit_fail(e);
         printf("%s/report.html\n", path);
         return EXIT_OK;
     }
     int runs;
     if ((e = report_index(path, &runs)))
-        return cli_fail(e);
+        return exit_fail(e);
     printf("%s/index.html\n", path);
     fprintf(stderr, "%d run%s\n", runs, runs == 1 ? "" : "s");
     return EXIT_OK;

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/front/args.h"
+#include "base/args.h"
 #include "agent/front/cli.h"
 #include "agent/front/rdp.h"
-#include "agent/front/wire.h"
-#include "agent/version.h"
+#include "agent/core/wire.h"
+#include "base/version.h"
 #include "automation/image.h"
 #include "base/os.h"
 #include "base/str.h"
@@ -443,7 +443,7 @@ static int serve_ipc_loop(struct session *ses, const char *dir)
     struct serve_ipc *s;
     wa_err e = serve_ipc_open(ses, dir, PARSE_GRACE_MS, &s);
     if (e)
-        return cli_fail(e);
+        return exit_fail(e);
     fprintf(stderr, "winagent serve: watching %s (requests every %d ms)\n", dir, POLL_MS);
     bool gone = false;
     while (!gone && !os_interrupted()) {
@@ -567,17 +567,17 @@ static int serve_tcp_loop(struct core *core, int port)
     char token[33];
     wa_err e = os_random_bytes(raw, sizeof raw);
     if (e)
-        return cli_fail(e);
+        return exit_fail(e);
     for (size_t i = 0; i < sizeof raw; i++)
         snprintf(token + 2 * i, 3, "%02x", raw[i]);
     struct tcp_server srv = {.core = core, .token = token, .lock = os_mutex_new()};
     os_socket l;
     int bound = 0;
     if (!srv.lock)
-        return cli_fail(wa_fail(WA_E_NOMEM, "out of memory"));
+        return exit_fail(wa_fail(WA_E_NOMEM, "out of memory"));
     if ((e = os_tcp_listen_loopback(port, &l, &bound))) {
         os_mutex_free(srv.lock);
-        return cli_fail(e);
+        return exit_fail(e);
     }
     printf("{\"port\":%d,\"token\":\"%s\"}\n", bound, token);
     fflush(stdout);
@@ -660,12 +660,12 @@ int cmd_serve(int argc, char **argv)
         e = wa_fail(WA_E_USAGE, "--port takes 0-65535");
     if (e) {
         settings_cleanup(&set);
-        cli_fail(e);
+        exit_fail(e);
         fputs(serve_usage, stderr);
         return EXIT_USAGE;
     }
     os_interrupt_install(false);
-    struct core *c = cli_core(&set, false);
+    struct core *c = host_core(&set, false);
     settings_cleanup(&set);
     if (!c)
         return EXIT_USAGE;
@@ -679,7 +679,7 @@ int cmd_serve(int argc, char **argv)
         struct session *ses;
         if ((e = session_new(c, &so, &ses))) {
             core_free(c);
-            return cli_fail(e);
+            return exit_fail(e);
         }
         rc = serve_ipc_loop(ses, dir);
         session_free(ses);

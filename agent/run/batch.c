@@ -8,7 +8,8 @@
 #include <cjson/cJSON.h>
 
 #include "agent/core/core.h"
-#include "agent/front/cli.h"
+#include "agent/core/exit.h"
+#include "agent/core/host.h"
 #include "agent/run/config.h"
 #include "agent/run/loop.h"
 #include "agent/run/report_index.h"
@@ -471,30 +472,30 @@ static int start(struct batch *b, const char *file, bool resume)
     if (!e)
         e = check_shell_policy(b, file);
     if (e) {
-        cli_fail(e);
+        exit_fail(e);
         return EXIT_USAGE;
     }
     char name[48];
     batch_name(file, name, sizeof name);
     if (resume) {
         if (!(b->dir = latest_batch(b->cfg->log_dir, name))) {
-            cli_fail(wa_fail(WA_E_USAGE, "--resume: no earlier batch of %s in %s", file,
-                             b->cfg->log_dir));
+            exit_fail(wa_fail(WA_E_USAGE, "--resume: no earlier batch of %s in %s", file,
+                              b->cfg->log_dir));
             return EXIT_USAGE;
         }
     } else if (os_mkdir_p(b->cfg->log_dir) != WA_E_OK ||
                !(b->dir = new_batch_dir(b->cfg->log_dir, name))) {
-        cli_fail(wa_fail(WA_E_IO, "cannot create a batch folder in %s", b->cfg->log_dir));
+        exit_fail(wa_fail(WA_E_IO, "cannot create a batch folder in %s", b->cfg->log_dir));
         return EXIT_USAGE;
     }
     if (!(b->done = calloc(b->n, sizeof *b->done)))
-        return cli_fail(wa_fail(WA_E_NOMEM, "out of memory"));
+        return exit_fail(wa_fail(WA_E_NOMEM, "out of memory"));
     if (resume)
         read_results(b);
     struct core_config cc;
     if ((e = core_config_from_settings(&b->cfg->settings, true, &cc)) ||
-        (cc.be = cli_backend(), !cc.be) || (e = core_new(&cc, &b->core))) {
-        cli_fail(e ? e : wa_fail(WA_E_UNSUPPORTED, "no desktop backend"));
+        (cc.be = host_backend(), !cc.be) || (e = core_new(&cc, &b->core))) {
+        exit_fail(e ? e : wa_fail(WA_E_UNSUPPORTED, "no desktop backend"));
         return EXIT_USAGE;
     }
     struct session_opts so;
@@ -502,7 +503,7 @@ static int start(struct batch *b, const char *file, bool resume)
     so.front = "batch";
     so.after = AFTER_NONE;
     if ((e = session_new(b->core, &so, &b->ses)))
-        return cli_fail(e);
+        return exit_fail(e);
     return EXIT_OK;
 }
 
@@ -512,7 +513,7 @@ static int run_batch(struct batch *b, const char *file, bool resume)
     if (code != EXIT_OK)
         return code;
     if (!watchdog.mu && (!(watchdog.mu = os_mutex_new()) || os_thread_start(watch, &watchdog)))
-        return cli_fail(wa_fail(WA_E_IO, "cannot start the wall-time watchdog"));
+        return exit_fail(wa_fail(WA_E_IO, "cannot start the wall-time watchdog"));
     size_t kept = 0;
     for (size_t i = 0; i < b->n; i++)
         if (b->done[i] == OUT_PASS || b->done[i] == OUT_FAIL) {
@@ -548,7 +549,7 @@ int cmd_batch(int argc, char **argv)
     /* argv: "batch" FILE [--resume] [run options]; the file takes the prompt's place. */
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     if (!rest)
-        return cli_fail(wa_fail(WA_E_NOMEM, "out of memory"));
+        return exit_fail(wa_fail(WA_E_NOMEM, "out of memory"));
     int n = 0;
     bool resume = false, help = false;
     for (int i = 0; i < argc; i++) {
@@ -569,7 +570,7 @@ int cmd_batch(int argc, char **argv)
     free(rest);
     if (e) {
         config_cleanup(&cfg);
-        cli_fail(e);
+        exit_fail(e);
         fputs(batch_usage, stderr);
         return EXIT_USAGE;
     }

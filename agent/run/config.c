@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/front/args.h"
+#include "base/args.h"
 #include "base/str.h"
 
 void config_cleanup(struct agent_config *c)

@@ -9,8 +9,9 @@
 #include <cjson/cJSON.h>
 
 #include "agent/core/core.h"
-#include "agent/front/cli.h"
-#include "agent/front/wire.h"
+#include "agent/core/exit.h"
+#include "agent/core/host.h"
+#include "agent/core/wire.h"
 #include "agent/run/calltrace.h"
 #include "agent/run/replay.h"
 #include "agent/run/steplog.h"
@@ -287,24 +288,6 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
 
 /* ---- the run ---- */
 
-static const char *exit_word(int code)
-{
-    switch (code) {
-    case EXIT_OK:
-        return "finished";
-    case EXIT_LLM:
-        return "LLM error";
-    case EXIT_STEPS:
-        return "step limit reached";
-    case EXIT_ACTION:
-        return "desktop failure";
-    case EXIT_INTERRUPTED:
-        return "interrupted";
-    default:
-        return "error";
-    }
-}
-
 /* reason: why a run that did not finish ended (NULL when it finished). */
 static void finish(struct run *r, int code, int steps, const char *reason)
 {
@@ -566,12 +549,12 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
     const char *shell = settings_get(&cfg->settings, SET_SHELL);
     /* --shell confirm reads answers from stdin, so stdin cannot also signal parent death. */
     os_interrupt_install(!str_ieq(shell, "confirm"));
-    r.be = cli_backend();
+    r.be = host_backend();
     if (!r.be)
         return EXIT_ACTION;
     wa_err e = steplog_open(&r.log, cfg->log_dir, cfg->prompt, cfg->api_key);
     if (e)
-        return cli_fail(e);
+        return exit_fail(e);
     if (out)
         snprintf(out->dir, sizeof out->dir, "%s", r.log.dir);
     steplog_note(&r.log, "winagent: task: %s", cfg->prompt);
@@ -632,7 +615,7 @@ int cmd_run(int argc, char **argv)
     wa_err e = config_load(argc, argv, &cfg);
     int code;
     if (e)
-        code = cli_fail(e);
+        code = exit_fail(e);
     else if (cfg.replay)
         code = replay_run(&cfg);
     else

@@ -13,8 +13,9 @@
 #include <cjson/cJSON.h>
 
 #include "agent/core/core.h"
-#include "agent/front/cli.h"
-#include "agent/front/wire.h"
+#include "agent/core/exit.h"
+#include "agent/core/host.h"
+#include "agent/core/wire.h"
 #include "agent/run/calltrace.h"
 #include "agent/run/steplog.h"
 #include "base/os.h"
@@ -273,10 +274,10 @@ int replay_run(const struct agent_config *cfg)
     char *text = NULL;
     wa_err e = os_read_file(cfg->replay, 256u << 20, &text, NULL);
     if (e)
-        return cli_fail(e);
+        return exit_fail(e);
     os_interrupt_install(true);
     struct replay rp = {.cfg = cfg, .start_ms = os_now_ms()};
-    if (!(rp.core = cli_core(&cfg->settings, true))) {
+    if (!(rp.core = host_core(&cfg->settings, true))) {
         free(text);
         return EXIT_ACTION;
     }
@@ -286,7 +287,7 @@ int replay_run(const struct agent_config *cfg)
     if ((e = steplog_open(&rp.log, cfg->log_dir, title, cfg->api_key))) {
         free(text);
         core_free(rp.core);
-        return cli_fail(e);
+        return exit_fail(e);
     }
     char *source = str_dup(cfg->replay);
     if (source)
@@ -313,7 +314,7 @@ int replay_run(const struct agent_config *cfg)
     so.annotate = true;
     int code;
     if ((e = session_new(rp.core, &so, &rp.ses))) {
-        code = cli_fail(e);
+        code = exit_fail(e);
         finish(&rp, EXIT_USAGE, "error", wa_err_detail());
     } else {
         code = replay_lines(&rp, text);

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "agent/main.h"
+#include "base/entry.h"
 #include "automation/win/win_utf8.h"
 
 int wmain(int argc, wchar_t **wargv)

@@ -19,7 +19,7 @@
 
 #include "agent/core/core.h"
 #include "agent/core/observe.h"
-#include "agent/front/wire.h"
+#include "agent/core/wire.h"
 #include "automation/backend.h"
 #include "base/os.h"
 #include "base/str.h"

@@ -13,7 +13,7 @@
 
 #include "agent/core/ops.h"
 #include "agent/core/request.h"
-#include "agent/front/wire.h"
+#include "agent/core/wire.h"
 
 /* Parses json with the model's names (op from "action"); the error, request kept. */
 static wa_err model(const char *json, struct op_request *q)

@@ -1,5 +1,5 @@
 /* Command-line scanning with options anywhere among the positional arguments. */
-#include "agent/front/args.h"
+#include "base/args.h"
 
 #include <stdlib.h>
 #include <string.h>

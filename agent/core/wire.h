@@ -5,8 +5,8 @@
  *    "window_state": {"hwnd","title","is_foreground","rect"}, "dry_run": true}
  *   {"success": false, "op": "click", "error": {"code": "...", "message": "..."}}
  */
-#ifndef WINAGENT_AGENT_FRONT_WIRE_H
-#define WINAGENT_AGENT_FRONT_WIRE_H
+#ifndef WINAGENT_AGENT_CORE_WIRE_H
+#define WINAGENT_AGENT_CORE_WIRE_H
 
 #include <stdbool.h>
 

@@ -1,5 +1,5 @@
 /* JSON requests in, the one JSON result shape out. */
-#include "agent/front/wire.h"
+#include "agent/core/wire.h"
 
 #include <stdio.h>
 #include <stdlib.h>

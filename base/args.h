@@ -1,7 +1,7 @@
 /* A small command-line scanner: options may stand before or after positional
  * arguments, as --name VALUE, --name=VALUE or -n VALUE. */
-#ifndef WINAGENT_AGENT_FRONT_ARGS_H
-#define WINAGENT_AGENT_FRONT_ARGS_H
+#ifndef WINAGENT_BASE_ARGS_H
+#define WINAGENT_BASE_ARGS_H
 
 #include <stdbool.h>
 

@@ -1,0 +1,94 @@
+/* Inside the core: the state of a core and a session, and the view of one request
+ * being performed that every part of the core works on. Only agent/core/ includes
+ * this. */
+#ifndef WINAGENT_AGENT_CORE_CALL_H
+#define WINAGENT_AGENT_CORE_CALL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent/core/core_config.h"
+#include "agent/core/gate.h"
+#include "agent/core/request.h"
+#include "base/os.h"
+
+struct core {
+    struct core_config cfg; /* strings below are owned copies */
+    const struct wa_backend *be;
+    struct gate *gate;
+    char *state_dir;
+    struct os_mutex *input; /* acting operations of this process, one at a time */
+};
+
+struct session {
+    struct core *core;
+    struct session_opts o;
+    struct os_mutex *lock;
+    uint64_t pinned;      /* --window */
+    struct wa_rect frame; /* frame of the latest observation: what 0-999 spans */
+    bool have_frame;
+    uint64_t target;     /* window of the latest observation; 0 for a monitor */
+    struct wa_tree tree; /* tree of the latest observation, handles kept */
+    bool have_tree;
+    bool marked; /* the latest observation was an image with numbered marks */
+    /* A hash of the window's pixels when its tree was walked: while they are the same
+     * (and nothing else moved), the tree still holds. */
+    bool have_tree_pixels;
+    uint64_t tree_pixels;
+};
+
+/* What the core looked at before an acting operation, to wait for its effect and to
+ * say what it changed. */
+struct before_look {
+    bool have;
+    uint64_t window; /* the operation's window */
+    uint64_t fg;     /* the foreground window */
+    bool have_windows;
+    struct wa_window_list windows;
+    bool have_image;
+    struct wa_image image; /* the window as it looked */
+    bool hashed;
+    uint64_t image_hash; /* of image, once asked for (before_image_hash) */
+    bool have_after_image;
+    struct wa_image after_image; /* ... and once the action settled */
+    bool have_tree;
+    struct wa_tree tree; /* its tree (taken from the session when the after look comes) */
+};
+
+/* One request being performed. */
+struct call {
+    struct session *s;
+    struct core *c;
+    const struct wa_backend *be;
+    const struct op_request *q;
+    struct op_result *r;
+    bool dry;
+    /* The window that received the last input the call sent, for the audit. */
+    uint64_t receiver;
+    char receiver_process[260];
+    const char *name; /* the operation's name in the caller's front end */
+    bool fresh;       /* the session's tree was walked during this call */
+    struct before_look before;
+    bool settled;        /* the operation waited for its own effect (text read back) */
+    int noted_match;     /* the note that a selector matched several windows is made */
+    int64_t progress_at; /* when the front end was last told of progress */
+    bool unchanged;      /* the settle saw no change at all (pixels, foreground) */
+    const struct wa_image *pixels_now; /* the window as it looks now, when known */
+    /* The window captured while its tree was walked, for the observation to use
+     * (taken by the capture hook) when the tree is rejected. */
+    struct wa_image walk_image;
+    struct wa_rect walk_frame;
+    uint64_t walk_window;
+    bool pattern_action; /* it acted through an accessibility pattern, which can change
+                          * an element's state where no pixel shows it */
+};
+
+/* The operation's one-line summary for progress ("click (512,300)"). */
+void call_summary(struct call *k, const char *fmt, ...) WA_PRINTF(2, 3);
+
+/* A hash of an image's pixels (FNV-1a over every pixel). */
+uint64_t call_image_hash(const struct wa_image *img);
+/* The hash of the look before's image, computed once per call. */
+uint64_t call_before_hash(struct call *k);
+
+#endif

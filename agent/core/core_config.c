@@ -1,0 +1,45 @@
+/* A core's configuration from the resolved settings, and a session's default options. */
+#include "agent/core/core_config.h"
+
+#include <string.h>
+
+#include "base/str.h"
+
+wa_err core_config_from_settings(const struct settings *s, bool loop, struct core_config *out)
+{
+    memset(out, 0, sizeof *out);
+    out->dry_run = settings_on(s, SET_DRY_RUN);
+    out->restricted = settings_get(s, SET_RESTRICTED);
+    out->audit_path = settings_get(s, SET_AUDIT_LOG);
+    out->state_dir = settings_get(s, SET_STATE_DIR);
+    wa_err e = settings_num(s, SET_MAX_ACTIONS, 0.01, 10000, 10, &out->max_actions_per_s);
+    if (e)
+        return e;
+    if (!loop) {
+        out->shell = settings_on(s, SET_ALLOW_SHELL) ? SHELL_ALLOWED : SHELL_DENIED;
+        return WA_E_OK;
+    }
+    const char *v = settings_get(s, SET_SHELL);
+    if (str_ieq(v, "on"))
+        out->shell = SHELL_ALLOWED;
+    else if (str_ieq(v, "off"))
+        out->shell = SHELL_DENIED;
+    else if (str_ieq(v, "confirm"))
+        out->shell = SHELL_ASK;
+    else
+        return wa_fail(WA_E_CONFIG,
+                       "the shell policy must be on, off or confirm, not '%s' (from %s)",
+                       v ? v : "", setting_source_name(s, SET_SHELL));
+    return WA_E_OK;
+}
+
+void session_opts_default(struct session_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->front = "api";
+    o->observe.mode = OBS_AUTO;
+    o->observe.max_edge = 1280;
+    o->observe.tree_budget_ms = 3000;
+    o->after = AFTER_NONE;
+    o->settle_ms = 300;
+}

@@ -1,0 +1,60 @@
+/* What a core and a session are made with: the core's configuration (backend, shell
+ * permission, dry run, gate settings) and a session's options (its front end, what an
+ * acting call returns after acting, refs or ids). */
+#ifndef WINAGENT_AGENT_CORE_CORE_CONFIG_H
+#define WINAGENT_AGENT_CORE_CORE_CONFIG_H
+
+#include <stdbool.h>
+
+#include "agent/core/observe.h"
+#include "agent/core/settings.h"
+#include "automation/backend.h"
+
+enum shell_permission {
+    SHELL_DENIED, /* shell commands and command-line launches are refused */
+    SHELL_ALLOWED,
+    SHELL_ASK, /* each one is confirmed through core_config.confirm */
+};
+
+struct core_config {
+    const struct wa_backend *be;
+    enum shell_permission shell;
+    /* SHELL_ASK: shows what would run (control characters escaped) and returns
+     * whether to run it. */
+    bool (*confirm)(void *ctx, const char *what, const char *command);
+    void *confirm_ctx;
+    bool dry_run;                /* describe acting operations, perform none */
+    const char *restricted;      /* more restricted processes (the built-in list stays) */
+    const char *restricted_only; /* tests: replaces the built-in list */
+    double max_actions_per_s;    /* 0: 10 */
+    const char *audit_path;      /* NULL: none */
+    const char *state_dir;       /* refs of `state` between processes; NULL: the default */
+};
+
+/* The core configuration of a front end from the resolved settings: the shell
+ * permission from --shell (the loop: on, off, confirm) or --allow-shell (the rest). */
+wa_err core_config_from_settings(const struct settings *s, bool loop, struct core_config *out);
+
+/* What an acting call returns besides its own result. */
+enum after_action {
+    AFTER_NONE,    /* nothing (the CLI without --screenshot / --return-state) */
+    AFTER_OBSERVE, /* an observation of the target window in the session's mode (the loop) */
+    AFTER_IMAGE,   /* an image of the window acted on (MCP) */
+};
+
+struct session_opts {
+    const char *front;           /* "loop", "act", "cli", "mcp", "serve", "replay" */
+    bool model_names;            /* results and errors use the model's names */
+    struct observe_opts observe; /* mode, image size, tree budget */
+    enum after_action after;
+    bool annotate; /* a debug image with a crosshair for coordinate actions */
+    int settle_ms; /* pause before the observation after acting */
+    /* Element ids are refs of `state`, kept in the state folder between processes and
+     * found again in a fresh tree before every use (the CLI, MCP, serve). Otherwise
+     * they index the session's latest tree (the loop, act). */
+    bool refs;
+};
+
+void session_opts_default(struct session_opts *o);
+
+#endif

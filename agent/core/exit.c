@@ -1,0 +1,27 @@
+/* Exit codes' words, and the one way a command reports an error it cannot go on from. */
+#include "agent/core/exit.h"
+
+#include <stdio.h>
+
+const char *exit_word(int code)
+{
+    switch (code) {
+#define X_CASE(name, value, word)                                                                  \
+    case value:                                                                                    \
+        return word;
+        EXIT_MAP(X_CASE)
+#undef X_CASE
+    default:
+        return "error";
+    }
+}
+
+int exit_fail(wa_err e)
+{
+    const char *d = wa_err_detail();
+    if (*d)
+        fprintf(stderr, "winagent: %s: %s\n", wa_err_message(e), d);
+    else
+        fprintf(stderr, "winagent: %s\n", wa_err_message(e));
+    return EXIT_USAGE;
+}

@@ -1,0 +1,84 @@
+/* The gate at the moment of acting or looking: the window that would receive input,
+ * or be read, is checked (restricted and unidentifiable processes refused; in a
+ * replay, the recorded receiver required) and recorded for the result and audit. */
+#include "agent/core/guard.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/str.h"
+
+static bool same_text(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* Replay: the receiver must be the window the recording names. */
+static wa_err check_expected(struct call *k, const struct wa_window *w)
+{
+    const struct window_expect *x = k->q->expect;
+    if (!x)
+        return WA_E_OK;
+    const char *proc = w->process ? w->process : "";
+    if (same_text(w->title, x->title) && same_text(w->class_name, x->class_name) &&
+        str_ieq(proc, x->process ? x->process : ""))
+        return WA_E_OK;
+    return wa_fail(WA_E_DIVERGED,
+                   "%s would go to \"%.80s\" (class %.60s, %.60s), the recording sent it to "
+                   "\"%.80s\" (class %.60s, %.60s); nothing was sent",
+                   k->name, w->title ? w->title : "", w->class_name ? w->class_name : "", proc,
+                   x->title ? x->title : "", x->class_name ? x->class_name : "",
+                   x->process ? x->process : "");
+}
+
+/* Reads hwnd, refuses it when the gate says so, and records it as the receiver. */
+wa_err guard_receiver(struct call *k, uint64_t hwnd, const char *where)
+{
+    if (!hwnd)
+        return wa_fail(WA_E_DENIED, "%s refused: no window would receive it %s", k->name, where);
+    struct wa_window w;
+    wa_err e = backend_window_info(k->be, hwnd, &w);
+    if (e == WA_E_WINDOW_NOT_FOUND)
+        return wa_fail(e, "%s: window 0x%llx is gone; observe again", k->name,
+                       (unsigned long long)hwnd);
+    if (e)
+        return e;
+    k->receiver = hwnd;
+    snprintf(k->receiver_process, sizeof k->receiver_process, "%s", w.process ? w.process : "");
+    e = gate_check_window(k->c->gate, &w, k->name);
+    if (!e)
+        e = check_expected(k, &w);
+    wa_window_cleanup(&k->r->receiver);
+    k->r->receiver = w; /* moved: the result keeps it */
+    k->r->has_receiver = true;
+    return e;
+}
+
+wa_err guard_observe(struct call *k, uint64_t hwnd)
+{
+    struct wa_window w;
+    wa_err e = backend_window_info(k->be, hwnd, &w);
+    if (e)
+        return e;
+    e = gate_check_window(k->c->gate, &w, k->name);
+    wa_window_cleanup(&w);
+    return e;
+}
+
+wa_err guard_receiver_at(struct call *k, int px, int py)
+{
+    uint64_t hwnd;
+    wa_err e = backend_window_at(k->be, px, py, &hwnd);
+    if (e)
+        return e;
+    char where[64];
+    snprintf(where, sizeof where, "at (%d,%d)", px, py);
+    return guard_receiver(k, hwnd, where);
+}
+
+wa_err guard_receiver_keyboard(struct call *k)
+{
+    uint64_t hwnd;
+    wa_err e = backend_foreground_window(k->be, &hwnd);
+    return e ? e : guard_receiver(k, hwnd, "(no window is in the foreground)");
+}

@@ -1,0 +1,20 @@
+/* The gate at the level of one call: whether the call may look at a window, and which
+ * window receives its input at the moment of sending (refused when restricted or
+ * unidentifiable; in a replay, when it is not the window the recording names). */
+#ifndef WINAGENT_AGENT_CORE_GUARD_H
+#define WINAGENT_AGENT_CORE_GUARD_H
+
+#include "agent/core/call.h"
+
+/* For observations: a restricted or unidentifiable window is refused. */
+wa_err guard_observe(struct call *k, uint64_t hwnd);
+/* The window hwnd will receive the call's input (or be changed by it): refused when
+ * the gate says so, else recorded as the receiver (for the result and the audit).
+ * where says where it was found, for the message when there is none ("at (3,4)"). */
+wa_err guard_receiver(struct call *k, uint64_t hwnd, const char *where);
+/* The same for the top-level window under a screen pixel. */
+wa_err guard_receiver_at(struct call *k, int px, int py);
+/* The same for the foreground window (keys and text). */
+wa_err guard_receiver_keyboard(struct call *k);
+
+#endif

@@ -1,0 +1,29 @@
+/* Input through the gate: every mouse, keyboard and element action is checked against
+ * the window that will receive it, at the moment it is sent. */
+#ifndef WINAGENT_AGENT_CORE_SEND_H
+#define WINAGENT_AGENT_CORE_SEND_H
+
+#include <stdbool.h>
+
+#include "agent/core/call.h"
+
+/* Each checks the window that will receive the input right now (for a point the
+ * top-level window under it, for keys and text the foreground window, for an
+ * element its window) and refuses restricted or unidentifiable ones; in a dry run
+ * it stops there. The target window is brought to the front first. */
+wa_err send_click(struct call *k, int px, int py, enum wa_button b, int count);
+wa_err send_move(struct call *k, int px, int py);
+wa_err send_drag(struct call *k, int x1, int y1, int x2, int y2, enum wa_button b, int ms);
+wa_err send_wheel(struct call *k, int px, int py, int notches, bool horizontal);
+wa_err send_text(struct call *k, const char *text);
+wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n);
+/* An accessibility action on element index of the session's tree; *via says which
+ * route took it ("uia:Invoke", "msaa:DoDefaultAction", ...). */
+wa_err send_element(struct call *k, size_t index, enum wa_element_action a, const char *value,
+                    const char **via);
+/* Puts keyboard focus on an element: the focus pattern, else a click at its centre. */
+wa_err send_focus(struct call *k, size_t index, const char **via);
+/* Brings the call's window to the front when another one is there. */
+wa_err send_foreground(struct call *k);
+
+#endif

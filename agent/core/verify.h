@@ -1,0 +1,35 @@
+/* Act, then know: what the core looks at before an action, how it waits for the input
+ * to arrive (text read back; otherwise captures that stop changing), and what it
+ * reports as changed against the look before. */
+#ifndef WINAGENT_AGENT_CORE_VERIFY_H
+#define WINAGENT_AGENT_CORE_VERIFY_H
+
+#include <stdbool.h>
+
+#include "agent/core/call.h"
+
+/* Before an acting operation: the foreground window, the window list, a capture of the
+ * operation's window, and its tree (walked now where the session has none of it). */
+void look_before(struct call *k);
+void look_cleanup(struct before_look *b);
+/* Waits until the action's effect is seen: captures of the window that stop changing
+ * (or that never change for SETTLE_QUIET_MS), within SETTLE_MAX_MS. */
+void call_settle(struct call *k);
+/* The value read back before typing (NULL when it cannot be read): index is the
+ * element's, or NULL for the control with the keyboard focus. */
+char *call_read_before(struct call *k, const size_t *index);
+/* Reads the value back until it holds text (whole: equals it; else one more
+ * occurrence of it than before) or VERIFY_MAX_MS pass: r->verified, or
+ * WA_E_NOT_VERIFIED with what was read. A control that exposes no value is noted,
+ * not an error. */
+wa_err call_verify_text(struct call *k, const size_t *index, const char *before, const char *text,
+                        bool whole);
+/* The window to look at after acting: the target, or the dialog of it in front (the
+ * loop: whatever is in front). */
+uint64_t call_after_window(struct call *k);
+/* Moves the session's tree into the look before (the after look replaces it). */
+void call_keep_tree_before(struct call *k);
+/* r->changes from the look before and the session's tree and windows now. */
+void call_report_changes(struct call *k);
+
+#endif

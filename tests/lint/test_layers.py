@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""The include-order check finds what it is for: the real tree passes, and the same
+tree with one back-include, or with two modules that include each other, fails."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+SCRIPT = os.path.join(HERE, "layers.py")
+FOLDERS = ["base", "automation", "llm", "agent"]
+
+
+def run(root):
+    p = subprocess.run([sys.executable, SCRIPT, root], capture_output=True, text=True)
+    return p.returncode, p.stdout
+
+
+def add_include(path, header):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    marker = "#include"
+    i = text.index(marker)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text[:i] + f'#include "{header}"\n' + text[i:])
+
+
+class Layers(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="layers-")
+        for d in FOLDERS:
+            shutil.copytree(os.path.join(ROOT, d), os.path.join(self.tmp, d))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_the_tree_follows_the_order(self):
+        code, out = run(self.tmp)
+        self.assertEqual(code, 0, out)
+        self.assertIn("no circles", out)
+
+    def test_a_back_include_fails(self):
+        add_include(os.path.join(self.tmp, "agent/core/ops.c"), "agent/front/cli.h")
+        code, out = run(self.tmp)
+        self.assertEqual(code, 1, out)
+        self.assertIn("agent/core/ops.c: includes agent/front/cli.h", out)
+
+    def test_a_side_include_between_layers_of_one_rank_fails(self):
+        add_include(os.path.join(self.tmp, "llm/sse.c"), "automation/tree.h")
+        code, out = run(self.tmp)
+        self.assertEqual(code, 1, out)
+        self.assertIn("llm/sse.c: includes automation/tree.h", out)
+
+    def test_a_circle_inside_a_layer_fails(self):
+        # send is above windows; windows including send closes a circle
+        add_include(os.path.join(self.tmp, "agent/core/windows.c"), "agent/core/send.h")
+        code, out = run(self.tmp)
+        self.assertEqual(code, 1, out)
+        self.assertIn("around a circle", out)
+        self.assertIn("agent/core/send", out)
+        self.assertIn("agent/core/windows", out)
+
+    def test_a_circle_through_a_header_fails(self):
+        add_include(os.path.join(self.tmp, "agent/core/call.h"), "agent/core/look.h")
+        code, out = run(self.tmp)
+        self.assertEqual(code, 1, out)
+        self.assertIn("agent/core/call -> agent/core/look -> agent/core/call", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
