@@ -13,6 +13,7 @@
 #include "agent/core/refs.h"
 #include "agent/core/verify.h"
 #include "agent/core/windows.h"
+#include "agent/core/wire.h"
 #include "base/str.h"
 
 #define INPUT_LOCK_WAIT_MS 15000 /* another winagent's input, at most, before giving up */
@@ -149,71 +150,6 @@ uint64_t session_target(const struct session *s)
 
 /* ---- shared by the operations ---- */
 
-/* ---- the audit line ---- */
-
-static cJSON *element_json(const struct elem_ref *e)
-{
-    if (e->kind == EREF_ID)
-        return cJSON_CreateNumber(e->id);
-    return cJSON_CreateString(e->selector ? e->selector : "");
-}
-
-/* The request's arguments as the audit records them: typed text as its length. */
-static cJSON *audit_params(const struct op_request *q)
-{
-    cJSON *p = cJSON_CreateObject();
-    for (int a = 1; a < ARG__COUNT; a++) {
-        if (!op_request_has(q, (enum op_arg)a))
-            continue;
-        const struct arg_def *d = arg_def((enum op_arg)a);
-        const struct elem_ref *el = op_request_element(q, (enum op_arg)a);
-        cJSON *v = NULL;
-        if (el) {
-            v = element_json(el);
-        } else if (a == ARG_WINDOW) {
-            v = cJSON_CreateString(q->window.text ? q->window.text : "");
-        } else if (a == ARG_TEXT || a == ARG_ITEM) {
-            const char *t = a == ARG_TEXT ? q->text : q->item;
-            v = cJSON_CreateObject();
-            cJSON_AddNumberToObject(v, "length", t ? (double)strlen(t) : 0);
-        } else if (a == ARG_KEYS || a == ARG_COMMAND || a == ARG_SELECTOR || a == ARG_PATH) {
-            const char *t = a == ARG_KEYS      ? q->keys
-                            : a == ARG_COMMAND ? q->command
-                            : a == ARG_PATH    ? q->path
-                                               : q->selector;
-            v = cJSON_CreateString(t ? t : "");
-        } else if (d->type == ARG_T_BOOL) {
-            v = cJSON_CreateBool(a == ARG_ALL           ? q->all
-                                 : a == ARG_INTERACTIVE ? q->interactive
-                                 : a == ARG_COMPACT     ? q->compact
-                                 : a == ARG_VERBOSE     ? q->verbose
-                                 : a == ARG_ANNOTATED   ? q->annotated
-                                 : a == ARG_SCREENSHOT  ? q->screenshot
-                                                        : q->return_state);
-        } else {
-            /* numbers and enums: the arguments' own values */
-            double n = op_request_number(q, (enum op_arg)a);
-            if (d->type == ARG_T_ENUM) {
-                static const char *const dirs[] = {"up", "down", "left", "right"};
-                static const char *const buttons[] = {"left", "right", "middle"};
-                const char *word = a == ARG_DIRECTION ? dirs[q->direction]
-                                   : a == ARG_BUTTON  ? buttons[q->button]
-                                   : a == ARG_STATE
-                                       ? (q->state == WA_WINDOW_MINIMIZED   ? "minimize"
-                                          : q->state == WA_WINDOW_MAXIMIZED ? "maximize"
-                                                                            : "restore")
-                                   : a == ARG_MODE ? obs_mode_name(q->mode)
-                                                   : "";
-                v = cJSON_CreateString(word);
-            } else {
-                v = cJSON_CreateNumber(n);
-            }
-        }
-        cJSON_AddItemToObject(p, d->name, v);
-    }
-    return p;
-}
-
 /* ---- perform ---- */
 
 /* The core's function of each operation, from the table. */
@@ -319,7 +255,7 @@ static void after_action(struct call *k)
 /* Audits an acting request's outcome. */
 static void audit(struct call *k, wa_err e)
 {
-    cJSON *params = audit_params(k->q);
+    cJSON *params = wire_request_args(k->q, WIRE_CLI, WIRE_TEXT_AS_LENGTH);
     struct gate_audit_line l = {
         .front = k->s->o.front,
         .command = k->name,

@@ -6,92 +6,6 @@
 
 #include "base/str.h"
 
-#define ELEMENT_HELP                                                                               \
-    "An element: a ref from the latest state or tree (3, e3, @e3) or a selector "                  \
-    "(#AutomationId, .ClassName, ~wild*card name, Type:Name, or an exact name)."
-
-static const struct arg_def args[ARG__COUNT] = {
-    [ARG_NONE] = {"", NULL, NULL, ARG_T_STR, NULL, 0, 0, RANGE_REJECT, ""},
-    [ARG_ELEMENT] = {"ref", "element", "element_id,id,index", ARG_T_ELEMENT, NULL, 0, 0,
-                     RANGE_REJECT, ELEMENT_HELP},
-    [ARG_TO_ELEMENT] = {"to", "to_element", "to_ref", ARG_T_ELEMENT, NULL, 0, 0, RANGE_REJECT,
-                        "The element to release on (instead of a point)."},
-    [ARG_WINDOW] = {"window", NULL, "hwnd,title", ARG_T_WINDOW, NULL, 0, 0, RANGE_REJECT,
-                    "A window: a title or process-name fragment, or a handle (0x1a2b, decimal "
-                    "or a JSON integer)."},
-    [ARG_X] = {"x", NULL, "x1", ARG_T_INT, NULL, 0, 0, RANGE_REJECT, "x"},
-    [ARG_Y] = {"y", NULL, "y1", ARG_T_INT, NULL, 0, 0, RANGE_REJECT, "y"},
-    [ARG_TO_X] = {"x2", "to_x", NULL, ARG_T_INT, NULL, 0, 0, RANGE_REJECT, "x to release at"},
-    [ARG_TO_Y] = {"y2", "to_y", NULL, ARG_T_INT, NULL, 0, 0, RANGE_REJECT, "y to release at"},
-    [ARG_BUTTON] = {"button", NULL, NULL, ARG_T_ENUM, "left,right,middle", 0, 0, RANGE_REJECT,
-                    "The mouse button (default left)."},
-    [ARG_DURATION] = {"duration_ms", NULL, "duration", ARG_T_INT, NULL, 0, 10000, RANGE_CLAMP,
-                      "How long the move from press to release takes, in milliseconds "
-                      "(default 150, at most 10000)."},
-    [ARG_DIRECTION] = {"direction", NULL, NULL, ARG_T_ENUM, "up,down,left,right", 0, 0,
-                       RANGE_REJECT, "Scroll direction."},
-    [ARG_AMOUNT] = {"amount", NULL, "clicks,notches,times", ARG_T_INT, NULL, 1, 100, RANGE_REJECT,
-                    "Wheel notches, 1-100 (default 3)."},
-    [ARG_TEXT] = {"text", NULL, "value,string", ARG_T_STR, NULL, 0, 0, RANGE_REJECT, "The text."},
-    [ARG_ITEM] = {"item", NULL, "value,option", ARG_T_STR, NULL, 0, 0, RANGE_REJECT,
-                  "The name of the item to choose in a combo box or list (without it, the "
-                  "element itself is selected)."},
-    [ARG_KEYS] = {"keys", NULL, "key,combo,text,value", ARG_T_STR, NULL, 0, 0, RANGE_REJECT,
-                  "A key combination (ctrl+s, alt+f4, enter, esc, shift+tab, win+r) or a "
-                  "sequence ('ctrl+a delete')."},
-    [ARG_SECONDS] = {"seconds", NULL, "secs,time,duration", ARG_T_NUM, NULL, 0, 30, RANGE_REJECT,
-                     "Seconds to wait, at most 30."},
-    [ARG_VISIBLE] = {"visible", NULL, NULL, ARG_T_ELEMENT, NULL, 0, 0, RANGE_REJECT,
-                     "Wait until this element is there and on screen."},
-    [ARG_ENABLED] = {"enabled", NULL, NULL, ARG_T_ELEMENT, NULL, 0, 0, RANGE_REJECT,
-                     "Wait until this element is there and enabled."},
-    [ARG_GONE] = {"gone", NULL, NULL, ARG_T_ELEMENT, NULL, 0, 0, RANGE_REJECT,
-                  "Wait until this element is gone."},
-    [ARG_TIMEOUT] = {"timeout", NULL, "timeout_seconds", ARG_T_NUM, NULL, 0, 300, RANGE_CLAMP,
-                     "Seconds before a condition gives up (default 10, at most 300)."},
-    [ARG_WHAT] = {"what", NULL, "property", ARG_T_ENUM, "text,value,name,rect,bounds,states,all", 0,
-                  0, RANGE_REJECT, "What to read."},
-    [ARG_SELECTOR] = {"selector", NULL, "query", ARG_T_STR, NULL, 0, 0, RANGE_REJECT,
-                      "#AutomationId, .ClassName, ~wild*card, Type:Name or an exact name."},
-    [ARG_ALL] = {"all", NULL, NULL, ARG_T_BOOL, NULL, 0, 0, RANGE_REJECT,
-                 "List every match (default: the first)."},
-    [ARG_MODE] = {"mode", NULL, NULL, ARG_T_ENUM, "auto,a11y,pixel", 0, 0, RANGE_REJECT,
-                  "auto (the tree when useful, else an image), a11y (the tree) or pixel (an "
-                  "image)."},
-    [ARG_MONITOR] = {"monitor", NULL, NULL, ARG_T_INT, NULL, 0, 15, RANGE_REJECT,
-                     "Monitor index, from 0 (default: the target window's monitor)."},
-    [ARG_MAX_EDGE] = {"max_edge", NULL, NULL, ARG_T_INT, NULL, 64, 8192, RANGE_CLAMP,
-                      "Longest edge of the image in pixels (default 1280)."},
-    [ARG_PATH] = {"path", NULL, "output,file", ARG_T_STR, NULL, 0, 0, RANGE_REJECT,
-                  "File to save the PNG to."},
-    [ARG_INTERACTIVE] = {"interactive", NULL, NULL, ARG_T_BOOL, NULL, 0, 0, RANGE_REJECT,
-                         "Only interactive elements (focusable or with an action)."},
-    [ARG_COMPACT] = {"compact", NULL, NULL, ARG_T_BOOL, NULL, 0, 0, RANGE_REJECT,
-                     "Drop unnamed, empty structural elements."},
-    [ARG_DEPTH] = {"depth", NULL, NULL, ARG_T_INT, NULL, 0, 64, RANGE_REJECT,
-                   "Deepest level to show (the window is 0)."},
-    [ARG_SCOPE] = {"scope", NULL, NULL, ARG_T_ELEMENT, NULL, 0, 0, RANGE_REJECT,
-                   "Show only the subtree of this element."},
-    [ARG_VERBOSE] = {"verbose", NULL, NULL, ARG_T_BOOL, NULL, 0, 0, RANGE_REJECT,
-                     "Add pixel bounds to every element."},
-    [ARG_ANNOTATED] = {"annotated", NULL, NULL, ARG_T_BOOL, NULL, 0, 0, RANGE_REJECT,
-                       "Return an image with each ref's number drawn on its box."},
-    [ARG_WIDTH] = {"width", NULL, NULL, ARG_T_INT, NULL, 1, 100000, RANGE_REJECT,
-                   "Width in pixels."},
-    [ARG_HEIGHT] = {"height", NULL, NULL, ARG_T_INT, NULL, 1, 100000, RANGE_REJECT,
-                    "Height in pixels."},
-    [ARG_STATE] = {"state", NULL, NULL, ARG_T_ENUM, "minimize,maximize,restore", 0, 0, RANGE_REJECT,
-                   "The new state."},
-    [ARG_COMMAND] = {"command", NULL, "cmd,program,app,path", ARG_T_STR, NULL, 0, 0, RANGE_REJECT,
-                     "The command."},
-    [ARG_TIMEOUT_S] = {"timeout_s", NULL, "timeout", ARG_T_INT, NULL, 1, 600, RANGE_CLAMP,
-                       "Seconds before the command is stopped (default 60, at most 600)."},
-    [ARG_SCREENSHOT] = {"screenshot", NULL, NULL, ARG_T_BOOL, NULL, 0, 0, RANGE_REJECT,
-                        "Return a screenshot of the window too."},
-    [ARG_RETURN_STATE] = {"return_state", NULL, NULL, ARG_T_BOOL, NULL, 0, 0, RANGE_REJECT,
-                          "Also return the window's fresh state (refs renewed)."},
-};
-
 /* Arguments every acting command of the CLI, MCP and serve takes, and the shapes of
  * the element and point operations. */
 /* clang-format off */
@@ -108,6 +22,7 @@ static const struct op_def ops[OP__COUNT] = {
                          .model = "list_windows",
                          .cli = "windows",
                          .title = "List windows",
+                         .rdp = "window",
                          .flags = OPF_OBSERVES,
                          .help = "List the top-level windows: handle, title, class, process, "
                                  "rectangle, state.",
@@ -148,6 +63,7 @@ static const struct op_def ops[OP__COUNT] = {
                   .model = NULL,
                   .cli = "state",
                   .title = "Window elements",
+                  .rdp = "snapshot",
                   .flags = OPF_OBSERVES,
                   .help = "The window's elements as a numbered tree; the numbers are refs for the "
                           "other commands until the next state.",
@@ -164,6 +80,7 @@ static const struct op_def ops[OP__COUNT] = {
                   .model = "click",
                   .cli = "click",
                   .title = "Click",
+                  .rdp = "click",
                   .flags = OPF_INPUT,
                   .help = "Click an element, or a point of the latest observation.",
                   .args = {AT_POINT}},
@@ -172,6 +89,7 @@ static const struct op_def ops[OP__COUNT] = {
                          .model = "double_click",
                          .cli = "dblclick",
                          .title = "Double-click",
+                         .rdp = "double_click",
                          .flags = OPF_INPUT,
                          .help = "Double-click an element or a point.",
                          .args = {AT_POINT}},
@@ -180,6 +98,7 @@ static const struct op_def ops[OP__COUNT] = {
                         .model = "right_click",
                         .cli = "rightclick",
                         .title = "Right-click",
+                        .rdp = "right_click",
                         .flags = OPF_INPUT,
                         .help = "Right-click an element or a point.",
                         .args = {AT_POINT}},
@@ -242,6 +161,7 @@ static const struct op_def ops[OP__COUNT] = {
                    .model = "scroll",
                    .cli = "scroll",
                    .title = "Scroll",
+                   .rdp = "scroll",
                    .flags = OPF_INPUT,
                    .help = "Turn the mouse wheel over an element, a point, or the middle of the "
                            "window.",
@@ -274,6 +194,7 @@ static const struct op_def ops[OP__COUNT] = {
          .model = "set_value",
          .cli = "fill",
          .title = "Fill text field",
+         .rdp = "fill",
          .flags = OPF_INPUT,
          .help = "Replace an element's text (Value pattern, else focus, select all and "
                  "type).",
@@ -283,6 +204,7 @@ static const struct op_def ops[OP__COUNT] = {
                   .model = NULL,
                   .cli = "clear",
                   .title = "Clear text field",
+                  .rdp = "clear",
                   .flags = OPF_INPUT,
                   .help = "Empty an element's text.",
                   .args = {ON_ELEMENT}},
@@ -299,6 +221,7 @@ static const struct op_def ops[OP__COUNT] = {
                    .model = "invoke",
                    .cli = "invoke",
                    .title = "Invoke element",
+                   .rdp = "invoke",
                    .flags = OPF_INPUT,
                    .help = "Invoke an element (buttons, menu items); a click where it has no such "
                            "action.",
@@ -308,6 +231,7 @@ static const struct op_def ops[OP__COUNT] = {
                    .model = "toggle",
                    .cli = "toggle",
                    .title = "Toggle check box",
+                   .rdp = "toggle",
                    .flags = OPF_INPUT,
                    .help = "Toggle a check box.",
                    .args = {ON_ELEMENT}},
@@ -316,6 +240,7 @@ static const struct op_def ops[OP__COUNT] = {
                    .model = "expand",
                    .cli = "expand",
                    .title = "Expand element",
+                   .rdp = "expand",
                    .flags = OPF_INPUT,
                    .help = "Expand a combo box, menu or tree item.",
                    .args = {ON_ELEMENT}},
@@ -324,6 +249,7 @@ static const struct op_def ops[OP__COUNT] = {
                      .model = "collapse",
                      .cli = "collapse",
                      .title = "Collapse element",
+                     .rdp = "collapse",
                      .flags = OPF_INPUT,
                      .help = "Collapse an element.",
                      .args = {ON_ELEMENT}},
@@ -332,6 +258,7 @@ static const struct op_def ops[OP__COUNT] = {
                    .model = "select",
                    .cli = "select",
                    .title = "Select item",
+                   .rdp = "select",
                    .flags = OPF_INPUT,
                    .help = "Select a list, combo or tab item; with an item name, choose that item "
                            "of the combo box or list.",
@@ -341,6 +268,7 @@ static const struct op_def ops[OP__COUNT] = {
                           .model = NULL,
                           .cli = "focus-element",
                           .title = "Focus element",
+                          .rdp = "focus",
                           .flags = OPF_INPUT,
                           .help = "Put the keyboard focus on an element.",
                           .args = {ON_ELEMENT}},
@@ -349,6 +277,7 @@ static const struct op_def ops[OP__COUNT] = {
                 .model = NULL,
                 .cli = "get",
                 .title = "Read element",
+                .rdp = "get",
                 .flags = OPF_OBSERVES,
                 .help = "Read an element's text, value, name, rectangle or states.",
                 .args = {{ARG_WHAT, OPA_REQ | OPA_POS},
@@ -376,6 +305,7 @@ static const struct op_def ops[OP__COUNT] = {
                  .model = "wait",
                  .cli = "wait",
                  .title = "Wait",
+                 .rdp = "wait_for",
                  .flags = 0,
                  .help = "Wait some seconds, or until an element is visible, enabled or gone.",
                  .args = {{ARG_SECONDS, OPA_POS},
@@ -446,6 +376,7 @@ static const struct op_def ops[OP__COUNT] = {
                   .model = "powershell",
                   .cli = "powershell",
                   .title = "Run PowerShell",
+                  .rdp = "run",
                   .flags = OPF_SHELL | OPF_DESTRUCTIVE,
                   .help = "Run a PowerShell command and get its exit code, stdout and stderr (long "
                           "output keeps its start and end); needs the shell permission.",
@@ -541,11 +472,6 @@ static const struct {
     {"open_application", OP_LAUNCH},
 };
 
-const struct arg_def *arg_def(enum op_arg a)
-{
-    return (unsigned)a < ARG__COUNT ? &args[a] : &args[ARG_NONE];
-}
-
 const struct op_def *op_def(enum op_id id)
 {
     return (unsigned)id < OP__COUNT ? &ops[id] : NULL;
@@ -612,35 +538,6 @@ wa_err op_by_model(const char *name, const struct op_def **out)
                    op_model_action_list());
 }
 
-const char *arg_name(enum op_arg a, bool model)
-{
-    const struct arg_def *d = arg_def(a);
-    return model && d->model ? d->model : d->name;
-}
-
-/* True when the comma-separated list holds key. */
-static bool in_list(const char *list, const char *key)
-{
-    size_t n = strlen(key);
-    for (const char *p = list; p && *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && strncmp(p, key, n) == 0)
-            return true;
-        p = end ? end + 1 : NULL;
-    }
-    return false;
-}
-
-bool arg_matches(enum op_arg a, const char *key)
-{
-    const struct arg_def *d = arg_def(a);
-    if (!key || a == ARG_NONE)
-        return false;
-    return strcmp(d->name, key) == 0 || (d->model && strcmp(d->model, key) == 0) ||
-           in_list(d->aliases, key);
-}
-
 const struct op_arg_use *op_arg_use(const struct op_def *op, enum op_arg a)
 {
     for (int i = 0; op && i < OP_MAX_ARGS && op->args[i].arg != ARG_NONE; i++)
@@ -672,24 +569,4 @@ enum arg_unit op_arg_unit(const struct op_def *op, enum op_arg a)
     default:
         return UNIT_NONE;
     }
-}
-
-const char *op_arg_help(const struct op_def *op, enum op_arg a)
-{
-    static _Thread_local char buf[400];
-    const struct arg_def *d = arg_def(a);
-    bool point = a == ARG_X || a == ARG_Y || a == ARG_TO_X || a == ARG_TO_Y;
-    if (!point)
-        return d->help;
-    const char *axis = a == ARG_X || a == ARG_TO_X ? "x" : "y";
-    const char *what = a == ARG_TO_X || a == ARG_TO_Y ? " to release at" : "";
-    if (op_arg_unit(op, a) == UNIT_PIXEL)
-        snprintf(buf, sizeof buf, "Screen %s%s, in pixels%s.", axis, what,
-                 op->id == OP_MOVE_WINDOW ? " (the window's new left or top edge)" : "");
-    else
-        snprintf(buf, sizeof buf,
-                 "%s%s: 0-999 %s the frame of the latest observation (the "
-                 "window's frame for the CLI).",
-                 axis, what, *axis == 'x' ? "across" : "down");
-    return buf;
 }

@@ -10,92 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "agent/core/op_args.h"
 #include "base/error.h"
-
-/* ---- arguments ---- */
-
-enum arg_type {
-    ARG_T_INT,     /* integer; numeric strings and floats are accepted and rounded */
-    ARG_T_NUM,     /* number */
-    ARG_T_STR,     /* text */
-    ARG_T_BOOL,    /* true/false ("true", 1 accepted) */
-    ARG_T_ENUM,    /* one word of arg_def.choices */
-    ARG_T_ELEMENT, /* an element: an id/ref (3, "e3", "@e3", "[3]") or a selector */
-    ARG_T_WINDOW,  /* a window: title or process fragment, 0x handle, decimal or integer */
-};
-
-enum arg_unit {
-    UNIT_NONE,
-    UNIT_NORM,  /* 0-999 over the frame of the latest observation */
-    UNIT_PIXEL, /* screen pixels (virtual screen, physical) */
-    UNIT_SECONDS,
-    UNIT_MS,
-    UNIT_NOTCHES, /* wheel notches, 120 each */
-};
-
-/* What happens to a number outside [min, max]: refused with invalid_args, or clamped
- * with a note in the result. */
-enum arg_range { RANGE_REJECT, RANGE_CLAMP };
-
-#define OP_ARG_MAP(ROW)                                                                            \
-    ROW(NONE)                                                                                      \
-    ROW(ELEMENT)                                                                                   \
-    ROW(TO_ELEMENT)                                                                                \
-    ROW(WINDOW)                                                                                    \
-    ROW(X)                                                                                         \
-    ROW(Y)                                                                                         \
-    ROW(TO_X)                                                                                      \
-    ROW(TO_Y)                                                                                      \
-    ROW(BUTTON)                                                                                    \
-    ROW(DURATION)                                                                                  \
-    ROW(DIRECTION)                                                                                 \
-    ROW(AMOUNT)                                                                                    \
-    ROW(TEXT)                                                                                      \
-    ROW(ITEM)                                                                                      \
-    ROW(KEYS)                                                                                      \
-    ROW(SECONDS)                                                                                   \
-    ROW(VISIBLE)                                                                                   \
-    ROW(ENABLED)                                                                                   \
-    ROW(GONE)                                                                                      \
-    ROW(TIMEOUT)                                                                                   \
-    ROW(WHAT)                                                                                      \
-    ROW(SELECTOR)                                                                                  \
-    ROW(ALL)                                                                                       \
-    ROW(MODE)                                                                                      \
-    ROW(MONITOR)                                                                                   \
-    ROW(MAX_EDGE)                                                                                  \
-    ROW(PATH)                                                                                      \
-    ROW(INTERACTIVE)                                                                               \
-    ROW(COMPACT)                                                                                   \
-    ROW(DEPTH)                                                                                     \
-    ROW(SCOPE)                                                                                     \
-    ROW(VERBOSE)                                                                                   \
-    ROW(ANNOTATED)                                                                                 \
-    ROW(WIDTH)                                                                                     \
-    ROW(HEIGHT)                                                                                    \
-    ROW(STATE)                                                                                     \
-    ROW(COMMAND)                                                                                   \
-    ROW(TIMEOUT_S)                                                                                 \
-    ROW(SCREENSHOT)                                                                                \
-    ROW(RETURN_STATE)
-
-enum op_arg {
-#define X_ENUM(id) ARG_##id,
-    OP_ARG_MAP(X_ENUM)
-#undef X_ENUM
-        ARG__COUNT
-};
-
-struct arg_def {
-    const char *name;    /* the CLI's, MCP's and serve's name ("ref", "x2") */
-    const char *model;   /* the model's name where it differs ("element", "to_x"), or NULL */
-    const char *aliases; /* further accepted names, comma-separated, or NULL */
-    enum arg_type type;
-    const char *choices; /* ARG_T_ENUM: "up,down,left,right" */
-    double min, max;     /* numeric limits (both 0: none) */
-    enum arg_range range;
-    const char *help; /* one line; numbers' units come from the operation */
-};
 
 /* ---- operations ---- */
 
@@ -186,12 +102,12 @@ struct op_def {
     const char *model; /* the model's desktop action (the shell: its own tool), or NULL */
     const char *cli;   /* the CLI command, MCP tool and serve command, or NULL */
     const char *title; /* MCP tool title */
+    const char *rdp;   /* agent-rdp's command of the same meaning (serve --ipc-dir), or NULL */
     unsigned flags;
     const char *help;                    /* one line */
     struct op_arg_use args[OP_MAX_ARGS]; /* ends at the first ARG_NONE */
 };
 
-const struct arg_def *arg_def(enum op_arg a);
 const struct op_def *op_def(enum op_id id);
 
 /* Lookups by front-end name; NULL when unknown. */
@@ -204,18 +120,10 @@ wa_err op_by_model(const char *name, const struct op_def **out);
 /* "screenshot, window_screenshot, click, ..." (the model's action names). */
 const char *op_model_action_list(void);
 
-/* The name of argument a for a front end: the model's name when model is true. */
-const char *arg_name(enum op_arg a, bool model);
-/* True when key names argument a in any front end (name, model name or alias). */
-bool arg_matches(enum op_arg a, const char *key);
 /* The use of argument a by op, or NULL when op does not take it. */
 const struct op_arg_use *op_arg_use(const struct op_def *op, enum op_arg a);
 /* The unit of argument a in op (points: pixels or 0-999 by OPF_PIXELS). */
 enum arg_unit op_arg_unit(const struct op_def *op, enum op_arg a);
-/* A one-line description of a in op, with its unit and limits ("0-999 across the
- * latest observation", "Screen x in pixels"). Static storage, per thread. */
-const char *op_arg_help(const struct op_def *op, enum op_arg a);
-
 static inline bool op_acts(const struct op_def *op)
 {
     return (op->flags & OPF_ACTS) != 0;

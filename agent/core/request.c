@@ -2,12 +2,86 @@
 #include "agent/core/request.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/str.h"
+
+static const struct arg_def args[ARG__COUNT] = {
+#define X_ROW(id, field_, type_, name_, model_, aliases_, choices_, min_, max_, range_, flags_,    \
+              help_, model_help_)                                                                  \
+    [ARG_##id] = {.name = name_,                                                                   \
+                  .model = model_,                                                                 \
+                  .aliases = aliases_,                                                             \
+                  .type = ARG_T_##type_,                                                           \
+                  .choices = choices_,                                                             \
+                  .min = min_,                                                                     \
+                  .max = max_,                                                                     \
+                  .range = RANGE_##range_,                                                         \
+                  .flags = flags_,                                                                 \
+                  .help = help_,                                                                   \
+                  .model_help = model_help_,                                                       \
+                  .field = offsetof(struct op_request, field_)},
+    OP_ARG_MAP(X_ROW)
+#undef X_ROW
+};
+
+const struct arg_def *arg_def(enum op_arg a)
+{
+    return (unsigned)a < ARG__COUNT ? &args[a] : &args[ARG_NONE];
+}
+
+const char *arg_name(enum op_arg a, bool model)
+{
+    const struct arg_def *d = arg_def(a);
+    return model && d->model ? d->model : d->name;
+}
+
+/* True when the comma-separated list holds key. */
+static bool in_list(const char *list, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, key, n) == 0)
+            return true;
+        p = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+bool arg_matches(enum op_arg a, const char *key)
+{
+    const struct arg_def *d = arg_def(a);
+    if (!key || a == ARG_NONE)
+        return false;
+    return strcmp(d->name, key) == 0 || (d->model && strcmp(d->model, key) == 0) ||
+           in_list(d->aliases, key);
+}
+
+const char *op_arg_help(const struct op_def *op, enum op_arg a)
+{
+    static _Thread_local char buf[400];
+    const struct arg_def *d = arg_def(a);
+    bool point = a == ARG_X || a == ARG_Y || a == ARG_TO_X || a == ARG_TO_Y;
+    if (!point)
+        return d->help;
+    const char *axis = a == ARG_X || a == ARG_TO_X ? "x" : "y";
+    const char *what = a == ARG_TO_X || a == ARG_TO_Y ? " to release at" : "";
+    if (op_arg_unit(op, a) == UNIT_PIXEL)
+        snprintf(buf, sizeof buf, "Screen %s%s, in pixels%s.", axis, what,
+                 op->id == OP_MOVE_WINDOW ? " (the window's new left or top edge)" : "");
+    else
+        snprintf(buf, sizeof buf,
+                 "%s%s: 0-999 %s the frame of the latest observation (the "
+                 "window's frame for the CLI).",
+                 axis, what, *axis == 'x' ? "across" : "down");
+    return buf;
+}
 
 void op_request_init(struct op_request *r, const struct op_def *op)
 {
@@ -31,42 +105,47 @@ static void elem_ref_cleanup(struct elem_ref *e)
     memset(e, 0, sizeof *e);
 }
 
-void op_request_cleanup(struct op_request *r)
+/* The member of r that holds argument a, as the table says. */
+static void *field(const struct op_request *r, enum op_arg a)
 {
-    elem_ref_cleanup(&r->element);
-    elem_ref_cleanup(&r->to_element);
-    elem_ref_cleanup(&r->visible);
-    elem_ref_cleanup(&r->enabled);
-    elem_ref_cleanup(&r->gone);
-    elem_ref_cleanup(&r->scope);
-    free(r->window.text);
-    free(r->text);
-    free(r->item);
-    free(r->keys);
-    free(r->selector);
-    free(r->path);
-    free(r->command);
-    op_request_init(r, r->op);
+    return (char *)r + arg_def(a)->field;
+}
+
+/* Enum arguments are stored as the index of their word, in the enum-typed fields. */
+_Static_assert(sizeof(enum wa_button) == sizeof(int), "enum fields are ints");
+_Static_assert(sizeof(enum scroll_dir) == sizeof(int), "enum fields are ints");
+_Static_assert(sizeof(enum get_what) == sizeof(int), "enum fields are ints");
+_Static_assert(sizeof(enum obs_mode) == sizeof(int), "enum fields are ints");
+_Static_assert(sizeof(enum wa_window_state) == sizeof(int), "enum fields are ints");
+
+static bool has_type(enum op_arg a, enum arg_type t)
+{
+    return a > ARG_NONE && a < ARG__COUNT && arg_def(a)->type == t;
 }
 
 static struct elem_ref *element_field(struct op_request *r, enum op_arg a)
 {
-    switch (a) {
-    case ARG_ELEMENT:
-        return &r->element;
-    case ARG_TO_ELEMENT:
-        return &r->to_element;
-    case ARG_VISIBLE:
-        return &r->visible;
-    case ARG_ENABLED:
-        return &r->enabled;
-    case ARG_GONE:
-        return &r->gone;
-    case ARG_SCOPE:
-        return &r->scope;
-    default:
-        return NULL;
+    return has_type(a, ARG_T_ELEMENT) ? field(r, a) : NULL;
+}
+
+void op_request_cleanup(struct op_request *r)
+{
+    for (int a = ARG_NONE + 1; a < ARG__COUNT; a++) {
+        switch (arg_def((enum op_arg)a)->type) {
+        case ARG_T_ELEMENT:
+            elem_ref_cleanup(field(r, (enum op_arg)a));
+            break;
+        case ARG_T_STR:
+            free(*(char **)field(r, (enum op_arg)a));
+            break;
+        case ARG_T_WINDOW:
+            free(((struct window_ref *)field(r, (enum op_arg)a))->text);
+            break;
+        default:
+            break;
+        }
     }
+    op_request_init(r, r->op);
 }
 
 const struct elem_ref *op_request_element(const struct op_request *r, enum op_arg a)
@@ -76,44 +155,12 @@ const struct elem_ref *op_request_element(const struct op_request *r, enum op_ar
 
 static char **string_field(struct op_request *r, enum op_arg a)
 {
-    switch (a) {
-    case ARG_TEXT:
-        return &r->text;
-    case ARG_ITEM:
-        return &r->item;
-    case ARG_KEYS:
-        return &r->keys;
-    case ARG_SELECTOR:
-        return &r->selector;
-    case ARG_PATH:
-        return &r->path;
-    case ARG_COMMAND:
-        return &r->command;
-    default:
-        return NULL;
-    }
+    return has_type(a, ARG_T_STR) ? field(r, a) : NULL;
 }
 
 static bool *bool_field(struct op_request *r, enum op_arg a)
 {
-    switch (a) {
-    case ARG_ALL:
-        return &r->all;
-    case ARG_INTERACTIVE:
-        return &r->interactive;
-    case ARG_COMPACT:
-        return &r->compact;
-    case ARG_VERBOSE:
-        return &r->verbose;
-    case ARG_ANNOTATED:
-        return &r->annotated;
-    case ARG_SCREENSHOT:
-        return &r->screenshot;
-    case ARG_RETURN_STATE:
-        return &r->return_state;
-    default:
-        return NULL;
-    }
+    return has_type(a, ARG_T_BOOL) ? field(r, a) : NULL;
 }
 
 static void mark(struct op_request *r, enum op_arg a)
@@ -121,56 +168,13 @@ static void mark(struct op_request *r, enum op_arg a)
     r->have |= (uint64_t)1 << a;
 }
 
-/* Stores a number that passed its limits into its field. */
+/* Stores a number that passed its limits into its field (integers rounded). */
 static void store_number(struct op_request *r, enum op_arg a, double v)
 {
-    int i = (int)lround(v);
-    switch (a) {
-    case ARG_X:
-        r->x = i;
-        break;
-    case ARG_Y:
-        r->y = i;
-        break;
-    case ARG_TO_X:
-        r->to_x = i;
-        break;
-    case ARG_TO_Y:
-        r->to_y = i;
-        break;
-    case ARG_WIDTH:
-        r->width = i;
-        break;
-    case ARG_HEIGHT:
-        r->height = i;
-        break;
-    case ARG_AMOUNT:
-        r->amount = i;
-        break;
-    case ARG_MONITOR:
-        r->monitor = i;
-        break;
-    case ARG_MAX_EDGE:
-        r->max_edge = i;
-        break;
-    case ARG_DEPTH:
-        r->depth = i;
-        break;
-    case ARG_DURATION:
-        r->duration_ms = i;
-        break;
-    case ARG_TIMEOUT_S:
-        r->timeout_s = i;
-        break;
-    case ARG_SECONDS:
-        r->seconds = v;
-        break;
-    case ARG_TIMEOUT:
-        r->timeout = v;
-        break;
-    default:
-        break;
-    }
+    if (has_type(a, ARG_T_INT))
+        *(int *)field(r, a) = (int)lround(v);
+    else if (has_type(a, ARG_T_NUM))
+        *(double *)field(r, a) = v;
 }
 
 static wa_err set_number_checked(struct op_request *r, enum op_arg a, double v)
@@ -222,39 +226,21 @@ static wa_err set_enum(struct op_request *r, enum op_arg a, const char *word)
     int i = choice_index(d->choices, word);
     if (i < 0 && a == ARG_STATE) { /* "minimized", "normal", "max" */
         if (str_icontains(word, "min"))
-            i = 0;
+            i = WA_WINDOW_MINIMIZED;
         else if (str_icontains(word, "max"))
-            i = 1;
+            i = WA_WINDOW_MAXIMIZED;
         else if (str_icontains(word, "restore") || str_icontains(word, "normal"))
-            i = 2;
+            i = WA_WINDOW_NORMAL;
     }
     if (i < 0 && a == ARG_MODE) { /* the long spellings */
         enum obs_mode m;
         if (obs_mode_parse(word, &m) == WA_E_OK)
-            i = m == OBS_AUTO ? 0 : m == OBS_A11Y ? 1 : 2;
+            i = (int)m;
     }
     if (i < 0)
         return wa_fail(WA_E_INVALID_ARGS, "\"%s\" must be one of %s, not \"%s\"", d->name,
                        d->choices, word);
-    switch (a) {
-    case ARG_BUTTON:
-        r->button = i == 0 ? WA_BUTTON_LEFT : i == 1 ? WA_BUTTON_RIGHT : WA_BUTTON_MIDDLE;
-        break;
-    case ARG_DIRECTION:
-        r->direction = (enum scroll_dir)i;
-        break;
-    case ARG_WHAT:
-        r->what = (enum get_what)i;
-        break;
-    case ARG_MODE:
-        r->mode = i == 0 ? OBS_AUTO : i == 1 ? OBS_A11Y : OBS_PIXEL;
-        break;
-    case ARG_STATE:
-        r->state = i == 0 ? WA_WINDOW_MINIMIZED : i == 1 ? WA_WINDOW_MAXIMIZED : WA_WINDOW_NORMAL;
-        break;
-    default:
-        break;
-    }
+    *(int *)field(r, a) = i;
     mark(r, a);
     return WA_E_OK;
 }
@@ -454,38 +440,11 @@ wa_err op_request_set_bool(struct op_request *r, enum op_arg a, bool value)
 
 double op_request_number(const struct op_request *q, enum op_arg a)
 {
-    switch (a) {
-    case ARG_X:
-        return q->x;
-    case ARG_Y:
-        return q->y;
-    case ARG_TO_X:
-        return q->to_x;
-    case ARG_TO_Y:
-        return q->to_y;
-    case ARG_WIDTH:
-        return q->width;
-    case ARG_HEIGHT:
-        return q->height;
-    case ARG_AMOUNT:
-        return q->amount;
-    case ARG_SECONDS:
-        return q->seconds;
-    case ARG_TIMEOUT:
-        return q->timeout;
-    case ARG_TIMEOUT_S:
-        return q->timeout_s;
-    case ARG_DURATION:
-        return q->duration_ms;
-    case ARG_MONITOR:
-        return q->monitor;
-    case ARG_MAX_EDGE:
-        return q->max_edge;
-    case ARG_DEPTH:
-        return q->depth;
-    default:
-        return -1;
-    }
+    if (has_type(a, ARG_T_INT))
+        return *(const int *)field(q, a);
+    if (has_type(a, ARG_T_NUM))
+        return *(const double *)field(q, a);
+    return -1;
 }
 
 wa_err op_request_check(const struct op_request *r, bool model)

@@ -49,7 +49,7 @@ struct op_request {
     enum scroll_dir direction;
     enum get_what what;
     enum obs_mode mode;
-    enum wa_window_state state;
+    enum wa_window_state state; /* ARG_STATE's choices are in this enum's order */
     bool all, interactive, compact, verbose, annotated, screenshot, return_state;
     /* Notes from parsing (a value clamped to its limit), passed on to the result. */
     char note[200];
@@ -71,6 +71,16 @@ static inline bool op_request_has(const struct op_request *r, enum op_arg a)
 {
     return (r->have >> a) & 1u;
 }
+
+/* The row of argument a (ARG_NONE's for an unknown one). */
+const struct arg_def *arg_def(enum op_arg a);
+/* The name of argument a for a front end: the model's name when model is true. */
+const char *arg_name(enum op_arg a, bool model);
+/* True when key names argument a in any front end (name, model name or alias). */
+bool arg_matches(enum op_arg a, const char *key);
+/* A one-line description of a in op, with its unit and limits ("0-999 across the
+ * latest observation", "Screen x in pixels"). Static storage, per thread. */
+const char *op_arg_help(const struct op_def *op, enum op_arg a);
 
 /* Setters: check the value against the argument's type and limits (RANGE_REJECT:
  * WA_E_INVALID_ARGS naming the argument; RANGE_CLAMP: clamped, with a note) and mark

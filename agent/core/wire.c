@@ -106,6 +106,62 @@ wa_err wire_request(const cJSON *args, enum wire_names names, const struct op_de
     return op_request_check(out, model);
 }
 
+/* An argument's value as JSON, from its field (the table says which and of what type). */
+static cJSON *arg_value(const struct op_request *q, enum op_arg a, unsigned flags)
+{
+    const struct arg_def *d = arg_def(a);
+    const void *f = (const char *)q + d->field;
+    switch (d->type) {
+    case ARG_T_INT:
+    case ARG_T_NUM:
+        return cJSON_CreateNumber(op_request_number(q, a));
+    case ARG_T_BOOL:
+        return cJSON_CreateBool(*(const bool *)f);
+    case ARG_T_ENUM: {
+        int i = *(const int *)f;
+        const char *p = d->choices;
+        for (; p && i > 0; i--)
+            p = (p = strchr(p, ',')) ? p + 1 : NULL;
+        size_t n = p ? strcspn(p, ",") : 0;
+        char word[64];
+        snprintf(word, sizeof word, "%.*s", (int)n, p ? p : "");
+        return cJSON_CreateString(word);
+    }
+    case ARG_T_ELEMENT: {
+        const struct elem_ref *e = f;
+        return e->kind == EREF_ID ? cJSON_CreateNumber(e->id)
+                                  : cJSON_CreateString(e->selector ? e->selector : "");
+    }
+    case ARG_T_WINDOW: {
+        const struct window_ref *w = f;
+        return cJSON_CreateString(w->text ? w->text : "");
+    }
+    case ARG_T_STR: {
+        const char *t = *(char *const *)f;
+        if ((flags & WIRE_TEXT_AS_LENGTH) && (a == ARG_TEXT || a == ARG_ITEM)) {
+            cJSON *v = cJSON_CreateObject();
+            cJSON_AddNumberToObject(v, "length", t ? (double)strlen(t) : 0);
+            return v;
+        }
+        return cJSON_CreateString(t ? t : "");
+    }
+    }
+    return cJSON_CreateNull();
+}
+
+cJSON *wire_request_args(const struct op_request *q, enum wire_names names, unsigned flags)
+{
+    cJSON *p = cJSON_CreateObject();
+    bool model = names == WIRE_MODEL;
+    if (model && q->op && q->op->model && !(q->op->flags & OPF_SHELL))
+        cJSON_AddStringToObject(p, "action", q->op->model);
+    for (int a = ARG_NONE + 1; a < ARG__COUNT; a++)
+        if (op_request_has(q, (enum op_arg)a))
+            cJSON_AddItemToObject(p, arg_name((enum op_arg)a, model),
+                                  arg_value(q, (enum op_arg)a, flags));
+    return p;
+}
+
 wa_err wire_request_text(const char *json, enum wire_names names, const struct op_def *op,
                          struct op_request *out)
 {

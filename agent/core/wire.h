@@ -30,6 +30,13 @@ wa_err wire_request(const cJSON *args, enum wire_names names, const struct op_de
 wa_err wire_request_text(const char *json, enum wire_names names, const struct op_def *op,
                          struct op_request *out);
 
+/* The typed request back as JSON arguments in a front end's names, as it was parsed
+ * (the model's: with its "action"; numbers as stored, enums as their words, elements as
+ * ids or selectors): what the trace records and the audit writes. Only arguments
+ * given. WIRE_TEXT_AS_LENGTH: typed text and items as {"length": N}. A new object. */
+enum { WIRE_TEXT_AS_LENGTH = 1u << 0 };
+cJSON *wire_request_args(const struct op_request *q, enum wire_names names, unsigned flags);
+
 struct wire_opts {
     enum wire_names names;
     /* Add "observation": {"kind","verdict","frame", "tree": text} for an observation

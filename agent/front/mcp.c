@@ -12,6 +12,7 @@
 
 #include "base/args.h"
 #include "agent/front/cli.h"
+#include "agent/core/op_schema.h"
 #include "agent/core/wire.h"
 #include "base/version.h"
 #include "automation/image.h"
@@ -265,50 +266,6 @@ static void cancel_request(struct mcp_server *s, const cJSON *params)
 
 /* ---- tools/list ---- */
 
-static const char *json_type(const struct arg_def *d)
-{
-    switch (d->type) {
-    case ARG_T_INT:
-        return "integer";
-    case ARG_T_NUM:
-        return "number";
-    case ARG_T_BOOL:
-        return "boolean";
-    default:
-        return "string";
-    }
-}
-
-static void add_property(cJSON *props, const struct op_def *op, enum op_arg a)
-{
-    const struct arg_def *d = arg_def(a);
-    cJSON *p = cJSON_AddObjectToObject(props, d->name);
-    if (d->type == ARG_T_WINDOW || d->type == ARG_T_ELEMENT) { /* 3 or "e3"; a handle or a title */
-        cJSON *types = cJSON_AddArrayToObject(p, "type");
-        cJSON_AddItemToArray(types, cJSON_CreateString("string"));
-        cJSON_AddItemToArray(types, cJSON_CreateString("integer"));
-    } else {
-        cJSON_AddStringToObject(p, "type", json_type(d));
-    }
-    cJSON_AddStringToObject(p, "description", op_arg_help(op, a));
-    if (d->choices) {
-        cJSON *arr = cJSON_AddArrayToObject(p, "enum");
-        char word[64];
-        for (const char *c = d->choices; c && *c;) {
-            const char *end = strchr(c, ',');
-            size_t n = end ? (size_t)(end - c) : strlen(c);
-            snprintf(word, sizeof word, "%.*s", (int)n, c);
-            cJSON_AddItemToArray(arr, cJSON_CreateString(word));
-            c = end ? end + 1 : NULL;
-        }
-    }
-    if ((d->type == ARG_T_INT || d->type == ARG_T_NUM) && (d->min != 0 || d->max != 0) &&
-        d->range == RANGE_REJECT) {
-        cJSON_AddNumberToObject(p, "minimum", d->min);
-        cJSON_AddNumberToObject(p, "maximum", d->max);
-    }
-}
-
 /* Whether a tool's point is the data it returns (observations, the shell, launch):
  * those declare an outputSchema and return structuredContent. */
 static bool returns_data(const struct op_def *op)
@@ -359,22 +316,7 @@ static cJSON *tool_json(const struct op_def *op, const char *version)
     cJSON_AddStringToObject(t, "description", dynbuf_str(&d));
     dynbuf_cleanup(&d);
 
-    cJSON *schema = cJSON_AddObjectToObject(t, "inputSchema");
-    cJSON_AddStringToObject(schema, "type", "object");
-    cJSON *props = cJSON_AddObjectToObject(schema, "properties");
-    cJSON *required = cJSON_CreateArray();
-    for (int i = 0; i < OP_MAX_ARGS && op->args[i].arg != ARG_NONE; i++) {
-        const struct op_arg_use *u = &op->args[i];
-        if (u->flags & OPA_MODEL)
-            continue;
-        add_property(props, op, u->arg);
-        if (op_arg_required(u->flags, false))
-            cJSON_AddItemToArray(required, cJSON_CreateString(arg_def(u->arg)->name));
-    }
-    if (cJSON_GetArraySize(required) > 0)
-        cJSON_AddItemToObject(schema, "required", required);
-    else
-        cJSON_Delete(required);
+    cJSON_AddItemToObject(t, "inputSchema", op_schema_input(op, SCHEMA_CLI));
 
     if (since(version, "2025-06-18") && returns_data(op))
         cJSON_AddItemToObject(t, "outputSchema", output_schema());

@@ -16,19 +16,6 @@
 #define DEFAULT_WAIT_MS 30000
 #define SCROLL_TO_MAX   25 /* notches scrolled looking for a child */
 
-const char *const rdp_commands[] = {
-    "snapshot", "get",    "focus",  "click",  "right_click", "double_click", "fill",
-    "clear",    "select", "check",  "scroll", "window",      "run",          "wait_for",
-    "status",   "invoke", "toggle", "expand", "collapse",    "context_menu", NULL};
-
-bool rdp_is_command(const char *command)
-{
-    for (int i = 0; rdp_commands[i]; i++)
-        if (strcmp(command, rdp_commands[i]) == 0)
-            return true;
-    return false;
-}
-
 /* What a ref of the latest snapshot stands for: an element of a window's tree (id, a
  * ref of that window's `state`), or the desktop itself (id 0). */
 struct ref_target {
@@ -726,56 +713,105 @@ static wa_err do_status(struct rdp *p, struct out *o)
     cJSON_AddBoolToObject(o->data, "agent_running", true);
     cJSON_AddNumberToObject(o->data, "agent_pid", (double)os_pid());
     cJSON *caps = cJSON_AddArrayToObject(o->data, "capabilities");
-    for (int i = 0; rdp_commands[i]; i++)
-        cJSON_AddItemToArray(caps, cJSON_CreateString(rdp_commands[i]));
+    for (const char *const *c = rdp_commands(); *c; c++)
+        cJSON_AddItemToArray(caps, cJSON_CreateString(*c));
     cJSON_AddStringToObject(o->data, "version", WINAGENT_VERSION);
     return WA_E_OK;
 }
 
+static wa_err do_fill(struct rdp *p, const cJSON *params, struct out *o)
+{
+    const char *text = str_arg(params, "text");
+    return text ? element_op(p, params, OP_SET_VALUE, text, NULL, o)
+                : failed(o, WA_E_INVALID_ARGS, "fill needs text");
+}
+
+static wa_err do_select(struct rdp *p, const cJSON *params, struct out *o)
+{
+    return element_op(p, params, OP_SELECT, NULL, str_arg(params, "item"), o);
+}
+
+static wa_err do_status_command(struct rdp *p, const cJSON *params, struct out *o)
+{
+    (void)params;
+    return do_status(p, o);
+}
+
+typedef wa_err (*rdp_handler)(struct rdp *p, const cJSON *params, struct out *o);
+
+/* The operations whose agent-rdp command (the table's rdp column) takes parameters of
+ * its own shape; the others are element commands ({"ref"} or {"selector"}). */
+static const struct {
+    enum op_id op;
+    rdp_handler fn;
+} shaped[] = {
+    {OP_STATE, do_snapshot},      {OP_GET, do_get},       {OP_CLICK, do_click},
+    {OP_SET_VALUE, do_fill},      {OP_SELECT, do_select}, {OP_SCROLL, do_scroll},
+    {OP_LIST_WINDOWS, do_window}, {OP_SHELL, do_run},     {OP_WAIT, do_wait_for},
+};
+
+/* agent-rdp's commands that are no single operation of the table. */
+static const struct {
+    const char *name;
+    rdp_handler fn;
+} own_commands[] = {
+    {"check", do_check},
+    {"context_menu", do_context_menu},
+    {"status", do_status_command},
+};
+
+#define OWN_COMMANDS (sizeof own_commands / sizeof own_commands[0])
+
+const char *const *rdp_commands(void)
+{
+    static const char *names[OP__COUNT + OWN_COMMANDS + 1];
+    if (!names[0]) {
+        size_t n = 0;
+        for (int i = 0; i < OP__COUNT; i++)
+            if (op_def((enum op_id)i)->rdp)
+                names[n++] = op_def((enum op_id)i)->rdp;
+        for (size_t i = 0; i < OWN_COMMANDS; i++)
+            names[n++] = own_commands[i].name;
+    }
+    return names;
+}
+
+/* The operation and handler of command c; false when agent-rdp has no such command. */
+static bool command_of(const char *c, const struct op_def **op, rdp_handler *fn)
+{
+    *op = NULL;
+    *fn = NULL;
+    for (size_t i = 0; i < OWN_COMMANDS; i++)
+        if (strcmp(c, own_commands[i].name) == 0) {
+            *fn = own_commands[i].fn;
+            return true;
+        }
+    for (int i = 0; i < OP__COUNT; i++)
+        if (op_def((enum op_id)i)->rdp && strcmp(c, op_def((enum op_id)i)->rdp) == 0)
+            *op = op_def((enum op_id)i);
+    for (size_t i = 0; *op && i < sizeof shaped / sizeof shaped[0]; i++)
+        if (shaped[i].op == (*op)->id)
+            *fn = shaped[i].fn;
+    return *op != NULL;
+}
+
+bool rdp_is_command(const char *command)
+{
+    const struct op_def *op;
+    rdp_handler fn;
+    return command && command_of(command, &op, &fn);
+}
+
 static void dispatch(struct rdp *p, const char *c, const cJSON *params, struct out *o)
 {
-    if (strcmp(c, "snapshot") == 0)
-        do_snapshot(p, params, o);
-    else if (strcmp(c, "get") == 0)
-        do_get(p, params, o);
-    else if (strcmp(c, "focus") == 0)
-        element_op(p, params, OP_FOCUS_ELEMENT, NULL, NULL, o);
-    else if (strcmp(c, "click") == 0)
-        do_click(p, params, o);
-    else if (strcmp(c, "right_click") == 0)
-        element_op(p, params, OP_RIGHT_CLICK, NULL, NULL, o);
-    else if (strcmp(c, "double_click") == 0)
-        element_op(p, params, OP_DOUBLE_CLICK, NULL, NULL, o);
-    else if (strcmp(c, "fill") == 0)
-        str_arg(params, "text")
-            ? element_op(p, params, OP_SET_VALUE, str_arg(params, "text"), NULL, o)
-            : failed(o, WA_E_INVALID_ARGS, "fill needs text");
-    else if (strcmp(c, "clear") == 0)
-        element_op(p, params, OP_CLEAR, NULL, NULL, o);
-    else if (strcmp(c, "select") == 0)
-        element_op(p, params, OP_SELECT, NULL, str_arg(params, "item"), o);
-    else if (strcmp(c, "check") == 0)
-        do_check(p, params, o);
-    else if (strcmp(c, "scroll") == 0)
-        do_scroll(p, params, o);
-    else if (strcmp(c, "window") == 0)
-        do_window(p, params, o);
-    else if (strcmp(c, "run") == 0)
-        do_run(p, params, o);
-    else if (strcmp(c, "wait_for") == 0)
-        do_wait_for(p, params, o);
-    else if (strcmp(c, "status") == 0)
-        do_status(p, o);
-    else if (strcmp(c, "invoke") == 0)
-        element_op(p, params, OP_INVOKE, NULL, NULL, o);
-    else if (strcmp(c, "toggle") == 0)
-        element_op(p, params, OP_TOGGLE, NULL, NULL, o);
-    else if (strcmp(c, "expand") == 0)
-        element_op(p, params, OP_EXPAND, NULL, NULL, o);
-    else if (strcmp(c, "collapse") == 0)
-        element_op(p, params, OP_COLLAPSE, NULL, NULL, o);
-    else if (strcmp(c, "context_menu") == 0)
-        do_context_menu(p, params, o);
+    const struct op_def *op;
+    rdp_handler fn;
+    if (!command_of(c, &op, &fn))
+        return;
+    if (fn)
+        fn(p, params, o);
+    else
+        element_op(p, params, op->id, NULL, NULL, o);
 }
 
 cJSON *rdp_handle(struct rdp *p, const char *command, const cJSON *params)

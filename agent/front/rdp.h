@@ -21,8 +21,9 @@ struct rdp;
 wa_err rdp_new(struct session *ses, struct rdp **out);
 void rdp_free(struct rdp *r);
 
-/* agent-rdp's command names, NULL-terminated (the handshake's capabilities). */
-extern const char *const rdp_commands[];
+/* agent-rdp's command names, NULL-terminated (the handshake's capabilities): the
+ * operation table's rdp column and agent-rdp's own commands. */
+const char *const *rdp_commands(void);
 bool rdp_is_command(const char *command);
 
 /* Performs one command; {"success", "data", "error": {"code","message"} | null} (a new

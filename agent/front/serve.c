@@ -225,8 +225,8 @@ static wa_err write_handshake(struct serve_ipc *s, bool ready)
     cJSON_AddNumberToObject(h, "agent_pid", (double)os_pid()); /* agent-rdp's name for it */
     cJSON_AddStringToObject(h, "started_at", s->started_at);
     cJSON *caps = cJSON_AddArrayToObject(h, "capabilities");
-    for (int i = 0; rdp_commands[i]; i++)
-        cJSON_AddItemToArray(caps, cJSON_CreateString(rdp_commands[i]));
+    for (const char *const *c = rdp_commands(); *c; c++)
+        cJSON_AddItemToArray(caps, cJSON_CreateString(*c));
     bool shell = core_shell(session_core(s->ses)) != SHELL_DENIED;
     for (int i = 0; i < OP__COUNT; i++) { /* and winagent's own commands that differ */
         const struct op_def *op = op_def((enum op_id)i);

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent/core/core.h"
+#include "agent/core/op_schema.h"
 #include "agent/core/ops.h"
 #include "agent/front/cli.h"
 #include "agent/front/mcp.h"
@@ -173,6 +174,66 @@ static void mcp_tools_are_the_cli_commands(void **state)
     }
 }
 
+/* The model's tools and MCP's tool list come from the one generator and agree: for every
+ * operation and every argument both take, the same enum, limits and description (but
+ * for the model's own words), and types that differ only where the table says so. */
+static void model_and_mcp_schemas_agree(void **state)
+{
+    (void)state;
+    size_t n;
+    const struct llm_tool *tools = agent_tools(true, &n);
+    const cJSON *model_props = cJSON_GetObjectItemCaseSensitive(tools[0].parameters, "properties");
+    const cJSON *shell_props = cJSON_GetObjectItemCaseSensitive(tools[1].parameters, "properties");
+    struct core_config cfg = {.be = backend_default(), .shell = SHELL_ALLOWED};
+    struct core *c = NULL;
+    assert_int_equal(core_new(&cfg, &c), WA_E_OK);
+    cJSON *list = mcp_tools_list(c);
+    int compared = 0;
+    for (int i = 0; i < OP__COUNT; i++) {
+        const struct op_def *op = op_def((enum op_id)i);
+        if (!op->model || !op->cli)
+            continue;
+        const cJSON *mcp_props = NULL, *t;
+        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(list, "tools"))
+        {
+            if (strcmp(cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring, op->cli) == 0)
+                mcp_props = cJSON_GetObjectItemCaseSensitive(
+                    cJSON_GetObjectItemCaseSensitive(t, "inputSchema"), "properties");
+        }
+        if (!mcp_props) /* the shell is listed only when allowed */
+            continue;
+        for (int j = 0; j < OP_MAX_ARGS && op->args[j].arg != ARG_NONE; j++) {
+            const struct op_arg_use *u = &op->args[j];
+            if (u->flags & (OPA_MODEL | OPA_CLI))
+                continue;
+            const struct arg_def *d = arg_def(u->arg);
+            const cJSON *mp = cJSON_GetObjectItemCaseSensitive(
+                (op->flags & OPF_SHELL) ? shell_props : model_props, arg_name(u->arg, true));
+            const cJSON *cp = cJSON_GetObjectItemCaseSensitive(mcp_props, d->name);
+            assert_non_null(mp);
+            assert_non_null(cp);
+            /* each is exactly what the generator makes */
+            cJSON *gen_c = op_schema_property(op, u->arg, SCHEMA_CLI);
+            assert_true(cJSON_Compare(gen_c, cp, true));
+            cJSON_Delete(gen_c);
+            /* the same words where the table gives no other */
+            const char *keys[] = {"enum", "minimum", "maximum"};
+            for (size_t k = 0; k < 3; k++) {
+                const cJSON *a = cJSON_GetObjectItemCaseSensitive(mp, keys[k]);
+                const cJSON *b = cJSON_GetObjectItemCaseSensitive(cp, keys[k]);
+                assert_true((!a && !b) || (a && b && cJSON_Compare(a, b, true)));
+            }
+            if (!(d->flags & (ARGF_MODEL_ID | ARGF_MODEL_TEXT)))
+                assert_true(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(mp, "type"),
+                                          cJSON_GetObjectItemCaseSensitive(cp, "type"), true));
+            compared++;
+        }
+    }
+    assert_true(compared > 30);
+    cJSON_Delete(list);
+    core_free(c);
+}
+
 static void cli_usage_names_every_argument(void **state)
 {
     (void)state;
@@ -296,6 +357,7 @@ int main(void)
         cmocka_unit_test(model_names_and_aliases),
         cmocka_unit_test(model_schema_is_the_table),
         cmocka_unit_test(mcp_tools_are_the_cli_commands),
+        cmocka_unit_test(model_and_mcp_schemas_agree),
         cmocka_unit_test(cli_usage_names_every_argument),
         cmocka_unit_test(skill_commands_match_the_table),
     };
