@@ -246,13 +246,13 @@ wa_err backend_focused_value(const struct wa_backend *b, uint64_t *hwnd, char **
                                  : UNSUPPORTED(b, "read values back");
 }
 
-wa_err backend_run_shell(const struct wa_backend *b, const char *command, int timeout_ms,
-                         size_t cap, struct wa_shell_result *out)
+wa_err backend_run_shell(const struct wa_backend *b, const char *shell, const char *command,
+                         int timeout_ms, size_t cap, struct wa_shell_result *out)
 {
     memset(out, 0, sizeof *out);
     if (!command || !*command)
         return wa_fail(WA_E_INVALID_ARGS, "no command given");
-    return b && b->run_shell ? b->run_shell(command, timeout_ms, cap, out)
+    return b && b->run_shell ? b->run_shell(shell, command, timeout_ms, cap, out)
                              : UNSUPPORTED(b, "run shell commands");
 }
 

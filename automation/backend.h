@@ -149,9 +149,10 @@ struct wa_backend {
     wa_err (*focused_value)(uint64_t *hwnd, char **value);
 
     /* ---- shell ---- */
-    /* Runs command through the configured shell (WINAGENT_SHELL, default PowerShell),
-     * killing the whole process tree after timeout_ms; output capped at cap bytes each. */
-    wa_err (*run_shell)(const char *command, int timeout_ms, size_t cap,
+    /* Runs command through shell (a command-line prefix such as "cmd.exe /c"; NULL or
+     * empty: the backend's default, PowerShell), killing the whole process tree after
+     * timeout_ms; output capped at cap bytes each. */
+    wa_err (*run_shell)(const char *shell, const char *command, int timeout_ms, size_t cap,
                         struct wa_shell_result *out);
 };
 
@@ -191,8 +192,8 @@ wa_err backend_element_action(const struct wa_backend *b, struct wa_tree *t, siz
 wa_err backend_element_value(const struct wa_backend *b, struct wa_tree *t, size_t index,
                              char **value);
 wa_err backend_focused_value(const struct wa_backend *b, uint64_t *hwnd, char **value);
-wa_err backend_run_shell(const struct wa_backend *b, const char *command, int timeout_ms,
-                         size_t cap, struct wa_shell_result *out);
+wa_err backend_run_shell(const struct wa_backend *b, const char *shell, const char *command,
+                         int timeout_ms, size_t cap, struct wa_shell_result *out);
 
 /* Composite input built from the primitives above (portable). */
 wa_err backend_click(const struct wa_backend *b, int x, int y, enum wa_button btn, int count);

@@ -9,6 +9,24 @@
 #include "base/os.h"
 #include "base/str.h"
 
+const char *const wa_state_words[WA_ST__COUNT] = {
+#define X_WORD(name, word) word,
+    WA_STATE_MAP(X_WORD)
+#undef X_WORD
+};
+
+const char *const wa_pattern_words[WA_PAT__COUNT] = {
+#define X_WORD(name, word, short_word) word,
+    WA_PATTERN_MAP(X_WORD)
+#undef X_WORD
+};
+
+const char *const wa_pattern_short_words[WA_PAT__COUNT] = {
+#define X_WORD(name, word, short_word) short_word,
+    WA_PATTERN_MAP(X_WORD)
+#undef X_WORD
+};
+
 #define TREE_NAME_MAX  200 /* bytes of a name shown to the model */
 #define TREE_VALUE_MAX 300 /* bytes of a value shown to the model */
 
@@ -354,15 +372,11 @@ static wa_err format_node(const struct wa_tree *t, size_t i, int base_depth, boo
     bool offscreen =
         (n->states & WA_ST_OFFSCREEN) ||
         (!wa_rect_empty(n->bounds) && wa_rect_empty(wa_rect_intersect(n->bounds, t->frame)));
-    static const struct {
-        unsigned bit;
-        const char *word;
-    } words[] = {{WA_ST_FOCUSED, "focused"},     {WA_ST_DISABLED, "disabled"},
-                 {WA_ST_CHECKED, "checked"},     {WA_ST_EXPANDED, "expanded"},
-                 {WA_ST_COLLAPSED, "collapsed"}, {WA_ST_SELECTED, "selected"}};
-    for (size_t k = 0; !e && k < sizeof words / sizeof words[0]; k++)
-        if (n->states & words[k].bit)
-            e = dynbuf_addf(out, " %s", words[k].word);
+    /* offscreen is written as seen against the frame; focusable is no word of a line */
+    unsigned shown = n->states & ~(unsigned)(WA_ST_OFFSCREEN | WA_ST_FOCUSABLE);
+    for (int k = 0; !e && k < WA_ST__COUNT; k++)
+        if (shown & (1u << k))
+            e = dynbuf_addf(out, " %s", wa_state_words[k]);
     if (!e && offscreen)
         e = dynbuf_adds(out, " offscreen");
     if (!e && n->is_new)

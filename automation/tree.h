@@ -13,28 +13,60 @@
 #include "base/dynbuf.h"
 #include "base/error.h"
 
-enum wa_state {
-    WA_ST_FOCUSED = 1 << 0,
-    WA_ST_DISABLED = 1 << 1,
-    WA_ST_CHECKED = 1 << 2,
-    WA_ST_EXPANDED = 1 << 3,
-    WA_ST_COLLAPSED = 1 << 4,
-    WA_ST_SELECTED = 1 << 5,
-    WA_ST_OFFSCREEN = 1 << 6,
-    WA_ST_FOCUSABLE = 1 << 7, /* keyboard-focusable (for "interactive" filters) */
+/* X(NAME, word): an element's states, each a bit of wa_node.states in this order, with
+ * the word every text and JSON writes it as (tree lines, change reports, results). */
+#define WA_STATE_MAP(X)                                                                            \
+    X(FOCUSED, "focused")                                                                          \
+    X(DISABLED, "disabled")                                                                        \
+    X(CHECKED, "checked")                                                                          \
+    X(EXPANDED, "expanded")                                                                        \
+    X(COLLAPSED, "collapsed")                                                                      \
+    X(SELECTED, "selected")                                                                        \
+    X(OFFSCREEN, "offscreen")                                                                      \
+    X(FOCUSABLE, "focusable") /* keyboard-focusable (for "interactive" filters) */
+
+/* X(NAME, word, short word): what an element supports, UIA patterns or their MSAA and
+ * window-message stand-ins; results write the word, scenes may use the short one. */
+#define WA_PATTERN_MAP(X)                                                                          \
+    X(INVOKE, "invoke", "invoke")                                                                  \
+    X(TOGGLE, "toggle", "toggle")                                                                  \
+    X(EXPAND, "expand_collapse", "expand") /* ExpandCollapse */                                    \
+    X(SELECT, "selection_item", "select")  /* SelectionItem */                                     \
+    X(VALUE, "value", "value")                                                                     \
+    X(SCROLL, "scroll", "scroll")                                                                  \
+    X(RANGE, "range_value", "range")                                                               \
+    X(DEFAULT_ACTION, "default_action", "default_action") /* MSAA accDoDefaultAction */
+
+enum {
+#define X_INDEX(name, ...) WA_ST_INDEX_##name,
+    WA_STATE_MAP(X_INDEX)
+#undef X_INDEX
+        WA_ST__COUNT
 };
 
-/* What an element supports; UIA patterns, or their MSAA/window-message stand-ins. */
-enum wa_pattern {
-    WA_PAT_INVOKE = 1 << 0,
-    WA_PAT_TOGGLE = 1 << 1,
-    WA_PAT_EXPAND = 1 << 2, /* ExpandCollapse */
-    WA_PAT_SELECT = 1 << 3, /* SelectionItem */
-    WA_PAT_VALUE = 1 << 4,
-    WA_PAT_SCROLL = 1 << 5,
-    WA_PAT_RANGE = 1 << 6,
-    WA_PAT_DEFAULT_ACTION = 1 << 7, /* MSAA accDoDefaultAction */
+enum wa_state {
+#define X_BIT(name, ...) WA_ST_##name = 1 << WA_ST_INDEX_##name,
+    WA_STATE_MAP(X_BIT)
+#undef X_BIT
 };
+
+enum {
+#define X_INDEX(name, ...) WA_PAT_INDEX_##name,
+    WA_PATTERN_MAP(X_INDEX)
+#undef X_INDEX
+        WA_PAT__COUNT
+};
+
+enum wa_pattern {
+#define X_BIT(name, ...) WA_PAT_##name = 1 << WA_PAT_INDEX_##name,
+    WA_PATTERN_MAP(X_BIT)
+#undef X_BIT
+};
+
+/* The word of each state and pattern, by the index of its bit. */
+extern const char *const wa_state_words[WA_ST__COUNT];
+extern const char *const wa_pattern_words[WA_PAT__COUNT];
+extern const char *const wa_pattern_short_words[WA_PAT__COUNT];
 
 /* Where a node's name came from (the fallback chain of SPEC §5). */
 enum wa_name_source {

@@ -113,14 +113,6 @@ static void describe(struct dynbuf *b, const struct wa_tree *t, size_t i)
     tree_quote(n->name, b);
 }
 
-static const struct {
-    unsigned bit;
-    const char *word;
-} state_words[] = {{WA_ST_FOCUSED, "focused"},     {WA_ST_DISABLED, "disabled"},
-                   {WA_ST_CHECKED, "checked"},     {WA_ST_EXPANDED, "expanded"},
-                   {WA_ST_COLLAPSED, "collapsed"}, {WA_ST_SELECTED, "selected"},
-                   {WA_ST_OFFSCREEN, "offscreen"}};
-
 /* A line for d unless max_lines are written already (then only counted). */
 static bool want_line(size_t max_lines, size_t *lines)
 {
@@ -170,10 +162,10 @@ static void compare_matched(const struct wa_tree *before, size_t bi, const struc
         if (want_line(max_lines, lines)) {
             dynbuf_adds(&d->lines, "states: ");
             describe(&d->lines, after, ai);
-            for (size_t k = 0; k < sizeof state_words / sizeof state_words[0]; k++)
-                if (diff & state_words[k].bit)
-                    dynbuf_addf(&d->lines, " %c%s", a->states & state_words[k].bit ? '+' : '-',
-                                state_words[k].word);
+            for (int k = 0; k < WA_ST__COUNT; k++)
+                if (diff & (1u << k) & ~(unsigned)WA_ST_FOCUSABLE)
+                    dynbuf_addf(&d->lines, " %c%s", a->states & (1u << k) ? '+' : '-',
+                                wa_state_words[k]);
             dynbuf_addc(&d->lines, '\n');
         }
     }

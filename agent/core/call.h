@@ -17,6 +17,7 @@ struct core {
     const struct wa_backend *be;
     struct gate *gate;
     char *state_dir;
+    char *shell_program;    /* NULL: the backend's default shell */
     struct os_mutex *input; /* acting operations of this process, one at a time */
 };
 

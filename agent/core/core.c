@@ -31,6 +31,7 @@ wa_err core_new(const struct core_config *cfg, struct core **out)
     c->cfg = *cfg;
     c->be = cfg->be;
     c->cfg.restricted = c->cfg.restricted_only = c->cfg.audit_path = c->cfg.state_dir = NULL;
+    c->cfg.shell_program = NULL;
     struct gate_config gc = {
         .restricted_extra = cfg->restricted,
         .restricted_only = cfg->restricted_only,
@@ -47,6 +48,9 @@ wa_err core_new(const struct core_config *cfg, struct core **out)
             snprintf(c->state_dir, n, "%s/winagent-state", tmp ? tmp : ".");
         free(tmp);
     }
+    if (!e && cfg->shell_program && *cfg->shell_program &&
+        !(c->shell_program = str_dup(cfg->shell_program)))
+        e = wa_fail(WA_E_NOMEM, "out of memory");
     if (!e && !c->state_dir)
         e = wa_fail(WA_E_NOMEM, "out of memory");
     if (e) {
@@ -64,6 +68,7 @@ void core_free(struct core *c)
     gate_free(c->gate);
     os_mutex_free(c->input);
     free(c->state_dir);
+    free(c->shell_program);
     free(c);
 }
 

@@ -12,6 +12,7 @@ wa_err core_config_from_settings(const struct settings *s, bool loop, struct cor
     out->restricted = settings_get(s, SET_RESTRICTED);
     out->audit_path = settings_get(s, SET_AUDIT_LOG);
     out->state_dir = settings_get(s, SET_STATE_DIR);
+    out->shell_program = settings_get(s, SET_SHELL_PROGRAM);
     wa_err e = settings_num(s, SET_MAX_ACTIONS, 0.01, 10000, 10, &out->max_actions_per_s);
     if (e)
         return e;

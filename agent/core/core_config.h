@@ -29,6 +29,7 @@ struct core_config {
     double max_actions_per_s;    /* 0: 10 */
     const char *audit_path;      /* NULL: none */
     const char *state_dir;       /* refs of `state` between processes; NULL: the default */
+    const char *shell_program;   /* the shell's command-line prefix; NULL: the backend's */
 };
 
 /* The core configuration of a front end from the resolved settings: the shell

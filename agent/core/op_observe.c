@@ -277,19 +277,12 @@ wa_err perform_state(struct call *k)
 
 static void add_state_words(char *out, size_t cap, unsigned states)
 {
-    static const struct {
-        unsigned bit;
-        const char *word;
-    } words[] = {{WA_ST_FOCUSED, "focused"},     {WA_ST_DISABLED, "disabled"},
-                 {WA_ST_CHECKED, "checked"},     {WA_ST_EXPANDED, "expanded"},
-                 {WA_ST_COLLAPSED, "collapsed"}, {WA_ST_SELECTED, "selected"},
-                 {WA_ST_OFFSCREEN, "offscreen"}, {WA_ST_FOCUSABLE, "focusable"}};
     size_t len = 0;
     out[0] = '\0';
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (states & words[i].bit)
+    for (int i = 0; i < WA_ST__COUNT; i++)
+        if (states & (1u << i))
             len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s%s", len ? " " : "",
-                                    words[i].word);
+                                    wa_state_words[i]);
 }
 
 wa_err perform_get(struct call *k)

@@ -180,8 +180,8 @@ wa_err perform_shell(struct call *k)
     wa_err e = shell_permission(k, "a shell command", command);
     if (e || k->dry)
         return e;
-    if ((e = backend_run_shell(k->be, command, k->q->timeout_s * 1000, SHELL_CAP_BYTES,
-                               &k->r->shell)))
+    if ((e = backend_run_shell(k->be, k->c->shell_program, command, k->q->timeout_s * 1000,
+                               SHELL_CAP_BYTES, &k->r->shell)))
         return e;
     k->r->has_shell = true;
     return WA_E_OK;

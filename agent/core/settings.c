@@ -132,9 +132,6 @@ wa_err settings_load(struct settings *s, struct args *a, unsigned groups)
         if (!s->value[i] && table[i].def && !(s->value[i] = str_dup(table[i].def)))
             e = wa_fail(WA_E_NOMEM, "out of memory");
     dotenv_cleanup(&d);
-    /* The backend's shell reads WINAGENT_SHELL; a value from .env is resolved here. */
-    if (!e && s->source[SET_SHELL_PROGRAM] == SRC_DOTENV)
-        os_setenv("WINAGENT_SHELL", s->value[SET_SHELL_PROGRAM]);
     scrub_environment();
     return e;
 }

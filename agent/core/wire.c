@@ -226,40 +226,24 @@ static cJSON *window_state_json(const struct wa_window *w)
     return o;
 }
 
+/* The words of the bits set, from a word list indexed by bit. */
+static cJSON *bit_words(unsigned bits, const char *const *words, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++)
+        if (bits & (1u << i))
+            cJSON_AddItemToArray(a, cJSON_CreateString(words[i]));
+    return a;
+}
+
 cJSON *wire_states(unsigned states)
 {
-    static const struct {
-        unsigned bit;
-        const char *word;
-    } words[] = {{WA_ST_FOCUSED, "focused"},     {WA_ST_DISABLED, "disabled"},
-                 {WA_ST_CHECKED, "checked"},     {WA_ST_EXPANDED, "expanded"},
-                 {WA_ST_COLLAPSED, "collapsed"}, {WA_ST_SELECTED, "selected"},
-                 {WA_ST_OFFSCREEN, "offscreen"}, {WA_ST_FOCUSABLE, "focusable"}};
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (states & words[i].bit)
-            cJSON_AddItemToArray(a, cJSON_CreateString(words[i].word));
-    return a;
+    return bit_words(states, wa_state_words, WA_ST__COUNT);
 }
 
 cJSON *wire_patterns(unsigned patterns)
 {
-    static const struct {
-        unsigned bit;
-        const char *word;
-    } words[] = {{WA_PAT_INVOKE, "invoke"},
-                 {WA_PAT_TOGGLE, "toggle"},
-                 {WA_PAT_EXPAND, "expand_collapse"},
-                 {WA_PAT_SELECT, "selection_item"},
-                 {WA_PAT_VALUE, "value"},
-                 {WA_PAT_SCROLL, "scroll"},
-                 {WA_PAT_RANGE, "range_value"},
-                 {WA_PAT_DEFAULT_ACTION, "default_action"}};
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (patterns & words[i].bit)
-            cJSON_AddItemToArray(a, cJSON_CreateString(words[i].word));
-    return a;
+    return bit_words(patterns, wa_pattern_words, WA_PAT__COUNT);
 }
 
 cJSON *wire_element(const struct op_elem *e, bool full)

@@ -1,5 +1,6 @@
 /* What a run records of one performed call (the loop's steps, replay's steps). */
 #include "agent/run/calltrace.h"
+#include "agent/run/trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ void calltrace_observation(struct steplog *log, int step, const char *action,
         snprintf(name, sizeof name, "step-%02d-%s.png", step, action);
         file = steplog_save(log, name, o->png.data, o->png.len);
     }
-    cJSON *j = cJSON_AddObjectToObject(trace, "observation");
+    cJSON *j = cJSON_AddObjectToObject(trace, TRACE_OBSERVATION);
     cJSON_AddStringToObject(j, "kind", o->kind == OBS_TREE ? "tree" : "image");
     if (file)
         cJSON_AddStringToObject(j, "file", file);
@@ -52,7 +53,7 @@ void calltrace_observation(struct steplog *log, int step, const char *action,
         cJSON_AddNumberToObject(j, "height", o->height);
     }
     if (o->tree_reused) /* nothing had changed: the tree of the look before, not walked again */
-        cJSON_AddBoolToObject(j, "tree_reused", true);
+        cJSON_AddBoolToObject(j, TRACE_TREE_REUSED, true);
     free(file);
     steplog_note(log, "observation: %s", o->verdict);
     log_unnamed_elements(log, o, tree);
@@ -64,9 +65,9 @@ static void add_element_ref(cJSON *trace, const struct op_result *res)
 {
     if (!res->has_element)
         return;
-    cJSON *ref = cJSON_AddObjectToObject(trace, "element_ref");
+    cJSON *ref = cJSON_AddObjectToObject(trace, TRACE_ELEMENT_REF);
     cJSON_AddStringToObject(ref, "type", res->element.type ? res->element.type : "");
-    cJSON_AddStringToObject(ref, "name", res->element.name ? res->element.name : "");
+    cJSON_AddStringToObject(ref, TRACE_NAME, res->element.name ? res->element.name : "");
     if (res->element.automation_id)
         cJSON_AddStringToObject(ref, "automation_id", res->element.automation_id);
 }
@@ -78,7 +79,7 @@ static void add_receiver(cJSON *trace, const struct op_result *res)
     if (!res->has_receiver)
         return;
     const struct wa_window *w = &res->receiver;
-    cJSON *o = cJSON_AddObjectToObject(trace, "receiver");
+    cJSON *o = cJSON_AddObjectToObject(trace, TRACE_RECEIVER);
     char h[24];
     snprintf(h, sizeof h, "0x%llx", (unsigned long long)w->hwnd);
     cJSON_AddStringToObject(o, "hwnd", h);
@@ -98,7 +99,7 @@ static void add_annotation(struct steplog *log, int step, const char *action,
         snprintf(name, sizeof name, "step-%02d-%s+annotate.png", step, action);
         char *file = steplog_save(log, name, png.data, png.len);
         if (file)
-            cJSON_AddStringToObject(trace, "annotate", file);
+            cJSON_AddStringToObject(trace, TRACE_ANNOTATE, file);
         free(file);
     }
     dynbuf_cleanup(&png);
@@ -121,7 +122,7 @@ void calltrace_result(struct steplog *log, int step, const char *action,
     cJSON_AddNumberToObject(ms, "wait", res->wait_ms);
     cJSON_AddNumberToObject(ms, "before", res->before_ms);
     cJSON_AddNumberToObject(ms, "action", res->action_ms ? res->action_ms : total_ms);
-    cJSON_AddNumberToObject(ms, "annotate", res->annotate_ms);
+    cJSON_AddNumberToObject(ms, TRACE_ANNOTATE, res->annotate_ms);
     cJSON_AddNumberToObject(ms, "settle", res->settle_ms);
     cJSON_AddNumberToObject(ms, "capture", res->obs.capture_ms);
     cJSON_AddNumberToObject(ms, "encode", res->obs.encode_ms);

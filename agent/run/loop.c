@@ -16,6 +16,7 @@
 #include "agent/run/replay.h"
 #include "agent/run/steplog.h"
 #include "agent/run/tools.h"
+#include "agent/run/trace.h"
 #include "base/os.h"
 #include "base/str.h"
 
@@ -198,13 +199,13 @@ static wa_err tool_request(struct run *r, const struct llm_tool_call *call, stru
 static void run_tool_call(struct run *r, int step, const struct llm_tool_call *call,
                           const char *step_stats, cJSON *trace)
 {
-    cJSON_AddStringToObject(trace, "id", call->id);
-    cJSON_AddStringToObject(trace, "name", call->name);
+    cJSON_AddStringToObject(trace, TRACE_ID, call->id);
+    cJSON_AddStringToObject(trace, TRACE_NAME, call->name);
     cJSON *parsed_args = cJSON_Parse(call->arguments);
     if (parsed_args)
-        cJSON_AddItemToObject(trace, "arguments", parsed_args);
+        cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, parsed_args);
     else
-        cJSON_AddStringToObject(trace, "arguments_raw", call->arguments);
+        cJSON_AddStringToObject(trace, TRACE_ARGUMENTS_RAW, call->arguments);
 
     struct op_request q;
     struct op_result res;
@@ -254,7 +255,7 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
     if (note)
         cJSON_AddStringToObject(result, "note", note);
     char *result_text = cJSON_PrintUnformatted(result);
-    cJSON_AddItemToObject(trace, "result", result);
+    cJSON_AddItemToObject(trace, TRACE_RESULT, result);
 
     struct dynbuf text;
     dynbuf_init(&text, 16u << 20);
@@ -293,18 +294,18 @@ static void finish(struct run *r, int code, int steps, const char *reason)
 {
     double total = (double)(os_now_ms() - r->start_ms);
     cJSON *s = cJSON_CreateObject();
-    cJSON *sum = cJSON_AddObjectToObject(s, "summary");
-    cJSON_AddNumberToObject(sum, "steps", steps);
-    cJSON_AddNumberToObject(sum, "exit_code", code);
-    cJSON_AddStringToObject(sum, "outcome", exit_word(code));
+    cJSON *sum = cJSON_AddObjectToObject(s, TRACE_SUMMARY);
+    cJSON_AddNumberToObject(sum, TRACE_STEPS, steps);
+    cJSON_AddNumberToObject(sum, TRACE_EXIT_CODE, code);
+    cJSON_AddStringToObject(sum, TRACE_OUTCOME, exit_word(code));
     if (reason)
-        cJSON_AddStringToObject(sum, "error", reason);
-    cJSON_AddNumberToObject(sum, "prompt_tokens", (double)r->usage.prompt_tokens);
-    cJSON_AddNumberToObject(sum, "completion_tokens", (double)r->usage.completion_tokens);
-    cJSON_AddNumberToObject(sum, "total_tokens", (double)r->usage.total_tokens);
-    cJSON_AddNumberToObject(sum, "llm_ms", r->llm_ms);
-    cJSON_AddNumberToObject(sum, "agent_ms", r->agent_ms);
-    cJSON_AddNumberToObject(sum, "total_ms", total);
+        cJSON_AddStringToObject(sum, TRACE_ERROR, reason);
+    cJSON_AddNumberToObject(sum, TRACE_PROMPT_TOKENS, (double)r->usage.prompt_tokens);
+    cJSON_AddNumberToObject(sum, TRACE_COMPLETION_TOKENS, (double)r->usage.completion_tokens);
+    cJSON_AddNumberToObject(sum, TRACE_TOTAL_TOKENS, (double)r->usage.total_tokens);
+    cJSON_AddNumberToObject(sum, TRACE_LLM_MS, r->llm_ms);
+    cJSON_AddNumberToObject(sum, TRACE_AGENT_MS, r->agent_ms);
+    cJSON_AddNumberToObject(sum, TRACE_TOTAL_MS, total);
     steplog_trace(&r->log, s);
     cJSON_Delete(s);
     if (r->out) {
@@ -362,8 +363,8 @@ static void first_turn(struct run *r)
     struct llm_image img;
     bool has_img = false;
     cJSON *trace = cJSON_CreateObject();
-    cJSON_AddNumberToObject(trace, "step", 0);
-    cJSON_AddStringToObject(trace, "task", r->cfg->prompt);
+    cJSON_AddNumberToObject(trace, TRACE_STEP, 0);
+    cJSON_AddStringToObject(trace, TRACE_TASK, r->cfg->prompt);
     if (!e && res.obs.kind != OBS_NONE) {
         calltrace_observation(&r->log, 0, res.op->model, &res.obs, session_tree(r->ses), trace);
         steplog_progress(&r->log, "[step 0/%d] observe -> %s", r->cfg->max_steps, res.obs.verdict);
@@ -415,22 +416,23 @@ static int run_steps(struct run *r)
                             step - 1);
         }
         cJSON *trace = cJSON_CreateObject();
-        cJSON_AddNumberToObject(trace, "step", step);
+        cJSON_AddNumberToObject(trace, TRACE_STEP, step);
         if (reply.reasoning) {
-            cJSON_AddStringToObject(trace, "reasoning", reply.reasoning);
+            cJSON_AddStringToObject(trace, TRACE_REASONING, reply.reasoning);
             steplog_note(&r->log, "reasoning: %s", reply.reasoning);
         }
         if (reply.text) {
-            cJSON_AddStringToObject(trace, "model_text", reply.text);
+            cJSON_AddStringToObject(trace, TRACE_MODEL_TEXT, reply.text);
             steplog_note(&r->log, "model: %s", reply.text);
         }
-        cJSON_AddStringToObject(trace, "finish_reason",
+        cJSON_AddStringToObject(trace, TRACE_FINISH_REASON,
                                 reply.finish_reason ? reply.finish_reason : "");
-        cJSON *usage = cJSON_AddObjectToObject(trace, "usage");
-        cJSON_AddNumberToObject(usage, "prompt_tokens", (double)reply.usage.prompt_tokens);
-        cJSON_AddNumberToObject(usage, "completion_tokens", (double)reply.usage.completion_tokens);
-        cJSON_AddNumberToObject(usage, "total_tokens", (double)reply.usage.total_tokens);
-        cJSON_AddNumberToObject(trace, "attempts", reply.attempts);
+        cJSON *usage = cJSON_AddObjectToObject(trace, TRACE_USAGE);
+        cJSON_AddNumberToObject(usage, TRACE_PROMPT_TOKENS, (double)reply.usage.prompt_tokens);
+        cJSON_AddNumberToObject(usage, TRACE_COMPLETION_TOKENS,
+                                (double)reply.usage.completion_tokens);
+        cJSON_AddNumberToObject(usage, TRACE_TOTAL_TOKENS, (double)reply.usage.total_tokens);
+        cJSON_AddNumberToObject(trace, TRACE_ATTEMPTS, reply.attempts);
         llm_conversation_add_reply(&r->conv, &reply);
 
         char stats[96];
@@ -455,7 +457,7 @@ static int run_steps(struct run *r)
             }
             steplog_progress(&r->log, "[step %d/%d] final answer%s", step, r->cfg->max_steps,
                              stats);
-            cJSON_AddStringToObject(trace, "final_answer", answer);
+            cJSON_AddStringToObject(trace, TRACE_FINAL_ANSWER, answer);
             steplog_trace(&r->log, trace);
             cJSON_Delete(trace);
             steplog_print(&r->log, stdout, answer); /* scrubbed like the logs */
@@ -465,7 +467,7 @@ static int run_steps(struct run *r)
             finish(r, EXIT_OK, step, NULL);
             return EXIT_OK;
         }
-        cJSON *calls = cJSON_AddArrayToObject(trace, "tool_calls");
+        cJSON *calls = cJSON_AddArrayToObject(trace, TRACE_TOOL_CALLS);
         int64_t t0 = os_now_ms();
         double agent_before = r->agent_ms;
         for (size_t i = 0; i < reply.n_calls; i++) {
@@ -482,17 +484,17 @@ static int run_steps(struct run *r)
                 char *text = cJSON_PrintUnformatted(err);
                 llm_conversation_add_tool_result(&r->conv, reply.calls[i].id, reply.calls[i].name,
                                                  text ? text : "{}", NULL);
-                cJSON_AddStringToObject(ct, "name", reply.calls[i].name);
-                cJSON_AddItemToObject(ct, "result", err);
+                cJSON_AddStringToObject(ct, TRACE_NAME, reply.calls[i].name);
+                cJSON_AddItemToObject(ct, TRACE_RESULT, err);
                 free(text);
                 continue;
             }
             run_tool_call(r, step, &reply.calls[i], i == 0 ? stats : "", ct);
         }
-        cJSON *timings = cJSON_AddObjectToObject(trace, "timings");
-        cJSON_AddNumberToObject(timings, "llm_ms", reply.elapsed_ms);
-        cJSON_AddNumberToObject(timings, "agent_ms", r->agent_ms - agent_before);
-        cJSON_AddNumberToObject(timings, "tools_ms", (double)(os_now_ms() - t0));
+        cJSON *timings = cJSON_AddObjectToObject(trace, TRACE_TIMINGS);
+        cJSON_AddNumberToObject(timings, TRACE_LLM_MS, reply.elapsed_ms);
+        cJSON_AddNumberToObject(timings, TRACE_AGENT_MS, r->agent_ms - agent_before);
+        cJSON_AddNumberToObject(timings, TRACE_TOOLS_MS, (double)(os_now_ms() - t0));
         steplog_trace(&r->log, trace);
         cJSON_Delete(trace);
         llm_reply_cleanup(&reply);

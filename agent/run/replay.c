@@ -18,6 +18,7 @@
 #include "agent/core/wire.h"
 #include "agent/run/calltrace.h"
 #include "agent/run/steplog.h"
+#include "agent/run/trace.h"
 #include "base/os.h"
 #include "base/str.h"
 
@@ -42,7 +43,7 @@ static const char *str_of(const cJSON *o, const char *name)
 static int find_element(const struct session *s, const cJSON *ref)
 {
     const struct wa_tree *t = session_tree(s);
-    const char *type = str_of(ref, "type"), *name = str_of(ref, "name");
+    const char *type = str_of(ref, "type"), *name = str_of(ref, TRACE_NAME);
     const char *aid = str_of(ref, "automation_id");
     for (size_t i = 0; t && i < t->count; i++) {
         const struct wa_node *n = &t->nodes[i];
@@ -57,7 +58,7 @@ static int find_element(const struct session *s, const cJSON *ref)
  * WA_E_DIVERGED when there is none. */
 static wa_err reaim(struct session *s, struct op_request *q, const cJSON *ref)
 {
-    const char *type = str_of(ref, "type"), *name = str_of(ref, "name");
+    const char *type = str_of(ref, "type"), *name = str_of(ref, TRACE_NAME);
     if (!type || !name)
         return wa_fail(WA_E_PARSE, "the recorded element_ref has no type and name");
     int id = find_element(s, ref);
@@ -87,8 +88,8 @@ static wa_err reaim(struct session *s, struct op_request *q, const cJSON *ref)
 /* The request of a recorded call. */
 static wa_err recorded_request(const cJSON *call, struct op_request *q)
 {
-    const char *name = str_of(call, "name");
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(call, "arguments");
+    const char *name = str_of(call, TRACE_NAME);
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(call, TRACE_ARGUMENTS);
     if (!cJSON_IsObject(args)) {
         op_request_init(q, NULL);
         return wa_fail(WA_E_PARSE, "the recorded call has no arguments object");
@@ -119,8 +120,8 @@ static wa_err replay_call(struct replay *rp, int stepn, const cJSON *step, const
     op_result_init(&res);
     int64_t t0 = os_now_ms();
     wa_err e = recorded_request(call, &q);
-    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(call, "element_ref");
-    const cJSON *recv = cJSON_GetObjectItemCaseSensitive(call, "receiver");
+    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(call, TRACE_ELEMENT_REF);
+    const cJSON *recv = cJSON_GetObjectItemCaseSensitive(call, TRACE_RECEIVER);
     struct window_expect expect = {str_of(recv, "title"), str_of(recv, "class"),
                                    str_of(recv, "process")};
     if (!e && cJSON_IsObject(ref) && q.element.kind == EREF_ID)
@@ -143,29 +144,29 @@ static wa_err replay_call(struct replay *rp, int stepn, const cJSON *step, const
     double ms = (double)(os_now_ms() - t0);
     rp->agent_ms += ms;
 
-    const char *tool = str_of(call, "name");
+    const char *tool = str_of(call, TRACE_NAME);
     const char *action = q.op && q.op->model ? q.op->model : tool ? tool : "call";
     cJSON *line = cJSON_CreateObject();
-    cJSON_AddNumberToObject(line, "step", rp->calls);
-    cJSON_AddNumberToObject(line, "recorded_step", stepn);
-    const char *said = str_of(step, "model_text");
+    cJSON_AddNumberToObject(line, TRACE_STEP, rp->calls);
+    cJSON_AddNumberToObject(line, TRACE_RECORDED_STEP, stepn);
+    const char *said = str_of(step, TRACE_MODEL_TEXT);
     char text[700];
     snprintf(text, sizeof text, "Replay of recorded step %d%s%.600s", stepn, said ? ": " : "",
              said ? said : "");
-    cJSON_AddStringToObject(line, "model_text", text);
-    cJSON *calls = cJSON_AddArrayToObject(line, "tool_calls");
+    cJSON_AddStringToObject(line, TRACE_MODEL_TEXT, text);
+    cJSON *calls = cJSON_AddArrayToObject(line, TRACE_TOOL_CALLS);
     cJSON *t = cJSON_CreateObject();
     cJSON_AddItemToArray(calls, t);
-    cJSON_AddStringToObject(t, "id", str_of(call, "id") ? str_of(call, "id") : "");
-    cJSON_AddStringToObject(t, "name", tool ? tool : "");
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(call, "arguments");
+    cJSON_AddStringToObject(t, TRACE_ID, str_of(call, TRACE_ID) ? str_of(call, TRACE_ID) : "");
+    cJSON_AddStringToObject(t, TRACE_NAME, tool ? tool : "");
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(call, TRACE_ARGUMENTS);
     if (args)
-        cJSON_AddItemToObject(t, "arguments", cJSON_Duplicate(args, true));
+        cJSON_AddItemToObject(t, TRACE_ARGUMENTS, cJSON_Duplicate(args, true));
     struct wire_opts wo = {.names = WIRE_MODEL};
-    cJSON_AddItemToObject(t, "result", wire_result(&res, &wo));
+    cJSON_AddItemToObject(t, TRACE_RESULT, wire_result(&res, &wo));
     calltrace_result(&rp->log, rp->calls, action, &res, session_tree(rp->ses), ms, t);
     if (e && diverged(e))
-        cJSON_AddStringToObject(line, "diverged", res.message);
+        cJSON_AddStringToObject(line, TRACE_DIVERGED, res.message);
     steplog_trace(&rp->log, line);
     cJSON_Delete(line);
 
@@ -191,15 +192,15 @@ static void finish(struct replay *rp, int code, const char *outcome, const char 
 {
     double total = (double)(os_now_ms() - rp->start_ms);
     cJSON *s = cJSON_CreateObject();
-    cJSON *sum = cJSON_AddObjectToObject(s, "summary");
-    cJSON_AddNumberToObject(sum, "steps", rp->calls);
-    cJSON_AddNumberToObject(sum, "exit_code", code);
-    cJSON_AddStringToObject(sum, "outcome", outcome);
+    cJSON *sum = cJSON_AddObjectToObject(s, TRACE_SUMMARY);
+    cJSON_AddNumberToObject(sum, TRACE_STEPS, rp->calls);
+    cJSON_AddNumberToObject(sum, TRACE_EXIT_CODE, code);
+    cJSON_AddStringToObject(sum, TRACE_OUTCOME, outcome);
     if (error)
-        cJSON_AddStringToObject(sum, "error", error);
-    cJSON_AddNumberToObject(sum, "total_tokens", 0);
-    cJSON_AddNumberToObject(sum, "agent_ms", rp->agent_ms);
-    cJSON_AddNumberToObject(sum, "total_ms", total);
+        cJSON_AddStringToObject(sum, TRACE_ERROR, error);
+    cJSON_AddNumberToObject(sum, TRACE_TOTAL_TOKENS, 0);
+    cJSON_AddNumberToObject(sum, TRACE_AGENT_MS, rp->agent_ms);
+    cJSON_AddNumberToObject(sum, TRACE_TOTAL_MS, total);
     steplog_trace(&rp->log, s);
     cJSON_Delete(s);
 }
@@ -214,7 +215,7 @@ static const char *recorded_task(char *text)
     if (nl)
         *nl = '\n';
     static char task[400];
-    const char *t = str_of(first, "task");
+    const char *t = str_of(first, TRACE_TASK);
     snprintf(task, sizeof task, "%s", t ? t : "");
     cJSON_Delete(first);
     return task;
@@ -235,13 +236,13 @@ static int replay_lines(struct replay *rp, char *text)
             char why[160];
             snprintf(why, sizeof why, "line %d of the trace is not JSON", line_no);
             steplog_progress(&rp->log, "replay stopped: %s", why);
-            finish(rp, EXIT_USAGE, "error", why);
+            finish(rp, EXIT_USAGE, TRACE_ERROR, why);
             return EXIT_USAGE;
         }
-        const cJSON *num = cJSON_GetObjectItemCaseSensitive(step, "step");
+        const cJSON *num = cJSON_GetObjectItemCaseSensitive(step, TRACE_STEP);
         int stepn = cJSON_IsNumber(num) ? num->valueint : line_no;
         const cJSON *call;
-        cJSON_ArrayForEach(call, cJSON_GetObjectItemCaseSensitive(step, "tool_calls"))
+        cJSON_ArrayForEach(call, cJSON_GetObjectItemCaseSensitive(step, TRACE_TOOL_CALLS))
         {
             if (os_interrupted()) {
                 cJSON_Delete(step);
@@ -295,11 +296,11 @@ int replay_run(const struct agent_config *cfg)
     steplog_note(&rp.log, "replaying %s%s", source ? source : cfg->replay,
                  cfg->dry_run ? " (dry run)" : "");
     cJSON *first = cJSON_CreateObject();
-    cJSON_AddNumberToObject(first, "step", 0);
+    cJSON_AddNumberToObject(first, TRACE_STEP, 0);
     char what[700];
     snprintf(what, sizeof what, "Replay of %s%s%s", source ? source : cfg->replay,
              *task ? ": " : "", task);
-    cJSON_AddStringToObject(first, "task", what);
+    cJSON_AddStringToObject(first, TRACE_TASK, what);
     steplog_trace(&rp.log, first);
     cJSON_Delete(first);
     free(source);
@@ -315,7 +316,7 @@ int replay_run(const struct agent_config *cfg)
     int code;
     if ((e = session_new(rp.core, &so, &rp.ses))) {
         code = exit_fail(e);
-        finish(&rp, EXIT_USAGE, "error", wa_err_detail());
+        finish(&rp, EXIT_USAGE, TRACE_ERROR, wa_err_detail());
     } else {
         code = replay_lines(&rp, text);
     }

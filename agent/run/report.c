@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "agent/run/html.h"
+#include "agent/run/trace.h"
 #include "base/dynbuf.h"
 #include "base/os.h"
 #include "base/str.h"
@@ -47,28 +48,28 @@ static bool is_one_of(const char *name, const char *const *names)
 /* A tool call that failed, could not be read, or was not run. */
 static bool call_failed(const cJSON *call)
 {
-    const cJSON *res = field(call, "result");
-    return !str_field(call, "name") || field(call, "arguments_raw") ||
+    const cJSON *res = field(call, TRACE_RESULT);
+    return !str_field(call, TRACE_NAME) || field(call, TRACE_ARGUMENTS_RAW) ||
            cJSON_IsFalse(field(res, "success")) || cJSON_IsFalse(field(res, "ok")) ||
-           field(res, "error");
+           field(res, TRACE_ERROR);
 }
 
 static bool step_failed(const cJSON *line)
 {
     const cJSON *call;
-    cJSON_ArrayForEach(call, field(line, "tool_calls"))
+    cJSON_ArrayForEach(call, field(line, TRACE_TOOL_CALLS))
     {
         if (call_failed(call))
             return true;
     }
-    return field(line, "error") != NULL;
+    return field(line, TRACE_ERROR) != NULL;
 }
 
 /* "click" for a desktop call, the tool's name otherwise. */
 static const char *call_label(const cJSON *call)
 {
-    const char *action = str_field(field(call, "arguments"), "action");
-    const char *name = str_field(call, "name");
+    const char *action = str_field(field(call, TRACE_ARGUMENTS), "action");
+    const char *name = str_field(call, TRACE_NAME);
     if (name && strcmp(name, "desktop") == 0 && action)
         return action;
     return name ? name : "(not run)";
@@ -171,12 +172,13 @@ static void phase_add(struct phases *p, const char *name, double ms)
 
 static void collect_phases(const cJSON *line, struct phases *p)
 {
-    static const char *const totals[] = {"llm_ms", "agent_ms", "tools_ms", "total_ms", NULL};
-    const cJSON *timings = field(line, "timings"), *call, *v;
+    static const char *const totals[] = {TRACE_LLM_MS, TRACE_AGENT_MS, TRACE_TOOLS_MS,
+                                         TRACE_TOTAL_MS, NULL};
+    const cJSON *timings = field(line, TRACE_TIMINGS), *call, *v;
     p->n = 0;
-    if (cJSON_IsNumber(field(timings, "llm_ms")))
-        phase_add(p, "llm", field(timings, "llm_ms")->valuedouble);
-    cJSON_ArrayForEach(call, field(line, "tool_calls"))
+    if (cJSON_IsNumber(field(timings, TRACE_LLM_MS)))
+        phase_add(p, "llm", field(timings, TRACE_LLM_MS)->valuedouble);
+    cJSON_ArrayForEach(call, field(line, TRACE_TOOL_CALLS))
     {
         cJSON_ArrayForEach(v, field(call, "ms"))
         {
@@ -300,8 +302,8 @@ static void put_observation(struct report *r, struct html *h, const cJSON *obs)
 
 static void put_result(struct html *h, const cJSON *res)
 {
-    static const char *const known[] = {"success", "ok", "error", NULL};
-    const cJSON *err = field(res, "error");
+    static const char *const known[] = {"success", "ok", TRACE_ERROR, NULL};
+    const cJSON *err = field(res, TRACE_ERROR);
     bool failed = cJSON_IsFalse(field(res, "success")) || cJSON_IsFalse(field(res, "ok")) || err;
     html_putf(h, "<div class=\"result %s\">", failed ? "failed" : "ok");
     if (!res) {
@@ -327,25 +329,27 @@ static void put_result(struct html *h, const cJSON *res)
 
 static void put_call(struct report *r, struct html *h, const cJSON *call)
 {
-    static const char *const known[] = {"id",          "name",        "arguments", "arguments_raw",
-                                        "element_ref", "observation", "annotate",  "result",
-                                        "ms",          NULL};
-    const char *name = str_field(call, "name");
+    static const char *const known[] = {TRACE_ID,       "name",
+                                        "arguments",    TRACE_ARGUMENTS_RAW,
+                                        "element_ref",  TRACE_OBSERVATION,
+                                        TRACE_ANNOTATE, "result",
+                                        "ms",           NULL};
+    const char *name = str_field(call, TRACE_NAME);
     html_putf(h, "<div class=\"call%s\"><h4>", call_failed(call) ? " failed" : "");
     html_text(h, name ? name : "call not run (interrupted)");
     if (name && strcmp(call_label(call), name) != 0) {
         html_put(h, " &middot; ");
         html_text(h, call_label(call));
     }
-    const char *id = str_field(call, "id");
+    const char *id = str_field(call, TRACE_ID);
     if (id) {
         html_put(h, " <span class=\"call-id\">");
         html_text(h, id);
         html_put(h, "</span>");
     }
     html_put(h, "</h4>");
-    const cJSON *args = field(call, "arguments");
-    const char *raw = str_field(call, "arguments_raw");
+    const cJSON *args = field(call, TRACE_ARGUMENTS);
+    const char *raw = str_field(call, TRACE_ARGUMENTS_RAW);
     if (args) {
         html_put(h, "<div class=\"arguments\">");
         put_value(h, args);
@@ -357,20 +361,20 @@ static void put_call(struct report *r, struct html *h, const cJSON *call)
         html_text(h, raw);
         html_put(h, "</pre></div>");
     }
-    const cJSON *ref = field(call, "element_ref");
+    const cJSON *ref = field(call, TRACE_ELEMENT_REF);
     if (str_field(ref, "type")) {
         html_put(h, "<p class=\"element-ref\">element: ");
         html_text(h, str_field(ref, "type"));
         html_put(h, " &ldquo;");
-        html_text(h, str_field(ref, "name") ? str_field(ref, "name") : "");
+        html_text(h, str_field(ref, TRACE_NAME) ? str_field(ref, TRACE_NAME) : "");
         html_put(h, "&rdquo;</p>");
     }
     if (name)
-        put_result(h, field(call, "result"));
+        put_result(h, field(call, TRACE_RESULT));
     put_other_fields(h, call, known, "more");
 
-    const cJSON *obs = field(call, "observation");
-    const char *annotate = str_field(call, "annotate");
+    const cJSON *obs = field(call, TRACE_OBSERVATION);
+    const char *annotate = str_field(call, TRACE_ANNOTATE);
     if (obs || annotate) {
         html_put(h, "<div class=\"pictures\">");
         if (obs)
@@ -398,7 +402,7 @@ static void put_prose(struct html *h, const char *cls, const char *title, const 
 /* The element's id: "step-N", or "line-N" (N its place) for a line without a step. */
 static void step_id(const cJSON *line, int ordinal, char *out, size_t cap)
 {
-    const cJSON *num = field(line, "step");
+    const cJSON *num = field(line, TRACE_STEP);
     if (cJSON_IsNumber(num))
         snprintf(out, cap, "step-%d", num->valueint);
     else
@@ -407,10 +411,10 @@ static void step_id(const cJSON *line, int ordinal, char *out, size_t cap)
 
 static void render_step(struct report *r, struct html *h, const cJSON *line, int ordinal)
 {
-    static const char *const known[] = {"step",       "task",          "observation",  "model_text",
-                                        "reasoning",  "finish_reason", "usage",        "attempts",
-                                        "tool_calls", "timings",       "final_answer", NULL};
-    const cJSON *num = field(line, "step");
+    static const char *const known[] = {TRACE_STEP,   "task",          "observation",  "model_text",
+                                        "reasoning",  "finish_reason", TRACE_USAGE,    "attempts",
+                                        "tool_calls", TRACE_TIMINGS,   "final_answer", NULL};
+    const cJSON *num = field(line, TRACE_STEP);
     char id[32];
     step_id(line, ordinal, id, sizeof id);
     bool failed = step_failed(line);
@@ -421,10 +425,10 @@ static void render_step(struct report *r, struct html *h, const cJSON *line, int
     else
         html_put(h, "Trace line");
     html_put(h, "</a>");
-    const cJSON *calls = field(line, "tool_calls"), *call;
-    if (str_field(line, "task"))
+    const cJSON *calls = field(line, TRACE_TOOL_CALLS), *call;
+    if (str_field(line, TRACE_TASK))
         html_put(h, " <span class=\"what\">the task and the first observation</span>");
-    else if (str_field(line, "final_answer"))
+    else if (str_field(line, TRACE_FINAL_ANSWER))
         html_put(h, " <span class=\"what\">final answer</span>");
     else if (cJSON_GetArraySize(calls) > 0) {
         html_put(h, " <span class=\"what\">");
@@ -436,56 +440,56 @@ static void render_step(struct report *r, struct html *h, const cJSON *line, int
             first = false;
         }
         html_put(h, "</span>");
-    } else if (field(line, "usage"))
+    } else if (field(line, TRACE_USAGE))
         html_put(h, " <span class=\"what\">no call, no answer</span>");
     if (failed)
         html_put(h, " <span class=\"badge\">error</span>");
     html_put(h, "</h2>\n");
 
     /* One line of numbers: tokens, the model's time, attempts. */
-    const cJSON *usage = field(line, "usage"), *timings = field(line, "timings");
+    const cJSON *usage = field(line, TRACE_USAGE), *timings = field(line, TRACE_TIMINGS);
     html_put(h, "<p class=\"numbers\">");
     if (usage) {
         html_put(h, "<span class=\"tokens\">");
-        html_count(h, num_field(usage, "total_tokens", 0));
+        html_count(h, num_field(usage, TRACE_TOTAL_TOKENS, 0));
         html_put(h, " tokens (");
-        html_count(h, num_field(usage, "prompt_tokens", 0));
+        html_count(h, num_field(usage, TRACE_PROMPT_TOKENS, 0));
         html_put(h, " prompt, ");
-        html_count(h, num_field(usage, "completion_tokens", 0));
+        html_count(h, num_field(usage, TRACE_COMPLETION_TOKENS, 0));
         html_put(h, " completion)</span>");
     }
-    if (cJSON_IsNumber(field(timings, "tools_ms"))) {
+    if (cJSON_IsNumber(field(timings, TRACE_TOOLS_MS))) {
         html_put(h, " &middot; tools ");
-        html_ms(h, field(timings, "tools_ms")->valuedouble);
+        html_ms(h, field(timings, TRACE_TOOLS_MS)->valuedouble);
     }
-    const char *finish = str_field(line, "finish_reason");
+    const char *finish = str_field(line, TRACE_FINISH_REASON);
     if (finish && *finish) {
         html_put(h, " &middot; finish: ");
         html_text(h, finish);
     }
-    double attempts = num_field(line, "attempts", 1);
+    double attempts = num_field(line, TRACE_ATTEMPTS, 1);
     if (attempts > 1)
         html_putf(h, " &middot; <span class=\"attempts\">%.0f attempts</span>", attempts);
     html_put(h, "</p>\n");
     put_timings(r, h, line);
 
-    if (str_field(line, "task"))
-        put_prose(h, "task", "Task", str_field(line, "task"), NULL);
-    if (str_field(line, "reasoning")) {
+    if (str_field(line, TRACE_TASK))
+        put_prose(h, TRACE_TASK, "Task", str_field(line, TRACE_TASK), NULL);
+    if (str_field(line, TRACE_REASONING)) {
         html_put(h,
                  "<details class=\"reasoning\"><summary>Reasoning</summary><pre class=\"prose\">");
-        html_text(h, str_field(line, "reasoning"));
+        html_text(h, str_field(line, TRACE_REASONING));
         html_put(h, "</pre></details>\n");
     }
-    if (str_field(line, "model_text") &&
-        !(str_field(line, "final_answer") &&
-          strstr(str_field(line, "model_text"), str_field(line, "final_answer"))))
-        put_prose(h, "model-text", "Model", str_field(line, "model_text"), NULL);
-    if (str_field(line, "final_answer"))
-        put_prose(h, "answer", "Final answer", str_field(line, "final_answer"), NULL);
-    if (field(line, "observation")) {
+    if (str_field(line, TRACE_MODEL_TEXT) &&
+        !(str_field(line, TRACE_FINAL_ANSWER) &&
+          strstr(str_field(line, TRACE_MODEL_TEXT), str_field(line, TRACE_FINAL_ANSWER))))
+        put_prose(h, "model-text", "Model", str_field(line, TRACE_MODEL_TEXT), NULL);
+    if (str_field(line, TRACE_FINAL_ANSWER))
+        put_prose(h, "answer", "Final answer", str_field(line, TRACE_FINAL_ANSWER), NULL);
+    if (field(line, TRACE_OBSERVATION)) {
         html_put(h, "<div class=\"pictures\">");
-        put_observation(r, h, field(line, "observation"));
+        put_observation(r, h, field(line, TRACE_OBSERVATION));
         html_put(h, "</div>\n");
     }
     cJSON_ArrayForEach(call, calls)
@@ -498,16 +502,16 @@ static void render_step(struct report *r, struct html *h, const cJSON *line, int
 
 static void render_nav(struct html *h, const cJSON *line, int ordinal)
 {
-    const cJSON *num = field(line, "step");
+    const cJSON *num = field(line, TRACE_STEP);
     char id[32];
     step_id(line, ordinal, id, sizeof id);
     html_putf(h, "<li%s><a href=\"#%s\">", step_failed(line) ? " class=\"failed\"" : "", id);
     if (cJSON_IsNumber(num))
         html_putf(h, "%d ", num->valueint);
-    const cJSON *calls = field(line, "tool_calls");
-    if (str_field(line, "task"))
-        html_put(h, "task");
-    else if (str_field(line, "final_answer"))
+    const cJSON *calls = field(line, TRACE_TOOL_CALLS);
+    if (str_field(line, TRACE_TASK))
+        html_put(h, TRACE_TASK);
+    else if (str_field(line, TRACE_FINAL_ANSWER))
         html_put(h, "answer");
     else if (cJSON_GetArraySize(calls) > 0)
         html_text(h, call_label(cJSON_GetArrayItem(calls, 0)));
@@ -618,8 +622,8 @@ bool report_run_time(const char *folder, char *out, size_t cap)
 /* The outcome in a word, and whether it is a failure. */
 const char *report_outcome(const cJSON *summary, bool *failed)
 {
-    double code = num_field(summary, "exit_code", -1);
-    const char *word = str_field(summary, "outcome");
+    double code = num_field(summary, TRACE_EXIT_CODE, -1);
+    const char *word = str_field(summary, TRACE_OUTCOME);
     *failed = code != 0;
     if (!summary) {
         *failed = false;
@@ -630,7 +634,7 @@ const char *report_outcome(const cJSON *summary, bool *failed)
 
 static void put_summary(struct report *r, struct html *h)
 {
-    static const char *const known[] = {"steps",
+    static const char *const known[] = {TRACE_STEPS,
                                         "exit_code",
                                         "outcome",
                                         "error",
@@ -652,12 +656,12 @@ static void put_summary(struct report *r, struct html *h)
                   r->n_steps);
     } else {
         html_putf(h, "<section id=\"summary\" class=\"summary %s\" data-exit-code=\"%.0f\"><h2>",
-                  failed ? "failed" : "ok", num_field(s, "exit_code", -1));
+                  failed ? "failed" : "ok", num_field(s, TRACE_EXIT_CODE, -1));
         html_text(h, outcome);
-        html_putf(h, " &middot; exit code %.0f</h2>", num_field(s, "exit_code", -1));
-        if (str_field(s, "error")) {
+        html_putf(h, " &middot; exit code %.0f</h2>", num_field(s, TRACE_EXIT_CODE, -1));
+        if (str_field(s, TRACE_ERROR)) {
             html_put(h, "<p class=\"reason\">");
-            html_text(h, str_field(s, "error"));
+            html_text(h, str_field(s, TRACE_ERROR));
             html_put(h, "</p>");
         }
     }
@@ -665,18 +669,19 @@ static void put_summary(struct report *r, struct html *h)
         put_prose(h, "answer", "Final answer", r->final_answer, "final-answer");
     if (s) {
         html_put(h, "<table class=\"totals\">");
-        html_putf(h, "<tr><th>steps</th><td>%.0f</td></tr>", num_field(s, "steps", r->n_steps));
-        static const char *const times[][2] = {
-            {"total_ms", "total time"}, {"llm_ms", "model time"}, {"agent_ms", "agent time"}};
+        html_putf(h, "<tr><th>steps</th><td>%.0f</td></tr>", num_field(s, TRACE_STEPS, r->n_steps));
+        static const char *const times[][2] = {{TRACE_TOTAL_MS, "total time"},
+                                               {TRACE_LLM_MS, "model time"},
+                                               {TRACE_AGENT_MS, "agent time"}};
         for (size_t i = 0; i < 3; i++)
             if (cJSON_IsNumber(field(s, times[i][0]))) {
                 html_putf(h, "<tr><th>%s</th><td>", times[i][1]);
                 html_ms(h, field(s, times[i][0])->valuedouble);
                 html_put(h, "</td></tr>");
             }
-        static const char *const tokens[][2] = {{"total_tokens", "tokens"},
-                                                {"prompt_tokens", "prompt tokens"},
-                                                {"completion_tokens", "completion tokens"}};
+        static const char *const tokens[][2] = {{TRACE_TOTAL_TOKENS, "tokens"},
+                                                {TRACE_PROMPT_TOKENS, "prompt tokens"},
+                                                {TRACE_COMPLETION_TOKENS, "completion tokens"}};
         for (size_t i = 0; i < 3; i++)
             if (cJSON_IsNumber(field(s, tokens[i][0]))) {
                 html_putf(h, "<tr><th>%s</th><td>", tokens[i][1]);
@@ -716,14 +721,14 @@ static wa_err write_page(struct report *r)
     html_putf(&h, " &middot; %d step%s", r->n_steps, r->n_steps == 1 ? "" : "s");
     if (r->n_failed)
         html_putf(&h, " &middot; %d with errors", r->n_failed);
-    if (cJSON_IsNumber(field(r->summary, "total_tokens"))) {
+    if (cJSON_IsNumber(field(r->summary, TRACE_TOTAL_TOKENS))) {
         html_put(&h, " &middot; ");
-        html_count(&h, num_field(r->summary, "total_tokens", 0));
+        html_count(&h, num_field(r->summary, TRACE_TOTAL_TOKENS, 0));
         html_put(&h, " tokens");
     }
-    if (cJSON_IsNumber(field(r->summary, "total_ms"))) {
+    if (cJSON_IsNumber(field(r->summary, TRACE_TOTAL_MS))) {
         html_put(&h, " &middot; ");
-        html_ms(&h, num_field(r->summary, "total_ms", 0));
+        html_ms(&h, num_field(r->summary, TRACE_TOTAL_MS, 0));
     }
     html_put(&h, "</p><p class=\"keys\">Keys: <kbd>j</kbd>/<kbd>k</kbd> or <kbd>&rarr;</kbd>/"
                  "<kbd>&larr;</kbd> next/previous step, <kbd>e</kbd> next error, <kbd>g</kbd>/"
@@ -786,16 +791,16 @@ void report_free(struct report *r)
 /* Takes one trace line into the report without writing the page. */
 static void take_line(struct report *r, const cJSON *line)
 {
-    const cJSON *summary = field(line, "summary");
+    const cJSON *summary = field(line, TRACE_SUMMARY);
     if (cJSON_IsObject(summary)) {
         cJSON_Delete(r->summary);
         r->summary = cJSON_Duplicate(summary, 1);
         return;
     }
-    if (!r->task && str_field(line, "task"))
-        r->task = str_dup(str_field(line, "task"));
-    if (str_field(line, "final_answer"))
-        str_set(&r->final_answer, str_field(line, "final_answer"));
+    if (!r->task && str_field(line, TRACE_TASK))
+        r->task = str_dup(str_field(line, TRACE_TASK));
+    if (str_field(line, TRACE_FINAL_ANSWER))
+        str_set(&r->final_answer, str_field(line, TRACE_FINAL_ANSWER));
     struct html h;
     html_init(&h, STEP_MAX_BYTES, r->secret);
     render_step(r, &h, line, r->n_steps);

@@ -10,6 +10,7 @@
 
 #include "agent/run/html.h"
 #include "agent/run/report.h"
+#include "agent/run/trace.h"
 #include "base/os.h"
 #include "base/str.h"
 
@@ -36,14 +37,14 @@ struct run_row {
 static void row_line(void *ctx, const cJSON *line)
 {
     struct run_row *row = ctx;
-    const cJSON *summary = field(line, "summary");
+    const cJSON *summary = field(line, TRACE_SUMMARY);
     if (cJSON_IsObject(summary)) {
         cJSON_Delete(row->summary);
         row->summary = cJSON_Duplicate(summary, 1);
         return;
     }
     row->steps++;
-    const cJSON *task = field(line, "task");
+    const cJSON *task = field(line, TRACE_TASK);
     if (!row->task && cJSON_IsString(task))
         row->task = str_dup(task->valuestring);
 }
@@ -65,14 +66,14 @@ static void put_row(struct html *h, const struct run_row *row)
     html_put(h, "</a></td><td class=\"outcome\">");
     html_text(h, row->summary ? outcome : "no summary (running or stopped early)");
     if (row->summary)
-        html_putf(h, " (%.0f)", num_field(row->summary, "exit_code", -1));
+        html_putf(h, " (%.0f)", num_field(row->summary, TRACE_EXIT_CODE, -1));
     html_putf(h, "</td><td class=\"num\">%.0f</td><td class=\"num\">",
-              num_field(row->summary, "steps", row->steps));
-    if (cJSON_IsNumber(field(row->summary, "total_ms")))
-        html_ms(h, num_field(row->summary, "total_ms", 0));
+              num_field(row->summary, TRACE_STEPS, row->steps));
+    if (cJSON_IsNumber(field(row->summary, TRACE_TOTAL_MS)))
+        html_ms(h, num_field(row->summary, TRACE_TOTAL_MS, 0));
     html_put(h, "</td><td class=\"num\">");
-    if (cJSON_IsNumber(field(row->summary, "total_tokens")))
-        html_count(h, num_field(row->summary, "total_tokens", 0));
+    if (cJSON_IsNumber(field(row->summary, TRACE_TOTAL_TOKENS)))
+        html_count(h, num_field(row->summary, TRACE_TOTAL_TOKENS, 0));
     html_put(h, "</td></tr>\n");
 }
 
@@ -129,7 +130,7 @@ wa_err report_index(const char *log_dir, int *runs)
         html_put(&h, "<body>\n<header><h1>winagent runs</h1><p class=\"meta\">");
         int ok = 0;
         for (size_t i = 0; i < n; i++)
-            ok += rows[i].summary && num_field(rows[i].summary, "exit_code", -1) == 0;
+            ok += rows[i].summary && num_field(rows[i].summary, TRACE_EXIT_CODE, -1) == 0;
         html_putf(&h, "%zu run%s, %d finished</p></header>\n", n, n == 1 ? "" : "s", ok);
         html_put(&h, "<table class=\"runs\"><thead><tr><th>time</th><th>task</th><th>outcome (exit "
                      "code)</th><th>steps</th><th>duration</th><th>tokens</th></tr></thead>\n"

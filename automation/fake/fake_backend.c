@@ -526,7 +526,7 @@ static cJSON *focused_node(cJSON *node)
     const cJSON *st;
     cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(node, "states"))
     {
-        if (cJSON_IsString(st) && strcmp(st->valuestring, "focused") == 0)
+        if (cJSON_IsString(st) && strcmp(st->valuestring, wa_state_words[WA_ST_INDEX_FOCUSED]) == 0)
             return node;
     }
     cJSON *c;
@@ -545,7 +545,7 @@ static void unfocus(cJSON *node)
     cJSON *st = cJSON_GetObjectItemCaseSensitive(node, "states");
     for (int i = cJSON_GetArraySize(st) - 1; i >= 0; i--) {
         cJSON *w = cJSON_GetArrayItem(st, i);
-        if (cJSON_IsString(w) && strcmp(w->valuestring, "focused") == 0)
+        if (cJSON_IsString(w) && strcmp(w->valuestring, wa_state_words[WA_ST_INDEX_FOCUSED]) == 0)
             cJSON_DeleteItemFromArray(st, i);
     }
     cJSON *c;
@@ -565,7 +565,7 @@ static void move_focus(cJSON *n)
     cJSON *st = cJSON_GetObjectItemCaseSensitive(n, "states");
     if (!cJSON_IsArray(st))
         st = cJSON_AddArrayToObject(n, "states");
-    cJSON_AddItemToArray(st, cJSON_CreateString("focused"));
+    cJSON_AddItemToArray(st, cJSON_CreateString(wa_state_words[WA_ST_INDEX_FOCUSED]));
 }
 
 static wa_err fake_type_text(const char *utf8)
@@ -638,11 +638,6 @@ static unsigned words_to_bits(const cJSON *arr, const char *const *words, int n)
     return bits;
 }
 
-static const char *const state_words[] = {"focused",   "disabled", "checked",   "expanded",
-                                          "collapsed", "selected", "offscreen", "focusable"};
-static const char *const pattern_words[] = {"invoke", "toggle", "expand", "select",
-                                            "value",  "scroll", "range",  "default_action"};
-
 static wa_err src_info(void *ctx, void *el, struct tree_element_info *out)
 {
     (void)ctx;
@@ -653,9 +648,12 @@ static wa_err src_info(void *ctx, void *el, struct tree_element_info *out)
     out->class_name = str_dup(json_str(n, "class"));
     out->value = str_dup(json_str(n, "value"));
     out->bounds = json_rect(cJSON_GetObjectItemCaseSensitive(n, "bounds"));
-    out->states = words_to_bits(cJSON_GetObjectItemCaseSensitive(n, "states"), state_words, 8);
-    out->patterns =
-        words_to_bits(cJSON_GetObjectItemCaseSensitive(n, "patterns"), pattern_words, 8);
+    out->states =
+        words_to_bits(cJSON_GetObjectItemCaseSensitive(n, "states"), wa_state_words, WA_ST__COUNT);
+    out->patterns = words_to_bits(cJSON_GetObjectItemCaseSensitive(n, "patterns"),
+                                  wa_pattern_short_words, WA_PAT__COUNT) |
+                    words_to_bits(cJSON_GetObjectItemCaseSensitive(n, "patterns"), wa_pattern_words,
+                                  WA_PAT__COUNT);
     out->hwnd = json_hwnd(cJSON_GetObjectItemCaseSensitive(n, "hwnd"));
     return WA_E_OK;
 }
@@ -755,13 +753,15 @@ static wa_err fake_focused_value(uint64_t *hwnd, char **value)
 
 /* ---- shell: scripted answers ---- */
 
-static wa_err fake_run_shell(const char *command, int timeout_ms, size_t cap,
+static wa_err fake_run_shell(const char *shell, const char *command, int timeout_ms, size_t cap,
                              struct wa_shell_result *out)
 {
     (void)timeout_ms;
     (void)cap;
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "command", command);
+    if (shell && *shell)
+        cJSON_AddStringToObject(f, "shell", shell);
     record("run_shell", f);
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(fk.scene, "shell"), command);

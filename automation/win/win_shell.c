@@ -512,7 +512,8 @@ static void capture_cleanup(struct capture *c)
     free(c->tail);
 }
 
-wa_err win_run_shell(const char *command, int timeout_ms, size_t cap, struct wa_shell_result *out)
+wa_err win_run_shell(const char *shell_program, const char *command, int timeout_ms, size_t cap,
+                     struct wa_shell_result *out)
 {
     memset(out, 0, sizeof *out);
     out->exit_code = -1;
@@ -523,8 +524,7 @@ wa_err win_run_shell(const char *command, int timeout_ms, size_t cap, struct wa_
     if (timeout_ms <= 0)
         timeout_ms = DEFAULT_TIMEOUT_MS;
     double t0 = now_ms_precise();
-    char *env_shell = os_getenv("WINAGENT_SHELL");
-    const char *shell = env_shell && *env_shell ? env_shell : DEFAULT_SHELL;
+    const char *shell = shell_program && *shell_program ? shell_program : DEFAULT_SHELL;
     wchar_t *line = NULL;
     HANDLE in = INVALID_HANDLE_VALUE, out_w = NULL, err_w = NULL, job = NULL;
     PROCESS_INFORMATION pi = {0};
@@ -642,6 +642,5 @@ out:
     capture_cleanup(&cs[0]);
     capture_cleanup(&cs[1]);
     free(line);
-    free(env_shell);
     return e;
 }

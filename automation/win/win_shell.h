@@ -24,6 +24,7 @@
  *
  * WA_E_OK whenever the shell started (whatever its exit code); WA_E_ACTION_FAILED
  * when it cannot be started; WA_E_INTERRUPTED (job killed, out filled) on Ctrl+C. */
-wa_err win_run_shell(const char *command, int timeout_ms, size_t cap, struct wa_shell_result *out);
+wa_err win_run_shell(const char *shell_program, const char *command, int timeout_ms, size_t cap,
+                     struct wa_shell_result *out);
 
 #endif
