@@ -165,6 +165,7 @@ wa_err asm_take_reply(struct reply_asm *a, struct llm_reply *out)
         c->thought_signature = NULL;
         if (!t->id || !t->name || !t->arguments)
             return wa_fail(WA_E_NOMEM, "out of memory");
+        t->parsed = llm_parse_arguments(t->arguments);
     }
     if (a->text.len && !(out->text = dynbuf_take(&a->text)))
         return wa_fail(WA_E_NOMEM, "out of memory");

@@ -3,6 +3,9 @@
 #include <string.h>
 
 #include "llm/llm.h"
+
+#include <cjson/cJSON.h>
+
 #include "llm/text.h"
 #include "base/str.h"
 
@@ -18,6 +21,7 @@ static void call_cleanup(struct llm_tool_call *c)
     free(c->id);
     free(c->name);
     free(c->arguments);
+    cJSON_Delete(c->parsed);
     free(c->thought_signature);
     memset(c, 0, sizeof *c);
 }
@@ -76,12 +80,26 @@ static wa_err call_copy(const struct llm_tool_call *src, struct llm_tool_call *d
     dst->arguments = llm_strdup(src->arguments ? src->arguments : "{}");
     dst->thought_signature = llm_strdup(src->thought_signature);
     dst->id_synthetic = src->id_synthetic;
+    /* the parse travels with the call: a copy, not a second parse */
+    dst->parsed = src->parsed                        ? cJSON_Duplicate(src->parsed, true)
+                  : src->arguments && dst->arguments ? llm_parse_arguments(dst->arguments)
+                                                     : NULL;
     if (!dst->id || !dst->name || !dst->arguments ||
         (src->thought_signature && !dst->thought_signature)) {
         call_cleanup(dst);
         return nomem();
     }
     return WA_E_OK;
+}
+
+struct cJSON *llm_parse_arguments(const char *arguments)
+{
+    cJSON *j = cJSON_Parse(arguments ? arguments : "");
+    if (j && !cJSON_IsObject(j)) {
+        cJSON_Delete(j);
+        j = NULL;
+    }
+    return j;
 }
 
 void llm_conversation_init(struct llm_conversation *c)

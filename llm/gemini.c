@@ -91,11 +91,9 @@ static bool add_model(cJSON *contents, const struct llm_message *m)
     for (size_t i = 0; i < m->n_calls; i++) {
         const struct llm_tool_call *tc = &m->calls[i];
         cJSON *p = cJSON_CreateObject(), *fc = cJSON_CreateObject();
-        cJSON *args = cJSON_Parse(tc->arguments ? tc->arguments : "{}");
-        if (!cJSON_IsObject(args)) { /* malformed arguments we kept raw: Gemini needs an object */
-            cJSON_Delete(args);
-            args = cJSON_CreateObject();
-        }
+        /* parsed once when the call was kept; malformed arguments (kept raw) go as {}:
+         * Gemini needs an object */
+        cJSON *args = tc->parsed ? cJSON_Duplicate(tc->parsed, true) : cJSON_CreateObject();
         if (!add_item(parts, NULL, p) || !add_item(p, "functionCall", fc) ||
             !cJSON_AddStringToObject(fc, "name", tc->name ? tc->name : "") ||
             !add_item(fc, "args", args) ||

@@ -31,6 +31,10 @@ struct llm_tool_call {
     char *id; /* never NULL or empty after parsing: made up when the server omits it */
     char *name;
     char *arguments; /* JSON object text; "{}" when the model sent none */
+    /* The arguments parsed once, when the reply was read (an object, owned; NULL for
+     * text that is no JSON object): what the loop turns into a request and providers
+     * send back each turn. Copies of the call copy it. */
+    struct cJSON *parsed;
     /* Gemini's opaque thoughtSignature for this call, echoed back exactly; NULL if none. */
     char *thought_signature;
     /* The id was made up here because the server sent none (Gemini is then sent no id). */
@@ -58,6 +62,9 @@ struct llm_conversation {
 };
 
 struct cJSON;
+
+/* Tool-call arguments as a JSON object (a new one), or NULL when the text is none. */
+struct cJSON *llm_parse_arguments(const char *arguments);
 
 /* A tool the model may call; parameters is its JSON-schema object (NULL: none). Written
  * once, rendered per provider (Gemini gets its accepted subset of JSON schema). */

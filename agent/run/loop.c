@@ -182,13 +182,22 @@ static const char *repetition_note(struct run *r, const struct llm_tool_call *ca
     return NULL;
 }
 
-/* The request of a tool call: the desktop tool's action, or the shell. */
-static wa_err tool_request(struct run *r, const struct llm_tool_call *call, struct op_request *q)
+/* The request of a tool call from its arguments, parsed once (args NULL: they were no
+ * JSON): the desktop tool's action, or the shell. */
+static wa_err tool_request(struct run *r, const struct llm_tool_call *call, const cJSON *args,
+                           struct op_request *q)
 {
-    if (strcmp(call->name, "desktop") == 0)
-        return wire_request_text(call->arguments, WIRE_MODEL, NULL, q);
-    if (strcmp(call->name, op_def(OP_SHELL)->model) == 0)
-        return wire_request_text(call->arguments, WIRE_MODEL, op_def(OP_SHELL), q);
+    bool desktop = strcmp(call->name, "desktop") == 0;
+    bool shell = strcmp(call->name, op_def(OP_SHELL)->model) == 0;
+    if ((desktop || shell) && !args) {
+        op_request_init(q, NULL);
+        return wa_fail(WA_E_INVALID_ARGS, "arguments are not valid JSON: %.200s",
+                       call->arguments ? call->arguments : "(none)");
+    }
+    if (desktop)
+        return wire_request(args, WIRE_MODEL, NULL, q);
+    if (shell)
+        return wire_request(args, WIRE_MODEL, op_def(OP_SHELL), q);
     op_request_init(q, NULL);
     return wa_fail(WA_E_INVALID_ARGS, "there is no tool \"%s\"; the tools are desktop%s",
                    call->name, core_shell(r->core) == SHELL_DENIED ? "" : " and powershell");
@@ -201,17 +210,21 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
 {
     cJSON_AddStringToObject(trace, TRACE_ID, call->id);
     cJSON_AddStringToObject(trace, TRACE_NAME, call->name);
-    cJSON *parsed_args = cJSON_Parse(call->arguments);
-    if (parsed_args)
-        cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, parsed_args);
-    else
-        cJSON_AddStringToObject(trace, TRACE_ARGUMENTS_RAW, call->arguments);
-
+    /* The arguments, parsed once when the reply was read, become the typed request; the
+     * trace records that request (what replay performs again), or what the model wrote
+     * when it is none. */
+    const cJSON *parsed_args = call->parsed;
     struct op_request q;
     struct op_result res;
     op_result_init(&res);
     int64_t t0 = os_now_ms();
-    wa_err e = tool_request(r, call, &q);
+    wa_err e = tool_request(r, call, parsed_args, &q);
+    if (!e)
+        cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, wire_request_args(&q, WIRE_MODEL, 0));
+    else if (parsed_args)
+        cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, cJSON_Duplicate(parsed_args, true));
+    else
+        cJSON_AddStringToObject(trace, TRACE_ARGUMENTS_RAW, call->arguments);
     if (!e) {
         e = core_perform(r->ses, &q, &res);
     } else {
