@@ -693,6 +693,32 @@ static wa_err fake_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct 
     return WA_E_OK;
 }
 
+/* Whether node n has state word w, and setting or clearing it. */
+static bool has_state(const cJSON *n, const char *w)
+{
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(n, "states"))
+    {
+        if (cJSON_IsString(s) && strcmp(s->valuestring, w) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void set_state(cJSON *n, const char *w, bool on)
+{
+    cJSON *states = cJSON_GetObjectItemCaseSensitive(n, "states");
+    if (!cJSON_IsArray(states))
+        states = cJSON_AddArrayToObject(n, "states");
+    for (int i = cJSON_GetArraySize(states) - 1; i >= 0; i--) {
+        const cJSON *s = cJSON_GetArrayItem(states, i);
+        if (cJSON_IsString(s) && strcmp(s->valuestring, w) == 0)
+            cJSON_DeleteItemFromArray(states, i);
+    }
+    if (on)
+        cJSON_AddItemToArray(states, cJSON_CreateString(w));
+}
+
 static wa_err fake_element_action(struct wa_tree *t, size_t index, enum wa_element_action a,
                                   const char *value, const char **via)
 {
@@ -715,6 +741,15 @@ static wa_err fake_element_action(struct wa_tree *t, size_t index, enum wa_eleme
         set_string(n, "value", value ? value : "");
     if (a == WA_ACT_FOCUS)
         move_focus(n);
+    const char *checked = wa_state_words[WA_ST_INDEX_CHECKED];
+    if (a == WA_ACT_TOGGLE)
+        set_state(n, checked, !has_state(n, checked));
+    if (a == WA_ACT_EXPAND || a == WA_ACT_COLLAPSE) {
+        set_state(n, wa_state_words[WA_ST_INDEX_EXPANDED], a == WA_ACT_EXPAND);
+        set_state(n, wa_state_words[WA_ST_INDEX_COLLAPSED], a == WA_ACT_COLLAPSE);
+    }
+    if (a == WA_ACT_SELECT)
+        set_state(n, wa_state_words[WA_ST_INDEX_SELECTED], true);
     *via = "fake:pattern";
     return WA_E_OK;
 }

@@ -22,7 +22,8 @@
  * A node with "readonly": true drops what is typed or set; one with "password": true
  * is never read back. Focusing a node (the focus action) moves "focused" to it.
  * Typed text is appended to the value of the focused node of the foreground window;
- * toggle flips "checked"; set_value sets "value"; close removes the window; focus
+ * toggle flips "checked"; expand and collapse set those states; select sets
+ * "selected"; set_value sets "value"; close removes the window; focus
  * makes it foreground. Elements without "patterns" answer pattern actions with
  * WA_E_UNSUPPORTED (so callers' click fallbacks are exercised). */
 #ifndef WINAGENT_FAKE_BACKEND_H

@@ -1,0 +1,426 @@
+/* The desktop core on the fake backend, through core_perform as every front end calls
+ * it: every operation of the table, the gate's refusals, dry run, the rate limit,
+ * audit lines, refs kept between calls and what an action reports as changed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "agent/core/core.h"
+#include "automation/fake/fake_backend.h"
+#include "base/os.h"
+
+static const char scene[] =
+    "{\"monitors\": [{\"rect\": [0, 0, 1920, 1080], \"primary\": true}],"
+    " \"windows\": ["
+    "  {\"hwnd\": 256, \"title\": \"Untitled - Notepad\", \"class\": \"Notepad\","
+    "   \"process\": \"notepad.exe\", \"pid\": 7, \"rect\": [100, 50, 1100, 850],"
+    "   \"foreground\": true, \"color\": \"#ffffff\","
+    "   \"tree\": {\"type\": \"Window\", \"name\": \"Untitled - Notepad\","
+    "     \"bounds\": [100, 50, 1100, 850], \"children\": ["
+    "     {\"type\": \"Button\", \"name\": \"Save\", \"bounds\": [200, 70, 260, 90],"
+    "      \"patterns\": [\"invoke\"]},"
+    "     {\"type\": \"CheckBox\", \"name\": \"Wrap\", \"bounds\": [300, 70, 360, 90],"
+    "      \"patterns\": [\"toggle\"]},"
+    "     {\"type\": \"ComboBox\", \"name\": \"Font\", \"bounds\": [400, 70, 500, 90],"
+    "      \"patterns\": [\"expand\", \"value\"], \"value\": \"Arial\", \"children\": ["
+    "       {\"type\": \"ListItem\", \"name\": \"Arial\", \"bounds\": [400, 90, 500, 110],"
+    "        \"patterns\": [\"select\"]},"
+    "       {\"type\": \"ListItem\", \"name\": \"Courier\", \"bounds\": [400, 110, 500, 130],"
+    "        \"patterns\": [\"select\"]}]},"
+    "     {\"type\": \"Edit\", \"name\": \"Text Editor\", \"bounds\": [100, 150, 1100, 850],"
+    "      \"states\": [\"focused\"], \"value\": \"\", \"patterns\": [\"value\"]}]}},"
+    "  {\"hwnd\": 512, \"title\": \"Scratch\", \"process\": \"scratch.exe\", \"pid\": 8,"
+    "   \"rect\": [1200, 100, 1500, 500], \"color\": \"#dddddd\","
+    "   \"tree\": {\"type\": \"Window\", \"name\": \"Scratch\", \"bounds\": [1200, 100, 1500, 500],"
+    "     \"children\": [{\"type\": \"Button\", \"name\": \"OK\", \"bounds\": [1210, 110, 1290, "
+    "190]}]}},"
+    "  {\"hwnd\": 768, \"title\": \"Passwords - KeePass\", \"process\": \"keepass.exe\","
+    "   \"pid\": 9, \"rect\": [1200, 600, 1600, 900], \"color\": \"#ff0000\","
+    "   \"tree\": {\"type\": \"Window\", \"name\": \"Passwords - KeePass\","
+    "     \"bounds\": [1200, 600, 1600, 900], \"children\": ["
+    "     {\"type\": \"Edit\", \"name\": \"Password\", \"value\": \"hunter2\","
+    "      \"bounds\": [1210, 610, 1590, 640]}]}}],"
+    " \"launch\": {\"calc\": {\"hwnd\": 1024, \"title\": \"Calculator\", \"process\": "
+    "\"calc.exe\","
+    "   \"pid\": 11, \"rect\": [10, 10, 300, 400], \"color\": \"#eeeeee\","
+    "   \"tree\": {\"type\": \"Window\", \"name\": \"Calculator\", \"bounds\": [10, 10, 300, "
+    "400]}}},"
+    " \"programs\": {\"calc\": {\"path\": \"C:\\\\Windows\\\\calc.exe\"}},"
+    " \"shell\": {\"echo hi\": {\"exit\": 0, \"out\": \"hi\\r\\n\"}}}";
+
+static char tmp_dir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/test_core.XXXXXX");
+    assert_non_null(mkdtemp(tmp_dir));
+    return fake_load_scene(scene, NULL) == WA_E_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A core and a session on the fake backend; cfg fields the test sets are kept. */
+static struct session *open_session(struct core_config *cfg, struct core **core, bool refs)
+{
+    static char state_dir[128];
+    snprintf(state_dir, sizeof state_dir, "%s/state", tmp_dir);
+    assert_int_equal(fake_load_scene(scene, NULL), WA_E_OK); /* and no action recorded */
+    cfg->be = backend_default();
+    cfg->restricted_only = cfg->restricted_only ? cfg->restricted_only : "keepass.exe";
+    cfg->state_dir = state_dir;
+    if (!cfg->max_actions_per_s)
+        cfg->max_actions_per_s = 1000;
+    assert_int_equal(core_new(cfg, core), WA_E_OK);
+    struct session_opts o;
+    session_opts_default(&o);
+    o.front = "test";
+    o.refs = refs;
+    o.settle_ms = 0;
+    struct session *s = NULL;
+    assert_int_equal(session_new(*core, &o, &s), WA_E_OK);
+    return s;
+}
+
+/* Fills q from "name=value|name=value" in the CLI's argument names. */
+static void request(struct op_request *q, enum op_id id, const char *args)
+{
+    op_request_init(q, op_def(id));
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", args);
+    for (char *save = NULL, *kv = strtok_r(buf, "|", &save); kv; kv = strtok_r(NULL, "|", &save)) {
+        char *eq = strchr(kv, '=');
+        assert_non_null(eq);
+        *eq = '\0';
+        enum op_arg a = ARG_NONE;
+        for (int i = 1; i < ARG__COUNT && a == ARG_NONE; i++)
+            if (strcmp(arg_def((enum op_arg)i)->name, kv) == 0)
+                a = (enum op_arg)i;
+        if (a == ARG_NONE)
+            fail_msg("no argument named %s", kv);
+        assert_int_equal(op_request_set_text(q, a, eq + 1), WA_E_OK);
+    }
+}
+
+static wa_err perform(struct session *s, enum op_id id, const char *args, struct op_result *r)
+{
+    struct op_request q;
+    request(&q, id, args);
+    wa_err e = core_perform(s, &q, r);
+    op_request_cleanup(&q);
+    return e;
+}
+
+static bool actions_hold(const char *what)
+{
+    char *a = fake_actions_json();
+    bool found = a && strstr(a, what) != NULL;
+    free(a);
+    return found;
+}
+
+/* ---- every operation ---- */
+
+static const struct {
+    enum op_id op;
+    const char *args;
+    const char *recorded; /* what the fake backend records of it, or NULL */
+} every_op[] = {
+    {OP_LIST_WINDOWS, "", NULL},
+    {OP_SCREENSHOT, "window=notepad", NULL},
+    {OP_OBSERVE, "window=notepad|mode=a11y", NULL},
+    {OP_TREE, "window=notepad", NULL},
+    {OP_STATE, "window=notepad", NULL},
+    {OP_CLICK, "window=notepad|ref=Button:Save", "mouse_button"},
+    {OP_DOUBLE_CLICK, "window=notepad|ref=Button:Save", "mouse_button"},
+    {OP_RIGHT_CLICK, "window=notepad|ref=Button:Save", "mouse_button"},
+    {OP_MIDDLE_CLICK, "window=notepad|ref=Button:Save", "mouse_button"},
+    {OP_CLICK_AT, "x=500|y=400", "mouse_button"},
+    {OP_MOUSE_MOVE, "window=notepad|ref=Button:Save", "mouse_move"},
+    {OP_DRAG, "window=notepad|ref=Button:Save|x2=500|y2=500", "mouse_button"},
+    {OP_DRAG_AT, "x=500|y=400|x2=600|y2=500", "mouse_button"},
+    {OP_SCROLL, "window=notepad|direction=down", "mouse_wheel"},
+    {OP_SCROLL_AT, "x=500|y=400|direction=up", "mouse_wheel"},
+    {OP_TYPE, "window=notepad|text=hello", "type_text"},
+    {OP_SET_VALUE, "window=notepad|ref=Edit:Text Editor|text=abc", "element_action"},
+    {OP_CLEAR, "window=notepad|ref=Edit:Text Editor", "element_action"},
+    {OP_KEY, "window=notepad|keys=ctrl+s", "press_keys"},
+    {OP_INVOKE, "window=notepad|ref=Button:Save", "element_action"},
+    {OP_TOGGLE, "window=notepad|ref=CheckBox:Wrap", "element_action"},
+    {OP_EXPAND, "window=notepad|ref=ComboBox:Font", "element_action"},
+    {OP_COLLAPSE, "window=notepad|ref=ComboBox:Font", "element_action"},
+    {OP_SELECT, "window=notepad|ref=ListItem:Courier", "element_action"},
+    {OP_FOCUS_ELEMENT, "window=notepad|ref=Edit:Text Editor", NULL},
+    {OP_GET, "window=notepad|what=name|ref=Button:Save", NULL},
+    {OP_INSPECT, "window=notepad|ref=Button:Save", NULL},
+    {OP_FIND, "window=notepad|selector=Button:*|all=true", NULL},
+    {OP_WAIT, "seconds=0.05", NULL},
+    {OP_FOCUS_WINDOW, "window=Scratch", "focus_window"},
+    {OP_MOVE_WINDOW, "window=Scratch|x=1210|y=110|width=300|height=300", "move_window"},
+    {OP_SET_WINDOW_STATE, "window=Scratch|state=maximize", "set_window_state"},
+    {OP_CLOSE_WINDOW, "window=Scratch", "close_window"},
+    {OP_LAUNCH, "command=calc", "launch"},
+    {OP_SHELL, "command=echo hi", "run_shell"},
+};
+
+static void every_operation_performs(void **state)
+{
+    (void)state;
+    bool covered[OP__COUNT] = {false};
+    for (size_t i = 0; i < sizeof every_op / sizeof every_op[0]; i++)
+        covered[every_op[i].op] = true;
+    for (int i = 0; i < OP__COUNT; i++)
+        if (!covered[i])
+            fail_msg("operation %s has no row in every_op", op_def((enum op_id)i)->name);
+
+    char audit[160];
+    snprintf(audit, sizeof audit, "%s/audit.jsonl", tmp_dir);
+    for (size_t i = 0; i < sizeof every_op / sizeof every_op[0]; i++) {
+        assert_int_equal(fake_load_scene(scene, NULL), WA_E_OK);
+        struct core_config cfg = {.shell = SHELL_ALLOWED, .audit_path = audit};
+        struct core *c;
+        struct session *s = open_session(&cfg, &c, false);
+        struct op_result r;
+        op_result_init(&r);
+        const struct op_def *op = op_def(every_op[i].op);
+        wa_err e = perform(s, every_op[i].op, every_op[i].args, &r);
+        if (e)
+            fail_msg("%s: %s: %s", op->name, wa_err_code(e), r.message);
+        assert_ptr_equal(r.op, op);
+        if (every_op[i].recorded && !actions_hold(every_op[i].recorded))
+            fail_msg("%s did not reach the backend as %s", op->name, every_op[i].recorded);
+        if (op_acts(op) && (op->flags & OPF_INPUT))
+            assert_true(r.has_changes); /* every input says what it changed, or nothing */
+        op_result_cleanup(&r);
+        session_free(s);
+        core_free(c);
+    }
+    /* one audit line per acting operation, none for the ones that only look */
+    char *text = NULL;
+    assert_int_equal(os_read_file(audit, 1 << 20, &text, NULL), WA_E_OK);
+    size_t lines = 0, acting = 0;
+    for (const char *p = text; (p = strchr(p, '\n')); p++)
+        lines++;
+    for (size_t i = 0; i < sizeof every_op / sizeof every_op[0]; i++)
+        acting += op_acts(op_def(every_op[i].op));
+    assert_int_equal(lines, acting);
+    free(text);
+}
+
+/* ---- the gate ---- */
+
+static void restricted_windows_are_refused_and_left_out(void **state)
+{
+    (void)state;
+    struct core_config cfg = {.shell = SHELL_ALLOWED};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    static const struct {
+        enum op_id op;
+        const char *args;
+    } refused[] = {
+        {OP_TREE, "window=keepass"},
+        {OP_STATE, "window=KeePass"},
+        {OP_SCREENSHOT, "window=keepass"},
+        {OP_CLICK_AT, "x=1300|y=620"},
+        {OP_FOCUS_WINDOW, "window=keepass"},
+        {OP_CLOSE_WINDOW, "window=keepass"},
+        {OP_GET, "window=keepass|what=value|ref=Edit:Password"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        wa_err e = perform(s, refused[i].op, refused[i].args, &r);
+        if (e != WA_E_DENIED)
+            fail_msg("%s %s: %s, not denied", op_def(refused[i].op)->name, refused[i].args,
+                     wa_err_code(e));
+        assert_null(strstr(r.message, "hunter2"));
+    }
+    assert_false(actions_hold("\"hwnd\":768"));
+    assert_false(actions_hold("1300"));
+    assert_int_equal(perform(s, OP_LIST_WINDOWS, "", &r), WA_E_OK);
+    for (size_t i = 0; i < r.windows.count; i++)
+        assert_string_not_equal(r.windows.items[i].process, "keepass.exe");
+    assert_int_equal(r.windows.count, 2);
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
+static void shell_needs_the_permission(void **state)
+{
+    (void)state;
+    struct core_config cfg = {.shell = SHELL_DENIED};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(s, OP_SHELL, "command=echo hi", &r), WA_E_SHELL_DISABLED);
+    assert_false(actions_hold("run_shell"));
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
+static void dry_run_sends_nothing(void **state)
+{
+    (void)state;
+    struct core_config cfg = {.shell = SHELL_ALLOWED, .dry_run = true};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(s, OP_CLICK, "window=notepad|ref=Button:Save", &r), WA_E_OK);
+    assert_true(r.dry_run);
+    assert_int_equal(perform(s, OP_TYPE, "window=notepad|text=hi", &r), WA_E_OK);
+    assert_int_equal(perform(s, OP_SHELL, "command=echo hi", &r), WA_E_OK);
+    assert_int_equal(perform(s, OP_CLOSE_WINDOW, "window=Scratch", &r), WA_E_OK);
+    assert_false(actions_hold("mouse_button"));
+    assert_false(actions_hold("type_text"));
+    assert_false(actions_hold("run_shell"));
+    assert_false(actions_hold("close_window"));
+    /* a dry run still refuses what the gate refuses */
+    assert_int_equal(perform(s, OP_CLICK_AT, "x=1300|y=620", &r), WA_E_DENIED);
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
+static void rate_limit_refuses_a_burst(void **state)
+{
+    (void)state;
+    struct core_config cfg = {.max_actions_per_s = 0.5};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(s, OP_KEY, "window=notepad|keys=a", &r), WA_E_OK);
+    assert_int_equal(perform(s, OP_KEY, "window=notepad|keys=b", &r), WA_E_DENIED);
+    assert_non_null(strstr(r.message, "rate limit"));
+    /* looking is not rate-limited */
+    assert_int_equal(perform(s, OP_LIST_WINDOWS, "", &r), WA_E_OK);
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
+static void audit_keeps_typed_text_out(void **state)
+{
+    (void)state;
+    char audit[160];
+    snprintf(audit, sizeof audit, "%s/typed.jsonl", tmp_dir);
+    struct core_config cfg = {.audit_path = audit};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(s, OP_TYPE, "window=notepad|text=correct horse", &r), WA_E_OK);
+    assert_int_equal(perform(s, OP_CLICK_AT, "x=1300|y=620", &r), WA_E_DENIED);
+    char *text = NULL;
+    assert_int_equal(os_read_file(audit, 1 << 20, &text, NULL), WA_E_OK);
+    assert_null(strstr(text, "correct horse"));
+    assert_non_null(strstr(text, "\"length\":13"));
+    assert_non_null(strstr(text, "\"process\":\"notepad.exe\""));
+    assert_non_null(strstr(text, "\"outcome\":\"denied\""));
+    free(text);
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
+/* ---- refs and changes ---- */
+
+static int ref_of(const struct op_result *r, const char *type, const char *name)
+{
+    for (size_t i = 0; i < r->n_elements; i++)
+        if (strcmp(r->elements[i].type, type) == 0 && strcmp(r->elements[i].name, name) == 0)
+            return r->elements[i].id;
+    return 0;
+}
+
+static void refs_hold_between_calls_and_go_stale(void **state)
+{
+    (void)state;
+    assert_int_equal(fake_load_scene(scene, NULL), WA_E_OK);
+    struct core_config cfg = {0};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, true);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(s, OP_STATE, "window=notepad", &r), WA_E_OK);
+    int save = ref_of(&r, "Button", "Save");
+    assert_true(save > 0);
+    char args[64];
+    snprintf(args, sizeof args, "ref=%d", save);
+    /* a second session of the same client kind (the CLI's next process) finds it too */
+    struct session_opts o;
+    session_opts_default(&o);
+    o.refs = true;
+    struct session *s2;
+    assert_int_equal(session_new(c, &o, &s2), WA_E_OK);
+    assert_int_equal(perform(s2, OP_INVOKE, args, &r), WA_E_OK);
+    assert_string_equal(r.element.name, "Save");
+    /* the button goes: its ref is stale, nothing is pressed */
+    char *gone = strdup(scene);
+    char *at = strstr(gone, "\"name\": \"Save\"");
+    memcpy(at, "\"name\": \"Sav_\"", 14);
+    assert_int_equal(fake_load_scene(gone, NULL), WA_E_OK);
+    free(gone);
+    assert_int_equal(perform(s2, OP_INVOKE, args, &r), WA_E_STALE_REF);
+    assert_false(actions_hold("element_action"));
+    op_result_cleanup(&r);
+    session_free(s2);
+    session_free(s);
+    core_free(c);
+}
+
+static void an_action_reports_what_it_changed(void **state)
+{
+    (void)state;
+    assert_int_equal(fake_load_scene(scene, NULL), WA_E_OK);
+    struct core_config cfg = {0};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(s, OP_TOGGLE, "window=notepad|ref=CheckBox:Wrap", &r), WA_E_OK);
+    assert_true(r.has_changes);
+    assert_false(r.nothing_changed);
+    assert_non_null(strstr(dynbuf_str(&r.changes), "checked"));
+    assert_int_equal(perform(s, OP_TYPE, "window=notepad|text=hello", &r), WA_E_OK);
+    assert_true(r.verified);
+    assert_non_null(strstr(dynbuf_str(&r.changes), "hello"));
+    assert_int_equal(perform(s, OP_CLOSE_WINDOW, "window=Scratch", &r), WA_E_OK);
+    assert_non_null(strstr(dynbuf_str(&r.changes), "window closed: \"Scratch\""));
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_operation_performs),
+        cmocka_unit_test(restricted_windows_are_refused_and_left_out),
+        cmocka_unit_test(shell_needs_the_permission),
+        cmocka_unit_test(dry_run_sends_nothing),
+        cmocka_unit_test(rate_limit_refuses_a_burst),
+        cmocka_unit_test(audit_keeps_typed_text_out),
+        cmocka_unit_test(refs_hold_between_calls_and_go_stale),
+        cmocka_unit_test(an_action_reports_what_it_changed),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
