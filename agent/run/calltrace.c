@@ -42,15 +42,15 @@ void calltrace_observation(struct steplog *log, int step, const char *action,
         file = steplog_save(log, name, o->png.data, o->png.len);
     }
     cJSON *j = cJSON_AddObjectToObject(trace, TRACE_OBSERVATION);
-    cJSON_AddStringToObject(j, "kind", o->kind == OBS_TREE ? "tree" : "image");
+    cJSON_AddStringToObject(j, TRACE_OBS_KIND, o->kind == OBS_TREE ? "tree" : "image");
     if (file)
-        cJSON_AddStringToObject(j, "file", file);
-    cJSON_AddStringToObject(j, "verdict", o->verdict);
+        cJSON_AddStringToObject(j, TRACE_OBS_FILE, file);
+    cJSON_AddStringToObject(j, TRACE_OBS_VERDICT, o->verdict);
     int f[4] = {o->frame.left, o->frame.top, o->frame.right, o->frame.bottom};
-    cJSON_AddItemToObject(j, "frame", cJSON_CreateIntArray(f, 4));
+    cJSON_AddItemToObject(j, TRACE_OBS_FRAME, cJSON_CreateIntArray(f, 4));
     if (o->kind == OBS_IMAGE) {
-        cJSON_AddNumberToObject(j, "width", o->width);
-        cJSON_AddNumberToObject(j, "height", o->height);
+        cJSON_AddNumberToObject(j, TRACE_OBS_WIDTH, o->width);
+        cJSON_AddNumberToObject(j, TRACE_OBS_HEIGHT, o->height);
     }
     if (o->tree_reused) /* nothing had changed: the tree of the look before, not walked again */
         cJSON_AddBoolToObject(j, TRACE_TREE_REUSED, true);
@@ -118,7 +118,7 @@ void calltrace_result(struct steplog *log, int step, const char *action,
     double known = res->wait_ms + res->before_ms + res->action_ms + res->annotate_ms +
                    res->settle_ms + res->after_ms + res->obs.capture_ms + res->obs.encode_ms +
                    res->obs.tree_ms + res->diff_ms + res->record_ms;
-    cJSON *ms = cJSON_AddObjectToObject(trace, "ms");
+    cJSON *ms = cJSON_AddObjectToObject(trace, TRACE_CALL_MS);
     cJSON_AddNumberToObject(ms, "wait", res->wait_ms);
     cJSON_AddNumberToObject(ms, "before", res->before_ms);
     cJSON_AddNumberToObject(ms, "action", res->action_ms ? res->action_ms : total_ms);

@@ -203,98 +203,114 @@ static wa_err tool_request(struct run *r, const struct llm_tool_call *call, cons
                    call->name, core_shell(r->core) == SHELL_DENIED ? "" : " and powershell");
 }
 
-/* Runs one tool call and appends its result to the conversation; fills the call's
- * trace object. */
-static void run_tool_call(struct run *r, int step, const struct llm_tool_call *call,
-                          const char *step_stats, cJSON *trace)
+/* The progress line's part for one call: "click (512,300) -> ok, 2 new, 0 changed". */
+static void summary_line(const struct llm_tool_call *call, const struct op_request *q,
+                         const struct op_result *res, char *out, size_t cap)
 {
-    cJSON_AddStringToObject(trace, TRACE_ID, call->id);
-    cJSON_AddStringToObject(trace, TRACE_NAME, call->name);
-    /* The arguments, parsed once when the reply was read, become the typed request; the
-     * trace records that request (what replay performs again), or what the model wrote
-     * when it is none. */
-    const cJSON *parsed_args = call->parsed;
-    struct op_request q;
-    struct op_result res;
-    op_result_init(&res);
-    int64_t t0 = os_now_ms();
-    wa_err e = tool_request(r, call, parsed_args, &q);
+    const cJSON *raw = cJSON_GetObjectItemCaseSensitive(call->parsed, "action");
+    bool unknown = !q->op && cJSON_IsString(raw) && strcmp(call->name, "desktop") == 0;
+    const char *action = q->op && q->op->model ? q->op->model : call->name;
+    if (res->summary[0])
+        snprintf(out, cap, "%s", res->summary);
+    else if (unknown)
+        snprintf(out, cap, "%.40s", raw->valuestring);
+    else
+        snprintf(out, cap, "%.40s%s", action, q->op ? "" : " (bad arguments)");
+    size_t len = strlen(out);
+    if (unknown)
+        snprintf(out + len, cap - len, " -> error: unknown action");
+    else if (res->err)
+        snprintf(out + len, cap - len, " -> error: %s", wa_err_code(res->err));
+    else if (res->has_changes && res->nothing_changed)
+        snprintf(out + len, cap - len, " -> ok, nothing changed");
+    else if (res->has_changes)
+        snprintf(out + len, cap - len, " -> ok, %zu new, %zu changed, %zu gone", res->n_new,
+                 res->n_changed, res->n_vanished);
+    else
+        snprintf(out + len, cap - len, res->dry_run ? " -> dry-run" : " -> ok");
+}
+
+/* Performs the call's request (or says why there is none) into res; the trace records
+ * the typed request, or what the model wrote when it is none. */
+static void perform_call(struct run *r, const struct llm_tool_call *call, struct op_request *q,
+                         struct op_result *res, cJSON *trace)
+{
+    wa_err e = tool_request(r, call, call->parsed, q);
     if (!e)
-        cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, wire_request_args(&q, WIRE_MODEL, 0));
-    else if (parsed_args)
-        cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, cJSON_Duplicate(parsed_args, true));
+        cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, wire_request_args(q, WIRE_MODEL, 0));
+    else if (call->parsed)
+        cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, cJSON_Duplicate(call->parsed, true));
     else
         cJSON_AddStringToObject(trace, TRACE_ARGUMENTS_RAW, call->arguments);
     if (!e) {
-        e = core_perform(r->ses, &q, &res);
+        core_perform(r->ses, q, res);
     } else {
-        res.err = e;
-        res.op = q.op;
-        snprintf(res.message, sizeof res.message, "%s",
+        res->err = e;
+        res->op = q->op;
+        snprintf(res->message, sizeof res->message, "%s",
                  *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
     }
-    double action_ms = (double)(os_now_ms() - t0);
-    r->agent_ms += action_ms;
-    bool acted = q.op && op_acts(q.op);
-    const char *action = q.op && q.op->model ? q.op->model : call->name;
+}
 
-    char summary[320];
-    const cJSON *raw = cJSON_GetObjectItemCaseSensitive(parsed_args, "action");
-    bool unknown = !q.op && cJSON_IsString(raw) && strcmp(call->name, "desktop") == 0;
-    if (res.summary[0])
-        snprintf(summary, sizeof summary, "%s", res.summary);
-    else if (unknown)
-        snprintf(summary, sizeof summary, "%.40s", raw->valuestring);
-    else
-        snprintf(summary, sizeof summary, "%.40s%s", q.op ? action : call->name,
-                 q.op ? "" : " (bad arguments)");
-    size_t len = strlen(summary);
-    if (unknown)
-        snprintf(summary + len, sizeof summary - len, " -> error: unknown action");
-    else if (e)
-        snprintf(summary + len, sizeof summary - len, " -> error: %s", wa_err_code(e));
-    else if (res.has_changes && res.nothing_changed)
-        snprintf(summary + len, sizeof summary - len, " -> ok, nothing changed");
-    else if (res.has_changes)
-        snprintf(summary + len, sizeof summary - len, " -> ok, %zu new, %zu changed, %zu gone",
-                 res.n_new, res.n_changed, res.n_vanished);
-    else
-        snprintf(summary + len, sizeof summary - len, res.dry_run ? " -> dry-run" : " -> ok");
-
+/* The call's answer to the model: the result, its note and the observation (text, and
+ * the image as an attachment); the result text is returned for the history. */
+static char *answer_call(struct run *r, const struct llm_tool_call *call,
+                         const struct op_result *res, const char *note, cJSON *trace)
+{
     struct wire_opts wo = {.names = WIRE_MODEL};
-    cJSON *result = wire_result(&res, &wo);
-    calltrace_result(&r->log, step, action, &res, session_tree(r->ses), action_ms, trace);
-    const char *note = repetition_note(r, call, e != WA_E_OK, acted, &res.obs);
+    cJSON *result = wire_result(res, &wo);
     if (note)
         cJSON_AddStringToObject(result, "note", note);
     char *result_text = cJSON_PrintUnformatted(result);
     cJSON_AddItemToObject(trace, TRACE_RESULT, result);
-
     struct dynbuf text;
     dynbuf_init(&text, 16u << 20);
     dynbuf_adds(&text, result_text ? result_text : "{}");
     struct llm_image img;
     bool has_img;
-    observation_for_model(&res.obs, &text, &img, &has_img);
+    observation_for_model(&res->obs, &text, &img, &has_img);
     llm_conversation_add_tool_result(&r->conv, call->id, call->name, dynbuf_str(&text),
                                      has_img ? &img : NULL);
+    dynbuf_cleanup(&text);
+    return result_text;
+}
+
+/* Runs one tool call and appends its result to the conversation; fills the call's
+ * trace object. The arguments were parsed once, when the reply was read. */
+static void run_tool_call(struct run *r, int step, const struct llm_tool_call *call,
+                          const char *step_stats, cJSON *trace)
+{
+    cJSON_AddStringToObject(trace, TRACE_ID, call->id);
+    cJSON_AddStringToObject(trace, TRACE_NAME, call->name);
+    struct op_request q;
+    struct op_result res;
+    op_result_init(&res);
+    int64_t t0 = os_now_ms();
+    perform_call(r, call, &q, &res, trace);
+    double action_ms = (double)(os_now_ms() - t0);
+    r->agent_ms += action_ms;
+    bool acted = q.op && op_acts(q.op);
+    char summary[320];
+    summary_line(call, &q, &res, summary, sizeof summary);
+    const char *action = q.op && q.op->model ? q.op->model : call->name;
+    calltrace_result(&r->log, step, action, &res, session_tree(r->ses), action_ms, trace);
+    const char *note = repetition_note(r, call, res.err != WA_E_OK, acted, &res.obs);
+    char *result_text = answer_call(r, call, &res, note, trace);
     if (res.obs.kind != OBS_NONE) {
         char trimmed[512];
         snprintf(trimmed, sizeof trimmed, "%.400s\n[observation of step %d omitted]",
                  result_text ? result_text : "{}", step);
         remember_observation(r, trimmed);
-    }
-    if (res.obs.kind != OBS_NONE)
         steplog_progress(&r->log, "[step %d/%d] %s%s  | %s", step, r->cfg->max_steps, summary,
                          step_stats, res.obs.verdict);
-    else
+    } else {
         steplog_progress(&r->log, "[step %d/%d] %s%s", step, r->cfg->max_steps, summary,
                          step_stats);
-    if (e)
+    }
+    if (res.err)
         steplog_note(&r->log, "  error: %s", res.message);
     for (size_t i = 0; i < res.n_notes; i++)
         steplog_note(&r->log, "  note: %s", res.notes[i]);
-    dynbuf_cleanup(&text);
     free(result_text);
     op_request_cleanup(&q);
     op_result_cleanup(&res);
@@ -403,6 +419,130 @@ static void log_llm_line(void *ctx, const char *line)
     steplog_note(ctx, "%s", line);
 }
 
+/* The step's trace line from the model's reply: its text, reasoning and tokens. */
+static cJSON *trace_reply(struct run *r, int step, const struct llm_reply *reply)
+{
+    cJSON *trace = cJSON_CreateObject();
+    cJSON_AddNumberToObject(trace, TRACE_STEP, step);
+    if (reply->reasoning) {
+        cJSON_AddStringToObject(trace, TRACE_REASONING, reply->reasoning);
+        steplog_note(&r->log, "reasoning: %s", reply->reasoning);
+    }
+    if (reply->text) {
+        cJSON_AddStringToObject(trace, TRACE_MODEL_TEXT, reply->text);
+        steplog_note(&r->log, "model: %s", reply->text);
+    }
+    cJSON_AddStringToObject(trace, TRACE_FINISH_REASON,
+                            reply->finish_reason ? reply->finish_reason : "");
+    cJSON *usage = cJSON_AddObjectToObject(trace, TRACE_USAGE);
+    cJSON_AddNumberToObject(usage, TRACE_PROMPT_TOKENS, (double)reply->usage.prompt_tokens);
+    cJSON_AddNumberToObject(usage, TRACE_COMPLETION_TOKENS, (double)reply->usage.completion_tokens);
+    cJSON_AddNumberToObject(usage, TRACE_TOTAL_TOKENS, (double)reply->usage.total_tokens);
+    cJSON_AddNumberToObject(trace, TRACE_ATTEMPTS, reply->attempts);
+    return trace;
+}
+
+/* A reply without calls: the final answer (EXIT_OK), or, for an empty first one, a
+ * request for a call or an answer (-1: the run goes on). */
+static int answer(struct run *r, int step, const struct llm_reply *reply, cJSON *trace,
+                  const char *stats, bool *nudged)
+{
+    const char *text = reply->text ? reply->text : "";
+    while (*text == ' ' || *text == '\n')
+        text++;
+    if (!*text && !*nudged) { /* an empty turn: ask once for a call or an answer */
+        *nudged = true;
+        llm_conversation_add_user(
+            &r->conv, "Continue: call a tool, or give your final answer as plain text.", NULL, 0);
+        steplog_progress(&r->log, "[step %d/%d] (empty reply, asked again)%s", step,
+                         r->cfg->max_steps, stats);
+        steplog_trace(&r->log, trace);
+        return -1;
+    }
+    steplog_progress(&r->log, "[step %d/%d] final answer%s", step, r->cfg->max_steps, stats);
+    cJSON_AddStringToObject(trace, TRACE_FINAL_ANSWER, text);
+    steplog_trace(&r->log, trace);
+    steplog_print(&r->log, stdout, text); /* scrubbed like the logs */
+    fputc('\n', stdout);
+    fflush(stdout);
+    finish(r, EXIT_OK, step, NULL);
+    return EXIT_OK;
+}
+
+/* A call that is not run (interrupted, or past the calls one reply may make) is still
+ * answered: every call must be before the next request. */
+static void refuse_call(struct run *r, const struct llm_tool_call *call, cJSON *trace)
+{
+    cJSON *err = os_interrupted() ? wire_error(NULL, WA_E_INTERRUPTED, "interrupted")
+                                  : wire_error(NULL, WA_E_INVALID_ARGS,
+                                               "not run: more than 16 tool calls in one reply; "
+                                               "make fewer at a time");
+    char *text = cJSON_PrintUnformatted(err);
+    llm_conversation_add_tool_result(&r->conv, call->id, call->name, text ? text : "{}", NULL);
+    cJSON_AddStringToObject(trace, TRACE_NAME, call->name);
+    cJSON_AddItemToObject(trace, TRACE_RESULT, err);
+    free(text);
+}
+
+/* Runs the reply's calls in order into the step's trace, with the step's timings. */
+static void run_calls(struct run *r, int step, const struct llm_reply *reply, cJSON *trace,
+                      const char *stats)
+{
+    cJSON *calls = cJSON_AddArrayToObject(trace, TRACE_TOOL_CALLS);
+    int64_t t0 = os_now_ms();
+    double agent_before = r->agent_ms;
+    for (size_t i = 0; i < reply->n_calls; i++) {
+        cJSON *ct = cJSON_CreateObject();
+        cJSON_AddItemToArray(calls, ct);
+        if (os_interrupted() || i >= MAX_CALLS_PER_REPLY)
+            refuse_call(r, &reply->calls[i], ct);
+        else
+            run_tool_call(r, step, &reply->calls[i], i == 0 ? stats : "", ct);
+    }
+    cJSON *timings = cJSON_AddObjectToObject(trace, TRACE_TIMINGS);
+    cJSON_AddNumberToObject(timings, TRACE_LLM_MS, reply->elapsed_ms);
+    cJSON_AddNumberToObject(timings, TRACE_AGENT_MS, r->agent_ms - agent_before);
+    cJSON_AddNumberToObject(timings, TRACE_TOOLS_MS, (double)(os_now_ms() - t0));
+}
+
+/* One step: ask the model, then answer or run its calls. Returns the run's exit code
+ * when the run ends here, -1 when it goes on. */
+static int run_step(struct run *r, int step, const struct llm_tool *tools, size_t n_tools,
+                    bool *nudged)
+{
+    trim_history(r);
+    struct llm_reply reply;
+    memset(&reply, 0, sizeof reply);
+    wa_err e = llm_complete(r->llm, &r->conv, tools, n_tools, &reply);
+    r->llm_ms += reply.elapsed_ms;
+    r->usage.prompt_tokens += reply.usage.prompt_tokens;
+    r->usage.completion_tokens += reply.usage.completion_tokens;
+    r->usage.total_tokens += reply.usage.total_tokens;
+    if (e) {
+        llm_reply_cleanup(&reply);
+        char what[48];
+        snprintf(what, sizeof what, "interrupted (%s)",
+                 os_interrupt_reason() ? os_interrupt_reason() : "request");
+        return fail_run(r, exit_for_llm_error(e), e, e == WA_E_INTERRUPTED ? what : "LLM error",
+                        step - 1);
+    }
+    cJSON *trace = trace_reply(r, step, &reply);
+    llm_conversation_add_reply(&r->conv, &reply);
+    char stats[96];
+    snprintf(stats, sizeof stats, "  llm %.1fs  %.1fk tok", reply.elapsed_ms / 1000.0,
+             (double)reply.usage.total_tokens / 1000.0);
+    int code = -1;
+    if (reply.n_calls == 0) {
+        code = answer(r, step, &reply, trace, stats, nudged);
+    } else {
+        run_calls(r, step, &reply, trace, stats);
+        steplog_trace(&r->log, trace);
+    }
+    cJSON_Delete(trace);
+    llm_reply_cleanup(&reply);
+    return code;
+}
+
 static int run_steps(struct run *r)
 {
     size_t n_tools;
@@ -412,105 +552,9 @@ static int run_steps(struct run *r)
         if (os_interrupted())
             return fail_run(r, EXIT_INTERRUPTED, wa_fail(WA_E_INTERRUPTED, "between steps"),
                             os_interrupt_reason(), step - 1);
-        trim_history(r);
-        struct llm_reply reply;
-        memset(&reply, 0, sizeof reply);
-        wa_err e = llm_complete(r->llm, &r->conv, tools, n_tools, &reply);
-        r->llm_ms += reply.elapsed_ms;
-        r->usage.prompt_tokens += reply.usage.prompt_tokens;
-        r->usage.completion_tokens += reply.usage.completion_tokens;
-        r->usage.total_tokens += reply.usage.total_tokens;
-        if (e) {
-            llm_reply_cleanup(&reply);
-            char what[48];
-            snprintf(what, sizeof what, "interrupted (%s)",
-                     os_interrupt_reason() ? os_interrupt_reason() : "request");
-            return fail_run(r, exit_for_llm_error(e), e, e == WA_E_INTERRUPTED ? what : "LLM error",
-                            step - 1);
-        }
-        cJSON *trace = cJSON_CreateObject();
-        cJSON_AddNumberToObject(trace, TRACE_STEP, step);
-        if (reply.reasoning) {
-            cJSON_AddStringToObject(trace, TRACE_REASONING, reply.reasoning);
-            steplog_note(&r->log, "reasoning: %s", reply.reasoning);
-        }
-        if (reply.text) {
-            cJSON_AddStringToObject(trace, TRACE_MODEL_TEXT, reply.text);
-            steplog_note(&r->log, "model: %s", reply.text);
-        }
-        cJSON_AddStringToObject(trace, TRACE_FINISH_REASON,
-                                reply.finish_reason ? reply.finish_reason : "");
-        cJSON *usage = cJSON_AddObjectToObject(trace, TRACE_USAGE);
-        cJSON_AddNumberToObject(usage, TRACE_PROMPT_TOKENS, (double)reply.usage.prompt_tokens);
-        cJSON_AddNumberToObject(usage, TRACE_COMPLETION_TOKENS,
-                                (double)reply.usage.completion_tokens);
-        cJSON_AddNumberToObject(usage, TRACE_TOTAL_TOKENS, (double)reply.usage.total_tokens);
-        cJSON_AddNumberToObject(trace, TRACE_ATTEMPTS, reply.attempts);
-        llm_conversation_add_reply(&r->conv, &reply);
-
-        char stats[96];
-        snprintf(stats, sizeof stats, "  llm %.1fs  %.1fk tok", reply.elapsed_ms / 1000.0,
-                 (double)reply.usage.total_tokens / 1000.0);
-        if (reply.n_calls == 0) {
-            const char *answer = reply.text ? reply.text : "";
-            while (*answer == ' ' || *answer == '\n')
-                answer++;
-            if (!*answer && !nudged) { /* an empty turn: ask once for a call or an answer */
-                nudged = true;
-                llm_conversation_add_user(&r->conv,
-                                          "Continue: call a tool, or give your final "
-                                          "answer as plain text.",
-                                          NULL, 0);
-                steplog_progress(&r->log, "[step %d/%d] (empty reply, asked again)%s", step,
-                                 r->cfg->max_steps, stats);
-                steplog_trace(&r->log, trace);
-                cJSON_Delete(trace);
-                llm_reply_cleanup(&reply);
-                continue;
-            }
-            steplog_progress(&r->log, "[step %d/%d] final answer%s", step, r->cfg->max_steps,
-                             stats);
-            cJSON_AddStringToObject(trace, TRACE_FINAL_ANSWER, answer);
-            steplog_trace(&r->log, trace);
-            cJSON_Delete(trace);
-            steplog_print(&r->log, stdout, answer); /* scrubbed like the logs */
-            fputc('\n', stdout);
-            fflush(stdout);
-            llm_reply_cleanup(&reply);
-            finish(r, EXIT_OK, step, NULL);
-            return EXIT_OK;
-        }
-        cJSON *calls = cJSON_AddArrayToObject(trace, TRACE_TOOL_CALLS);
-        int64_t t0 = os_now_ms();
-        double agent_before = r->agent_ms;
-        for (size_t i = 0; i < reply.n_calls; i++) {
-            cJSON *ct = cJSON_CreateObject();
-            cJSON_AddItemToArray(calls, ct);
-            if (os_interrupted() || i >= MAX_CALLS_PER_REPLY) {
-                /* Every call must be answered before the next request; this one is not
-                 * run. */
-                cJSON *err = os_interrupted()
-                                 ? wire_error(NULL, WA_E_INTERRUPTED, "interrupted")
-                                 : wire_error(NULL, WA_E_INVALID_ARGS,
-                                              "not run: more than 16 tool calls in one reply; "
-                                              "make fewer at a time");
-                char *text = cJSON_PrintUnformatted(err);
-                llm_conversation_add_tool_result(&r->conv, reply.calls[i].id, reply.calls[i].name,
-                                                 text ? text : "{}", NULL);
-                cJSON_AddStringToObject(ct, TRACE_NAME, reply.calls[i].name);
-                cJSON_AddItemToObject(ct, TRACE_RESULT, err);
-                free(text);
-                continue;
-            }
-            run_tool_call(r, step, &reply.calls[i], i == 0 ? stats : "", ct);
-        }
-        cJSON *timings = cJSON_AddObjectToObject(trace, TRACE_TIMINGS);
-        cJSON_AddNumberToObject(timings, TRACE_LLM_MS, reply.elapsed_ms);
-        cJSON_AddNumberToObject(timings, TRACE_AGENT_MS, r->agent_ms - agent_before);
-        cJSON_AddNumberToObject(timings, TRACE_TOOLS_MS, (double)(os_now_ms() - t0));
-        steplog_trace(&r->log, trace);
-        cJSON_Delete(trace);
-        llm_reply_cleanup(&reply);
+        int code = run_step(r, step, tools, n_tools, &nudged);
+        if (code >= 0)
+            return code;
         if (os_interrupted())
             return fail_run(r, EXIT_INTERRUPTED, wa_fail(WA_E_INTERRUPTED, "after the tool calls"),
                             os_interrupt_reason(), step);

@@ -180,7 +180,7 @@ static void collect_phases(const cJSON *line, struct phases *p)
         phase_add(p, "llm", field(timings, TRACE_LLM_MS)->valuedouble);
     cJSON_ArrayForEach(call, field(line, TRACE_TOOL_CALLS))
     {
-        cJSON_ArrayForEach(v, field(call, "ms"))
+        cJSON_ArrayForEach(v, field(call, TRACE_CALL_MS))
         {
             if (cJSON_IsNumber(v) && v->string)
                 phase_add(p, v->string, v->valuedouble);
@@ -247,25 +247,31 @@ static void put_image(struct html *h, const char *file, const cJSON *w, const cJ
 /* The observation exactly as it was sent: the image, or the tree text from its file. */
 static void put_observation(struct report *r, struct html *h, const cJSON *obs)
 {
-    static const char *const known[] = {"kind",  "file",   "verdict", "frame",
-                                        "width", "height", NULL};
-    const char *kind = str_field(obs, "kind");
-    const char *file = str_field(obs, "file");
-    const char *verdict = str_field(obs, "verdict");
+    static const char *const known[] = {TRACE_OBS_KIND,
+                                        TRACE_OBS_FILE,
+                                        TRACE_OBS_VERDICT,
+                                        TRACE_OBS_FRAME,
+                                        TRACE_OBS_WIDTH,
+                                        TRACE_OBS_HEIGHT,
+                                        NULL};
+    const char *kind = str_field(obs, TRACE_OBS_KIND);
+    const char *file = str_field(obs, TRACE_OBS_FILE);
+    const char *verdict = str_field(obs, TRACE_OBS_VERDICT);
     bool tree = kind && strcmp(kind, "tree") == 0;
     html_putf(h, "<figure class=\"observation %s\"><figcaption>Observation sent: <b>",
               tree ? "tree" : "image");
     html_text(h, kind ? kind : "?");
     html_put(h, "</b>");
-    const cJSON *frame = field(obs, "frame");
+    const cJSON *frame = field(obs, TRACE_OBS_FRAME);
     if (cJSON_GetArraySize(frame) == 4) {
         int f[4];
         for (int i = 0; i < 4; i++)
             f[i] = cJSON_GetArrayItem(frame, i)->valueint;
         html_putf(h, " of the frame [%d,%d][%d,%d]", f[0], f[1], f[2], f[3]);
     }
-    if (cJSON_IsNumber(field(obs, "width")) && cJSON_IsNumber(field(obs, "height")))
-        html_putf(h, ", %dx%d", field(obs, "width")->valueint, field(obs, "height")->valueint);
+    if (cJSON_IsNumber(field(obs, TRACE_OBS_WIDTH)) && cJSON_IsNumber(field(obs, TRACE_OBS_HEIGHT)))
+        html_putf(h, ", %dx%d", field(obs, TRACE_OBS_WIDTH)->valueint,
+                  field(obs, TRACE_OBS_HEIGHT)->valueint);
     if (verdict) {
         bool rejected = strstr(verdict, "rejected") || strstr(verdict, "fell back");
         html_putf(h, "<br><span class=\"verdict %s\">", rejected ? "rejected" : "accepted");
@@ -294,7 +300,8 @@ static void put_observation(struct report *r, struct html *h, const cJSON *obs)
         html_text(h, file);
         html_put(h, "</a>");
     } else {
-        put_image(h, file, field(obs, "width"), field(obs, "height"), "the image sent");
+        put_image(h, file, field(obs, TRACE_OBS_WIDTH), field(obs, TRACE_OBS_HEIGHT),
+                  "the image sent");
     }
     put_other_fields(h, obs, known, "more");
     html_put(h, "</figure>\n");
@@ -329,11 +336,9 @@ static void put_result(struct html *h, const cJSON *res)
 
 static void put_call(struct report *r, struct html *h, const cJSON *call)
 {
-    static const char *const known[] = {TRACE_ID,       "name",
-                                        "arguments",    TRACE_ARGUMENTS_RAW,
-                                        "element_ref",  TRACE_OBSERVATION,
-                                        TRACE_ANNOTATE, "result",
-                                        "ms",           NULL};
+    static const char *const known[] = {
+        TRACE_ID,          TRACE_NAME,     TRACE_ARGUMENTS, TRACE_ARGUMENTS_RAW, TRACE_ELEMENT_REF,
+        TRACE_OBSERVATION, TRACE_ANNOTATE, TRACE_RESULT,    TRACE_CALL_MS,       NULL};
     const char *name = str_field(call, TRACE_NAME);
     html_putf(h, "<div class=\"call%s\"><h4>", call_failed(call) ? " failed" : "");
     html_text(h, name ? name : "call not run (interrupted)");
@@ -409,11 +414,9 @@ static void step_id(const cJSON *line, int ordinal, char *out, size_t cap)
         snprintf(out, cap, "line-%d", ordinal);
 }
 
-static void render_step(struct report *r, struct html *h, const cJSON *line, int ordinal)
+/* The step's heading: its number, what it did (its calls, the answer), failure. */
+static void step_heading(struct html *h, const cJSON *line, int ordinal)
 {
-    static const char *const known[] = {TRACE_STEP,   "task",          "observation",  "model_text",
-                                        "reasoning",  "finish_reason", TRACE_USAGE,    "attempts",
-                                        "tool_calls", TRACE_TIMINGS,   "final_answer", NULL};
     const cJSON *num = field(line, TRACE_STEP);
     char id[32];
     step_id(line, ordinal, id, sizeof id);
@@ -445,8 +448,11 @@ static void render_step(struct report *r, struct html *h, const cJSON *line, int
     if (failed)
         html_put(h, " <span class=\"badge\">error</span>");
     html_put(h, "</h2>\n");
+}
 
-    /* One line of numbers: tokens, the model's time, attempts. */
+/* One line of numbers: tokens, the tools' time, the finish reason, attempts. */
+static void step_numbers(struct html *h, const cJSON *line)
+{
     const cJSON *usage = field(line, TRACE_USAGE), *timings = field(line, TRACE_TIMINGS);
     html_put(h, "<p class=\"numbers\">");
     if (usage) {
@@ -471,8 +477,17 @@ static void render_step(struct report *r, struct html *h, const cJSON *line, int
     if (attempts > 1)
         html_putf(h, " &middot; <span class=\"attempts\">%.0f attempts</span>", attempts);
     html_put(h, "</p>\n");
-    put_timings(r, h, line);
+}
 
+static void render_step(struct report *r, struct html *h, const cJSON *line, int ordinal)
+{
+    static const char *const known[] = {TRACE_STEP,       TRACE_TASK,         TRACE_OBSERVATION,
+                                        TRACE_MODEL_TEXT, TRACE_REASONING,    TRACE_FINISH_REASON,
+                                        TRACE_USAGE,      TRACE_ATTEMPTS,     TRACE_TOOL_CALLS,
+                                        TRACE_TIMINGS,    TRACE_FINAL_ANSWER, NULL};
+    step_heading(h, line, ordinal);
+    step_numbers(h, line);
+    put_timings(r, h, line);
     if (str_field(line, TRACE_TASK))
         put_prose(h, TRACE_TASK, "Task", str_field(line, TRACE_TASK), NULL);
     if (str_field(line, TRACE_REASONING)) {
@@ -481,18 +496,19 @@ static void render_step(struct report *r, struct html *h, const cJSON *line, int
         html_text(h, str_field(line, TRACE_REASONING));
         html_put(h, "</pre></details>\n");
     }
-    if (str_field(line, TRACE_MODEL_TEXT) &&
-        !(str_field(line, TRACE_FINAL_ANSWER) &&
-          strstr(str_field(line, TRACE_MODEL_TEXT), str_field(line, TRACE_FINAL_ANSWER))))
-        put_prose(h, "model-text", "Model", str_field(line, TRACE_MODEL_TEXT), NULL);
-    if (str_field(line, TRACE_FINAL_ANSWER))
-        put_prose(h, "answer", "Final answer", str_field(line, TRACE_FINAL_ANSWER), NULL);
+    const char *said = str_field(line, TRACE_MODEL_TEXT);
+    const char *answer = str_field(line, TRACE_FINAL_ANSWER);
+    if (said && !(answer && strstr(said, answer)))
+        put_prose(h, "model-text", "Model", said, NULL);
+    if (answer)
+        put_prose(h, "answer", "Final answer", answer, NULL);
     if (field(line, TRACE_OBSERVATION)) {
         html_put(h, "<div class=\"pictures\">");
         put_observation(r, h, field(line, TRACE_OBSERVATION));
         html_put(h, "</div>\n");
     }
-    cJSON_ArrayForEach(call, calls)
+    const cJSON *call;
+    cJSON_ArrayForEach(call, field(line, TRACE_TOOL_CALLS))
     {
         put_call(r, h, call);
     }
@@ -635,15 +651,15 @@ const char *report_outcome(const cJSON *summary, bool *failed)
 static void put_summary(struct report *r, struct html *h)
 {
     static const char *const known[] = {TRACE_STEPS,
-                                        "exit_code",
-                                        "outcome",
-                                        "error",
-                                        "prompt_tokens",
-                                        "completion_tokens",
-                                        "total_tokens",
-                                        "llm_ms",
-                                        "agent_ms",
-                                        "total_ms",
+                                        TRACE_EXIT_CODE,
+                                        TRACE_OUTCOME,
+                                        TRACE_ERROR,
+                                        TRACE_PROMPT_TOKENS,
+                                        TRACE_COMPLETION_TOKENS,
+                                        TRACE_TOTAL_TOKENS,
+                                        TRACE_LLM_MS,
+                                        TRACE_AGENT_MS,
+                                        TRACE_TOTAL_MS,
                                         NULL};
     const cJSON *s = r->summary;
     bool failed;

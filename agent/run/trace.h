@@ -40,4 +40,14 @@
 #define TRACE_COMPLETION_TOKENS "completion_tokens" /* tokens received */
 #define TRACE_TOTAL_TOKENS      "total_tokens"      /* both */
 
+/* An observation: */
+#define TRACE_OBS_KIND    "kind"    /* "tree" or "image" */
+#define TRACE_OBS_FILE    "file"    /* the file of the log folder holding what was sent */
+#define TRACE_OBS_VERDICT "verdict" /* the usefulness verdict */
+#define TRACE_OBS_FRAME   "frame"   /* [l,t,r,b] of what 0-999 spanned */
+#define TRACE_OBS_WIDTH   "width"   /* of the image sent */
+#define TRACE_OBS_HEIGHT  "height"
+/* A call's phases, milliseconds, by name ("capture", "tree", ...): */
+#define TRACE_CALL_MS "ms"
+
 #endif
