@@ -164,8 +164,6 @@ static wa_err (*const performers[OP__COUNT])(struct call *k) = {
 #undef X_FN
 };
 
-/* After an acting call: the wait for its effect, the look after it and what changed,
- * the observation or image, the fresh state. */
 /* Whether the session's tree of window after is still the window's: the action changed
  * nothing (the settle saw the pixels and the foreground stay as they were before it),
  * and the tree was walked when the window looked exactly as it did before the action.
@@ -180,18 +178,12 @@ static bool tree_still_holds(struct call *k, uint64_t after)
     return s->tree_pixels == call_before_hash(k);
 }
 
-static void after_action(struct call *k)
+/* The look after acting at window after: an observation (the loop), else a fresh tree
+ * for the change report, reusing the session's tree where nothing changed. */
+static void look_after(struct call *k, uint64_t after, bool input)
 {
     struct session *s = k->s;
-    const struct op_request *q = k->q;
-    struct op_result *r = k->r;
-    bool image = op_request_has(q, ARG_SCREENSHOT) ? q->screenshot : s->o.after == AFTER_IMAGE;
     bool observe = s->o.after == AFTER_OBSERVE;
-    bool input = (q->op->flags & (OPF_INPUT | OPF_WINDOWS)) != 0;
-    double start = os_clock_ms(), settled_before = r->settle_ms;
-    if (!k->dry && !k->settled && input)
-        call_settle(k);
-    uint64_t after = call_after_window(k);
     bool reuse = tree_still_holds(k, after);
     if (input && !k->dry && !reuse)
         call_keep_tree_before(k);
@@ -212,11 +204,16 @@ static void after_action(struct call *k)
         s->have_tree_pixels = true;
     }
     if (e)
-        op_result_note(r, "no look at the window after acting: %s",
+        op_result_note(k->r, "no look at the window after acting: %s",
                        *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
-    if (input && !k->dry)
-        call_report_changes(k);
-    double t0 = os_clock_ms();
+}
+
+/* The window state the result reports: the operation's window, else the session's,
+ * else the one looked at after acting; 0 when none is left. */
+static uint64_t report_window_state(struct call *k, uint64_t after)
+{
+    struct session *s = k->s;
+    struct op_result *r = k->r;
     uint64_t win = r->hwnd ? r->hwnd : s->pinned ? s->pinned : s->target;
     if (!win || !call_window_alive(k, win))
         win = after;
@@ -224,31 +221,58 @@ static void after_action(struct call *k)
     if (win && backend_window_info(k->be, win, &w) == WA_E_OK) {
         r->window_state = w;
         r->has_window_state = true;
-    } else {
-        win = 0;
+        return win;
     }
+    return 0;
+}
+
+/* --return-state: the window's fresh state, its refs renewed. */
+static void return_state(struct call *k, uint64_t win)
+{
+    struct session *s = k->s;
+    struct op_result *r = k->r;
+    struct dynbuf text;
+    dynbuf_init(&text, 16u << 20);
+    struct tree_format_opts fo = {.max_depth = -1, .scope = -1};
+    wa_err e = s->have_tree && s->tree.hwnd == win ? WA_E_OK : call_fresh_tree(k, win);
+    if (!e)
+        e = tree_format(&s->tree, &fo, &text);
+    if (!e && s->o.refs)
+        e = refs_save(k);
+    if (!e) {
+        free(r->text);
+        r->text = dynbuf_take(&text);
+        r->has_text = r->text != NULL;
+    } else {
+        op_result_note(r, "no state after acting: %s", wa_err_detail());
+    }
+    dynbuf_cleanup(&text);
+}
+
+/* After an acting call: the wait for its effect, the look after it and what changed,
+ * the window's state, the image and fresh state asked for. */
+static void after_action(struct call *k)
+{
+    struct session *s = k->s;
+    const struct op_request *q = k->q;
+    struct op_result *r = k->r;
+    bool image = op_request_has(q, ARG_SCREENSHOT) ? q->screenshot : s->o.after == AFTER_IMAGE;
+    bool input = (q->op->flags & (OPF_INPUT | OPF_WINDOWS)) != 0;
+    double start = os_clock_ms(), settled_before = r->settle_ms;
+    if (!k->dry && !k->settled && input)
+        call_settle(k);
+    uint64_t after = call_after_window(k);
+    look_after(k, after, input);
+    if (input && !k->dry)
+        call_report_changes(k);
+    double t0 = os_clock_ms();
+    uint64_t win = report_window_state(k, after);
     double record = os_clock_ms() - t0;
     r->record_ms += record;
     if (image && win && call_image(k, win, (struct wa_rect){0, 0, 0, 0}, s->o.observe.max_edge))
         op_result_note(r, "no screenshot after acting: %s", wa_err_detail());
-    if (q->return_state && win) {
-        struct dynbuf text;
-        dynbuf_init(&text, 16u << 20);
-        struct tree_format_opts fo = {.max_depth = -1, .scope = -1};
-        e = s->have_tree && s->tree.hwnd == win ? WA_E_OK : call_fresh_tree(k, win);
-        if (!e)
-            e = tree_format(&s->tree, &fo, &text);
-        if (!e && s->o.refs)
-            e = refs_save(k);
-        if (!e) {
-            free(r->text);
-            r->text = dynbuf_take(&text);
-            r->has_text = r->text != NULL;
-        } else {
-            op_result_note(r, "no state after acting: %s", wa_err_detail());
-        }
-        dynbuf_cleanup(&text);
-    }
+    if (q->return_state && win)
+        return_state(k, win);
     /* The look after is the rest of this: the tree walked for the change report, the
      * hashes and window checks, the screenshot and state asked for. */
     double named = r->settle_ms - settled_before + r->obs.capture_ms + r->obs.encode_ms +
@@ -285,6 +309,41 @@ static void audit(struct call *k, wa_err e)
     cJSON_Delete(params);
 }
 
+/* Takes what an operation needs before it runs: a slot of the rate limit (acting
+ * operations) and the input lock (input and window operations), so that input from
+ * two clients, or two processes, never interleaves. *lock is the cross-process lock. */
+static wa_err take_turn(struct call *k, bool acts, bool input, intptr_t *lock)
+{
+    double t_wait = os_clock_ms();
+    wa_err e = acts ? gate_take_slot(k->c->gate) : WA_E_OK;
+    if (!e && input) {
+        os_mutex_lock(k->c->input);
+        if ((e = os_input_lock(INPUT_LOCK_WAIT_MS, lock)))
+            os_mutex_unlock(k->c->input);
+    }
+    k->r->wait_ms = os_clock_ms() - t_wait;
+    return e;
+}
+
+/* The result's error and summary, and the audit line of an acting operation. */
+static void record(struct call *k, wa_err e, bool acts)
+{
+    struct op_result *r = k->r;
+    if (!r->summary[0])
+        snprintf(r->summary, sizeof r->summary, "%s", k->name);
+    r->err = e;
+    if (e)
+        snprintf(r->message, sizeof r->message, "%s",
+                 *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+    if (acts) {
+        double t0 = os_clock_ms();
+        audit(k, e);
+        r->record_ms += (os_clock_ms() - t0);
+    }
+    if (e) /* the audit may have read windows: the detail stays the operation's */
+        wa_fail(e, "%s", r->message);
+}
+
 wa_err core_perform(struct session *s, const struct op_request *q, struct op_result *r)
 {
     op_result_cleanup(r);
@@ -297,31 +356,24 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
     }
     struct core *c = s->core;
     const struct op_def *op = q->op;
+    bool acts = op_acts(op);
+    bool input = (op->flags & (OPF_INPUT | OPF_WINDOWS)) != 0;
     struct call k = {
         .s = s,
         .c = c,
         .be = c->be,
         .q = q,
         .r = r,
-        .dry = c->cfg.dry_run && op_acts(op),
+        .dry = c->cfg.dry_run && acts,
         .name = s->o.model_names && op->model ? op->model
                 : op->cli                     ? op->cli
                                               : op->name,
     };
     if (q->note[0])
         op_result_note(r, "%s", q->note);
-    bool acts = op_acts(op);
-    bool input = (op->flags & (OPF_INPUT | OPF_WINDOWS)) != 0;
     intptr_t lock = 0;
-    double t_wait = os_clock_ms();
     os_mutex_lock(s->lock);
-    wa_err e = acts ? gate_take_slot(c->gate) : WA_E_OK;
-    if (!e && input) {
-        os_mutex_lock(c->input);
-        if ((e = os_input_lock(INPUT_LOCK_WAIT_MS, &lock)))
-            os_mutex_unlock(c->input);
-    }
-    r->wait_ms = (os_clock_ms() - t_wait);
+    wa_err e = take_turn(&k, acts, input, &lock);
     bool locked = !e && input;
     if (!e && input && !k.dry)
         look_before(&k);
@@ -338,19 +390,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         os_input_unlock(lock);
         os_mutex_unlock(c->input);
     }
-    if (!r->summary[0])
-        snprintf(r->summary, sizeof r->summary, "%s", k.name);
-    r->err = e;
-    if (e)
-        snprintf(r->message, sizeof r->message, "%s",
-                 *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
-    if (acts) {
-        double t0 = os_clock_ms();
-        audit(&k, e);
-        r->record_ms += (os_clock_ms() - t0);
-    }
-    if (e) /* the audit may have read windows: the detail stays the operation's */
-        wa_fail(e, "%s", r->message);
+    record(&k, e, acts);
     look_cleanup(&k.before);
     os_mutex_unlock(s->lock);
     return e;

@@ -217,64 +217,64 @@ static wa_err image_limits(const struct settings *set, long *bytes, int *px)
     return e;
 }
 
-int cmd_mcp(int argc, char **argv)
+/* `winagent mcp`'s options. */
+struct mcp_options {
+    const char *http; /* --http [ADDR:]PORT, or NULL for stdio */
+    bool no_auth;
+    long max_bytes;
+    int max_px;
+};
+
+/* Reads the command line and the settings into o; prints the error and returns
+ * false when they do not make sense. */
+static bool mcp_options(int argc, char **argv, struct settings *set, struct mcp_options *o)
 {
     struct args a;
     args_init(&a, argc, argv, 1);
-    if (args_flag(&a, "help", "h")) {
-        fputs(mcp_usage, stdout);
-        return EXIT_OK;
-    }
-    const char *http = args_value(&a, "http", NULL);
-    bool no_auth = args_flag(&a, "no-auth", NULL);
-    struct settings set;
-    long max_bytes = 0;
-    int max_px = 0;
-    wa_err e = settings_load(&set, &a, SG_DESK);
+    o->http = args_value(&a, "http", NULL);
+    o->no_auth = args_flag(&a, "no-auth", NULL);
+    wa_err e = settings_load(set, &a, SG_DESK);
     if (!e)
         e = args_check_unknown(&a);
     if (!e && args_positional_count(&a) > 0)
         e = wa_fail(WA_E_USAGE, "mcp takes no arguments (got '%s')", args_positional(&a, 0));
-    if (!e && no_auth && !http)
+    if (!e && o->no_auth && !o->http)
         e = wa_fail(WA_E_USAGE, "--no-auth goes with --http");
     if (!e)
-        e = image_limits(&set, &max_bytes, &max_px);
+        e = image_limits(set, &o->max_bytes, &o->max_px);
     if (e) {
-        settings_cleanup(&set);
         exit_fail(e);
         fputs(mcp_usage, stderr);
-        return EXIT_USAGE;
+        return false;
     }
-    if (http) {
-        struct mcp_http_opts o = {.listen = http,
-                                  .no_auth = no_auth,
-                                  .token = settings_get(&set, SET_MCP_TOKEN),
-                                  .image_max_bytes = max_bytes,
-                                  .image_max_px = max_px};
-        os_interrupt_install(false);
-        struct core *c = host_core(&set, false);
-        int rc = c ? mcp_http_serve(c, &o) : EXIT_USAGE;
-        settings_cleanup(&set);
-        core_free(c);
-        return rc;
-    }
+    return true;
+}
 
-    FILE *out;
-    if ((e = os_protocol_stdio(&out))) {
-        settings_cleanup(&set);
-        return exit_fail(e);
-    }
-    os_interrupt_install(false); /* stdin is the protocol: no watcher may read it */
-    struct core *c = host_core(&set, false);
-    settings_cleanup(&set);
+static int serve_http(const struct settings *set, const struct mcp_options *mo)
+{
+    struct mcp_http_opts o = {.listen = mo->http,
+                              .no_auth = mo->no_auth,
+                              .token = settings_get(set, SET_MCP_TOKEN),
+                              .image_max_bytes = mo->max_bytes,
+                              .image_max_px = mo->max_px};
+    os_interrupt_install(false);
+    struct core *c = host_core(set, false);
+    int rc = c ? mcp_http_serve(c, &o) : EXIT_USAGE;
+    core_free(c);
+    return rc;
+}
+
+/* Serves one client on stdin/stdout until its input ends; the server is set up on c.
+ * *done is false when the reader is still blocked on stdin (nothing may be freed: the
+ * process ends with it). */
+static int serve_on_stdio(struct core *c, FILE *out, const struct mcp_options *mo, bool *done)
+{
+    *done = false;
     struct mcp_server *s = NULL;
-    if (!c)
-        return EXIT_USAGE;
-    if ((e = mcp_server_new(c, &s))) {
-        core_free(c);
+    wa_err e = mcp_server_new(c, &s);
+    if (e)
         return exit_fail(e);
-    }
-    mcp_server_set_image_limits(s, max_bytes, max_px);
+    mcp_server_set_image_limits(s, mo->max_bytes, mo->max_px);
     struct stdio_link l = {.s = s, .out = out};
     l.write = os_mutex_new();
     l.qlock = os_mutex_new();
@@ -293,7 +293,8 @@ int cmd_mcp(int argc, char **argv)
     mcp_server_set_sink(s, NULL);
     fflush(out);
     if (!reader_finished(&l))
-        return rc; /* the process ends with the reader blocked on stdin */
+        return rc;
+    *done = true;
     bool eof;
     for (struct line_item *it; (it = pop_line(&l, &eof));)
         free(it);
@@ -301,7 +302,43 @@ int cmd_mcp(int argc, char **argv)
     os_mutex_free(l.qlock);
     os_mutex_free(l.write);
     mcp_server_free(s);
-    core_free(c);
-    fclose(out);
+    return rc;
+}
+
+int cmd_mcp(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(mcp_usage, stdout);
+            return EXIT_OK;
+        }
+    struct settings set;
+    struct mcp_options mo = {0};
+    if (!mcp_options(argc, argv, &set, &mo)) {
+        settings_cleanup(&set);
+        return EXIT_USAGE;
+    }
+    if (mo.http) {
+        int rc = serve_http(&set, &mo);
+        settings_cleanup(&set);
+        return rc;
+    }
+    FILE *out;
+    wa_err e = os_protocol_stdio(&out);
+    if (e) {
+        settings_cleanup(&set);
+        return exit_fail(e);
+    }
+    os_interrupt_install(false); /* stdin is the protocol: no watcher may read it */
+    struct core *c = host_core(&set, false);
+    settings_cleanup(&set);
+    if (!c)
+        return EXIT_USAGE;
+    bool done;
+    int rc = serve_on_stdio(c, out, &mo, &done);
+    if (done) {
+        core_free(c);
+        fclose(out);
+    }
     return rc;
 }

@@ -512,73 +512,35 @@ static void capture_cleanup(struct capture *c)
     free(c->tail);
 }
 
-wa_err win_run_shell(const char *shell_program, const char *command, int timeout_ms, size_t cap,
-                     struct wa_shell_result *out)
-{
-    memset(out, 0, sizeof *out);
-    out->exit_code = -1;
-    if (!command)
-        return wa_fail(WA_E_INVALID_ARGS, "no command");
-    if (cap == 0)
-        cap = DEFAULT_CAP;
-    if (timeout_ms <= 0)
-        timeout_ms = DEFAULT_TIMEOUT_MS;
-    double t0 = now_ms_precise();
-    const char *shell = shell_program && *shell_program ? shell_program : DEFAULT_SHELL;
-    wchar_t *line = NULL;
-    HANDLE in = INVALID_HANDLE_VALUE, out_w = NULL, err_w = NULL, job = NULL;
-    PROCESS_INFORMATION pi = {0};
-    struct capture cs[2];
-    wa_err e = capture_init(&cs[0], cap);
-    wa_err e2 = capture_init(&cs[1], cap);
-    if (e || e2) {
-        e = e ? e : e2;
-        goto out;
-    }
-    e = build_command_line(shell, command, &line);
-    if (e)
-        goto out;
-    if ((e = make_pipe(&cs[0], &out_w)) || (e = make_pipe(&cs[1], &err_w)))
-        goto out;
-    SECURITY_ATTRIBUTES sa = {.nLength = sizeof sa, .bInheritHandle = TRUE};
-    in = CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &sa, OPEN_EXISTING,
-                     0, NULL);
-    if (in == INVALID_HANDLE_VALUE) {
-        e = wa_fail(WA_E_ACTION_FAILED, "cannot open NUL for the shell's input");
-        goto out;
-    }
-    if (!spawn(line, in, out_w, err_w, &pi)) {
-        char msg[300];
-        e = wa_fail(WA_E_ACTION_FAILED,
-                    "cannot start the shell \"%s\" (%s); set WINAGENT_SHELL "
-                    "to another, e.g. \"cmd.exe /c\"",
-                    shell, win_error_text(GetLastError(), msg, sizeof msg));
-        goto out;
-    }
-    job = make_job(pi.hProcess);
-    ResumeThread(pi.hThread);
-    /* Only the child holds the write ends now: the reads end when it (and whatever it
-     * started that inherited them) closes them. */
-    CloseHandle(out_w);
-    CloseHandle(err_w);
-    out_w = err_w = NULL;
+/* A running shell: its process and job, and what it writes. */
+struct shell_run {
+    PROCESS_INFORMATION pi;
+    HANDLE job;
+    struct capture cs[2]; /* stdout, stderr */
+};
 
-    bool done = false, killed = false;
-    int64_t deadline = os_now_ms() + timeout_ms;
-    int64_t drain_until = 0;
+/* Reads the shell's output until it ends (and its pipes close, or DRAIN_MS after it
+ * ended while something it started holds them open), killing the whole tree at the
+ * deadline or on Ctrl+C. WA_E_INTERRUPTED for the latter. */
+static wa_err pump_until_done(struct shell_run *sr, int timeout_ms, struct wa_shell_result *out,
+                              bool *killed)
+{
+    wa_err e = WA_E_OK;
+    bool done = false;
+    int64_t deadline = os_now_ms() + timeout_ms, drain_until = 0;
     for (;;) {
         HANDLE waits[3];
         struct capture *owner[3];
         DWORD n = 0;
         if (!done) {
-            waits[n] = pi.hProcess;
+            waits[n] = sr->pi.hProcess;
             owner[n++] = NULL;
         }
         for (int i = 0; i < 2; i++) {
-            capture_pump(&cs[i]);
-            if (cs[i].pending) {
-                waits[n] = cs[i].ov.hEvent;
-                owner[n++] = &cs[i];
+            capture_pump(&sr->cs[i]);
+            if (sr->cs[i].pending) {
+                waits[n] = sr->cs[i].ov.hEvent;
+                owner[n++] = &sr->cs[i];
             }
         }
         if (n == 0)
@@ -587,12 +549,12 @@ wa_err win_run_shell(const char *shell_program, const char *command, int timeout
         bool interrupted = os_interrupted();
         if (!done && (now >= limit || interrupted)) {
             /* The whole tree, not just the shell: `ping` under `cmd /c` would live on. */
-            if (job)
-                TerminateJobObject(job, 1);
+            if (sr->job)
+                TerminateJobObject(sr->job, 1);
             else
-                TerminateProcess(pi.hProcess, 1);
-            WaitForSingleObject(pi.hProcess, 5000);
-            killed = true;
+                TerminateProcess(sr->pi.hProcess, 1);
+            WaitForSingleObject(sr->pi.hProcess, 5000);
+            *killed = true;
             out->timed_out = !interrupted;
             done = true;
             drain_until = os_now_ms() + DRAIN_MS;
@@ -614,33 +576,85 @@ wa_err win_run_shell(const char *shell_program, const char *command, int timeout
             drain_until = os_now_ms() + DRAIN_MS;
         }
     }
-    DWORD code = 0;
-    if (!killed && GetExitCodeProcess(pi.hProcess, &code))
-        out->exit_code = (int)code;
-    for (int i = 0; i < 2; i++)
-        capture_close(&cs[i]);
-    out->elapsed_ms = now_ms_precise() - t0;
-    wa_err te = capture_text(&cs[0], &out->out);
-    if (!te)
-        te = capture_text(&cs[1], &out->err);
-    if (te) {
-        wa_shell_result_cleanup(out);
-        e = te;
+    return e;
+}
+
+/* Starts the shell suspended with NUL for input and the captures' pipes for output,
+ * then lets it run in its job. */
+static wa_err start_shell(const char *shell, const char *command, struct shell_run *sr)
+{
+    wchar_t *line = NULL;
+    HANDLE in = INVALID_HANDLE_VALUE, out_w = NULL, err_w = NULL;
+    wa_err e = build_command_line(shell, command, &line);
+    if (!e && !(e = make_pipe(&sr->cs[0], &out_w)))
+        e = make_pipe(&sr->cs[1], &err_w);
+    SECURITY_ATTRIBUTES sa = {.nLength = sizeof sa, .bInheritHandle = TRUE};
+    if (!e && (in = CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &sa,
+                                OPEN_EXISTING, 0, NULL)) == INVALID_HANDLE_VALUE)
+        e = wa_fail(WA_E_ACTION_FAILED, "cannot open NUL for the shell's input");
+    if (!e && !spawn(line, in, out_w, err_w, &sr->pi)) {
+        char msg[300];
+        e = wa_fail(WA_E_ACTION_FAILED,
+                    "cannot start the shell \"%s\" (%s); set WINAGENT_SHELL "
+                    "to another, e.g. \"cmd.exe /c\"",
+                    shell, win_error_text(GetLastError(), msg, sizeof msg));
     }
-out:
-    release_job(job);
-    if (pi.hProcess)
-        CloseHandle(pi.hProcess);
-    if (pi.hThread)
-        CloseHandle(pi.hThread);
+    if (!e) {
+        sr->job = make_job(sr->pi.hProcess);
+        ResumeThread(sr->pi.hThread);
+    }
+    /* Only the child holds the write ends now: the reads end when it (and whatever it
+     * started that inherited them) closes them. */
     if (in != INVALID_HANDLE_VALUE)
         CloseHandle(in);
     if (out_w)
         CloseHandle(out_w);
     if (err_w)
         CloseHandle(err_w);
-    capture_cleanup(&cs[0]);
-    capture_cleanup(&cs[1]);
     free(line);
+    return e;
+}
+
+wa_err win_run_shell(const char *shell_program, const char *command, int timeout_ms, size_t cap,
+                     struct wa_shell_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->exit_code = -1;
+    if (!command)
+        return wa_fail(WA_E_INVALID_ARGS, "no command");
+    if (cap == 0)
+        cap = DEFAULT_CAP;
+    if (timeout_ms <= 0)
+        timeout_ms = DEFAULT_TIMEOUT_MS;
+    double t0 = now_ms_precise();
+    const char *shell = shell_program && *shell_program ? shell_program : DEFAULT_SHELL;
+    struct shell_run sr = {0};
+    wa_err e = capture_init(&sr.cs[0], cap);
+    wa_err e2 = capture_init(&sr.cs[1], cap);
+    if (!e && !e2 && !(e = start_shell(shell, command, &sr))) {
+        bool killed = false;
+        e = pump_until_done(&sr, timeout_ms, out, &killed);
+        DWORD code = 0;
+        if (!killed && GetExitCodeProcess(sr.pi.hProcess, &code))
+            out->exit_code = (int)code;
+        for (int i = 0; i < 2; i++)
+            capture_close(&sr.cs[i]);
+        out->elapsed_ms = now_ms_precise() - t0;
+        wa_err te = capture_text(&sr.cs[0], &out->out);
+        if (!te)
+            te = capture_text(&sr.cs[1], &out->err);
+        if (te) {
+            wa_shell_result_cleanup(out);
+            e = te;
+        }
+    }
+    e = e ? e : e2;
+    release_job(sr.job);
+    if (sr.pi.hProcess)
+        CloseHandle(sr.pi.hProcess);
+    if (sr.pi.hThread)
+        CloseHandle(sr.pi.hThread);
+    capture_cleanup(&sr.cs[0]);
+    capture_cleanup(&sr.cs[1]);
     return e;
 }
