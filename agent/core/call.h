@@ -36,6 +36,10 @@ struct session {
      * (and nothing else moved), the tree still holds. */
     bool have_tree_pixels;
     uint64_t tree_pixels;
+    /* Refs kept in memory (session_opts.refs_on_disk false): the last state of each
+     * window, keyed by "0x<hwnd>", and the window of the last one. */
+    cJSON *refs;
+    uint64_t refs_last;
 };
 
 /* What the core looked at before an acting operation, to wait for its effect and to

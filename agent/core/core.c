@@ -112,6 +112,7 @@ void session_free(struct session *s)
     if (!s)
         return;
     tree_cleanup(&s->tree);
+    cJSON_Delete(s->refs);
     os_mutex_free(s->lock);
     free(s);
 }

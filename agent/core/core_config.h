@@ -54,6 +54,11 @@ struct session_opts {
      * found again in a fresh tree before every use (the CLI, MCP, serve). Otherwise
      * they index the session's latest tree (the loop, act). */
     bool refs;
+    /* Where refs are kept: the state folder, shared by every process of the user (the
+     * CLI: each command is a process of its own); else the session's own memory, so
+     * that refs belong to the client that observed them (an MCP session, a serve
+     * connection, an ipc folder). A ref of another client's observation is stale. */
+    bool refs_on_disk;
 };
 
 void session_opts_default(struct session_opts *o);

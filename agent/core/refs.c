@@ -1,5 +1,6 @@
-/* Refs of `state` on disk: each window's last state in the state folder, and the
- * element a ref names found again in a fresh tree by its identity. */
+/* Refs of `state`: each window's last state, on disk in the state folder (the CLI) or in
+ * the session's memory (every other client), and the element a ref names found again
+ * in a fresh tree by its identity. */
 #include "agent/core/refs.h"
 
 #include <math.h>
@@ -41,12 +42,33 @@ static cJSON *element_record(const struct wa_tree *t, size_t i)
     return e;
 }
 
+static void window_key(uint64_t hwnd, char *out, size_t n)
+{
+    snprintf(out, n, "0x%llx", (unsigned long long)hwnd);
+}
+
+/* Keeps doc (taken) as the session's own last state of hwnd. */
+static wa_err save_in_memory(struct session *s, uint64_t hwnd, cJSON *doc)
+{
+    char key[24];
+    window_key(hwnd, key, sizeof key);
+    if (!s->refs && !(s->refs = cJSON_CreateObject())) {
+        cJSON_Delete(doc);
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(s->refs, key);
+    cJSON_AddItemToObject(s->refs, key, doc);
+    s->refs_last = hwnd;
+    return WA_E_OK;
+}
+
 wa_err refs_save(struct call *k)
 {
     const struct wa_tree *t = &k->s->tree;
     if (!k->s->have_tree)
         return WA_E_OK;
-    wa_err e = os_mkdir_p(k->c->state_dir);
+    bool disk = k->s->o.refs_on_disk;
+    wa_err e = disk ? os_mkdir_p(k->c->state_dir) : WA_E_OK;
     if (e)
         return e;
     cJSON *doc = cJSON_CreateObject();
@@ -58,6 +80,8 @@ wa_err refs_save(struct call *k)
     cJSON *els = cJSON_AddArrayToObject(doc, "elements");
     for (size_t i = 0; i < t->count; i++)
         cJSON_AddItemToArray(els, element_record(t, i));
+    if (!disk)
+        return save_in_memory(k->s, t->hwnd, doc);
     char *text = cJSON_PrintUnformatted(doc);
     char path[4096];
     state_path(k, t->hwnd, path, sizeof path);
@@ -85,6 +109,8 @@ static cJSON *load_json_file(const char *path)
 
 uint64_t refs_last_window(struct call *k)
 {
+    if (!k->s->o.refs_on_disk)
+        return k->s->refs_last;
     char path[4096];
     state_path(k, 0, path, sizeof path);
     cJSON *j = load_json_file(path);
@@ -173,9 +199,15 @@ static wa_err refind(const cJSON *rec, const struct wa_tree *t, int ref, size_t 
 wa_err refs_find(struct call *k, uint64_t hwnd, int ref, wa_err (*walk)(struct call *, uint64_t),
                  size_t *index)
 {
-    char path[4096];
-    state_path(k, hwnd, path, sizeof path);
-    cJSON *doc = load_json_file(path);
+    char path[4096], key[24];
+    cJSON *doc = NULL;
+    window_key(hwnd, key, sizeof key);
+    if (!k->s->o.refs_on_disk) { /* a copy: the session's own stays as it is */
+        doc = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(k->s->refs, key), true);
+    } else {
+        state_path(k, hwnd, path, sizeof path);
+        doc = load_json_file(path);
+    }
     if (!doc)
         return wa_fail(WA_E_STALE_REF,
                        "no state of this window to take ref %d from; run state "

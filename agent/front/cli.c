@@ -275,6 +275,7 @@ static void open_session(struct core *c, const char *front, bool refs, struct se
     session_opts_default(&so);
     so.front = front;
     so.refs = refs;
+    so.refs_on_disk = true; /* each command is a process of its own */
     so.settle_ms = 150;
     so.observe.max_edge = 16384; /* images as they are unless --max-edge says otherwise */
     session_new(c, &so, out);

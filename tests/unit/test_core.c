@@ -73,7 +73,8 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-/* A core and a session on the fake backend; cfg fields the test sets are kept. */
+/* A core and a session on the fake backend; cfg fields the test sets are kept. refs:
+ * element ids are refs of `state`, kept on disk as the CLI keeps them. */
 static struct session *open_session(struct core_config *cfg, struct core **core, bool refs)
 {
     static char state_dir[128];
@@ -89,6 +90,7 @@ static struct session *open_session(struct core_config *cfg, struct core **core,
     session_opts_default(&o);
     o.front = "test";
     o.refs = refs;
+    o.refs_on_disk = refs;
     o.settle_ms = 0;
     struct session *s = NULL;
     assert_int_equal(session_new(*core, &o, &s), WA_E_OK);
@@ -368,7 +370,7 @@ static void refs_hold_between_calls_and_go_stale(void **state)
     /* a second session of the same client kind (the CLI's next process) finds it too */
     struct session_opts o;
     session_opts_default(&o);
-    o.refs = true;
+    o.refs = o.refs_on_disk = true;
     struct session *s2;
     assert_int_equal(session_new(c, &o, &s2), WA_E_OK);
     assert_int_equal(perform(s2, OP_INVOKE, args, &r), WA_E_OK);
@@ -384,6 +386,57 @@ static void refs_hold_between_calls_and_go_stale(void **state)
     op_result_cleanup(&r);
     session_free(s2);
     session_free(s);
+    core_free(c);
+}
+
+/* Two clients of one server (MCP sessions, serve connections): each has refs of its
+ * own, and a ref of the other's observation is stale, never the other's element. */
+static struct session *client(struct core *c)
+{
+    struct session_opts o;
+    session_opts_default(&o);
+    o.refs = true; /* refs_on_disk false: the session's own */
+    struct session *s;
+    assert_int_equal(session_new(c, &o, &s), WA_E_OK);
+    return s;
+}
+
+static void refs_belong_to_their_client(void **state)
+{
+    (void)state;
+    struct core_config cfg = {0};
+    struct core *c;
+    struct session *unused = open_session(&cfg, &c, false);
+    char cmd[192];
+    snprintf(cmd, sizeof cmd, "rm -rf %s/state", tmp_dir);
+    assert_int_equal(system(cmd), 0);
+    struct session *a = client(c), *b = client(c), *late = client(c);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(a, OP_STATE, "window=notepad", &r), WA_E_OK);
+    int save = ref_of(&r, "Button", "Save");
+    assert_int_equal(perform(b, OP_STATE, "window=Scratch", &r), WA_E_OK);
+    int ok = ref_of(&r, "Button", "OK");
+    assert_int_equal(save, ok); /* the same number in both: it must not matter */
+    char args[32];
+    snprintf(args, sizeof args, "ref=%d", save);
+    assert_int_equal(perform(a, OP_INVOKE, args, &r), WA_E_OK);
+    assert_string_equal(r.element.name, "Save");
+    assert_int_equal(perform(b, OP_GET, "what=name|ref=2", &r), WA_E_OK);
+    assert_string_equal(r.text, "OK");
+    /* a client that observed nothing has no refs, whatever the others did */
+    assert_int_equal(perform(late, OP_INVOKE, args, &r), WA_E_STALE_REF);
+    /* nor is anything left in the state folder for the CLI to pick up */
+    char path[192];
+    snprintf(path, sizeof path, "%s/state/last.json", tmp_dir);
+    char *text = NULL;
+    assert_int_not_equal(os_read_file(path, 1 << 20, &text, NULL), WA_E_OK);
+    free(text);
+    op_result_cleanup(&r);
+    session_free(late);
+    session_free(b);
+    session_free(a);
+    session_free(unused);
     core_free(c);
 }
 
@@ -420,6 +473,7 @@ int main(void)
         cmocka_unit_test(rate_limit_refuses_a_burst),
         cmocka_unit_test(audit_keeps_typed_text_out),
         cmocka_unit_test(refs_hold_between_calls_and_go_stale),
+        cmocka_unit_test(refs_belong_to_their_client),
         cmocka_unit_test(an_action_reports_what_it_changed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
