@@ -345,6 +345,16 @@ static void record(struct call *k, wa_err e, bool acts)
         wa_fail(e, "%s", r->message);
 }
 
+/* The argument of q that names a file to write, or ARG_NONE. */
+static enum op_arg file_argument(const struct op_request *q)
+{
+    for (int a = ARG_NONE + 1; a < ARG__COUNT; a++)
+        if ((arg_def((enum op_arg)a)->flags & ARGF_WRITES_FILE) &&
+            op_request_has(q, (enum op_arg)a))
+            return (enum op_arg)a;
+    return ARG_NONE;
+}
+
 wa_err core_perform(struct session *s, const struct op_request *q, struct op_result *r)
 {
     op_result_cleanup(r);
@@ -357,7 +367,16 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
     }
     struct core *c = s->core;
     const struct op_def *op = q->op;
-    bool acts = op_acts(op);
+    enum op_arg file = file_argument(q);
+    if (file != ARG_NONE && !s->o.files_allowed) {
+        r->err = wa_fail(WA_E_INVALID_ARGS,
+                         "\"%s\" writes a file, which only the command line may ask for; "
+                         "%s refuses it",
+                         arg_def(file)->name, s->o.front ? s->o.front : "this front end");
+        snprintf(r->message, sizeof r->message, "%s", wa_err_detail());
+        return r->err;
+    }
+    bool acts = op_acts(op) || file != ARG_NONE; /* writing a file is acting */
     bool input = (op->flags & (OPF_INPUT | OPF_WINDOWS)) != 0;
     struct call k = {
         .s = s,

@@ -59,6 +59,10 @@ struct session_opts {
      * that refs belong to the client that observed them (an MCP session, a serve
      * connection, an ipc folder). A ref of another client's observation is stale. */
     bool refs_on_disk;
+    /* Arguments that write files (screenshot's path) are taken: the command line,
+     * where the user typed them. Every other front end (the model, MCP, serve, the ipc
+     * folder, replay) is refused them with invalid_args. */
+    bool files_allowed;
 };
 
 void session_opts_default(struct session_opts *o);

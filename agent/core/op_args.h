@@ -31,10 +31,12 @@ enum arg_range { RANGE_REJECT, RANGE_CLAMP };
 
 /* How front ends differ on an argument, said here rather than in their code. */
 enum {
-    ARGF_MODEL_ID = 1u << 0,   /* the model names it by its tree id: an integer to the model,
-                                * an id, ref or selector (string or integer) elsewhere */
-    ARGF_MODEL_TEXT = 1u << 1, /* the model gives it as text (a handle too): one type for
-                                * providers whose schemas take a single type */
+    ARGF_MODEL_ID = 1u << 0,    /* the model names it by its tree id: an integer to the model,
+                                 * an id, ref or selector (string or integer) elsewhere */
+    ARGF_MODEL_TEXT = 1u << 1,  /* the model gives it as text (a handle too): one type for
+                                 * providers whose schemas take a single type */
+    ARGF_WRITES_FILE = 1u << 2, /* names a file winagent writes: the command line's alone
+                                 * (session_opts.files_allowed); writing it is acting */
 };
 
 #define ELEMENT_HELP                                                                               \
@@ -110,7 +112,7 @@ enum {
         "Monitor index, from 0 (default: the target window's monitor).", NULL)                     \
     ROW(MAX_EDGE, max_edge, INT, "max_edge", NULL, NULL, NULL, 64, 8192, CLAMP, 0,                 \
         "Longest edge of the image in pixels (default 1280).", NULL)                               \
-    ROW(PATH, path, STR, "path", NULL, "output,file", NULL, 0, 0, REJECT, 0,                       \
+    ROW(PATH, path, STR, "path", NULL, "output,file", NULL, 0, 0, REJECT, ARGF_WRITES_FILE,        \
         "File to save the PNG to.", NULL)                                                          \
     ROW(INTERACTIVE, interactive, BOOL, "interactive", NULL, NULL, NULL, 0, 0, REJECT, 0,          \
         "Only interactive elements (focusable or with an action).", NULL)                          \

@@ -117,7 +117,9 @@ wa_err perform_screenshot(struct call *k)
         r->frame = mon;
         call_summary(k, "%s monitor %d", k->name, index);
     }
-    if (q->path) {
+    if (q->path && k->dry) {
+        op_result_note(r, "dry run: %zu bytes of PNG not written to %s", r->png.len, q->path);
+    } else if (q->path) {
         if ((e = os_write_file(q->path, r->png.data, r->png.len)))
             return e;
         r->saved_path = str_dup(q->path);

@@ -6,9 +6,12 @@
 
 #include "agent/core/request.h"
 
+/* Whether the front end takes the argument: file-writing ones are the command line's
+ * alone, which has no schema. */
 static bool takes(const struct op_arg_use *u, enum schema_for who)
 {
-    return !(u->flags & (who == SCHEMA_MODEL ? OPA_CLI : OPA_MODEL));
+    return !(u->flags & (who == SCHEMA_MODEL ? OPA_CLI : OPA_MODEL)) &&
+           !(arg_def(u->arg)->flags & ARGF_WRITES_FILE);
 }
 
 static void add_type(cJSON *p, const struct arg_def *d, enum schema_for who)

@@ -275,7 +275,8 @@ static void open_session(struct core *c, const char *front, bool refs, struct se
     session_opts_default(&so);
     so.front = front;
     so.refs = refs;
-    so.refs_on_disk = true; /* each command is a process of its own */
+    so.refs_on_disk = true;  /* each command is a process of its own */
+    so.files_allowed = true; /* the user typed the path */
     so.settle_ms = 150;
     so.observe.max_edge = 16384; /* images as they are unless --max-edge says otherwise */
     session_new(c, &so, out);
@@ -383,6 +384,7 @@ static int cmd_act(int argc, char **argv)
     session_opts_default(&so);
     so.front = "act";
     so.model_names = true;
+    so.files_allowed = true; /* the user typed the call */
     so.after = AFTER_OBSERVE;
     struct session *ses = NULL;
     struct op_request q;

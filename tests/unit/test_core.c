@@ -343,6 +343,57 @@ static void audit_keeps_typed_text_out(void **state)
     core_free(c);
 }
 
+/* A file is written only where the user said: the command line's path. Every other
+ * front end is refused it; a dry run writes nothing; the audit has a line. */
+static void files_are_written_only_from_the_command_line(void **state)
+{
+    (void)state;
+    char audit[160], png[160], args[200];
+    snprintf(audit, sizeof audit, "%s/files.jsonl", tmp_dir);
+    snprintf(png, sizeof png, "%s/shot.png", tmp_dir);
+    snprintf(args, sizeof args, "window=notepad|path=%s", png);
+    for (int dry = 0; dry < 2; dry++) {
+        struct core_config cfg = {.audit_path = audit, .dry_run = dry};
+        struct core *c;
+        struct session *mcp = open_session(&cfg, &c, false); /* files_allowed: false */
+        struct op_result r;
+        op_result_init(&r);
+        assert_int_equal(perform(mcp, OP_SCREENSHOT, args, &r), WA_E_INVALID_ARGS);
+        assert_non_null(strstr(r.message, "only the command line"));
+        char *text = NULL;
+        assert_int_not_equal(os_read_file(png, 1 << 24, &text, NULL), WA_E_OK);
+        struct session_opts o;
+        session_opts_default(&o);
+        o.front = "cli";
+        o.files_allowed = true;
+        struct session *cli;
+        assert_int_equal(session_new(c, &o, &cli), WA_E_OK);
+        assert_int_equal(perform(cli, OP_SCREENSHOT, args, &r), WA_E_OK);
+        wa_err read = os_read_file(png, 1 << 24, &text, NULL);
+        if (dry) {
+            assert_int_not_equal(read, WA_E_OK);
+            assert_true(r.dry_run);
+        } else {
+            assert_int_equal(read, WA_E_OK);
+            assert_memory_equal(text, "\x89PNG", 4);
+            free(text);
+            remove(png);
+        }
+        op_result_cleanup(&r);
+        session_free(cli);
+        session_free(mcp);
+        core_free(c);
+    }
+    char *lines = NULL;
+    assert_int_equal(os_read_file(audit, 1 << 20, &lines, NULL), WA_E_OK);
+    size_t n = 0;
+    for (const char *p = lines; (p = strstr(p, "\"op\":\"screenshot\"")); p++)
+        n++;
+    assert_int_equal(n, 2); /* the written one and the dry one */
+    assert_non_null(strstr(lines, "\"dry_run\":true"));
+    free(lines);
+}
+
 /* ---- refs and changes ---- */
 
 static int ref_of(const struct op_result *r, const char *type, const char *name)
@@ -472,6 +523,7 @@ int main(void)
         cmocka_unit_test(dry_run_sends_nothing),
         cmocka_unit_test(rate_limit_refuses_a_burst),
         cmocka_unit_test(audit_keeps_typed_text_out),
+        cmocka_unit_test(files_are_written_only_from_the_command_line),
         cmocka_unit_test(refs_hold_between_calls_and_go_stale),
         cmocka_unit_test(refs_belong_to_their_client),
         cmocka_unit_test(an_action_reports_what_it_changed),

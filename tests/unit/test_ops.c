@@ -161,9 +161,16 @@ static void mcp_tools_are_the_cli_commands(void **state)
             if (!hit)
                 continue;
             const cJSON *schema = cJSON_GetObjectItemCaseSensitive(hit, "inputSchema");
-            for (int k = 0; k < OP_MAX_ARGS && d->args[k].arg != ARG_NONE; k++)
-                if (!(d->args[k].flags & OPA_MODEL))
-                    assert_non_null(prop(schema, arg_def(d->args[k].arg)->name));
+            for (int k = 0; k < OP_MAX_ARGS && d->args[k].arg != ARG_NONE; k++) {
+                const struct arg_def *ad = arg_def(d->args[k].arg);
+                if (d->args[k].flags & OPA_MODEL)
+                    continue;
+                /* a file to write is the command line's alone: never offered to MCP */
+                if (ad->flags & ARGF_WRITES_FILE)
+                    assert_null(prop(schema, ad->name));
+                else
+                    assert_non_null(prop(schema, ad->name));
+            }
             const cJSON *ann = cJSON_GetObjectItemCaseSensitive(hit, "annotations");
             assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ann, "readOnlyHint")),
                              !op_acts(d));
