@@ -27,7 +27,8 @@ struct replay {
     struct steplog log;
     struct core *core;
     struct session *ses;
-    int calls; /* calls replayed so far: the replay's own step numbers */
+    int calls;   /* calls replayed so far: the replay's own step numbers */
+    int skipped; /* shell calls not run: the shell is off unless --shell was given */
     int64_t start_ms;
     double agent_ms;
 };
@@ -136,6 +137,13 @@ static wa_err replay_call(struct replay *rp, int stepn, const cJSON *step, const
         snprintf(res.message, sizeof res.message, "%s",
                  *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
     }
+    bool skip = e == WA_E_SHELL_DISABLED && core_shell(rp->core) == SHELL_DENIED;
+    if (skip) { /* a trace is no script: its shell commands are not run, and it goes on */
+        rp->skipped++;
+        op_result_note(&res, "skipped: replay runs no shell command unless --shell on|confirm is "
+                             "given");
+        e = WA_E_OK;
+    }
     if (!e && res.has_shell && res.shell.exit_code != 0) {
         e = res.err = WA_E_ACTION_FAILED;
         snprintf(res.message, sizeof res.message, "exit code %d: %.200s", res.shell.exit_code,
@@ -177,7 +185,8 @@ static wa_err replay_call(struct replay *rp, int stepn, const cJSON *step, const
     }
     steplog_progress(&rp->log, "[replay %d] step %d: %s -> %s", rp->calls, stepn,
                      res.summary[0] ? res.summary : action,
-                     e             ? wa_err_code(e)
+                     skip          ? "skipped (shell)"
+                     : e           ? wa_err_code(e)
                      : res.dry_run ? "dry-run"
                                    : "ok");
     if (e)
@@ -236,7 +245,7 @@ static int replay_lines(struct replay *rp, char *text)
             char why[160];
             snprintf(why, sizeof why, "line %d of the trace is not JSON", line_no);
             steplog_progress(&rp->log, "replay stopped: %s", why);
-            finish(rp, EXIT_USAGE, TRACE_ERROR, why);
+            finish(rp, EXIT_USAGE, "error", why);
             return EXIT_USAGE;
         }
         const cJSON *num = cJSON_GetObjectItemCaseSensitive(step, TRACE_STEP);
@@ -264,10 +273,38 @@ static int replay_lines(struct replay *rp, char *text)
         cJSON_Delete(step);
     }
     steplog_progress(&rp->log, "replay finished: %d call%s", rp->calls, rp->calls == 1 ? "" : "s");
+    if (rp->skipped)
+        steplog_progress(&rp->log,
+                         "skipped %d shell call%s: replay runs none unless --shell on|confirm "
+                         "is given",
+                         rp->skipped, rp->skipped == 1 ? "" : "s");
     finish(rp, EXIT_OK, "finished", NULL);
     if (!rp->cfg->dry_run)
         printf("replayed %d call%s\n", rp->calls, rp->calls == 1 ? "" : "s");
     return EXIT_OK;
+}
+
+/* The replay's core: the shell is off unless --shell on|confirm was given on this
+ * command line (not the environment's or .env's policy): a trace shared for debugging
+ * must not become a script. */
+static struct core *replay_core(const struct settings *s)
+{
+    struct core_config cc;
+    wa_err e = core_config_from_settings(s, true, &cc);
+    if (e) {
+        exit_fail(e);
+        return NULL;
+    }
+    if (s->source[SET_SHELL] != SRC_FLAG)
+        cc.shell = SHELL_DENIED;
+    if (!(cc.be = host_backend()))
+        return NULL;
+    struct core *c;
+    if ((e = core_new(&cc, &c))) {
+        exit_fail(e);
+        return NULL;
+    }
+    return c;
 }
 
 int replay_run(const struct agent_config *cfg)
@@ -278,7 +315,7 @@ int replay_run(const struct agent_config *cfg)
         return exit_fail(e);
     os_interrupt_install(true);
     struct replay rp = {.cfg = cfg, .start_ms = os_now_ms()};
-    if (!(rp.core = host_core(&cfg->settings, true))) {
+    if (!(rp.core = replay_core(&cfg->settings))) {
         free(text);
         return EXIT_ACTION;
     }
@@ -316,7 +353,7 @@ int replay_run(const struct agent_config *cfg)
     int code;
     if ((e = session_new(rp.core, &so, &rp.ses))) {
         code = exit_fail(e);
-        finish(&rp, EXIT_USAGE, TRACE_ERROR, wa_err_detail());
+        finish(&rp, EXIT_USAGE, "error", wa_err_detail());
     } else {
         code = replay_lines(&rp, text);
     }

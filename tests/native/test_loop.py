@@ -357,6 +357,42 @@ class LoopRuns(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn('1. step 1: desktop {"action":"click","element":3}', p.stdout)
 
+    def test_replay_runs_no_shell_command_unless_asked(self):
+        steps = [{"tool_calls": [tool_call({"command": "echo hi"}, name="powershell")]},
+                 {"tool_calls": [tool_call({"action": "type", "text": "after"})]},
+                 final("ran")]
+        with fake_llm({"steps": steps}) as fake:
+            r = Run(fake).run()
+        self.assertEqual(r.code, 0, r.err)
+        self.assertIn("run_shell", [a["op"] for a in r.actions()])
+        trace = os.path.join(r.run_dir(), "trace.jsonl")
+
+        def replay(*args, env_extra=None):
+            log = os.path.join(r.tmp, "replay-%d.jsonl" % len(os.listdir(r.tmp)))
+            env = dict(r.env, WINAGENT_FAKE_LOG=log, **(env_extra or {}))
+            p = subprocess.run([EXE, "--replay", trace, "--log-dir", r.log_dir, *args],
+                               env=env, capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL, timeout=60)
+            acts = []
+            if os.path.exists(log):
+                with open(log, encoding="utf-8") as f:
+                    acts = [json.loads(line)["op"] for line in f]
+            return p, acts
+
+        # the policy of the environment (on by default) is not enough: the shell call is
+        # skipped and said so, and the replay goes on to the next call
+        p, acts = replay(env_extra={"WINAGENT_SHELL_POLICY": "on"})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("run_shell", acts)
+        self.assertIn("type_text", acts)
+        self.assertIn("skipped 1 shell call", p.stderr)
+        self.assertIn("skipped (shell)", p.stderr)
+        # asked for on the command line, it runs
+        p, acts = replay("--shell", "on")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("run_shell", acts)
+        self.assertNotIn("skipped", p.stderr)
+
 
 if __name__ == "__main__":
     watest.main()
