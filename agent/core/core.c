@@ -220,6 +220,7 @@ static uint64_t report_window_state(struct call *k, uint64_t after)
         win = after;
     struct wa_window w;
     if (win && backend_window_info(k->be, win, &w) == WA_E_OK) {
+        gate_mask_window(k->c->gate, &w); /* a credential prompt in front says no more */
         r->window_state = w;
         r->has_window_state = true;
         return win;

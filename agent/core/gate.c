@@ -122,13 +122,25 @@ wa_err gate_check_window(const struct gate *g, const struct wa_window *w, const 
 {
     if (!w->process || !*w->process)
         return wa_fail(WA_E_DENIED,
-                       "%s refused: the process of window 0x%llx \"%.80s\" cannot be "
-                       "identified, and such windows are refused",
-                       what, (unsigned long long)w->hwnd, w->title ? w->title : "");
+                       "%s refused: the process of window 0x%llx cannot be identified, and "
+                       "such windows are refused",
+                       what, (unsigned long long)w->hwnd);
     if (gate_restricted(g, w->process))
         return wa_fail(WA_E_DENIED, "%s refused: window 0x%llx belongs to %s, a restricted process",
                        what, (unsigned long long)w->hwnd, w->process);
     return WA_E_OK;
+}
+
+bool gate_mask_window(const struct gate *g, struct wa_window *w)
+{
+    if (gate_check_window(g, w, "") == WA_E_OK)
+        return false;
+    wa_err_clear();
+    free(w->title);
+    free(w->class_name);
+    w->title = str_dup(GATE_RESTRICTED_TITLE);
+    w->class_name = NULL;
+    return true;
 }
 
 wa_err gate_take_slot(struct gate *g)

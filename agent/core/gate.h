@@ -34,6 +34,11 @@ const char *gate_restricted(const struct gate *g, const char *process);
  * process and why) for a restricted process or one that cannot be identified. what
  * names the operation for the message ("click", "observing"). */
 wa_err gate_check_window(const struct gate *g, const struct wa_window *w, const char *what);
+/* What results say of a window the gate refuses: no title, class, image or tree. */
+#define GATE_RESTRICTED_TITLE "(restricted window)"
+/* Masks w in place when the gate refuses it (title GATE_RESTRICTED_TITLE, no class);
+ * true when it did. Its handle and process stay (the process is what is restricted). */
+bool gate_mask_window(const struct gate *g, struct wa_window *w);
 /* One slot of the rate limit, waiting at most one second for it; WA_E_DENIED beyond. */
 wa_err gate_take_slot(struct gate *g);
 

@@ -48,6 +48,8 @@ wa_err guard_receiver(struct call *k, uint64_t hwnd, const char *where)
     e = gate_check_window(k->c->gate, &w, k->name);
     if (!e)
         e = check_expected(k, &w);
+    else
+        gate_mask_window(k->c->gate, &w); /* the result names it as restricted only */
     wa_window_cleanup(&k->r->receiver);
     k->r->receiver = w; /* moved: the result keeps it */
     k->r->has_receiver = true;

@@ -140,6 +140,25 @@ static wa_err shell_permission(struct call *k, const char *what, const char *com
     }
 }
 
+/* A program that started a window of a restricted process (or of one that cannot be
+ * identified) is said to have started and been refused: no title, image or tree of it. */
+static wa_err launched_window_check(struct call *k, uint64_t hwnd, const char *command)
+{
+    struct wa_window w;
+    if (backend_window_info(k->be, hwnd, &w) != WA_E_OK) {
+        wa_err_clear();
+        return WA_E_OK; /* gone already: nothing to show either way */
+    }
+    wa_err e = gate_check_window(k->c->gate, &w, k->name);
+    wa_window_cleanup(&w);
+    if (!e)
+        return WA_E_OK;
+    return wa_fail(WA_E_DENIED,
+                   "\"%.80s\" started, and its window is refused: it belongs to a restricted "
+                   "process, so nothing of it is shown or acted on",
+                   command);
+}
+
 wa_err perform_launch(struct call *k)
 {
     struct launch_plan plan;
@@ -159,6 +178,8 @@ wa_err perform_launch(struct call *k)
         goto out;
     uint64_t hwnd = 0;
     if ((e = backend_launch(k->be, plan.command, LAUNCH_TIMEOUT_MS, &hwnd)))
+        goto out;
+    if (hwnd && (e = launched_window_check(k, hwnd, command)))
         goto out;
     if (hwnd) {
         call_report_window(k, hwnd);

@@ -254,17 +254,29 @@ static const struct wa_window *find_listed(const struct wa_window_list *l, uint6
     return NULL;
 }
 
-static void window_line(struct dynbuf *b, const char *what, const struct wa_window *w,
-                        const struct wa_window_list *l)
+/* A window's title in a change line: a window the gate refuses is named as restricted
+ * only. */
+static void window_title(struct call *k, const struct wa_window *w, struct dynbuf *b)
+{
+    if (gate_check_window(k->c->gate, w, "") != WA_E_OK) {
+        wa_err_clear();
+        dynbuf_adds(b, GATE_RESTRICTED_TITLE);
+        return;
+    }
+    tree_quote(w->title ? w->title : "", b);
+}
+
+static void window_line(struct call *k, struct dynbuf *b, const char *what,
+                        const struct wa_window *w, const struct wa_window_list *l)
 {
     dynbuf_addf(b, "%s: ", what);
-    tree_quote(w->title ? w->title : "", b);
+    window_title(k, w, b);
     dynbuf_addf(b, " (%s, 0x%llx)", w->process && *w->process ? w->process : "?",
                 (unsigned long long)w->hwnd);
     const struct wa_window *owner = w->owner ? find_listed(l, w->owner) : NULL;
     if (owner) {
         dynbuf_adds(b, ", a dialog of ");
-        tree_quote(owner->title ? owner->title : "", b);
+        window_title(k, owner, b);
     }
     dynbuf_addc(b, '\n');
 }
@@ -280,17 +292,17 @@ static bool window_changes(struct call *k, uint64_t after_hwnd, struct dynbuf *l
     bool opened_after = false;
     for (size_t i = 0; i < now.count; i++)
         if (!listed(&b->windows, now.items[i].hwnd)) {
-            window_line(lines, "window opened", &now.items[i], &now);
+            window_line(k, lines, "window opened", &now.items[i], &now);
             opened_after = opened_after || now.items[i].hwnd == after_hwnd;
         }
     for (size_t i = 0; i < b->windows.count; i++)
         if (!listed(&now, b->windows.items[i].hwnd))
-            window_line(lines, "window closed", &b->windows.items[i], &b->windows);
+            window_line(k, lines, "window closed", &b->windows.items[i], &b->windows);
     uint64_t fg = 0;
     backend_foreground_window(k->be, &fg);
     const struct wa_window *front = find_listed(&now, fg);
     if (fg != b->fg && front && listed(&b->windows, fg))
-        window_line(lines, "in front now", front, &now);
+        window_line(k, lines, "in front now", front, &now);
     wa_window_list_cleanup(&now);
     return opened_after;
 }

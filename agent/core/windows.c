@@ -174,6 +174,7 @@ void call_report_window(struct call *k, uint64_t hwnd)
     struct wa_window w;
     if (!hwnd || backend_window_info(k->be, hwnd, &w) != WA_E_OK)
         return;
+    gate_mask_window(k->c->gate, &w);
     wa_window_cleanup(&k->r->window);
     k->r->window = w;
     k->r->has_window = true;

@@ -51,8 +51,12 @@ static const char scene[] =
     "\"calc.exe\","
     "   \"pid\": 11, \"rect\": [10, 10, 300, 400], \"color\": \"#eeeeee\","
     "   \"tree\": {\"type\": \"Window\", \"name\": \"Calculator\", \"bounds\": [10, 10, 300, "
-    "400]}}},"
-    " \"programs\": {\"calc\": {\"path\": \"C:\\\\Windows\\\\calc.exe\"}},"
+    "400]}},"
+    "  \"kp\": {\"hwnd\": 2048, \"title\": \"Vault - KeePass\", \"process\": \"keepass.exe\","
+    "   \"pid\": 12, \"rect\": [20, 20, 300, 300], \"color\": \"#eeeeee\","
+    "   \"tree\": {\"type\": \"Window\", \"name\": \"Vault - KeePass\"}}},"
+    " \"programs\": {\"calc\": {\"path\": \"C:\\\\Windows\\\\calc.exe\"},"
+    "   \"kp\": {\"path\": \"C:\\\\KeePass\\\\keepass.exe\"}},"
     " \"shell\": {\"echo hi\": {\"exit\": 0, \"out\": \"hi\\r\\n\"}}}";
 
 static char tmp_dir[64];
@@ -257,6 +261,32 @@ static void restricted_windows_are_refused_and_left_out(void **state)
     for (size_t i = 0; i < r.windows.count; i++)
         assert_string_not_equal(r.windows.items[i].process, "keepass.exe");
     assert_int_equal(r.windows.count, 2);
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
+/* What the gate refuses, no result reveals: a launched restricted program started and
+ * was refused; a refused receiver is named as restricted only. */
+static void refused_windows_are_not_described(void **state)
+{
+    (void)state;
+    struct core_config cfg = {.shell = SHELL_ALLOWED};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(s, OP_CLICK_AT, "x=1300|y=620", &r), WA_E_DENIED);
+    assert_true(r.has_receiver);
+    assert_string_equal(r.receiver.title, "(restricted window)");
+    assert_null(strstr(r.message, "Passwords"));
+    assert_int_equal(perform(s, OP_LAUNCH, "command=kp", &r), WA_E_DENIED);
+    assert_true(actions_hold("launch"));
+    assert_false(r.has_window);
+    assert_false(r.has_window_state);
+    assert_false(r.has_image);
+    assert_non_null(strstr(r.message, "started"));
+    assert_null(strstr(r.message, "Vault"));
     op_result_cleanup(&r);
     session_free(s);
     core_free(c);
@@ -519,6 +549,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_operation_performs),
         cmocka_unit_test(restricted_windows_are_refused_and_left_out),
+        cmocka_unit_test(refused_windows_are_not_described),
         cmocka_unit_test(shell_needs_the_permission),
         cmocka_unit_test(dry_run_sends_nothing),
         cmocka_unit_test(rate_limit_refuses_a_burst),
