@@ -10,6 +10,8 @@
 #include "base/str.h"
 
 #define KEY_CHORD_PAUSE_MS 30
+#define SEND_TEXT_MAX      65536 /* bytes of text one call types */
+#define SEND_TEXT_BATCH    32    /* characters typed between two checks of the receiver */
 
 /* "title" (process) of a window, for messages. */
 static void describe_window(struct call *k, uint64_t hwnd, char *out, size_t cap)
@@ -91,6 +93,9 @@ wa_err send_move(struct call *k, int px, int py)
     return backend_mouse_move(k->be, px, py);
 }
 
+/* Press at (x1,y1), move in steps to (x2,y2), and release there: the window under the
+ * release point is checked again right before releasing (it may have changed while the
+ * button was held); when it is refused now, the button goes up back at the start. */
 wa_err send_drag(struct call *k, int x1, int y1, int x2, int y2, enum wa_button b, int ms)
 {
     wa_err e = send_foreground(k);
@@ -100,7 +105,26 @@ wa_err send_drag(struct call *k, int x1, int y1, int x2, int y2, enum wa_button 
         e = guard_receiver_at(k, x1, y1);
     if (e || k->dry)
         return e;
-    return backend_drag(k->be, x1, y1, x2, y2, b, ms);
+    if ((e = backend_mouse_move(k->be, x1, y1)) || (e = backend_mouse_button(k->be, b, true)))
+        return e;
+    /* Move in steps: many applications start a drag only after seeing motion. */
+    int steps = ms / 16;
+    steps = steps < 8 ? 8 : steps > 200 ? 200 : steps;
+    int pause = ms > 0 ? ms / steps : 0;
+    for (int i = 1; !e && i <= steps; i++) {
+        e = backend_mouse_move(k->be, x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps);
+        if (pause > 0)
+            os_sleep_ms(pause);
+    }
+    if (!e && (e = guard_receiver_at(k, x2, y2))) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", wa_err_detail());
+        backend_mouse_move(k->be, x1, y1); /* dropped nowhere it may not go */
+        backend_mouse_button(k->be, b, false);
+        return wa_fail(e, "%s; the button was released back at the start", why);
+    }
+    wa_err up = backend_mouse_button(k->be, b, false); /* never leave the button held */
+    return e ? e : up;
 }
 
 wa_err send_wheel(struct call *k, int px, int py, int notches, bool horizontal)
@@ -113,14 +137,58 @@ wa_err send_wheel(struct call *k, int px, int py, int notches, bool horizontal)
     return backend_scroll(k->be, true, px, py, notches, horizontal);
 }
 
+/* The length of the first n characters of text at most, in bytes (whole UTF-8
+ * sequences). */
+static size_t utf8_prefix(const char *text, size_t n)
+{
+    size_t i = 0;
+    for (size_t chars = 0; text[i] && chars < n; chars++) {
+        i++;
+        while ((text[i] & 0xC0) == 0x80)
+            i++;
+    }
+    return i;
+}
+
 wa_err send_text(struct call *k, const char *text)
 {
+    size_t len = strlen(text);
+    if (len > SEND_TEXT_MAX)
+        return wa_fail(WA_E_INVALID_ARGS,
+                       "the text is %zu bytes; at most %d are typed in one call: split it", len,
+                       SEND_TEXT_MAX);
     wa_err e = send_foreground(k);
     if (!e)
         e = guard_receiver_keyboard(k);
     if (e || k->dry)
         return e;
-    return backend_type_text(k->be, text);
+    /* In batches, each to the window that has the keyboard right then: a prompt that
+     * comes up while typing gets none of the rest. */
+    uint64_t first = k->receiver;
+    size_t sent = 0;
+    char batch[SEND_TEXT_BATCH * 4 + 1];
+    while (!e && sent < len) {
+        size_t n = utf8_prefix(text + sent, SEND_TEXT_BATCH);
+        if (sent > 0 && (e = guard_receiver_keyboard(k))) {
+            char why[400];
+            snprintf(why, sizeof why, "%s", wa_err_detail());
+            e = wa_fail(e, "typing stopped after %zu of %zu bytes: %s; the rest was not sent", sent,
+                        len, why);
+            break;
+        }
+        if (k->receiver != first) {
+            e = wa_fail(WA_E_FOCUS_LOST,
+                        "typing stopped after %zu of %zu bytes: another window took the "
+                        "keyboard; the rest was not sent",
+                        sent, len);
+            break;
+        }
+        memcpy(batch, text + sent, n);
+        batch[n] = '\0';
+        e = backend_type_text(k->be, batch);
+        sent += n;
+    }
+    return e;
 }
 
 wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)

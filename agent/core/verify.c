@@ -171,11 +171,27 @@ static bool same_text(const char *a, const char *b)
     }
 }
 
+/* The value of the element typed into, or of the control with the keyboard focus in
+ * the window that received the typing: read only while that window is in front (before
+ * and after the read), so that a prompt that took the keyboard is never read. */
 static wa_err read_value(struct call *k, const size_t *index, char **out)
 {
-    uint64_t hwnd;
-    return index ? backend_element_value(k->be, &k->s->tree, *index, out)
-                 : backend_focused_value(k->be, &hwnd, out);
+    if (index)
+        return backend_element_value(k->be, &k->s->tree, *index, out);
+    uint64_t hwnd, fg = 0, after = 0;
+    backend_foreground_window(k->be, &fg);
+    if (k->receiver && fg != k->receiver)
+        return wa_fail(WA_E_DENIED, "the window typed into is no longer in front");
+    if (!k->receiver && guard_observe(k, fg)) /* before typing: only what may be read */
+        return WA_E_DENIED;
+    wa_err e = backend_focused_value(k->be, &hwnd, out);
+    backend_foreground_window(k->be, &after);
+    if (!e && k->receiver && after != k->receiver) {
+        free(*out);
+        *out = NULL;
+        return wa_fail(WA_E_DENIED, "the window typed into is no longer in front");
+    }
+    return e;
 }
 
 char *call_read_before(struct call *k, const size_t *index)
@@ -230,10 +246,12 @@ wa_err call_verify_text(struct call *k, const size_t *index, const char *before,
     if (r->verified)
         return WA_E_OK;
     r->has_verified = true;
-    size_t n = strlen(v ? v : "");
+    /* what it holds goes in the result's read_back, never in the message (which the
+     * audit log keeps) */
     return wa_fail(WA_E_NOT_VERIFIED,
-                   "the control does not hold what was %s after %d ms; it holds \"%.200s\"%s",
-                   whole ? "set" : "typed", VERIFY_MAX_MS, v ? v : "", n > 200 ? "..." : "");
+                   "the control does not hold what was %s after %d ms (it holds %zu bytes of "
+                   "other text: see read_back)",
+                   whole ? "set" : "typed", VERIFY_MAX_MS, strlen(v ? v : ""));
 }
 
 /* ---- what changed ---- */

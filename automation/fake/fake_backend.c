@@ -568,6 +568,33 @@ static void move_focus(cJSON *n)
     cJSON_AddItemToArray(st, cJSON_CreateString(wa_state_words[WA_ST_INDEX_FOCUSED]));
 }
 
+/* "steal_focus": {"after": N, "hwnd": H} scripts a window that comes to the front once
+ * N bytes have been typed (a prompt that pops up while typing). */
+static void steal_focus_while_typing(size_t typed)
+{
+    static size_t total;
+    cJSON *steal = cJSON_GetObjectItemCaseSensitive(fk.scene, "steal_focus");
+    if (!steal) {
+        total = 0;
+        return;
+    }
+    total += typed;
+    const cJSON *after = cJSON_GetObjectItemCaseSensitive(steal, "after");
+    if (!cJSON_IsNumber(after) || (double)total < after->valuedouble)
+        return;
+    uint64_t hwnd = json_hwnd(cJSON_GetObjectItemCaseSensitive(steal, "hwnd"));
+    cJSON *w;
+    cJSON_ArrayForEach(w, windows_array())
+    {
+        if (json_hwnd(cJSON_GetObjectItemCaseSensitive(w, "hwnd")) == hwnd) {
+            make_foreground(w);
+            break;
+        }
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(fk.scene, "steal_focus"); /* once */
+    total = 0;
+}
+
 static wa_err fake_type_text(const char *utf8)
 {
     cJSON *f = cJSON_CreateObject();
@@ -586,6 +613,7 @@ static wa_err fake_type_text(const char *utf8)
         set_string(node, "value", v);
         free(v);
     }
+    steal_focus_while_typing(strlen(utf8));
     return WA_E_OK;
 }
 

@@ -15,7 +15,9 @@
  *  "launch": {"notepad": {window as above}},
  *  "programs": {"notepad": {"path": "C:\\Windows\\notepad.exe"},
  *               "report.py": {"path": "C:\\x\\report.py", "runs": "python.exe"}},
- *  "shell": {"echo hi": {"exit": 0, "out": "hi\n", "err": ""}}}
+ *  "shell": {"echo hi": {"exit": 0, "out": "hi\n", "err": ""}},
+ *  "steal_focus": {"after": 40, "hwnd": 768}}   (a window that comes to the front once
+ *                                                40 bytes have been typed)
  *
  * Programs resolve by the names in "programs" and "launch"; the window at a point
  * is the first window (in list order, which is Z order) whose rect holds it.

@@ -105,7 +105,7 @@ static struct session *open_session(struct core_config *cfg, struct core **core,
 static void request(struct op_request *q, enum op_id id, const char *args)
 {
     op_request_init(q, op_def(id));
-    char buf[512];
+    static char buf[70000];
     snprintf(buf, sizeof buf, "%s", args);
     for (char *save = NULL, *kv = strtok_r(buf, "|", &save); kv; kv = strtok_r(NULL, "|", &save)) {
         char *eq = strchr(kv, '=');
@@ -349,6 +349,54 @@ static void rate_limit_refuses_a_burst(void **state)
     core_free(c);
 }
 
+/* Typing is checked at every batch: a prompt that comes to the front mid-text gets none
+ * of the rest; text past the cap is refused whole. */
+static void typing_stops_when_another_window_takes_the_keyboard(void **state)
+{
+    (void)state;
+    struct core_config cfg = {0};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    char args[200] = "window=notepad|text=";
+    for (int i = 0; i < 100; i++)
+        strcat(args, "x");
+    /* a window of another program (focus_lost), then a restricted prompt (denied) */
+    static const struct {
+        int hwnd;
+        wa_err code;
+    } stealers[] = {{512, WA_E_FOCUS_LOST}, {768, WA_E_DENIED}};
+    for (size_t i = 0; i < 2; i++) {
+        char *with = malloc(sizeof scene + 64);
+        snprintf(with, sizeof scene + 64, "%.*s, \"steal_focus\": {\"after\": 40, \"hwnd\": %d}}",
+                 (int)strlen(scene) - 1, scene, stealers[i].hwnd);
+        assert_int_equal(fake_load_scene(with, NULL), WA_E_OK);
+        free(with);
+        assert_int_equal(perform(s, OP_TYPE, args, &r), stealers[i].code);
+        assert_non_null(strstr(r.message, "typing stopped after 64 of 100 bytes"));
+        char *acts = fake_actions_json();
+        size_t batches = 0;
+        for (const char *p = acts; (p = strstr(p, "type_text")); p++)
+            batches++;
+        assert_int_equal(batches, 2); /* 32 + 32, then the other window was in front */
+        free(acts);
+    }
+    /* the cap */
+    char *big = malloc(65600);
+    snprintf(big, 65600, "window=notepad|text=");
+    memset(big + strlen(big), 'y', 65537);
+    big[20 + 65537] = '\0';
+    assert_int_equal(fake_load_scene(scene, NULL), WA_E_OK);
+    assert_int_equal(perform(s, OP_TYPE, big, &r), WA_E_INVALID_ARGS);
+    assert_non_null(strstr(r.message, "at most 65536"));
+    assert_false(actions_hold("type_text"));
+    free(big);
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
 static void audit_keeps_typed_text_out(void **state)
 {
     (void)state;
@@ -553,6 +601,7 @@ int main(void)
         cmocka_unit_test(shell_needs_the_permission),
         cmocka_unit_test(dry_run_sends_nothing),
         cmocka_unit_test(rate_limit_refuses_a_burst),
+        cmocka_unit_test(typing_stops_when_another_window_takes_the_keyboard),
         cmocka_unit_test(audit_keeps_typed_text_out),
         cmocka_unit_test(files_are_written_only_from_the_command_line),
         cmocka_unit_test(refs_hold_between_calls_and_go_stale),
