@@ -224,9 +224,13 @@ wa_err os_write_file(const char *path, const void *data, size_t len)
     static atomic_uint serial; /* unique per writer: threads of one process write at once */
     snprintf(tmp, n + 32, "%s.tmp%lu-%u", path, (unsigned long)getpid(),
              atomic_fetch_add(&serial, 1));
-    FILE *f = fopen(tmp, "wb");
+    /* Created anew, never through a link someone planted at its name. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     wa_err e = WA_E_OK;
     if (!f) {
+        if (fd >= 0)
+            close(fd);
         e = wa_fail(WA_E_IO, "cannot write %s: %s", tmp, strerror(errno));
         goto out;
     }

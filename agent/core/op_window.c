@@ -99,22 +99,44 @@ wa_err perform_close_window(struct call *k)
     return WA_E_OK;
 }
 
-/* Escapes control characters so a confirmation prompt shows what will really run. */
-static void printable(const char *in, char *out, size_t cap)
+/* The command as the person confirming it sees it: control characters and the
+ * characters that reorder text (bidi controls) escaped, so what is shown is what runs.
+ * false when it does not fit in cap whole: the end of a command is never hidden. */
+static bool printable(const char *in, char *out, size_t cap)
 {
     size_t j = 0;
-    for (const unsigned char *p = (const unsigned char *)in; *p && j + 5 < cap; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            j += (size_t)snprintf(out + j, cap - j,
-                                  *p == '\n'   ? "\\n"
-                                  : *p == '\r' ? "\\r"
-                                  : *p == '\t' ? "\\t"
-                                               : "\\x%02x",
-                                  *p);
+    for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+        char esc[16] = "";
+        unsigned cp = 0;
+        size_t extra = 0;
+        if (*p == 0xE2 && p[1] == 0x80 &&
+            ((p[2] >= 0x8E && p[2] <= 0x8F) || (p[2] >= 0xAA && p[2] <= 0xAE)))
+            cp = 0x2000u + (p[2] - 0x80u), extra = 2; /* U+200E-200F, U+202A-202E */
+        else if (*p == 0xE2 && p[1] == 0x81 && p[2] >= 0xA6 && p[2] <= 0xA9)
+            cp = 0x2040u + (p[2] - 0x80u), extra = 2; /* U+2066-2069 */
+        else if (*p == 0xD8 && p[1] == 0x9C)
+            cp = 0x061C, extra = 1; /* the Arabic letter mark */
+        if (cp)
+            snprintf(esc, sizeof esc, "\\u{%04X}", cp);
+        else if (*p < 0x20 || *p == 0x7f)
+            snprintf(esc, sizeof esc,
+                     *p == '\n'   ? "\\n"
+                     : *p == '\r' ? "\\r"
+                     : *p == '\t' ? "\\t"
+                                  : "\\x%02x",
+                     *p);
+        size_t need = esc[0] ? strlen(esc) : 1;
+        if (j + need + 1 > cap)
+            return false;
+        if (esc[0])
+            memcpy(out + j, esc, need);
         else
-            out[j++] = (char)*p;
+            out[j] = (char)*p;
+        j += need;
+        p += extra;
     }
     out[j] = '\0';
+    return true;
 }
 
 /* The shell permission for a command: refused, confirmed, or given. */
@@ -126,8 +148,12 @@ static wa_err shell_permission(struct call *k, const char *what, const char *com
     case SHELL_ASK: {
         if (k->dry)
             return WA_E_OK;
-        char shown[2048];
-        printable(command, shown, sizeof shown);
+        char shown[4096];
+        if (!printable(command, shown, sizeof shown))
+            return wa_fail(WA_E_DENIED,
+                           "the command (%zu bytes) is too long to be shown whole for "
+                           "confirmation; it was not run",
+                           strlen(command));
         if (k->c->cfg.confirm && k->c->cfg.confirm(k->c->cfg.confirm_ctx, what, shown))
             return WA_E_OK;
         return wa_fail(WA_E_DENIED, "the user declined to run it");

@@ -295,7 +295,8 @@ wa_err os_write_file(const char *path, const void *data, size_t len)
     static volatile LONG serial;
     swprintf(tmp, n + 48, L"%ls.tmp%lu-%lu-%ld", w, (unsigned long)GetCurrentProcessId(),
              (unsigned long)GetCurrentThreadId(), (long)InterlockedIncrement(&serial));
-    HANDLE h = CreateFileW(tmp, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    /* CREATE_NEW: created anew, never through a link planted at its name */
+    HANDLE h = CreateFileW(tmp, GENERIC_WRITE, 0, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL);
     if (h == INVALID_HANDLE_VALUE) {
         e = wa_fail(WA_E_IO, "cannot write %s (error %lu)", path, (unsigned long)GetLastError());
         goto out;

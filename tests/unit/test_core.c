@@ -307,6 +307,46 @@ static void shell_needs_the_permission(void **state)
     core_free(c);
 }
 
+static char confirmed[8192];
+static int confirms;
+
+static bool record_confirm(void *ctx, const char *what, const char *command)
+{
+    (void)ctx;
+    (void)what;
+    confirms++;
+    snprintf(confirmed, sizeof confirmed, "%s", command);
+    return false; /* declined: nothing runs */
+}
+
+/* --shell confirm shows what would run, whole and unreordered, or refuses it. */
+static void confirm_shows_the_whole_command(void **state)
+{
+    (void)state;
+    struct core_config cfg = {.shell = SHELL_ASK, .confirm = record_confirm};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    /* "echo safe" + RIGHT-TO-LEFT OVERRIDE + "txt.exe" + newline + "del x" */
+    assert_int_equal(perform(s, OP_SHELL, "command=echo safe\xe2\x80\xaetxt.exe\ndel x", &r),
+                     WA_E_DENIED);
+    assert_int_equal(confirms, 1);
+    assert_string_equal(confirmed, "echo safe\\u{202E}txt.exe\\ndel x");
+    char *big = malloc(6000);
+    memcpy(big, "command=", 8);
+    memset(big + 8, 'a', 5000);
+    big[5008] = '\0';
+    assert_int_equal(perform(s, OP_SHELL, big, &r), WA_E_DENIED);
+    assert_non_null(strstr(r.message, "too long to be shown"));
+    assert_int_equal(confirms, 1); /* never asked about what it could not show */
+    assert_false(actions_hold("run_shell"));
+    free(big);
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
 static void dry_run_sends_nothing(void **state)
 {
     (void)state;
@@ -599,6 +639,7 @@ int main(void)
         cmocka_unit_test(restricted_windows_are_refused_and_left_out),
         cmocka_unit_test(refused_windows_are_not_described),
         cmocka_unit_test(shell_needs_the_permission),
+        cmocka_unit_test(confirm_shows_the_whole_command),
         cmocka_unit_test(dry_run_sends_nothing),
         cmocka_unit_test(rate_limit_refuses_a_burst),
         cmocka_unit_test(typing_stops_when_another_window_takes_the_keyboard),
