@@ -34,6 +34,9 @@ struct wa_window {
     enum wa_window_state state;
     bool foreground;
     bool visible;
+    /* A program's top-level window: not the desktop window, not a message-only window,
+     * not a control inside another window. Only these are targets. */
+    bool top_level;
 };
 
 struct wa_window_list {

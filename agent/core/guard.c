@@ -62,7 +62,11 @@ wa_err guard_observe(struct call *k, uint64_t hwnd)
     wa_err e = backend_window_info(k->be, hwnd, &w);
     if (e)
         return e;
-    e = gate_check_window(k->c->gate, &w, k->name);
+    e = w.top_level ? gate_check_window(k->c->gate, &w, k->name)
+                    : wa_fail(WA_E_DENIED,
+                              "%s refused: 0x%llx is not a program's top-level window (the "
+                              "desktop's tree is every window's)",
+                              k->name, (unsigned long long)hwnd);
     wa_window_cleanup(&w);
     return e;
 }
@@ -83,4 +87,22 @@ wa_err guard_receiver_keyboard(struct call *k)
     uint64_t hwnd;
     wa_err e = backend_foreground_window(k->be, &hwnd);
     return e ? e : guard_receiver(k, hwnd, "(no window is in the foreground)");
+}
+
+wa_err guard_element(struct call *k, size_t index)
+{
+    const struct wa_tree *t = &k->s->tree;
+    uint64_t own = index < t->count ? t->nodes[index].hwnd : 0;
+    if (!own || own == t->hwnd)
+        return WA_E_OK;
+    struct wa_window w;
+    wa_err e = backend_window_info(k->be, own, &w);
+    if (e == WA_E_WINDOW_NOT_FOUND)
+        return wa_fail(WA_E_STALE_REF, "the element's window 0x%llx is gone; observe again",
+                       (unsigned long long)own);
+    if (e)
+        return e;
+    e = gate_check_window(k->c->gate, &w, k->name);
+    wa_window_cleanup(&w);
+    return e;
 }

@@ -14,6 +14,9 @@ wa_err guard_observe(struct call *k, uint64_t hwnd);
 wa_err guard_receiver(struct call *k, uint64_t hwnd, const char *where);
 /* The same for the top-level window under a screen pixel. */
 wa_err guard_receiver_at(struct call *k, int px, int py);
+/* An element of the session's tree acted on or read: the window of its own (a control
+ * of another process can sit inside a window) is checked too. */
+wa_err guard_element(struct call *k, size_t index);
 /* The same for the foreground window (keys and text). */
 wa_err guard_receiver_keyboard(struct call *k);
 

@@ -217,6 +217,8 @@ wa_err send_element(struct call *k, size_t index, enum wa_element_action a, cons
     wa_err e = send_foreground(k);
     if (!e)
         e = guard_receiver(k, t->hwnd, "");
+    if (!e)
+        e = guard_element(k, index);
     if (e || k->dry)
         return e;
     return backend_element_action(k->be, t, index, a, value, via);

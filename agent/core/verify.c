@@ -176,8 +176,10 @@ static bool same_text(const char *a, const char *b)
  * and after the read), so that a prompt that took the keyboard is never read. */
 static wa_err read_value(struct call *k, const size_t *index, char **out)
 {
-    if (index)
-        return backend_element_value(k->be, &k->s->tree, *index, out);
+    if (index) {
+        wa_err e = guard_element(k, *index);
+        return e ? e : backend_element_value(k->be, &k->s->tree, *index, out);
+    }
     uint64_t hwnd, fg = 0, after = 0;
     backend_foreground_window(k->be, &fg);
     if (k->receiver && fg != k->receiver)

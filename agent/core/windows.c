@@ -33,15 +33,26 @@ wa_err window_select(const struct wa_backend *be, const struct window_ref *w, st
     *matched = 0;
     if (!w || !w->given || !w->text || !*w->text)
         return wa_fail(WA_E_INVALID_ARGS, "no window given");
+    /* A handle names a target only when it is a program's top-level window: never the
+     * desktop window (whose tree is every window's), a message-only window or a control
+     * inside a window. */
     if (w->number && w->handle) {
         wa_err e = backend_window_info(be, w->handle, out);
-        if (e == WA_E_OK) {
+        if (e == WA_E_OK && out->top_level) {
             *matched = 1;
             return e;
         }
+        if (e == WA_E_OK) {
+            wa_window_cleanup(out);
+            return wa_fail(WA_E_DENIED,
+                           "0x%llx is not a program's top-level window (the desktop, a "
+                           "message-only window or a control inside a window): name a window "
+                           "of the list",
+                           (unsigned long long)w->handle);
+        }
         if (e != WA_E_WINDOW_NOT_FOUND)
             return e;
-        /* not a window's handle: the number may be part of a title ("Report 2024") */
+        wa_err_clear(); /* not a window's handle: the number may be part of a title */
     }
     struct wa_window_list l;
     wa_err e = backend_list_windows(be, &l);

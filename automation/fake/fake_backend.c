@@ -192,6 +192,7 @@ static wa_err window_from_json(const cJSON *w, struct wa_window *out)
         .rect = json_rect(cJSON_GetObjectItemCaseSensitive(w, "rect")),
         .foreground = w == foreground_window(),
         .visible = true,
+        .top_level = find_window(json_hwnd(cJSON_GetObjectItemCaseSensitive(w, "hwnd"))) == w,
     };
     const cJSON *pid = cJSON_GetObjectItemCaseSensitive(w, "pid");
     tmp.pid = cJSON_IsNumber(pid) ? (unsigned long)pid->valuedouble : 0;
@@ -228,9 +229,24 @@ static wa_err no_window(uint64_t hwnd)
     return wa_fail(WA_E_WINDOW_NOT_FOUND, "no window 0x%llx", (unsigned long long)hwnd);
 }
 
+/* "other_windows": windows that exist but are no top-level window of a program (the
+ * desktop window, message-only windows, child controls): described, never listed. */
+static const cJSON *find_other_window(uint64_t hwnd)
+{
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(fk.scene, "other_windows"))
+    {
+        if (json_hwnd(cJSON_GetObjectItemCaseSensitive(w, "hwnd")) == hwnd)
+            return w;
+    }
+    return NULL;
+}
+
 static wa_err fake_window_info(uint64_t hwnd, struct wa_window *out)
 {
     const cJSON *w = find_window(hwnd);
+    if (!w)
+        w = find_other_window(hwnd);
     return w ? window_from_json(w, out) : no_window(hwnd);
 }
 

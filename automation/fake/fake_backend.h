@@ -12,6 +12,9 @@
  *                        "value": "...", "states": ["focused"], "automation_id": "...",
  *                        "class": "...", "hwnd": 0, "patterns": ["invoke", ...],
  *                        "children": [...]}}],
+ *  "other_windows": [{"hwnd": 65568, "class": "#32769", "process": "explorer.exe"}],
+ *               (windows that exist but are no program's top-level window: the
+ *                desktop, message-only windows, child controls; never listed)
  *  "launch": {"notepad": {window as above}},
  *  "programs": {"notepad": {"path": "C:\\Windows\\notepad.exe"},
  *               "report.py": {"path": "C:\\x\\report.py", "runs": "python.exe"}},

@@ -257,6 +257,9 @@ static wa_err fill_info(HWND h, struct wa_window *w)
     w->visible = IsWindowVisible(h) != 0;
     HWND owner = GetAncestor(h, GA_ROOTOWNER);
     w->owner = owner && owner != h ? win_handle(owner) : 0;
+    /* Message-only windows have HWND_MESSAGE's window for parent, not the desktop. */
+    HWND desktop = GetDesktopWindow();
+    w->top_level = h != desktop && GetAncestor(h, GA_PARENT) == desktop;
     return WA_E_OK;
 }
 

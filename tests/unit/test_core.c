@@ -34,6 +34,8 @@ static const char scene[] =
     "        \"patterns\": [\"select\"]},"
     "       {\"type\": \"ListItem\", \"name\": \"Courier\", \"bounds\": [400, 110, 500, 130],"
     "        \"patterns\": [\"select\"]}]},"
+    "     {\"type\": \"Edit\", \"name\": \"Embedded\", \"bounds\": [600, 70, 700, 90],"
+    "      \"hwnd\": 768, \"value\": \"hunter2\", \"patterns\": [\"value\", \"invoke\"]},"
     "     {\"type\": \"Edit\", \"name\": \"Text Editor\", \"bounds\": [100, 150, 1100, 850],"
     "      \"states\": [\"focused\"], \"value\": \"\", \"patterns\": [\"value\"]}]}},"
     "  {\"hwnd\": 512, \"title\": \"Scratch\", \"process\": \"scratch.exe\", \"pid\": 8,"
@@ -47,6 +49,8 @@ static const char scene[] =
     "     \"bounds\": [1200, 600, 1600, 900], \"children\": ["
     "     {\"type\": \"Edit\", \"name\": \"Password\", \"value\": \"hunter2\","
     "      \"bounds\": [1210, 610, 1590, 640]}]}}],"
+    " \"other_windows\": [{\"hwnd\": 65568, \"title\": \"\", \"class\": \"#32769\","
+    "   \"process\": \"explorer.exe\", \"rect\": [0, 0, 1920, 1080]}],"
     " \"launch\": {\"calc\": {\"hwnd\": 1024, \"title\": \"Calculator\", \"process\": "
     "\"calc.exe\","
     "   \"pid\": 11, \"rect\": [10, 10, 300, 400], \"color\": \"#eeeeee\","
@@ -287,6 +291,40 @@ static void refused_windows_are_not_described(void **state)
     assert_false(r.has_image);
     assert_non_null(strstr(r.message, "started"));
     assert_null(strstr(r.message, "Vault"));
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
+/* A target is a program's top-level window: never the desktop window (whose tree would
+ * be every window's, a password manager's included); an element is checked by the
+ * window it belongs to. */
+static void targets_are_top_level_windows_and_elements_their_own(void **state)
+{
+    (void)state;
+    struct core_config cfg = {0};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    static const struct {
+        enum op_id op;
+        const char *args;
+    } desktop[] = {
+        {OP_TREE, "window=0x10020"},         {OP_STATE, "window=65568"},
+        {OP_SCREENSHOT, "window=0x10020"},   {OP_CLICK, "window=0x10020|ref=1"},
+        {OP_FOCUS_WINDOW, "window=0x10020"},
+    };
+    for (size_t i = 0; i < sizeof desktop / sizeof desktop[0]; i++) {
+        assert_int_equal(perform(s, desktop[i].op, desktop[i].args, &r), WA_E_DENIED);
+        assert_non_null(strstr(r.message, "top-level window"));
+        assert_null(strstr(r.message, "hunter2"));
+    }
+    /* an element inside notepad whose own window is the password manager's */
+    assert_int_equal(perform(s, OP_INVOKE, "window=notepad|ref=Edit:Embedded", &r), WA_E_DENIED);
+    assert_int_equal(perform(s, OP_SET_VALUE, "window=notepad|ref=Edit:Embedded|text=x", &r),
+                     WA_E_DENIED);
+    assert_false(actions_hold("element_action"));
     op_result_cleanup(&r);
     session_free(s);
     core_free(c);
@@ -638,6 +676,7 @@ int main(void)
         cmocka_unit_test(every_operation_performs),
         cmocka_unit_test(restricted_windows_are_refused_and_left_out),
         cmocka_unit_test(refused_windows_are_not_described),
+        cmocka_unit_test(targets_are_top_level_windows_and_elements_their_own),
         cmocka_unit_test(shell_needs_the_permission),
         cmocka_unit_test(confirm_shows_the_whole_command),
         cmocka_unit_test(dry_run_sends_nothing),
