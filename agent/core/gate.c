@@ -131,6 +131,46 @@ wa_err gate_check_window(const struct gate *g, const struct wa_window *w, const 
     return WA_E_OK;
 }
 
+/* Consoles and terminals by their window class or their process. */
+static const char *const shell_classes[] = {
+    "ConsoleWindowClass",
+    "CASCADIA_HOSTING_WINDOW_CLASS",
+    "PseudoConsoleWindow",
+    "WineConsoleClass",
+    "mintty",
+    "PuTTY",
+};
+static const char *const shell_processes[] = {
+    "cmd.exe",
+    "powershell.exe",
+    "pwsh.exe",
+    "powershell_ise.exe",
+    "conhost.exe",
+    "openconsole.exe",
+    "windowsterminal.exe",
+    "wt.exe",
+    "wsl.exe",
+    "bash.exe",
+    "wineconsole.exe",
+    "mintty.exe",
+};
+
+bool gate_shell_window(const struct wa_window *w)
+{
+    for (size_t i = 0; i < sizeof shell_classes / sizeof *shell_classes; i++)
+        if (w->class_name && str_ieq(w->class_name, shell_classes[i]))
+            return true;
+    const char *proc = w->process ? w->process : "";
+    const char *base = strrchr(proc, '\\');
+    base = base ? base + 1 : proc;
+    for (size_t i = 0; i < sizeof shell_processes / sizeof *shell_processes; i++)
+        if (str_ieq(base, shell_processes[i]))
+            return true;
+    /* The Run dialog (win+r): explorer's dialog box titled "Run". */
+    return w->class_name && strcmp(w->class_name, "#32770") == 0 && str_ieq(base, "explorer.exe") &&
+           w->title && str_ieq(w->title, "Run");
+}
+
 bool gate_mask_window(const struct gate *g, struct wa_window *w)
 {
     if (gate_check_window(g, w, "") == WA_E_OK)

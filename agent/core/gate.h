@@ -34,6 +34,11 @@ const char *gate_restricted(const struct gate *g, const char *process);
  * process and why) for a restricted process or one that cannot be identified. what
  * names the operation for the message ("click", "observing"). */
 wa_err gate_check_window(const struct gate *g, const struct wa_window *w, const char *what);
+/* Whether w is a way into a shell: a console or terminal window (conhost, Windows
+ * Terminal, cmd, PowerShell hosts, Wine's console) or the Run dialog. With the shell
+ * off, such windows receive no input. */
+bool gate_shell_window(const struct wa_window *w);
+
 /* What results say of a window the gate refuses: no title, class, image or tree. */
 #define GATE_RESTRICTED_TITLE "(restricted window)"
 /* Masks w in place when the gate refuses it (title GATE_RESTRICTED_TITLE, no class);

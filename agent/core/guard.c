@@ -46,6 +46,11 @@ wa_err guard_receiver(struct call *k, uint64_t hwnd, const char *where)
     k->receiver = hwnd;
     snprintf(k->receiver_process, sizeof k->receiver_process, "%s", w.process ? w.process : "");
     e = gate_check_window(k->c->gate, &w, k->name);
+    if (!e && k->c->cfg.shell == SHELL_DENIED && gate_shell_window(&w))
+        e = wa_fail(WA_E_SHELL_DISABLED,
+                    "%s refused: \"%.80s\" (%s) is a console, a terminal or the Run dialog, "
+                    "and the shell permission is off",
+                    k->name, w.title ? w.title : "", w.process ? w.process : "?");
     if (!e)
         e = check_expected(k, &w);
     else

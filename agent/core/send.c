@@ -191,8 +191,25 @@ wa_err send_text(struct call *k, const char *text)
     return e;
 }
 
+/* win+r opens the Run dialog: a shell by another name. */
+static bool opens_run_dialog(const struct wa_key_combo *c)
+{
+    bool win = false, r = false;
+    for (int i = 0; i < c->count; i++) {
+        win = win || c->vk[i] == WA_VK_LWIN || c->vk[i] == WA_VK_LWIN + 1;
+        r = r || c->vk[i] == 'R';
+    }
+    return win && r;
+}
+
 wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)
 {
+    for (size_t i = 0; k->c->cfg.shell == SHELL_DENIED && i < n; i++)
+        if (opens_run_dialog(&combos[i]))
+            return wa_fail(WA_E_SHELL_DISABLED,
+                           "%s refused: win+r opens the Run dialog, and the shell permission "
+                           "is off",
+                           k->name);
     wa_err e = send_foreground(k);
     if (!e)
         e = guard_receiver_keyboard(k);

@@ -330,6 +330,54 @@ static void targets_are_top_level_windows_and_elements_their_own(void **state)
     core_free(c);
 }
 
+/* With the shell off there is no shell by any route: consoles, terminals and the Run
+ * dialog receive no input, and win+r is refused. */
+static void no_shell_through_the_ui_when_it_is_off(void **state)
+{
+    (void)state;
+    static const char *const windows[] = {
+        "{\"hwnd\": 1280, \"title\": \"Command Prompt\", \"class\": \"ConsoleWindowClass\","
+        " \"process\": \"conhost.exe\", \"rect\": [0, 900, 600, 1000]}",
+        "{\"hwnd\": 1280, \"title\": \"Run\", \"class\": \"#32770\","
+        " \"process\": \"explorer.exe\", \"rect\": [0, 900, 600, 1000]}",
+        "{\"hwnd\": 1280, \"title\": \"pwsh\", \"class\": \"Renamed\","
+        " \"process\": \"C:\\\\Tools\\\\pwsh.exe\", \"rect\": [0, 900, 600, 1000]}",
+    };
+    for (int shell = 0; shell < 2; shell++) {
+        for (size_t i = 0; i < sizeof windows / sizeof *windows; i++) {
+            struct core_config cfg = {.shell = shell ? SHELL_ALLOWED : SHELL_DENIED};
+            struct core *c;
+            struct session *s = open_session(&cfg, &c, false);
+            char *with = malloc(sizeof scene + 512);
+            const char *at = strstr(scene, "\"windows\": [") + 13;
+            snprintf(with, sizeof scene + 512, "%.*s%s,%s", (int)(at - scene), scene, windows[i],
+                     at);
+            assert_int_equal(fake_load_scene(with, NULL), WA_E_OK);
+            free(with);
+            struct op_result r;
+            op_result_init(&r);
+            wa_err want = shell ? WA_E_OK : WA_E_SHELL_DISABLED;
+            assert_int_equal(perform(s, OP_TYPE, "window=0x500|text=calc", &r), want);
+            assert_int_equal(perform(s, OP_KEY, "window=0x500|keys=enter", &r), want);
+            assert_int_equal(actions_hold("type_text"), shell == 1);
+            op_result_cleanup(&r);
+            session_free(s);
+            core_free(c);
+        }
+        struct core_config cfg = {.shell = shell ? SHELL_ALLOWED : SHELL_DENIED};
+        struct core *c;
+        struct session *s = open_session(&cfg, &c, false);
+        struct op_result r;
+        op_result_init(&r);
+        assert_int_equal(perform(s, OP_KEY, "window=notepad|keys=win+r", &r),
+                         shell ? WA_E_OK : WA_E_SHELL_DISABLED);
+        assert_int_equal(actions_hold("press_keys"), shell == 1);
+        op_result_cleanup(&r);
+        session_free(s);
+        core_free(c);
+    }
+}
+
 static void shell_needs_the_permission(void **state)
 {
     (void)state;
@@ -677,6 +725,7 @@ int main(void)
         cmocka_unit_test(restricted_windows_are_refused_and_left_out),
         cmocka_unit_test(refused_windows_are_not_described),
         cmocka_unit_test(targets_are_top_level_windows_and_elements_their_own),
+        cmocka_unit_test(no_shell_through_the_ui_when_it_is_off),
         cmocka_unit_test(shell_needs_the_permission),
         cmocka_unit_test(confirm_shows_the_whole_command),
         cmocka_unit_test(dry_run_sends_nothing),
