@@ -173,9 +173,9 @@ bool gate_shell_window(const struct wa_window *w)
 
 bool gate_mask_window(const struct gate *g, struct wa_window *w)
 {
-    if (gate_check_window(g, w, "") == WA_E_OK)
+    /* the check without an error: the caller's detail stays what it was */
+    if (w->process && *w->process && !gate_restricted(g, w->process))
         return false;
-    wa_err_clear();
     free(w->title);
     free(w->class_name);
     w->title = str_dup(GATE_RESTRICTED_TITLE);
