@@ -258,6 +258,7 @@ static void restricted_windows_are_refused_and_left_out(void **state)
             fail_msg("%s %s: %s, not denied", op_def(refused[i].op)->name, refused[i].args,
                      wa_err_code(e));
         assert_null(strstr(r.message, "hunter2"));
+        assert_non_null(strstr(r.message, "keepass.exe")); /* the refusal says why */
     }
     assert_false(actions_hold("\"hwnd\":768"));
     assert_false(actions_hold("1300"));
