@@ -99,6 +99,22 @@ wa_err backend_resolve_program(const struct wa_backend *b, const char *name, cha
                                    : UNSUPPORTED(b, "look programs up");
 }
 
+void wa_program_info_cleanup(struct wa_program_info *p)
+{
+    free(p->original_name);
+    memset(p, 0, sizeof *p);
+}
+
+wa_err backend_program_info(const struct wa_backend *b, const char *path,
+                            struct wa_program_info *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!path)
+        return wa_fail(WA_E_INVALID_ARGS, "no program file");
+    return b && b->program_info ? b->program_info(path, out)
+                                : wa_fail(WA_E_UNSUPPORTED, "this backend reads no program files");
+}
+
 wa_err backend_focus_window(const struct wa_backend *b, uint64_t hwnd)
 {
     return b && b->focus_window ? b->focus_window(hwnd) : UNSUPPORTED(b, "focus windows");

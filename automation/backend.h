@@ -39,6 +39,16 @@ struct wa_window {
     bool top_level;
 };
 
+/* What a program file is, read from the file itself (not its name). */
+struct wa_program_info {
+    bool executable;     /* a PE image (an .exe, .com, .scr, ... of any name) */
+    bool console;        /* its subsystem is the console: it runs in a terminal */
+    char *original_name; /* its version resource's OriginalFilename (else InternalName),
+                          * "pwsh.exe" for a renamed copy of PowerShell; NULL if none */
+};
+
+void wa_program_info_cleanup(struct wa_program_info *p);
+
 struct wa_window_list {
     struct wa_window *items;
     size_t count;
@@ -117,6 +127,9 @@ struct wa_backend {
      * document, URL or protocol). WA_E_ELEMENT_NOT_FOUND when nothing is known by that
      * name. */
     wa_err (*resolve_program)(const char *name, char **path, char **runs);
+    /* What the file at path is: PE or not, console or GUI, its original name.
+     * WA_E_UNSUPPORTED where no file can be read. */
+    wa_err (*program_info)(const char *path, struct wa_program_info *out);
     /* Starts a program by name, path or command line; waits up to timeout_ms for a
      * window of it and returns it (0 when none appeared, which is not an error). The
      * core decides beforehand whether the command may run (launch.h). */
@@ -170,6 +183,8 @@ wa_err backend_foreground_window(const struct wa_backend *b, uint64_t *hwnd);
 wa_err backend_window_at(const struct wa_backend *b, int x, int y, uint64_t *hwnd);
 wa_err backend_resolve_program(const struct wa_backend *b, const char *name, char **path,
                                char **runs);
+wa_err backend_program_info(const struct wa_backend *b, const char *path,
+                            struct wa_program_info *out);
 wa_err backend_focus_window(const struct wa_backend *b, uint64_t hwnd);
 wa_err backend_move_window(const struct wa_backend *b, uint64_t hwnd, struct wa_rect r);
 wa_err backend_set_window_state(const struct wa_backend *b, uint64_t hwnd, enum wa_window_state s);

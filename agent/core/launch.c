@@ -12,21 +12,79 @@
  * given to them; matched on the file name without its extension, and as a prefix for
  * versioned names ("python3.12"). */
 static const char *const interpreters[] = {
-    "cmd",          "command",   "powershell",  "powershell_ise",
-    "pwsh",         "wscript",   "cscript",     "mshta",
-    "rundll32",     "rundll",    "regsvr32",    "regsvcs",
-    "regasm",       "wsl",       "wslhost",     "bash",
-    "sh",           "zsh",       "dash",        "busybox",
-    "python",       "pythonw",   "py",          "pyw",
-    "node",         "deno",      "bun",         "perl",
-    "ruby",         "php",       "lua",         "tclsh",
-    "wish",         "java",      "javaw",       "msiexec",
-    "wmic",         "schtasks",  "at",          "forfiles",
-    "certutil",     "bitsadmin", "installutil", "msbuild",
-    "conhost",      "wt",        "runas",       "hh",
-    "cmstp",        "control",   "mmc",         "pcalua",
-    "scriptrunner", "odbcconf",  "msxsl",       "ieexec",
-    "dotnet",       "csi",       "fsi",         "winrm",
+    "cmd",
+    "command",
+    "powershell",
+    "powershell_ise",
+    "pwsh",
+    "wscript",
+    "cscript",
+    "mshta",
+    "rundll32",
+    "rundll",
+    "regsvr32",
+    "regsvcs",
+    "regasm",
+    "wsl",
+    "wslhost",
+    "bash",
+    "sh",
+    "zsh",
+    "dash",
+    "busybox",
+    "python",
+    "pythonw",
+    "py",
+    "pyw",
+    "node",
+    "deno",
+    "bun",
+    "perl",
+    "ruby",
+    "php",
+    "lua",
+    "tclsh",
+    "wish",
+    "java",
+    "javaw",
+    "msiexec",
+    "wmic",
+    "schtasks",
+    "at",
+    "forfiles",
+    "certutil",
+    "bitsadmin",
+    "installutil",
+    "msbuild",
+    "conhost",
+    "wt",
+    "runas",
+    "hh",
+    "cmstp",
+    "control",
+    "mmc",
+    "pcalua",
+    "scriptrunner",
+    "odbcconf",
+    "msxsl",
+    "ieexec",
+    "dotnet",
+    "csi",
+    "fsi",
+    "winrm",
+    /* terminal hosts: windows that run a shell */
+    "windowsterminal",
+    "conemu",
+    "conemu64",
+    "alacritty",
+    "wezterm",
+    "wezterm-gui",
+    "mintty",
+    "hyper",
+    "tabby",
+    "fluent terminal",
+    "cmder",
+    "wineconsole",
 };
 
 /* Extensions that run code or point elsewhere. */
@@ -214,6 +272,26 @@ static wa_err split(const struct wa_backend *be, const char *command, struct lau
     return WA_E_OK;
 }
 
+/* The decision on the file that will start, not its name: a console program (a shell
+ * or interpreter renamed, a terminal's command) or a renamed copy of an interpreter
+ * (its version resource names it) needs the shell permission like the original. */
+static void judge_the_file(const struct wa_backend *be, const char *prog, const char *file,
+                           struct launch_plan *out)
+{
+    struct wa_program_info info;
+    if (backend_program_info(be, file, &info) != WA_E_OK) {
+        wa_err_clear(); /* nothing to read: the name's verdict stands */
+        return;
+    }
+    if (info.original_name && launch_is_interpreter(info.original_name))
+        needs(out, "%.80s is %.80s by its version resource, a shell, script host or interpreter",
+              base_name(prog), info.original_name);
+    else if (info.executable && info.console)
+        needs(out, "%.80s is a console program: it runs in a terminal like a shell",
+              base_name(prog));
+    wa_program_info_cleanup(&info);
+}
+
 wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct launch_plan *out)
 {
     memset(out, 0, sizeof *out);
@@ -239,6 +317,8 @@ wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct
     if (out->runs && (launch_is_interpreter(out->runs) || launch_is_script(out->runs)))
         needs(out, "%.80s opens with %.80s, a shell, script host or interpreter", base_name(prog),
               base_name(out->runs));
+    if (out->runs || out->path)
+        judge_the_file(be, prog, out->runs ? out->runs : out->path, out);
     if (out->needs_shell) {
         out->command = str_dup(command);
     } else {

@@ -250,6 +250,27 @@ static wa_err fake_window_info(uint64_t hwnd, struct wa_window *out)
     return w ? window_from_json(w, out) : no_window(hwnd);
 }
 
+/* A program's file as the scene's "programs" describe it by path: "console": true,
+ * "original_name": "pwsh.exe", "executable": false for what is no PE image. */
+static wa_err fake_program_info(const char *path, struct wa_program_info *out)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(fk.scene, "programs"))
+    {
+        if (!json_str(p, "path") || strcmp(json_str(p, "path"), path) != 0)
+            continue;
+        const cJSON *exe = cJSON_GetObjectItemCaseSensitive(p, "executable");
+        out->executable = !cJSON_IsFalse(exe);
+        out->console = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "console"));
+        if (json_str(p, "original_name") &&
+            !(out->original_name = str_dup(json_str(p, "original_name"))))
+            return wa_fail(WA_E_NOMEM, "out of memory");
+        return WA_E_OK;
+    }
+    out->executable = true; /* launch entries: GUI programs */
+    return WA_E_OK;
+}
+
 static wa_err fake_target_window(uint64_t *hwnd)
 {
     const cJSON *w = foreground_window();
@@ -880,6 +901,7 @@ static const struct wa_backend fake_backend = {
     .element_value = fake_element_value,
     .focused_value = fake_focused_value,
     .run_shell = fake_run_shell,
+    .program_info = fake_program_info,
 };
 
 const struct wa_backend *backend_default(void)

@@ -17,7 +17,9 @@
  *                desktop, message-only windows, child controls; never listed)
  *  "launch": {"notepad": {window as above}},
  *  "programs": {"notepad": {"path": "C:\\Windows\\notepad.exe"},
- *               "report.py": {"path": "C:\\x\\report.py", "runs": "python.exe"}},
+ *               "report.py": {"path": "C:\\x\\report.py", "runs": "python.exe"},
+ *               "tool": {"path": "C:\\x\\tool.exe", "console": true,
+ *                        "original_name": "pwsh.exe"}},
  *  "shell": {"echo hi": {"exit": 0, "out": "hi\n", "err": ""}},
  *  "steal_focus": {"after": 40, "hwnd": 768}}   (a window that comes to the front once
  *                                                40 bytes have been typed)

@@ -9,6 +9,7 @@
 #include "automation/win/win_tree.h"
 #include "automation/win/win_tree_job.h"
 #include "automation/win/win_window.h"
+#include "automation/win/win_program.h"
 
 typedef BOOL(WINAPI *set_dpi_context_fn)(HANDLE);
 typedef HRESULT(WINAPI *set_dpi_awareness_fn)(int);
@@ -67,6 +68,7 @@ static const struct wa_backend win_backend = {
     .set_window_state = win_set_window_state,
     .close_window = win_close_window,
     .resolve_program = win_resolve_program,
+    .program_info = win_program_info,
     .launch = win_launch,
     .monitors = win_monitors,
 

@@ -60,7 +60,9 @@ static const char scene[] =
     "   \"pid\": 12, \"rect\": [20, 20, 300, 300], \"color\": \"#eeeeee\","
     "   \"tree\": {\"type\": \"Window\", \"name\": \"Vault - KeePass\"}}},"
     " \"programs\": {\"calc\": {\"path\": \"C:\\\\Windows\\\\calc.exe\"},"
-    "   \"kp\": {\"path\": \"C:\\\\KeePass\\\\keepass.exe\"}},"
+    "   \"kp\": {\"path\": \"C:\\\\KeePass\\\\keepass.exe\"},"
+    "   \"notes\": {\"path\": \"C:\\\\Tools\\\\notes.exe\", \"original_name\": \"pwsh.exe\"},"
+    "   \"tool\": {\"path\": \"C:\\\\Tools\\\\tool.bin\", \"console\": true}},"
     " \"shell\": {\"echo hi\": {\"exit\": 0, \"out\": \"hi\\r\\n\"}}}";
 
 static char tmp_dir[64];
@@ -377,6 +379,27 @@ static void no_shell_through_the_ui_when_it_is_off(void **state)
         session_free(s);
         core_free(c);
     }
+}
+
+/* Launch decides on the file that will start: a renamed interpreter (its version
+ * resource says so) or a console program of any name needs the shell permission. */
+static void launch_judges_the_file_not_its_name(void **state)
+{
+    (void)state;
+    struct core_config cfg = {.shell = SHELL_DENIED};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(s, OP_LAUNCH, "command=notes", &r), WA_E_SHELL_DISABLED);
+    assert_non_null(strstr(r.message, "pwsh.exe by its version resource"));
+    assert_int_equal(perform(s, OP_LAUNCH, "command=tool", &r), WA_E_SHELL_DISABLED);
+    assert_non_null(strstr(r.message, "console program"));
+    assert_false(actions_hold("launch"));
+    assert_int_equal(perform(s, OP_LAUNCH, "command=calc", &r), WA_E_OK);
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
 }
 
 static void shell_needs_the_permission(void **state)
@@ -727,6 +750,7 @@ int main(void)
         cmocka_unit_test(refused_windows_are_not_described),
         cmocka_unit_test(targets_are_top_level_windows_and_elements_their_own),
         cmocka_unit_test(no_shell_through_the_ui_when_it_is_off),
+        cmocka_unit_test(launch_judges_the_file_not_its_name),
         cmocka_unit_test(shell_needs_the_permission),
         cmocka_unit_test(confirm_shows_the_whole_command),
         cmocka_unit_test(dry_run_sends_nothing),
