@@ -9,6 +9,7 @@
 
 #include "agent/core/elements.h"
 
+#include "agent/core/guard.h"
 #include "agent/core/look.h"
 #include "agent/core/refs.h"
 #include "agent/core/windows.h"
@@ -63,6 +64,9 @@ wa_err call_element(struct call *k, enum op_arg a, size_t *index)
     if (e == WA_E_WINDOW_NOT_FOUND && s->o.refs && ref->kind == EREF_ID && !k->q->window.given)
         e = wa_fail(WA_E_STALE_REF, "the window of ref %d is gone; run state again", ref->id);
     if (e)
+        return e;
+    /* A window the gate refuses is refused before anything of it is looked up. */
+    if ((e = guard_observe(k, hwnd)))
         return e;
     /* Refs sessions trust only a tree walked during this call; the others the tree of
      * the latest observation, which is what the model was shown. */

@@ -253,6 +253,7 @@ static void restricted_windows_are_refused_and_left_out(void **state)
         {OP_FOCUS_WINDOW, "window=keepass"},
         {OP_CLOSE_WINDOW, "window=keepass"},
         {OP_GET, "window=keepass|what=value|ref=Edit:Password"},
+        {OP_CLICK, "window=keepass|ref=2"}, /* a ref: refused before it is looked up */
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         wa_err e = perform(s, refused[i].op, refused[i].args, &r);
