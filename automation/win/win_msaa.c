@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "automation/win/win_msaa.h"
+#include "automation/win/win_menu.h"
 #include "automation/win/win_msaa_cc.h"
 #include "automation/win/win_utf8.h"
 #include "automation/win/win_window.h"
@@ -41,10 +42,13 @@ _Static_assert(MSAA_STATE_PROTECTED == STATE_SYSTEM_PROTECTED, "oleacc.h state v
 #define LABEL_MAX     80   /* bytes: longer static text before a control is no label */
 
 enum el_kind {
-    EL_WINDOW,  /* a window */
-    EL_ACC,     /* an MSAA object (child_id CHILDID_SELF) or a simple element of one */
-    EL_ITEM,    /* an item of a list or combo box, read with messages */
-    EL_MENUBAR, /* a menu bar MSAA cannot read (Wine): its place, no items */
+    EL_WINDOW,   /* a window */
+    EL_ACC,      /* an MSAA object (child_id CHILDID_SELF) or a simple element of one */
+    EL_ITEM,     /* an item of a list or combo box, read with messages */
+    EL_MENUBAR,  /* a menu bar MSAA cannot read: its place, items by the menu functions */
+    EL_MENUITEM, /* an item read with the menu functions (menu, pos) */
+    EL_POPUP,    /* an open popup menu window (#32768) */
+    EL_POPUPS,   /* the root of a walk of a thread's open popup menus (not shown) */
 };
 
 struct el_desc {
@@ -60,6 +64,11 @@ struct el_desc {
     bool client_tried;
     bool client_standard; /* the window serves none: oleacc's standard object stands in */
     long client_role;     /* its role, once asked */
+    HMENU menu;           /* EL_MENUBAR, EL_POPUP (when read), EL_MENUITEM: the menu */
+    int pos;              /* EL_MENUITEM: the item's position */
+    bool in_bar;          /* EL_MENUITEM: an item of hwnd's menu bar (else of a popup) */
+    bool menu_read;       /* EL_POPUP: the route to its items is chosen */
+    bool items_by_acc;    /* EL_POPUP: its items are its client object's children */
 };
 
 /* The children of one element (or the root alone), shared by the handles into it. */
@@ -118,6 +127,9 @@ struct win_msaa_ctx {
     size_t nlists, cap_lists;
     HANDLE ahead[AHEAD_CAP]; /* threads reading lists ahead of the walk */
     int nahead;
+    HWND popups[WIN_MENU_POPUPS_MAX]; /* a walk of open popup menus: their windows */
+    size_t npopups;
+    bool popup_walk;
 };
 
 /* ---- lists and handles ---- */
@@ -1038,6 +1050,7 @@ static wa_err info_menubar(struct el_desc *d, struct tree_element_info *out)
 {
     out->type = str_dup("MenuBar");
     out->name = str_dup("Application"); /* what MSAA calls a window's menu bar */
+    out->items_unreadable = win_menu_count(d->menu) <= 0;
     WINDOWINFO wi = {.cbSize = sizeof wi};
     TITLEBARINFO ti = {.cbSize = sizeof ti};
     if (GetWindowInfo(d->hwnd, &wi)) {
@@ -1047,6 +1060,53 @@ static wa_err info_menubar(struct el_desc *d, struct tree_element_info *out)
             top = ti.rcTitleBar.bottom;
         out->bounds = (struct wa_rect){wi.rcClient.left, top, wi.rcClient.right, wi.rcClient.top};
     }
+    return WA_E_OK;
+}
+
+static long acc_child_count(struct win_gate *g, IAccessible *acc)
+{
+    long n = 0;
+    win_gate_leave(g);
+    HRESULT hr = IAccessible_get_accChildCount(acc, &n);
+    win_gate_enter(g);
+    return SUCCEEDED(hr) ? n : 0;
+}
+
+/* Chooses how an open popup menu's items are read: its client object when the
+ * program (or Windows' oleacc) serves a popup menu object with children, else the
+ * menu functions on the menu MN_GETHMENU names; neither: not readable (Wine). */
+static void choose_popup_route(struct win_msaa_ctx *c, struct el_desc *d)
+{
+    if (d->menu_read)
+        return;
+    d->menu_read = true;
+    IAccessible *client = desc_client(c, d);
+    long role = 0;
+    if (client && acc_long(c->gate, client, CHILDID_SELF, false, &role) &&
+        role == ROLE_SYSTEM_MENUPOPUP && acc_child_count(c->gate, client) > 0) {
+        d->items_by_acc = true;
+        return;
+    }
+    if (thread_of(c, d->hwnd)->responsive)
+        d->menu = win_menu_of_popup(d->hwnd, c->gate);
+    if (win_menu_count(d->menu) <= 0)
+        d->menu = NULL;
+}
+
+static wa_err info_popup(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
+{
+    choose_popup_route(c, d);
+    out->type = str_dup("Menu");
+    out->class_name = class_of(d->hwnd);
+    out->bounds = rect_of(d->hwnd);
+    out->hwnd = (uint64_t)(uintptr_t)d->hwnd;
+    if (d->items_by_acc)
+        out->name = acc_text(c->gate, d->client, CHILDID_SELF, ACC_NAME);
+    else if (d->menu)
+        out->name = win_menu_opener_name(c->root, d->menu);
+    if (!out->name)
+        out->name = str_dup("");
+    out->items_unreadable = !d->items_by_acc && !d->menu;
     return WA_E_OK;
 }
 
@@ -1069,6 +1129,14 @@ static wa_err m_info(void *ctx, void *el, struct tree_element_info *out)
         return info_item(c, d, out);
     case EL_MENUBAR:
         return info_menubar(d, out);
+    case EL_MENUITEM:
+        win_menu_item_info(d->in_bar ? d->hwnd : NULL, d->menu, d->pos, out);
+        return WA_E_OK;
+    case EL_POPUP:
+        return info_popup(c, d, out);
+    case EL_POPUPS:
+        out->type = str_dup("Pane");
+        return WA_E_OK;
     }
     return WA_E_OK;
 }
@@ -1184,12 +1252,17 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
 {
     HWND h = d->hwnd;
     if (d->root && GetMenu(h)) {
+        /* MSAA's menu bar object where there is one with items (Windows' oleacc, or
+         * the program's own), else the menu functions (Windows), else its place. */
         struct el_desc m = {.kind = EL_MENUBAR, .hwnd = h};
         if (thread_of(c, h)->responsive)
             m.acc = object_from_window(c->gate, h, OBJID_MENU);
-        if (m.acc) {
+        if (m.acc && acc_child_count(c->gate, m.acc) > 0) {
             m.kind = EL_ACC;
             m.child_id = CHILDID_SELF;
+        } else {
+            WIN_RELEASE(m.acc);
+            m.menu = GetMenu(h);
         }
         list_add(l, &m);
     }
@@ -1221,20 +1294,50 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
         add_acc_children(c, l, client, h);
 }
 
+/* The items of a menu bar or an open popup menu, by the route chosen for it. */
+static void menu_children(struct win_msaa_ctx *c, struct el_desc *d, struct el_list *l)
+{
+    if (d->kind == EL_POPUP) {
+        choose_popup_route(c, d);
+        if (d->items_by_acc) {
+            add_acc_children(c, l, d->client, d->hwnd);
+            return;
+        }
+    }
+    int n = win_menu_count(d->menu);
+    for (int i = 0; i < n && i < ITEM_CAP; i++) {
+        struct el_desc m = {.kind = EL_MENUITEM,
+                            .hwnd = d->hwnd,
+                            .menu = d->menu,
+                            .pos = i,
+                            .in_bar = d->kind == EL_MENUBAR};
+        if (!list_add(l, &m))
+            return;
+    }
+}
+
 static wa_err m_first_child(void *ctx, void *el, void **out)
 {
     struct win_msaa_ctx *c = ctx;
     struct el_desc *d = desc_of(el);
     *out = NULL;
     bool parent = d->kind == EL_WINDOW || (d->kind == EL_ACC && d->child_id == CHILDID_SELF) ||
-                  (d->kind == EL_ITEM && d->items == MSAA_ITEMS_TREEVIEW);
-    if (!parent || !IsWindow(d->hwnd))
+                  (d->kind == EL_ITEM && d->items == MSAA_ITEMS_TREEVIEW) ||
+                  d->kind == EL_MENUBAR || d->kind == EL_POPUP || d->kind == EL_POPUPS;
+    if (!parent || (d->kind != EL_POPUPS && !IsWindow(d->hwnd)))
         return WA_E_OK;
     struct el_list *l = list_new();
     if (!l)
         return wa_fail(WA_E_NOMEM, "out of memory listing children");
     if (d->kind == EL_WINDOW)
         window_children(c, d, l);
+    else if (d->kind == EL_MENUBAR || d->kind == EL_POPUP)
+        menu_children(c, d, l);
+    else if (d->kind == EL_POPUPS)
+        for (size_t i = 0; i < c->npopups; i++) {
+            struct el_desc p = {.kind = EL_POPUP, .hwnd = c->popups[i]};
+            list_add(l, &p);
+        }
     else if (d->kind == EL_ACC && d->child_id == CHILDID_SELF)
         add_acc_children(c, l, d->acc, d->hwnd);
     else if (d->kind == EL_ITEM && d->items == MSAA_ITEMS_TREEVIEW)
@@ -1267,7 +1370,8 @@ static wa_err m_root(void *ctx, void **out)
         return wa_fail(WA_E_WINDOW_NOT_FOUND, "window 0x%llx is gone",
                        (unsigned long long)(uintptr_t)c->root);
     struct el_list *l = list_new();
-    struct el_desc d = {.kind = EL_WINDOW, .hwnd = c->root, .root = true};
+    struct el_desc d = {
+        .kind = c->popup_walk ? EL_POPUPS : EL_WINDOW, .hwnd = c->root, .root = !c->popup_walk};
     if (l && list_add(l, &d))
         *out = handle_new(l, 0);
     list_unref(l);
@@ -1306,6 +1410,18 @@ wa_err win_msaa_open(HWND root, struct win_gate *gate, struct win_msaa_ctx **out
         return wa_fail(WA_E_NOMEM, "out of memory");
     (*out)->root = root;
     (*out)->gate = gate;
+    return WA_E_OK;
+}
+
+wa_err win_msaa_open_popups(HWND root, const HWND *popups, size_t n, struct win_gate *gate,
+                            struct win_msaa_ctx **out)
+{
+    wa_err e = win_msaa_open(root, gate, out);
+    if (e)
+        return e;
+    (*out)->popup_walk = true;
+    for (size_t i = 0; i < n && i < WIN_MENU_POPUPS_MAX; i++)
+        (*out)->popups[(*out)->npopups++] = popups[i];
     return WA_E_OK;
 }
 
