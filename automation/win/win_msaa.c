@@ -9,6 +9,8 @@
 #include <windows.h>
 #include <ole2.h>
 #include <oleacc.h>
+#include <commctrl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -493,6 +495,23 @@ static void take_string(char **dst, char *s)
     *dst = s;
 }
 
+/* The position of a slider, progress bar or spin button as its value ("30"), read
+ * with the control's own messages (no pointers: nothing to copy across processes);
+ * NULL for other types or when it does not answer. */
+static char *range_value(struct win_gate *g, HWND h, const char *type)
+{
+    UINT msg = strcmp(type, "Slider") == 0        ? TBM_GETPOS
+               : strcmp(type, "ProgressBar") == 0 ? PBM_GETPOS
+               : strcmp(type, "Spinner") == 0     ? UDM_GETPOS32
+                                                  : 0;
+    LRESULT pos = 0;
+    if (!msg || !send_msg(g, h, msg, 0, 0, MESSAGE_MS, &pos))
+        return NULL;
+    char buf[24];
+    snprintf(buf, sizeof buf, "%ld", (long)(int)pos);
+    return str_dup(buf);
+}
+
 static wa_err info_root(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
 {
     (void)c;
@@ -547,6 +566,11 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
         free(acc_name);
     if (!out->name && takes_label)
         out->name = label_before(h);
+    /* A spin button sits beside the edit it steps (its buddy): the edit's label. */
+    LRESULT buddy = 0;
+    if (!out->name && strcmp(type, "Spinner") == 0 && ts->responsive &&
+        send_msg(c->gate, h, UDM_GETBUDDY, 0, 0, MESSAGE_MS, &buddy) && buddy)
+        out->name = label_before((HWND)buddy);
 
     /* Value: edits and combo boxes; never a password field's. */
     bool secret = (have_state && (state & STATE_SYSTEM_PROTECTED)) ||
@@ -578,6 +602,9 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
         s |= r ? WA_ST_EXPANDED : WA_ST_COLLAPSED;
     }
     out->states = s;
+
+    if (ts->responsive && !out->value)
+        out->value = range_value(c->gate, h, type);
 
     out->patterns = patterns_for_type(type);
     if ((out->patterns & WA_PAT_VALUE) && strcmp(type, "Edit") == 0 && (style & ES_READONLY))
@@ -989,10 +1016,11 @@ static wa_err info_item(struct win_msaa_ctx *c, struct el_desc *d, struct tree_e
     HWND h = d->hwnd;
     if (d->items != MSAA_ITEMS_LISTBOX && d->items != MSAA_ITEMS_COMBOBOX) {
         if (!thread_of(c, h)->responsive || !ctx_cc(c)) {
-            out->type = str_dup(d->items == MSAA_ITEMS_TREEVIEW  ? "TreeItem"
-                                : d->items == MSAA_ITEMS_TAB     ? "TabItem"
-                                : d->items == MSAA_ITEMS_TOOLBAR ? "Button"
-                                                                 : "ListItem");
+            out->type = str_dup(d->items == MSAA_ITEMS_TREEVIEW    ? "TreeItem"
+                                : d->items == MSAA_ITEMS_TAB       ? "TabItem"
+                                : d->items == MSAA_ITEMS_TOOLBAR   ? "Button"
+                                : d->items == MSAA_ITEMS_STATUSBAR ? "Text"
+                                                                   : "ListItem");
             return WA_E_OK;
         }
         return win_cc_item_info(c->cc, h, d->items, d->item_id, out);

@@ -859,7 +859,7 @@ static void line_controls(Line *l, HWND parent, bool handles)
             put_rect(l, &rc);
         }
     }
-    if (!handles && !g.keypad && parent == g.main) {
+    if (!handles && !g.keypad && !g.controls && parent == g.main) {
         /* The canvas targets, in screen pixels, to aim at without reading pixels. */
         static const struct {
             const char *name;
