@@ -1515,7 +1515,9 @@ static HRESULT STDMETHODCALLTYPE ma_state(IAccessible *a, VARIANT v, VARIANT *ou
         s |= STATE_SYSTEM_CHECKED;
     if (mi.hSubMenu)
         s |= STATE_SYSTEM_HASPOPUP;
-    if (mi.fState & MFS_HILITE)
+    if ((mi.fState & MFS_HILITE) && mi.hSubMenu) /* its submenu is open */
+        s |= STATE_SYSTEM_HOTTRACKED | STATE_SYSTEM_EXPANDED;
+    else if (mi.fState & MFS_HILITE)
         s |= STATE_SYSTEM_HOTTRACKED | STATE_SYSTEM_FOCUSED;
     V_I4(out) = s;
     return S_OK;
