@@ -342,10 +342,13 @@ bool tree_type_is_interactive(const char *type)
     return false;
 }
 
+/* Open menus and unreadable menu bars are shown with the actionable elements too: the
+ * open menu is what the next action works in, and "items not readable" tells how. */
 static bool node_is_actionable(const struct wa_node *n)
 {
     return (n->states & WA_ST_FOCUSABLE) || (n->patterns & ~(unsigned)WA_PAT_SCROLL) ||
-           tree_type_is_interactive(n->type) || strcmp(n->type, "Edit") == 0;
+           tree_type_is_interactive(n->type) || strcmp(n->type, "Edit") == 0 ||
+           tree_node_is_open_menu(n) || n->items_unreadable;
 }
 
 static bool node_is_structural(const struct wa_node *n)

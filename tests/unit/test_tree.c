@@ -531,6 +531,13 @@ static void open_menus_print_and_decide_the_verdict(void **state)
 
     /* An open menu nobody can read: the image must be sent. */
     add_menu_node(&t, root, "Menu", "", true);
+    /* Both menus stay in the interactive view, which is what an agent reads. */
+    struct tree_format_opts interactive = {.interactive_only = true, .max_depth = -1, .scope = -1};
+    dynbuf_init(&out, 1 << 16);
+    assert_int_equal(tree_format(&t, &interactive, &out), WA_E_OK);
+    assert_non_null(strstr(dynbuf_str(&out), "[6] Menu \"\" @(15,15) items not readable\n"));
+    assert_non_null(strstr(dynbuf_str(&out), "[2] MenuBar \"Application\""));
+    dynbuf_cleanup(&out);
     assert_false(tree_is_useful(&t, reason, sizeof reason));
     assert_string_equal(reason, "an open menu's items cannot be read (menu [6] \"\")");
     tree_cleanup(&t);
