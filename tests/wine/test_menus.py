@@ -140,6 +140,24 @@ class TestappMenus(unittest.TestCase):
         self.assertEqual(e["item"], "Save as...")
         lines, text, _ = wait_state(TESTAPP, lambda ls: not has_menu(ls))
 
+    def test_invoke_runs_an_item_through_its_msaa_object(self):
+        lines, text, _ = state(TESTAPP)
+        wa("click", find(lines, "MenuItem", "File", text)["ref"], "--window", TESTAPP)
+        lines, text, _ = wait_state(TESTAPP, has_menu)
+        r = wa_json("invoke", find(lines, "MenuItem", "New", text)["ref"], "--window", TESTAPP)
+        self.assertEqual(r["data"].get("via"), "msaa:accDoDefaultAction", r)
+        e = self.app.wait_event(lambda e: e["event"] == "menu")
+        self.assertEqual(e["item"], "New")
+        self.assertIn('menu closed: "File"', "\n".join(r.get("changes", [])), r)
+        # A disabled item is refused rather than clicked for nothing.
+        wa("click", find(lines, "MenuItem", "File", text)["ref"], "--window", TESTAPP,
+           check=False)
+        lines, text, _ = wait_state(TESTAPP, has_menu)
+        r = wa("invoke", find(lines, "MenuItem", "Print...", text)["ref"], "--window", TESTAPP,
+               check=False)
+        self.assertNotEqual(r.returncode, 0, r.stdout)
+        self.assertIn("disabled", r.stdout + r.stderr)
+
     def test_submenu_is_a_second_menu(self):
         lines, text, _ = state(TESTAPP)
         wa("click", find(lines, "MenuItem", "File", text)["ref"], "--window", TESTAPP)
