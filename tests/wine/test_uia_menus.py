@@ -56,7 +56,7 @@ class UiaMenus(unittest.TestCase):
             drop = [f[0], f[3], f[0] + 160, f[3] + 100]
             menu = element("Menu", [
                 element("MenuItem", name="New", bounds=[drop[0], drop[1], drop[2], drop[1] + 20],
-                        patterns=["invoke"]),
+                        patterns=["invoke"], accelerator="Ctrl+N"),
                 element("MenuItem", name="Print...", enabled=False,
                         bounds=[drop[0], drop[1] + 20, drop[2], drop[1] + 40]),
             ], name="File", bounds=drop)
@@ -72,6 +72,8 @@ class UiaMenus(unittest.TestCase):
                                           ("Menu", "File", 1), ("MenuItem", "New", 2),
                                           ("MenuItem", "Print...", 2)])
         self.assertIn("disabled", t["elements"][3]["states"])
+        self.assertIn('[3] MenuItem "New" @', t["tree"])
+        self.assertIn('accelerator="Ctrl+N"', t["tree"].splitlines()[3])
         self.assertEqual(summary(t)[4:], [("MenuBar", "Application", 1),
                                           ("MenuItem", "File", 5), ("MenuItem", "Edit", 5),
                                           ("MenuItem", "Help", 5), ("Pane", "Body", 1),
