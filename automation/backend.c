@@ -262,6 +262,16 @@ wa_err backend_focused_value(const struct wa_backend *b, uint64_t *hwnd, char **
                                  : UNSUPPORTED(b, "read values back");
 }
 
+wa_err backend_open_menus(const struct wa_backend *b, uint64_t hwnd, uint64_t *out, size_t max,
+                          size_t *count)
+{
+    *count = 0;
+    if (!hwnd)
+        return wa_fail(WA_E_INVALID_ARGS, "no window named");
+    return b && b->open_menus ? b->open_menus(hwnd, out, max, count)
+                              : UNSUPPORTED(b, "list open menus");
+}
+
 wa_err backend_run_shell(const struct wa_backend *b, const char *shell, const char *command,
                          int timeout_ms, size_t cap, struct wa_shell_result *out)
 {

@@ -163,6 +163,13 @@ struct wa_backend {
     /* The same for the control that has the keyboard focus (in the foreground
      * window); *hwnd is that control. */
     wa_err (*focused_value)(uint64_t *hwnd, char **value);
+    /* The open popup menus (drop-downs, submenus, context menus: top-level windows of
+     * their own, class #32768 on Windows) of the thread of window hwnd, in the order
+     * they opened, at most max. While one is open it belongs to the target: input at
+     * it is input to the target, and bringing the target to the foreground would close
+     * it. get_tree lists them already (as Menu nodes first under the root). *count 0
+     * when none is open; WA_E_WINDOW_NOT_FOUND when hwnd is gone. */
+    wa_err (*open_menus)(uint64_t hwnd, uint64_t *out, size_t max, size_t *count);
 
     /* ---- shell ---- */
     /* Runs command through shell (a command-line prefix such as "cmd.exe /c"; NULL or
@@ -210,6 +217,8 @@ wa_err backend_element_action(const struct wa_backend *b, struct wa_tree *t, siz
 wa_err backend_element_value(const struct wa_backend *b, struct wa_tree *t, size_t index,
                              char **value);
 wa_err backend_focused_value(const struct wa_backend *b, uint64_t *hwnd, char **value);
+wa_err backend_open_menus(const struct wa_backend *b, uint64_t hwnd, uint64_t *out, size_t max,
+                          size_t *count);
 wa_err backend_run_shell(const struct wa_backend *b, const char *shell, const char *command,
                          int timeout_ms, size_t cap, struct wa_shell_result *out);
 

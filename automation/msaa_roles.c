@@ -163,6 +163,8 @@ enum msaa_item_class msaa_class_items(const char *class_name)
         return MSAA_ITEMS_TAB;
     if (str_ieq(class_name, "ToolbarWindow32"))
         return MSAA_ITEMS_TOOLBAR;
+    if (str_ieq(class_name, "msctls_statusbar32"))
+        return MSAA_ITEMS_STATUSBAR;
     return MSAA_ITEMS_NONE;
 }
 

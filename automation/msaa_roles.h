@@ -67,16 +67,17 @@ const char *msaa_class_type_name(const char *class_name, unsigned long style);
 bool msaa_class_text_is_value(const char *class_name);
 
 /* Classes whose items winagent reads with the control's own messages (LB_GETTEXT,
- * CB_GETLBTEXT; TVM_, LVM_, TCM_ and TB_ through a buffer in the target process) rather
+ * CB_GETLBTEXT; TVM_, LVM_, TCM_, TB_ and SB_ through a buffer in the target process) rather
  * than through MSAA children, which Wine does not provide for them. */
 enum msaa_item_class {
     MSAA_ITEMS_NONE,
-    MSAA_ITEMS_LISTBOX,  /* ListBox */
-    MSAA_ITEMS_COMBOBOX, /* ComboBox */
-    MSAA_ITEMS_TREEVIEW, /* SysTreeView32 */
-    MSAA_ITEMS_LISTVIEW, /* SysListView32 */
-    MSAA_ITEMS_TAB,      /* SysTabControl32 */
-    MSAA_ITEMS_TOOLBAR,  /* ToolbarWindow32 */
+    MSAA_ITEMS_LISTBOX,   /* ListBox */
+    MSAA_ITEMS_COMBOBOX,  /* ComboBox */
+    MSAA_ITEMS_TREEVIEW,  /* SysTreeView32 */
+    MSAA_ITEMS_LISTVIEW,  /* SysListView32 */
+    MSAA_ITEMS_TAB,       /* SysTabControl32 */
+    MSAA_ITEMS_TOOLBAR,   /* ToolbarWindow32 */
+    MSAA_ITEMS_STATUSBAR, /* msctls_statusbar32: its parts */
 };
 enum msaa_item_class msaa_class_items(const char *class_name);
 

@@ -43,6 +43,7 @@ static void node_cleanup(struct wa_tree *t, struct wa_node *n)
     free(n->automation_id);
     free(n->class_name);
     free(n->runtime_id);
+    free(n->accelerator);
     if (n->handle && t->release_handle)
         t->release_handle(n->handle);
     n->handle = NULL;
@@ -84,16 +85,18 @@ int tree_add_node(struct wa_tree *t, int parent, const struct tree_element_info 
     n->patterns = info->patterns;
     n->hwnd = info->hwnd;
     n->child_id = info->child_id;
+    n->accelerator = str_dup(info->accelerator);
+    n->items_unreadable = info->items_unreadable;
     if (!n->type || !n->name || (info->value && !n->value) ||
         (info->automation_id && !n->automation_id) || (info->class_name && !n->class_name) ||
-        (info->runtime_id && !n->runtime_id)) {
+        (info->runtime_id && !n->runtime_id) || (info->accelerator && !n->accelerator)) {
         node_cleanup(t, n);
         return -1;
     }
     return (int)t->count++;
 }
 
-static void info_cleanup(struct tree_element_info *i)
+void tree_element_info_cleanup(struct tree_element_info *i)
 {
     free(i->type);
     free(i->name);
@@ -101,7 +104,57 @@ static void info_cleanup(struct tree_element_info *i)
     free(i->class_name);
     free(i->value);
     free(i->runtime_id);
+    free(i->accelerator);
     memset(i, 0, sizeof *i);
+}
+
+/* Copies s[0..n) with blanks trimmed at both ends and '&' markers removed when
+ * marked ("&&" stays one '&'). */
+static char *menu_part(const char *s, size_t n, bool marked)
+{
+    while (n && (*s == ' ' || *s == '\t')) {
+        s++;
+        n--;
+    }
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    char *out = malloc(n + 1);
+    if (!out)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (marked && s[i] == '&') {
+            if (i + 1 < n && s[i + 1] == '&')
+                out[k++] = s[++i];
+            continue;
+        }
+        out[k++] = s[i];
+    }
+    out[k] = '\0';
+    return out;
+}
+
+void tree_menu_item_text(struct tree_element_info *info, bool marked)
+{
+    if (!info->name)
+        return;
+    const char *tab = strchr(info->name, '\t');
+    size_t n = tab ? (size_t)(tab - info->name) : strlen(info->name);
+    char *name = menu_part(info->name, n, marked);
+    char *accel = tab ? menu_part(tab + 1, strlen(tab + 1), false) : NULL;
+    if (!name || (tab && !accel)) {
+        free(name);
+        free(accel);
+        return; /* out of memory: the text stays as it was */
+    }
+    free(info->name);
+    info->name = name;
+    if (accel && *accel) {
+        free(info->accelerator);
+        info->accelerator = accel;
+    } else {
+        free(accel);
+    }
 }
 
 /* Text-bearing controls whose window text is their content, not their name. */
@@ -184,12 +237,15 @@ static int walk_add(struct walk *w, void *el, int parent)
     struct tree_element_info info;
     memset(&info, 0, sizeof info);
     if (!w->src->info || w->src->info(w->ctx, el, &info) != WA_E_OK) {
-        info_cleanup(&info); /* an element that cannot describe itself is still a node */
+        tree_element_info_cleanup(
+            &info); /* an element that cannot describe itself is still a node */
     }
+    if (info.type && strcmp(info.type, "MenuItem") == 0)
+        tree_menu_item_text(&info, false);
     enum wa_name_source source;
     apply_fallbacks(w->src, w->ctx, &info, &source);
     int idx = tree_add_node(w->t, parent, &info);
-    info_cleanup(&info);
+    tree_element_info_cleanup(&info);
     if (idx < 0) {
         release_element(w, el);
         w->stop = true;
@@ -304,10 +360,13 @@ bool tree_type_is_interactive(const char *type)
     return false;
 }
 
+/* Open menus and unreadable menu bars are shown with the actionable elements too: the
+ * open menu is what the next action works in, and "items not readable" tells how. */
 static bool node_is_actionable(const struct wa_node *n)
 {
     return (n->states & WA_ST_FOCUSABLE) || (n->patterns & ~(unsigned)WA_PAT_SCROLL) ||
-           tree_type_is_interactive(n->type) || strcmp(n->type, "Edit") == 0;
+           tree_type_is_interactive(n->type) || strcmp(n->type, "Edit") == 0 ||
+           tree_node_is_open_menu(n) || n->items_unreadable;
 }
 
 static bool node_is_structural(const struct wa_node *n)
@@ -369,6 +428,13 @@ static wa_err format_node(const struct wa_tree *t, size_t i, int base_depth, boo
         if (!e)
             e = quote_capped(n->value, TREE_VALUE_MAX, out);
     }
+    if (!e && n->accelerator) {
+        e = dynbuf_adds(out, " accelerator=");
+        if (!e)
+            e = quote_capped(n->accelerator, TREE_NAME_MAX, out);
+    }
+    if (!e && n->items_unreadable)
+        e = dynbuf_adds(out, " items not readable");
     bool offscreen =
         (n->states & WA_ST_OFFSCREEN) ||
         (!wa_rect_empty(n->bounds) && wa_rect_empty(wa_rect_intersect(n->bounds, t->frame)));
@@ -433,6 +499,14 @@ bool tree_is_useful(const struct wa_tree *t, char *reason, size_t reason_size)
 {
     size_t named = 0, interactive = 0, interactive_named = 0;
     for (size_t i = 0; i < t->count; i++) {
+        if (tree_node_is_open_menu(&t->nodes[i]) && t->nodes[i].items_unreadable) {
+            snprintf(reason, reason_size,
+                     "an open menu's items cannot be read (menu [%zu] \"%.80s\")", i + 1,
+                     t->nodes[i].name);
+            return false;
+        }
+    }
+    for (size_t i = 0; i < t->count; i++) {
         bool has_name = t->nodes[i].name && *t->nodes[i].name;
         named += has_name;
         if (tree_type_is_interactive(t->nodes[i].type)) {
@@ -462,4 +536,130 @@ const struct wa_node *tree_node_by_id(const struct wa_tree *t, int id)
     if (id < 1 || (size_t)id > t->count)
         return NULL;
     return &t->nodes[id - 1];
+}
+
+/* ---- menus ---- */
+
+bool tree_node_is_open_menu(const struct wa_node *n)
+{
+    return n->type && strcmp(n->type, "Menu") == 0;
+}
+
+/* The index just past node i's subtree (nodes are in depth-first order). */
+static size_t subtree_end(const struct wa_tree *t, size_t i)
+{
+    size_t j = i + 1;
+    while (j < t->count && t->nodes[j].depth > t->nodes[i].depth)
+        j++;
+    return j;
+}
+
+/* Rebuilds t's nodes in the order `order` (old indexes), fixing parents and depths;
+ * `reparent[k]` (old index) gives a node a new parent (old index), or -2 to keep it. */
+static wa_err reorder(struct wa_tree *t, const size_t *order, const int *reparent)
+{
+    struct wa_node *nodes = calloc(t->cap ? t->cap : 1, sizeof *nodes);
+    int *where = calloc(t->count ? t->count : 1, sizeof *where); /* old -> new */
+    if (!nodes || !where) {
+        free(nodes);
+        free(where);
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < t->count; k++)
+        where[order[k]] = (int)k;
+    for (size_t k = 0; k < t->count; k++) {
+        size_t old = order[k];
+        nodes[k] = t->nodes[old];
+        int p = reparent[old] != -2 ? reparent[old] : t->nodes[old].parent;
+        nodes[k].parent = p < 0 ? -1 : where[p];
+        nodes[k].depth = p < 0 ? 0 : nodes[nodes[k].parent].depth + 1;
+    }
+    free(t->nodes);
+    t->nodes = nodes;
+    free(where);
+    return WA_E_OK;
+}
+
+wa_err tree_hoist_menus(struct wa_tree *t)
+{
+    bool any = false;
+    for (size_t i = 1; i < t->count && !any; i++)
+        any = tree_node_is_open_menu(&t->nodes[i]) && t->nodes[i].parent != 0;
+    if (!any) {
+        /* Already children of the root: only their place among the root's children. */
+        size_t first_other = 0;
+        bool misplaced = false;
+        for (size_t i = 1; i < t->count; i = subtree_end(t, i)) {
+            if (!tree_node_is_open_menu(&t->nodes[i]))
+                first_other = first_other ? first_other : i;
+            else if (first_other)
+                misplaced = true;
+        }
+        if (!misplaced)
+            return WA_E_OK;
+    }
+    size_t *order = calloc(t->count, sizeof *order);
+    int *reparent = calloc(t->count, sizeof *reparent);
+    bool *moved = calloc(t->count, sizeof *moved);
+    wa_err e = order && reparent && moved ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+    if (!e) {
+        size_t k = 0;
+        order[k++] = 0;
+        for (size_t i = 0; i < t->count; i++)
+            reparent[i] = -2;
+        for (size_t i = 1; i < t->count;) {
+            if (!tree_node_is_open_menu(&t->nodes[i])) {
+                i++;
+                continue;
+            }
+            size_t end = subtree_end(t, i);
+            reparent[i] = 0;
+            for (size_t j = i; j < end; j++) {
+                order[k++] = j;
+                moved[j] = true;
+            }
+            i = end;
+        }
+        for (size_t i = 1; i < t->count; i++)
+            if (!moved[i])
+                order[k++] = i;
+        e = reorder(t, order, reparent);
+    }
+    free(order);
+    free(reparent);
+    free(moved);
+    return e;
+}
+
+wa_err tree_splice_first(struct wa_tree *t, struct wa_tree *sub, bool keep_handles)
+{
+    if (t->count == 0 || sub->count <= 1)
+        return WA_E_OK;
+    size_t add = sub->count - 1;
+    if (t->count + add > t->cap) {
+        struct wa_node *p = wa_reallocarray(t->nodes, t->count + add, sizeof *p);
+        if (!p)
+            return wa_fail(WA_E_NOMEM, "out of memory");
+        t->nodes = p;
+        t->cap = t->count + add;
+    }
+    /* Shift the window's own nodes after the root up by `add`, then fill the gap. */
+    memmove(&t->nodes[1 + add], &t->nodes[1], (t->count - 1) * sizeof *t->nodes);
+    for (size_t i = 1 + add; i < t->count + add; i++)
+        if (t->nodes[i].parent > 0)
+            t->nodes[i].parent += (int)add;
+    for (size_t i = 1; i < sub->count; i++) {
+        struct wa_node *n = &t->nodes[i];
+        *n = sub->nodes[i];
+        n->parent = n->parent <= 0 ? 0 : n->parent; /* same index in both: root is 0 */
+        n->depth = n->parent == 0 ? 1 : t->nodes[n->parent].depth + 1;
+        if (!keep_handles && n->handle && sub->release_handle)
+            sub->release_handle(n->handle);
+        if (!keep_handles)
+            n->handle = NULL;
+        memset(&sub->nodes[i], 0, sizeof sub->nodes[i]);
+    }
+    t->count += add;
+    sub->count = 1; /* its nodes belong to t now */
+    return WA_E_OK;
 }

@@ -93,7 +93,12 @@ struct wa_node {
     uint64_t hwnd;         /* native window handle, 0 for virtual elements */
     long child_id;         /* MSAA child id (0 = the object itself) */
     bool is_new;           /* appeared since the observation before the action (tree_diff) */
-    void *handle;          /* the source's element, owned by the tree; released by it */
+    char *accelerator;     /* a menu item's shortcut ("Ctrl+S"), apart from its name; or NULL */
+    /* A menu bar or open menu whose items no route could read (Wine serves no other
+     * program's menus): the text says "items not readable", and an open menu so marked
+     * makes the tree not useful (the image shows what the tree cannot). */
+    bool items_unreadable;
+    void *handle; /* the source's element, owned by the tree; released by it */
 };
 
 struct tree_source_ops;
@@ -131,6 +136,8 @@ struct tree_element_info {
     unsigned states, patterns;
     uint64_t hwnd; /* native window handle, 0 if none */
     long child_id;
+    char *accelerator;     /* menu items: the shortcut shown apart ("Ctrl+S"), or NULL */
+    bool items_unreadable; /* menus: see struct wa_node */
 };
 
 /* A source of elements. Each returned element handle is owned by the caller of the
@@ -171,6 +178,34 @@ wa_err tree_walk(const struct tree_source_ops *src, void *ctx, const struct tree
 /* Appends a node (copying strings); returns its index or -1 when out of memory. */
 int tree_add_node(struct wa_tree *t, int parent, const struct tree_element_info *info);
 
+/* Frees the strings of an info and zeroes it. */
+void tree_element_info_cleanup(struct tree_element_info *info);
+
+/* A menu item's text as its name and accelerator: '&' markers removed when `marked`
+ * (text straight from the menu functions; MSAA and UIA names have none), everything
+ * after a tab is the accelerator ("Save &as...\tCtrl+Shift+S" -> "Save as...",
+ * "Ctrl+Shift+S"). Replaces info->name and info->accelerator (an accelerator already
+ * there is kept when the text has none). */
+void tree_menu_item_text(struct tree_element_info *info, bool marked);
+
+/* ---- menus ---- */
+
+/* Whether a node is an open menu (a drop-down, submenu or context menu): type "Menu". */
+bool tree_node_is_open_menu(const struct wa_node *n);
+
+/* Moves every open menu's subtree (tree_node_is_open_menu) to the front of the root's
+ * children, in their order, keeping handles and every other node's order: the open
+ * menu is what a person looks at first. Sources that report menus inside the window's
+ * own tree (UI Automation) are made to match those that list them apart. */
+wa_err tree_hoist_menus(struct wa_tree *t);
+
+/* Inserts the nodes of `sub` below its root (sub's root itself is left out) as the
+ * first children of t's root, moving their handles into t (sub keeps none). For open
+ * menus walked apart from the window (popup menus are top-level windows of their
+ * own). When keep_handles is false the handles are released with sub's
+ * release_handle instead. Both trees must have a root. */
+wa_err tree_splice_first(struct wa_tree *t, struct wa_tree *sub, bool keep_handles);
+
 /* ---- text format and verdict ---- */
 
 struct tree_format_opts {
@@ -195,8 +230,10 @@ bool tree_format_shows(const struct wa_tree *t, const struct tree_format_opts *o
 /* Quotes a name as §5 wants: "..." with \" \\ \n escapes. */
 wa_err tree_quote(const char *s, struct dynbuf *out);
 
-/* The usefulness rules of §5: >= 3 elements; if >= 3 interactive elements then at
- * least one of them named; at least one element named. reason gets e.g.
+/* The usefulness rules of §5: an open menu whose items cannot be read makes the tree
+ * not useful ("an open menu's items cannot be read"); >= 3 elements; if >= 3
+ * interactive elements then at least one of them named; at least one element named.
+ * reason gets e.g.
  * "28 interactive elements but none has Name" or "37 elements (28 interactive) with
  * names". */
 bool tree_is_useful(const struct wa_tree *t, char *reason, size_t reason_size);

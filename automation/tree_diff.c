@@ -33,12 +33,14 @@ struct keyed {
     bool used;
 };
 
-/* Position of node i among its parent's children. */
+/* Position of node i among its parent's children; open menus and the other children
+ * are counted apart, so a menu listed first does not move the window's elements. */
 static int sibling_position(const struct wa_tree *t, size_t i)
 {
     int parent = t->nodes[i].parent, pos = 0;
+    bool menu = tree_node_is_open_menu(&t->nodes[i]);
     for (size_t s = (size_t)(parent + 1); s < i; s++)
-        if (t->nodes[s].parent == parent)
+        if (t->nodes[s].parent == parent && tree_node_is_open_menu(&t->nodes[s]) == menu)
             pos++;
     return pos;
 }
@@ -111,6 +113,31 @@ static void describe(struct dynbuf *b, const struct wa_tree *t, size_t i)
     const struct wa_node *n = &t->nodes[i];
     dynbuf_addf(b, "[%zu] %s ", i + 1, n->type);
     tree_quote(n->name, b);
+}
+
+/* Whether node i is an open menu or inside one. */
+static bool in_open_menu(const struct wa_tree *t, size_t i)
+{
+    for (int p = (int)i; p >= 0; p = t->nodes[p].parent)
+        if (tree_node_is_open_menu(&t->nodes[p]))
+            return true;
+    return false;
+}
+
+/* "menu opened: \"File\" ([2] Menu, 9 items)": the items follow as new nodes. */
+static void describe_menu_opened(struct dynbuf *b, const struct wa_tree *t, size_t i)
+{
+    const struct wa_node *n = &t->nodes[i];
+    size_t items = 0;
+    for (size_t j = i + 1; j < t->count && t->nodes[j].depth > n->depth; j++)
+        items += t->nodes[j].parent == (int)i && strcmp(t->nodes[j].type, "MenuItem") == 0;
+    dynbuf_adds(b, "menu opened: ");
+    tree_quote(n->name, b);
+    dynbuf_addf(b, " ([%zu] Menu, ", i + 1);
+    if (n->items_unreadable)
+        dynbuf_adds(b, "items not readable)\n");
+    else
+        dynbuf_addf(b, "%zu item%s)\n", items, items == 1 ? "" : "s");
 }
 
 /* A line for d unless max_lines are written already (then only counted). */
@@ -202,23 +229,38 @@ wa_err tree_diff(const struct wa_tree *before, struct wa_tree *after, size_t max
         int parent = after->nodes[i].parent;
         if (parent >= 0 && after->nodes[parent].is_new)
             continue;
-        if (want_line(max_lines, &lines)) {
-            dynbuf_adds(&d->lines, "new: ");
-            describe(&d->lines, after, i);
-            dynbuf_addc(&d->lines, '\n');
+        if (!want_line(max_lines, &lines))
+            continue;
+        if (tree_node_is_open_menu(&after->nodes[i])) {
+            describe_menu_opened(&d->lines, after, i);
+            continue;
         }
+        dynbuf_adds(&d->lines, "new: ");
+        describe(&d->lines, after, i);
+        dynbuf_addc(&d->lines, '\n');
     }
+    for (size_t i = 0; i < before->count; i++) {
+        const struct wa_node *n = &before->nodes[bk[i].index];
+        if (bk[i].used || !tree_node_is_open_menu(n) || !want_line(max_lines, &lines))
+            continue;
+        dynbuf_adds(&d->lines, "menu closed: ");
+        tree_quote(n->name, &d->lines);
+        dynbuf_addc(&d->lines, '\n');
+    }
+    size_t gone_others = 0; /* not in a closed menu, which has its line above */
     for (size_t i = 0; i < before->count; i++)
-        if (!bk[i].used)
+        if (!bk[i].used) {
             d->n_vanished++;
-    if (d->n_vanished && want_line(max_lines, &lines)) {
-        dynbuf_addf(&d->lines, "gone: %zu element%s, among them ", d->n_vanished,
-                    d->n_vanished == 1 ? "" : "s");
+            gone_others += !in_open_menu(before, bk[i].index);
+        }
+    if (gone_others && want_line(max_lines, &lines)) {
+        dynbuf_addf(&d->lines, "gone: %zu element%s, among them ", gone_others,
+                    gone_others == 1 ? "" : "s");
         size_t shown = 0;
         for (size_t i = 0; i < before->count && shown < 3; i++) {
             const struct wa_node *n = &before->nodes[bk[i].index];
-            if (bk[i].used || !*n->name) /* the named ones say most */
-                continue;
+            if (bk[i].used || !*n->name || in_open_menu(before, bk[i].index))
+                continue; /* the named ones say most */
             dynbuf_adds(&d->lines, shown++ ? ", " : "");
             dynbuf_addf(&d->lines, "%s ", n->type);
             tree_quote(n->name, &d->lines);

@@ -103,8 +103,10 @@ wa_err uia_element_to_info(const struct uia_raw_element *raw, struct tree_elemen
         out->patterns |= WA_PAT_DEFAULT_ACTION;
     out->hwnd = raw->hwnd;
     out->child_id = 0;
+    bool accel = raw->accelerator && *raw->accelerator;
+    out->accelerator = accel ? str_dup(raw->accelerator) : NULL;
     if (!out->type || (raw->name && !out->name) || (raw->automation_id && !out->automation_id) ||
-        (raw->class_name && !out->class_name) ||
+        (accel && !out->accelerator) || (raw->class_name && !out->class_name) ||
         ((raw->patterns & WA_PAT_VALUE) && !raw->is_password && !out->value) ||
         (raw->runtime_id && raw->runtime_id_len && !out->runtime_id)) {
         free(out->type);
@@ -113,6 +115,7 @@ wa_err uia_element_to_info(const struct uia_raw_element *raw, struct tree_elemen
         free(out->class_name);
         free(out->value);
         free(out->runtime_id);
+        free(out->accelerator);
         memset(out, 0, sizeof *out);
         return wa_fail(WA_E_NOMEM, "out of memory describing a UI Automation element");
     }

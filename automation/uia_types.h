@@ -50,6 +50,7 @@ struct uia_raw_element {
     int expand_state;           /* enum uia_expand_state (with WA_PAT_EXPAND) */
     bool is_selected;           /* SelectionItemIsSelected (with WA_PAT_SELECT) */
     const char *default_action; /* LegacyIAccessibleDefaultAction, NULL/"" when none */
+    const char *accelerator;    /* AcceleratorKey ("Ctrl+S"), NULL/"" when none */
 };
 
 /* Fills *out (heap copies, as tree_walk expects) from the raw values: the type from
@@ -57,7 +58,8 @@ struct uia_raw_element {
  * a missing, empty or non-finite rectangle), the state bits (disabled, focused,
  * focusable, offscreen; checked from an On toggle state; expanded/collapsed from the
  * expand state except for leaf nodes; selected), the value only where the Value
- * pattern exists and never for password fields, the runtime id as "42.7.1".
+ * pattern exists and never for password fields, the runtime id as "42.7.1", the
+ * accelerator key where there is one.
  * WA_E_NOMEM, with *out cleared, when a copy fails. */
 wa_err uia_element_to_info(const struct uia_raw_element *raw, struct tree_element_info *out);
 

@@ -85,6 +85,7 @@ static const struct wa_backend win_backend = {
     .element_action = win_element_action,
     .element_value = win_element_value,
     .focused_value = win_focused_value,
+    .open_menus = win_open_menus,
 
     .run_shell = win_run_shell,
 };

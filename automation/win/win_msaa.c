@@ -9,10 +9,13 @@
 #include <windows.h>
 #include <ole2.h>
 #include <oleacc.h>
+#include <commctrl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "automation/win/win_msaa.h"
+#include "automation/win/win_menu.h"
 #include "automation/win/win_msaa_cc.h"
 #include "automation/win/win_utf8.h"
 #include "automation/win/win_window.h"
@@ -41,10 +44,13 @@ _Static_assert(MSAA_STATE_PROTECTED == STATE_SYSTEM_PROTECTED, "oleacc.h state v
 #define LABEL_MAX     80   /* bytes: longer static text before a control is no label */
 
 enum el_kind {
-    EL_WINDOW,  /* a window */
-    EL_ACC,     /* an MSAA object (child_id CHILDID_SELF) or a simple element of one */
-    EL_ITEM,    /* an item of a list or combo box, read with messages */
-    EL_MENUBAR, /* a menu bar MSAA cannot read (Wine): its place, no items */
+    EL_WINDOW,   /* a window */
+    EL_ACC,      /* an MSAA object (child_id CHILDID_SELF) or a simple element of one */
+    EL_ITEM,     /* an item of a list or combo box, read with messages */
+    EL_MENUBAR,  /* a menu bar MSAA cannot read: its place, items by the menu functions */
+    EL_MENUITEM, /* an item read with the menu functions (menu, pos) */
+    EL_POPUP,    /* an open popup menu window (#32768) */
+    EL_POPUPS,   /* the root of a walk of a thread's open popup menus (not shown) */
 };
 
 struct el_desc {
@@ -60,6 +66,11 @@ struct el_desc {
     bool client_tried;
     bool client_standard; /* the window serves none: oleacc's standard object stands in */
     long client_role;     /* its role, once asked */
+    HMENU menu;           /* EL_MENUBAR, EL_POPUP (when read), EL_MENUITEM: the menu */
+    int pos;              /* EL_MENUITEM: the item's position */
+    bool in_bar;          /* EL_MENUITEM: an item of hwnd's menu bar (else of a popup) */
+    bool menu_read;       /* EL_POPUP: the route to its items is chosen */
+    bool items_by_acc;    /* EL_POPUP: its items are its client object's children */
 };
 
 /* The children of one element (or the root alone), shared by the handles into it. */
@@ -118,6 +129,9 @@ struct win_msaa_ctx {
     size_t nlists, cap_lists;
     HANDLE ahead[AHEAD_CAP]; /* threads reading lists ahead of the walk */
     int nahead;
+    HWND popups[WIN_MENU_POPUPS_MAX]; /* a walk of open popup menus: their windows */
+    size_t npopups;
+    bool popup_walk;
 };
 
 /* ---- lists and handles ---- */
@@ -481,6 +495,23 @@ static void take_string(char **dst, char *s)
     *dst = s;
 }
 
+/* The position of a slider, progress bar or spin button as its value ("30"), read
+ * with the control's own messages (no pointers: nothing to copy across processes);
+ * NULL for other types or when it does not answer. */
+static char *range_value(struct win_gate *g, HWND h, const char *type)
+{
+    UINT msg = strcmp(type, "Slider") == 0        ? TBM_GETPOS
+               : strcmp(type, "ProgressBar") == 0 ? PBM_GETPOS
+               : strcmp(type, "Spinner") == 0     ? UDM_GETPOS32
+                                                  : 0;
+    LRESULT pos = 0;
+    if (!msg || !send_msg(g, h, msg, 0, 0, MESSAGE_MS, &pos))
+        return NULL;
+    char buf[24];
+    snprintf(buf, sizeof buf, "%ld", (long)(int)pos);
+    return str_dup(buf);
+}
+
 static wa_err info_root(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
 {
     (void)c;
@@ -535,6 +566,11 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
         free(acc_name);
     if (!out->name && takes_label)
         out->name = label_before(h);
+    /* A spin button sits beside the edit it steps (its buddy): the edit's label. */
+    LRESULT buddy = 0;
+    if (!out->name && strcmp(type, "Spinner") == 0 && ts->responsive &&
+        send_msg(c->gate, h, UDM_GETBUDDY, 0, 0, MESSAGE_MS, &buddy) && buddy)
+        out->name = label_before((HWND)buddy);
 
     /* Value: edits and combo boxes; never a password field's. */
     bool secret = (have_state && (state & STATE_SYSTEM_PROTECTED)) ||
@@ -567,6 +603,9 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
     }
     out->states = s;
 
+    if (ts->responsive && !out->value)
+        out->value = range_value(c->gate, h, type);
+
     out->patterns = patterns_for_type(type);
     if ((out->patterns & WA_PAT_VALUE) && strcmp(type, "Edit") == 0 && (style & ES_READONLY))
         out->patterns &= ~(unsigned)WA_PAT_VALUE;
@@ -584,13 +623,20 @@ static wa_err info_acc(struct win_msaa_ctx *c, struct el_desc *d, struct tree_el
     const char *type = msaa_role_type_name(role, (unsigned long)state);
     out->type = str_dup(type ? type : "Custom");
     out->name = acc_text(c->gate, d->acc, d->child_id, ACC_NAME);
-    if (!(have_state && (state & STATE_SYSTEM_PROTECTED)))
+    /* Menu items have no value, and what their default action does is known: two
+     * round trips fewer for each (a menu bar is walked with every tree). */
+    bool menu_item = role == ROLE_SYSTEM_MENUITEM || role == ROLE_SYSTEM_SEPARATOR;
+    if (!menu_item && !(have_state && (state & STATE_SYSTEM_PROTECTED)))
         out->value = acc_text(c->gate, d->acc, d->child_id, ACC_VALUE);
     acc_location(c->gate, d->acc, d->child_id, &out->bounds);
     out->states = have_state ? msaa_state_to_wa((unsigned long)state) : 0;
     out->patterns = patterns_for_type(out->type);
-    char *action = acc_text(c->gate, d->acc, d->child_id, ACC_DEFAULT_ACTION);
-    if (action && *action)
+    if (menu_item && (have_state && (state & STATE_SYSTEM_HASPOPUP))) {
+        out->patterns |= WA_PAT_EXPAND;
+        out->states |= (state & STATE_SYSTEM_EXPANDED) ? WA_ST_EXPANDED : WA_ST_COLLAPSED;
+    }
+    char *action = menu_item ? NULL : acc_text(c->gate, d->acc, d->child_id, ACC_DEFAULT_ACTION);
+    if (menu_item || (action && *action))
         out->patterns |= WA_PAT_DEFAULT_ACTION;
     free(action);
     out->child_id = d->child_id;
@@ -977,10 +1023,11 @@ static wa_err info_item(struct win_msaa_ctx *c, struct el_desc *d, struct tree_e
     HWND h = d->hwnd;
     if (d->items != MSAA_ITEMS_LISTBOX && d->items != MSAA_ITEMS_COMBOBOX) {
         if (!thread_of(c, h)->responsive || !ctx_cc(c)) {
-            out->type = str_dup(d->items == MSAA_ITEMS_TREEVIEW  ? "TreeItem"
-                                : d->items == MSAA_ITEMS_TAB     ? "TabItem"
-                                : d->items == MSAA_ITEMS_TOOLBAR ? "Button"
-                                                                 : "ListItem");
+            out->type = str_dup(d->items == MSAA_ITEMS_TREEVIEW    ? "TreeItem"
+                                : d->items == MSAA_ITEMS_TAB       ? "TabItem"
+                                : d->items == MSAA_ITEMS_TOOLBAR   ? "Button"
+                                : d->items == MSAA_ITEMS_STATUSBAR ? "Text"
+                                                                   : "ListItem");
             return WA_E_OK;
         }
         return win_cc_item_info(c->cc, h, d->items, d->item_id, out);
@@ -1038,6 +1085,7 @@ static wa_err info_menubar(struct el_desc *d, struct tree_element_info *out)
 {
     out->type = str_dup("MenuBar");
     out->name = str_dup("Application"); /* what MSAA calls a window's menu bar */
+    out->items_unreadable = win_menu_count(d->menu) <= 0;
     WINDOWINFO wi = {.cbSize = sizeof wi};
     TITLEBARINFO ti = {.cbSize = sizeof ti};
     if (GetWindowInfo(d->hwnd, &wi)) {
@@ -1047,6 +1095,53 @@ static wa_err info_menubar(struct el_desc *d, struct tree_element_info *out)
             top = ti.rcTitleBar.bottom;
         out->bounds = (struct wa_rect){wi.rcClient.left, top, wi.rcClient.right, wi.rcClient.top};
     }
+    return WA_E_OK;
+}
+
+static long acc_child_count(struct win_gate *g, IAccessible *acc)
+{
+    long n = 0;
+    win_gate_leave(g);
+    HRESULT hr = IAccessible_get_accChildCount(acc, &n);
+    win_gate_enter(g);
+    return SUCCEEDED(hr) ? n : 0;
+}
+
+/* Chooses how an open popup menu's items are read: its client object when the
+ * program (or Windows' oleacc) serves a popup menu object with children, else the
+ * menu functions on the menu MN_GETHMENU names; neither: not readable (Wine). */
+static void choose_popup_route(struct win_msaa_ctx *c, struct el_desc *d)
+{
+    if (d->menu_read)
+        return;
+    d->menu_read = true;
+    IAccessible *client = desc_client(c, d);
+    long role = 0;
+    if (client && acc_long(c->gate, client, CHILDID_SELF, false, &role) &&
+        role == ROLE_SYSTEM_MENUPOPUP && acc_child_count(c->gate, client) > 0) {
+        d->items_by_acc = true;
+        return;
+    }
+    if (thread_of(c, d->hwnd)->responsive)
+        d->menu = win_menu_of_popup(d->hwnd, c->gate);
+    if (win_menu_count(d->menu) <= 0)
+        d->menu = NULL;
+}
+
+static wa_err info_popup(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
+{
+    choose_popup_route(c, d);
+    out->type = str_dup("Menu");
+    out->class_name = class_of(d->hwnd);
+    out->bounds = rect_of(d->hwnd);
+    out->hwnd = (uint64_t)(uintptr_t)d->hwnd;
+    if (d->items_by_acc)
+        out->name = acc_text(c->gate, d->client, CHILDID_SELF, ACC_NAME);
+    else if (d->menu)
+        out->name = win_menu_opener_name(c->root, d->menu);
+    if (!out->name)
+        out->name = str_dup("");
+    out->items_unreadable = !d->items_by_acc && !d->menu;
     return WA_E_OK;
 }
 
@@ -1069,6 +1164,14 @@ static wa_err m_info(void *ctx, void *el, struct tree_element_info *out)
         return info_item(c, d, out);
     case EL_MENUBAR:
         return info_menubar(d, out);
+    case EL_MENUITEM:
+        win_menu_item_info(d->in_bar ? d->hwnd : NULL, d->menu, d->pos, out);
+        return WA_E_OK;
+    case EL_POPUP:
+        return info_popup(c, d, out);
+    case EL_POPUPS:
+        out->type = str_dup("Pane");
+        return WA_E_OK;
     }
     return WA_E_OK;
 }
@@ -1184,12 +1287,17 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
 {
     HWND h = d->hwnd;
     if (d->root && GetMenu(h)) {
+        /* MSAA's menu bar object where there is one with items (Windows' oleacc, or
+         * the program's own), else the menu functions (Windows), else its place. */
         struct el_desc m = {.kind = EL_MENUBAR, .hwnd = h};
         if (thread_of(c, h)->responsive)
             m.acc = object_from_window(c->gate, h, OBJID_MENU);
-        if (m.acc) {
+        if (m.acc && acc_child_count(c->gate, m.acc) > 0) {
             m.kind = EL_ACC;
             m.child_id = CHILDID_SELF;
+        } else {
+            WIN_RELEASE(m.acc);
+            m.menu = GetMenu(h);
         }
         list_add(l, &m);
     }
@@ -1221,20 +1329,50 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
         add_acc_children(c, l, client, h);
 }
 
+/* The items of a menu bar or an open popup menu, by the route chosen for it. */
+static void menu_children(struct win_msaa_ctx *c, struct el_desc *d, struct el_list *l)
+{
+    if (d->kind == EL_POPUP) {
+        choose_popup_route(c, d);
+        if (d->items_by_acc) {
+            add_acc_children(c, l, d->client, d->hwnd);
+            return;
+        }
+    }
+    int n = win_menu_count(d->menu);
+    for (int i = 0; i < n && i < ITEM_CAP; i++) {
+        struct el_desc m = {.kind = EL_MENUITEM,
+                            .hwnd = d->hwnd,
+                            .menu = d->menu,
+                            .pos = i,
+                            .in_bar = d->kind == EL_MENUBAR};
+        if (!list_add(l, &m))
+            return;
+    }
+}
+
 static wa_err m_first_child(void *ctx, void *el, void **out)
 {
     struct win_msaa_ctx *c = ctx;
     struct el_desc *d = desc_of(el);
     *out = NULL;
     bool parent = d->kind == EL_WINDOW || (d->kind == EL_ACC && d->child_id == CHILDID_SELF) ||
-                  (d->kind == EL_ITEM && d->items == MSAA_ITEMS_TREEVIEW);
-    if (!parent || !IsWindow(d->hwnd))
+                  (d->kind == EL_ITEM && d->items == MSAA_ITEMS_TREEVIEW) ||
+                  d->kind == EL_MENUBAR || d->kind == EL_POPUP || d->kind == EL_POPUPS;
+    if (!parent || (d->kind != EL_POPUPS && !IsWindow(d->hwnd)))
         return WA_E_OK;
     struct el_list *l = list_new();
     if (!l)
         return wa_fail(WA_E_NOMEM, "out of memory listing children");
     if (d->kind == EL_WINDOW)
         window_children(c, d, l);
+    else if (d->kind == EL_MENUBAR || d->kind == EL_POPUP)
+        menu_children(c, d, l);
+    else if (d->kind == EL_POPUPS)
+        for (size_t i = 0; i < c->npopups; i++) {
+            struct el_desc p = {.kind = EL_POPUP, .hwnd = c->popups[i]};
+            list_add(l, &p);
+        }
     else if (d->kind == EL_ACC && d->child_id == CHILDID_SELF)
         add_acc_children(c, l, d->acc, d->hwnd);
     else if (d->kind == EL_ITEM && d->items == MSAA_ITEMS_TREEVIEW)
@@ -1267,7 +1405,8 @@ static wa_err m_root(void *ctx, void **out)
         return wa_fail(WA_E_WINDOW_NOT_FOUND, "window 0x%llx is gone",
                        (unsigned long long)(uintptr_t)c->root);
     struct el_list *l = list_new();
-    struct el_desc d = {.kind = EL_WINDOW, .hwnd = c->root, .root = true};
+    struct el_desc d = {
+        .kind = c->popup_walk ? EL_POPUPS : EL_WINDOW, .hwnd = c->root, .root = !c->popup_walk};
     if (l && list_add(l, &d))
         *out = handle_new(l, 0);
     list_unref(l);
@@ -1306,6 +1445,18 @@ wa_err win_msaa_open(HWND root, struct win_gate *gate, struct win_msaa_ctx **out
         return wa_fail(WA_E_NOMEM, "out of memory");
     (*out)->root = root;
     (*out)->gate = gate;
+    return WA_E_OK;
+}
+
+wa_err win_msaa_open_popups(HWND root, const HWND *popups, size_t n, struct win_gate *gate,
+                            struct win_msaa_ctx **out)
+{
+    wa_err e = win_msaa_open(root, gate, out);
+    if (e)
+        return e;
+    (*out)->popup_walk = true;
+    for (size_t i = 0; i < n && i < WIN_MENU_POPUPS_MAX; i++)
+        (*out)->popups[(*out)->npopups++] = popups[i];
     return WA_E_OK;
 }
 

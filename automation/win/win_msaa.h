@@ -12,7 +12,8 @@
 #include "automation/win/win_tree_job.h"
 
 /* Ops over a struct win_msaa_ctx. Elements: the window, its menu bar (with the menu
- * items where MSAA can read them), its visible child windows in Z order, the items
+ * items from MSAA's OBJID_MENU object, else the menu functions; marked
+ * items_unreadable when neither reads them), its visible child windows in Z order, the items
  * of list and combo boxes (read with LB_/CB_ messages), of tree views (the expanded
  * part), list views and tab controls (win_msaa_cc.h), and the MSAA children of
  * each client object that have no window of their own. Every call that can block on
@@ -25,6 +26,15 @@ struct win_msaa_ctx;
 
 /* A context for walking the tree of top-level window root; gate may be NULL. */
 wa_err win_msaa_open(HWND root, struct win_gate *gate, struct win_msaa_ctx **out);
+
+/* A context for walking the open popup menus of root's thread (win_menu_popups): the
+ * root element is a placeholder (a Pane) whose children are the popups, each a Menu
+ * with its bounds, named by the item that opened it where that can be read, and its
+ * items from its client object (a popup menu object: the program's own, or Windows'
+ * oleacc) or else from the menu functions; with neither it is marked
+ * items_unreadable. */
+wa_err win_msaa_open_popups(HWND root, const HWND *popups, size_t n, struct win_gate *gate,
+                            struct win_msaa_ctx **out);
 void win_msaa_close(struct win_msaa_ctx *c);
 
 /* wa_tree.release_handle of "msaa" trees; and another reference to a handle, for an

@@ -2,10 +2,13 @@
 #include "automation/win/win_msaa_cc.h"
 
 #include <commctrl.h>
+#include <psapi.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "automation/win/win_utf8.h"
+#include "base/dynbuf.h"
 #include "base/str.h"
 
 #define MESSAGE_MS 500 /* per message */
@@ -17,7 +20,8 @@
 #define TEXT_CHARS  ((REMOTE_SIZE - OFF_TEXT) / (int)sizeof(wchar_t))
 
 _Static_assert(sizeof(TVITEMEXW) <= OFF_RECT && sizeof(LVITEMW) <= OFF_RECT &&
-                   sizeof(TCITEMW) <= OFF_RECT,
+                   sizeof(TCITEMW) <= OFF_RECT && sizeof(NMTTDISPINFOW) <= OFF_RECT &&
+                   sizeof(HDITEMW) <= OFF_RECT,
                "item structures fit the buffer");
 
 struct remote {
@@ -27,11 +31,29 @@ struct remote {
     bool leak;      /* a message using it timed out: the target may still write to it */
 };
 
+#define COLUMNS_MAX 8 /* report-mode columns read per list view */
+
+/* The columns of the list view last asked about (a walk reads one list's rows in a
+ * row): asked once per list, not once per row. */
+struct columns {
+    HWND list;
+    int count;                /* 0: not in report mode, or one column only */
+    char *names[COLUMNS_MAX]; /* header texts; NULL where none */
+};
+
 struct win_cc {
     struct win_gate *gate;
     struct remote procs[8];
     int count;
+    struct columns cols;
 };
+
+static void columns_cleanup(struct columns *c)
+{
+    for (int i = 0; i < COLUMNS_MAX; i++)
+        free(c->names[i]);
+    memset(c, 0, sizeof *c);
+}
 
 struct win_cc *win_cc_new(struct win_gate *gate)
 {
@@ -45,6 +67,7 @@ void win_cc_free(struct win_cc *cc)
 {
     if (!cc)
         return;
+    columns_cleanup(&cc->cols);
     for (int i = 0; i < cc->count; i++) {
         struct remote *r = &cc->procs[i];
         if (r->base && !r->leak)
@@ -186,6 +209,17 @@ size_t win_cc_items(struct win_cc *cc, HWND h, enum msaa_item_class k, uint64_t 
     }
     if (k == MSAA_ITEMS_TOOLBAR)
         return toolbar_buttons(cc, h, out, max);
+    if (k == MSAA_ITEMS_STATUSBAR) {
+        /* One part is the bar's own text (its name already): parts from two on. */
+        LRESULT simple = 0;
+        if (send_cc(cc, NULL, h, SB_ISSIMPLE, 0, 0, &simple) && simple)
+            return 0;
+        if (!send_cc(cc, NULL, h, SB_GETPARTS, 0, 0, &v) || v < 2)
+            return 0;
+        for (; n < (size_t)v && n < max; n++)
+            out[n] = n;
+        return n;
+    }
     UINT count_msg = k == MSAA_ITEMS_LISTVIEW ? LVM_GETITEMCOUNT
                      : k == MSAA_ITEMS_TAB    ? TCM_GETITEMCOUNT
                                               : 0;
@@ -246,6 +280,61 @@ static wa_err tree_item_info(struct win_cc *cc, struct remote *r, HWND h, HTREEI
     return WA_E_OK;
 }
 
+/* The list view's report-mode columns (header texts), read once per list. */
+static struct columns *columns_of(struct win_cc *cc, struct remote *r, HWND h)
+{
+    struct columns *c = &cc->cols;
+    if (c->list == h)
+        return c;
+    columns_cleanup(c);
+    c->list = h;
+    LRESULT view = 0, header = 0, n = 0, ok = 0;
+    bool report = (GetWindowLongW(h, GWL_STYLE) & LVS_TYPEMASK) == LVS_REPORT;
+    if (send_cc(cc, NULL, h, LVM_GETVIEW, 0, 0, &view))
+        report = view == LV_VIEW_DETAILS;
+    if (!report || !send_cc(cc, NULL, h, LVM_GETHEADER, 0, 0, &header) || !header ||
+        !send_cc(cc, NULL, (HWND)header, HDM_GETITEMCOUNT, 0, 0, &n) || n < 2)
+        return c;
+    c->count = n > COLUMNS_MAX ? COLUMNS_MAX : (int)n;
+    for (int i = 0; i < c->count; i++) {
+        HDITEMW hd = {
+            .mask = HDI_TEXT, .pszText = (LPWSTR)(r->base + OFF_TEXT), .cchTextMax = TEXT_CHARS};
+        if (put(r, OFF_STRUCT, &hd, sizeof hd) && clear_text(r) &&
+            send_cc(cc, r, (HWND)header, HDM_GETITEMW, (WPARAM)i, at(r, OFF_STRUCT), &ok) && ok)
+            c->names[i] = remote_text(r);
+    }
+    return c;
+}
+
+/* A report-mode row's other cells as its value: "Type: REG_SZ; Data: hello" (each
+ * cell after its column's header). NULL when the list shows one column. */
+static char *row_cells(struct win_cc *cc, struct remote *r, HWND h, int i)
+{
+    struct columns *c = columns_of(cc, r, h);
+    if (c->count < 2)
+        return NULL;
+    struct dynbuf b;
+    dynbuf_init(&b, 4 * TEXT_CHARS);
+    for (int col = 1; col < c->count; col++) {
+        LVITEMW lv = {
+            .iSubItem = col, .pszText = (LPWSTR)(r->base + OFF_TEXT), .cchTextMax = TEXT_CHARS};
+        LRESULT len = 0;
+        char *text = NULL;
+        if (put(r, OFF_STRUCT, &lv, sizeof lv) && clear_text(r) &&
+            send_cc(cc, r, h, LVM_GETITEMTEXTW, (WPARAM)i, at(r, OFF_STRUCT), &len))
+            text = remote_text(r);
+        if (col > 1)
+            dynbuf_adds(&b, "; ");
+        if (c->names[col] && *c->names[col])
+            dynbuf_addf(&b, "%s: ", c->names[col]);
+        dynbuf_adds(&b, text ? text : "");
+        free(text);
+    }
+    char *v = dynbuf_take(&b);
+    dynbuf_cleanup(&b);
+    return v;
+}
+
 static wa_err list_item_info(struct win_cc *cc, struct remote *r, HWND h, int i,
                              struct tree_element_info *out)
 {
@@ -264,6 +353,7 @@ static wa_err list_item_info(struct win_cc *cc, struct remote *r, HWND h, int i,
         out->name = remote_text(r);
         if (lv.state & LVIS_SELECTED)
             out->states |= WA_ST_SELECTED;
+        out->value = row_cells(cc, r, h, i);
     }
     RECT in = {.left = LVIR_SELECTBOUNDS}; /* icon and label: where a click selects */
     bool visible;
@@ -294,7 +384,64 @@ static wa_err tab_item_info(struct win_cc *cc, struct remote *r, HWND h, int i,
     return WA_E_OK;
 }
 
-/* A toolbar button's name: its text, else its tooltip (most toolbars show icons). */
+/* A string resource of a module loaded in the target (its file opened here as data). */
+static char *module_string(struct remote *r, HINSTANCE module, UINT id)
+{
+    wchar_t path[MAX_PATH];
+    DWORD n = K32GetModuleFileNameExW(r->process, module, path, MAX_PATH);
+    if (!n || n >= MAX_PATH)
+        return NULL;
+    HMODULE m =
+        LoadLibraryExW(path, NULL, LOAD_LIBRARY_AS_DATAFILE | LOAD_LIBRARY_AS_IMAGE_RESOURCE);
+    if (!m)
+        return NULL;
+    wchar_t buf[256];
+    int len = LoadStringW(m, id, buf, 256);
+    FreeLibrary(m);
+    return len > 0 ? win_wide_to_utf8_n(buf, len) : NULL;
+}
+
+/* A callback tooltip's text, asked as the tooltip itself asks (TTN_GETDISPINFO, the
+ * structure in the target's memory): of the toolbar, which answers from its own
+ * strings or asks the window it notifies, then of its parent window. The answer is
+ * the structure's own buffer, a pointer into the target, or a string resource of
+ * one of its modules. */
+static char *ask_dispinfo(struct win_cc *cc, struct remote *r, HWND to, HWND tips, int id)
+{
+    LPWSTR own = (LPWSTR)(r->base + OFF_STRUCT + offsetof(NMTTDISPINFOW, szText));
+    NMTTDISPINFOW di = {.hdr = {.hwndFrom = tips, .idFrom = (UINT_PTR)id, .code = TTN_GETDISPINFOW},
+                        .lpszText = own};
+    LRESULT ignored;
+    if (!to || !put(r, OFF_STRUCT, &di, sizeof di) ||
+        !send_cc(cc, r, to, WM_NOTIFY, (WPARAM)id, at(r, OFF_STRUCT), &ignored) ||
+        !get(r, OFF_STRUCT, &di, sizeof di))
+        return NULL;
+    if (di.lpszText == own) {
+        di.szText[sizeof di.szText / sizeof di.szText[0] - 1] = L'\0';
+        return win_wide_to_utf8(di.szText);
+    }
+    if (IS_INTRESOURCE(di.lpszText))
+        return di.hinst && di.lpszText ? module_string(r, di.hinst, (UINT)(uintptr_t)di.lpszText)
+                                       : NULL;
+    wchar_t buf[256] = {0};
+    SIZE_T done = 0;
+    ReadProcessMemory(r->process, di.lpszText, buf, sizeof buf - sizeof buf[0], &done);
+    return done ? win_wide_to_utf8(buf) : NULL;
+}
+
+static char *tooltip_callback_text(struct win_cc *cc, struct remote *r, HWND toolbar, HWND tips,
+                                   int id)
+{
+    char *text = ask_dispinfo(cc, r, toolbar, tips, id);
+    if (!text || !*text) {
+        free(text);
+        text = ask_dispinfo(cc, r, GetParent(toolbar), tips, id);
+    }
+    return text;
+}
+
+/* A toolbar button's name: its text, else its tooltip (most toolbars show icons): the
+ * tooltip's stored text, else the text its owner gives when asked. */
 static char *toolbar_name(struct win_cc *cc, struct remote *r, HWND h, int id)
 {
     LRESULT len = 0, tips = 0, ignored;
@@ -312,6 +459,10 @@ static char *toolbar_name(struct win_cc *cc, struct remote *r, HWND h, int id)
         if (clear_text(r) && put(r, OFF_STRUCT, &ti, sizeof ti) &&
             send_cc(cc, r, (HWND)tips, TTM_GETTEXTW, TEXT_CHARS, at(r, OFF_STRUCT), &ignored))
             name = remote_text(r);
+        if (!name || !*name) {
+            free(name);
+            name = tooltip_callback_text(cc, r, h, (HWND)tips, id);
+        }
     }
     char *clean = msaa_text_to_name(name);
     free(name);
@@ -339,14 +490,38 @@ static wa_err toolbar_item_info(struct win_cc *cc, struct remote *r, HWND h, int
     return WA_E_OK;
 }
 
+/* A status bar part: Text named by its text (SB_GETTEXT), in its place (SB_GETRECT). */
+static wa_err status_part_info(struct win_cc *cc, struct remote *r, HWND h, int i,
+                               struct tree_element_info *out)
+{
+    LRESULT len = 0, ok = 0;
+    out->type = str_dup("Text");
+    out->child_id = i + 1;
+    if (send_cc(cc, NULL, h, SB_GETTEXTLENGTHW, (WPARAM)i, 0, &len) && LOWORD(len) < TEXT_CHARS &&
+        clear_text(r) && send_cc(cc, r, h, SB_GETTEXTW, (WPARAM)i, at(r, OFF_TEXT), &ok)) {
+        char *text = remote_text(r);
+        out->name = msaa_text_to_name(text);
+        free(text);
+    }
+    RECT rc;
+    if (put(r, OFF_RECT, &(RECT){0}, sizeof rc) &&
+        send_cc(cc, r, h, SB_GETRECT, (WPARAM)i, at(r, OFF_RECT), &ok) && ok &&
+        get(r, OFF_RECT, &rc, sizeof rc) && rc.right > rc.left) {
+        MapWindowPoints(h, NULL, (POINT *)&rc, 2);
+        out->bounds = (struct wa_rect){rc.left, rc.top, rc.right, rc.bottom};
+    }
+    return WA_E_OK;
+}
+
 wa_err win_cc_item_info(struct win_cc *cc, HWND h, enum msaa_item_class k, uint64_t item,
                         struct tree_element_info *out)
 {
     struct remote *r = remote_for(cc, h);
-    const char *type = k == MSAA_ITEMS_TREEVIEW  ? "TreeItem"
-                       : k == MSAA_ITEMS_TAB     ? "TabItem"
-                       : k == MSAA_ITEMS_TOOLBAR ? "Button"
-                                                 : "ListItem";
+    const char *type = k == MSAA_ITEMS_TREEVIEW    ? "TreeItem"
+                       : k == MSAA_ITEMS_TAB       ? "TabItem"
+                       : k == MSAA_ITEMS_TOOLBAR   ? "Button"
+                       : k == MSAA_ITEMS_STATUSBAR ? "Text"
+                                                   : "ListItem";
     if (!r) { /* another bitness, or no access: the item without its facts */
         out->type = str_dup(type);
         return WA_E_OK;
@@ -357,6 +532,8 @@ wa_err win_cc_item_info(struct win_cc *cc, HWND h, enum msaa_item_class k, uint6
         return list_item_info(cc, r, h, (int)item, out);
     if (k == MSAA_ITEMS_TOOLBAR)
         return toolbar_item_info(cc, r, h, (int)item, out);
+    if (k == MSAA_ITEMS_STATUSBAR)
+        return status_part_info(cc, r, h, (int)item, out);
     return tab_item_info(cc, r, h, (int)item, out);
 }
 
@@ -442,6 +619,7 @@ wa_err win_cc_action(HWND h, enum msaa_item_class k, uint64_t item, enum wa_elem
                     k == MSAA_ITEMS_TREEVIEW   ? "tree items"
                     : k == MSAA_ITEMS_LISTVIEW ? "list view items"
                     : k == MSAA_ITEMS_TOOLBAR  ? "toolbar buttons (click them)"
-                                               : "tabs");
+                    : k == MSAA_ITEMS_TAB      ? "tabs"
+                                               : "status bar parts");
     return e;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "automation/win/win_menu.h"
 #include "automation/win/win_msaa.h"
 #include "automation/win/win_tree_job.h"
 #include "automation/win/win_uia.h"
@@ -12,19 +13,22 @@
 #include "base/os.h"
 #include "base/str.h"
 
-#define GRACE_MS    1000 /* past the walk's budget before the caller gives up */
-#define MSAA_MIN_MS 500  /* what the MSAA walk gets at least after a failed UIA one */
+#define GRACE_MS     1000 /* past the walk's budget before the caller gives up */
+#define MSAA_MIN_MS  500  /* what the MSAA walk gets at least after a failed UIA one */
+#define POPUP_MIN_MS 300  /* what the walk of open popup menus gets at least */
 
 struct tree_job {
     HWND hwnd;
     struct wa_tree_opts opts;
-    struct wa_tree tree; /* the worker's until it has finished (or was captured) */
+    struct wa_tree tree;  /* the worker's until it has finished (or was captured) */
+    struct wa_tree menus; /* the open popup menus, walked apart, until spliced into tree */
 };
 
 static void tree_job_free(void *p)
 {
     struct tree_job *j = p;
     tree_cleanup(&j->tree);
+    tree_cleanup(&j->menus);
     free(j);
 }
 
@@ -40,19 +44,60 @@ static wa_err walk_with(const struct tree_source_ops *src, void *ctx, struct tre
     return tree_walk(src, ctx, &wo, &j->tree);
 }
 
+/* The open popup menus of the window's thread, walked apart (they are top-level
+ * windows of their own) into j->menus; nothing when none is open. */
+static void walk_popups(struct tree_job *j, struct win_gate *gate)
+{
+    HWND popups[WIN_MENU_POPUPS_MAX];
+    size_t n = win_menu_popups(j->hwnd, popups, WIN_MENU_POPUPS_MAX);
+    struct win_msaa_ctx *m = NULL;
+    if (!n || win_msaa_open_popups(j->hwnd, popups, n, gate, &m) != WA_E_OK)
+        return;
+    struct tree_walk_opts wo = {
+        .max_nodes = j->opts.max_nodes / 2,
+        .budget_ms = j->opts.budget_ms / 3 > POPUP_MIN_MS ? j->opts.budget_ms / 3 : POPUP_MIN_MS,
+        .keep_handles = j->opts.keep_handles,
+    };
+    j->menus.release_handle = win_msaa_release_handle;
+    if (tree_walk(&win_msaa_source, m, &wo, &j->menus) != WA_E_OK)
+        tree_cleanup(&j->menus);
+    win_msaa_close(m);
+}
+
+/* The open menus first: walked apart, or found inside a UIA tree. */
+static wa_err add_menus(struct tree_job *j)
+{
+    bool inside = false;
+    for (size_t i = 0; i < j->tree.count && !inside; i++)
+        inside = tree_node_is_open_menu(&j->tree.nodes[i]);
+    if (inside)
+        return tree_hoist_menus(&j->tree);
+    /* An MSAA tree keeps the popups' handles (the same kind as its own). */
+    bool keep = j->opts.keep_handles && j->tree.release_handle == win_msaa_release_handle;
+    wa_err e = tree_splice_first(&j->tree, &j->menus, keep);
+    j->tree.truncated |= j->menus.truncated;
+    j->tree.timed_out |= j->menus.timed_out;
+    return e;
+}
+
 /* The worker: UIA when it is there and gives more than a bare root, else MSAA. */
 static wa_err tree_job_run(void *arg, struct win_gate *gate)
 {
     struct tree_job *j = arg;
     int64_t start = os_now_ms();
-    int budget = j->opts.budget_ms;
+    walk_popups(j, gate);
+    if (j->menus.count > 1)
+        j->opts.max_nodes -= (int)j->menus.count - 1; /* the popups' nodes count too */
+    int budget = j->opts.budget_ms - (int)(os_now_ms() - start);
+    if (budget < MSAA_MIN_MS)
+        budget = MSAA_MIN_MS;
     if (!j->opts.prefer_msaa) {
         struct win_uia_ctx *u = NULL;
         if (win_uia_open(j->hwnd, gate, budget, &u) == WA_E_OK) {
             wa_err e = walk_with(&win_uia_source, u, j, budget, win_uia_release_handle);
             win_uia_close(u);
             if (e == WA_E_OK && j->tree.count > 1)
-                return WA_E_OK;
+                return add_menus(j);
             tree_cleanup(&j->tree);
         }
         budget -= (int)(os_now_ms() - start);
@@ -64,7 +109,7 @@ static wa_err tree_job_run(void *arg, struct win_gate *gate)
     if (e == WA_E_OK)
         e = walk_with(&win_msaa_source, m, j, budget, win_msaa_release_handle);
     win_msaa_close(m);
-    return e;
+    return e ? e : add_menus(j);
 }
 
 /* A partial tree from a captured worker: the worker may still be inside a call on
@@ -94,6 +139,7 @@ wa_err win_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree 
     if (j->opts.budget_ms <= 0)
         j->opts.budget_ms = 3000;
     tree_init(&j->tree);
+    tree_init(&j->menus);
     int budget = j->opts.budget_ms;
 
     int64_t start = os_now_ms();
@@ -137,5 +183,18 @@ wa_err win_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree 
         tree_cleanup(out);
         return wa_fail(WA_E_NOMEM, "out of memory");
     }
+    return WA_E_OK;
+}
+
+wa_err win_open_menus(uint64_t hwnd, uint64_t *out, size_t max, size_t *count)
+{
+    HWND h = (HWND)(uintptr_t)hwnd, popups[WIN_MENU_POPUPS_MAX];
+    *count = 0;
+    if (!h || !IsWindow(h))
+        return wa_fail(WA_E_WINDOW_NOT_FOUND, "no window 0x%llx", (unsigned long long)hwnd);
+    size_t n = win_menu_popups(h, popups, max < WIN_MENU_POPUPS_MAX ? max : WIN_MENU_POPUPS_MAX);
+    for (size_t i = 0; i < n; i++)
+        out[i] = (uint64_t)(uintptr_t)popups[i];
+    *count = n;
     return WA_E_OK;
 }

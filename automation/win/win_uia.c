@@ -53,6 +53,7 @@ static const PROPERTYID cached_props[] = {
     UIA_ExpandCollapseExpandCollapseStatePropertyId,
     UIA_SelectionItemIsSelectedPropertyId,
     UIA_LegacyIAccessibleDefaultActionPropertyId,
+    UIA_AcceleratorKeyPropertyId,
     UIA_IsInvokePatternAvailablePropertyId,
     UIA_IsTogglePatternAvailablePropertyId,
     UIA_IsExpandCollapsePatternAvailablePropertyId,
@@ -241,6 +242,7 @@ static wa_err u_info(void *ctx, void *handle, struct tree_element_info *out)
     char *cls = cached_string(el, UIA_ClassNamePropertyId);
     char *value = cached_string(el, UIA_ValueValuePropertyId);
     char *action = cached_string(el, UIA_LegacyIAccessibleDefaultActionPropertyId);
+    char *accel = cached_string(el, UIA_AcceleratorKeyPropertyId);
     int rid[32];
     double rect[4];
     r.control_type = cached_int(el, UIA_ControlTypePropertyId, 0);
@@ -249,6 +251,7 @@ static wa_err u_info(void *ctx, void *handle, struct tree_element_info *out)
     r.class_name = cls;
     r.value = value;
     r.default_action = action;
+    r.accelerator = accel;
     /* Window handles have 32 significant bits, sign-extended on 64-bit Windows. */
     r.hwnd = (uint64_t)(intptr_t)cached_int(el, UIA_NativeWindowHandlePropertyId, 0);
     if (cached_array(el, UIA_BoundingRectanglePropertyId, VT_R8, rect, sizeof rect[0], 4) == 4) {
@@ -278,6 +281,7 @@ static wa_err u_info(void *ctx, void *handle, struct tree_element_info *out)
     free(cls);
     free(value);
     free(action);
+    free(accel);
     return e;
 }
 

@@ -3,13 +3,14 @@
 /*
  * Command line
  * ------------
- *   testapp.exe [--log PATH] [--panel main|keypad] [--x X --y Y] [--title TEXT]
+ *   testapp.exe [--log PATH] [--panel main|keypad|controls] [--x X --y Y] [--title TEXT]
  *               [--topmost 1] [--list-select extended]
  *
  *   --log PATH    append one JSON object per event to PATH (UTF-8, one line each,
  *                 written with a single WriteFile so a reader never sees half a line;
  *                 the file is shared for reading, writing and deleting).
- *   --panel NAME  "main" (default): the main window; "keypad": the keypad window.
+ *   --panel NAME  "main" (default): the main window; "keypad": the keypad window;
+ *                 "controls": the common controls window.
  *   --x, --y      top-left corner of the window (outer frame) in screen pixels,
  *                 default 40,40.
  *   --title TEXT  the main window's title instead of "winagent testapp".
@@ -47,8 +48,11 @@
  *                  x, y (canvas client pixels), target "red"|"green"|"blue"|null
  *   drag           control "canvas", button, from [x,y], to [x,y] (down and up more than
  *                  5 px apart; the canvas captures the mouse while a button is down)
- *   menu           item: menu text without '&' ("Open dialog...", "Exit", "Select all",
- *                  "Clear", "About"); Exit then closes the window
+ *   menu           item: menu text without '&' and shortcut ("Save as...", "2 todo.txt",
+ *                  "Copy", ...), id: its command id; every WM_COMMAND of a menu item
+ *                  (menu bar, submenus, context menu) is logged. Exit then closes the
+ *                  window
+ *   toolbar        id (controls panel: 450 Open, 451 Bold, 452 Italic)
  *   accelerator    name "save" (Ctrl+S)
  *   key            vk, name, ctrl, shift, alt, win, repeat (the key was already down),
  *                  focus. Logged for every WM_KEYDOWN / WM_SYSKEYDOWN the thread takes
@@ -111,9 +115,27 @@
  * Hit-testing uses exactly the painted shapes (the circle is one GDI region, used for
  * both). No anti-aliasing, no theme.
  *
- * Menu bar: File (Open dialog..., separator, Exit), Edit (Select all, Clear),
- * Help (About). Select all selects the edit's text and focuses it; Clear empties the
- * edit (which logs text_changed); About only logs.
+ * Menu bar: File (New Ctrl+N, Open... Ctrl+O, Save Ctrl+S, Save as..., Recent >
+ * (1 notes.txt, 2 todo.txt), Print... (disabled), Word wrap (checked), Open dialog...,
+ * separator, Exit), Edit (Select all, Clear), Help (About). Select all selects the
+ * edit's text and focuses it; Clear empties the edit (which logs text_changed); the
+ * others only log (Open dialog... opens the dialog). A right click on the main
+ * window's own client area (not on a control) opens a context menu: Cut, Copy,
+ * Paste. The menus are served as MSAA objects, as Windows' oleacc serves every
+ * program's menus and Wine's serves none: WM_GETOBJECT with OBJID_MENU on the main
+ * window gives the bar, and with OBJID_CLIENT on an open popup menu (subclassed as
+ * it is created) that popup; each object's children are its items (name without
+ * '&', "\tCtrl+S" kept as oleacc keeps it, role, state, place, default action).
+ *
+ * Controls panel: window "winagent controls", class WinagentControls, client 640x420,
+ * no menu: a toolbar at the top (Open with text; two icon buttons whose tooltips are
+ * callbacks answered with "Bold" and "Italic"), a report-mode list view at
+ * [20,50,400,180] (columns Name, Type, Data; rows (Default) REG_SZ (value not set),
+ * Greeting REG_SZ hello, Count REG_DWORD 0x00000005 (5)), a tree view at
+ * [420,50,620,180] (Fruits expanded with Apple, Pear; Vegetables collapsed with Leek),
+ * "Volume:" and a slider 0-100 at 30, "Progress:" and a progress bar at 60, "Copies:"
+ * and an edit with a spin button at 5 (1-99), and a status bar of three parts
+ * (Ready, "Ln 3, Col 7", UTF-8).
  *
  * Dialog "testapp dialog" (DialogBoxIndirectParam from an in-memory template, modal,
  * owned by the main window, placed at main window's top-left + (120,120)), client
@@ -140,8 +162,12 @@
 #define _WIN32_WINNT 0x0601
 #endif
 
+#define COBJMACROS
 #include <windows.h>
 #include <windowsx.h>
+#include <commctrl.h>
+#include <ole2.h>
+#include <oleacc.h>
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -149,9 +175,10 @@
 #include <string.h>
 #include <wchar.h>
 
-#define MAIN_TITLE   L"winagent testapp"
-#define KEYPAD_TITLE L"winagent keypad"
-#define DIALOG_TITLE L"testapp dialog"
+#define MAIN_TITLE     L"winagent testapp"
+#define KEYPAD_TITLE   L"winagent keypad"
+#define CONTROLS_TITLE L"winagent controls"
+#define DIALOG_TITLE   L"testapp dialog"
 
 #define MAIN_CLIENT_W   900
 #define MAIN_CLIENT_H   640
@@ -191,6 +218,33 @@ enum {
     IDM_CLEAR,
     IDM_ABOUT,
     IDM_SAVE, /* accelerator only */
+    IDM_NEW,
+    IDM_OPEN,
+    IDM_FILE_SAVE,
+    IDM_SAVE_AS,
+    IDM_RECENT_1,
+    IDM_RECENT_2,
+    IDM_PRINT,     /* disabled */
+    IDM_WORD_WRAP, /* checked */
+    IDM_CUT,       /* the context menu */
+    IDM_COPY,
+    IDM_PASTE,
+    IDM_LAST = IDM_PASTE,
+
+    IDC_CC_TOOLBAR = 400, /* the controls panel */
+    IDC_CC_LIST,
+    IDC_CC_TREE,
+    IDC_CC_LABEL_SLIDER,
+    IDC_CC_SLIDER,
+    IDC_CC_LABEL_PROGRESS,
+    IDC_CC_PROGRESS,
+    IDC_CC_LABEL_COPIES,
+    IDC_CC_COPIES,
+    IDC_CC_SPIN,
+    IDC_CC_STATUS,
+    IDT_OPEN = 450, /* toolbar commands */
+    IDT_BOLD,
+    IDT_ITALIC,
 
     IDC_DLG_LABEL = 1000,
     IDC_DLG_EDIT = 1001,
@@ -264,11 +318,13 @@ static struct {
     HANDLE log;         /* INVALID_HANDLE_VALUE without --log */
     ULONGLONG start_ms; /* GetTickCount64 at start */
     bool keypad;        /* --panel keypad */
+    bool controls;      /* --panel controls */
     bool multi_select;  /* --list-select extended */
     HWND main;          /* the top-level window of either panel */
     HWND ctl[MAIN_CONTROL_COUNT];
     HWND keys[KEY_COUNT];
-    HWND dialog; /* the open dialog, or NULL */
+    HWND dialog;   /* the open dialog, or NULL */
+    HMENU context; /* the context menu (right click on the window's own client area) */
     HWND status;
     HFONT font;       /* DEFAULT_GUI_FONT, not owned */
     HFONT key_font;   /* keypad labels, owned */
@@ -803,7 +859,7 @@ static void line_controls(Line *l, HWND parent, bool handles)
             put_rect(l, &rc);
         }
     }
-    if (!handles && !g.keypad && parent == g.main) {
+    if (!handles && !g.keypad && !g.controls && parent == g.main) {
         /* The canvas targets, in screen pixels, to aim at without reading pixels. */
         static const struct {
             const char *name;
@@ -828,7 +884,8 @@ static void menu_text(HMENU menu, UINT item, UINT flags, wchar_t *out, int cap)
 {
     wchar_t raw[64];
     int n = 0;
-    GetMenuStringW(menu, item, raw, 64, flags);
+    if (GetMenuStringW(menu, item, raw, 64, flags) <= 0)
+        raw[0] = 0; /* no such item in this menu */
     for (const wchar_t *in = raw; *in && *in != L'\t' && n < cap - 1; in++)
         if (*in != L'&')
             out[n++] = *in;
@@ -1210,9 +1267,18 @@ static HWND main_ctl(int id)
 
 static HMENU build_menu(void)
 {
-    HMENU bar = CreateMenu(), file = CreatePopupMenu(), edit = CreatePopupMenu(),
-          help = CreatePopupMenu();
-    AppendMenuW(file, MF_STRING, IDM_OPEN_DIALOG, L"&Open dialog...");
+    HMENU bar = CreateMenu(), file = CreatePopupMenu(), recent = CreatePopupMenu(),
+          edit = CreatePopupMenu(), help = CreatePopupMenu();
+    AppendMenuW(file, MF_STRING, IDM_NEW, L"&New\tCtrl+N");
+    AppendMenuW(file, MF_STRING, IDM_OPEN, L"&Open...\tCtrl+O");
+    AppendMenuW(file, MF_STRING, IDM_FILE_SAVE, L"&Save\tCtrl+S");
+    AppendMenuW(file, MF_STRING, IDM_SAVE_AS, L"Save &as...");
+    AppendMenuW(recent, MF_STRING, IDM_RECENT_1, L"&1 notes.txt");
+    AppendMenuW(recent, MF_STRING, IDM_RECENT_2, L"&2 todo.txt");
+    AppendMenuW(file, MF_POPUP, (UINT_PTR)recent, L"&Recent");
+    AppendMenuW(file, MF_STRING | MF_GRAYED, IDM_PRINT, L"&Print...");
+    AppendMenuW(file, MF_STRING | MF_CHECKED, IDM_WORD_WRAP, L"&Word wrap");
+    AppendMenuW(file, MF_STRING, IDM_OPEN_DIALOG, L"Open &dialog...");
     AppendMenuW(file, MF_SEPARATOR, 0, NULL);
     AppendMenuW(file, MF_STRING, IDM_EXIT, L"E&xit");
     AppendMenuW(edit, MF_STRING, IDM_SELECT_ALL, L"Select &all");
@@ -1221,7 +1287,416 @@ static HMENU build_menu(void)
     AppendMenuW(bar, MF_POPUP, (UINT_PTR)file, L"&File");
     AppendMenuW(bar, MF_POPUP, (UINT_PTR)edit, L"&Edit");
     AppendMenuW(bar, MF_POPUP, (UINT_PTR)help, L"&Help");
+    g.context = CreatePopupMenu();
+    AppendMenuW(g.context, MF_STRING, IDM_CUT, L"Cu&t");
+    AppendMenuW(g.context, MF_STRING, IDM_COPY, L"&Copy");
+    AppendMenuW(g.context, MF_STRING, IDM_PASTE, L"&Paste");
     return bar;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The menus as MSAA objects, served the way Windows' oleacc serves every program's
+ * menus (Wine's oleacc serves none): WM_GETOBJECT with OBJID_MENU on the main window
+ * gives the menu bar, with OBJID_CLIENT on an open popup menu (#32768, subclassed when
+ * it is created) that popup. Each object's children are simple elements, child id
+ * i + 1 for the item at position i: name (no '&'; "\tCtrl+S" kept, as oleacc does),
+ * role, state (unavailable, checked, has popup), place, and a default action. */
+
+static const IID iid_accessible = {
+    0x618736e0, 0x3c3d, 0x11cf, {0x81, 0x0c, 0x00, 0xaa, 0x00, 0x38, 0x9b, 0x71}};
+
+typedef struct {
+    IAccessible iface;
+    LONG refs;
+    HMENU menu;
+    HWND popup; /* the popup window, or NULL for the menu bar */
+} MenuAcc;
+
+static MenuAcc *menu_acc(IAccessible *a)
+{
+    return (MenuAcc *)a;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_query(IAccessible *a, REFIID riid, void **out)
+{
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IDispatch) ||
+        IsEqualIID(riid, &iid_accessible)) {
+        *out = a;
+        IAccessible_AddRef(a);
+        return S_OK;
+    }
+    *out = NULL;
+    return E_NOINTERFACE;
+}
+
+static ULONG STDMETHODCALLTYPE ma_addref(IAccessible *a)
+{
+    return (ULONG)InterlockedIncrement(&menu_acc(a)->refs);
+}
+
+static ULONG STDMETHODCALLTYPE ma_release(IAccessible *a)
+{
+    LONG n = InterlockedDecrement(&menu_acc(a)->refs);
+    if (!n)
+        free(a);
+    return (ULONG)n;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_typeinfo_count(IAccessible *a, UINT *n)
+{
+    (void)a;
+    *n = 0;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_typeinfo(IAccessible *a, UINT i, LCID lcid, ITypeInfo **out)
+{
+    (void)a, (void)i, (void)lcid;
+    *out = NULL;
+    return E_NOTIMPL;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_ids(IAccessible *a, REFIID riid, LPOLESTR *names, UINT n,
+                                        LCID lcid, DISPID *ids)
+{
+    (void)a, (void)riid, (void)names, (void)n, (void)lcid, (void)ids;
+    return E_NOTIMPL;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_invoke(IAccessible *a, DISPID id, REFIID riid, LCID lcid,
+                                           WORD flags, DISPPARAMS *p, VARIANT *r, EXCEPINFO *e,
+                                           UINT *arg)
+{
+    (void)a, (void)id, (void)riid, (void)lcid, (void)flags, (void)p, (void)r, (void)e, (void)arg;
+    return E_NOTIMPL;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_parent(IAccessible *a, IDispatch **out)
+{
+    (void)a;
+    *out = NULL;
+    return S_FALSE;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_child_count(IAccessible *a, long *n)
+{
+    int count = GetMenuItemCount(menu_acc(a)->menu);
+    *n = count > 0 ? count : 0;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_child(IAccessible *a, VARIANT v, IDispatch **out)
+{
+    (void)a, (void)v;
+    *out = NULL;
+    return S_FALSE; /* every item is a simple element */
+}
+
+/* The item position a child id names, or -1 (the object itself, or no such item). */
+static int ma_item(IAccessible *a, VARIANT v)
+{
+    if (V_VT(&v) != VT_I4 || V_I4(&v) == CHILDID_SELF)
+        return -1;
+    int i = (int)V_I4(&v) - 1;
+    return i < GetMenuItemCount(menu_acc(a)->menu) ? i : -2;
+}
+
+/* An item's type and state bits (GetMenuState mixes a submenu's item count in). */
+static MENUITEMINFOW item_flags(HMENU menu, int i)
+{
+    MENUITEMINFOW mi = {.cbSize = sizeof mi, .fMask = MIIM_FTYPE | MIIM_STATE | MIIM_SUBMENU};
+    if (!GetMenuItemInfoW(menu, (UINT)i, TRUE, &mi))
+        memset(&mi, 0, sizeof mi);
+    return mi;
+}
+
+static BSTR bstr_of(const wchar_t *s)
+{
+    return SysAllocString(s);
+}
+
+/* The item (menu, pos) that opens submenu `sub`, searched below `menu`; false if none. */
+static bool find_opener(HMENU menu, HMENU sub, HMENU *owner, int *pos)
+{
+    int n = GetMenuItemCount(menu);
+    for (int i = 0; i < n; i++) {
+        HMENU s = GetSubMenu(menu, i);
+        if (!s)
+            continue;
+        if (s == sub || find_opener(s, sub, owner, pos)) {
+            if (s == sub) {
+                *owner = menu;
+                *pos = i;
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_name(IAccessible *a, VARIANT v, BSTR *out)
+{
+    MenuAcc *m = menu_acc(a);
+    int i = ma_item(a, v);
+    wchar_t raw[128], text[128];
+    *out = NULL;
+    if (i == -2)
+        return E_INVALIDARG;
+    if (i == -1) {
+        HMENU owner;
+        int pos;
+        if (!m->popup)
+            return (*out = bstr_of(L"Application")) ? S_OK : E_OUTOFMEMORY;
+        if (m->menu == g.context)
+            return (*out = bstr_of(L"Context")) ? S_OK : E_OUTOFMEMORY;
+        if (!find_opener(GetMenu(g.main), m->menu, &owner, &pos))
+            return S_FALSE;
+        menu_text(owner, (UINT)pos, MF_BYPOSITION, text, 128);
+        return (*out = bstr_of(text)) ? S_OK : E_OUTOFMEMORY;
+    }
+    if (item_flags(m->menu, i).fType & MFT_SEPARATOR)
+        return S_FALSE;
+    int n = GetMenuStringW(m->menu, (UINT)i, raw, 128, MF_BYPOSITION), k = 0;
+    for (int j = 0; j < n && k < 127; j++) {
+        if (raw[j] == L'&' && !(j + 1 < n && raw[j + 1] == L'&'))
+            continue;
+        text[k++] = raw[j];
+        j += raw[j] == L'&'; /* "&&" shows as one '&' */
+    }
+    text[k] = 0;
+    return (*out = bstr_of(text)) ? S_OK : E_OUTOFMEMORY;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_value(IAccessible *a, VARIANT v, BSTR *out)
+{
+    (void)a, (void)v;
+    *out = NULL;
+    return S_FALSE;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_text_none(IAccessible *a, VARIANT v, BSTR *out)
+{
+    (void)a, (void)v;
+    *out = NULL;
+    return S_FALSE;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_role(IAccessible *a, VARIANT v, VARIANT *out)
+{
+    MenuAcc *m = menu_acc(a);
+    int i = ma_item(a, v);
+    if (i == -2)
+        return E_INVALIDARG;
+    V_VT(out) = VT_I4;
+    if (i == -1)
+        V_I4(out) = m->popup ? ROLE_SYSTEM_MENUPOPUP : ROLE_SYSTEM_MENUBAR;
+    else if (item_flags(m->menu, i).fType & MFT_SEPARATOR)
+        V_I4(out) = ROLE_SYSTEM_SEPARATOR;
+    else
+        V_I4(out) = ROLE_SYSTEM_MENUITEM;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_state(IAccessible *a, VARIANT v, VARIANT *out)
+{
+    MenuAcc *m = menu_acc(a);
+    int i = ma_item(a, v);
+    if (i == -2)
+        return E_INVALIDARG;
+    V_VT(out) = VT_I4;
+    V_I4(out) = 0;
+    if (i < 0)
+        return S_OK;
+    MENUITEMINFOW mi = item_flags(m->menu, i);
+    long s = STATE_SYSTEM_FOCUSABLE;
+    if (mi.fState & MFS_DISABLED)
+        s |= STATE_SYSTEM_UNAVAILABLE;
+    if (mi.fState & MFS_CHECKED)
+        s |= STATE_SYSTEM_CHECKED;
+    if (mi.hSubMenu)
+        s |= STATE_SYSTEM_HASPOPUP;
+    if ((mi.fState & MFS_HILITE) && mi.hSubMenu) /* its submenu is open */
+        s |= STATE_SYSTEM_HOTTRACKED | STATE_SYSTEM_EXPANDED;
+    else if (mi.fState & MFS_HILITE)
+        s |= STATE_SYSTEM_HOTTRACKED | STATE_SYSTEM_FOCUSED;
+    V_I4(out) = s;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_help_topic(IAccessible *a, BSTR *file, VARIANT v, long *topic)
+{
+    (void)a, (void)v;
+    *file = NULL;
+    *topic = 0;
+    return S_FALSE;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_variant_none(IAccessible *a, VARIANT *out)
+{
+    (void)a;
+    V_VT(out) = VT_EMPTY;
+    return S_FALSE;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_default_action(IAccessible *a, VARIANT v, BSTR *out)
+{
+    int i = ma_item(a, v);
+    *out = NULL;
+    if (i < 0)
+        return i == -2 ? E_INVALIDARG : S_FALSE;
+    bool sub = GetSubMenu(menu_acc(a)->menu, i) != NULL;
+    return (*out = bstr_of(sub ? L"Open" : L"Execute")) ? S_OK : E_OUTOFMEMORY;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_select(IAccessible *a, long flags, VARIANT v)
+{
+    (void)a, (void)flags, (void)v;
+    return E_NOTIMPL;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_location(IAccessible *a, long *x, long *y, long *w, long *h,
+                                             VARIANT v)
+{
+    MenuAcc *m = menu_acc(a);
+    int i = ma_item(a, v);
+    RECT r = {0};
+    *x = *y = *w = *h = 0;
+    if (i == -2)
+        return E_INVALIDARG;
+    if (i == -1) {
+        if (m->popup) {
+            GetWindowRect(m->popup, &r);
+        } else {
+            int n = GetMenuItemCount(m->menu);
+            for (int k = 0; k < n; k++) {
+                RECT ir;
+                if (GetMenuItemRect(g.main, m->menu, (UINT)k, &ir))
+                    UnionRect(&r, &r, &ir);
+            }
+        }
+    } else if (!GetMenuItemRect(m->popup ? NULL : g.main, m->menu, (UINT)i, &r)) {
+        return S_FALSE;
+    }
+    *x = r.left;
+    *y = r.top;
+    *w = r.right - r.left;
+    *h = r.bottom - r.top;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_navigate(IAccessible *a, long dir, VARIANT start, VARIANT *out)
+{
+    (void)a, (void)dir, (void)start;
+    V_VT(out) = VT_EMPTY;
+    return E_NOTIMPL;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_hit_test(IAccessible *a, long x, long y, VARIANT *out)
+{
+    (void)a, (void)x, (void)y;
+    V_VT(out) = VT_EMPTY;
+    return E_NOTIMPL;
+}
+
+/* An item of an open popup runs its command, as a click on it would; items of the bar
+ * and items that open submenus are left to a click. */
+static HRESULT STDMETHODCALLTYPE ma_do_default(IAccessible *a, VARIANT v)
+{
+    MenuAcc *m = menu_acc(a);
+    int i = ma_item(a, v);
+    if (i < 0)
+        return i == -2 ? E_INVALIDARG : DISP_E_MEMBERNOTFOUND;
+    MENUITEMINFOW mi = item_flags(m->menu, i);
+    if (!m->popup || mi.hSubMenu || (mi.fType & MFT_SEPARATOR))
+        return DISP_E_MEMBERNOTFOUND;
+    if (mi.fState & MFS_DISABLED)
+        return E_FAIL;
+    UINT id = GetMenuItemID(m->menu, i);
+    EndMenu();
+    PostMessageW(g.main, WM_COMMAND, MAKEWPARAM(id, 0), 0);
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE ma_put(IAccessible *a, VARIANT v, BSTR s)
+{
+    (void)a, (void)v, (void)s;
+    return E_NOTIMPL;
+}
+
+static IAccessibleVtbl menu_acc_vtbl = {
+    .QueryInterface = ma_query,
+    .AddRef = ma_addref,
+    .Release = ma_release,
+    .GetTypeInfoCount = ma_typeinfo_count,
+    .GetTypeInfo = ma_typeinfo,
+    .GetIDsOfNames = ma_ids,
+    .Invoke = ma_invoke,
+    .get_accParent = ma_parent,
+    .get_accChildCount = ma_child_count,
+    .get_accChild = ma_child,
+    .get_accName = ma_name,
+    .get_accValue = ma_value,
+    .get_accDescription = ma_text_none,
+    .get_accRole = ma_role,
+    .get_accState = ma_state,
+    .get_accHelp = ma_text_none,
+    .get_accHelpTopic = ma_help_topic,
+    .get_accKeyboardShortcut = ma_text_none,
+    .get_accFocus = ma_variant_none,
+    .get_accSelection = ma_variant_none,
+    .get_accDefaultAction = ma_default_action,
+    .accSelect = ma_select,
+    .accLocation = ma_location,
+    .accNavigate = ma_navigate,
+    .accHitTest = ma_hit_test,
+    .accDoDefaultAction = ma_do_default,
+    .put_accName = ma_put,
+    .put_accValue = ma_put,
+};
+
+/* The answer to WM_GETOBJECT for a menu object, or 0 (the default answer). */
+static LRESULT serve_menu(WPARAM wp, HMENU menu, HWND popup)
+{
+    if (!menu)
+        return 0;
+    MenuAcc *m = calloc(1, sizeof *m);
+    if (!m)
+        return 0;
+    m->iface.lpVtbl = &menu_acc_vtbl;
+    m->refs = 1;
+    m->menu = menu;
+    m->popup = popup;
+    LRESULT r = LresultFromObject(&iid_accessible, wp, (IUnknown *)&m->iface);
+    IAccessible_Release(&m->iface);
+    return r > 0 ? r : 0;
+}
+
+static WNDPROC popup_default_proc;
+
+static LRESULT CALLBACK popup_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
+{
+    if (msg == WM_GETOBJECT && (LONG)lp == OBJID_CLIENT) {
+        LRESULT r = serve_menu(
+            wp, (HMENU)CallWindowProcW(popup_default_proc, hwnd, MN_GETHMENU, 0, 0), hwnd);
+        if (r)
+            return r;
+    }
+    return CallWindowProcW(popup_default_proc, hwnd, msg, wp, lp);
+}
+
+/* Popup menu windows of this thread are subclassed as they are created. */
+static LRESULT CALLBACK cbt_hook(int code, WPARAM wp, LPARAM lp)
+{
+    if (code == HCBT_CREATEWND) {
+        wchar_t cls[16];
+        HWND h = (HWND)wp;
+        if (GetClassNameW(h, cls, 16) && wcscmp(cls, L"#32768") == 0) {
+            WNDPROC old = (WNDPROC)SetWindowLongPtrW(h, GWLP_WNDPROC, (LONG_PTR)popup_proc);
+            if (!popup_default_proc)
+                popup_default_proc = old;
+        }
+    }
+    return CallNextHookEx(NULL, code, wp, lp);
 }
 
 static bool create_main_controls(HWND hwnd)
@@ -1290,9 +1765,13 @@ static void log_menu(HWND hwnd, UINT id)
 {
     wchar_t text[64];
     Line l;
+    text[0] = 0;
     menu_text(GetMenu(hwnd), id, MF_BYCOMMAND, text, 64);
+    if (!text[0])
+        menu_text(g.context, id, MF_BYCOMMAND, text, 64);
     line_begin(&l, "menu");
     line_str(&l, "item", text);
+    line_int(&l, "id", id);
     line_end(&l);
 }
 
@@ -1310,7 +1789,7 @@ static void main_command(HWND hwnd, int id, int code, HWND ctl)
         }
         /* IsDialogMessage turns Enter and Escape into IDOK / IDCANCEL with no control:
          * the key lines already record them. */
-        if (id < IDM_OPEN_DIALOG || id > IDM_ABOUT)
+        if (id < IDM_OPEN_DIALOG || id > IDM_LAST || id == IDM_SAVE)
             return;
         log_menu(hwnd, (UINT)id);
         switch (id) {
@@ -1400,6 +1879,18 @@ static LRESULT CALLBACK main_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
     case WM_COMMAND:
         main_command(hwnd, LOWORD(wp), HIWORD(wp), (HWND)lp);
         return 0;
+    case WM_GETOBJECT:
+        if ((LONG)lp == OBJID_MENU && (r = serve_menu(wp, GetMenu(hwnd), NULL)) != 0)
+            return r;
+        break;
+    case WM_CONTEXTMENU:
+        /* A right click on the window's own client area, not on a control. */
+        if ((HWND)wp == hwnd) {
+            TrackPopupMenu(g.context, TPM_LEFTALIGN | TPM_TOPALIGN | TPM_RIGHTBUTTON,
+                           GET_X_LPARAM(lp), GET_Y_LPARAM(lp), 0, hwnd, NULL);
+            return 0;
+        }
+        break;
     case WM_DRAWITEM: {
         const DRAWITEMSTRUCT *di = (const DRAWITEMSTRUCT *)lp;
         if (di->CtlID >= IDC_OWNER1 && di->CtlID <= IDC_OWNER3) {
@@ -1466,12 +1957,170 @@ static LRESULT CALLBACK keypad_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
 }
 
 /* ------------------------------------------------------------------------------------ */
+/* Controls panel: common controls as Wine's own programs use them. */
+
+#define CONTROLS_CLIENT_W 640
+#define CONTROLS_CLIENT_H 420
+
+static HWND cc_child(HWND parent, const wchar_t *cls, const wchar_t *text, int id, DWORD style,
+                     int x, int y, int w, int h)
+{
+    HWND c = CreateWindowExW(0, cls, text, WS_CHILD | WS_VISIBLE | style, x, y, w, h, parent,
+                             (HMENU)(INT_PTR)id, g.inst, NULL);
+    if (c)
+        SendMessageW(c, WM_SETFONT, (WPARAM)g.font, FALSE);
+    return c;
+}
+
+static bool create_controls(HWND hwnd)
+{
+    INITCOMMONCONTROLSEX icc = {sizeof icc, ICC_WIN95_CLASSES};
+    InitCommonControlsEx(&icc);
+
+    /* A toolbar: one button with text, two with icons only whose tooltips are asked of
+     * this window when shown (TTN_GETDISPINFO). */
+    HWND tb = cc_child(hwnd, TOOLBARCLASSNAMEW, L"", IDC_CC_TOOLBAR,
+                       TBSTYLE_TOOLTIPS | TBSTYLE_FLAT | CCS_TOP, 0, 0, 0, 0);
+    if (!tb)
+        return false;
+    SendMessageW(tb, TB_BUTTONSTRUCTSIZE, sizeof(TBBUTTON), 0);
+    TBADDBITMAP std = {HINST_COMMCTRL, IDB_STD_SMALL_COLOR};
+    SendMessageW(tb, TB_ADDBITMAP, 0, (LPARAM)&std);
+    INT_PTR open_text = SendMessageW(tb, TB_ADDSTRINGW, 0, (LPARAM)L"Open\0");
+    TBBUTTON buttons[3] = {
+        {STD_FILEOPEN, IDT_OPEN, TBSTATE_ENABLED, BTNS_BUTTON, {0}, 0, open_text},
+        {STD_COPY, IDT_BOLD, TBSTATE_ENABLED, BTNS_BUTTON, {0}, 0, -1},
+        {STD_PASTE, IDT_ITALIC, TBSTATE_ENABLED, BTNS_BUTTON, {0}, 0, -1},
+    };
+    SendMessageW(tb, TB_ADDBUTTONSW, 3, (LPARAM)buttons);
+    SendMessageW(tb, TB_AUTOSIZE, 0, 0);
+
+    /* A report-mode list view: regedit's values pane. */
+    HWND lv = cc_child(hwnd, WC_LISTVIEWW, L"", IDC_CC_LIST,
+                       WS_BORDER | WS_TABSTOP | LVS_REPORT | LVS_SINGLESEL, 20, 50, 380, 130);
+    if (!lv)
+        return false;
+    static const wchar_t *const cols[] = {L"Name", L"Type", L"Data"};
+    static const wchar_t *const rows[][3] = {{L"(Default)", L"REG_SZ", L"(value not set)"},
+                                             {L"Greeting", L"REG_SZ", L"hello"},
+                                             {L"Count", L"REG_DWORD", L"0x00000005 (5)"}};
+    for (int c = 0; c < 3; c++) {
+        LVCOLUMNW col = {.mask = LVCF_TEXT | LVCF_WIDTH, .cx = 120, .pszText = (LPWSTR)cols[c]};
+        SendMessageW(lv, LVM_INSERTCOLUMNW, (WPARAM)c, (LPARAM)&col);
+    }
+    for (int r = 0; r < 3; r++) {
+        LVITEMW it = {.mask = LVIF_TEXT, .iItem = r, .pszText = (LPWSTR)rows[r][0]};
+        SendMessageW(lv, LVM_INSERTITEMW, 0, (LPARAM)&it);
+        for (int c = 1; c < 3; c++) {
+            LVITEMW sub = {.iSubItem = c, .pszText = (LPWSTR)rows[r][c]};
+            SendMessageW(lv, LVM_SETITEMTEXTW, (WPARAM)r, (LPARAM)&sub);
+        }
+    }
+
+    /* A tree view: one branch open, one closed. */
+    HWND tv = cc_child(hwnd, WC_TREEVIEWW, L"", IDC_CC_TREE,
+                       WS_BORDER | WS_TABSTOP | TVS_HASBUTTONS | TVS_HASLINES | TVS_LINESATROOT,
+                       420, 50, 200, 130);
+    if (!tv)
+        return false;
+    static const wchar_t *const branches[][3] = {{L"Fruits", L"Apple", L"Pear"},
+                                                 {L"Vegetables", L"Leek", NULL}};
+    for (int b = 0; b < 2; b++) {
+        TVINSERTSTRUCTW ins = {.hParent = TVI_ROOT, .hInsertAfter = TVI_LAST};
+        ins.item.mask = TVIF_TEXT;
+        ins.item.pszText = (LPWSTR)branches[b][0];
+        HTREEITEM parent = (HTREEITEM)SendMessageW(tv, TVM_INSERTITEMW, 0, (LPARAM)&ins);
+        for (int k = 1; k < 3 && branches[b][k]; k++) {
+            TVINSERTSTRUCTW leaf = {.hParent = parent, .hInsertAfter = TVI_LAST};
+            leaf.item.mask = TVIF_TEXT;
+            leaf.item.pszText = (LPWSTR)branches[b][k];
+            SendMessageW(tv, TVM_INSERTITEMW, 0, (LPARAM)&leaf);
+        }
+        if (b == 0)
+            SendMessageW(tv, TVM_EXPAND, TVE_EXPAND, (LPARAM)parent);
+    }
+
+    /* A slider, a progress bar and a spin button, each after its label. */
+    HWND slider;
+    HWND progress;
+    HWND copies;
+    if (!cc_child(hwnd, L"STATIC", L"Volume:", IDC_CC_LABEL_SLIDER, SS_LEFT, 20, 200, 80, 20) ||
+        !(slider =
+              cc_child(hwnd, TRACKBAR_CLASSW, L"", IDC_CC_SLIDER, WS_TABSTOP, 100, 196, 200, 30)) ||
+        !cc_child(hwnd, L"STATIC", L"Progress:", IDC_CC_LABEL_PROGRESS, SS_LEFT, 20, 250, 80, 20) ||
+        !(progress = cc_child(hwnd, PROGRESS_CLASSW, L"", IDC_CC_PROGRESS, 0, 100, 250, 200, 20)) ||
+        !cc_child(hwnd, L"STATIC", L"Copies:", IDC_CC_LABEL_COPIES, SS_LEFT, 20, 300, 80, 20) ||
+        !(copies = cc_child(hwnd, L"EDIT", L"", IDC_CC_COPIES, WS_BORDER | WS_TABSTOP | ES_NUMBER,
+                            100, 296, 60, 24)))
+        return false;
+    SendMessageW(slider, TBM_SETRANGE, TRUE, MAKELPARAM(0, 100));
+    SendMessageW(slider, TBM_SETPOS, TRUE, 30);
+    SendMessageW(progress, PBM_SETRANGE32, 0, 100);
+    SendMessageW(progress, PBM_SETPOS, 60, 0);
+    HWND spin = cc_child(hwnd, UPDOWN_CLASSW, L"", IDC_CC_SPIN,
+                         UDS_SETBUDDYINT | UDS_ALIGNRIGHT | UDS_ARROWKEYS, 0, 0, 0, 0);
+    if (!spin)
+        return false;
+    SendMessageW(spin, UDM_SETBUDDY, (WPARAM)copies, 0);
+    SendMessageW(spin, UDM_SETRANGE32, 1, 99);
+    SendMessageW(spin, UDM_SETPOS32, 0, 5);
+
+    /* A status bar of three parts. */
+    HWND sb = cc_child(hwnd, STATUSCLASSNAMEW, L"", IDC_CC_STATUS, SBARS_SIZEGRIP, 0, 0, 0, 0);
+    if (!sb)
+        return false;
+    int parts[3] = {200, 400, -1};
+    SendMessageW(sb, SB_SETPARTS, 3, (LPARAM)parts);
+    SendMessageW(sb, SB_SETTEXTW, 0, (LPARAM)L"Ready");
+    SendMessageW(sb, SB_SETTEXTW, 1, (LPARAM)L"Ln 3, Col 7");
+    SendMessageW(sb, SB_SETTEXTW, 2, (LPARAM)L"UTF-8");
+    return true;
+}
+
+static LRESULT CALLBACK controls_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
+{
+    LRESULT r;
+    if (handle_frame_message(hwnd, msg, wp, &r))
+        return r;
+    switch (msg) {
+    case WM_CREATE:
+        return create_controls(hwnd) ? 0 : -1;
+    case WM_NOTIFY: {
+        NMHDR *h = (NMHDR *)lp;
+        if (h->code == TTN_GETDISPINFOW) {
+            NMTTDISPINFOW *di = (NMTTDISPINFOW *)lp;
+            const wchar_t *tip = h->idFrom == IDT_BOLD     ? L"Bold"
+                                 : h->idFrom == IDT_ITALIC ? L"Italic"
+                                 : h->idFrom == IDT_OPEN   ? L"Open a file"
+                                                           : NULL;
+            if (tip)
+                wcscpy(di->szText, tip);
+            return 0;
+        }
+        break;
+    }
+    case WM_COMMAND:
+        if (LOWORD(wp) >= IDT_OPEN && LOWORD(wp) <= IDT_ITALIC) {
+            Line l;
+            line_begin(&l, "toolbar");
+            line_int(&l, "id", LOWORD(wp));
+            line_end(&l);
+            return 0;
+        }
+        break;
+    default:
+        break;
+    }
+    return DefWindowProcW(hwnd, msg, wp, lp);
+}
+
+/* ------------------------------------------------------------------------------------ */
 /* Start-up. */
 
 typedef struct {
     const wchar_t *log_path;
     const wchar_t *title;
-    bool keypad, topmost, multi_select;
+    bool keypad, controls, topmost, multi_select;
     int x, y;
 } Options;
 
@@ -1489,7 +2138,7 @@ static bool parse_options(int argc, wchar_t **argv, Options *o)
 {
     o->log_path = NULL;
     o->title = NULL;
-    o->keypad = o->topmost = o->multi_select = false;
+    o->keypad = o->controls = o->topmost = o->multi_select = false;
     o->x = 40;
     o->y = 40;
     for (int i = 1; i < argc; i++) {
@@ -1502,6 +2151,8 @@ static bool parse_options(int argc, wchar_t **argv, Options *o)
             o->keypad = false;
         else if (wcscmp(a, L"--panel") == 0 && wcscmp(v, L"keypad") == 0)
             o->keypad = true;
+        else if (wcscmp(a, L"--panel") == 0 && wcscmp(v, L"controls") == 0)
+            o->controls = true;
         else if (wcscmp(a, L"--title") == 0)
             o->title = v;
         else if (wcscmp(a, L"--topmost") == 0)
@@ -1532,6 +2183,11 @@ static bool register_classes(void)
 
     wc.lpfnWndProc = keypad_proc;
     wc.lpszClassName = L"WinagentKeypad";
+    if (!RegisterClassExW(&wc))
+        return false;
+
+    wc.lpfnWndProc = controls_proc;
+    wc.lpszClassName = L"WinagentControls";
     if (!RegisterClassExW(&wc))
         return false;
 
@@ -1577,6 +2233,7 @@ int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmdline, int show)
     if (!parse_options(__argc, __wargv, &opt))
         return 1;
     g.keypad = opt.keypad;
+    g.controls = opt.controls;
     g.multi_select = opt.multi_select;
     if (opt.log_path) {
         g.log = CreateFileW(opt.log_path, FILE_APPEND_DATA,
@@ -1586,6 +2243,9 @@ int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmdline, int show)
             return 1;
     }
 
+    /* The menus' MSAA objects are marshalled to the programs that ask for them. */
+    if (FAILED(OleInitialize(NULL)))
+        return 1;
     g.font = GetStockObject(DEFAULT_GUI_FONT);
     g.key_font = CreateFontW(-48, 0, 0, 0, FW_BOLD, FALSE, FALSE, FALSE, DEFAULT_CHARSET,
                              OUT_DEFAULT_PRECIS, CLIP_DEFAULT_PRECIS, NONANTIALIASED_QUALITY,
@@ -1599,6 +2259,9 @@ int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmdline, int show)
     if (g.keypad)
         g.main = create_frame(L"WinagentKeypad", KEYPAD_TITLE, style, NULL, opt.x, opt.y,
                               KEYPAD_CLIENT_W, KEYPAD_CLIENT_H);
+    else if (g.controls)
+        g.main = create_frame(L"WinagentControls", CONTROLS_TITLE, style, NULL, opt.x, opt.y,
+                              CONTROLS_CLIENT_W, CONTROLS_CLIENT_H);
     else
         g.main = create_frame(L"WinagentTestApp", opt.title ? opt.title : MAIN_TITLE,
                               style | WS_MAXIMIZEBOX, build_menu(), opt.x, opt.y, MAIN_CLIENT_W,
@@ -1609,17 +2272,20 @@ int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmdline, int show)
         SetWindowPos(g.main, HWND_TOPMOST, 0, 0, 0, 0, SWP_NOMOVE | SWP_NOSIZE | SWP_NOACTIVATE);
 
     HHOOK hook = SetWindowsHookExW(WH_GETMESSAGE, getmessage_hook, NULL, GetCurrentThreadId());
+    HHOOK cbt = SetWindowsHookExW(WH_CBT, cbt_hook, NULL, GetCurrentThreadId());
     ACCEL accel_def = {FVIRTKEY | FCONTROL, 'S', IDM_SAVE};
     HACCEL accel = CreateAcceleratorTableW(&accel_def, 1);
 
     ShowWindow(g.main, show == SW_HIDE ? SW_SHOWNORMAL : show);
     UpdateWindow(g.main);
     SetForegroundWindow(g.main);
-    SetFocus(g.keypad ? g.keys[0] : main_ctl(IDC_EDIT));
-    log_ready(g.keypad ? "keypad" : "main");
+    SetFocus(g.keypad     ? g.keys[0]
+             : g.controls ? GetDlgItem(g.main, IDC_CC_LIST)
+                          : main_ctl(IDC_EDIT));
+    log_ready(g.keypad ? "keypad" : g.controls ? "controls" : "main");
 
     while (GetMessageW(&msg, NULL, 0, 0) > 0) {
-        if (!g.keypad && TranslateAcceleratorW(g.main, accel, &msg))
+        if (!g.keypad && !g.controls && TranslateAcceleratorW(g.main, accel, &msg))
             continue;
         if (IsDialogMessageW(g.main, &msg))
             continue;
@@ -1629,6 +2295,9 @@ int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmdline, int show)
 
     if (hook)
         UnhookWindowsHookEx(hook);
+    if (cbt)
+        UnhookWindowsHookEx(cbt);
+    OleUninitialize();
     DestroyAcceleratorTable(accel);
     DeleteObject(g.key_font);
     DeleteObject(g.blue_rgn);

@@ -133,6 +133,8 @@ static HRESULT property_value(const struct fake_node *n, PROPERTYID id, VARIANT 
         return S_OK;
     case UIA_LegacyIAccessibleDefaultActionPropertyId:
         return set_string(v, n->default_action);
+    case UIA_AcceleratorKeyPropertyId:
+        return set_string(v, n->accelerator);
     case UIA_IsInvokePatternAvailablePropertyId:
         set_bool(v, n->patterns & FP_INVOKE);
         return S_OK;

@@ -238,9 +238,10 @@ static const struct {
 };
 
 static const char *const element_keys[] = {
-    "id",           "type",         "name",     "automation_id",  "class",    "hwnd",     "bounds",
-    "enabled",      "focusable",    "focused",  "offscreen",      "password", "patterns", "value",
-    "toggle_state", "expand_state", "selected", "default_action", "children", "faults",
+    "id",          "type",     "name",         "automation_id", "class",     "hwnd",
+    "bounds",      "enabled",  "focusable",    "focused",       "offscreen", "password",
+    "patterns",    "value",    "toggle_state", "expand_state",  "selected",  "default_action",
+    "accelerator", "children", "faults",
 };
 
 struct loader {
@@ -557,6 +558,7 @@ static bool parse_node(struct loader *l, const cJSON *j, struct fake_node *paren
         !get_string(l, where, j, "class", &n->class_name) ||
         !get_string(l, where, j, "value", &n->value) ||
         !get_string(l, where, j, "default_action", &n->default_action) ||
+        !get_string(l, where, j, "accelerator", &n->accelerator) ||
         !get_bool(l, where, j, "enabled", true, &n->enabled) ||
         !get_bool(l, where, j, "focusable", false, &n->focusable) ||
         !get_bool(l, where, j, "focused", false, &n->focused) ||

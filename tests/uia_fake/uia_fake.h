@@ -57,7 +57,7 @@ struct fake_node {
     int dfs; /* depth-first index, root 0: the second part of its RuntimeId */
     char *label;
     int control_type;
-    wchar_t *name, *automation_id, *class_name, *value, *default_action;
+    wchar_t *name, *automation_id, *class_name, *value, *default_action, *accelerator;
     int64_t hwnd;     /* NativeWindowHandle, 0 for virtual elements */
     bool has_bounds;  /* else the root takes the window's rect, others have none */
     double bounds[4]; /* left, top, width, height (screen pixels) */

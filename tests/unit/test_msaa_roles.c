@@ -111,6 +111,7 @@ static void test_classes(void **state)
     assert_int_equal(msaa_class_items("SysListView32"), MSAA_ITEMS_LISTVIEW);
     assert_int_equal(msaa_class_items("SysTabControl32"), MSAA_ITEMS_TAB);
     assert_int_equal(msaa_class_items("ToolbarWindow32"), MSAA_ITEMS_TOOLBAR);
+    assert_int_equal(msaa_class_items("msctls_statusbar32"), MSAA_ITEMS_STATUSBAR);
     assert_int_equal(msaa_class_items("Edit"), MSAA_ITEMS_NONE);
     assert_int_equal(msaa_class_items("SysHeader32"), MSAA_ITEMS_NONE);
     assert_int_equal(msaa_class_items(NULL), MSAA_ITEMS_NONE);

@@ -469,6 +469,151 @@ static void usefulness_rules(void **state)
     tree_cleanup(&t);
 }
 
+/* Adds a node under parent with a type, a name and flags for the menu tests. */
+static int add_menu_node(struct wa_tree *t, int parent, const char *type, const char *name,
+                         bool unreadable)
+{
+    struct tree_element_info info = {.type = (char *)type,
+                                     .name = (char *)name,
+                                     .items_unreadable = unreadable,
+                                     .bounds = {10, 10, 20, 20}};
+    int i = tree_add_node(t, parent, &info);
+    assert_true(i >= 0);
+    return i;
+}
+
+static void menu_item_text_splits_accelerator_and_marks(void **state)
+{
+    (void)state;
+    struct tree_element_info info = {.name = strdup("Save &as...\tCtrl+Shift+S")};
+    tree_menu_item_text(&info, true);
+    assert_string_equal(info.name, "Save as...");
+    assert_string_equal(info.accelerator, "Ctrl+Shift+S");
+    tree_element_info_cleanup(&info);
+
+    /* Names from MSAA and UIA have no markers: an '&' there is text. */
+    info.name = strdup("Fish && Chips\t");
+    tree_menu_item_text(&info, false);
+    assert_string_equal(info.name, "Fish && Chips");
+    assert_null(info.accelerator);
+    tree_element_info_cleanup(&info);
+
+    info.name = strdup("Fish && Chips");
+    tree_menu_item_text(&info, true);
+    assert_string_equal(info.name, "Fish & Chips");
+    tree_element_info_cleanup(&info);
+}
+
+static void open_menus_print_and_decide_the_verdict(void **state)
+{
+    (void)state;
+    char reason[160];
+    struct wa_tree t;
+    tree_init(&t);
+    t.frame = (struct wa_rect){0, 0, 1000, 1000};
+    int root = add_menu_node(&t, -1, "Window", "Untitled - Notepad", false);
+    add_menu_node(&t, root, "MenuBar", "Application", true);
+    add_menu_node(&t, root, "Edit", "Text", false);
+    add_menu_node(&t, root, "Button", "OK", false);
+    struct tree_element_info item = {.type = "MenuItem", .name = "Save", .accelerator = "Ctrl+S"};
+    assert_true(tree_add_node(&t, 1, &item) >= 0);
+    assert_true(tree_is_useful(&t, reason, sizeof reason));
+
+    struct dynbuf out;
+    dynbuf_init(&out, 1 << 16);
+    assert_int_equal(tree_format(&t, NULL, &out), WA_E_OK);
+    assert_non_null(
+        strstr(dynbuf_str(&out), "[2] MenuBar \"Application\" @(15,15) items not readable\n"));
+    /* The item has no bounds of its own: it borrows its bar's place. */
+    assert_non_null(
+        strstr(dynbuf_str(&out), "MenuItem \"Save\" @(15,15) accelerator=\"Ctrl+S\"\n"));
+    dynbuf_cleanup(&out);
+
+    /* An open menu nobody can read: the image must be sent. */
+    add_menu_node(&t, root, "Menu", "", true);
+    /* Both menus stay in the interactive view, which is what an agent reads. */
+    struct tree_format_opts interactive = {.interactive_only = true, .max_depth = -1, .scope = -1};
+    dynbuf_init(&out, 1 << 16);
+    assert_int_equal(tree_format(&t, &interactive, &out), WA_E_OK);
+    assert_non_null(strstr(dynbuf_str(&out), "[6] Menu \"\" @(15,15) items not readable\n"));
+    assert_non_null(strstr(dynbuf_str(&out), "[2] MenuBar \"Application\""));
+    dynbuf_cleanup(&out);
+    assert_false(tree_is_useful(&t, reason, sizeof reason));
+    assert_string_equal(reason, "an open menu's items cannot be read (menu [6] \"\")");
+    tree_cleanup(&t);
+}
+
+static void open_menus_are_hoisted_before_the_window(void **state)
+{
+    (void)state;
+    struct wa_tree t;
+    tree_init(&t);
+    int root = add_menu_node(&t, -1, "Window", "App", false);
+    int pane = add_menu_node(&t, root, "Pane", "p", false);
+    add_menu_node(&t, pane, "Button", "b", false);
+    int menu = add_menu_node(&t, pane, "Menu", "File", false);
+    add_menu_node(&t, menu, "MenuItem", "New", false);
+    add_menu_node(&t, root, "Edit", "e", false);
+    t.nodes[menu].handle = &t; /* handles move with their nodes */
+    assert_int_equal(tree_hoist_menus(&t), WA_E_OK);
+    const char *order[] = {"App", "File", "New", "p", "b", "e"};
+    const int parents[] = {-1, 0, 1, 0, 3, 0};
+    const int depths[] = {0, 1, 2, 1, 2, 1};
+    assert_int_equal(t.count, 6);
+    for (size_t i = 0; i < 6; i++) {
+        assert_string_equal(t.nodes[i].name, order[i]);
+        assert_int_equal(t.nodes[i].parent, parents[i]);
+        assert_int_equal(t.nodes[i].depth, depths[i]);
+    }
+    assert_ptr_equal(t.nodes[1].handle, &t);
+    t.nodes[1].handle = NULL;
+    /* Done once: a second call changes nothing. */
+    assert_int_equal(tree_hoist_menus(&t), WA_E_OK);
+    assert_string_equal(t.nodes[1].name, "File");
+    tree_cleanup(&t);
+}
+
+static int spliced_released;
+static void count_spliced(void *h)
+{
+    (void)h;
+    spliced_released++;
+}
+
+static void popups_walked_apart_are_spliced_first(void **state)
+{
+    (void)state;
+    struct wa_tree t, sub;
+    tree_init(&t);
+    tree_init(&sub);
+    int root = add_menu_node(&t, -1, "Window", "App", false);
+    int pane = add_menu_node(&t, root, "Pane", "p", false);
+    add_menu_node(&t, pane, "Button", "b", false);
+    int sroot = add_menu_node(&sub, -1, "Pane", "", false);
+    int m1 = add_menu_node(&sub, sroot, "Menu", "File", false);
+    add_menu_node(&sub, m1, "MenuItem", "New", false);
+    int m2 = add_menu_node(&sub, sroot, "Menu", "Recent", true);
+    sub.nodes[m2].handle = &sub;
+    sub.release_handle = count_spliced;
+    spliced_released = 0;
+    assert_int_equal(tree_splice_first(&t, &sub, false), WA_E_OK);
+    assert_int_equal(spliced_released, 1); /* the UIA tree cannot keep MSAA handles */
+    const char *order[] = {"App", "File", "New", "Recent", "p", "b"};
+    const int parents[] = {-1, 0, 1, 0, 0, 4};
+    assert_int_equal(t.count, 6);
+    for (size_t i = 0; i < 6; i++) {
+        assert_string_equal(t.nodes[i].name, order[i]);
+        assert_int_equal(t.nodes[i].parent, parents[i]);
+        assert_null(t.nodes[i].handle);
+    }
+    assert_int_equal(t.nodes[2].depth, 2);
+    assert_int_equal(t.nodes[5].depth, 2);
+    assert_true(t.nodes[3].items_unreadable);
+    assert_int_equal(sub.count, 1);
+    tree_cleanup(&sub);
+    tree_cleanup(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -482,6 +627,10 @@ int main(void)
         cmocka_unit_test(compact_drops_empty_structure),
         cmocka_unit_test(format_marks_offscreen_and_caps_long_text),
         cmocka_unit_test(usefulness_rules),
+        cmocka_unit_test(menu_item_text_splits_accelerator_and_marks),
+        cmocka_unit_test(open_menus_print_and_decide_the_verdict),
+        cmocka_unit_test(open_menus_are_hoisted_before_the_window),
+        cmocka_unit_test(popups_walked_apart_are_spliced_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,6 +171,45 @@ static void a_new_window_is_all_new(void **state)
     tree_cleanup(&t);
 }
 
+static void menus_opened_and_closed(void **state)
+{
+    (void)state;
+    struct wa_tree a, b;
+    form(&a, "", 0, false);
+    form(&b, "", 0, false);
+    /* The menu comes first under the root: the window's elements keep their identity. */
+    struct wa_tree menu;
+    tree_init(&menu);
+    int r = add(&menu, -1, "Pane", "", NULL, 0, NULL, 0);
+    int m = add(&menu, r, "Menu", "File", NULL, 0, NULL, 0x500);
+    add(&menu, m, "MenuItem", "New", NULL, 0, NULL, 0);
+    add(&menu, m, "MenuItem", "Open...", NULL, 0, NULL, 0);
+    add(&menu, m, "Separator", "", NULL, 0, NULL, 0);
+    assert_int_equal(tree_splice_first(&b, &menu, false), WA_E_OK);
+    tree_cleanup(&menu);
+
+    struct tree_diff d;
+    tree_diff_init(&d);
+    assert_int_equal(tree_diff(&a, &b, 20, &d), WA_E_OK);
+    assert_string_equal(dynbuf_str(&d.lines), "menu opened: \"File\" ([2] Menu, 2 items)\n");
+    assert_int_equal(d.n_new, 4);
+    assert_true(b.nodes[2].is_new && b.nodes[3].is_new);
+    assert_false(b.nodes[5].is_new); /* the edit, still itself */
+
+    assert_int_equal(tree_diff(&b, &a, 20, &d), WA_E_OK);
+    assert_string_equal(dynbuf_str(&d.lines), "menu closed: \"File\"\n");
+    assert_int_equal(d.n_vanished, 4);
+
+    /* An open menu nobody can read says so. */
+    b.nodes[1].items_unreadable = true;
+    assert_int_equal(tree_diff(&a, &b, 20, &d), WA_E_OK);
+    assert_string_equal(dynbuf_str(&d.lines),
+                        "menu opened: \"File\" ([2] Menu, items not readable)\n");
+    tree_diff_cleanup(&d);
+    tree_cleanup(&a);
+    tree_cleanup(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -180,6 +219,7 @@ int main(void)
         cmocka_unit_test(runtime_ids_and_windows_match_across_renames_and_moves),
         cmocka_unit_test(many_changes_are_capped),
         cmocka_unit_test(a_new_window_is_all_new),
+        cmocka_unit_test(menus_opened_and_closed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@ static void info_free(struct tree_element_info *i)
     free(i->class_name);
     free(i->value);
     free(i->runtime_id);
+    free(i->accelerator);
 }
 
 static void test_type_names(void **state)
@@ -173,6 +174,15 @@ static void test_states_and_patterns(void **state)
     legacy.default_action = "";
     assert_int_equal(uia_element_to_info(&legacy, &i), WA_E_OK);
     assert_int_equal(i.patterns, 0);
+    assert_null(i.accelerator);
+    info_free(&i);
+
+    /* A menu item's accelerator key is kept apart from its name. */
+    struct uia_raw_element item = {
+        .control_type = 50011, .name = "Save", .is_enabled = true, .accelerator = "Ctrl+S"};
+    assert_int_equal(uia_element_to_info(&item, &i), WA_E_OK);
+    assert_string_equal(i.name, "Save");
+    assert_string_equal(i.accelerator, "Ctrl+S");
     info_free(&i);
 }
 

@@ -114,6 +114,11 @@ class Regedit(unittest.TestCase):
             lst = [n for n in t["elements"] if n["type"] == "List"][0]
             values = [n for n in children(t, lst) if n["type"] == "ListItem"]
             self.assertEqual(values[0]["name"], "(Default)")
+            # A report-mode row carries its other cells: regedit's type and data.
+            self.assertRegex(values[0].get("value", ""), r"^Type: REG_SZ; Data: ")
+            named = {v["name"]: v.get("value", "") for v in values}
+            self.assertIn("TEMP", named, values)
+            self.assertRegex(named["TEMP"], r"^Type: REG_(EXPAND_)?SZ; Data: .+")
             self.assertNotIn("selected", values[0]["states"])
             act_ok(REGEDIT, "select", values[0])
             t, _ = wait_tree("Registry Editor")
