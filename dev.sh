@@ -7,6 +7,7 @@
 #                    again under AddressSanitizer and UBSan, Wine, end-to-end)
 #   ./dev.sh lint    the format check, cppcheck and the layers' include order (warnings
 #                    are errors in every build)
+#   ./dev.sh fuzz [SECONDS]  build + every libFuzzer target for SECONDS each (default 60)
 #   ./dev.sh demo    deps + build + the main job on a Wine desktop
 #   ./dev.sh bench   deps + build + the speed benchmark (medians and p95)
 #   ./dev.sh clean   remove build/ (the dependency cache stays; `clean --all` too)
@@ -19,6 +20,7 @@ apt_packages=(
     libcurl4-openssl-dev libcjson-dev libstb-dev zlib1g-dev libcmocka-dev
     mingw-w64 mingw-w64-tools libz-mingw-w64-dev libwine-dev dpkg-dev
     wine wine64 xvfb xauth clang-format cppcheck
+    clang libclang-rt-14-dev
     chromium
 )
 
@@ -99,9 +101,14 @@ cmd_build() {
     cmake -S . -B build/asan -DWINAGENT_LODEPNG_DIR="$lodepng_dir" -DWINAGENT_CIVETWEB_DIR="$civetweb_dir" -DWINAGENT_SANITIZE=ON \
         >/dev/null
     cmake --build build/asan -j "$jobs"
+    say "configuring and building the fuzz targets (clang, libFuzzer)"
+    CC=clang cmake -S . -B build/fuzz -DWINAGENT_LODEPNG_DIR="$lodepng_dir" -DWINAGENT_CIVETWEB_DIR="$civetweb_dir" \
+        -DWINAGENT_FUZZ=ON >/dev/null
+    cmake --build build/fuzz -j "$jobs"
     say "configuring and building native"
     cmake -S . -B build/native -DWINAGENT_LODEPNG_DIR="$lodepng_dir" -DWINAGENT_CIVETWEB_DIR="$civetweb_dir" \
-        -DWINAGENT_WIN64_DIR="$root/build/win64" -DWINAGENT_ASAN_DIR="$root/build/asan" >/dev/null
+        -DWINAGENT_WIN64_DIR="$root/build/win64" -DWINAGENT_ASAN_DIR="$root/build/asan" \
+        -DWINAGENT_FUZZ_DIR="$root/build/fuzz" >/dev/null
     cmake --build build/native -j "$jobs"
 }
 
@@ -116,6 +123,18 @@ cmd_test() {
     cmd_build
     say "running tests"
     ctest --test-dir build/native --output-on-failure --timeout 900 "$@"
+}
+
+cmd_fuzz() {
+    local seconds=${1:-60} failed=0 src name
+    cmd_build
+    say "fuzzing every target for $seconds s"
+    for src in tests/fuzz/fuzz_*.c; do
+        name=$(basename "$src" .c)
+        bash tests/fuzz/run.sh "$root/build/fuzz/$name" "$root/tests/fuzz/corpus/${name#fuzz_}" \
+            "$seconds" || failed=1
+    done
+    return "$failed"
 }
 
 cmd_demo() {
@@ -142,6 +161,7 @@ case "${1:-}" in
     test) shift; cmd_test "$@" ;;
     demo) shift; cmd_demo "$@" ;;
     bench) shift; cmd_bench "$@" ;;
+    fuzz) shift; cmd_fuzz "$@" ;;
     clean) shift; cmd_clean "$@" ;;
-    *) echo "usage: ./dev.sh deps|build|lint|test|demo|bench|clean" >&2; exit 2 ;;
+    *) echo "usage: ./dev.sh deps|build|lint|test|fuzz|demo|bench|clean" >&2; exit 2 ;;
 esac

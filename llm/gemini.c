@@ -306,7 +306,7 @@ static wa_err error_object(struct reply_asm *a, const cJSON *root, bool mid_stre
     const cJSON *code = get(err, "code");
     char msg[320];
     retry_error_message_json(root, msg, sizeof msg);
-    a->error_status = cJSON_IsNumber(code) ? (long)code->valuedouble : 0;
+    a->error_status = llm_json_long(code, 0, 999, 0);
     a->retryable = !a->error_status || retry_status_transient(a->error_status);
     return wa_fail(WA_E_HTTP, "server error%s: %s", mid_stream ? " mid-stream" : "",
                    msg[0] ? msg : "(no message)");
@@ -319,10 +319,10 @@ static void parse_usage(struct reply_asm *a, const cJSON *root)
         return;
     const cJSON *p = get(u, "promptTokenCount"), *c = get(u, "candidatesTokenCount");
     const cJSON *th = get(u, "thoughtsTokenCount"), *t = get(u, "totalTokenCount");
-    a->usage.prompt_tokens = cJSON_IsNumber(p) ? (long)p->valuedouble : 0;
-    a->usage.completion_tokens = (cJSON_IsNumber(c) ? (long)c->valuedouble : 0) +
-                                 (cJSON_IsNumber(th) ? (long)th->valuedouble : 0);
-    a->usage.total_tokens = cJSON_IsNumber(t) ? (long)t->valuedouble : 0;
+    a->usage.prompt_tokens = llm_json_long(p, 0, LLM_TOKENS_MAX, 0);
+    a->usage.completion_tokens =
+        llm_json_long(c, 0, LLM_TOKENS_MAX, 0) + llm_json_long(th, 0, LLM_TOKENS_MAX, 0);
+    a->usage.total_tokens = llm_json_long(t, 0, LLM_TOKENS_MAX, 0);
 }
 
 static wa_err parse_part(struct reply_asm *a, const cJSON *part)

@@ -310,8 +310,9 @@ static wa_err error_object(struct reply_asm *a, const cJSON *root, bool mid_stre
     const cJSON *type = cJSON_IsObject(err) ? get(err, "type") : NULL;
     char msg[320];
     retry_error_message_json(root, msg, sizeof msg);
-    if (cJSON_IsNumber(code)) {
-        a->error_status = (long)code->valuedouble;
+    long status = llm_json_long(code, 0, 999, -1); /* 1e300 is no status */
+    if (status >= 0) {
+        a->error_status = status;
         a->retryable = retry_status_transient(a->error_status);
     } else {
         /* "server_error" and friends: upstream trouble that another attempt may avoid;
@@ -373,9 +374,9 @@ static wa_err parse_usage(struct reply_asm *a, const cJSON *root)
         return WA_E_OK;
     const cJSON *p = get(u, "prompt_tokens"), *c = get(u, "completion_tokens");
     const cJSON *t = get(u, "total_tokens");
-    a->usage.prompt_tokens = cJSON_IsNumber(p) ? (long)p->valuedouble : 0;
-    a->usage.completion_tokens = cJSON_IsNumber(c) ? (long)c->valuedouble : 0;
-    a->usage.total_tokens = cJSON_IsNumber(t) ? (long)t->valuedouble : 0;
+    a->usage.prompt_tokens = llm_json_long(p, 0, LLM_TOKENS_MAX, 0);
+    a->usage.completion_tokens = llm_json_long(c, 0, LLM_TOKENS_MAX, 0);
+    a->usage.total_tokens = llm_json_long(t, 0, LLM_TOKENS_MAX, 0);
     return WA_E_OK;
 }
 
@@ -450,9 +451,10 @@ static wa_err tool_delta(struct reply_asm *a, const cJSON *tc)
     const char *new_id = cJSON_IsString(id) && id->valuestring[0] ? id->valuestring : NULL;
     bool has_name = cJSON_IsString(name) && name->valuestring[0];
     struct asm_call *c = NULL;
-    long index = -1;
-    if (cJSON_IsNumber(idx)) {
-        index = (long)idx->valuedouble;
+    /* an index outside 0 to a million is no index (and no integer to convert) */
+    long index = llm_json_long(idx, 0, 1000000, -1);
+    bool has_index = index >= 0;
+    if (has_index) {
         for (size_t i = a->n_calls; i-- > 0 && !c;)
             if (a->calls[i].index == index)
                 c = &a->calls[i];
@@ -470,7 +472,7 @@ static wa_err tool_delta(struct reply_asm *a, const cJSON *tc)
         if (index < 0)
             for (size_t i = 0; i + 1 < a->n_calls; i++)
                 index = a->calls[i].index > index ? a->calls[i].index : index;
-        c->index = cJSON_IsNumber(idx) ? index : index + 1;
+        c->index = has_index ? index : index + 1;
     }
     if (new_id && !c->id)
         e = llm_set_str(&c->id, new_id);

@@ -83,6 +83,13 @@ char *llm_orphan_result_text(const struct llm_message *m)
     return out;
 }
 
+long llm_json_long(const cJSON *v, long lo, long hi, long def)
+{
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= (double)lo && v->valuedouble <= (double)hi))
+        return def; /* NaN fails both comparisons */
+    return (long)v->valuedouble;
+}
+
 wa_err llm_set_json_str(char **dst, const cJSON *v)
 {
     if (!cJSON_IsString(v) || !v->valuestring[0])

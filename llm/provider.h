@@ -64,6 +64,15 @@ char *llm_url_join(const char *base, const char *path, const char *extra_query);
 /* WA_E_PARSE "WHAT is not valid JSON: <a snippet of data>". */
 wa_err llm_not_json(const char *what, const char *data, size_t len);
 
+/* v's value as a long when it is a number within [lo, hi] (a fraction is cut off), else
+ * def: a number from the server or the model is range-checked before it becomes an
+ * integer, since converting 1e300 is undefined. lo and hi are below 2^53 in size. */
+long llm_json_long(const cJSON *v, long lo, long hi, long def);
+
+/* Token counts: 0 to half a billion, anything else counts as none; a reply's sum of
+ * two counts then still fits a 32-bit long (Windows). */
+#define LLM_TOKENS_MAX 500000000L
+
 /* Replaces *dst with v's text when v is a non-empty JSON string; else leaves it. */
 wa_err llm_set_json_str(char **dst, const cJSON *v);
 

@@ -7,6 +7,7 @@
 #   wine.*      the real winagent.exe under Wine on a private Xvfb display
 #               (tests/wine/test_*.py), between the wine.up / wine.down fixtures
 #   e2e.*       whole runs: the loop against the fake LLM (tests/e2e/test_*.py)
+#   fuzz.*      the libFuzzer targets of build/fuzz, a few seconds each (tests/fuzz)
 
 file(GLOB unit_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/unit/test_*.c)
 foreach(src ${unit_sources})
@@ -59,6 +60,22 @@ if(WINAGENT_ASAN_DIR)
                    -R "^(unit|native)[.]" --output-on-failure)
   set_tests_properties(sanitize.unit_and_native PROPERTIES TIMEOUT 1500
     ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;UBSAN_OPTIONS=print_stacktrace=1")
+endif()
+
+# The fuzz targets of the clang build (build/fuzz): each from its seed corpus for a few
+# seconds (about a minute in all); ./dev.sh fuzz SECONDS runs them longer.
+set(WINAGENT_FUZZ_DIR "" CACHE PATH "the clang build with -DWINAGENT_FUZZ=ON")
+set(WINAGENT_FUZZ_SECONDS 4 CACHE STRING "seconds each fuzz.* test runs its target")
+if(WINAGENT_FUZZ_DIR)
+  file(GLOB fuzz_targets CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_*.c)
+  foreach(src ${fuzz_targets})
+    get_filename_component(name ${src} NAME_WE)
+    string(REGEX REPLACE "^fuzz_" "" short ${name})
+    add_test(NAME fuzz.${short}
+             COMMAND bash ${CMAKE_SOURCE_DIR}/tests/fuzz/run.sh ${WINAGENT_FUZZ_DIR}/${name}
+                     ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/${short} ${WINAGENT_FUZZ_SECONDS})
+    set_tests_properties(fuzz.${short} PROPERTIES TIMEOUT 120)
+  endforeach()
 endif()
 
 # Tests of the Windows product need its build folder.

@@ -26,11 +26,12 @@ static wa_err join_keys(const cJSON *arr, struct op_request *q)
     {
         if (!cJSON_IsString(k))
             return wa_fail(WA_E_INVALID_ARGS, "\"keys\" given as a list must hold key names");
-        len += (size_t)snprintf(joined + len, len < sizeof joined ? sizeof joined - len : 0, "%s%s",
-                                len ? "+" : "", k->valuestring);
+        /* stop at the first name that does not fit: joined + len must stay in the array */
+        int n = snprintf(joined + len, sizeof joined - len, "%s%s", len ? "+" : "", k->valuestring);
+        if (n < 0 || (size_t)n >= sizeof joined - len)
+            return wa_fail(WA_E_INVALID_ARGS, "too many keys");
+        len += (size_t)n;
     }
-    if (len >= sizeof joined)
-        return wa_fail(WA_E_INVALID_ARGS, "too many keys");
     return op_request_set_text(q, ARG_KEYS, joined);
 }
 

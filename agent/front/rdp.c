@@ -1,6 +1,7 @@
 /* agent-rdp's automation commands on the one core. */
 #include "agent/front/rdp.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,9 +366,10 @@ static wa_err do_snapshot(struct rdp *p, const cJSON *params, struct out *o)
     bool refs = bool_arg(params, "include_refs", true);
     const char *scope = str_arg(params, "scope");
     const char *window = str_arg(params, "window");
-    int depth = (int)num_arg(params, "max_depth", DEFAULT_DEPTH);
-    if (depth < 0 || depth > 64)
+    double max_depth = num_arg(params, "max_depth", DEFAULT_DEPTH);
+    if (!(max_depth >= 0 && max_depth < 65)) /* checked before it becomes an int */
         return failed(o, WA_E_INVALID_ARGS, "max_depth must be 0-64");
+    int depth = (int)max_depth;
     bool desktop = scope ? strcmp(scope, "desktop") == 0 : !window;
     if (scope && !desktop && strcmp(scope, "window") != 0)
         return failed(o, WA_E_INVALID_ARGS, "scope is desktop or window, not '%s'", scope);
@@ -474,7 +476,7 @@ static wa_err do_check(struct rdp *p, const cJSON *params, struct out *o)
     return WA_E_OK;
 }
 
-static wa_err scroll_once(struct rdp *p, const struct ref_target *t, const char *dir, int amount,
+static wa_err scroll_once(struct rdp *p, const struct ref_target *t, const char *dir, double amount,
                           struct out *o)
 {
     struct op_request q;
@@ -500,7 +502,9 @@ static wa_err do_scroll(struct rdp *p, const cJSON *params, struct out *o)
         return o->err;
     const char *dir = str_arg(params, "direction");
     dir = dir ? dir : "down";
-    int amount = (int)num_arg(params, "amount", 3);
+    /* whole notches, as agent-rdp counts them; the request rejects what is out of range
+     * (never converted to an int here: 1e300 would be undefined) */
+    double amount = trunc(num_arg(params, "amount", 3));
     const char *child = str_arg(params, "to_child");
     o->data = cJSON_CreateObject();
     if (!child) {

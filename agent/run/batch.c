@@ -160,12 +160,10 @@ static wa_err parse_task(const cJSON *o, struct task *t, const char *file, int l
     return WA_E_OK;
 }
 
-static wa_err load_tasks(const char *file, struct batch *b)
+/* The tasks of a tasks file's text (modified in place) into b; file names it in errors. */
+static wa_err parse_tasks(char *text, const char *file, struct batch *b)
 {
-    char *text = NULL;
-    wa_err e = os_read_file(file, TASKS_MAX_BYTES, &text, NULL);
-    if (e)
-        return e;
+    wa_err e = WA_E_OK;
     int line_no = 0;
     for (char *line = text, *next; !e && line && *line; line = next) {
         next = strchr(line, '\n');
@@ -201,9 +199,19 @@ static wa_err load_tasks(const char *file, struct batch *b)
                 e = wa_fail(WA_E_USAGE, "%s line %d: the id \"%.60s\" is used twice", file, line_no,
                             b->tasks[i].id);
     }
-    free(text);
     if (!e && b->n == 0)
         e = wa_fail(WA_E_USAGE, "%s holds no tasks (one JSON object per line)", file);
+    return e;
+}
+
+static wa_err load_tasks(const char *file, struct batch *b)
+{
+    char *text = NULL;
+    wa_err e = os_read_file(file, TASKS_MAX_BYTES, &text, NULL);
+    if (e)
+        return e;
+    e = parse_tasks(text, file, b);
+    free(text);
     return e;
 }
 
@@ -272,18 +280,16 @@ static enum outcome outcome_by_name(const char *s)
     return OUT_NONE;
 }
 
-/* What results.jsonl says of each task (the latest line of an id wins). */
-static void read_results(struct batch *b)
+/* What the text of results.jsonl (modified in place) says of each task: the latest
+ * whole line of an id wins. A line that is not one JSON object, such as the torn last
+ * line of a batch killed while writing it, says nothing. */
+static void parse_results(struct batch *b, char *text)
 {
-    char path[4200], *text = NULL;
-    snprintf(path, sizeof path, "%s" OS_SEP "results.jsonl", b->dir);
-    if (os_read_file(path, 64u << 20, &text, NULL) != WA_E_OK)
-        return;
     for (char *line = text, *next; line && *line; line = next) {
         next = strchr(line, '\n');
         if (next)
             *next++ = '\0';
-        cJSON *o = cJSON_Parse(line);
+        cJSON *o = cJSON_ParseWithOpts(line, NULL, true); /* nothing may follow it */
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
         const cJSON *out = cJSON_GetObjectItemCaseSensitive(o, "outcome");
         for (size_t i = 0; cJSON_IsString(id) && cJSON_IsString(out) && i < b->n; i++)
@@ -291,22 +297,75 @@ static void read_results(struct batch *b)
                 b->done[i] = outcome_by_name(out->valuestring);
         cJSON_Delete(o);
     }
-    free(text);
 }
 
-static void append_line(const char *dir, const char *file, const cJSON *o)
+/* One whole line appended to DIR/FILE in a single write, so that a batch killed meanwhile
+ * leaves at worst a torn last line, never two records run into each other. */
+static void append_line(const char *dir, const char *file, const char *text, size_t len)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s" OS_SEP "%s", dir, file);
-    char *text = cJSON_PrintUnformatted(o);
     FILE *f = os_fopen(path, "ab");
-    if (f && text) {
-        fputs(text, f);
-        fputc('\n', f);
+    if (!f)
+        return;
+    setvbuf(f, NULL, _IONBF, 0); /* unbuffered: the fwrite below is the one write */
+    fwrite(text, 1, len, f);
+    fclose(f);
+}
+
+/* results.jsonl of the batch being resumed. A last line without its line end (torn) is
+ * ended, so that the next record starts a line of its own; what it holds counts only if
+ * it is a whole record. */
+static void read_results(struct batch *b)
+{
+    char path[4200], *text = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s" OS_SEP "results.jsonl", b->dir);
+    if (os_read_file(path, 64u << 20, &text, &len) != WA_E_OK)
+        return;
+    if (len && text[len - 1] != '\n') {
+        fprintf(stderr,
+                "batch: the last line of %s has no line end (the batch stopped while writing "
+                "it): it counts only if whole, and the next result starts a line of its own\n",
+                path);
+        append_line(b->dir, "results.jsonl", "\n", 1);
     }
-    if (f)
-        fclose(f);
+    parse_results(b, text);
     free(text);
+}
+
+/* o as one line of results.jsonl. */
+static void append_result(const char *dir, const cJSON *o)
+{
+    char *text = cJSON_PrintUnformatted(o);
+    size_t n = text ? strlen(text) : 0;
+    char *line = text ? realloc(text, n + 2) : NULL;
+    if (!line) {
+        free(text);
+        return;
+    }
+    line[n] = '\n';
+    line[n + 1] = '\0';
+    append_line(dir, "results.jsonl", line, n + 1);
+    free(line);
+}
+
+wa_err batch_check_tasks(char *text, const char *results, size_t *n_tasks)
+{
+    struct batch b = {0};
+    wa_err e = parse_tasks(text, "tasks", &b);
+    *n_tasks = b.n;
+    if (!e && results) {
+        char *copy = str_dup(results);
+        if (!copy || !(b.done = calloc(b.n, sizeof *b.done)))
+            e = wa_fail(WA_E_NOMEM, "out of memory");
+        else
+            parse_results(&b, copy);
+        free(copy);
+    }
+    tasks_free(b.tasks, b.n);
+    free(b.done);
+    return e;
 }
 
 /* batch.json: the tasks file and where the batch stood. */
@@ -432,7 +491,7 @@ static bool run_task(struct batch *b, size_t i)
     cJSON_AddStringToObject(line, "run_folder", run.dir[0] ? str_path_base(run.dir) : "");
     if (*why)
         cJSON_AddStringToObject(line, "reason", why);
-    append_line(b->dir, "results.jsonl", line);
+    append_result(b->dir, line);
     cJSON_Delete(line);
     int runs;
     report_index(b->dir, &runs); /* index.html after every task */

@@ -8,6 +8,16 @@
 #ifndef WINAGENT_AGENT_RUN_BATCH_H
 #define WINAGENT_AGENT_RUN_BATCH_H
 
+#include <stddef.h>
+
+#include "base/error.h"
+
 int cmd_batch(int argc, char **argv);
+
+/* Parses the text of a tasks file (modified in place) as `winagent batch` does, then
+ * results (a results.jsonl text; NULL for none) against its tasks as --resume does; the
+ * number of tasks read in *n_tasks. The error names the first bad line. Nothing runs:
+ * for tests and the fuzz target. */
+wa_err batch_check_tasks(char *text, const char *results, size_t *n_tasks);
 
 #endif

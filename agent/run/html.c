@@ -117,7 +117,8 @@ void html_ms(struct html *h, double ms)
     else if (ms < 60000)
         html_putf(h, "%.1f s", ms / 1000);
     else
-        html_putf(h, "%d min %02d s", (int)(ms / 60000), (int)fmod(ms / 1000, 60));
+        /* in doubles: a trace's time can be any number, too large for an int */
+        html_putf(h, "%.0f min %02.0f s", floor(ms / 60000), floor(fmod(ms / 1000, 60)));
 }
 
 /* The opening of a page: no request may leave the folder (images beside it only). */

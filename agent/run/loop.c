@@ -2,6 +2,7 @@
  * answer with results and fresh observations, keep the history bounded, log it all. */
 #include "agent/run/loop.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,13 @@ extern const char prompt_system[];
 #define SAME_FAILURE_STOP   5  /* ... before the run ends */
 #define UNCHANGED_WARN      3  /* acting calls in a row that left the observation unchanged */
 #define SAME_CALL_STOP      8  /* identical calls in a row with no change, before the run ends */
+
+/* The run's token count so far plus a reply's, saturating: each reply's counts are
+ * range-checked (llm_json_long), but many of them could add up past a 32-bit long. */
+static long add_tokens(long sum, long more)
+{
+    return more > LONG_MAX - sum ? LONG_MAX : sum + more;
+}
 
 /* A message that carries an observation, and what it becomes when trimmed. */
 struct obs_ref {
@@ -515,9 +523,10 @@ static int run_step(struct run *r, int step, const struct llm_tool *tools, size_
     memset(&reply, 0, sizeof reply);
     wa_err e = llm_complete(r->llm, &r->conv, tools, n_tools, &reply);
     r->llm_ms += reply.elapsed_ms;
-    r->usage.prompt_tokens += reply.usage.prompt_tokens;
-    r->usage.completion_tokens += reply.usage.completion_tokens;
-    r->usage.total_tokens += reply.usage.total_tokens;
+    r->usage.prompt_tokens = add_tokens(r->usage.prompt_tokens, reply.usage.prompt_tokens);
+    r->usage.completion_tokens =
+        add_tokens(r->usage.completion_tokens, reply.usage.completion_tokens);
+    r->usage.total_tokens = add_tokens(r->usage.total_tokens, reply.usage.total_tokens);
     if (e) {
         llm_reply_cleanup(&reply);
         char what[48];

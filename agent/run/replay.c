@@ -230,17 +230,39 @@ static const char *recorded_task(char *text)
     return task;
 }
 
-static int replay_lines(struct replay *rp, char *text)
+/* The next line of a trace's text at *at (cut off in place; blank lines skipped): false
+ * at the end, else true with *step the line's JSON, NULL when it is not JSON. *line_no
+ * counts the lines. */
+static bool next_step(char **at, int *line_no, cJSON **step)
 {
-    int line_no = 0;
-    for (char *line = text, *next; line && *line; line = next) {
+    *step = NULL;
+    for (char *line = *at, *next; line && *line; line = next) {
         next = strchr(line, '\n');
         if (next)
             *next++ = '\0';
-        line_no++;
+        *at = next;
+        ++*line_no;
         if (!*line || *line == '\r')
             continue;
-        cJSON *step = cJSON_Parse(line);
+        *step = cJSON_Parse(line);
+        return true;
+    }
+    *at = NULL;
+    return false;
+}
+
+/* The step number a trace line gives, else its line number. */
+static int step_number(const cJSON *step, int line_no)
+{
+    const cJSON *num = cJSON_GetObjectItemCaseSensitive(step, TRACE_STEP);
+    return cJSON_IsNumber(num) ? num->valueint : line_no;
+}
+
+static int replay_lines(struct replay *rp, char *text)
+{
+    int line_no = 0;
+    cJSON *step;
+    for (char *at = text; next_step(&at, &line_no, &step);) {
         if (!step) {
             char why[160];
             snprintf(why, sizeof why, "line %d of the trace is not JSON", line_no);
@@ -248,8 +270,7 @@ static int replay_lines(struct replay *rp, char *text)
             finish(rp, EXIT_USAGE, "error", why);
             return EXIT_USAGE;
         }
-        const cJSON *num = cJSON_GetObjectItemCaseSensitive(step, TRACE_STEP);
-        int stepn = cJSON_IsNumber(num) ? num->valueint : line_no;
+        int stepn = step_number(step, line_no);
         const cJSON *call;
         cJSON_ArrayForEach(call, cJSON_GetObjectItemCaseSensitive(step, TRACE_TOOL_CALLS))
         {
@@ -305,6 +326,28 @@ static struct core *replay_core(const struct settings *s)
         return NULL;
     }
     return c;
+}
+
+int replay_parse_trace(char *text)
+{
+    recorded_task(text);
+    int line_no = 0, calls = 0;
+    cJSON *step;
+    for (char *at = text; next_step(&at, &line_no, &step);) {
+        if (!step)
+            return -1;
+        const cJSON *call;
+        cJSON_ArrayForEach(call, cJSON_GetObjectItemCaseSensitive(step, TRACE_TOOL_CALLS))
+        {
+            /* what replay_call makes of a call before it checks and performs it */
+            struct op_request q;
+            recorded_request(call, &q);
+            op_request_cleanup(&q);
+            calls++;
+        }
+        cJSON_Delete(step);
+    }
+    return calls;
 }
 
 int replay_run(const struct agent_config *cfg)

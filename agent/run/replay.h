@@ -15,4 +15,9 @@
  * 1 an unreadable trace, 130 interrupted. */
 int replay_run(const struct agent_config *cfg);
 
+/* Reads a trace's text (modified in place) as replay_run does, line by line and every
+ * call into its request, performing nothing and writing no log: the number of calls, or
+ * -1 at a line that is not JSON. For the fuzz target. */
+int replay_parse_trace(char *text);
+
 #endif

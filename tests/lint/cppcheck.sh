@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.."
 common=(-q --std=c11 --enable=warning,performance,portability --inline-suppr
         --error-exitcode=1 --suppress=missingIncludeSystem -I. -D__GNUC__)
 cppcheck "${common[@]}" -Ibuild/native/generated \
-    base llm agent automation/*.c automation/fake tests/unit
+    base llm agent automation/*.c automation/fake tests/unit tests/fuzz
 # stubs.c builds its E_NOTIMPL slots with an empty macro argument, which cppcheck's
 # preprocessor does not take.
 cppcheck "${common[@]}" --platform=win64 -Ibuild/win64/generated -Ibuild/win64/generated/uia \

@@ -84,6 +84,9 @@ static void what_models_send(void **state)
     op_request_cleanup(&q);
 }
 
+#define KEYS_20  "ctrl+shift+alt+win+a"
+#define KEYS_200 KEYS_20 KEYS_20 KEYS_20 KEYS_20 KEYS_20 KEYS_20 KEYS_20 KEYS_20 KEYS_20 KEYS_20
+
 static void bad_model_calls(void **state)
 {
     (void)state;
@@ -98,6 +101,12 @@ static void bad_model_calls(void **state)
     bad_model("{\"action\":\"scroll\",\"x\":5,\"y\":5,\"direction\":\"sideways\"}", "direction");
     bad_model("{\"action\":\"wait\",\"seconds\":31}", "seconds");
     bad_model("{\"action\":\"type\"}", "text"); /* required */
+    /* key names that do not fit are refused at the first one that overflows (the fuzz
+     * target's find: the join used to point past its buffer) */
+    bad_model("{\"action\":\"key\",\"keys\":[\"" KEYS_200 "\",\"" KEYS_200 "\",\"s\"]}",
+              "too many keys");
+    bad_model("{\"action\":\"key\",\"keys\":[\"" KEYS_200 "\",\"" KEYS_200 "\",1]}",
+              "too many keys");
 }
 
 static void what_clients_send(void **state)
