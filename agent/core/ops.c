@@ -360,6 +360,16 @@ static const struct op_def ops[OP__COUNT] = {
                          .args = {{ARG_WINDOW, OPA_POS},
                                   {ARG_SCREENSHOT, OPA_CLI},
                                   {ARG_RETURN_STATE, OPA_CLI}}},
+    [OP_SELECT_MENU] = {.id = OP_SELECT_MENU,
+                        .name = "select_menu",
+                        .model = "select_menu",
+                        .cli = "menu",
+                        .title = "Choose a menu item",
+                        .flags = OPF_INPUT,
+                        .help = "Open each menu of a path from the menu bar down and choose its "
+                                "last item (\"File > Save as...\"); element_not_found lists the "
+                                "items there are.",
+                        .args = {{ARG_MENU_PATH, OPA_REQ | OPA_POS}, ACT_COMMON}},
     [OP_LAUNCH] = {.id = OP_LAUNCH,
                    .name = "launch",
                    .model = "launch",
@@ -470,6 +480,10 @@ static const struct {
     {"run", OP_LAUNCH},
     {"start_app", OP_LAUNCH},
     {"open_application", OP_LAUNCH},
+    {"menu", OP_SELECT_MENU},
+    {"choose_menu", OP_SELECT_MENU},
+    {"click_menu", OP_SELECT_MENU},
+    {"menu_select", OP_SELECT_MENU},
 };
 
 const struct op_def *op_def(enum op_id id)

@@ -51,6 +51,7 @@
     X(MOVE_WINDOW, move_window)                                                                    \
     X(SET_WINDOW_STATE, set_window_state)                                                          \
     X(CLOSE_WINDOW, close_window)                                                                  \
+    X(SELECT_MENU, select_menu)                                                                    \
     X(LAUNCH, launch)                                                                              \
     X(SHELL, shell)
 

@@ -483,6 +483,7 @@ void op_elem_cleanup(struct op_elem *e)
     free(e->automation_id);
     free(e->class_name);
     free(e->runtime_id);
+    free(e->accelerator);
     free(e->path);
     memset(e, 0, sizeof *e);
 }
@@ -529,9 +530,11 @@ wa_err op_elem_from_node(const struct wa_tree *t, size_t i, struct op_elem *out)
     out->automation_id = n->automation_id ? str_dup(n->automation_id) : NULL;
     out->class_name = n->class_name ? str_dup(n->class_name) : NULL;
     out->runtime_id = n->runtime_id ? str_dup(n->runtime_id) : NULL;
+    out->accelerator = n->accelerator ? str_dup(n->accelerator) : NULL;
+    out->items_unreadable = n->items_unreadable;
     if (!out->type || !out->name || !out->path || (n->value && !out->value) ||
         (n->automation_id && !out->automation_id) || (n->class_name && !out->class_name) ||
-        (n->runtime_id && !out->runtime_id)) {
+        (n->runtime_id && !out->runtime_id) || (n->accelerator && !out->accelerator)) {
         op_elem_cleanup(out);
         return wa_fail(WA_E_NOMEM, "out of memory");
     }

@@ -44,7 +44,7 @@ struct op_request {
     struct window_ref window;
     int x, y, to_x, to_y, width, height, amount, monitor, max_edge, depth, duration_ms, timeout_s;
     double seconds, timeout;
-    char *text, *item, *keys, *selector, *path, *command;
+    char *text, *item, *keys, *selector, *path, *command, *menu_path;
     enum wa_button button;
     enum scroll_dir direction;
     enum get_what what;
@@ -109,6 +109,8 @@ struct op_elem {
     int depth;
     int parent; /* id of the parent, 0 for the root */
     char *type, *name, *value, *automation_id, *class_name, *runtime_id;
+    char *accelerator;     /* a menu item's shortcut ("Ctrl+S"), or NULL */
+    bool items_unreadable; /* a menu or menu bar whose items cannot be read here */
     char *path; /* child-index path from the root, "0.2.1" */
     struct wa_rect bounds;
     int cx, cy; /* its centre in 0-999 of the tree's frame (the frame's, when no bounds) */

@@ -211,5 +211,18 @@ bool call_in_family(struct call *k, uint64_t target, uint64_t w)
         return false;
     bool owned = info.owner == target;
     wa_window_cleanup(&info);
-    return owned;
+    if (owned)
+        return true;
+    /* An open menu of the target's thread is the target's: bringing the target back to
+     * the front would close it. */
+    uint64_t menus[8];
+    size_t n = 0;
+    if (backend_open_menus(k->be, target, menus, 8, &n) != WA_E_OK) {
+        wa_err_clear();
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (menus[i] == w)
+            return true;
+    return false;
 }

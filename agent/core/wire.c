@@ -259,6 +259,10 @@ cJSON *wire_element(const struct op_elem *e, bool full)
         cJSON_AddStringToObject(o, "automation_id", e->automation_id);
     if (e->class_name)
         cJSON_AddStringToObject(o, "class", e->class_name);
+    if (e->accelerator)
+        cJSON_AddStringToObject(o, "accelerator", e->accelerator);
+    if (e->items_unreadable)
+        cJSON_AddBoolToObject(o, "items_not_readable", true);
     cJSON_AddItemToObject(o, "bounds", rect_json(e->bounds));
     cJSON_AddItemToObject(o, "center", pair_json(e->cx, e->cy));
     cJSON_AddItemToObject(o, "states", wire_states(e->states));

@@ -24,6 +24,8 @@ static const char scene[] =
     "   \"foreground\": true, \"color\": \"#ffffff\","
     "   \"tree\": {\"type\": \"Window\", \"name\": \"Untitled - Notepad\","
     "     \"bounds\": [100, 50, 1100, 850], \"children\": ["
+    "     {\"type\": \"MenuItem\", \"name\": \"&Help\", \"bounds\": [100, 50, 150, 70],"
+    "      \"patterns\": [\"invoke\"]},"
     "     {\"type\": \"Button\", \"name\": \"Save\", \"bounds\": [200, 70, 260, 90],"
     "      \"patterns\": [\"invoke\"]},"
     "     {\"type\": \"CheckBox\", \"name\": \"Wrap\", \"bounds\": [300, 70, 360, 90],"
@@ -117,7 +119,10 @@ static void request(struct op_request *q, enum op_id id, const char *args)
         char *eq = strchr(kv, '=');
         assert_non_null(eq);
         *eq = '\0';
-        enum op_arg a = ARG_NONE;
+        enum op_arg a = ARG_NONE; /* the operation's own argument of that name first */
+        for (int i = 0; i < OP_MAX_ARGS && q->op->args[i].arg != ARG_NONE && a == ARG_NONE; i++)
+            if (strcmp(arg_def(q->op->args[i].arg)->name, kv) == 0)
+                a = q->op->args[i].arg;
         for (int i = 1; i < ARG__COUNT && a == ARG_NONE; i++)
             if (strcmp(arg_def((enum op_arg)i)->name, kv) == 0)
                 a = (enum op_arg)i;
@@ -184,6 +189,7 @@ static const struct {
     {OP_MOVE_WINDOW, "window=Scratch|x=1210|y=110|width=300|height=300", "move_window"},
     {OP_SET_WINDOW_STATE, "window=Scratch|state=maximize", "set_window_state"},
     {OP_CLOSE_WINDOW, "window=Scratch", "close_window"},
+    {OP_SELECT_MENU, "window=notepad|path=help", "element_action"},
     {OP_LAUNCH, "command=calc", "launch"},
     {OP_SHELL, "command=echo hi", "run_shell"},
 };
@@ -681,6 +687,26 @@ static struct session *client(struct core *c)
     return s;
 }
 
+/* select_menu: an unknown level fails listing the items there are; nothing is pressed. */
+static void a_menu_path_names_what_is_there(void **state)
+{
+    (void)state;
+    struct core_config cfg = {0};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(s, OP_SELECT_MENU, "window=notepad|path=Edit > Undo", &r),
+                     WA_E_ELEMENT_NOT_FOUND);
+    assert_non_null(strstr(r.message, "no menu item \"Edit\" in the menu bar"));
+    assert_non_null(strstr(r.message, "\"&Help\""));
+    assert_false(actions_hold("element_action"));
+    assert_int_equal(perform(s, OP_SELECT_MENU, "window=notepad|path= > ", &r), WA_E_INVALID_ARGS);
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
 static void refs_belong_to_their_client(void **state)
 {
     (void)state;
@@ -697,13 +723,18 @@ static void refs_belong_to_their_client(void **state)
     int save = ref_of(&r, "Button", "Save");
     assert_int_equal(perform(b, OP_STATE, "window=Scratch", &r), WA_E_OK);
     int ok = ref_of(&r, "Button", "OK");
-    assert_int_equal(save, ok); /* the same number in both: it must not matter */
+    assert_true(ok > 0 && ok != save);
     char args[32];
     snprintf(args, sizeof args, "ref=%d", save);
     assert_int_equal(perform(a, OP_INVOKE, args, &r), WA_E_OK);
     assert_string_equal(r.element.name, "Save");
-    assert_int_equal(perform(b, OP_GET, "what=name|ref=2", &r), WA_E_OK);
+    snprintf(args, sizeof args, "what=name|ref=%d", ok);
+    assert_int_equal(perform(b, OP_GET, args, &r), WA_E_OK);
     assert_string_equal(r.text, "OK");
+    /* A's number means nothing to B: B's last state has no such ref */
+    snprintf(args, sizeof args, "what=name|ref=%d", save);
+    assert_int_equal(perform(b, OP_GET, args, &r), WA_E_STALE_REF);
+    snprintf(args, sizeof args, "ref=%d", save);
     /* a client that observed nothing has no refs, whatever the others did */
     assert_int_equal(perform(late, OP_INVOKE, args, &r), WA_E_STALE_REF);
     /* nor is anything left in the state folder for the CLI to pick up */
@@ -760,6 +791,7 @@ int main(void)
         cmocka_unit_test(audit_keeps_typed_text_out),
         cmocka_unit_test(files_are_written_only_from_the_command_line),
         cmocka_unit_test(refs_hold_between_calls_and_go_stale),
+        cmocka_unit_test(a_menu_path_names_what_is_there),
         cmocka_unit_test(refs_belong_to_their_client),
         cmocka_unit_test(an_action_reports_what_it_changed),
     };
