@@ -111,7 +111,7 @@ struct op_elem {
     char *type, *name, *value, *automation_id, *class_name, *runtime_id;
     char *accelerator;     /* a menu item's shortcut ("Ctrl+S"), or NULL */
     bool items_unreadable; /* a menu or menu bar whose items cannot be read here */
-    char *path; /* child-index path from the root, "0.2.1" */
+    char *path;            /* child-index path from the root, "0.2.1" */
     struct wa_rect bounds;
     int cx, cy; /* its centre in 0-999 of the tree's frame (the frame's, when no bounds) */
     unsigned states, patterns;
