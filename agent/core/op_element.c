@@ -1,6 +1,7 @@
 /* Operations on elements: accessibility patterns with a click where there is none,
  * filling text, choosing items. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/core/operations.h"
@@ -11,9 +12,88 @@
 
 #define EXPAND_SETTLE_MS 150 /* a combo box's list needs a moment to open */
 
-/* The pattern, else what a person would do: click it (and for a value, select all and
- * type). A timeout means the application is not answering: more input would only queue
- * up, so that error is reported as it is. */
+/* What a person would do where no pattern serves: click the element (and for a value,
+ * select all and type, or delete). */
+static wa_err click_and_type(struct call *k, size_t i, enum wa_element_action a, const char *value,
+                             const char **via)
+{
+    const struct wa_node *n = &k->s->tree.nodes[i];
+    if (wa_rect_empty(n->bounds))
+        return wa_fail(WA_E_ACTION_FAILED, "%s \"%.80s\" has no location on screen to click",
+                       n->type, n->name);
+    int x, y;
+    wa_rect_center(n->bounds, &x, &y);
+    wa_err e = send_click(k, x, y, WA_BUTTON_LEFT, 1);
+    *via = "click";
+    if (e || a != WA_ACT_SET_VALUE)
+        return e;
+    struct wa_key_combo keys[1];
+    *via = "click+select-all+type";
+    keys_parse_combo("ctrl+a", &keys[0]);
+    e = send_keys(k, keys, 1);
+    if (!e && *value) {
+        e = send_text(k, value);
+    } else if (!e) {
+        keys_parse_combo("delete", &keys[0]);
+        e = send_keys(k, keys, 1);
+    }
+    return e;
+}
+
+/* Forgets a read back that did not hold, before the next route is tried. */
+static void forget_read_back(struct call *k)
+{
+    struct op_result *r = k->r;
+    r->has_verified = r->verified = false;
+    free(r->read_back);
+    r->read_back = NULL;
+    k->settled = false;
+    wa_err_clear();
+}
+
+/* A value set never says ok for nothing: the route that set it (Value pattern,
+ * put_accValue, WM_SETTEXT) is read back from the element; when it does not hold the
+ * value, or cannot be read, focus, select all and type, and read back again, from the
+ * element or else from the control that has the keyboard now (an editable combo box's
+ * edit). ok only when it holds it, else not_verified; a control that exposes no value at
+ * all says so in a note. */
+static wa_err set_value(struct call *k, size_t i, const char *value)
+{
+    const char *via = NULL;
+    wa_err e = send_element(k, i, WA_ACT_SET_VALUE, value, &via);
+    if (!e && k->dry) {
+        k->r->via = via;
+        return e;
+    }
+    if (!e) {
+        e = call_verify_text(k, &i, NULL, value, true);
+        if (!e && k->r->verified) {
+            k->r->via = via;
+            return e;
+        }
+        if (e && e != WA_E_NOT_VERIFIED)
+            return e;
+        op_result_note(k->r, "%s left the control %s; typed the value instead", via,
+                       e ? "holding other text" : "with no value to read back");
+        forget_read_back(k);
+    } else if (e != WA_E_UNSUPPORTED && e != WA_E_ACTION_FAILED) {
+        return e;
+    }
+    wa_err_clear();
+    if ((e = click_and_type(k, i, WA_ACT_SET_VALUE, value, &via)))
+        return e;
+    k->r->via = via;
+    e = call_verify_text(k, &i, NULL, value, true);
+    if (!e && !k->r->has_verified) { /* the element has no value: the focused control */
+        forget_read_back(k);
+        e = call_verify_text(k, NULL, NULL, value, true);
+    }
+    return e;
+}
+
+/* The pattern, else what a person would do: click it. A timeout means the application
+ * is not answering: more input would only queue up, so that error is reported as it
+ * is. */
 static wa_err pattern(struct call *k, size_t i, enum wa_element_action a, const char *value)
 {
     const struct wa_node *n = &k->s->tree.nodes[i];
@@ -22,31 +102,16 @@ static wa_err pattern(struct call *k, size_t i, enum wa_element_action a, const 
      * instead of reporting a click that changed nothing as done. */
     if ((n->states & WA_ST_DISABLED) && a != WA_ACT_FOCUS)
         return wa_fail(WA_E_ACTION_FAILED, "%s \"%.80s\" is disabled", n->type, n->name);
+    if (a == WA_ACT_SET_VALUE)
+        return set_value(k, i, value ? value : "");
     wa_err e = send_element(k, i, a, value, &via);
-    if (e == WA_E_UNSUPPORTED || (e == WA_E_ACTION_FAILED && a != WA_ACT_SET_VALUE)) {
+    if (e == WA_E_UNSUPPORTED || e == WA_E_ACTION_FAILED) {
         if (wa_rect_empty(n->bounds))
             return e;
-        int x, y;
-        wa_rect_center(n->bounds, &x, &y);
-        e = send_click(k, x, y, WA_BUTTON_LEFT, 1);
-        via = "click";
-        if (!e && a == WA_ACT_SET_VALUE) {
-            struct wa_key_combo keys[1];
-            via = "click+select-all+type";
-            keys_parse_combo("ctrl+a", &keys[0]);
-            e = send_keys(k, keys, 1);
-            if (!e && *value) {
-                e = send_text(k, value);
-            } else if (!e) {
-                keys_parse_combo("delete", &keys[0]);
-                e = send_keys(k, keys, 1);
-            }
-        }
+        wa_err_clear();
+        e = click_and_type(k, i, a, value, &via);
     }
     k->r->via = via;
-    /* A value set is read back until the control holds it. */
-    if (!e && a == WA_ACT_SET_VALUE && !k->dry)
-        e = call_verify_text(k, &i, NULL, value ? value : "", true);
     return e;
 }
 

@@ -36,6 +36,8 @@ static const char scene[] =
     "        \"patterns\": [\"select\"]},"
     "       {\"type\": \"ListItem\", \"name\": \"Courier\", \"bounds\": [400, 110, 500, 130],"
     "        \"patterns\": [\"select\"]}]},"
+    "     {\"type\": \"Edit\", \"name\": \"Locked\", \"bounds\": [800, 70, 900, 90],"
+    "      \"value\": \"old\", \"readonly\": true, \"patterns\": [\"value\"]},"
     "     {\"type\": \"Edit\", \"name\": \"Embedded\", \"bounds\": [600, 70, 700, 90],"
     "      \"hwnd\": 768, \"value\": \"hunter2\", \"patterns\": [\"value\", \"invoke\"]},"
     "     {\"type\": \"Edit\", \"name\": \"Text Editor\", \"bounds\": [100, 150, 1100, 850],"
@@ -688,6 +690,35 @@ static struct session *client(struct core *c)
 }
 
 /* select_menu: an unknown level fails listing the items there are; nothing is pressed. */
+/* set_value never says ok for nothing: a control that keeps its old text after the
+ * pattern is typed into instead, and when it still does not hold the text the call is
+ * not_verified with what it holds. */
+static void set_value_is_ok_only_when_the_control_holds_it(void **state)
+{
+    (void)state;
+    struct core_config cfg = {0};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(s, OP_SET_VALUE, "window=notepad|ref=Edit:Locked|text=new", &r),
+                     WA_E_NOT_VERIFIED);
+    assert_string_equal(r.via, "click+select-all+type");
+    assert_string_equal(r.read_back, "old");
+    bool said = false;
+    for (size_t i = 0; i < r.n_notes; i++)
+        said = said || strstr(r.notes[i], "typed the value instead");
+    assert_true(said);
+    assert_true(actions_hold("type_text"));
+    /* one that takes the value: ok, verified */
+    assert_int_equal(perform(s, OP_SET_VALUE, "window=notepad|ref=Edit:Text Editor|text=abc", &r),
+                     WA_E_OK);
+    assert_true(r.verified);
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
 static void a_menu_path_names_what_is_there(void **state)
 {
     (void)state;
@@ -791,6 +822,7 @@ int main(void)
         cmocka_unit_test(audit_keeps_typed_text_out),
         cmocka_unit_test(files_are_written_only_from_the_command_line),
         cmocka_unit_test(refs_hold_between_calls_and_go_stale),
+        cmocka_unit_test(set_value_is_ok_only_when_the_control_holds_it),
         cmocka_unit_test(a_menu_path_names_what_is_there),
         cmocka_unit_test(refs_belong_to_their_client),
         cmocka_unit_test(an_action_reports_what_it_changed),
