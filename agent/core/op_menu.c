@@ -85,7 +85,12 @@ static int find_item(const struct wa_tree *t, size_t from, size_t to, const char
         if (strcmp(n->type, "MenuItem") != 0)
             continue;
         menu_key(n->name, k2, sizeof k2);
-        if (hit < 0 && strcmp(k2, key) == 0)
+        /* recent-file lists number their items: "1 notes.txt" is "notes.txt" too */
+        const char *bare = k2;
+        while (*bare >= '0' && *bare <= '9')
+            bare++;
+        bare = bare > k2 && *bare == ' ' ? bare + 1 : k2;
+        if (hit < 0 && (strcmp(k2, key) == 0 || strcmp(bare, key) == 0))
             hit = (int)i;
         if (len + strlen(n->name) + 4 < cap)
             len += (size_t)snprintf(names + len, cap - len, "%s\"%s\"", len ? ", " : "", n->name);
@@ -128,6 +133,19 @@ static wa_err wait_for_menu(struct call *k, uint64_t hwnd, size_t menus_before)
     }
 }
 
+/* A path that fails half-way closes the menus it opened: the window is left as it was. */
+static wa_err close_menus(struct call *k, size_t opened, wa_err e)
+{
+    struct wa_key_combo esc[1];
+    if (!opened || k->dry || keys_parse_combo("esc", &esc[0]))
+        return e;
+    char why[512];
+    snprintf(why, sizeof why, "%s", wa_err_detail());
+    for (size_t i = 0; i < opened; i++)
+        send_keys(k, esc, 1);
+    return wa_fail(e, "%s", why);
+}
+
 wa_err perform_select_menu(struct call *k)
 {
     char levels[MENU_LEVELS_MAX][128];
@@ -139,27 +157,33 @@ wa_err perform_select_menu(struct call *k)
     wa_err e = call_window(k, &hwnd);
     if (!e)
         e = call_fresh_tree(k, hwnd);
-    size_t menus = 0;
+    size_t menus = 0, opened = 0;
     for (size_t level = 0; !e && level < n; level++) {
         size_t from, to;
         menu_scope(&k->s->tree, level > 0, &from, &to);
         char names[600];
         bool unreadable;
         int i = find_item(&k->s->tree, from, to, levels[level], names, sizeof names, &unreadable);
-        if (i < 0 && unreadable)
-            return wa_fail(WA_E_ELEMENT_NOT_FOUND,
-                           "the open menu's items cannot be read here, so \"%s\" cannot be "
-                           "found in it; use the keyboard (alt+letter, arrows, enter) or the "
-                           "image",
-                           levels[level]);
-        if (i < 0)
-            return wa_fail(WA_E_ELEMENT_NOT_FOUND, "no menu item \"%s\"%s; %s %s", levels[level],
-                           level ? " in the open menu" : " in the menu bar",
-                           *names ? "the items are" : "there are no menu items",
-                           *names ? names : "(the menu bar's items may not be readable)");
-        if (k->s->tree.nodes[i].states & WA_ST_DISABLED)
-            return wa_fail(WA_E_ACTION_FAILED, "menu item \"%s\" is disabled",
-                           k->s->tree.nodes[i].name);
+        if (i < 0 && unreadable) {
+            e = wa_fail(WA_E_ELEMENT_NOT_FOUND,
+                        "the open menu's items cannot be read here, so \"%s\" cannot be "
+                        "found in it; use the keyboard (alt+letter, arrows, enter) or the "
+                        "image",
+                        levels[level]);
+            break;
+        }
+        if (i < 0) {
+            e = wa_fail(WA_E_ELEMENT_NOT_FOUND, "no menu item \"%s\"%s; %s %s", levels[level],
+                        level ? " in the open menu" : " in the menu bar",
+                        *names ? "the items are" : "there are no menu items",
+                        *names ? names : "(the menu bar's items may not be readable)");
+            break;
+        }
+        if (k->s->tree.nodes[i].states & WA_ST_DISABLED) {
+            e = wa_fail(WA_E_ACTION_FAILED, "menu item \"%s\" is disabled",
+                        k->s->tree.nodes[i].name);
+            break;
+        }
         if (level == 0) {
             op_elem_cleanup(&k->r->element);
             if (op_elem_from_node(&k->s->tree, (size_t)i, &k->r->element) == WA_E_OK)
@@ -170,8 +194,10 @@ wa_err perform_select_menu(struct call *k)
             menus += tree_node_is_open_menu(&k->s->tree.nodes[j]);
         if ((e = pick(k, (size_t)i)) || k->dry)
             break;
-        if (level + 1 < n)
+        if (level + 1 < n) {
+            opened++;
             e = wait_for_menu(k, hwnd, menus);
+        }
     }
-    return e;
+    return e ? close_menus(k, opened, e) : e;
 }
