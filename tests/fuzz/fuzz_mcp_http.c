@@ -106,11 +106,11 @@ static bool parse_request(char **at, char *end, const char *last_session, struct
         if (!colon || rq->n_headers == FAKE_MAX_HEADERS)
             continue;
         *colon = '\0';
-        char *value = colon + 1;
+        const char *value = colon + 1;
         while (*value == ' ' || *value == '\t')
             value++;
         if (strcasecmp(line, "Mcp-Session-Id") == 0 && strcmp(value, "@") == 0)
-            value = (char *)last_session;
+            value = last_session;
         if (strcasecmp(line, "Content-Length") == 0)
             rq->content_length = strtoll(value, NULL, 10);
         rq->names[rq->n_headers] = line;

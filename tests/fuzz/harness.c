@@ -98,8 +98,8 @@ const char *fuzz_setup(void)
         exit(1);
     }
     /* The input lock, the refs' state folder and every other temporary file go here.
-     * The working folder stays (libFuzzer reads relative paths after this): a relative
-     * path the product writes to is fenced off like any other outside the folder. */
+     * The working folder stays (libFuzzer reads relative paths after this); run.sh runs
+     * the targets inside $TMPDIR, and elsewhere the fence refuses a relative path. */
     if (setenv("TMPDIR", dir, 1)) {
         fprintf(stderr, "fuzz: cannot move into %s\n", dir);
         exit(1);
