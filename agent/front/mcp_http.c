@@ -23,6 +23,11 @@
 #define SESSION_IDLE_MS (30 * 60 * 1000) /* a session nobody used this long ends */
 #define KEEPALIVE_MS    15000            /* a comment line on an idle GET stream */
 #define QUEUE_MAX       256              /* messages waiting for a GET stream */
+/* Room for legitimate requests beside clients that dribble their headers: each of those
+ * holds a thread at most HTTP_REQUEST_TIMEOUT_MS, and there are more threads than a
+ * handful of them can hold. */
+#define HTTP_THREADS            "64"
+#define HTTP_REQUEST_TIMEOUT_MS "5000"
 
 struct queued {
     struct queued *next;
@@ -587,6 +592,12 @@ int mcp_http_serve(struct core *c, const struct mcp_http_opts *o)
                     "--no-auth is allowed only on a loopback address (127.x), not "
                     "on %s",
                     hs.addr);
+    if (!e && !hs.loopback && !o->allow_remote)
+        e = wa_fail(WA_E_USAGE,
+                    "%s is not a loopback address: serving the desktop off this machine needs "
+                    "--allow-remote, and its traffic (the token too) is clear text; put a "
+                    "TLS-terminating proxy in front",
+                    hs.addr);
     if (e)
         return exit_fail(e);
     hs.auth = !o->no_auth;
@@ -604,17 +615,11 @@ int mcp_http_serve(struct core *c, const struct mcp_http_opts *o)
 
     char ports[96];
     snprintf(ports, sizeof ports, "%s:%d", hs.addr, hs.port);
-    const char *options[] = {"listening_ports",
-                             ports,
-                             "num_threads",
-                             "24",
-                             "request_timeout_ms",
-                             "30000", /* a slow client cannot hold a thread longer */
-                             "enable_keep_alive",
-                             "no",
-                             "max_request_size",
-                             "65536",
-                             NULL};
+    const char *options[] = {
+        "listening_ports",       ports, "num_threads",      HTTP_THREADS, "request_timeout_ms",
+        HTTP_REQUEST_TIMEOUT_MS, /* headers and body, whole: a client that
+                                  * dribbles holds a thread no longer */
+        "enable_keep_alive",     "no",  "max_request_size", "65536",      NULL};
     struct mg_callbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.log_message = on_log;
@@ -638,6 +643,12 @@ int mcp_http_serve(struct core *c, const struct mcp_http_opts *o)
                 "winagent mcp: token: %s (send Authorization: Bearer <token>; set "
                 "WINAGENT_MCP_TOKEN to choose one)\n",
                 hs.token);
+    if (!hs.loopback)
+        fprintf(stderr,
+                "winagent mcp: WARNING: serving on %s, off loopback, in clear text: the token "
+                "and the desktop's contents travel unencrypted; put a TLS-terminating proxy in "
+                "front\n",
+                hs.addr);
     fflush(stderr);
     while (!os_interrupted())
         os_sleep_ms(500);

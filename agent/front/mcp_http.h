@@ -14,6 +14,7 @@
 struct mcp_http_opts {
     const char *listen; /* "PORT" (loopback) or "ADDR:PORT"; port 0 picks a free one */
     bool no_auth;       /* only on a loopback address */
+    bool allow_remote;  /* an address off loopback is taken only with this (clear text) */
     const char *token;  /* NULL: one is made and printed on stderr */
     long image_max_bytes;
     int image_max_px;

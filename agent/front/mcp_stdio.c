@@ -199,12 +199,15 @@ static void serve_stdio(struct stdio_link *l)
 }
 
 static const char mcp_usage[] =
-    "usage: winagent mcp [--http [ADDR:]PORT [--no-auth]] [--allow-shell] [--dry-run]\n"
+    "usage: winagent mcp [--http [ADDR:]PORT [--no-auth] [--allow-remote]] [--allow-shell]\n"
+    "                    [--dry-run]\n"
     "                    [--audit-log FILE]\n"
     "  MCP over stdio (newline-delimited JSON-RPC 2.0 on stdin/stdout), or over\n"
     "  Streamable HTTP at http://ADDR:PORT/mcp (ADDR 127.0.0.1 unless given). The HTTP\n"
     "  server asks for a bearer token: WINAGENT_MCP_TOKEN, else one printed on stderr;\n"
-    "  --no-auth drops it, on a loopback address only.\n";
+    "  --no-auth drops it, on a loopback address only. An address off loopback needs\n"
+    "  --allow-remote: the traffic, token included, is clear text (put a TLS-terminating\n"
+    "  proxy in front).\n";
 
 /* The client's image limits from the settings. */
 static wa_err image_limits(const struct settings *set, long *bytes, int *px)
@@ -221,6 +224,7 @@ static wa_err image_limits(const struct settings *set, long *bytes, int *px)
 struct mcp_options {
     const char *http; /* --http [ADDR:]PORT, or NULL for stdio */
     bool no_auth;
+    bool allow_remote;
     long max_bytes;
     int max_px;
 };
@@ -233,6 +237,7 @@ static bool mcp_options(int argc, char **argv, struct settings *set, struct mcp_
     args_init(&a, argc, argv, 1);
     o->http = args_value(&a, "http", NULL);
     o->no_auth = args_flag(&a, "no-auth", NULL);
+    o->allow_remote = args_flag(&a, "allow-remote", NULL);
     wa_err e = settings_load(set, &a, SG_DESK);
     if (!e)
         e = args_check_unknown(&a);
@@ -254,6 +259,7 @@ static int serve_http(const struct settings *set, const struct mcp_options *mo)
 {
     struct mcp_http_opts o = {.listen = mo->http,
                               .no_auth = mo->no_auth,
+                              .allow_remote = mo->allow_remote,
                               .token = settings_get(set, SET_MCP_TOKEN),
                               .image_max_bytes = mo->max_bytes,
                               .image_max_px = mo->max_px};

@@ -20,8 +20,10 @@
 #define REQUEST_MAX          (16u << 20)     /* bytes of one request (file or line) */
 #define ACCEPT_WAIT_MS       250             /* how often the TCP loops look at Ctrl+C */
 #define CLIENT_IDLE_MS       (5 * 60 * 1000) /* a TCP client silent this long is dropped */
-#define LINE_MAX_MS          30000 /* a request line must be whole this soon after it began */
-#define MAX_CLIENTS          16    /* TCP clients served at once */
+#define LINE_MAX_MS          10000 /* a request line must be whole this soon after it began */
+#define MAX_CLIENTS          16    /* TCP clients that showed the token, served at once */
+#define MAX_UNPROVEN         32    /* connections that have not shown the token yet */
+#define PROVE_MS             5000  /* ... must show it this soon, or are dropped */
 #define IPC_PROTOCOL_VERSION "1.0.0"
 
 /* ---- requests and responses ---- */
@@ -473,13 +475,40 @@ struct tcp_server {
     struct core *core;
     const char *token;
     struct os_mutex *lock;
-    int clients; /* served right now */
+    int clients;  /* served right now, having shown the token (MAX_CLIENTS) */
+    int unproven; /* connected, no token shown yet (MAX_UNPROVEN); they hold no slot */
 };
 
 struct tcp_client {
     struct tcp_server *srv;
     os_socket sock;
+    bool proven; /* it showed the token and holds one of the MAX_CLIENTS slots */
 };
+
+/* Whether a request line carries the server's token. */
+static bool shows_token(const struct tcp_server *srv, const char *line, size_t len)
+{
+    cJSON *req = cJSON_ParseWithLength(line, len);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(req, "token");
+    bool ok = cJSON_IsString(t) && str_equal_secret(srv->token, t->valuestring);
+    cJSON_Delete(req);
+    return ok;
+}
+
+/* A connection that showed the token takes a client slot, when one is free. */
+static bool take_slot(struct tcp_client *cl)
+{
+    struct tcp_server *srv = cl->srv;
+    os_mutex_lock(srv->lock);
+    bool room = srv->clients < MAX_CLIENTS;
+    if (room) {
+        srv->clients++;
+        srv->unproven--;
+        cl->proven = true;
+    }
+    os_mutex_unlock(srv->lock);
+    return room;
+}
 
 /* Serves one TCP client until it leaves, idles too long, or Ctrl+C: a line in, a line
  * out, on a session of its own. Runs on a thread of its own. */
@@ -496,7 +525,7 @@ static void serve_client(void *arg)
     struct dynbuf in;
     dynbuf_init(&in, REQUEST_MAX);
     char chunk[65536];
-    int64_t last = os_now_ms(), line_began = 0;
+    int64_t last = os_now_ms(), line_began = 0, started = last;
     if (session_new(srv->core, &so, &ses))
         goto out;
     while (!os_interrupted()) {
@@ -506,7 +535,12 @@ static void serve_client(void *arg)
         if (in.len && line_began && now - line_began > LINE_MAX_MS) {
             /* a client that trickles a request byte by byte holds no place for long */
             send_line(cl->sock, error_response(NULL, NULL, WA_E_TIMEOUT,
-                                               "the request line did not end within 30 s"));
+                                               "the request line did not end within 10 s"));
+            break;
+        }
+        if (!cl->proven && now - started > PROVE_MS) {
+            fprintf(stderr, "winagent serve: a client showed no token within %d s; dropped\n",
+                    PROVE_MS / 1000);
             break;
         }
         if (e == WA_E_TIMEOUT) {
@@ -535,6 +569,12 @@ static void serve_client(void *arg)
             bool blank = true;
             for (size_t i = 0; i < line_len && blank; i++)
                 blank = in.data[i] == ' ' || in.data[i] == '\t';
+            if (!blank && !cl->proven && shows_token(srv, in.data, line_len) && !take_slot(cl)) {
+                send_line(cl->sock, error_response(NULL, NULL, WA_E_DENIED,
+                                                   "too many clients at once; try again later"));
+                sent = false;
+                break;
+            }
             if (!blank) {
                 cJSON *r = serve_handle(ses, in.data, line_len, srv->token, NULL);
                 char *text = cJSON_PrintUnformatted(r);
@@ -556,7 +596,10 @@ out:
     session_free(ses);
     os_tcp_close(cl->sock);
     os_mutex_lock(srv->lock);
-    srv->clients--;
+    if (cl->proven)
+        srv->clients--;
+    else
+        srv->unproven--;
     os_mutex_unlock(srv->lock);
     free(cl);
 }
@@ -591,12 +634,14 @@ static int serve_tcp_loop(struct core *core, int port)
         }
         if (client == OS_SOCKET_NONE)
             continue;
+        /* No slot before the token: a connection waits among the unproven, which are
+         * few and must show it within PROVE_MS. */
         os_mutex_lock(srv.lock);
-        bool room = srv.clients < MAX_CLIENTS;
+        bool room = srv.unproven < MAX_UNPROVEN;
         if (room)
-            srv.clients++;
+            srv.unproven++;
         os_mutex_unlock(srv.lock);
-        struct tcp_client *cl = room ? malloc(sizeof *cl) : NULL;
+        struct tcp_client *cl = room ? calloc(1, sizeof *cl) : NULL;
         if (cl) {
             cl->srv = &srv;
             cl->sock = client;
@@ -606,7 +651,7 @@ static int serve_tcp_loop(struct core *core, int port)
         }
         if (room) {
             os_mutex_lock(srv.lock);
-            srv.clients--;
+            srv.unproven--;
             os_mutex_unlock(srv.lock);
         }
         send_line(client, error_response(NULL, NULL, WA_E_DENIED,
@@ -617,7 +662,7 @@ static int serve_tcp_loop(struct core *core, int port)
     /* The clients see the interrupt within one receive timeout and leave. */
     for (;;) {
         os_mutex_lock(srv.lock);
-        int left = srv.clients;
+        int left = srv.clients + srv.unproven;
         os_mutex_unlock(srv.lock);
         if (!left)
             break;

@@ -1,0 +1,118 @@
+"""The network front ends under load, with the real winagent.exe under Wine: clients
+that dribble their HTTP headers cannot starve `mcp --http` of a legitimate request,
+silent connections hold no `serve --port` slot (a client that shows the token is
+served past them, and they are dropped), and serving off loopback needs
+--allow-remote and says that the traffic is clear text. Every connection goes to
+127.0.0.1 only, is bounded in count and time, and is closed by the test."""
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+import watest
+from watest import WINAGENT_EXE
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_mcp_http import INIT, Server  # noqa: E402
+
+DRIBBLERS = 30
+
+
+def dribble(port, stop, sockets):
+    """A connection that sends its request line and then one header byte a second."""
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    except OSError:
+        return
+    sockets.append(s)
+    try:
+        s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        while not stop.is_set():
+            s.sendall(b"X")
+            stop.wait(1.0)
+    except OSError:
+        pass
+
+
+class HttpUnderLoad(unittest.TestCase):
+    def test_dribbling_clients_do_not_starve_a_request(self):
+        with Server() as s:
+            stop, sockets = threading.Event(), []
+            threads = [threading.Thread(target=dribble, args=(s.port, stop, sockets), daemon=True)
+                       for _ in range(DRIBBLERS)]
+            for t in threads:
+                t.start()
+            time.sleep(2)  # they all hold a connection, mid-headers
+            try:
+                t0 = time.monotonic()
+                status, _, body = s.post(INIT, timeout=30)
+                took = time.monotonic() - t0
+            finally:
+                stop.set()
+                for sock in sockets:
+                    sock.close()
+            self.assertEqual(status, 200, body)
+            self.assertIn("serverInfo", body)
+            self.assertLess(took, 10.0)
+
+    def test_off_loopback_needs_allow_remote_and_says_clear_text(self):
+        r = subprocess.run(["wine", WINAGENT_EXE, "mcp", "--http", "0.0.0.0:0"],
+                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("--allow-remote", r.stderr)
+        p = subprocess.Popen(["wine", WINAGENT_EXE, "mcp", "--http", "0.0.0.0:0",
+                              "--allow-remote"], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            err, deadline = "", time.time() + 30
+            while time.time() < deadline and "clear text" not in err:
+                line = p.stderr.readline()
+                if not line:
+                    break
+                err += line
+            self.assertIn("WARNING", err)
+            self.assertIn("clear text", err)
+        finally:
+            p.kill()
+            p.wait(10)
+
+
+class ServeSlots(unittest.TestCase):
+    def setUp(self):
+        self.server = subprocess.Popen(["wine", WINAGENT_EXE, "serve", "--port", "0"],
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True)
+        self.hello = json.loads(self.server.stdout.readline())
+        threading.Thread(target=self.server.stderr.read, daemon=True).start()
+
+    def tearDown(self):
+        self.server.kill()
+        self.server.wait(10)
+
+    def test_silent_connections_hold_no_slot(self):
+        port, token = self.hello["port"], self.hello["token"]
+        silent = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(20)]
+        try:
+            time.sleep(0.5)
+            s = socket.create_connection(("127.0.0.1", port), timeout=30)
+            f = s.makefile("r", encoding="utf-8")
+            s.sendall(json.dumps({"id": 1, "token": token, "command": "windows"}).encode() + b"\n")
+            res = json.loads(f.readline())
+            self.assertTrue(res["success"], res)
+            s.close()
+            # the silent ones are dropped once they had their few seconds to show a token
+            time.sleep(7)
+            silent[0].settimeout(5)
+            self.assertEqual(silent[0].recv(100), b"")
+        finally:
+            for c in silent:
+                c.close()
+
+
+if __name__ == "__main__":
+    watest.main()
