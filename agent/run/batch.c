@@ -28,8 +28,10 @@ struct task {
     double timeout_s;
 };
 
-enum outcome { OUT_NONE, OUT_PASS, OUT_FAIL, OUT_ERROR, OUT_TIMEOUT };
-static const char *const outcome_names[] = {"", "pass", "fail", "error", "timeout"};
+/* dry_run: a --dry-run batch ran its task without acting and judged nothing (no setup,
+ * no check): it is no pass. */
+enum outcome { OUT_NONE, OUT_PASS, OUT_FAIL, OUT_ERROR, OUT_TIMEOUT, OUT_DRY_RUN, OUT__COUNT };
+static const char *const outcome_names[] = {"", "pass", "fail", "error", "timeout", "dry_run"};
 
 struct batch {
     struct agent_config *cfg;
@@ -37,7 +39,7 @@ struct batch {
     size_t n;
     char *dir;          /* LOGDIR/batch-... */
     enum outcome *done; /* the latest outcome of each task (resume) */
-    int tally[5];
+    int tally[OUT__COUNT];
     struct core *core; /* setup and check commands */
     struct session *ses;
 };
@@ -377,7 +379,7 @@ static void write_state(const struct batch *b, const char *file, const char *sta
     cJSON_AddStringToObject(o, "state", state);
     if (at)
         cJSON_AddStringToObject(o, "stopped_at", at);
-    for (int i = OUT_PASS; i <= OUT_TIMEOUT; i++)
+    for (int i = OUT_PASS; i < OUT__COUNT; i++)
         cJSON_AddNumberToObject(o, outcome_names[i], b->tally[i]);
     char path[4200];
     snprintf(path, sizeof path, "%s" OS_SEP "batch.json", b->dir);
@@ -424,7 +426,8 @@ static bool run_task(struct batch *b, size_t i)
     char why[600] = "";
     int code = -1;
     struct run_outcome run = {0};
-    if (t->setup) {
+    bool dry = b->cfg->dry_run;
+    if (t->setup && !dry) {
         int rc = run_shell(b, t->setup, why, sizeof why);
         if (rc != 0) {
             out = OUT_ERROR;
@@ -450,6 +453,9 @@ static bool run_task(struct batch *b, size_t i)
                     "--resume runs it again\n",
                     i + 1, b->n, t->id, os_interrupt_reason() ? os_interrupt_reason() : "");
             return false;
+        } else if (code == EXIT_OK && dry) {
+            out = OUT_DRY_RUN;
+            snprintf(why, sizeof why, "dry run: nothing was done, so no check was run");
         } else if (code == EXIT_OK) {
             out = OUT_PASS;
             if (t->check) {
@@ -595,12 +601,16 @@ static int run_batch(struct batch *b, const char *file, bool resume)
     }
     write_state(b, file, "finished", NULL);
     bool all = b->tally[OUT_PASS] == (int)b->n;
+    bool dry = b->tally[OUT_DRY_RUN] == (int)b->n;
     fprintf(stderr,
-            "batch %s: pass %d fail %d error %d timeout %d of %zu; results: %s" OS_SEP
+            "batch %s: pass %d fail %d error %d timeout %d dry_run %d of %zu; results: %s" OS_SEP
             "results.jsonl\n",
-            all ? "passed" : "did not pass", b->tally[OUT_PASS], b->tally[OUT_FAIL],
-            b->tally[OUT_ERROR], b->tally[OUT_TIMEOUT], b->n, b->dir);
-    return all ? EXIT_OK : EXIT_BATCH;
+            all   ? "passed"
+            : dry ? "dry run"
+                  : "did not pass",
+            b->tally[OUT_PASS], b->tally[OUT_FAIL], b->tally[OUT_ERROR], b->tally[OUT_TIMEOUT],
+            b->tally[OUT_DRY_RUN], b->n, b->dir);
+    return all || dry ? EXIT_OK : EXIT_BATCH;
 }
 
 int cmd_batch(int argc, char **argv)

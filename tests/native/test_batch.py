@@ -46,6 +46,24 @@ def model():
     return fake_llm({"steps": [{"text": "done"}], "after_end": "repeat_last"})
 
 
+class DryRun(unittest.TestCase):
+    def test_a_dry_run_batch_reports_dry_run_not_pass(self):
+        b = Batch(["a", "b"])
+        # a check that would fail: a dry run judges nothing, so it is not run at all
+        with open(b.file, "w", encoding="utf-8") as f:
+            for i in ("a", "b"):
+                f.write(json.dumps({"id": i, "prompt": "say done", "check": "exit 1",
+                                    "setup": "del x"}) + "\n")
+        with model() as fake:
+            code, err = b.run(fake, "--dry-run", "--shell", "on")
+        self.assertEqual(code, 0, err)
+        with open(b.results_path(), encoding="utf-8") as f:
+            outcomes = [json.loads(line)["outcome"] for line in f]
+        self.assertEqual(outcomes, ["dry_run", "dry_run"])
+        self.assertIn("dry_run 2 of 2", err)
+        self.assertNotIn("pass 2", err)
+
+
 class TornResults(unittest.TestCase):
     def test_each_result_is_one_whole_line(self):
         b = Batch(["a", "b", "c"])
