@@ -55,6 +55,14 @@ void wa_shell_result_cleanup(struct wa_shell_result *r)
     memset(r, 0, sizeof *r);
 }
 
+wa_err backend_list_visible_windows(const struct wa_backend *b, struct wa_window_list *out)
+{
+    memset(out, 0, sizeof *out);
+    if (b && b->list_visible_windows)
+        return b->list_visible_windows(out);
+    return backend_list_windows(b, out);
+}
+
 wa_err backend_list_windows(const struct wa_backend *b, struct wa_window_list *out)
 {
     memset(out, 0, sizeof *out);

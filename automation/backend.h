@@ -107,6 +107,10 @@ struct wa_backend {
     /* ---- windows ---- */
     /* Visible top-level windows with a title, in Z order (topmost first). */
     wa_err (*list_windows)(struct wa_window_list *out);
+    /* Every visible top-level window, topmost first: the listed ones and the others an
+     * image still shows (untitled pop-ups, open menus, tool windows). For blacking out
+     * what the gate refuses; NULL: list_windows stands in. */
+    wa_err (*list_visible_windows)(struct wa_window_list *out);
     wa_err (*window_info)(uint64_t hwnd, struct wa_window *out); /* WA_E_WINDOW_NOT_FOUND */
     /* The window actions go to when none is named: the foreground window, never the
      * console winagent runs in (and never winagent's own windows). */
@@ -184,6 +188,7 @@ const struct wa_backend *backend_default(void);
 
 /* Wrappers: WA_E_UNSUPPORTED for NULL slots, argument checks, out-params cleared. */
 wa_err backend_list_windows(const struct wa_backend *b, struct wa_window_list *out);
+wa_err backend_list_visible_windows(const struct wa_backend *b, struct wa_window_list *out);
 wa_err backend_window_info(const struct wa_backend *b, uint64_t hwnd, struct wa_window *out);
 wa_err backend_target_window(const struct wa_backend *b, uint64_t *hwnd);
 wa_err backend_foreground_window(const struct wa_backend *b, uint64_t *hwnd);

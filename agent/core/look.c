@@ -11,11 +11,13 @@
 
 /* Blacks out, in img of frame, every window the gate refuses that lies above `below`
  * in Z order (all of them when below is 0): a password manager over the window, or
- * anywhere on a monitor, never reaches an image. */
+ * anywhere on a monitor, never reaches an image. Every visible window counts, not only
+ * the listed ones: a restricted program's untitled pop-ups, menus and tool windows are
+ * blacked out as its titled windows are. */
 static wa_err blackout(struct call *k, struct wa_image *img, struct wa_rect frame, uint64_t below)
 {
     struct wa_window_list l;
-    wa_err e = backend_list_windows(k->be, &l);
+    wa_err e = backend_list_visible_windows(k->be, &l);
     if (e)
         return wa_fail(e, "cannot tell which windows are on screen, so no image: %s",
                        wa_err_detail());

@@ -224,6 +224,34 @@ static wa_err fake_list_windows(struct wa_window_list *out)
     return WA_E_OK;
 }
 
+/* The listed windows and, after them, "unlisted": visible top-level windows no list
+ * shows (an untitled pop-up or menu of a program). */
+static wa_err fake_list_visible_windows(struct wa_window_list *out)
+{
+    wa_err e = fake_list_windows(out);
+    const cJSON *extra = cJSON_GetObjectItemCaseSensitive(fk.scene, "unlisted");
+    int n = cJSON_GetArraySize(extra);
+    if (e || !n)
+        return e;
+    struct wa_window *items = realloc(out->items, (out->count + (size_t)n) * sizeof *items);
+    if (!items) {
+        wa_window_list_cleanup(out);
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    out->items = items;
+    const cJSON *w;
+    cJSON_ArrayForEach(w, extra)
+    {
+        memset(&out->items[out->count], 0, sizeof out->items[0]);
+        if ((e = window_from_json(w, &out->items[out->count]))) {
+            wa_window_list_cleanup(out);
+            return e;
+        }
+        out->count++;
+    }
+    return WA_E_OK;
+}
+
 static wa_err no_window(uint64_t hwnd)
 {
     return wa_fail(WA_E_WINDOW_NOT_FOUND, "no window 0x%llx", (unsigned long long)hwnd);
@@ -878,6 +906,7 @@ static const struct wa_backend fake_backend = {
     .init = fake_init,
     .shutdown = fake_shutdown,
     .list_windows = fake_list_windows,
+    .list_visible_windows = fake_list_visible_windows,
     .window_info = fake_window_info,
     .target_window = fake_target_window,
     .foreground_window = fake_foreground_window,

@@ -12,6 +12,8 @@
  *                        "value": "...", "states": ["focused"], "automation_id": "...",
  *                        "class": "...", "hwnd": 0, "patterns": ["invoke", ...],
  *                        "children": [...]}}],
+ *  "unlisted": [{window as above}]  (visible top-level windows no list shows: an
+ *               untitled pop-up or menu; images show them, and blacking out covers them)
  *  "other_windows": [{"hwnd": 65568, "class": "#32769", "process": "explorer.exe"}],
  *               (windows that exist but are no program's top-level window: the
  *                desktop, message-only windows, child controls; never listed)

@@ -59,6 +59,7 @@ static const struct wa_backend win_backend = {
     .shutdown = win_shutdown,
 
     .list_windows = win_list_windows,
+    .list_visible_windows = win_list_visible_windows,
     .window_info = win_window_info,
     .target_window = win_target_window,
     .foreground_window = win_foreground_window,

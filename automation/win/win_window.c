@@ -232,6 +232,33 @@ static void describe(HWND h, char *buf, size_t size)
     free(proc);
 }
 
+/* A Store app's frame belongs to ApplicationFrameHost; the app itself is the process of
+ * the child window it hosts (its CoreWindow). */
+struct hosted {
+    DWORD frame_pid, pid;
+};
+
+static BOOL CALLBACK find_hosted(HWND child, LPARAM arg)
+{
+    struct hosted *h = (struct hosted *)arg;
+    DWORD pid = 0;
+    GetWindowThreadProcessId(child, &pid);
+    if (pid && pid != h->frame_pid) {
+        h->pid = pid;
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static DWORD hosted_process(HWND frame, DWORD frame_pid, const char *process)
+{
+    if (!process || _stricmp(process, "ApplicationFrameHost.exe") != 0)
+        return 0;
+    struct hosted h = {frame_pid, 0};
+    EnumChildWindows(frame, find_hosted, (LPARAM)&h);
+    return h.pid;
+}
+
 static wa_err fill_info(HWND h, struct wa_window *w)
 {
     memset(w, 0, sizeof *w);
@@ -242,6 +269,12 @@ static wa_err fill_info(HWND h, struct wa_window *w)
     w->title = win_window_title(h);
     w->class_name = win_window_class(h);
     w->process = win_process_name(pid);
+    DWORD app = hosted_process(h, pid, w->process);
+    if (app) { /* the gate and the lists know a Store app by its own process */
+        free(w->process);
+        w->process = win_process_name(app);
+        w->pid = app;
+    }
     if (!w->title || !w->class_name || !w->process) {
         wa_window_cleanup(w);
         return wa_fail(WA_E_NOMEM, "out of memory reading window 0x%llx",
@@ -265,7 +298,8 @@ static wa_err fill_info(HWND h, struct wa_window *w)
 
 /* ---- listing and information ---- */
 
-wa_err win_list_windows(struct wa_window_list *out)
+/* The windows of list (listable: visible, titled, no tool windows; or all visible). */
+static wa_err list_top_level(struct wa_window_list *out, bool listable_only)
 {
     memset(out, 0, sizeof *out);
     struct hwnd_vec all;
@@ -278,7 +312,8 @@ wa_err win_list_windows(struct wa_window_list *out)
         goto out;
     }
     for (size_t i = 0; i < all.n; i++) {
-        if (!win_window_listable(all.v[i]))
+        if (listable_only ? !win_window_listable(all.v[i])
+                          : !IsWindowVisible(all.v[i]) || win_window_cloaked(all.v[i]))
             continue;
         e = fill_info(all.v[i], &out->items[out->count]);
         if (e) {
@@ -290,6 +325,16 @@ wa_err win_list_windows(struct wa_window_list *out)
 out:
     free(all.v);
     return e;
+}
+
+wa_err win_list_windows(struct wa_window_list *out)
+{
+    return list_top_level(out, true);
+}
+
+wa_err win_list_visible_windows(struct wa_window_list *out)
+{
+    return list_top_level(out, false);
 }
 
 wa_err win_window_info(uint64_t hwnd, struct wa_window *out)

@@ -67,6 +67,9 @@ wa_err win_focus_window(uint64_t hwnd);
 wa_err win_foreground_window(uint64_t *hwnd);
 wa_err win_window_at(int x, int y, uint64_t *hwnd);
 wa_err win_resolve_program(const char *name, char **path, char **runs);
+/* Every visible top-level window, topmost first (untitled pop-ups, menus and tool
+ * windows too): what an image may show. */
+wa_err win_list_visible_windows(struct wa_window_list *out);
 wa_err win_move_window(uint64_t hwnd, struct wa_rect r);
 wa_err win_set_window_state(uint64_t hwnd, enum wa_window_state s);
 /* Posts WM_CLOSE and waits up to 2 s for the window to go. When it is still there

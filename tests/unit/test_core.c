@@ -14,6 +14,8 @@
 
 #include "agent/core/core.h"
 #include "automation/fake/fake_backend.h"
+
+#include <lodepng.h>
 #include "base/os.h"
 
 static const char scene[] =
@@ -53,6 +55,8 @@ static const char scene[] =
     "     \"bounds\": [1200, 600, 1600, 900], \"children\": ["
     "     {\"type\": \"Edit\", \"name\": \"Password\", \"value\": \"hunter2\","
     "      \"bounds\": [1210, 610, 1590, 640]}]}}],"
+    " \"unlisted\": [{\"hwnd\": 4096, \"title\": \"\", \"class\": \"#32768\","
+    "   \"process\": \"keepass.exe\", \"rect\": [10, 900, 90, 990]}],"
     " \"other_windows\": [{\"hwnd\": 65568, \"title\": \"\", \"class\": \"#32769\","
     "   \"process\": \"explorer.exe\", \"rect\": [0, 0, 1920, 1080]}],"
     " \"launch\": {\"calc\": {\"hwnd\": 1024, \"title\": \"Calculator\", \"process\": "
@@ -406,6 +410,34 @@ static void launch_judges_the_file_not_its_name(void **state)
     assert_non_null(strstr(r.message, "console program"));
     assert_false(actions_hold("launch"));
     assert_int_equal(perform(s, OP_LAUNCH, "command=calc", &r), WA_E_OK);
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
+/* An image blacks out every visible window of a restricted process: its untitled
+ * pop-ups and menus too, which no window list shows. */
+static void images_black_out_restricted_popups(void **state)
+{
+    (void)state;
+    struct core_config cfg = {0};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(s, OP_SCREENSHOT, "monitor=0", &r), WA_E_OK);
+    unsigned char *px = NULL;
+    unsigned w = 0, h = 0;
+    assert_int_equal(lodepng_decode32(&px, &w, &h, (const unsigned char *)r.png.data, r.png.len),
+                     0);
+    /* the middle of the pop-up at [10,900][90,990], and of a desktop spot beside it */
+    int x = (int)(50 * r.scale), y = (int)(945 * r.scale);
+    const unsigned char *p = px + ((size_t)y * w + (size_t)x) * 4;
+    assert_true(p[0] == 0 && p[1] == 0 && p[2] == 0);
+    x = (int)(150 * r.scale);
+    p = px + ((size_t)y * w + (size_t)x) * 4;
+    assert_false(p[0] == 0 && p[1] == 0 && p[2] == 0);
+    free(px);
     op_result_cleanup(&r);
     session_free(s);
     core_free(c);
@@ -814,6 +846,7 @@ int main(void)
         cmocka_unit_test(targets_are_top_level_windows_and_elements_their_own),
         cmocka_unit_test(no_shell_through_the_ui_when_it_is_off),
         cmocka_unit_test(launch_judges_the_file_not_its_name),
+        cmocka_unit_test(images_black_out_restricted_popups),
         cmocka_unit_test(shell_needs_the_permission),
         cmocka_unit_test(confirm_shows_the_whole_command),
         cmocka_unit_test(dry_run_sends_nothing),
