@@ -239,15 +239,51 @@ static CURLcode setup(CURL *c, const struct http_request *req, struct curl_slist
     return rc;
 }
 
+/* The request's headers, and "Expect:" (no 100-continue round trip for large bodies:
+ * not every server answers it). */
+static wa_err request_headers(const struct http_request *req, struct curl_slist **out)
+{
+    struct curl_slist *headers = NULL;
+    for (size_t i = 0; i <= req->n_headers; i++) {
+        const char *line = i < req->n_headers ? req->headers[i] : "Expect:";
+        struct curl_slist *n = curl_slist_append(headers, line);
+        if (!n) {
+            curl_slist_free_all(headers);
+            return wa_fail(WA_E_NOMEM, "out of memory");
+        }
+        headers = n;
+    }
+    *out = headers;
+    return WA_E_OK;
+}
+
+/* Runs the added transfer to its end in short slices: an interrupt is noticed within
+ * 100 ms even on a silent server. */
+static wa_err run_transfer(struct http_client *h)
+{
+    int running = 1;
+    while (running) {
+        CURLMcode mc = curl_multi_perform(h->multi, &running);
+        if (mc != CURLM_OK)
+            return wa_fail(WA_E_NETWORK, "libcurl: %s", curl_multi_strerror(mc));
+        if (!running)
+            break;
+        if (os_interrupted())
+            return wa_fail(WA_E_INTERRUPTED, "request interrupted");
+        mc = curl_multi_poll(h->multi, NULL, 0, 100, NULL);
+        if (mc != CURLM_OK)
+            return wa_fail(WA_E_NETWORK, "libcurl: %s", curl_multi_strerror(mc));
+    }
+    return WA_E_OK;
+}
+
 wa_err http_perform(struct http_client *h, const struct http_request *req,
                     struct http_response *resp)
 {
     char errbuf[CURL_ERROR_SIZE];
     struct xfer x = {.req = req, .resp = resp, .easy = h->easy};
     struct curl_slist *headers = NULL;
-    wa_err e = WA_E_OK;
     bool added = false;
-
     errbuf[0] = '\0';
     resp->status = 0;
     resp->received = 0;
@@ -256,67 +292,31 @@ wa_err http_perform(struct http_client *h, const struct http_request *req,
     clear_headers(resp);
     if (os_interrupted())
         return wa_fail(WA_E_INTERRUPTED, "request interrupted");
-
-    for (size_t i = 0; i < req->n_headers; i++) {
-        struct curl_slist *n = curl_slist_append(headers, req->headers[i]);
-        if (!n) {
-            e = wa_fail(WA_E_NOMEM, "out of memory");
-            goto out;
-        }
-        headers = n;
-    }
-    /* No "Expect: 100-continue" round trip for large bodies: not every server answers it. */
-    struct curl_slist *n = curl_slist_append(headers, "Expect:");
-    if (!n) {
-        e = wa_fail(WA_E_NOMEM, "out of memory");
-        goto out;
-    }
-    headers = n;
-
+    wa_err e = request_headers(req, &headers);
+    if (e)
+        return e;
     curl_easy_reset(h->easy);
     if (setup(h->easy, req, headers, &x, errbuf) != CURLE_OK) {
         e = wa_fail(WA_E_NETWORK, "libcurl refused an option: %s", errbuf);
-        goto out;
-    }
-    if (curl_multi_add_handle(h->multi, h->easy) != CURLM_OK) {
+    } else if (curl_multi_add_handle(h->multi, h->easy) != CURLM_OK) {
         e = wa_fail(WA_E_NETWORK, "libcurl could not start the transfer");
-        goto out;
+    } else {
+        added = true;
+        e = run_transfer(h);
     }
-    added = true;
-
-    int running = 1;
-    while (running) {
-        CURLMcode mc = curl_multi_perform(h->multi, &running);
-        if (mc != CURLM_OK) {
-            e = wa_fail(WA_E_NETWORK, "libcurl: %s", curl_multi_strerror(mc));
-            goto out;
-        }
-        if (!running)
-            break;
-        if (os_interrupted()) {
-            e = wa_fail(WA_E_INTERRUPTED, "request interrupted");
-            goto out;
-        }
-        /* Short slices: an interrupt is noticed within 100 ms even on a silent server. */
-        mc = curl_multi_poll(h->multi, NULL, 0, 100, NULL);
-        if (mc != CURLM_OK) {
-            e = wa_fail(WA_E_NETWORK, "libcurl: %s", curl_multi_strerror(mc));
-            goto out;
-        }
+    if (!e) {
+        CURLcode rc = CURLE_OK;
+        int left = 0;
+        CURLMsg *msg;
+        while ((msg = curl_multi_info_read(h->multi, &left)) != NULL)
+            if (msg->msg == CURLMSG_DONE && msg->easy_handle == h->easy)
+                rc = msg->data.result;
+        long status = 0;
+        curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
+        resp->status = status;
+        if (rc != CURLE_OK)
+            e = transfer_error(&x, rc, errbuf);
     }
-
-    CURLcode rc = CURLE_OK;
-    int left = 0;
-    CURLMsg *msg;
-    while ((msg = curl_multi_info_read(h->multi, &left)) != NULL)
-        if (msg->msg == CURLMSG_DONE && msg->easy_handle == h->easy)
-            rc = msg->data.result;
-    long status = 0;
-    curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
-    resp->status = status;
-    if (rc != CURLE_OK)
-        e = transfer_error(&x, rc, errbuf);
-out:
     if (added)
         curl_multi_remove_handle(h->multi, h->easy);
     /* The handle outlives this call: drop its pointers to our stack and to headers. */

@@ -350,42 +350,36 @@ static bool convert_enum(cJSON *out, const cJSON *node, const char **type)
     return ok;
 }
 
-static cJSON *convert(const cJSON *node, const cJSON *root, int depth)
+/* A $ref node: its target converted, with the description beside the $ref winning. */
+static cJSON *convert_ref(const cJSON *node, const char *ref, const cJSON *root, int depth)
 {
-    cJSON *out = cJSON_CreateObject();
-    if (!out)
+    const cJSON *target = resolve_ref(root, ref);
+    cJSON *c = convert(target, root, target ? depth + 1 : MAX_DEPTH + 1);
+    if (!c)
         return NULL;
-    if (!cJSON_IsObject(node) || depth > MAX_DEPTH) {
-        if (!cJSON_AddStringToObject(out, "type", depth > MAX_DEPTH ? "OBJECT" : "STRING"))
-            goto fail;
-        return out;
-    }
-    const cJSON *ref = get(node, "$ref");
-    if (cJSON_IsString(ref)) {
-        const cJSON *target = resolve_ref(root, ref->valuestring);
-        cJSON *c = convert(target, root, target ? depth + 1 : MAX_DEPTH + 1);
-        if (!c)
-            goto fail;
-        /* Keywords beside a $ref (a description, usually) win over the target's. */
-        const cJSON *d = get(node, "description");
-        if (cJSON_IsString(d)) {
-            cJSON *s = cJSON_CreateString(d->valuestring);
-            if (!s || !(cJSON_GetObjectItemCaseSensitive(c, "description")
-                            ? cJSON_ReplaceItemInObjectCaseSensitive(c, "description", s)
-                            : cJSON_AddItemToObject(c, "description", s))) {
-                cJSON_Delete(s);
-                cJSON_Delete(c);
-                goto fail;
-            }
+    const cJSON *d = get(node, "description");
+    if (cJSON_IsString(d)) {
+        cJSON *s = cJSON_CreateString(d->valuestring);
+        if (!s || !(cJSON_GetObjectItemCaseSensitive(c, "description")
+                        ? cJSON_ReplaceItemInObjectCaseSensitive(c, "description", s)
+                        : cJSON_AddItemToObject(c, "description", s))) {
+            cJSON_Delete(s);
+            cJSON_Delete(c);
+            return NULL;
         }
-        cJSON_Delete(out);
-        return c;
     }
+    return c;
+}
 
+/* The keywords Gemini's schema keeps: type, title, description, enum, properties,
+ * required, items, the numeric limits, pattern, ordering and nullable. */
+static bool convert_keywords(cJSON *out, const cJSON *node, const cJSON *root, int depth,
+                             const char **type)
+{
     bool ok = true;
-    const char *type = convert_type(out, node, &ok);
+    *type = convert_type(out, node, &ok);
     ok = ok && copy_string(out, node, "title") && copy_string(out, node, "description");
-    ok = ok && convert_enum(out, node, &type);
+    ok = ok && convert_enum(out, node, type);
     ok = ok && convert_properties(out, node, root, depth);
     ok = ok && convert_required(out, node);
     const cJSON *items = get(node, "items");
@@ -411,11 +405,17 @@ static cJSON *convert(const cJSON *node, const cJSON *root, int depth)
     const cJSON *nullable = get(node, "nullable");
     if (ok && cJSON_IsTrue(nullable) && !cJSON_GetObjectItemCaseSensitive(out, "nullable"))
         ok = cJSON_AddBoolToObject(out, "nullable", 1) != NULL;
+    return ok;
+}
 
+/* anyOf/oneOf as alternatives; allOf merged in. */
+static bool convert_combinators(cJSON *out, const cJSON *node, const cJSON *root, int depth)
+{
+    bool ok = true;
     const cJSON *alt = get(node, "anyOf");
     if (!cJSON_IsArray(alt))
         alt = get(node, "oneOf");
-    if (ok && cJSON_IsArray(alt) && !cJSON_GetObjectItemCaseSensitive(out, "anyOf"))
+    if (cJSON_IsArray(alt) && !cJSON_GetObjectItemCaseSensitive(out, "anyOf"))
         ok = convert_alternatives(out, alt, root, depth);
     const cJSON *all = get(node, "allOf");
     const cJSON *branch;
@@ -427,10 +427,13 @@ static cJSON *convert(const cJSON *node, const cJSON *root, int depth)
         ok = c && merge_missing(out, c);
         cJSON_Delete(c);
     }
-    if (!ok)
-        goto fail;
+    return ok;
+}
 
-    /* A node without a type of its own: infer it, unless alternatives carry it. */
+/* The type of a node without one of its own (inferred, unless alternatives carry it),
+ * an array's items, and a format Gemini takes for that type. */
+static bool finish_type(cJSON *out, const cJSON *node, const char *type)
+{
     bool has_any = cJSON_GetObjectItemCaseSensitive(out, "anyOf") != NULL;
     if (!type && !has_any && !cJSON_GetObjectItemCaseSensitive(out, "type"))
         type = cJSON_GetObjectItemCaseSensitive(out, "properties") ? "OBJECT"
@@ -438,7 +441,7 @@ static cJSON *convert(const cJSON *node, const cJSON *root, int depth)
                                                                    : "STRING";
     if (type && !has_any && !cJSON_GetObjectItemCaseSensitive(out, "type") &&
         !cJSON_AddStringToObject(out, "type", type))
-        goto fail;
+        return false;
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(out, "type");
     if (cJSON_IsString(t) && strcmp(t->valuestring, "ARRAY") == 0 &&
         !cJSON_GetObjectItemCaseSensitive(out, "items")) {
@@ -446,13 +449,30 @@ static cJSON *convert(const cJSON *node, const cJSON *root, int depth)
         if (!it || !cJSON_AddStringToObject(it, "type", "STRING") ||
             !cJSON_AddItemToObject(out, "items", it)) {
             cJSON_Delete(it);
-            goto fail;
+            return false;
         }
     }
     const cJSON *format = get(node, "format");
-    if (cJSON_IsString(t) && cJSON_IsString(format) &&
-        format_allowed(t->valuestring, format->valuestring) &&
-        !cJSON_AddStringToObject(out, "format", format->valuestring))
+    return !(cJSON_IsString(t) && cJSON_IsString(format) &&
+             format_allowed(t->valuestring, format->valuestring) &&
+             !cJSON_AddStringToObject(out, "format", format->valuestring));
+}
+
+static cJSON *convert(const cJSON *node, const cJSON *root, int depth)
+{
+    if (cJSON_IsObject(node) && depth <= MAX_DEPTH && cJSON_IsString(get(node, "$ref")))
+        return convert_ref(node, get(node, "$ref")->valuestring, root, depth);
+    cJSON *out = cJSON_CreateObject();
+    if (!out)
+        return NULL;
+    if (!cJSON_IsObject(node) || depth > MAX_DEPTH) {
+        if (!cJSON_AddStringToObject(out, "type", depth > MAX_DEPTH ? "OBJECT" : "STRING"))
+            goto fail;
+        return out;
+    }
+    const char *type = NULL;
+    if (!convert_keywords(out, node, root, depth, &type) ||
+        !convert_combinators(out, node, root, depth) || !finish_type(out, node, type))
         goto fail;
     return out;
 fail:

@@ -417,6 +417,62 @@ static int run_shell(struct batch *b, const char *command, char *why, size_t cap
     return code;
 }
 
+/* The outcome of a run that ended with code (not interrupted by Ctrl+C): a finished run
+ * passes when its check does; a dry run judges nothing. why says what decided it. */
+static enum outcome judge(struct batch *b, const struct task *t, int code, bool timed_out,
+                          char *why, size_t cap)
+{
+    if (code == EXIT_INTERRUPTED && timed_out) {
+        snprintf(why, cap, "wall time of %.0f s ran out", t->timeout_s);
+        return OUT_TIMEOUT;
+    }
+    if (code == EXIT_OK && b->cfg->dry_run) {
+        snprintf(why, cap, "dry run: nothing was done, so no check was run");
+        return OUT_DRY_RUN;
+    }
+    if (code == EXIT_OK) {
+        int rc = t->check ? run_shell(b, t->check, why, cap) : 0;
+        if (rc > 0)
+            snprintf(why, cap, "check exited with %d", rc);
+        return rc == 0 ? OUT_PASS : rc < 0 ? OUT_ERROR : OUT_FAIL;
+    }
+    if (code == EXIT_STEPS || code == EXIT_ACTION) {
+        snprintf(why, cap, "the run ended without a final answer (exit code %d)", code);
+        return OUT_FAIL;
+    }
+    snprintf(why, cap, "the run failed (exit code %d)", code);
+    return OUT_ERROR;
+}
+
+/* Appends the task's line to results.jsonl, renews index.html and says the tally. */
+static void record_task(struct batch *b, size_t i, enum outcome out, int code,
+                        const struct run_outcome *run, const char *why, double secs)
+{
+    const struct task *t = &b->tasks[i];
+    b->done[i] = out;
+    b->tally[out]++;
+    cJSON *line = cJSON_CreateObject();
+    cJSON_AddStringToObject(line, "id", t->id);
+    cJSON_AddStringToObject(line, "outcome", outcome_names[out]);
+    if (code >= 0)
+        cJSON_AddNumberToObject(line, "exit_code", code);
+    else
+        cJSON_AddNullToObject(line, "exit_code");
+    cJSON_AddNumberToObject(line, "steps", run->steps);
+    cJSON_AddNumberToObject(line, "tokens", (double)run->total_tokens);
+    cJSON_AddNumberToObject(line, "time_s", (double)(int64_t)(secs * 10.0 + 0.5) / 10.0);
+    cJSON_AddStringToObject(line, "run_folder", run->dir[0] ? str_path_base(run->dir) : "");
+    if (*why)
+        cJSON_AddStringToObject(line, "reason", why);
+    append_result(b->dir, line);
+    cJSON_Delete(line);
+    int runs;
+    report_index(b->dir, &runs); /* index.html after every task */
+    fprintf(stderr, "[task %zu/%zu] pass %d fail %d error %d timeout %d | %s: %s%s%s (%.1f s)\n",
+            i + 1, b->n, b->tally[OUT_PASS], b->tally[OUT_FAIL], b->tally[OUT_ERROR],
+            b->tally[OUT_TIMEOUT], t->id, outcome_names[out], *why ? ", " : "", why, secs);
+}
+
 /* Runs task i; false when the batch must stop (interrupted). */
 static bool run_task(struct batch *b, size_t i)
 {
@@ -426,8 +482,7 @@ static bool run_task(struct batch *b, size_t i)
     char why[600] = "";
     int code = -1;
     struct run_outcome run = {0};
-    bool dry = b->cfg->dry_run;
-    if (t->setup && !dry) {
+    if (t->setup && !b->cfg->dry_run) {
         int rc = run_shell(b, t->setup, why, sizeof why);
         if (rc != 0) {
             out = OUT_ERROR;
@@ -444,35 +499,14 @@ static bool run_task(struct batch *b, size_t i)
         watch_arm(t->timeout_s);
         code = agent_run(&c, &run);
         bool timed_out = watch_disarm();
-        if (code == EXIT_INTERRUPTED && timed_out) {
-            out = OUT_TIMEOUT;
-            snprintf(why, sizeof why, "wall time of %.0f s ran out", t->timeout_s);
-        } else if (code == EXIT_INTERRUPTED) {
+        if (code == EXIT_INTERRUPTED && !timed_out) {
             fprintf(stderr,
                     "[task %zu/%zu] %s interrupted (%s): the batch stops here; "
                     "--resume runs it again\n",
                     i + 1, b->n, t->id, os_interrupt_reason() ? os_interrupt_reason() : "");
             return false;
-        } else if (code == EXIT_OK && dry) {
-            out = OUT_DRY_RUN;
-            snprintf(why, sizeof why, "dry run: nothing was done, so no check was run");
-        } else if (code == EXIT_OK) {
-            out = OUT_PASS;
-            if (t->check) {
-                int rc = run_shell(b, t->check, why, sizeof why);
-                if (rc != 0) {
-                    out = rc < 0 ? OUT_ERROR : OUT_FAIL;
-                    if (rc > 0)
-                        snprintf(why, sizeof why, "check exited with %d", rc);
-                }
-            }
-        } else if (code == EXIT_STEPS || code == EXIT_ACTION) {
-            out = OUT_FAIL;
-            snprintf(why, sizeof why, "the run ended without a final answer (exit code %d)", code);
-        } else {
-            out = OUT_ERROR;
-            snprintf(why, sizeof why, "the run failed (exit code %d)", code);
         }
+        out = judge(b, t, code, timed_out, why, sizeof why);
     }
     if (os_interrupted()) { /* Ctrl+C during its setup or check: not judged */
         fprintf(stderr,
@@ -481,29 +515,7 @@ static bool run_task(struct batch *b, size_t i)
                 i + 1, b->n, t->id);
         return false;
     }
-    b->done[i] = out;
-    b->tally[out]++;
-    double secs = (double)(os_now_ms() - t0) / 1000.0;
-    cJSON *line = cJSON_CreateObject();
-    cJSON_AddStringToObject(line, "id", t->id);
-    cJSON_AddStringToObject(line, "outcome", outcome_names[out]);
-    if (code >= 0)
-        cJSON_AddNumberToObject(line, "exit_code", code);
-    else
-        cJSON_AddNullToObject(line, "exit_code");
-    cJSON_AddNumberToObject(line, "steps", run.steps);
-    cJSON_AddNumberToObject(line, "tokens", (double)run.total_tokens);
-    cJSON_AddNumberToObject(line, "time_s", (double)(int64_t)(secs * 10.0 + 0.5) / 10.0);
-    cJSON_AddStringToObject(line, "run_folder", run.dir[0] ? str_path_base(run.dir) : "");
-    if (*why)
-        cJSON_AddStringToObject(line, "reason", why);
-    append_result(b->dir, line);
-    cJSON_Delete(line);
-    int runs;
-    report_index(b->dir, &runs); /* index.html after every task */
-    fprintf(stderr, "[task %zu/%zu] pass %d fail %d error %d timeout %d | %s: %s%s%s (%.1f s)\n",
-            i + 1, b->n, b->tally[OUT_PASS], b->tally[OUT_FAIL], b->tally[OUT_ERROR],
-            b->tally[OUT_TIMEOUT], t->id, outcome_names[out], *why ? ", " : "", why, secs);
+    record_task(b, i, out, code, &run, why, (double)(os_now_ms() - t0) / 1000.0);
     return true;
 }
 
