@@ -33,6 +33,26 @@ def run_winagent(*args, timeout=60, env=None, input=None, cwd=None):
                           errors="replace")
 
 
+class WineProgram:
+    """A Wine program started for one test by its path in the prefix, killed afterwards:
+    `wine notepad` would run it under start.exe, and killing that would leave the
+    program running."""
+
+    def __init__(self, path):
+        self.cmd = ["wine", os.path.join(os.environ["WINEPREFIX"], "drive_c", *path.split("/"))]
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        return False
+
+
 class TestApp:
     """tests/apps/testapp.exe under Wine, with its JSON-lines event log.
 

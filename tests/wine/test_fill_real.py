@@ -4,30 +4,13 @@ wordpad's rich edit either hold the text afterwards, read back from the control,
 the call fails with not_verified saying what they hold."""
 import json
 import os
-import subprocess
 import time
 import unittest
 
 import watest
-from watest import run_winagent
+from watest import run_winagent, WineProgram
 
 
-class WineProgram:
-    """A Wine program started by its path in the prefix for one test, killed after."""
-
-    def __init__(self, path):
-        self.cmd = ["wine", os.path.join(os.environ["WINEPREFIX"], "drive_c", *path.split("/"))]
-
-    def __enter__(self):
-        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        return self
-
-    def __exit__(self, *exc):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-        return False
 
 
 def wa_json(*args):

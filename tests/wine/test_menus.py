@@ -12,7 +12,7 @@ import time
 import unittest
 
 import watest
-from watest import TestApp, WINAGENT_EXE
+from watest import TestApp, WINAGENT_EXE, WineProgram
 
 STATE_DIR = tempfile.mkdtemp(prefix="wa-menus-state-")
 TESTAPP = "winagent testapp"
@@ -197,22 +197,6 @@ class TestappMenus(unittest.TestCase):
         self.assertEqual(e["item"], "Copy")
 
 
-class WineProgram:
-    """A Wine program started by its path in the prefix for one test, killed after."""
-
-    def __init__(self, path):
-        self.cmd = ["wine", os.path.join(os.environ["WINEPREFIX"], "drive_c", *path.split("/"))]
-
-    def __enter__(self):
-        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        return self
-
-    def __exit__(self, *exc):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-        return False
 
 
 def wait_window(sel, timeout=30.0):

@@ -7,7 +7,7 @@ import time
 import unittest
 
 import watest
-from watest import run_winagent
+from watest import run_winagent, WineProgram
 
 
 def wait_tree(sel, timeout=30.0):
@@ -30,24 +30,6 @@ REGEDIT = "Registry Editor"
 WINECFG = "Wine configuration"
 
 
-class WineProgram:
-    """A Wine program started for one test, killed afterwards. It is started by its
-    path in the prefix: `wine notepad` would run it under start.exe, and killing that
-    would leave the program running."""
-
-    def __init__(self, path):
-        self.cmd = ["wine", os.path.join(os.environ["WINEPREFIX"], "drive_c", *path.split("/"))]
-
-    def __enter__(self):
-        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        return self
-
-    def __exit__(self, *exc):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-        return False
 
 
 class Notepad(unittest.TestCase):
