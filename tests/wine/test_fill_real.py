@@ -3,7 +3,6 @@ notepad's Save As dialog (an editable combo box whose text is its edit's) and
 wordpad's rich edit either hold the text afterwards, read back from the control, or
 the call fails with not_verified saying what they hold."""
 import json
-import os
 import time
 import unittest
 
