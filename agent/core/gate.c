@@ -171,10 +171,14 @@ bool gate_shell_window(const struct wa_window *w)
            w->title && str_ieq(w->title, "Run");
 }
 
+bool gate_allows(const struct gate *g, const struct wa_window *w)
+{
+    return w->process && *w->process && !gate_restricted(g, w->process);
+}
+
 bool gate_mask_window(const struct gate *g, struct wa_window *w)
 {
-    /* the check without an error: the caller's detail stays what it was */
-    if (w->process && *w->process && !gate_restricted(g, w->process))
+    if (gate_allows(g, w)) /* no error set: the caller's detail stays what it was */
         return false;
     free(w->title);
     free(w->class_name);

@@ -44,6 +44,8 @@ bool gate_shell_window(const struct wa_window *w);
 /* Masks w in place when the gate refuses it (title GATE_RESTRICTED_TITLE, no class);
  * true when it did. Its handle and process stay (the process is what is restricted). */
 bool gate_mask_window(const struct gate *g, struct wa_window *w);
+/* Whether the gate allows w (an identified, unrestricted process), without an error. */
+bool gate_allows(const struct gate *g, const struct wa_window *w);
 /* One slot of the rate limit, waiting at most one second for it; WA_E_DENIED beyond. */
 wa_err gate_take_slot(struct gate *g);
 

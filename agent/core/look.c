@@ -25,7 +25,7 @@ static wa_err blackout(struct call *k, struct wa_image *img, struct wa_rect fram
         const struct wa_window *w = &l.items[i];
         if (below && w->hwnd == below)
             break;
-        if (w->state == WA_WINDOW_MINIMIZED || gate_check_window(k->c->gate, w, "") == WA_E_OK)
+        if (w->state == WA_WINDOW_MINIMIZED || gate_allows(k->c->gate, w))
             continue;
         struct wa_rect r = wa_rect_intersect(w->rect, frame);
         if (!wa_rect_empty(r))

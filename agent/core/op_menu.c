@@ -115,6 +115,14 @@ static wa_err pick(struct call *k, size_t i)
     return e;
 }
 
+static size_t count_menus(const struct wa_tree *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->count; i++)
+        n += tree_node_is_open_menu(&t->nodes[i]);
+    return n;
+}
+
 /* Walks the window's tree until an open Menu lists the next level (or time is up). */
 static wa_err wait_for_menu(struct call *k, uint64_t hwnd, size_t menus_before)
 {
@@ -123,10 +131,7 @@ static wa_err wait_for_menu(struct call *k, uint64_t hwnd, size_t menus_before)
         wa_err e = call_fresh_tree(k, hwnd);
         if (e)
             return e;
-        size_t menus = 0;
-        for (size_t i = 0; i < k->s->tree.count; i++)
-            menus += tree_node_is_open_menu(&k->s->tree.nodes[i]);
-        if (menus > menus_before || os_now_ms() - t0 >= MENU_OPEN_WAIT_MS)
+        if (count_menus(&k->s->tree) > menus_before || os_now_ms() - t0 >= MENU_OPEN_WAIT_MS)
             return WA_E_OK;
         if (os_sleep_ms(MENU_POLL_MS))
             return WA_E_INTERRUPTED;
@@ -189,9 +194,7 @@ wa_err perform_select_menu(struct call *k)
             if (op_elem_from_node(&k->s->tree, (size_t)i, &k->r->element) == WA_E_OK)
                 k->r->has_element = true;
         }
-        menus = 0;
-        for (size_t j = 0; j < k->s->tree.count; j++)
-            menus += tree_node_is_open_menu(&k->s->tree.nodes[j]);
+        menus = count_menus(&k->s->tree);
         if ((e = pick(k, (size_t)i)) || k->dry)
             break;
         if (level + 1 < n) {

@@ -278,8 +278,7 @@ static const struct wa_window *find_listed(const struct wa_window_list *l, uint6
  * only. */
 static void window_title(struct call *k, const struct wa_window *w, struct dynbuf *b)
 {
-    if (gate_check_window(k->c->gate, w, "") != WA_E_OK) {
-        wa_err_clear();
+    if (!gate_allows(k->c->gate, w)) {
         dynbuf_adds(b, GATE_RESTRICTED_TITLE);
         return;
     }
