@@ -107,6 +107,11 @@ wa_err backend_resolve_program(const struct wa_backend *b, const char *name, cha
                                    : UNSUPPORTED(b, "look programs up");
 }
 
+wa_err backend_input_reaches(const struct wa_backend *b, uint64_t hwnd)
+{
+    return b && b->input_reaches ? b->input_reaches(hwnd) : WA_E_OK;
+}
+
 void wa_program_info_cleanup(struct wa_program_info *p)
 {
     free(p->original_name);

@@ -145,6 +145,13 @@ struct wa_backend {
     /* The window as it looks (frame = its rect, the image is the frame's size). */
     wa_err (*capture_window)(uint64_t hwnd, struct wa_image *out, struct wa_rect *frame);
 
+    /* Whether input sent now would reach hwnd: WA_E_SECURE_DESKTOP while the secure
+     * desktop (a UAC consent prompt) has the input, WA_E_ELEVATED_TARGET when hwnd's
+     * process runs at a higher integrity level than winagent's (Windows drops such
+     * input without a word, UIPI). Where a level cannot be read, WA_E_OK: the input is
+     * sent as before. NULL: no such checks. */
+    wa_err (*input_reaches)(uint64_t hwnd);
+
     /* ---- input (screen pixels) ---- */
     wa_err (*mouse_move)(int x, int y);
     wa_err (*mouse_button)(enum wa_button b, bool down);
@@ -197,6 +204,7 @@ wa_err backend_resolve_program(const struct wa_backend *b, const char *name, cha
                                char **runs);
 wa_err backend_program_info(const struct wa_backend *b, const char *path,
                             struct wa_program_info *out);
+wa_err backend_input_reaches(const struct wa_backend *b, uint64_t hwnd);
 wa_err backend_focus_window(const struct wa_backend *b, uint64_t hwnd);
 wa_err backend_move_window(const struct wa_backend *b, uint64_t hwnd, struct wa_rect r);
 wa_err backend_set_window_state(const struct wa_backend *b, uint64_t hwnd, enum wa_window_state s);

@@ -43,7 +43,11 @@
     X(RATE_LIMITED, "rate_limited", "rate limited by the server")                                  \
     X(QUOTA, "quota_exceeded", "quota exhausted")                                                  \
     X(BLOCKED, "blocked", "the model refused or blocked the request")                              \
-    X(INTERRUPTED, "interrupted", "interrupted")
+    X(INTERRUPTED, "interrupted", "interrupted")                                                   \
+    X(ELEVATED_TARGET, "elevated_target",                                                          \
+      "the window runs at a higher integrity level: Windows would drop the input")                 \
+    X(SECURE_DESKTOP, "secure_desktop_active",                                                     \
+      "the secure desktop (a UAC prompt) is up: no input reaches it")
 
 typedef enum {
 #define WA_X_ENUM(name, code, msg) WA_E_##name,

@@ -84,6 +84,8 @@ struct call {
     struct wa_image walk_image;
     struct wa_rect walk_frame;
     uint64_t walk_window;
+    bool via_pattern;    /* the input about to be sent is an accessibility pattern call,
+                          * which reaches elevated windows where SendInput does not */
     bool pattern_action; /* it acted through an accessibility pattern, which can change
                           * an element's state where no pixel shows it */
 };

@@ -32,6 +32,28 @@ static wa_err check_expected(struct call *k, const struct wa_window *w)
 }
 
 /* Reads hwnd, refuses it when the gate says so, and records it as the receiver. */
+/* Input Windows would drop is named, never sent into silence: the secure desktop, or
+ * a window of a higher integrity level. */
+static wa_err input_reaches(struct call *k, const struct wa_window *w)
+{
+    wa_err e = backend_input_reaches(k->be, w->hwnd);
+    if (e == WA_E_ELEVATED_TARGET) {
+        char why[300];
+        snprintf(why, sizeof why, "%s", wa_err_detail());
+        return wa_fail(e,
+                       "%s refused: \"%.80s\" (%s) runs elevated and winagent does not: "
+                       "Windows would drop the input (%s); run winagent elevated, or use an "
+                       "accessibility pattern (invoke, set_value), which works across it",
+                       k->name, w->title ? w->title : "", w->process ? w->process : "?", why);
+    }
+    if (e == WA_E_SECURE_DESKTOP)
+        return wa_fail(e,
+                       "%s refused: the secure desktop is up (a UAC prompt); no program's "
+                       "input reaches it, and nothing was sent",
+                       k->name);
+    return e;
+}
+
 wa_err guard_receiver(struct call *k, uint64_t hwnd, const char *where)
 {
     if (!hwnd)
@@ -53,7 +75,9 @@ wa_err guard_receiver(struct call *k, uint64_t hwnd, const char *where)
                     k->name, w.title ? w.title : "", w.process ? w.process : "?");
     if (!e)
         e = check_expected(k, &w);
-    else
+    if (!e && k->q->op && (k->q->op->flags & OPF_INPUT) && !k->via_pattern)
+        e = input_reaches(k, &w);
+    if (e == WA_E_DENIED || e == WA_E_SHELL_DISABLED)
         gate_mask_window(k->c->gate, &w); /* the result names it as restricted only */
     wa_window_cleanup(&k->r->receiver);
     k->r->receiver = w; /* moved: the result keeps it */

@@ -232,8 +232,10 @@ wa_err send_element(struct call *k, size_t index, enum wa_element_action a, cons
     k->pattern_action = true;
     struct wa_tree *t = &k->s->tree;
     wa_err e = send_foreground(k);
+    k->via_pattern = true;
     if (!e)
         e = guard_receiver(k, t->hwnd, "");
+    k->via_pattern = false;
     if (!e)
         e = guard_element(k, index);
     if (e || k->dry)

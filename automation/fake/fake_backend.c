@@ -299,6 +299,30 @@ static wa_err fake_program_info(const char *path, struct wa_program_info *out)
     return WA_E_OK;
 }
 
+/* "secure_desktop": true scripts a UAC prompt's desktop; a window's "integrity" above
+ * the scene's "winagent_integrity" (low < medium < high < system; medium when not said)
+ * an elevated program. */
+static int integrity_rank(const char *level)
+{
+    static const char *const levels[] = {"low", "medium", "high", "system"};
+    for (int i = 0; level && i < 4; i++)
+        if (str_ieq(level, levels[i]))
+            return i;
+    return 1;
+}
+
+static wa_err fake_input_reaches(uint64_t hwnd)
+{
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fk.scene, "secure_desktop")))
+        return wa_fail(WA_E_SECURE_DESKTOP, "the secure desktop is up (a UAC prompt)");
+    const cJSON *w = find_window(hwnd);
+    if (w && integrity_rank(json_str(w, "integrity")) >
+                 integrity_rank(json_str(fk.scene, "winagent_integrity")))
+        return wa_fail(WA_E_ELEVATED_TARGET, "window 0x%llx runs at integrity level %s",
+                       (unsigned long long)hwnd, json_str(w, "integrity"));
+    return WA_E_OK;
+}
+
 static wa_err fake_target_window(uint64_t *hwnd)
 {
     const cJSON *w = foreground_window();
@@ -931,6 +955,7 @@ static const struct wa_backend fake_backend = {
     .focused_value = fake_focused_value,
     .run_shell = fake_run_shell,
     .program_info = fake_program_info,
+    .input_reaches = fake_input_reaches,
 };
 
 const struct wa_backend *backend_default(void)

@@ -23,6 +23,8 @@
  *               "tool": {"path": "C:\\x\\tool.exe", "console": true,
  *                        "original_name": "pwsh.exe"}},
  *  "shell": {"echo hi": {"exit": 0, "out": "hi\n", "err": ""}},
+ *  "secure_desktop": true, "winagent_integrity": "medium"   (a UAC prompt's desktop;
+ *               winagent's integrity level, beside each window's "integrity")
  *  "steal_focus": {"after": 40, "hwnd": 768}}   (a window that comes to the front once
  *                                                40 bytes have been typed)
  *

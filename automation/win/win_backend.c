@@ -9,6 +9,7 @@
 #include "automation/win/win_tree.h"
 #include "automation/win/win_tree_job.h"
 #include "automation/win/win_window.h"
+#include "automation/win/win_integrity.h"
 #include "automation/win/win_program.h"
 
 typedef BOOL(WINAPI *set_dpi_context_fn)(HANDLE);
@@ -70,6 +71,7 @@ static const struct wa_backend win_backend = {
     .close_window = win_close_window,
     .resolve_program = win_resolve_program,
     .program_info = win_program_info,
+    .input_reaches = win_input_reaches,
     .launch = win_launch,
     .monitors = win_monitors,
 

@@ -443,6 +443,49 @@ static void images_black_out_restricted_popups(void **state)
     core_free(c);
 }
 
+/* Input Windows would drop is named, not sent into silence: an elevated window refuses
+ * what SendInput sends (a pattern still reaches it), and nothing reaches the secure
+ * desktop. */
+static void input_windows_would_drop_is_named(void **state)
+{
+    (void)state;
+    struct core_config cfg = {0};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    const char *at = strstr(scene, "\"process\": \"notepad.exe\",");
+    char *elevated = malloc(sizeof scene + 64);
+    snprintf(elevated, sizeof scene + 64, "%.*s\"integrity\": \"high\", %s", (int)(at - scene),
+             scene, at);
+    assert_int_equal(fake_load_scene(elevated, NULL), WA_E_OK);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(s, OP_CLICK, "window=notepad|ref=Button:Save", &r),
+                     WA_E_ELEVATED_TARGET);
+    assert_non_null(strstr(r.message, "run winagent elevated"));
+    assert_int_equal(perform(s, OP_TYPE, "window=notepad|text=x", &r), WA_E_ELEVATED_TARGET);
+    assert_false(actions_hold("mouse_button"));
+    assert_false(actions_hold("type_text"));
+    assert_int_equal(perform(s, OP_INVOKE, "window=notepad|ref=Button:Save", &r), WA_E_OK);
+    /* winagent elevated too: sent */
+    char *both = malloc(sizeof scene + 128);
+    snprintf(both, sizeof scene + 128, "{\"winagent_integrity\": \"high\", %s", elevated + 1);
+    assert_int_equal(fake_load_scene(both, NULL), WA_E_OK);
+    assert_int_equal(perform(s, OP_CLICK, "window=notepad|ref=Button:Save", &r), WA_E_OK);
+    free(both);
+    free(elevated);
+    /* the secure desktop */
+    char *secure = malloc(sizeof scene + 64);
+    snprintf(secure, sizeof scene + 64, "{\"secure_desktop\": true, %s", scene + 1);
+    assert_int_equal(fake_load_scene(secure, NULL), WA_E_OK);
+    free(secure);
+    assert_int_equal(perform(s, OP_KEY, "window=notepad|keys=enter", &r), WA_E_SECURE_DESKTOP);
+    assert_non_null(strstr(r.message, "secure desktop"));
+    assert_false(actions_hold("press_keys"));
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
 static void shell_needs_the_permission(void **state)
 {
     (void)state;
@@ -847,6 +890,7 @@ int main(void)
         cmocka_unit_test(no_shell_through_the_ui_when_it_is_off),
         cmocka_unit_test(launch_judges_the_file_not_its_name),
         cmocka_unit_test(images_black_out_restricted_popups),
+        cmocka_unit_test(input_windows_would_drop_is_named),
         cmocka_unit_test(shell_needs_the_permission),
         cmocka_unit_test(confirm_shows_the_whole_command),
         cmocka_unit_test(dry_run_sends_nothing),
