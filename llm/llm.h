@@ -149,7 +149,7 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out);
 void llm_client_free(struct llm_client *c);
 
 /* Sends the conversation and the tools; fills *out (cleanup it even on failure).
- * Retries 408, 409, 429, 500, 502, 503, 504 and dropped connections with exponential
+ * Retries 408, 409, 429, 500, 502, 503, 504, 529 and dropped connections with exponential
  * backoff and jitter, honouring Retry-After, retry-after-ms and Gemini's RetryInfo;
  * fails fast on quotas that waiting will not clear. os_interrupted() cuts waits and
  * transfers short (WA_E_INTERRUPTED). Errors: WA_E_NETWORK, WA_E_HTTP, WA_E_RATE_LIMITED,
