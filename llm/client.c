@@ -13,6 +13,7 @@
 #include "llm/retry.h"
 #include "llm/sse.h"
 #include "llm/text.h"
+#include "llm/textcalls.h"
 
 #define BACKOFF_BASE_MS 500
 #define DETAIL_MAX      512
@@ -27,6 +28,9 @@ struct llm_client {
     int max_retries;
     int max_backoff_ms;
     size_t max_response_bytes;
+    unsigned text_calls;
+    enum llm_coords text_coords;
+    bool text_calls_logged; /* the fallback to calls written as text was logged */
     llm_log_fn log;
     llm_delta_fn on_delta;
     void *ctx;
@@ -135,6 +139,8 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
     c->max_retries = cfg->max_retries > 0 ? cfg->max_retries : cfg->max_retries < 0 ? 0 : 5;
     c->max_backoff_ms = cfg->max_backoff_ms > 0 ? cfg->max_backoff_ms : 60000;
     c->max_response_bytes = cfg->max_response_bytes ? cfg->max_response_bytes : 32u << 20;
+    c->text_calls = cfg->text_calls;
+    c->text_coords = cfg->text_coords;
     c->log = cfg->log;
     c->on_delta = cfg->on_delta;
     c->ctx = cfg->ctx;
@@ -257,6 +263,52 @@ out:
     return e;
 }
 
+/* A reply without tool calls whose text holds calls written as text (when the client
+ * was asked to look): the calls are taken from the text. A malformed call leaves the
+ * reply as sent, with the reason in text_call_error. Fails only for want of memory. */
+static wa_err take_text_calls(struct llm_client *c, struct llm_reply *r)
+{
+    if (!c->text_calls || r->n_calls || !r->text)
+        return WA_E_OK;
+    struct textcalls t;
+    textcalls_init(&t);
+    wa_err e = textcalls_parse(r->text, c->text_calls, c->text_coords, &c->ids, &t);
+    if (e == WA_E_PARSE) {
+        client_log(c, "llm: %s", wa_err_detail());
+        e = llm_set_str(&r->text_call_error, wa_err_detail());
+        wa_err_clear();
+        return e;
+    }
+    if (e || (!t.n_calls && !t.final_answer)) {
+        textcalls_cleanup(&t);
+        return e;
+    }
+    if (!c->text_calls_logged) {
+        client_log(c, "llm: the model wrote its tool calls as text; reading them from the text "
+                      "(said once)");
+        c->text_calls_logged = true;
+    }
+    free(r->text);
+    if (t.final_answer) { /* UI-TARS finished(): the answer; its Thought as reasoning */
+        r->text = t.final_answer;
+        t.final_answer = NULL;
+        if (!r->reasoning) {
+            r->reasoning = t.text;
+            t.text = NULL;
+        }
+    } else {
+        r->text = t.text;
+        t.text = NULL;
+    }
+    r->calls = t.calls;
+    r->n_calls = t.n_calls;
+    t.calls = NULL;
+    t.n_calls = 0;
+    r->calls_from_text = r->n_calls > 0;
+    textcalls_cleanup(&t);
+    return WA_E_OK;
+}
+
 /* "POST <url> [Content-Type: application/json, Authorization: (redacted)]" */
 static void describe_request(const struct llm_wire *w, char *out, size_t outsz)
 {
@@ -298,6 +350,7 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
         if (!e) {
             fresh.attempts = out->attempts;
             *out = fresh;
+            e = take_text_calls(c, out);
             break;
         }
         out->http_status = fresh.http_status;

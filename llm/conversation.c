@@ -76,6 +76,7 @@ static wa_err call_copy(const struct llm_tool_call *src, struct llm_tool_call *d
     dst->arguments = llm_strdup(src->arguments ? src->arguments : "{}");
     dst->thought_signature = llm_strdup(src->thought_signature);
     dst->id_synthetic = src->id_synthetic;
+    dst->coords = src->coords;
     if (!dst->id || !dst->name || !dst->arguments ||
         (src->thought_signature && !dst->thought_signature)) {
         call_cleanup(dst);
@@ -205,5 +206,6 @@ void llm_reply_cleanup(struct llm_reply *r)
     free(r->calls);
     free(r->finish_reason);
     free(r->thought_signature);
+    free(r->text_call_error);
     memset(r, 0, sizeof *r);
 }

@@ -240,15 +240,15 @@ static wa_err tagged_calls(struct textcalls *t, struct llm_ids *ids, const char 
     const char *p = s;
     wa_err e = WA_E_OK;
     while (!e && p < end) {
-        const char *tc = (mask & TEXTCALL_HERMES) ? find(p, end, "<tool_call>") : NULL;
-        const char *fn = (mask & TEXTCALL_QWEN3_CODER) ? find(p, end, "<function=") : NULL;
+        const char *tc = (mask & LLM_TEXT_HERMES) ? find(p, end, "<tool_call>") : NULL;
+        const char *fn = (mask & LLM_TEXT_QWEN3_CODER) ? find(p, end, "<function=") : NULL;
         const char *at = tc && (!fn || tc < fn) ? tc : fn;
         if (!at)
             break;
         if ((e = keep_text(rest, p, at)))
             break;
         if (at == fn) {
-            t->format = TEXTCALL_QWEN3_CODER;
+            t->format = LLM_TEXT_QWEN3_CODER;
             e = qwen_function(t, ids, at, end, &p);
             continue;
         }
@@ -261,14 +261,14 @@ static wa_err tagged_calls(struct textcalls *t, struct llm_ids *ids, const char 
         const char *bend = close ? close : end;
         const char *b = skip_space(body, bend);
         if ((size_t)(bend - b) >= 10 && memcmp(b, "<function=", 10) == 0) {
-            t->format = TEXTCALL_QWEN3_CODER;
+            t->format = LLM_TEXT_QWEN3_CODER;
             const char *after;
             if ((e = qwen_function(t, ids, b, bend, &after)))
                 break;
             if (skip_space(after, bend) != bend)
                 return malformed("text after the function inside <tool_call>", after, bend);
         } else {
-            t->format = TEXTCALL_HERMES;
+            t->format = LLM_TEXT_HERMES;
             const char *je = bend;
             while (je > b && isspace((unsigned char)je[-1]))
                 je--;
@@ -603,7 +603,7 @@ static wa_err uitars_calls(struct textcalls *t, struct llm_ids *ids, const char 
         th += 8;
     wa_err e = keep_text(rest, th, action);
     const char *p = action + strlen("Action:");
-    t->format = TEXTCALL_UITARS;
+    t->format = LLM_TEXT_UITARS;
     while (!e) {
         p = skip_space(p, end);
         if (p == end)
@@ -654,7 +654,7 @@ static const char *find_action(const char *s, const char *end)
     return NULL;
 }
 
-wa_err textcalls_parse(const char *text, unsigned mask, enum textcall_coords uitars_coords,
+wa_err textcalls_parse(const char *text, unsigned mask, enum llm_coords uitars_coords,
                        struct llm_ids *ids, struct textcalls *out)
 {
     textcalls_cleanup(out);
@@ -664,14 +664,14 @@ wa_err textcalls_parse(const char *text, unsigned mask, enum textcall_coords uit
     struct dynbuf rest;
     dynbuf_init(&rest, TEXT_MAX);
     wa_err e = WA_E_OK;
-    const char *action = (mask & TEXTCALL_UITARS) ? find_action(s, end) : NULL;
+    const char *action = (mask & LLM_TEXT_UITARS) ? find_action(s, end) : NULL;
     if (action) {
         out->coords = uitars_coords;
         e = uitars_calls(out, ids, s, end, action, &rest);
-    } else if (((mask & TEXTCALL_HERMES) && find(s, end, "<tool_call>")) ||
-               ((mask & TEXTCALL_QWEN3_CODER) && find(s, end, "<function="))) {
+    } else if (((mask & LLM_TEXT_HERMES) && find(s, end, "<tool_call>")) ||
+               ((mask & LLM_TEXT_QWEN3_CODER) && find(s, end, "<function="))) {
         e = tagged_calls(out, ids, s, end, mask, &rest);
-    } else if (mask & TEXTCALL_JSON) {
+    } else if (mask & LLM_TEXT_JSON) {
         const char *a = s, *b = end;
         unfence(&a, &b);
         /* Only a text that is nothing but an object (or a list of them) naming a call:
@@ -685,7 +685,7 @@ wa_err textcalls_parse(const char *text, unsigned mask, enum textcall_coords uit
                           cJSON_GetObjectItemCaseSensitive(first, "parameters"));
             cJSON_Delete(probe);
             if (looks) {
-                out->format = TEXTCALL_JSON;
+                out->format = LLM_TEXT_JSON;
                 e = json_calls(out, ids, a, b);
             }
         }
@@ -701,7 +701,9 @@ wa_err textcalls_parse(const char *text, unsigned mask, enum textcall_coords uit
         textcalls_cleanup(out); /* plain text: nothing found */
         return WA_E_OK;
     }
-    if (out->format != TEXTCALL_UITARS)
-        out->coords = TEXTCALL_COORDS_FRAME_999;
+    if (out->format != LLM_TEXT_UITARS)
+        out->coords = LLM_COORDS_FRAME_999;
+    for (size_t i = 0; i < out->n_calls; i++)
+        out->calls[i].coords = out->coords;
     return WA_E_OK;
 }

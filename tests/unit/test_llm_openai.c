@@ -417,10 +417,79 @@ static void schema_validator_rejects_bad_requests(void **state)
     unlink(f.record);
 }
 
+/* A server without a tool parser: the call comes back as text in the content; with
+ * text_calls on, the client takes it from there (said once in the log), and a
+ * malformed one is left as text with the reason beside it. */
+static void calls_written_as_text(void **state)
+{
+    (void)state;
+    struct fake_llm f;
+    assert_true(fake_llm_start(
+        &f,
+        "{'steps':[{'text':'Saving.\\n<tool_call>\\n{\\'name\\': \\'desktop\\', "
+        "\\'arguments\\': {\\'action\\': \\'key\\', \\'keys\\': \\'ctrl+s\\'}}\\n</tool_call>'},"
+        "{'text':'<tool_call>\\n<function=desktop>\\n<parameter=action>\\nscreenshot\\n"
+        "</parameter>\\n</function>\\n</tool_call>'},"
+        "{'text':'<tool_call>{\\'name\\': \\'desktop\\', \\'arguments\\': {\\'x\\': 1,}}"
+        "</tool_call>'},{'text':'All done.'}]}"));
+    struct capture cap;
+    capture_init(&cap);
+    char url[128];
+    struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, true, &cap, url, sizeof url);
+    cfg.text_calls = LLM_TEXT_FUNCTION_FORMATS;
+    struct llm_client *c;
+    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
+    struct llm_conversation conv;
+    test_conversation(&conv);
+    struct llm_reply r;
+
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_true(r.calls_from_text);
+    assert_int_equal(r.n_calls, 1);
+    assert_string_equal(r.calls[0].name, "desktop");
+    assert_string_equal(r.calls[0].arguments, "{\"action\":\"key\",\"keys\":\"ctrl+s\"}");
+    assert_int_equal(r.calls[0].coords, LLM_COORDS_FRAME_999);
+    assert_string_equal(r.text, "Saving.");
+    assert_null(r.text_call_error);
+    llm_reply_cleanup(&r);
+
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_true(r.calls_from_text);
+    assert_string_equal(r.calls[0].arguments, "{\"action\":\"screenshot\"}");
+    assert_null(r.text);
+    llm_reply_cleanup(&r);
+
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_false(r.calls_from_text);
+    assert_int_equal(r.n_calls, 0);
+    assert_non_null(strstr(r.text, "<tool_call>"));
+    assert_non_null(r.text_call_error);
+    assert_non_null(strstr(r.text_call_error, "not valid JSON"));
+    llm_reply_cleanup(&r);
+
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_false(r.calls_from_text);
+    assert_string_equal(r.text, "All done.");
+    assert_null(r.text_call_error);
+    llm_reply_cleanup(&r);
+
+    const char *log = dynbuf_str(&cap.log);
+    const char *once = strstr(log, "wrote its tool calls as text");
+    assert_non_null(once);
+    assert_null(strstr(once + 1, "wrote its tool calls as text"));
+    assert_null(strstr(log, TEST_KEY));
+    llm_conversation_cleanup(&conv);
+    llm_client_free(c);
+    capture_cleanup(&cap);
+    assert_schema_valid(&f);
+    fake_llm_stop(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(text_reply_whole_and_streamed),
+        cmocka_unit_test(calls_written_as_text),
         cmocka_unit_test(every_quirk_streamed_and_not),
         cmocka_unit_test(tool_round_request_shape),
         cmocka_unit_test(no_key_no_header),

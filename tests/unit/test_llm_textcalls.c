@@ -18,7 +18,7 @@ static struct llm_ids ids;
 static wa_err parse(const char *text, unsigned mask, struct textcalls *t)
 {
     textcalls_init(t);
-    return textcalls_parse(text, mask, TEXTCALL_COORDS_PIXELS, &ids, t);
+    return textcalls_parse(text, mask, LLM_COORDS_PIXELS, &ids, t);
 }
 
 /* The call's arguments, reprinted compactly (keys in the order written). */
@@ -45,11 +45,12 @@ static void hermes_blocks(void **state)
                            "{\"action\": \"click\", \"x\": 5, \"y\": 9}}\n</tool_call>\n"
                            "<tool_call>{\"name\":\"powershell\",\"arguments\":"
                            "\"{\\\"command\\\":\\\"dir\\\"}\"}</tool_call>",
-                           TEXTCALL_FUNCTION_FORMATS, &t),
+                           LLM_TEXT_FUNCTION_FORMATS, &t),
                      WA_E_OK);
     assert_int_equal(t.n_calls, 2);
-    assert_int_equal(t.format, TEXTCALL_HERMES);
-    assert_int_equal(t.coords, TEXTCALL_COORDS_FRAME_999);
+    assert_int_equal(t.format, LLM_TEXT_HERMES);
+    assert_int_equal(t.coords, LLM_COORDS_FRAME_999);
+    assert_int_equal(t.calls[1].coords, LLM_COORDS_FRAME_999);
     assert_call(&t, 0, "desktop", "{\"action\":\"click\",\"x\":5,\"y\":9}");
     assert_call(&t, 1, "powershell", "{\"command\":\"dir\"}");
     assert_string_not_equal(t.calls[0].id, t.calls[1].id);
@@ -57,7 +58,7 @@ static void hermes_blocks(void **state)
     textcalls_cleanup(&t);
 
     /* the last block cut at a stop token before its closing tag; no arguments at all */
-    assert_int_equal(parse("<tool_call>\n{\"name\": \"desktop\"}\n", TEXTCALL_HERMES, &t), WA_E_OK);
+    assert_int_equal(parse("<tool_call>\n{\"name\": \"desktop\"}\n", LLM_TEXT_HERMES, &t), WA_E_OK);
     assert_call(&t, 0, "desktop", "{}");
     assert_null(t.text);
     textcalls_cleanup(&t);
@@ -78,7 +79,7 @@ static void hermes_malformed(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct textcalls t;
-        if (parse(bad[i], TEXTCALL_FUNCTION_FORMATS, &t) != WA_E_PARSE)
+        if (parse(bad[i], LLM_TEXT_FUNCTION_FORMATS, &t) != WA_E_PARSE)
             fail_msg("accepted: %s", bad[i]);
         assert_int_equal(t.n_calls, 0);
         assert_null(t.calls);
@@ -95,9 +96,9 @@ static void qwen3_coder(void **state)
                            "</parameter>\n<parameter=text>\nline one\nline two\n</parameter>\n"
                            "<parameter=x>\n12\n</parameter>\n<parameter=element>[3]"
                            "</parameter>\n</function>\n</tool_call>",
-                           TEXTCALL_FUNCTION_FORMATS, &t),
+                           LLM_TEXT_FUNCTION_FORMATS, &t),
                      WA_E_OK);
-    assert_int_equal(t.format, TEXTCALL_QWEN3_CODER);
+    assert_int_equal(t.format, LLM_TEXT_QWEN3_CODER);
     assert_call(&t, 0, "desktop",
                 "{\"action\":\"type\",\"text\":\"line one\\nline two\",\"x\":12,\"element\":[3]}");
     textcalls_cleanup(&t);
@@ -106,7 +107,7 @@ static void qwen3_coder(void **state)
     assert_int_equal(parse("Doing it.\n<function=powershell><parameter=command>Get-Date"
                            "</function>\n<function=desktop><parameter=action>screenshot"
                            "</parameter></function>",
-                           TEXTCALL_QWEN3_CODER, &t),
+                           LLM_TEXT_QWEN3_CODER, &t),
                      WA_E_OK);
     assert_int_equal(t.n_calls, 2);
     assert_call(&t, 0, "powershell", "{\"command\":\"Get-Date\"}");
@@ -122,7 +123,7 @@ static void qwen3_coder(void **state)
         "<tool_call><function=desktop></function> more</tool_call>",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        if (parse(bad[i], TEXTCALL_FUNCTION_FORMATS, &t) != WA_E_PARSE)
+        if (parse(bad[i], LLM_TEXT_FUNCTION_FORMATS, &t) != WA_E_PARSE)
             fail_msg("accepted: %s", bad[i]);
         assert_int_equal(t.n_calls, 0);
         textcalls_cleanup(&t);
@@ -135,15 +136,15 @@ static void bare_json(void **state)
     struct textcalls t;
     assert_int_equal(parse("  {\"name\": \"desktop\", \"parameters\": {\"action\": \"key\", "
                            "\"keys\": \"ctrl+s\"}}\n",
-                           TEXTCALL_FUNCTION_FORMATS, &t),
+                           LLM_TEXT_FUNCTION_FORMATS, &t),
                      WA_E_OK);
-    assert_int_equal(t.format, TEXTCALL_JSON);
+    assert_int_equal(t.format, LLM_TEXT_JSON);
     assert_call(&t, 0, "desktop", "{\"action\":\"key\",\"keys\":\"ctrl+s\"}");
     textcalls_cleanup(&t);
 
     assert_int_equal(parse("<|python_tag|>```json\n[{\"name\": \"a\", \"arguments\": {}}, "
                            "{\"name\": \"b\", \"arguments\": {\"k\": 1}}]\n```",
-                           TEXTCALL_JSON, &t),
+                           LLM_TEXT_JSON, &t),
                      WA_E_OK);
     assert_int_equal(t.n_calls, 2);
     assert_call(&t, 1, "b", "{\"k\":1}");
@@ -159,16 +160,16 @@ static void bare_json(void **state)
         "[1, 2, 3]",
     };
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
-        assert_int_equal(parse(plain[i], TEXTCALL_FUNCTION_FORMATS, &t), WA_E_OK);
+        assert_int_equal(parse(plain[i], LLM_TEXT_FUNCTION_FORMATS, &t), WA_E_OK);
         assert_int_equal(t.n_calls, 0);
         assert_null(t.text);
         textcalls_cleanup(&t);
     }
     /* a formats mask that leaves a grammar out does not find it */
-    assert_int_equal(parse("<tool_call>{\"name\": \"a\"}</tool_call>", TEXTCALL_JSON, &t), WA_E_OK);
+    assert_int_equal(parse("<tool_call>{\"name\": \"a\"}</tool_call>", LLM_TEXT_JSON, &t), WA_E_OK);
     assert_int_equal(t.n_calls, 0);
     textcalls_cleanup(&t);
-    assert_int_equal(parse("{\"name\": \"a\", \"arguments\": 5}", TEXTCALL_JSON, &t), WA_E_PARSE);
+    assert_int_equal(parse("{\"name\": \"a\", \"arguments\": 5}", LLM_TEXT_JSON, &t), WA_E_PARSE);
     textcalls_cleanup(&t);
 }
 
@@ -178,10 +179,11 @@ static void uitars_actions(void **state)
     struct textcalls t;
     assert_int_equal(parse("Thought: The OK button is at the bottom.\nAction: click("
                            "start_box='<|box_start|>(512,300)<|box_end|>')",
-                           TEXTCALL_UITARS, &t),
+                           LLM_TEXT_UITARS, &t),
                      WA_E_OK);
-    assert_int_equal(t.format, TEXTCALL_UITARS);
-    assert_int_equal(t.coords, TEXTCALL_COORDS_PIXELS);
+    assert_int_equal(t.format, LLM_TEXT_UITARS);
+    assert_int_equal(t.coords, LLM_COORDS_PIXELS);
+    assert_int_equal(t.calls[0].coords, LLM_COORDS_PIXELS);
     assert_call(&t, 0, "desktop", "{\"action\":\"click\",\"x\":512,\"y\":300}");
     assert_string_equal(t.text, "The OK button is at the bottom.");
     textcalls_cleanup(&t);
@@ -207,7 +209,7 @@ static void uitars_actions(void **state)
         {"Action: mouse_move(start_box='(7,8)',)", "{\"action\":\"mouse_move\",\"x\":7,\"y\":8}"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (parse(cases[i].text, TEXTCALL_UITARS, &t) != WA_E_OK)
+        if (parse(cases[i].text, LLM_TEXT_UITARS, &t) != WA_E_OK)
             fail_msg("%s: %s", cases[i].text, wa_err_detail());
         assert_int_equal(t.n_calls, 1);
         assert_call(&t, 0, "desktop", cases[i].args);
@@ -216,7 +218,7 @@ static void uitars_actions(void **state)
     }
 
     /* a trailing newline submits: type, then enter */
-    assert_int_equal(parse("Action: type(content='hello\\n')", TEXTCALL_UITARS, &t), WA_E_OK);
+    assert_int_equal(parse("Action: type(content='hello\\n')", LLM_TEXT_UITARS, &t), WA_E_OK);
     assert_int_equal(t.n_calls, 2);
     assert_call(&t, 0, "desktop", "{\"action\":\"type\",\"text\":\"hello\"}");
     assert_call(&t, 1, "desktop", "{\"action\":\"key\",\"keys\":\"enter\"}");
@@ -225,14 +227,14 @@ static void uitars_actions(void **state)
     /* several actions, one per line */
     assert_int_equal(parse("Thought: two steps\nAction: click(start_box='(1,1)')\n\n"
                            "type(content='x')",
-                           TEXTCALL_UITARS, &t),
+                           LLM_TEXT_UITARS, &t),
                      WA_E_OK);
     assert_int_equal(t.n_calls, 2);
     textcalls_cleanup(&t);
 
     /* finished: the final answer, no call */
     assert_int_equal(
-        parse("Thought: all done\nAction: finished(content='Saved as a.txt')", TEXTCALL_UITARS, &t),
+        parse("Thought: all done\nAction: finished(content='Saved as a.txt')", LLM_TEXT_UITARS, &t),
         WA_E_OK);
     assert_int_equal(t.n_calls, 0);
     assert_string_equal(t.final_answer, "Saved as a.txt");
@@ -260,7 +262,7 @@ static void uitars_malformed(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct textcalls t;
-        if (parse(bad[i], TEXTCALL_UITARS, &t) != WA_E_PARSE)
+        if (parse(bad[i], LLM_TEXT_UITARS, &t) != WA_E_PARSE)
             fail_msg("accepted: %s", bad[i]);
         assert_int_equal(t.n_calls, 0);
         assert_null(t.final_answer);
@@ -268,9 +270,9 @@ static void uitars_malformed(void **state)
     }
     /* "Action:" inside a sentence, or UI-TARS not asked for: plain text */
     struct textcalls t;
-    assert_int_equal(parse("The next Action: none.", TEXTCALL_UITARS, &t), WA_E_OK);
+    assert_int_equal(parse("The next Action: none.", LLM_TEXT_UITARS, &t), WA_E_OK);
     assert_int_equal(t.n_calls, 0);
-    assert_int_equal(parse("Action: click(start_box='(1,2)')", TEXTCALL_FUNCTION_FORMATS, &t),
+    assert_int_equal(parse("Action: click(start_box='(1,2)')", LLM_TEXT_FUNCTION_FORMATS, &t),
                      WA_E_OK);
     assert_int_equal(t.n_calls, 0);
     textcalls_cleanup(&t);
@@ -295,7 +297,7 @@ static void prefixes_never_crash(void **state)
             memcpy(p, inputs[i], k);
             p[k] = '\0';
             struct textcalls t;
-            wa_err e = parse(p, TEXTCALL_FUNCTION_FORMATS | TEXTCALL_UITARS, &t);
+            wa_err e = parse(p, LLM_TEXT_FUNCTION_FORMATS | LLM_TEXT_UITARS, &t);
             assert_true(e == WA_E_OK || e == WA_E_PARSE);
             if (e)
                 assert_int_equal(t.n_calls, 0);
