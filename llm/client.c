@@ -195,7 +195,9 @@ static wa_err on_body(void *ctx, const char *data, size_t len)
 /* The verdict on a failed attempt, for the loop. */
 struct outcome {
     bool retry;
-    long wait_ms; /* server-requested wait, -1 when none */
+    long wait_ms;      /* server-requested wait, -1 when none */
+    long status;       /* HTTP status of a non-2xx answer, else 0 */
+    char message[320]; /* the server's message with it, "" when none */
 };
 
 static wa_err attempt_once(struct llm_client *c, const struct llm_wire *w, struct llm_reply *out,
@@ -205,6 +207,8 @@ static wa_err attempt_once(struct llm_client *c, const struct llm_wire *w, struc
     struct attempt t = {.c = c, .is_sse = c->s.stream};
     oc->retry = false;
     oc->wait_ms = -1;
+    oc->status = 0;
+    oc->message[0] = '\0';
     asm_init(&t.a, c->max_response_bytes, &c->ids, c->on_delta, c->ctx);
     sse_init(&t.sse, c->max_response_bytes, on_event, &t);
     http_response_init(&t.resp, c->max_response_bytes);
@@ -238,6 +242,8 @@ static wa_err attempt_once(struct llm_client *c, const struct llm_wire *w, struc
                             t.resp.retry_after, t.resp.retry_after_ms, os_time_ms(), &v);
         oc->retry = v.retry;
         oc->wait_ms = v.wait_ms;
+        oc->status = t.resp.status;
+        snprintf(oc->message, sizeof oc->message, "%s", v.message);
         e = wa_fail(v.err, "HTTP %ld (%s%s%s)", t.resp.status, v.kind, v.message[0] ? ": " : "",
                     v.message);
         goto out;
@@ -364,6 +370,22 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
         }
         if (e == WA_E_INTERRUPTED)
             break;
+        /* Local servers (llama.cpp builds, some proxies) refuse streaming together with
+         * tools: ask again without streaming, for the rest of the client's life. */
+        if (oc.status == 400 && c->s.stream && n_tools && c->s.provider == LLM_PROVIDER_OPENAI &&
+            llm_stristr(oc.message, "stream")) {
+            c->s.stream = false;
+            client_log(c,
+                       "llm: the server refuses streaming with tools (%s); asking without "
+                       "streaming from now on",
+                       oc.message);
+            llm_wire_cleanup(&w);
+            if ((e = c->ops->build(&c->s, conv, tools, n_tools, &w))) {
+                detail[0] = '\0'; /* the build's own detail stands */
+                goto out;
+            }
+            continue;
+        }
         if (!oc.retry) {
             client_log(c, "llm: %s, not retried", detail);
             break;

@@ -193,6 +193,9 @@ void llm_client_free(struct llm_client *c);
  * (connection dropped, fewer bytes than announced, a stream without its end) and an
  * error object mid-stream are retried; a complete body that is not JSON fails at once
  * with WA_E_PARSE; Gemini's MALFORMED_FUNCTION_CALL is retried, then WA_E_PARSE.
+ * An OpenAI-compatible server that answers HTTP 400 naming "stream" to a streamed
+ * request with tools is asked again at once without streaming, and this client never
+ * streams again (logged once).
  * out->text etc. stay empty on failure; attempts, http_status, elapsed_ms are set. */
 wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
                     const struct llm_tool *tools, size_t n_tools, struct llm_reply *out);

@@ -485,11 +485,61 @@ static void calls_written_as_text(void **state)
     fake_llm_stop(&f);
 }
 
+/* A server that refuses streaming together with tools (HTTP 400 naming stream) is
+ * asked again without streaming, and not asked to stream again; said once. */
+static void stream_with_tools_refused(void **state)
+{
+    (void)state;
+    struct fake_llm f;
+    assert_true(fake_llm_start(&f, "{'steps':[{'status':400,'body':{'error':{'message':"
+                                   "'Cannot use tools with stream','type':"
+                                   "'invalid_request_error'}}},{'text':'one'},{'text':'two'},"
+                                   "{'status':400}]}"));
+    struct capture cap;
+    capture_init(&cap);
+    char url[128];
+    struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, true, &cap, url, sizeof url);
+    struct llm_client *c;
+    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
+    struct llm_conversation conv;
+    test_conversation(&conv);
+    struct llm_reply r;
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_string_equal(r.text, "one");
+    assert_int_equal(r.attempts, 2);
+    llm_reply_cleanup(&r);
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_string_equal(r.text, "two");
+    assert_int_equal(r.attempts, 1);
+    llm_reply_cleanup(&r);
+    /* any other 400 is not retried */
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_HTTP);
+    assert_int_equal(r.attempts, 1);
+    llm_reply_cleanup(&r);
+    cJSON *reqs = fake_llm_requests(&f);
+    assert_int_equal(cJSON_GetArraySize(reqs), 4);
+    assert_true(cJSON_IsTrue(at(reqs, "0/body/stream")));
+    assert_true(cJSON_IsFalse(at(reqs, "1/body/stream")));
+    assert_true(cJSON_IsFalse(at(reqs, "2/body/stream")));
+    assert_null(at(reqs, "2/body/stream_options"));
+    cJSON_Delete(reqs);
+    const char *log = dynbuf_str(&cap.log);
+    const char *once = strstr(log, "refuses streaming with tools");
+    assert_non_null(once);
+    assert_null(strstr(once + 1, "refuses streaming with tools"));
+    llm_conversation_cleanup(&conv);
+    llm_client_free(c);
+    capture_cleanup(&cap);
+    assert_schema_valid(&f);
+    fake_llm_stop(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(text_reply_whole_and_streamed),
         cmocka_unit_test(calls_written_as_text),
+        cmocka_unit_test(stream_with_tools_refused),
         cmocka_unit_test(every_quirk_streamed_and_not),
         cmocka_unit_test(tool_round_request_shape),
         cmocka_unit_test(no_key_no_header),
