@@ -95,6 +95,7 @@ void llm_client_free(struct llm_client *c)
     http_client_free(c->http);
     free(c->s.base_url);
     free(c->s.model);
+    free(c->s.tool_choice);
     if (c->s.api_key) /* do not leave the key lying in freed memory */
         memset(c->s.api_key, 0, strlen(c->s.api_key));
     free(c->s.api_key);
@@ -134,6 +135,7 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
     c->s.stream = cfg->stream;
     c->s.max_tokens = cfg->max_tokens;
     c->s.temperature = cfg->temperature;
+    c->s.tool_choice = llm_strdup(cfg->tool_choice);
     c->connect_timeout_s = cfg->connect_timeout_s > 0 ? cfg->connect_timeout_s : 20;
     c->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 300;
     c->max_retries = cfg->max_retries > 0 ? cfg->max_retries : cfg->max_retries < 0 ? 0 : 5;
@@ -146,7 +148,8 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
     c->ctx = cfg->ctx;
     llm_ids_init(&c->ids,
                  (uint32_t)os_time_ms() ^ (uint32_t)(os_pid() << 16) ^ (uint32_t)(uintptr_t)c);
-    if (!c->s.base_url || !c->s.model || (cfg->api_key && cfg->api_key[0] && !c->s.api_key)) {
+    if (!c->s.base_url || !c->s.model || (cfg->tool_choice && !c->s.tool_choice) ||
+        (cfg->api_key && cfg->api_key[0] && !c->s.api_key)) {
         llm_client_free(c);
         return wa_fail(WA_E_NOMEM, "out of memory");
     }
@@ -370,6 +373,21 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
         }
         if (e == WA_E_INTERRUPTED)
             break;
+        /* Local servers that reject tool_choice (vLLM without auto tool choice, older
+         * builds): ask again without it, for the rest of the client's life. */
+        if (oc.status == 400 && c->s.tool_choice && n_tools &&
+            (llm_stristr(oc.message, "tool_choice") || llm_stristr(oc.message, "tool choice"))) {
+            free(c->s.tool_choice);
+            c->s.tool_choice = NULL;
+            client_log(c, "llm: the server rejects tool_choice (%s); leaving it out from now on",
+                       oc.message);
+            llm_wire_cleanup(&w);
+            if ((e = c->ops->build(&c->s, conv, tools, n_tools, &w))) {
+                detail[0] = '\0';
+                goto out;
+            }
+            continue;
+        }
         /* Local servers (llama.cpp builds, some proxies) refuse streaming together with
          * tools: ask again without streaming, for the rest of the client's life. */
         if (oc.status == 400 && c->s.stream && n_tools && c->s.provider == LLM_PROVIDER_OPENAI &&

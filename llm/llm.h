@@ -169,6 +169,10 @@ struct llm_config {
      * (--tool-protocol auto: LLM_TEXT_FUNCTION_FORMATS; text with UI-TARS: LLM_TEXT_UITARS).
      * Logged once per client. 0: replies are taken as sent. */
     unsigned text_calls;
+    /* OpenAI-compatible: "auto", "required" or "none" sent as tool_choice with tools;
+     * NULL: not sent. A server that rejects it (HTTP 400 naming tool_choice) is asked
+     * again without it, for the client's lifetime (logged once). */
+    const char *tool_choice;
     enum llm_coords text_coords; /* the space UI-TARS coordinates are written in */
     double temperature;          /* < 0: not sent */
     llm_log_fn log;
@@ -195,7 +199,7 @@ void llm_client_free(struct llm_client *c);
  * with WA_E_PARSE; Gemini's MALFORMED_FUNCTION_CALL is retried, then WA_E_PARSE.
  * An OpenAI-compatible server that answers HTTP 400 naming "stream" to a streamed
  * request with tools is asked again at once without streaming, and this client never
- * streams again (logged once).
+ * streams again (logged once); likewise without tool_choice when the 400 names that.
  * out->text etc. stay empty on failure; attempts, http_status, elapsed_ms are set. */
 wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
                     const struct llm_tool *tools, size_t n_tools, struct llm_reply *out);
