@@ -13,6 +13,7 @@
 #include "llm/retry.h"
 #include "llm/sse.h"
 #include "llm/text.h"
+#include "llm/textcalls.h"
 
 #define BACKOFF_BASE_MS 500
 #define DETAIL_MAX      512
@@ -27,6 +28,9 @@ struct llm_client {
     int max_retries;
     int max_backoff_ms;
     size_t max_response_bytes;
+    unsigned text_calls;
+    enum llm_coords text_coords;
+    bool text_calls_logged; /* the fallback to calls written as text was logged */
     llm_log_fn log;
     llm_delta_fn on_delta;
     void *ctx;
@@ -91,6 +95,7 @@ void llm_client_free(struct llm_client *c)
     http_client_free(c->http);
     free(c->s.base_url);
     free(c->s.model);
+    free(c->s.tool_choice);
     if (c->s.api_key) /* do not leave the key lying in freed memory */
         memset(c->s.api_key, 0, strlen(c->s.api_key));
     free(c->s.api_key);
@@ -130,17 +135,21 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
     c->s.stream = cfg->stream;
     c->s.max_tokens = cfg->max_tokens;
     c->s.temperature = cfg->temperature;
+    c->s.tool_choice = llm_strdup(cfg->tool_choice);
     c->connect_timeout_s = cfg->connect_timeout_s > 0 ? cfg->connect_timeout_s : 20;
     c->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 300;
     c->max_retries = cfg->max_retries > 0 ? cfg->max_retries : cfg->max_retries < 0 ? 0 : 5;
     c->max_backoff_ms = cfg->max_backoff_ms > 0 ? cfg->max_backoff_ms : 60000;
     c->max_response_bytes = cfg->max_response_bytes ? cfg->max_response_bytes : 32u << 20;
+    c->text_calls = cfg->text_calls;
+    c->text_coords = cfg->text_coords;
     c->log = cfg->log;
     c->on_delta = cfg->on_delta;
     c->ctx = cfg->ctx;
     llm_ids_init(&c->ids,
                  (uint32_t)os_time_ms() ^ (uint32_t)(os_pid() << 16) ^ (uint32_t)(uintptr_t)c);
-    if (!c->s.base_url || !c->s.model || (cfg->api_key && cfg->api_key[0] && !c->s.api_key)) {
+    if (!c->s.base_url || !c->s.model || (cfg->tool_choice && !c->s.tool_choice) ||
+        (cfg->api_key && cfg->api_key[0] && !c->s.api_key)) {
         llm_client_free(c);
         return wa_fail(WA_E_NOMEM, "out of memory");
     }
@@ -189,7 +198,9 @@ static wa_err on_body(void *ctx, const char *data, size_t len)
 /* The verdict on a failed attempt, for the loop. */
 struct outcome {
     bool retry;
-    long wait_ms; /* server-requested wait, -1 when none */
+    long wait_ms;      /* server-requested wait, -1 when none */
+    long status;       /* HTTP status of a non-2xx answer, else 0 */
+    char message[320]; /* the server's message with it, "" when none */
 };
 
 static wa_err attempt_once(struct llm_client *c, const struct llm_wire *w, struct llm_reply *out,
@@ -199,6 +210,8 @@ static wa_err attempt_once(struct llm_client *c, const struct llm_wire *w, struc
     struct attempt t = {.c = c, .is_sse = c->s.stream};
     oc->retry = false;
     oc->wait_ms = -1;
+    oc->status = 0;
+    oc->message[0] = '\0';
     asm_init(&t.a, c->max_response_bytes, &c->ids, c->on_delta, c->ctx);
     sse_init(&t.sse, c->max_response_bytes, on_event, &t);
     http_response_init(&t.resp, c->max_response_bytes);
@@ -232,6 +245,8 @@ static wa_err attempt_once(struct llm_client *c, const struct llm_wire *w, struc
                             t.resp.retry_after, t.resp.retry_after_ms, os_time_ms(), &v);
         oc->retry = v.retry;
         oc->wait_ms = v.wait_ms;
+        oc->status = t.resp.status;
+        snprintf(oc->message, sizeof oc->message, "%s", v.message);
         e = wa_fail(v.err, "HTTP %ld (%s%s%s)", t.resp.status, v.kind, v.message[0] ? ": " : "",
                     v.message);
         goto out;
@@ -255,6 +270,55 @@ out:
     sse_cleanup(&t.sse);
     http_response_cleanup(&t.resp);
     return e;
+}
+
+/* A reply without tool calls whose text holds calls written as text (when the client
+ * was asked to look): the calls are taken from the text. A malformed call leaves the
+ * reply as sent, with the reason in text_call_error. Fails only for want of memory. */
+static wa_err take_text_calls(struct llm_client *c, struct llm_reply *r)
+{
+    if (!c->text_calls || r->n_calls || !r->text)
+        return WA_E_OK;
+    struct textcalls t;
+    textcalls_init(&t);
+    wa_err e = textcalls_parse(r->text, c->text_calls, c->text_coords, &c->ids, &t);
+    if (e == WA_E_PARSE) {
+        client_log(c, "llm: %s", wa_err_detail());
+        e = llm_set_str(&r->text_call_error, wa_err_detail());
+        wa_err_clear();
+        return e;
+    }
+    if (e || (!t.n_calls && !t.final_answer)) {
+        textcalls_cleanup(&t);
+        return e;
+    }
+    if (!c->text_calls_logged) {
+        client_log(c, "llm: the model wrote its tool calls as text; reading them from the text "
+                      "(said once)");
+        c->text_calls_logged = true;
+    }
+    free(r->text);
+    if (t.final_answer) { /* UI-TARS finished(): the answer; its Thought as reasoning */
+        r->text = t.final_answer;
+        t.final_answer = NULL;
+        if (!r->reasoning) {
+            r->reasoning = t.text;
+            t.text = NULL;
+        }
+    } else {
+        r->text = t.text;
+        t.text = NULL;
+    }
+    r->calls = t.calls;
+    r->n_calls = t.n_calls;
+    t.calls = NULL;
+    t.n_calls = 0;
+    r->calls_from_text = r->n_calls > 0;
+    for (size_t i = 0; i < r->n_calls; i++) /* parsed once, as calls from the wire are */
+        if (!r->calls[i].parsed)
+            r->calls[i].parsed = llm_parse_arguments(r->calls[i].arguments);
+    textcalls_cleanup(&t);
+    return WA_E_OK;
 }
 
 /* "POST <url> [Content-Type: application/json, Authorization: (redacted)]" */
@@ -298,6 +362,7 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
         if (!e) {
             fresh.attempts = out->attempts;
             *out = fresh;
+            e = take_text_calls(c, out);
             break;
         }
         out->http_status = fresh.http_status;
@@ -311,6 +376,37 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
         }
         if (e == WA_E_INTERRUPTED)
             break;
+        /* Local servers that reject tool_choice (vLLM without auto tool choice, older
+         * builds): ask again without it, for the rest of the client's life. */
+        if (oc.status == 400 && c->s.tool_choice && n_tools &&
+            (llm_stristr(oc.message, "tool_choice") || llm_stristr(oc.message, "tool choice"))) {
+            free(c->s.tool_choice);
+            c->s.tool_choice = NULL;
+            client_log(c, "llm: the server rejects tool_choice (%s); leaving it out from now on",
+                       oc.message);
+            llm_wire_cleanup(&w);
+            if ((e = c->ops->build(&c->s, conv, tools, n_tools, &w))) {
+                detail[0] = '\0';
+                goto out;
+            }
+            continue;
+        }
+        /* Local servers (llama.cpp builds, some proxies) refuse streaming together with
+         * tools: ask again without streaming, for the rest of the client's life. */
+        if (oc.status == 400 && c->s.stream && n_tools && c->s.provider == LLM_PROVIDER_OPENAI &&
+            llm_stristr(oc.message, "stream")) {
+            c->s.stream = false;
+            client_log(c,
+                       "llm: the server refuses streaming with tools (%s); asking without "
+                       "streaming from now on",
+                       oc.message);
+            llm_wire_cleanup(&w);
+            if ((e = c->ops->build(&c->s, conv, tools, n_tools, &w))) {
+                detail[0] = '\0'; /* the build's own detail stands */
+                goto out;
+            }
+            continue;
+        }
         if (!oc.retry) {
             client_log(c, "llm: %s, not retried", detail);
             break;

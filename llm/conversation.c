@@ -84,6 +84,7 @@ static wa_err call_copy(const struct llm_tool_call *src, struct llm_tool_call *d
     dst->parsed = src->parsed                        ? cJSON_Duplicate(src->parsed, true)
                   : src->arguments && dst->arguments ? llm_parse_arguments(dst->arguments)
                                                      : NULL;
+    dst->coords = src->coords;
     if (!dst->id || !dst->name || !dst->arguments ||
         (src->thought_signature && !dst->thought_signature)) {
         call_cleanup(dst);
@@ -223,5 +224,6 @@ void llm_reply_cleanup(struct llm_reply *r)
     free(r->calls);
     free(r->finish_reason);
     free(r->thought_signature);
+    free(r->text_call_error);
     memset(r, 0, sizeof *r);
 }

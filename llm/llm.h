@@ -27,6 +27,25 @@ struct llm_image {
     char *base64;
 };
 
+/* Which space a call's coordinates (x, y, to_x, to_y) are in. */
+enum llm_coords {
+    LLM_COORDS_FRAME_999, /* winagent's own 0-999 over the frame (every function call) */
+    LLM_COORDS_PIXELS,    /* pixels of the image sent (UI-TARS-1.5 after its smart resize,
+                           * Qwen2.5-VL): the loop scales by that image's size */
+    LLM_COORDS_NORM_1000, /* 0-1000 relative (UI-TARS 1.0, Qwen3-VL) */
+};
+
+/* Grammars of tool calls written as text in a reply's content (llm/textcalls.h). */
+enum llm_text_format {
+    LLM_TEXT_HERMES = 1 << 0,      /* <tool_call>{"name":..,"arguments":{..}}</tool_call> */
+    LLM_TEXT_QWEN3_CODER = 1 << 1, /* <function=NAME><parameter=K>V</parameter></function> */
+    LLM_TEXT_JSON = 1 << 2,        /* the whole text is {"name":..,"parameters"|"arguments":..} */
+    LLM_TEXT_UITARS = 1 << 3,      /* Thought: ...\nAction: click(start_box='(x,y)') */
+};
+/* What a server without a tool parser writes for function-calling models (UI-TARS is a
+ * grounding model's own grammar: ask for it explicitly). */
+#define LLM_TEXT_FUNCTION_FORMATS (LLM_TEXT_HERMES | LLM_TEXT_QWEN3_CODER | LLM_TEXT_JSON)
+
 struct llm_tool_call {
     char *id; /* never NULL or empty after parsing: made up when the server omits it */
     char *name;
@@ -39,6 +58,9 @@ struct llm_tool_call {
     char *thought_signature;
     /* The id was made up here because the server sent none (Gemini is then sent no id). */
     bool id_synthetic;
+    /* The space of the arguments' x, y, to_x, to_y: LLM_COORDS_FRAME_999 except for calls
+     * a grounding model wrote as text (UI-TARS), which the loop converts before running. */
+    enum llm_coords coords;
 };
 
 struct llm_message {
@@ -106,6 +128,13 @@ struct llm_reply {
     char *finish_reason;     /* as the server said it ("stop", "tool_calls", "STOP", ...) */
     char *thought_signature; /* Gemini: signature on a text part, echoed back */
     struct llm_usage usage;
+    /* The calls were parsed from the reply's text (llm_config.text_calls); text is then
+     * what was written around them (UI-TARS: the Thought), or a UI-TARS finished()
+     * answer, whose Thought goes to reasoning. */
+    bool calls_from_text;
+    /* A call was started in the text but is malformed: why, to tell the model; the reply
+     * is then left as the server sent it. NULL otherwise. */
+    char *text_call_error;
     int attempts;      /* HTTP attempts this reply took (1 = no retry) */
     long http_status;  /* status of the last attempt */
     double elapsed_ms; /* whole call, retries and waits included */
@@ -142,7 +171,17 @@ struct llm_config {
     int max_backoff_ms;        /* cap of one wait, default 60000 */
     size_t max_response_bytes; /* default 32 MiB; larger bodies fail with WA_E_TOO_LARGE */
     int max_tokens;            /* 0: not sent */
-    double temperature;        /* < 0: not sent */
+    /* Mask of enum llm_text_format: when a reply carries no tool call but its text holds
+     * a well-formed call of one of these grammars, the calls are taken from the text
+     * (--tool-protocol auto: LLM_TEXT_FUNCTION_FORMATS; text with UI-TARS: LLM_TEXT_UITARS).
+     * Logged once per client. 0: replies are taken as sent. */
+    unsigned text_calls;
+    /* OpenAI-compatible: "auto", "required" or "none" sent as tool_choice with tools;
+     * NULL: not sent. A server that rejects it (HTTP 400 naming tool_choice) is asked
+     * again without it, for the client's lifetime (logged once). */
+    const char *tool_choice;
+    enum llm_coords text_coords; /* the space UI-TARS coordinates are written in */
+    double temperature;          /* < 0: not sent */
     llm_log_fn log;
     llm_delta_fn on_delta;
     void *ctx;
@@ -156,7 +195,7 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out);
 void llm_client_free(struct llm_client *c);
 
 /* Sends the conversation and the tools; fills *out (cleanup it even on failure).
- * Retries 408, 409, 429, 500, 502, 503, 504 and dropped connections with exponential
+ * Retries 408, 409, 429, 500, 502, 503, 504, 529 and dropped connections with exponential
  * backoff and jitter, honouring Retry-After, retry-after-ms and Gemini's RetryInfo;
  * fails fast on quotas that waiting will not clear. os_interrupted() cuts waits and
  * transfers short (WA_E_INTERRUPTED). Errors: WA_E_NETWORK, WA_E_HTTP, WA_E_RATE_LIMITED,
@@ -165,6 +204,9 @@ void llm_client_free(struct llm_client *c);
  * (connection dropped, fewer bytes than announced, a stream without its end) and an
  * error object mid-stream are retried; a complete body that is not JSON fails at once
  * with WA_E_PARSE; Gemini's MALFORMED_FUNCTION_CALL is retried, then WA_E_PARSE.
+ * An OpenAI-compatible server that answers HTTP 400 naming "stream" to a streamed
+ * request with tools is asked again at once without streaming, and this client never
+ * streams again (logged once); likewise without tool_choice when the 400 names that.
  * out->text etc. stay empty on failure; attempts, http_status, elapsed_ms are set. */
 wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
                     const struct llm_tool *tools, size_t n_tools, struct llm_reply *out);

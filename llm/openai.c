@@ -260,6 +260,8 @@ static wa_err openai_build(const struct llm_settings *s, const struct llm_conver
     }
     if (ok && n_tools)
         ok = add_tools(root, tools, n_tools, &err);
+    if (ok && n_tools && s->tool_choice)
+        ok = cJSON_AddStringToObject(root, "tool_choice", s->tool_choice) != NULL;
     if (ok)
         ok = cJSON_AddBoolToObject(root, "stream", s->stream) != NULL;
     if (ok && s->stream) {

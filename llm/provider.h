@@ -20,6 +20,7 @@ struct llm_settings {
     bool stream;
     int max_tokens;
     double temperature;
+    char *tool_choice; /* OpenAI-compatible: sent with tools when not NULL */
 };
 
 #define LLM_WIRE_MAX_HEADERS 8

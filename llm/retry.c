@@ -18,6 +18,7 @@ bool retry_status_transient(long status)
     case 502:
     case 503:
     case 504:
+    case 529: /* Anthropic: overloaded, clears by itself */
         return true;
     default:
         return false;
@@ -51,6 +52,8 @@ static const char *status_kind(long status)
         return "unavailable";
     case 504:
         return "gateway timeout";
+    case 529:
+        return "overloaded";
     default:
         return status >= 500   ? "server error"
                : status >= 400 ? "client error"

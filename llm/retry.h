@@ -20,7 +20,7 @@ struct retry_verdict {
     char message[320]; /* the server's message, one line, "" when it sent none */
 };
 
-/* 408, 409, 429, 500, 502, 503, 504. */
+/* 408, 409, 429, 500, 502, 503, 504, and 529 (Anthropic's "overloaded"). */
 bool retry_status_transient(long status);
 
 /* Classifies a non-2xx response from its status, body and headers. A quota that

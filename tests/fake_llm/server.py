@@ -56,6 +56,19 @@ FAULTS = frozenset({
     "drop_before_response", "drop_mid_stream", "truncated_json", "error_mid_stream",
     "huge_body", "slow", "raw",
 })
+# What a local server may refuse, scenario-wide (see README): each a real server's 400.
+REFUSALS = {
+    # vLLM: a tool message's content must be text (vllm#43203)
+    "images_in_tool": {"object": "error", "type": "BadRequestError", "param": None, "code": 400,
+                       "message": "tool message content only supports text"},
+    # llama.cpp server builds without streamed tool calls
+    "stream_with_tools": {"error": {"code": 400, "type": "invalid_request_error",
+                                    "message": "Cannot use tools with stream"}},
+    # vLLM started without --enable-auto-tool-choice
+    "tool_choice": {"object": "error", "type": "BadRequestError", "param": None, "code": 400,
+                    "message": "\"auto\" tool choice requires --enable-auto-tool-choice and "
+                               "--tool-call-parser to be set"},
+}
 EXPECTS = frozenset({"has_image", "has_tree", "contains", "not_contains", "tool_result_for"})
 STEP_KEYS = frozenset({
     # replies
@@ -143,6 +156,7 @@ class Scenario:
         self.data = copy.deepcopy(data)
         self.steps = self.data.get("steps")
         self.after_end = self.data.get("after_end", "error")
+        self.refuse = self.data.get("refuse", [])
         self._validate()
         self._next = 0
         self._lock = threading.Lock()
@@ -152,6 +166,8 @@ class Scenario:
             raise ValueError("scenario needs a \"steps\" list")
         if self.after_end not in ("error", "repeat_last"):
             raise ValueError("after_end must be \"error\" or \"repeat_last\"")
+        if not isinstance(self.refuse, list) or set(self.refuse) - set(REFUSALS):
+            raise ValueError("refuse must be a list among %s" % ", ".join(sorted(REFUSALS)))
         for i, step in enumerate(self.steps):
             where = "step %d" % i
             if not isinstance(step, dict):
@@ -517,6 +533,25 @@ def _has_tool_result(req, call_id):
             if isinstance(fr, dict) and call_id in (fr.get("id"), fr.get("name")):
                 return True
     return False
+
+
+def refusal(refuse, req):
+    """The first of the scenario's refusals this OpenAI request runs into, or None."""
+    if req.provider != "openai":
+        return None
+    body = req.body
+    if "images_in_tool" in refuse:
+        for msg in body.get("messages") or []:
+            if isinstance(msg, dict) and msg.get("role") == "tool" and \
+                    not isinstance(msg.get("content"), str) and \
+                    any(not (isinstance(p, dict) and p.get("type") == "text")
+                        for p in (msg.get("content") or [])):
+                return "images_in_tool"
+    if "stream_with_tools" in refuse and body.get("stream") is True and body.get("tools"):
+        return "stream_with_tools"
+    if "tool_choice" in refuse and "tool_choice" in body:
+        return "tool_choice"
+    return None
 
 
 def estimate_prompt_tokens(req):
@@ -1140,6 +1175,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             record["response"] = {"kind": "bad_request", "status": 400}
             req.n = fake._add_record(record)
             self.send_json(400, error_body(provider, 400, {}, req.model))
+            record["outcome"] = "sent"
+            return record
+
+        refused = refusal(fake.scenario.refuse, req)
+        if refused:  # the server's own 400: no step is consumed
+            record["response"] = {"kind": "refused", "status": 400, "refusal": refused}
+            req.n = fake._add_record(record)
+            self.send_json(400, REFUSALS[refused])
             record["outcome"] = "sent"
             return record
 

@@ -1053,6 +1053,47 @@ class TestScenarioAndRouting(ServerCase):
         return d.name
 
 
+
+class TestRefusals(ServerCase):
+    """Scenario-wide refusals: a local server's own 400s, which consume no step."""
+
+    def test_each_refusal_and_what_passes(self):
+        fake = self.start({"refuse": ["images_in_tool", "stream_with_tools", "tool_choice"],
+                           "steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        image_tool = [{"role": "user", "content": "hi"},
+                      {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
+                       "function": {"name": "desktop", "arguments": "{}"}}]},
+                      {"role": "tool", "tool_call_id": "c1", "content": [
+                          {"type": "text", "text": "done"},
+                          {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA"}}]}]
+        status, _, data = post(fake, OAI, openai_body(messages=image_tool))
+        self.assertEqual(status, 400)
+        self.assertIn("only supports text", json.loads(data)["message"])
+        status, _, data = post(fake, OAI, openai_body(stream=True))
+        self.assertEqual(status, 400)
+        self.assertIn("stream", json.loads(data)["error"]["message"])
+        status, _, data = post(fake, OAI, dict(openai_body(), tool_choice="auto"))
+        self.assertEqual(status, 400)
+        self.assertIn("tool choice", json.loads(data)["message"])
+        # text-only tool messages, no stream, no tool_choice: answered from the steps
+        image_tool[2]["content"] = "done"
+        status, _, data = post(fake, OAI, openai_body(messages=image_tool))
+        self.assertEqual(status, 200)
+        recs = fake.requests
+        self.assertEqual([r["response"].get("refusal") for r in recs],
+                         ["images_in_tool", "stream_with_tools", "tool_choice", None])
+        self.assertEqual([r["step"] for r in recs], [None, None, None, 0])
+        # streaming without tools is fine
+        body = openai_body(stream=True)
+        del body["tools"]
+        status, _, _ = post(fake, OAI, body)
+        self.assertEqual(status, 200)
+
+    def test_bad_refusal_name(self):
+        with self.assertRaises(ValueError):
+            server.Scenario({"refuse": ["everything"], "steps": []})
+
+
 class TestPNG(unittest.TestCase):
 
     def test_roundtrip_all_filters(self):

@@ -417,10 +417,194 @@ static void schema_validator_rejects_bad_requests(void **state)
     unlink(f.record);
 }
 
+/* A server without a tool parser: the call comes back as text in the content; with
+ * text_calls on, the client takes it from there (said once in the log), and a
+ * malformed one is left as text with the reason beside it. */
+static void calls_written_as_text(void **state)
+{
+    (void)state;
+    struct fake_llm f;
+    assert_true(fake_llm_start(
+        &f,
+        "{'steps':[{'text':'Saving.\\n<tool_call>\\n{\\'name\\': \\'desktop\\', "
+        "\\'arguments\\': {\\'action\\': \\'key\\', \\'keys\\': \\'ctrl+s\\'}}\\n</tool_call>'},"
+        "{'text':'<tool_call>\\n<function=desktop>\\n<parameter=action>\\nscreenshot\\n"
+        "</parameter>\\n</function>\\n</tool_call>'},"
+        "{'text':'<tool_call>{\\'name\\': \\'desktop\\', \\'arguments\\': {\\'x\\': 1,}}"
+        "</tool_call>'},{'text':'All done.'}]}"));
+    struct capture cap;
+    capture_init(&cap);
+    char url[128];
+    struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, true, &cap, url, sizeof url);
+    cfg.text_calls = LLM_TEXT_FUNCTION_FORMATS;
+    struct llm_client *c;
+    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
+    struct llm_conversation conv;
+    test_conversation(&conv);
+    struct llm_reply r;
+
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_true(r.calls_from_text);
+    assert_int_equal(r.n_calls, 1);
+    assert_string_equal(r.calls[0].name, "desktop");
+    assert_string_equal(r.calls[0].arguments, "{\"action\":\"key\",\"keys\":\"ctrl+s\"}");
+    assert_int_equal(r.calls[0].coords, LLM_COORDS_FRAME_999);
+    assert_string_equal(r.text, "Saving.");
+    assert_null(r.text_call_error);
+    llm_reply_cleanup(&r);
+
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_true(r.calls_from_text);
+    assert_string_equal(r.calls[0].arguments, "{\"action\":\"screenshot\"}");
+    assert_null(r.text);
+    llm_reply_cleanup(&r);
+
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_false(r.calls_from_text);
+    assert_int_equal(r.n_calls, 0);
+    assert_non_null(strstr(r.text, "<tool_call>"));
+    assert_non_null(r.text_call_error);
+    assert_non_null(strstr(r.text_call_error, "not valid JSON"));
+    llm_reply_cleanup(&r);
+
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_false(r.calls_from_text);
+    assert_string_equal(r.text, "All done.");
+    assert_null(r.text_call_error);
+    llm_reply_cleanup(&r);
+
+    const char *log = dynbuf_str(&cap.log);
+    const char *once = strstr(log, "wrote its tool calls as text");
+    assert_non_null(once);
+    assert_null(strstr(once + 1, "wrote its tool calls as text"));
+    assert_null(strstr(log, TEST_KEY));
+    llm_conversation_cleanup(&conv);
+    llm_client_free(c);
+    capture_cleanup(&cap);
+    assert_schema_valid(&f);
+    fake_llm_stop(&f);
+}
+
+/* A server that refuses streaming together with tools (HTTP 400 naming stream) is
+ * asked again without streaming, and not asked to stream again; said once. */
+static void stream_with_tools_refused(void **state)
+{
+    (void)state;
+    struct fake_llm f;
+    assert_true(fake_llm_start(&f, "{'steps':[{'status':400,'body':{'error':{'message':"
+                                   "'Cannot use tools with stream','type':"
+                                   "'invalid_request_error'}}},{'text':'one'},{'text':'two'},"
+                                   "{'status':400}]}"));
+    struct capture cap;
+    capture_init(&cap);
+    char url[128];
+    struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, true, &cap, url, sizeof url);
+    struct llm_client *c;
+    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
+    struct llm_conversation conv;
+    test_conversation(&conv);
+    struct llm_reply r;
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_string_equal(r.text, "one");
+    assert_int_equal(r.attempts, 2);
+    llm_reply_cleanup(&r);
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_string_equal(r.text, "two");
+    assert_int_equal(r.attempts, 1);
+    llm_reply_cleanup(&r);
+    /* any other 400 is not retried */
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_HTTP);
+    assert_int_equal(r.attempts, 1);
+    llm_reply_cleanup(&r);
+    cJSON *reqs = fake_llm_requests(&f);
+    assert_int_equal(cJSON_GetArraySize(reqs), 4);
+    assert_true(cJSON_IsTrue(at(reqs, "0/body/stream")));
+    assert_true(cJSON_IsFalse(at(reqs, "1/body/stream")));
+    assert_true(cJSON_IsFalse(at(reqs, "2/body/stream")));
+    assert_null(at(reqs, "2/body/stream_options"));
+    cJSON_Delete(reqs);
+    const char *log = dynbuf_str(&cap.log);
+    const char *once = strstr(log, "refuses streaming with tools");
+    assert_non_null(once);
+    assert_null(strstr(once + 1, "refuses streaming with tools"));
+    llm_conversation_cleanup(&conv);
+    llm_client_free(c);
+    capture_cleanup(&cap);
+    assert_schema_valid(&f);
+    fake_llm_stop(&f);
+}
+
+/* A local server as vLLM and llama.cpp answer: images refused in tool messages (the
+ * client never puts them there), streaming with tools refused, tool_choice rejected.
+ * Each fallback happens once and holds for the client's lifetime. */
+static void local_server_refusals(void **state)
+{
+    (void)state;
+    struct fake_llm f;
+    assert_true(fake_llm_start(&f, "{'refuse':['images_in_tool','stream_with_tools',"
+                                   "'tool_choice'],'steps':[{'text':'one'},{'text':'two'}]}"));
+    struct capture cap;
+    capture_init(&cap);
+    char url[128];
+    struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, true, &cap, url, sizeof url);
+    cfg.tool_choice = "auto";
+    struct llm_client *c;
+    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
+    struct llm_conversation conv;
+    test_conversation(&conv);
+    struct llm_tool_call call = {
+        .id = "call_a", .name = "desktop", .arguments = "{\"action\":\"screenshot\"}"};
+    struct llm_reply prev = {.calls = &call, .n_calls = 1};
+    assert_int_equal(llm_conversation_add_reply(&conv, &prev), WA_E_OK);
+    struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
+    assert_int_equal(llm_conversation_add_tool_result(&conv, "call_a", "desktop", "ok", &img),
+                     WA_E_OK);
+    struct llm_reply r;
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_string_equal(r.text, "one");
+    assert_int_equal(r.attempts, 3);
+    llm_reply_cleanup(&r);
+    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_string_equal(r.text, "two");
+    assert_int_equal(r.attempts, 1);
+    llm_reply_cleanup(&r);
+    cJSON *reqs = fake_llm_requests(&f);
+    assert_int_equal(cJSON_GetArraySize(reqs), 4);
+    assert_string_equal(str_at(reqs, "0/response/refusal"), "stream_with_tools");
+    assert_string_equal(str_at(reqs, "1/response/refusal"), "tool_choice");
+    assert_true(cJSON_IsFalse(at(reqs, "1/body/stream")));
+    assert_string_equal(str_at(reqs, "1/body/tool_choice"), "auto");
+    assert_null(at(reqs, "2/body/tool_choice"));
+    assert_null(at(reqs, "3/body/tool_choice"));
+    assert_true(cJSON_IsFalse(at(reqs, "3/body/stream")));
+    /* the image went into a user message after the tool message, naming its call */
+    assert_string_equal(str_at(reqs, "3/body/messages/3/role"), "tool");
+    assert_string_equal(str_at(reqs, "3/body/messages/3/content"), "ok");
+    assert_string_equal(str_at(reqs, "3/body/messages/4/role"), "user");
+    assert_non_null(strstr(str_at(reqs, "3/body/messages/4/content/0/text"), "call_a"));
+    assert_string_equal(str_at(reqs, "3/body/messages/4/content/1/type"), "image_url");
+    cJSON_Delete(reqs);
+    const char *log = dynbuf_str(&cap.log);
+    for (int i = 0; i < 2; i++) {
+        const char *what = i ? "rejects tool_choice" : "refuses streaming with tools";
+        const char *once = strstr(log, what);
+        assert_non_null(once);
+        assert_null(strstr(once + 1, what));
+    }
+    llm_conversation_cleanup(&conv);
+    llm_client_free(c);
+    capture_cleanup(&cap);
+    assert_schema_valid(&f);
+    fake_llm_stop(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(text_reply_whole_and_streamed),
+        cmocka_unit_test(calls_written_as_text),
+        cmocka_unit_test(stream_with_tools_refused),
+        cmocka_unit_test(local_server_refusals),
         cmocka_unit_test(every_quirk_streamed_and_not),
         cmocka_unit_test(tool_round_request_shape),
         cmocka_unit_test(no_key_no_header),

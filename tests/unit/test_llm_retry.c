@@ -12,8 +12,8 @@
 static void transient_statuses(void **state)
 {
     (void)state;
-    static const long yes[] = {408, 409, 429, 500, 502, 503, 504};
-    static const long no[] = {200, 400, 401, 403, 404, 413, 422, 501, 505};
+    static const long yes[] = {408, 409, 429, 500, 502, 503, 504, 529};
+    static const long no[] = {200, 400, 401, 403, 404, 413, 422, 501, 505, 530};
     for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
         assert_true(retry_status_transient(yes[i]));
     for (size_t i = 0; i < sizeof no / sizeof *no; i++)
