@@ -83,15 +83,6 @@ wa_err window_select(const struct wa_backend *be, const struct window_ref *w, st
     return e;
 }
 
-static bool window_exists(const struct wa_backend *be, uint64_t hwnd)
-{
-    struct wa_window w;
-    if (!hwnd || backend_window_info(be, hwnd, &w) != WA_E_OK)
-        return false;
-    wa_window_cleanup(&w);
-    return true;
-}
-
 /* Whether the request names an element by id (a ref of the last state). */
 static bool uses_ref(const struct op_request *q)
 {
@@ -140,12 +131,12 @@ wa_err call_window(struct call *k, uint64_t *hwnd)
         uint64_t last = refs_last_window(k);
         if (!last)
             return wa_fail(WA_E_STALE_REF, "no state to take refs from; run state first");
-        if (!window_exists(k->be, last))
+        if (!call_window_alive(k, last))
             return wa_fail(WA_E_STALE_REF,
                            "the window of the last state (0x%llx) is gone; run state again",
                            (unsigned long long)last);
         *hwnd = last;
-    } else if (s->target && window_exists(k->be, s->target)) {
+    } else if (s->target && call_window_alive(k, s->target)) {
         *hwnd = s->target;
     } else {
         e = backend_target_window(k->be, hwnd);

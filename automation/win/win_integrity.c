@@ -3,6 +3,7 @@
  * integrity level drops input from a lower one without a word). */
 #include <windows.h>
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "automation/win/win_integrity.h"
@@ -67,7 +68,12 @@ wa_err win_input_reaches(uint64_t hwnd)
     DWORD pid = 0;
     if (!h || !GetWindowThreadProcessId(h, &pid) || !pid)
         return WA_E_OK;
-    long mine = process_integrity(0), theirs = process_integrity(pid);
+    /* winagent's own level does not change while it runs: read once */
+    static atomic_long own = -2;
+    long mine = atomic_load(&own);
+    if (mine == -2)
+        atomic_store(&own, mine = process_integrity(0));
+    long theirs = process_integrity(pid);
     if (mine >= 0 && theirs > mine)
         return wa_fail(WA_E_ELEVATED_TARGET, "its integrity level is 0x%lx, winagent's 0x%lx",
                        (unsigned long)theirs, (unsigned long)mine);
