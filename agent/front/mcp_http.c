@@ -26,8 +26,14 @@
 /* Room for legitimate requests beside clients that dribble their headers: each of those
  * holds a thread at most HTTP_REQUEST_TIMEOUT_MS, and there are more threads than a
  * handful of them can hold. */
-#define HTTP_THREADS            "64"
+#define HTTP_THREADS            64
 #define HTTP_REQUEST_TIMEOUT_MS "5000"
+/* Connections from one client address at once: past it a request is answered 429 as
+ * soon as its headers are in, so one address cannot keep every thread in long calls and
+ * event streams. */
+#define PER_ADDRESS_MAX 16
+#define STRINGIFY_(x)   #x
+#define STRINGIFY(x)    STRINGIFY_(x)
 
 struct queued {
     struct queued *next;
@@ -49,6 +55,13 @@ struct http_session {
     int queued;
 };
 
+/* Connections of one client address being served; civetweb serves at most
+ * HTTP_THREADS at once, so that many rows always suffice. */
+struct peer {
+    char addr[48];
+    int conns;
+};
+
 struct http_server {
     struct core *core;
     const struct mcp_http_opts *o;
@@ -59,6 +72,8 @@ struct http_server {
     int port;
     struct os_mutex *lock; /* the sessions */
     struct http_session sessions[MAX_SESSIONS];
+    struct os_mutex *peers_lock; /* never held while calling civetweb */
+    struct peer peers[HTTP_THREADS];
     volatile bool stopping;
 };
 
@@ -228,9 +243,9 @@ static int fail(struct mg_connection *conn, int status, const char *fmt, ...)
     cJSON_AddStringToObject(err, "message", msg);
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
-    const char *auth = status == 401 ? "WWW-Authenticate" : NULL;
-    send_status(conn, status, auth, "Bearer realm=\"winagent\"", "application/json",
-                text ? text : "{}");
+    const char *extra = status == 401 ? "WWW-Authenticate" : status == 429 ? "Retry-After" : NULL;
+    send_status(conn, status, extra, status == 401 ? "Bearer realm=\"winagent\"" : "1",
+                "application/json", text ? text : "{}");
     free(text);
     return status;
 }
@@ -304,6 +319,57 @@ static bool allowed_host(const struct http_server *hs, const char *host, int por
 }
 
 /* 0 when the request may go on, else the status it got. */
+/* ---- connections per client address ---- */
+
+static struct http_server *server_of(const struct mg_connection *conn)
+{
+    return mg_get_user_data(mg_get_context(conn));
+}
+
+/* A request's headers are in: count its connection against its address until it
+ * closes (one request a connection: keep-alive is off). Past the cap it is answered 429
+ * here, before any handler. Dribbling headers hold a thread only until the request
+ * timeout, before this is reached. */
+static int on_request(struct mg_connection *conn)
+{
+    struct http_server *hs = server_of(conn);
+    const char *addr = mg_get_request_info(conn)->remote_addr;
+    struct peer *mine = NULL, *free_row = NULL;
+    os_mutex_lock(hs->peers_lock);
+    for (int i = 0; i < HTTP_THREADS && !mine; i++) {
+        struct peer *p = &hs->peers[i];
+        if (p->conns && strcmp(p->addr, addr) == 0)
+            mine = p;
+        else if (!p->conns && !free_row)
+            free_row = p;
+    }
+    if (!mine && free_row) {
+        mine = free_row;
+        snprintf(mine->addr, sizeof mine->addr, "%s", addr);
+    }
+    if (mine && mine->conns < PER_ADDRESS_MAX)
+        mine->conns++;
+    else
+        mine = NULL;
+    os_mutex_unlock(hs->peers_lock);
+    if (!mine)
+        return fail(conn, 429, "Too Many Requests: %d connections from %s are being served",
+                    PER_ADDRESS_MAX, addr);
+    mg_set_user_connection_data(conn, mine);
+    return 0;
+}
+
+static void on_close(const struct mg_connection *conn)
+{
+    struct http_server *hs = server_of(conn);
+    struct peer *p = mg_get_user_connection_data(conn);
+    if (!p)
+        return;
+    os_mutex_lock(hs->peers_lock);
+    p->conns--;
+    os_mutex_unlock(hs->peers_lock);
+}
+
 static int check_request(struct http_server *hs, struct mg_connection *conn)
 {
     const char *host = mg_get_header(conn, "Host");
@@ -610,24 +676,36 @@ int mcp_http_serve(struct core *c, const struct mcp_http_opts *o)
         for (size_t i = 0; i < sizeof rnd; i++)
             snprintf(hs.token + 2 * i, 3, "%02x", rnd[i]);
     }
-    if (!(hs.lock = os_mutex_new()))
+    if (!(hs.lock = os_mutex_new()) || !(hs.peers_lock = os_mutex_new())) {
+        os_mutex_free(hs.lock);
         return exit_fail(wa_fail(WA_E_NOMEM, "out of memory"));
+    }
 
     char ports[96];
     snprintf(ports, sizeof ports, "%s:%d", hs.addr, hs.port);
-    const char *options[] = {
-        "listening_ports",       ports, "num_threads",      HTTP_THREADS, "request_timeout_ms",
-        HTTP_REQUEST_TIMEOUT_MS, /* headers and body, whole: a client that
-                                  * dribbles holds a thread no longer */
-        "enable_keep_alive",     "no",  "max_request_size", "65536",      NULL};
+    const char *options[] = {"listening_ports",
+                             ports,
+                             "num_threads",
+                             STRINGIFY(HTTP_THREADS),
+                             "request_timeout_ms",
+                             HTTP_REQUEST_TIMEOUT_MS, /* headers and body, whole: a client that
+                                                       * dribbles holds a thread no longer */
+                             "enable_keep_alive",
+                             "no",
+                             "max_request_size",
+                             "65536",
+                             NULL};
     struct mg_callbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.log_message = on_log;
+    cb.begin_request = on_request;
+    cb.connection_close = on_close;
     mg_init_library(0);
     struct mg_context *ctx = mg_start(&cb, &hs, options);
     if (!ctx) {
         mg_exit_library();
         os_mutex_free(hs.lock);
+        os_mutex_free(hs.peers_lock);
         return exit_fail(wa_fail(WA_E_IO, "cannot listen on %s (in use?)", ports));
     }
     mg_set_request_handler(ctx, "/mcp", on_mcp, &hs);
@@ -663,5 +741,6 @@ int mcp_http_serve(struct core *c, const struct mcp_http_opts *o)
         if (hs.sessions[i].used)
             session_drop(&hs.sessions[i]);
     os_mutex_free(hs.lock);
+    os_mutex_free(hs.peers_lock);
     return EXIT_INTERRUPTED;
 }

@@ -70,9 +70,11 @@ class Server:
         self.proc.kill()
         self.proc.wait(10)
 
-    def post(self, body, headers=None, host=None, method="POST", token=True, timeout=60):
-        """(status, headers dict lower-cased, body text)"""
-        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+    def post(self, body, headers=None, host=None, method="POST", token=True, timeout=60,
+             source="127.0.0.1"):
+        """(status, headers dict lower-cased, body text); source: the client's address"""
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout,
+                                       source_address=(source, 0))
         h = {"Content-Type": "application/json",
              "Accept": "application/json, text/event-stream",
              "Host": host or "127.0.0.1:%d" % self.port}

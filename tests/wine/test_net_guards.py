@@ -1,9 +1,12 @@
 """The network front ends under load, with the real winagent.exe under Wine: clients
-that dribble their HTTP headers cannot starve `mcp --http` of a legitimate request,
+that dribble their HTTP headers cannot starve `mcp --http` of a legitimate request, one
+client address holds at most 16 connections (a request past them is answered 429 at
+once, other addresses are served),
 silent connections hold no `serve --port` slot (a client that shows the token is
 served past them, and they are dropped), and serving off loopback needs
 --allow-remote and says that the traffic is clear text. Every connection goes to
-127.0.0.1 only, is bounded in count and time, and is closed by the test."""
+127.0.0.1 only (from 127.0.0.x source addresses, each a client address of its own), is
+bounded in count and time, and is closed by the test."""
 import json
 import os
 import re
@@ -21,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_mcp_http import INIT, Server  # noqa: E402
 
 DRIBBLERS = 30
+PER_ADDRESS_MAX = 16
 
 
 def dribble(port, stop, sockets):
@@ -34,6 +38,25 @@ def dribble(port, stop, sockets):
         s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         while not stop.is_set():
             s.sendall(b"X")
+            stop.wait(1.0)
+    except OSError:
+        pass
+
+
+def hold(port, token, source, stop, sockets):
+    """A connection from source whose headers are whole and whose body comes a byte a
+    second: it is being served (its request is in a handler) while it lasts."""
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
+    except OSError:
+        return
+    sockets.append(s)
+    try:
+        s.sendall(("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bearer %s\r\n"
+                   "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+                   % (port, token)).encode())
+        while not stop.is_set():
+            s.sendall(b" ")
             stop.wait(1.0)
     except OSError:
         pass
@@ -59,6 +82,39 @@ class HttpUnderLoad(unittest.TestCase):
             self.assertEqual(status, 200, body)
             self.assertIn("serverInfo", body)
             self.assertLess(took, 10.0)
+
+    def test_one_address_holds_at_most_its_share(self):
+        with Server() as s:
+            stop, sockets = threading.Event(), []
+            threads = [threading.Thread(target=hold,
+                                        args=(s.port, s.token, "127.0.0.3", stop, sockets),
+                                        daemon=True)
+                       for _ in range(PER_ADDRESS_MAX)]
+            for t in threads:
+                t.start()
+            time.sleep(1.5)  # the address's share is taken, each mid-body
+            try:
+                t0 = time.monotonic()
+                status, h, body = s.post(INIT, timeout=30, source="127.0.0.3")
+                took = time.monotonic() - t0
+                other, _, other_body = s.post(INIT, timeout=30, source="127.0.0.4")
+            finally:
+                stop.set()
+                for sock in sockets:
+                    sock.close()
+            self.assertEqual(status, 429, body)
+            self.assertEqual(h.get("retry-after"), "1")
+            self.assertIn("127.0.0.3", body)
+            self.assertLess(took, 3.0)
+            self.assertEqual(other, 200, other_body)
+            # Its connections closed, the address is served again.
+            deadline = time.time() + 15
+            while True:
+                status, _, body = s.post(INIT, timeout=30, source="127.0.0.3")
+                if status == 200 or time.time() > deadline:
+                    break
+                time.sleep(0.5)
+            self.assertEqual(status, 200, body)
 
     def test_off_loopback_needs_allow_remote_and_says_clear_text(self):
         r = subprocess.run(["wine", WINAGENT_EXE, "mcp", "--http", "0.0.0.0:0"],
