@@ -502,10 +502,16 @@ static void run_calls(struct run *r, int step, const struct llm_reply *reply, cJ
     for (size_t i = 0; i < reply->n_calls; i++) {
         cJSON *ct = cJSON_CreateObject();
         cJSON_AddItemToArray(calls, ct);
-        if (os_interrupted() || i >= MAX_CALLS_PER_REPLY)
+        if (os_interrupted() || i >= MAX_CALLS_PER_REPLY) {
             refuse_call(r, &reply->calls[i], ct);
-        else
-            run_tool_call(r, step, &reply->calls[i], i == 0 ? stats : "", ct);
+            continue;
+        }
+        run_tool_call(r, step, &reply->calls[i], i == 0 ? stats : "", ct);
+        cJSON *done = cJSON_CreateObject();
+        cJSON_AddNumberToObject(done, TRACE_STEP, step);
+        cJSON_AddItemReferenceToObject(done, TRACE_CALL_DONE, ct);
+        steplog_trace(&r->log, done);
+        cJSON_Delete(done);
     }
     cJSON *timings = cJSON_AddObjectToObject(trace, TRACE_TIMINGS);
     cJSON_AddNumberToObject(timings, TRACE_LLM_MS, reply->elapsed_ms);

@@ -258,41 +258,96 @@ static int step_number(const cJSON *step, int line_no)
     return cJSON_IsNumber(num) ? num->valueint : line_no;
 }
 
+/* Replays one recorded call: -1 when the replay goes on, else its exit code (the
+ * replay is finished). */
+static int replay_one(struct replay *rp, int stepn, const cJSON *step, const cJSON *call)
+{
+    if (os_interrupted()) {
+        finish(rp, EXIT_INTERRUPTED, "interrupted", os_interrupt_reason());
+        return EXIT_INTERRUPTED;
+    }
+    wa_err e = replay_call(rp, stepn, step, call);
+    if (!e)
+        return -1;
+    char why[700];
+    snprintf(why, sizeof why, "%s at recorded step %d (replay step %d): %s",
+             diverged(e) ? "diverged" : "failed", stepn, rp->calls,
+             *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+    steplog_progress(&rp->log, "replay stopped: %s", why);
+    finish(rp, EXIT_ACTION, diverged(e) ? "diverged" : "desktop failure", why);
+    return EXIT_ACTION;
+}
+
+/* The calls of a step whose own line never came (the recorded run was killed during
+ * it): they were done, so they are replayed. */
+struct unfinished {
+    int step;
+    cJSON *calls; /* an array; NULL when none */
+};
+
+static void unfinished_take(struct unfinished *u, int stepn, const cJSON *line)
+{
+    const cJSON *call = cJSON_GetObjectItemCaseSensitive(line, TRACE_CALL_DONE);
+    if (!cJSON_IsObject(call)) { /* a step's own line: its calls are in it */
+        cJSON_Delete(u->calls);
+        u->calls = NULL;
+        return;
+    }
+    if (!u->calls || u->step != stepn) {
+        cJSON_Delete(u->calls);
+        u->calls = cJSON_CreateArray();
+        u->step = stepn;
+    }
+    cJSON_AddItemToArray(u->calls, cJSON_Duplicate(call, true));
+}
+
+static int replay_unfinished(struct replay *rp, const struct unfinished *u)
+{
+    const cJSON *call;
+    cJSON_ArrayForEach(call, u->calls)
+    {
+        int code = replay_one(rp, u->step, NULL, call);
+        if (code >= 0)
+            return code;
+    }
+    if (u->calls)
+        steplog_progress(&rp->log,
+                         "recorded step %d has no line of its own (the run stopped during it): "
+                         "replayed the %d call%s it had done",
+                         u->step, cJSON_GetArraySize(u->calls),
+                         cJSON_GetArraySize(u->calls) == 1 ? "" : "s");
+    return -1;
+}
+
 static int replay_lines(struct replay *rp, char *text)
 {
-    int line_no = 0;
+    int line_no = 0, code = -1;
+    struct unfinished u = {0, NULL};
     cJSON *step;
-    for (char *at = text; next_step(&at, &line_no, &step);) {
+    for (char *at = text; code < 0 && next_step(&at, &line_no, &step);) {
         if (!step) {
             char why[160];
             snprintf(why, sizeof why, "line %d of the trace is not JSON", line_no);
             steplog_progress(&rp->log, "replay stopped: %s", why);
             finish(rp, EXIT_USAGE, "error", why);
-            return EXIT_USAGE;
+            code = EXIT_USAGE;
+            break;
         }
         int stepn = step_number(step, line_no);
+        unfinished_take(&u, stepn, step);
         const cJSON *call;
         cJSON_ArrayForEach(call, cJSON_GetObjectItemCaseSensitive(step, TRACE_TOOL_CALLS))
         {
-            if (os_interrupted()) {
-                cJSON_Delete(step);
-                finish(rp, EXIT_INTERRUPTED, "interrupted", os_interrupt_reason());
-                return EXIT_INTERRUPTED;
-            }
-            wa_err e = replay_call(rp, stepn, step, call);
-            if (!e)
-                continue;
-            char why[700];
-            snprintf(why, sizeof why, "%s at recorded step %d (replay step %d): %s",
-                     diverged(e) ? "diverged" : "failed", stepn, rp->calls,
-                     *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
-            steplog_progress(&rp->log, "replay stopped: %s", why);
-            finish(rp, EXIT_ACTION, diverged(e) ? "diverged" : "desktop failure", why);
-            cJSON_Delete(step);
-            return EXIT_ACTION;
+            if ((code = replay_one(rp, stepn, step, call)) >= 0)
+                break;
         }
         cJSON_Delete(step);
     }
+    if (code < 0)
+        code = replay_unfinished(rp, &u);
+    cJSON_Delete(u.calls);
+    if (code >= 0)
+        return code;
     steplog_progress(&rp->log, "replay finished: %d call%s", rp->calls, rp->calls == 1 ? "" : "s");
     if (rp->skipped)
         steplog_progress(&rp->log,

@@ -144,6 +144,9 @@ struct report {
     int n_unreadable; /* trace lines a rebuild could not parse */
     int n_left_out;   /* steps that did not fit */
     double max_ms;    /* the longest phase so far: the scale of every timing bar */
+    /* A step under way: its calls done so far (TRACE_CALL_DONE lines), shown after the
+     * steps until the step's own line comes; a run killed mid-step keeps it. */
+    cJSON *unfinished;
 };
 
 /* Timings per phase: the model's, then the tool calls' phases summed over the calls,
@@ -754,6 +757,8 @@ static wa_err write_page(struct report *r)
     html_putf(&h, "<main id=\"steps\" style=\"--max:%.0f\">\n",
               r->max_ms > 1 ? ceil(r->max_ms) : 1);
     html_put(&h, dynbuf_str(&r->steps));
+    if (r->unfinished)
+        render_step(r, &h, r->unfinished, r->n_steps);
     put_summary(r, &h);
     html_put(&h, "</main>\n</div>\n<script>\n");
     html_put(&h, page_script);
@@ -799,20 +804,47 @@ void report_free(struct report *r)
     free(r->task);
     free(r->final_answer);
     cJSON_Delete(r->summary);
+    cJSON_Delete(r->unfinished);
     dynbuf_cleanup(&r->steps);
     dynbuf_cleanup(&r->nav);
     free(r);
 }
 
 /* Takes one trace line into the report without writing the page. */
+/* A call done in a step whose line has not come yet. */
+static void take_call_done(struct report *r, const cJSON *line, const cJSON *call)
+{
+    const cJSON *num = field(line, TRACE_STEP);
+    int step = cJSON_IsNumber(num) ? num->valueint : -1;
+    const cJSON *had = field(r->unfinished, TRACE_STEP);
+    if (!r->unfinished || !cJSON_IsNumber(had) || had->valueint != step) {
+        cJSON_Delete(r->unfinished);
+        r->unfinished = cJSON_CreateObject();
+        cJSON_AddNumberToObject(r->unfinished, TRACE_STEP, step);
+        cJSON_AddStringToObject(r->unfinished, TRACE_MODEL_TEXT,
+                                "(this step's line was not written: the run stopped during "
+                                "it, or is still in it; the calls done so far)");
+        cJSON_AddArrayToObject(r->unfinished, TRACE_TOOL_CALLS);
+    }
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(r->unfinished, TRACE_TOOL_CALLS),
+                         cJSON_Duplicate(call, true));
+}
+
 static void take_line(struct report *r, const cJSON *line)
 {
+    const cJSON *done = field(line, TRACE_CALL_DONE);
+    if (cJSON_IsObject(done)) {
+        take_call_done(r, line, done);
+        return;
+    }
     const cJSON *summary = field(line, TRACE_SUMMARY);
     if (cJSON_IsObject(summary)) {
         cJSON_Delete(r->summary);
         r->summary = cJSON_Duplicate(summary, 1);
         return;
     }
+    cJSON_Delete(r->unfinished); /* the step's own line holds its calls */
+    r->unfinished = NULL;
     if (!r->task && str_field(line, TRACE_TASK))
         r->task = str_dup(str_field(line, TRACE_TASK));
     if (str_field(line, TRACE_FINAL_ANSWER))

@@ -10,17 +10,20 @@
 #define TRACE_REASONING     "reasoning"     /* the model's reasoning, where it sent some */
 #define TRACE_FINISH_REASON "finish_reason" /* why the model stopped */
 #define TRACE_TOOL_CALLS    "tool_calls"    /* the calls of the step, in order */
-#define TRACE_FINAL_ANSWER  "final_answer"  /* the final answer */
-#define TRACE_TIMINGS       "timings"       /* milliseconds per phase */
-#define TRACE_USAGE         "usage"         /* tokens */
-#define TRACE_ATTEMPTS      "attempts"      /* requests it took the provider */
-#define TRACE_OUTCOME       "outcome"       /* how the run ended (the last line) */
-#define TRACE_EXIT_CODE     "exit_code"     /* its exit code */
-#define TRACE_STEPS         "steps"         /* steps taken */
-#define TRACE_SUMMARY       "summary"       /* one line of progress */
-#define TRACE_ID            "id"            /* the call's id */
-#define TRACE_NAME          "name"          /* the tool's name */
-#define TRACE_ARGUMENTS     "arguments"     /* the typed request as JSON (the model's names) */
+/* A call as soon as it is done, on a line of its own before its step's line (which
+ * holds it again): a run killed mid-step keeps the record of what it did. */
+#define TRACE_CALL_DONE    "call_done"
+#define TRACE_FINAL_ANSWER "final_answer" /* the final answer */
+#define TRACE_TIMINGS      "timings"      /* milliseconds per phase */
+#define TRACE_USAGE        "usage"        /* tokens */
+#define TRACE_ATTEMPTS     "attempts"     /* requests it took the provider */
+#define TRACE_OUTCOME      "outcome"      /* how the run ended (the last line) */
+#define TRACE_EXIT_CODE    "exit_code"    /* its exit code */
+#define TRACE_STEPS        "steps"        /* steps taken */
+#define TRACE_SUMMARY      "summary"      /* one line of progress */
+#define TRACE_ID           "id"           /* the call's id */
+#define TRACE_NAME         "name"         /* the tool's name */
+#define TRACE_ARGUMENTS    "arguments"    /* the typed request as JSON (the model's names) */
 #define TRACE_ARGUMENTS_RAW                                                                        \
     "arguments_raw" /* the arguments as the model wrote them, when they did not parse */
 #define TRACE_RESULT            "result"            /* the one result shape */

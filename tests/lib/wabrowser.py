@@ -120,8 +120,19 @@ def assert_page_sound(tc, facts, folder):
 
 
 def step_lines(trace):
-    """The trace lines that become step elements: every line but the summary line."""
-    return [t for t in trace if "summary" not in t]
+    """The trace lines that become step elements: every line but the summary line and
+    the lines of calls done (their step's own line holds them again); calls done in a
+    step whose own line never came are one step element after the others."""
+    out, unfinished = [], None
+    for t in trace:
+        if "call_done" in t:
+            if unfinished is None or unfinished["step"] != t["step"]:
+                unfinished = {"step": t["step"], "tool_calls": []}
+            unfinished["tool_calls"].append(t["call_done"])
+        elif "summary" not in t:
+            out.append(t)
+            unfinished = None
+    return out + ([unfinished] if unfinished else [])
 
 
 def expected_pictures(trace):

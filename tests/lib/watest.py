@@ -272,9 +272,12 @@ def run_dirs(log_dir):
                   if os.path.isdir(os.path.join(log_dir, d)))
 
 
-def read_trace(run_dir):
+def read_trace(run_dir, call_done=False):
+    """The trace's lines; the lines of single calls done (each repeated in its step's own
+    line) only with call_done."""
     with open(os.path.join(run_dir, "trace.jsonl"), encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+        lines = [json.loads(line) for line in f if line.strip()]
+    return [t for t in lines if call_done or "call_done" not in t]
 
 
 def assert_secret_absent(testcase, root, secret):

@@ -357,6 +357,50 @@ class LoopRuns(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn('1. step 1: desktop {"action":"click","element":3}', p.stdout)
 
+    def test_a_run_killed_mid_step_keeps_the_calls_it_did(self):
+        steps = [{"tool_calls": [tool_call({"action": "type", "text": "first"}),
+                                 tool_call({"action": "wait", "seconds": 30})]},
+                 final("never reached")]
+        with fake_llm({"steps": steps}) as fake:
+            r = Run(fake)
+            p = r.start()
+            # The first call's line comes while the second call (30 s) is under way.
+            deadline = time.time() + 60
+            while time.time() < deadline and p.poll() is None:
+                dirs = run_dirs(r.log_dir)
+                if dirs and any("call_done" in t for t in read_trace(dirs[0], call_done=True)):
+                    break
+                time.sleep(0.05)
+            self.assertIsNone(p.poll())
+            p.kill()  # no chance to write anything more
+            p.communicate(timeout=30)
+        trace = read_trace(r.run_dir(), call_done=True)
+        self.assertNotIn("tool_calls", trace[-1])  # the step's own line never came
+        done = [t for t in trace if "call_done" in t]
+        self.assertEqual(len(done), 1, trace)
+        self.assertEqual(done[0]["step"], 1)
+        self.assertEqual(done[0]["call_done"]["arguments"]["text"], "first")
+        self.assertTrue(done[0]["call_done"]["result"]["success"])
+        # The report was written with it, and a rebuild shows it too.
+        for rebuild in (False, True):
+            if rebuild:
+                self.assertEqual(subprocess.run([EXE, "report", r.run_dir()],
+                                                capture_output=True).returncode, 0)
+            with open(os.path.join(r.run_dir(), "report.html"), encoding="utf-8") as f:
+                page = f.read()
+            self.assertIn("the run stopped during it", page)
+            self.assertIn("first", page)
+        # Replay does what the killed run did.
+        env = dict(r.env, WINAGENT_FAKE_LOG=os.path.join(r.tmp, "replay-actions.jsonl"))
+        p = subprocess.run([EXE, "--replay", os.path.join(r.run_dir(), "trace.jsonl"),
+                            "--log-dir", r.log_dir], env=env, capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.strip(), "replayed 1 call")
+        self.assertIn("the run stopped during it", p.stderr)
+        with open(env["WINAGENT_FAKE_LOG"], encoding="utf-8") as f:
+            self.assertIn({"op": "type_text", "text": "first"}, [json.loads(l) for l in f])
+
     def test_replay_runs_no_shell_command_unless_asked(self):
         steps = [{"tool_calls": [tool_call({"command": "echo hi"}, name="powershell")]},
                  {"tool_calls": [tool_call({"action": "type", "text": "after"})]},
