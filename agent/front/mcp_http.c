@@ -318,7 +318,6 @@ static bool allowed_host(const struct http_server *hs, const char *host, int por
     return loopback_name(host) || (!hs->loopback && str_ieq(host, hs->addr));
 }
 
-/* 0 when the request may go on, else the status it got. */
 /* ---- connections per client address ---- */
 
 static struct http_server *server_of(const struct mg_connection *conn)
@@ -370,6 +369,7 @@ static void on_close(const struct mg_connection *conn)
     os_mutex_unlock(hs->peers_lock);
 }
 
+/* 0 when the request may go on, else the status it got. */
 static int check_request(struct http_server *hs, struct mg_connection *conn)
 {
     const char *host = mg_get_header(conn, "Host");

@@ -10,7 +10,8 @@
 #include <civetweb.h>
 
 struct mg_context {
-    int unused;
+    struct mg_callbacks callbacks;
+    void *user_data;
 };
 
 struct mg_connection {
@@ -20,6 +21,7 @@ struct mg_connection {
     bool headers_sent;
     char *session;
     size_t session_cap;
+    void *user_connection_data;
 };
 
 static struct mg_context the_context;
@@ -41,9 +43,10 @@ unsigned mg_exit_library(void)
 struct mg_context *mg_start(const struct mg_callbacks *callbacks, void *user_data,
                             const char **configuration_options)
 {
-    (void)callbacks;
-    (void)user_data;
     (void)configuration_options;
+    if (callbacks)
+        the_context.callbacks = *callbacks;
+    the_context.user_data = user_data;
     return &the_context;
 }
 
@@ -81,6 +84,27 @@ void mg_stop(struct mg_context *ctx)
 bool fake_civetweb_ready(void)
 {
     return atomic_load(&parked) && on_mcp && on_other;
+}
+
+struct mg_context *mg_get_context(const struct mg_connection *conn)
+{
+    (void)conn;
+    return &the_context;
+}
+
+void *mg_get_user_data(const struct mg_context *ctx)
+{
+    return ctx->user_data;
+}
+
+void mg_set_user_connection_data(const struct mg_connection *const_conn, void *data)
+{
+    ((struct mg_connection *)const_conn)->user_connection_data = data;
+}
+
+void *mg_get_user_connection_data(const struct mg_connection *conn)
+{
+    return conn->user_connection_data;
 }
 
 const struct mg_request_info *mg_get_request_info(const struct mg_connection *conn)
@@ -164,5 +188,13 @@ int fake_civetweb_serve(const struct fake_request *rq, char *session, size_t cap
     /* civetweb picks the handler of the longest matching prefix */
     size_t n = strlen(rq->uri);
     bool mcp = strncmp(rq->uri, "/mcp", 4) == 0 && (n == 4 || rq->uri[4] == '/');
-    return mcp ? on_mcp(&conn, cb_mcp) : on_other(&conn, cb_other);
+    /* as civetweb: begin_request first (non-zero: it answered), the handler, then the
+     * connection closes (keep-alive is off) */
+    const struct mg_callbacks *cb = &the_context.callbacks;
+    int status = cb->begin_request ? cb->begin_request(&conn) : 0;
+    if (status == 0)
+        status = mcp ? on_mcp(&conn, cb_mcp) : on_other(&conn, cb_other);
+    if (cb->connection_close)
+        cb->connection_close(&conn);
+    return status;
 }
