@@ -15,6 +15,7 @@
 #include "agent/core/wire.h"
 #include "agent/run/calltrace.h"
 #include "agent/run/replay.h"
+#include "agent/run/seen.h"
 #include "agent/run/steplog.h"
 #include "agent/run/tools.h"
 #include "agent/run/trace.h"
@@ -479,31 +480,71 @@ static int answer(struct run *r, int step, const struct llm_reply *reply, cJSON 
 
 /* A call that is not run (interrupted, or past the calls one reply may make) is still
  * answered: every call must be before the next request. */
-static void refuse_call(struct run *r, const struct llm_tool_call *call, cJSON *trace)
+/* A call not run: its error goes back to the model as the call's result. */
+static void refuse_call(struct run *r, const struct llm_tool_call *call, wa_err code,
+                        const char *message, cJSON *trace)
 {
-    cJSON *err = os_interrupted() ? wire_error(NULL, WA_E_INTERRUPTED, "interrupted")
-                                  : wire_error(NULL, WA_E_INVALID_ARGS,
-                                               "not run: more than 16 tool calls in one reply; "
-                                               "make fewer at a time");
+    cJSON *err = wire_error(NULL, code, message);
     char *text = cJSON_PrintUnformatted(err);
     llm_conversation_add_tool_result(&r->conv, call->id, call->name, text ? text : "{}", NULL);
     cJSON_AddStringToObject(trace, TRACE_NAME, call->name);
+    if (call->parsed)
+        cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, cJSON_Duplicate(call->parsed, true));
     cJSON_AddItemToObject(trace, TRACE_RESULT, err);
     free(text);
 }
 
-/* Runs the reply's calls in order into the step's trace, with the step's timings. */
+/* Whether a later call of the reply names an id that the calls before it renumbered:
+ * the message then says which call changed what. */
+static bool refs_moved(struct run *r, const struct seen_tree *seen, const struct llm_reply *reply,
+                       size_t next, size_t ran, char *msg, size_t cap)
+{
+    for (size_t j = next; j < reply->n_calls && j < MAX_CALLS_PER_REPLY; j++) {
+        struct op_request q;
+        char why[256];
+        bool moved = tool_request(r, &reply->calls[j], reply->calls[j].parsed, &q) == WA_E_OK &&
+                     seen_changed(seen, session_tree(r->ses), &q, why, sizeof why);
+        op_request_cleanup(&q);
+        if (moved) {
+            const cJSON *action =
+                cJSON_GetObjectItemCaseSensitive(reply->calls[ran].parsed, "action");
+            snprintf(msg, cap,
+                     "not run: call %zu of this reply (%s) changed the window before it: %s. "
+                     "This call and the ones after it were skipped; choose again from the "
+                     "latest observation",
+                     ran + 1, cJSON_IsString(action) ? action->valuestring : reply->calls[ran].name,
+                     why);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Runs the reply's calls in order into the step's trace, with the step's timings. The
+ * rest are skipped once a call renumbered the elements a later one names. */
 static void run_calls(struct run *r, int step, const struct llm_reply *reply, cJSON *trace,
                       const char *stats)
 {
     cJSON *calls = cJSON_AddArrayToObject(trace, TRACE_TOOL_CALLS);
     int64_t t0 = os_now_ms();
     double agent_before = r->agent_ms;
+    struct seen_tree seen;
+    seen_take(&seen, session_tree(r->ses));
+    char skip[512] = "";
     for (size_t i = 0; i < reply->n_calls; i++) {
         cJSON *ct = cJSON_CreateObject();
         cJSON_AddItemToArray(calls, ct);
-        if (os_interrupted() || i >= MAX_CALLS_PER_REPLY) {
-            refuse_call(r, &reply->calls[i], ct);
+        if (os_interrupted()) {
+            refuse_call(r, &reply->calls[i], WA_E_INTERRUPTED, "interrupted", ct);
+            continue;
+        }
+        if (i >= MAX_CALLS_PER_REPLY) {
+            refuse_call(r, &reply->calls[i], WA_E_INVALID_ARGS,
+                        "not run: more than 16 tool calls in one reply; make fewer at a time", ct);
+            continue;
+        }
+        if (*skip) {
+            refuse_call(r, &reply->calls[i], WA_E_STALE_REF, skip, ct);
             continue;
         }
         run_tool_call(r, step, &reply->calls[i], i == 0 ? stats : "", ct);
@@ -512,7 +553,12 @@ static void run_calls(struct run *r, int step, const struct llm_reply *reply, cJ
         cJSON_AddItemReferenceToObject(done, TRACE_CALL_DONE, ct);
         steplog_trace(&r->log, done);
         cJSON_Delete(done);
+        if (refs_moved(r, &seen, reply, i + 1, i, skip, sizeof skip))
+            steplog_progress(&r->log, "[step %d/%d] skipping the rest of the reply (%zu calls): %s",
+                             step, r->cfg->max_steps, reply->n_calls - i - 1,
+                             skip + strlen("not run: "));
     }
+    seen_cleanup(&seen);
     cJSON *timings = cJSON_AddObjectToObject(trace, TRACE_TIMINGS);
     cJSON_AddNumberToObject(timings, TRACE_LLM_MS, reply->elapsed_ms);
     cJSON_AddNumberToObject(timings, TRACE_AGENT_MS, r->agent_ms - agent_before);

@@ -401,6 +401,51 @@ class LoopRuns(unittest.TestCase):
         with open(env["WINAGENT_FAKE_LOG"], encoding="utf-8") as f:
             self.assertIn({"op": "type_text", "text": "first"}, [json.loads(l) for l in f])
 
+    def test_calls_after_one_that_renumbered_their_elements_are_skipped(self):
+        with open(SCENE, encoding="utf-8") as f:
+            scene = json.load(f)
+        scene["launch"] = {"finder": {
+            "title": "Find", "process": "finder.exe", "pid": 9, "rect": [300, 200, 700, 400],
+            "tree": {"type": "Window", "name": "Find", "bounds": [300, 200, 700, 400],
+                     "children": [
+                         {"type": "Edit", "name": "Find what", "bounds": [310, 230, 600, 250]},
+                         {"type": "Button", "name": "Delete all", "bounds": [610, 230, 690, 250],
+                          "patterns": ["invoke"]}]}}}
+        tmp = tempfile.mkdtemp(prefix="wa-scene-")
+        path = os.path.join(tmp, "scene.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(scene, f)
+        save = "${element:Button:Save}"
+        steps = [{"tool_calls": [tool_call({"action": "click", "element": save}),
+                                 tool_call({"action": "launch", "command": "finder"}),
+                                 tool_call({"action": "click", "element": save}),
+                                 tool_call({"action": "type", "text": "never typed"})]},
+                 final("stopped")]
+        with fake_llm({"steps": steps}) as fake:
+            r = Run(fake, env={"WINAGENT_FAKE_SCENE": path}).run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 0, r.err)
+        acts = r.actions()
+        # The first click and the launch ran; the second click, whose [3] is now the
+        # Find window's "Delete all", and everything after it did not.
+        self.assertEqual([a["command"] for a in acts if a["op"] == "launch"], ['"finder"'])
+        self.assertEqual(acts.count({"op": "mouse_move", "x": 230, "y": 80}), 1, acts)
+        self.assertNotIn({"op": "mouse_move", "x": 650, "y": 240}, acts)
+        self.assertFalse([a for a in acts if a["op"] == "type_text"], acts)
+        calls = read_trace(r.run_dir())[1]["tool_calls"]
+        self.assertEqual(len(calls), 4)
+        self.assertTrue(calls[0]["result"]["success"])
+        self.assertTrue(calls[1]["result"]["success"])
+        for skipped in calls[2:]:
+            self.assertEqual(skipped["result"]["error"]["code"], "stale_ref", skipped)
+            msg = skipped["result"]["error"]["message"]
+            self.assertIn("call 2 of this reply (launch) changed the window", msg)
+            self.assertIn('[3] no longer means Button "Save"', msg)
+        self.assertIn("skipping the rest of the reply", r.err)
+        # The model is told, in the results of the very calls it made.
+        body = json.dumps(reqs[1]["body"])
+        self.assertEqual(body.count("This call and the ones after it were skipped"), 2)
+
     def test_replay_runs_no_shell_command_unless_asked(self):
         steps = [{"tool_calls": [tool_call({"command": "echo hi"}, name="powershell")]},
                  {"tool_calls": [tool_call({"action": "type", "text": "after"})]},
