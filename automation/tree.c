@@ -27,8 +27,9 @@ const char *const wa_pattern_short_words[WA_PAT__COUNT] = {
 #undef X_WORD
 };
 
-#define TREE_NAME_MAX  200 /* bytes of a name shown to the model */
-#define TREE_VALUE_MAX 300 /* bytes of a value shown to the model */
+/* Characters of a name, value or title shown to the model: past it the text is cut,
+ * with an ellipsis and its whole length (`"first 80…" (2345 chars)`). */
+#define TREE_TEXT_MAX 80
 
 void tree_init(struct wa_tree *t)
 {
@@ -310,17 +311,22 @@ wa_err tree_walk(const struct tree_source_ops *src, void *ctx, const struct tree
 
 /* ---- text format ---- */
 
-/* Appends s quoted, at most max bytes of it (cut on a UTF-8 boundary, with "..."). */
-static wa_err quote_capped(const char *s, size_t max, struct dynbuf *out)
+/* The characters (UTF-8 code points) of s, and the byte length of its first max. */
+static size_t utf8_chars(const char *s, size_t max, size_t *bytes_of_max)
 {
-    wa_err e = dynbuf_addc(out, '"');
-    size_t n = strlen(s);
-    bool cut = n > max;
-    if (cut) {
-        n = max;
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--;
-    }
+    size_t chars = 0, i = 0;
+    *bytes_of_max = 0;
+    for (; s[i]; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80 && chars++ == max)
+            *bytes_of_max = i;
+    if (chars <= max)
+        *bytes_of_max = i;
+    return chars;
+}
+
+static wa_err quote_escaped(const char *s, size_t n, struct dynbuf *out)
+{
+    wa_err e = WA_E_OK;
     for (size_t i = 0; !e && i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"')
@@ -338,16 +344,22 @@ static wa_err quote_capped(const char *s, size_t max, struct dynbuf *out)
         else
             e = dynbuf_addc(out, (char)c);
     }
-    if (!e && cut)
-        e = dynbuf_adds(out, "...");
-    if (!e)
-        e = dynbuf_addc(out, '"');
     return e;
 }
 
 wa_err tree_quote(const char *s, struct dynbuf *out)
 {
-    return quote_capped(s ? s : "", (size_t)-1, out);
+    s = s ? s : "";
+    size_t n;
+    size_t chars = utf8_chars(s, TREE_TEXT_MAX, &n);
+    wa_err e = dynbuf_addc(out, '"');
+    if (!e)
+        e = quote_escaped(s, n, out);
+    if (!e && chars > TREE_TEXT_MAX)
+        e = dynbuf_addf(out, "\xe2\x80\xa6\" (%zu chars)", chars); /* U+2026 */
+    else if (!e)
+        e = dynbuf_addc(out, '"');
+    return e;
 }
 
 bool tree_type_is_interactive(const char *type)
@@ -418,7 +430,7 @@ static wa_err format_node(const struct wa_tree *t, size_t i, int base_depth, boo
     if (!e)
         e = dynbuf_addf(out, "[%zu] %s ", i + 1, n->type);
     if (!e)
-        e = quote_capped(n->name, TREE_NAME_MAX, out);
+        e = tree_quote(n->name, out);
     int x, y;
     node_center(t, i, &x, &y);
     if (!e)
@@ -426,12 +438,12 @@ static wa_err format_node(const struct wa_tree *t, size_t i, int base_depth, boo
     if (!e && n->value) {
         e = dynbuf_adds(out, " value=");
         if (!e)
-            e = quote_capped(n->value, TREE_VALUE_MAX, out);
+            e = tree_quote(n->value, out);
     }
     if (!e && n->accelerator) {
         e = dynbuf_adds(out, " accelerator=");
         if (!e)
-            e = quote_capped(n->accelerator, TREE_NAME_MAX, out);
+            e = tree_quote(n->accelerator, out);
     }
     if (!e && n->items_unreadable)
         e = dynbuf_adds(out, " items not readable");

@@ -227,7 +227,9 @@ wa_err tree_format(const struct wa_tree *t, const struct tree_format_opts *opts,
 /* Whether tree_format with opts o prints node i. */
 bool tree_format_shows(const struct wa_tree *t, const struct tree_format_opts *o, size_t i);
 
-/* Quotes a name as §5 wants: "..." with \" \\ \n escapes. */
+/* Quotes a name, value or title as §5 wants: "..." with \" \\ \n escapes. Past 80
+ * characters it is cut with an ellipsis and its whole length follows:
+ * "first 80 characters…" (2345 chars). What the model reads stays small. */
 wa_err tree_quote(const char *s, struct dynbuf *out);
 
 /* The usefulness rules of §5: an open menu whose items cannot be read makes the tree
