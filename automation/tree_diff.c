@@ -13,11 +13,13 @@ void tree_diff_init(struct tree_diff *d)
 {
     memset(d, 0, sizeof *d);
     dynbuf_init(&d->lines, DIFF_TEXT_MAX);
+    dynbuf_init(&d->still_open, DIFF_TEXT_MAX);
 }
 
 void tree_diff_cleanup(struct tree_diff *d)
 {
     dynbuf_cleanup(&d->lines);
+    dynbuf_cleanup(&d->still_open);
     tree_diff_init(d);
 }
 
@@ -140,6 +142,35 @@ static void describe_menu_opened(struct dynbuf *b, const struct wa_tree *t, size
         dynbuf_addf(b, "%zu item%s)\n", items, items == 1 ? "" : "s");
 }
 
+/* "menu open: \"File\" ([2] Menu, 9 items, at [4] MenuItem \"Open...\")": a menu that was
+ * open before the action and still is, with the item that has the keyboard (arrows
+ * and letters move it) where it can be read. */
+static void describe_menu_open(struct dynbuf *b, const struct wa_tree *t, size_t i)
+{
+    const struct wa_node *n = &t->nodes[i];
+    size_t items = 0;
+    int at = -1;
+    for (size_t j = i + 1; j < t->count && t->nodes[j].depth > n->depth; j++) {
+        if (t->nodes[j].parent != (int)i)
+            continue;
+        items += strcmp(t->nodes[j].type, "MenuItem") == 0;
+        if (at < 0 && (t->nodes[j].states & (WA_ST_FOCUSED | WA_ST_SELECTED)))
+            at = (int)j;
+    }
+    dynbuf_adds(b, "menu open: ");
+    tree_quote(n->name, b);
+    dynbuf_addf(b, " ([%zu] Menu, ", i + 1);
+    if (n->items_unreadable)
+        dynbuf_adds(b, "items not readable");
+    else
+        dynbuf_addf(b, "%zu item%s", items, items == 1 ? "" : "s");
+    if (at >= 0) {
+        dynbuf_adds(b, ", at ");
+        describe(b, t, (size_t)at);
+    }
+    dynbuf_adds(b, ")\n");
+}
+
 /* A line for d unless max_lines are written already (then only counted). */
 static bool want_line(size_t max_lines, size_t *lines)
 {
@@ -203,6 +234,7 @@ wa_err tree_diff(const struct wa_tree *before, struct wa_tree *after, size_t max
                  struct tree_diff *d)
 {
     dynbuf_reset(&d->lines);
+    dynbuf_reset(&d->still_open);
     d->n_new = d->n_vanished = d->n_changed = 0;
     d->focus_moved = false;
     struct keyed *bk = make_keys(before), *ak = make_keys(after);
@@ -290,6 +322,9 @@ wa_err tree_diff(const struct wa_tree *before, struct wa_tree *after, size_t max
     }
     if (lines > max_lines)
         dynbuf_addf(&d->lines, "... and %zu more changes\n", lines - max_lines);
+    for (size_t i = 0; i < after->count; i++)
+        if (match[i] >= 0 && tree_node_is_open_menu(&after->nodes[i]))
+            describe_menu_open(&d->still_open, after, i);
 out:
     free_keys(bk, before->count);
     free_keys(ak, after->count);

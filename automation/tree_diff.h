@@ -19,6 +19,10 @@ struct tree_diff {
     /* One line per change, for people and the model ("value: [3] Edit \"Name:\"
      * \"\" -> \"hi\""), at most max_lines of them and then a count of the rest. */
     struct dynbuf lines;
+    /* The menus open before and still open after, one line each ("menu open: \"File\"
+     * ([2] Menu, 9 items, at [4] MenuItem \"Open...\")"): not changes, but what a step
+     * of keyboard menu work leaves open. */
+    struct dynbuf still_open;
 };
 
 void tree_diff_init(struct tree_diff *d);

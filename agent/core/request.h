@@ -185,7 +185,9 @@ struct op_result {
     bool has_verified, verified;
     char *read_back;
     /* What the action changed against the observation before it: one line per change
-     * ("new: [12] Button \"OK\"", "window opened: \"Save As\" ..."), or nothing. */
+     * ("new: [12] Button \"OK\"", "window opened: \"Save As\" ..."), or nothing; then
+     * a line for each menu that was open and still is ("menu open: ..."), which is no
+     * change (nothing_changed may be true with those lines). */
     bool has_changes, nothing_changed;
     size_t n_new, n_vanished, n_changed;
     struct dynbuf changes;

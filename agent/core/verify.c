@@ -335,16 +335,15 @@ void call_report_changes(struct call *k)
     dynbuf_reset(&r->changes);
     uint64_t after_hwnd = s->have_tree ? s->tree.hwnd : 0;
     bool opened = window_changes(k, after_hwnd, &r->changes);
+    struct tree_diff d;
+    tree_diff_init(&d);
     if (s->have_tree && b->have_tree && b->tree.hwnd == s->tree.hwnd) {
-        struct tree_diff d;
-        tree_diff_init(&d);
         if (tree_diff(&b->tree, &s->tree, CHANGE_LINES, &d) == WA_E_OK) {
             dynbuf_adds(&r->changes, dynbuf_str(&d.lines));
             r->n_new = d.n_new;
             r->n_vanished = d.n_vanished;
             r->n_changed = d.n_changed;
         }
-        tree_diff_cleanup(&d);
     } else if (s->have_tree && opened) {
         tree_mark_all_new(&s->tree);
         r->n_new = s->tree.count;
@@ -357,6 +356,9 @@ void call_report_changes(struct call *k)
                     box.left, box.top, box.right, box.bottom);
     r->has_changes = true;
     r->nothing_changed = r->changes.len == 0;
+    /* Each step of keyboard menu work shows what is open now, changed or not. */
+    dynbuf_adds(&r->changes, dynbuf_str(&d.still_open));
+    tree_diff_cleanup(&d);
     /* The observation marks what is new. */
     if (r->obs.kind == OBS_TREE && r->n_new && s->have_tree) {
         struct dynbuf text;

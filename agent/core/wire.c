@@ -411,12 +411,13 @@ static cJSON *result_data(const struct op_result *r)
     return d;
 }
 
-/* "changes": the lines of what the action changed, or "nothing changed". */
+/* "changes": the lines of what the action changed, or "nothing changed"; the menus
+ * still open are listed either way. */
 static void add_changes(cJSON *j, const struct op_result *r)
 {
     if (!r->has_changes)
         return;
-    if (r->nothing_changed) {
+    if (r->nothing_changed && !r->changes.len) {
         cJSON_AddStringToObject(j, "changes", "nothing changed");
         return;
     }

@@ -210,6 +210,55 @@ static void menus_opened_and_closed(void **state)
     tree_cleanup(&b);
 }
 
+/* A step inside an open menu (an arrow key): the menu is no change, but the report says
+ * it is still open and which item has the keyboard. */
+static struct wa_tree with_menu(unsigned new_state, unsigned open_state)
+{
+    struct wa_tree t, menu;
+    form(&t, "", 0, false);
+    tree_init(&menu);
+    int r = add(&menu, -1, "Pane", "", NULL, 0, NULL, 0);
+    int m = add(&menu, r, "Menu", "File", NULL, 0, NULL, 0x500);
+    add(&menu, m, "MenuItem", "New", NULL, new_state, NULL, 0);
+    add(&menu, m, "MenuItem", "Open...", NULL, open_state, NULL, 0);
+    assert_int_equal(tree_splice_first(&t, &menu, false), WA_E_OK);
+    tree_cleanup(&menu);
+    return t;
+}
+
+static void menus_still_open(void **state)
+{
+    (void)state;
+    struct wa_tree a = with_menu(WA_ST_FOCUSED, 0), b = with_menu(0, WA_ST_FOCUSED);
+    struct tree_diff d;
+    tree_diff_init(&d);
+    assert_int_equal(tree_diff(&a, &b, 20, &d), WA_E_OK);
+    assert_string_equal(dynbuf_str(&d.lines),
+                        "focus: [4] MenuItem \"Open...\" (was MenuItem \"New\")\n");
+    assert_string_equal(dynbuf_str(&d.still_open),
+                        "menu open: \"File\" ([2] Menu, 2 items, at [4] MenuItem \"Open...\")\n");
+    assert_int_equal(d.n_new, 0);
+
+    /* Unreadable, and nothing else changed: only the line of the open menu. */
+    a.nodes[1].items_unreadable = b.nodes[1].items_unreadable = true;
+    assert_int_equal(tree_diff(&b, &b, 20, &d), WA_E_OK);
+    assert_true(tree_diff_empty(&d));
+    assert_string_equal(dynbuf_str(&d.lines), "");
+    assert_string_equal(dynbuf_str(&d.still_open),
+                        "menu open: \"File\" ([2] Menu, items not readable, at [4] MenuItem "
+                        "\"Open...\")\n");
+
+    /* A menu that opened is not "still open". */
+    struct wa_tree c;
+    form(&c, "", 0, false);
+    assert_int_equal(tree_diff(&c, &b, 20, &d), WA_E_OK);
+    assert_string_equal(dynbuf_str(&d.still_open), "");
+    tree_diff_cleanup(&d);
+    tree_cleanup(&a);
+    tree_cleanup(&b);
+    tree_cleanup(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +269,7 @@ int main(void)
         cmocka_unit_test(many_changes_are_capped),
         cmocka_unit_test(a_new_window_is_all_new),
         cmocka_unit_test(menus_opened_and_closed),
+        cmocka_unit_test(menus_still_open),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
