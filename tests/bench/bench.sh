@@ -4,7 +4,9 @@
 #      reference (lodepng's defaults), downscale, base64, the whole observation;
 #   2. the same pipeline under Wine on live Wine screens (testapp, notepad, regedit);
 #   3. the live desktop under Wine: capture, tree walks, observations, click and type
-#      latency as testapp sees them, and the agent's own time per step.
+#      latency as testapp sees them, and the agent's own time per step;
+#   4. the size of every model request of two scripted tasks (testapp's form, a notepad
+#      edit) run by the loop against the fake model server.
 set -euo pipefail
 # shellcheck source=../wine/no_aslr.sh
 . "$(dirname "$0")/../wine/no_aslr.sh"
@@ -53,3 +55,7 @@ echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
 wine "$win/bench_desktop.exe" --testapp-log "$(winpath "$work/events.jsonl")" --json "$@" \
     </dev/null >"$work/desktop.json"
 python3 "$root/tests/bench/compare.py" "$work/desktop.json" "$root/tests/bench/baseline.json"
+
+echo
+echo "== 4. request size per step (scripted tasks, the real loop, the fake model server)"
+python3 "$root/tests/bench/request_size.py" "$win/winagent.exe" "$root/tests/bench/baseline.json"
