@@ -448,11 +448,11 @@ wa_err win_element_value(struct wa_tree *t, size_t index, char **value)
     return value_wait(j, value);
 }
 
-wa_err win_focused_value(uint64_t *hwnd, char **value)
+wa_err win_focused_value(uint64_t top, uint64_t *hwnd, char **value)
 {
     *value = NULL;
     *hwnd = 0;
-    HWND fg = GetForegroundWindow();
+    HWND fg = top ? win_hwnd(top) : GetForegroundWindow();
     GUITHREADINFO gi = {.cbSize = sizeof gi};
     if (!fg || !GetGUIThreadInfo(GetWindowThreadProcessId(fg, NULL), &gi) || !gi.hwndFocus)
         return wa_fail(WA_E_UNSUPPORTED, "no control has the keyboard focus");
