@@ -171,8 +171,9 @@ struct wa_backend {
     wa_err (*post_click)(uint64_t top, int x, int y, enum wa_button b, int count, uint64_t *child);
     /* Posts UTF-8 text as WM_CHAR messages ("\n" as Enter) to window hwnd: a control's
      * own window, or for a top-level window the control that has the keyboard focus in
-     * its thread (the one a person would type into once it is in front); *control is
-     * the window that got it. WA_E_ELEMENT_NOT_FOUND when no control has that focus. */
+     * its thread, else its only edit (the one a person would type into once it is in
+     * front); *control is the window that got it. WA_E_ELEMENT_NOT_FOUND when there is
+     * no such control. */
     wa_err (*post_text)(uint64_t hwnd, const char *utf8, uint64_t *control);
 
     /* ---- accessibility ---- */
@@ -187,7 +188,8 @@ struct wa_backend {
      * field, which is never read. */
     wa_err (*element_value)(struct wa_tree *t, size_t index, char **value);
     /* The same for the control that has the keyboard focus in top-level window top's
-     * thread (top 0: the foreground window's); *hwnd is that control. */
+     * thread, else its only edit, as post_text finds it (top 0: the foreground window's
+     * focused control); *hwnd is that control. */
     wa_err (*focused_value)(uint64_t top, uint64_t *hwnd, char **value);
     /* The open popup menus (drop-downs, submenus, context menus: top-level windows of
      * their own, class #32768 on Windows) of the thread of window hwnd, in the order

@@ -82,13 +82,38 @@ wa_err win_post_click(uint64_t top, int x, int y, enum wa_button b, int count, u
     return WA_E_OK;
 }
 
-/* The control of top's thread that has the keyboard focus, if it is top or inside it. */
-static HWND focused_in(HWND top)
+/* One child of top that takes typed text: a visible, enabled, writable edit. */
+struct edit_search {
+    HWND found;
+    int count;
+};
+
+static BOOL CALLBACK count_edits(HWND h, LPARAM lp)
+{
+    struct edit_search *s = (struct edit_search *)lp;
+    wchar_t cls[64];
+    int n = GetClassNameW(h, cls, 64);
+    bool edit = n > 0 && (_wcsicmp(cls, L"Edit") == 0 || _wcsnicmp(cls, L"RichEdit", 8) == 0 ||
+                          _wcsicmp(cls, L"Scintilla") == 0);
+    if (edit && IsWindowVisible(h) && IsWindowEnabled(h) &&
+        !(GetWindowLongW(h, GWL_STYLE) & ES_READONLY)) {
+        s->found = h;
+        s->count++;
+    }
+    return TRUE;
+}
+
+HWND win_typing_target(HWND top)
 {
     GUITHREADINFO gi = {.cbSize = sizeof gi};
-    if (!GetGUIThreadInfo(GetWindowThreadProcessId(top, NULL), &gi) || !gi.hwndFocus)
-        return NULL;
-    return gi.hwndFocus == top || IsChild(top, gi.hwndFocus) ? gi.hwndFocus : NULL;
+    if (GetGUIThreadInfo(GetWindowThreadProcessId(top, NULL), &gi) && gi.hwndFocus &&
+        (gi.hwndFocus == top || IsChild(top, gi.hwndFocus)))
+        return gi.hwndFocus;
+    /* A thread that is not in front keeps no focus on Windows: where the window has
+     * one place to type, that is where typing would go once it is in front. */
+    struct edit_search s = {0};
+    EnumChildWindows(top, count_edits, (LPARAM)&s);
+    return s.count == 1 ? s.found : NULL;
 }
 
 wa_err win_post_text(uint64_t hwnd, const char *utf8, uint64_t *control)
@@ -99,10 +124,11 @@ wa_err win_post_text(uint64_t hwnd, const char *utf8, uint64_t *control)
     if (e)
         return e;
     if (!GetParent(h) || GetAncestor(h, GA_ROOT) == h) {
-        HWND f = focused_in(h);
+        HWND f = win_typing_target(h);
         if (!f)
             return wa_fail(WA_E_ELEMENT_NOT_FOUND,
-                           "no control of the window has the keyboard focus to type into");
+                           "no control of the window has the keyboard focus, and it has more "
+                           "than one edit (or none) to type into");
         h = f;
     }
     wchar_t *w = win_utf8_to_wide(utf8);

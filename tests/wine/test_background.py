@@ -198,13 +198,21 @@ class Background(unittest.TestCase):
             except AssertionError:
                 pass
         self.assertIsNotNone(doc, state)
-        res = bg("fill", doc, "first line", "--window", "Notepad")
-        self.assertTrue(res["data"].get("verified"), res)
-        # No ref: the characters go to notepad's own focused control.
-        res = bg("type", " and more", "--window", "Notepad")
+        # No ref: the characters go to notepad's own edit, which a thread that is not in
+        # front keeps no focus on.
+        res = bg("type", "typed unseen", "--window", "Notepad")
         self.assertTrue(res["data"].get("verified"), res)
         got = wa("get", "value", doc, "--window", "Notepad").stdout.strip()
-        self.assertEqual(got, "first line and more")
+        self.assertEqual(got, "typed unseen")
+        res = bg("fill", doc, "filled unseen", "--window", "Notepad")
+        self.assertTrue(res["data"].get("verified"), res)
+        got = wa("get", "value", doc, "--window", "Notepad").stdout.strip()
+        self.assertEqual(got, "filled unseen")
+        # ... and into the element named, at its caret (the start, after WM_SETTEXT)
+        res = bg("type", "now ", "--ref", doc, "--window", "Notepad")
+        self.assertTrue(res["data"].get("verified"), res)
+        got = wa("get", "value", doc, "--window", "Notepad").stdout.strip()
+        self.assertEqual(got, "now filled unseen")
         self.assert_nobody_noticed()
 
     def test_no_route_no_input(self):
