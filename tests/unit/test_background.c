@@ -323,6 +323,41 @@ static void a_call_chooses_its_own_delivery(void **state)
     core_free(c);
 }
 
+static void the_setting_is_read_and_checked(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *env, *flag;
+        wa_err e;
+        enum delivery d;
+    } cases[] = {
+        {NULL, NULL, WA_E_OK, DELIVERY_FOREGROUND}, /* the default: as before */
+        {"background", NULL, WA_E_OK, DELIVERY_BACKGROUND},
+        {"Auto", NULL, WA_E_OK, DELIVERY_AUTO},
+        {"background", "foreground", WA_E_OK, DELIVERY_FOREGROUND}, /* the flag wins */
+        {"sideways", NULL, WA_E_CONFIG, DELIVERY_FOREGROUND},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].env)
+            setenv("WINAGENT_DELIVERY", cases[i].env, 1);
+        else
+            unsetenv("WINAGENT_DELIVERY");
+        char *argv[] = {"click", "--delivery", (char *)cases[i].flag, NULL};
+        struct args a;
+        args_init(&a, cases[i].flag ? 3 : 1, argv, 1);
+        struct settings st;
+        assert_int_equal(settings_load(&st, &a, SG_DESK), WA_E_OK);
+        struct core_config cfg;
+        assert_int_equal(core_config_from_settings(&st, false, &cfg), cases[i].e);
+        if (!cases[i].e)
+            assert_int_equal(cfg.delivery, cases[i].d);
+        else
+            assert_non_null(strstr(wa_err_detail(), "WINAGENT_DELIVERY"));
+        settings_cleanup(&st);
+    }
+    unsetenv("WINAGENT_DELIVERY");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -330,6 +365,7 @@ int main(void)
         cmocka_unit_test(without_a_route_nothing_is_sent),
         cmocka_unit_test(auto_falls_back_to_the_foreground_and_says_so),
         cmocka_unit_test(a_call_chooses_its_own_delivery),
+        cmocka_unit_test(the_setting_is_read_and_checked),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
