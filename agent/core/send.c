@@ -104,7 +104,7 @@ static wa_err post_click(struct call *k, int px, int py, enum wa_button b, int c
         return no_background(k, "the point is outside the window, and a background click "
                                 "reaches that window only");
     if (k->dry)
-        return e;
+        return WA_E_OK;
     e = backend_post_click(k->be, top, px, py, b, count, &child);
     if (e == WA_E_UNSUPPORTED)
         return no_background(k, "this backend posts no clicks");
