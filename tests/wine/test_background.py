@@ -215,6 +215,16 @@ class Background(unittest.TestCase):
         self.assertEqual(got, "now filled unseen")
         self.assert_nobody_noticed()
 
+    def test_image_of_a_covered_window_says_what_it_shows(self):
+        # Wine 8's PrintWindow draws nothing of another process's window: the image is
+        # copied from the screen, where the user's window covers the target, and the
+        # result says so.
+        res = wa_json("screenshot", "--window", self.target.ready["hwnd"])
+        self.assertTrue(res["success"], res)
+        notes = " ".join(res.get("notes", []))
+        self.assertIn("copied from the screen", notes, res.get("notes"))
+        self.assert_nobody_noticed()
+
     def test_no_route_no_input(self):
         win = self.target.ready["hwnd"]
         mark = len(self.target.events())
