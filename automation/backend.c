@@ -267,12 +267,32 @@ wa_err backend_element_value(const struct wa_backend *b, struct wa_tree *t, size
                                  : UNSUPPORTED(b, "read values back");
 }
 
-wa_err backend_focused_value(const struct wa_backend *b, uint64_t *hwnd, char **value)
+wa_err backend_focused_value(const struct wa_backend *b, uint64_t top, uint64_t *hwnd, char **value)
 {
     *value = NULL;
     *hwnd = 0;
-    return b && b->focused_value ? b->focused_value(hwnd, value)
+    return b && b->focused_value ? b->focused_value(top, hwnd, value)
                                  : UNSUPPORTED(b, "read values back");
+}
+
+wa_err backend_post_click(const struct wa_backend *b, uint64_t top, int x, int y,
+                          enum wa_button btn, int count, uint64_t *child)
+{
+    *child = 0;
+    if (count < 1 || count > 3)
+        return wa_fail(WA_E_INVALID_ARGS, "click count %d (1-3)", count);
+    return b && b->post_click ? b->post_click(top, x, y, btn, count, child)
+                              : UNSUPPORTED(b, "post clicks to a window");
+}
+
+wa_err backend_post_text(const struct wa_backend *b, uint64_t hwnd, const char *utf8,
+                         uint64_t *control)
+{
+    *control = 0;
+    if (!utf8)
+        return wa_fail(WA_E_INVALID_ARGS, "no text");
+    return b && b->post_text ? b->post_text(hwnd, utf8, control)
+                             : UNSUPPORTED(b, "post text to a window");
 }
 
 wa_err backend_open_menus(const struct wa_backend *b, uint64_t hwnd, uint64_t *out, size_t max,

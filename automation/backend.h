@@ -160,6 +160,22 @@ struct wa_backend {
     wa_err (*type_text)(const char *utf8);
     wa_err (*press_keys)(const struct wa_key_combo *k);
 
+    /* ---- background input: window messages to one window, whatever is in front ----
+     * Neither moves the cursor, activates a window, changes the focus of another
+     * thread nor calls SendInput. NULL: no background route of that kind. */
+    /* Posts a click (button down and up, count times; the second press of a double
+     * click as a double-click message) to the deepest child window of top-level window
+     * top under screen pixel (x, y), in that child's client coordinates, as if the
+     * mouse were there; *child is that window. WA_E_ACTION_FAILED when the point is
+     * outside top (or on its frame, where no message would act as a click). */
+    wa_err (*post_click)(uint64_t top, int x, int y, enum wa_button b, int count, uint64_t *child);
+    /* Posts UTF-8 text as WM_CHAR messages ("\n" as Enter) to window hwnd: a control's
+     * own window, or for a top-level window the control that has the keyboard focus in
+     * its thread, else its only edit (the one a person would type into once it is in
+     * front); *control is the window that got it. WA_E_ELEMENT_NOT_FOUND when there is
+     * no such control. */
+    wa_err (*post_text)(uint64_t hwnd, const char *utf8, uint64_t *control);
+
     /* ---- accessibility ---- */
     wa_err (*get_tree)(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree *out);
     /* Acts on node `index` of a tree this backend made (handles kept). *via names the
@@ -171,9 +187,10 @@ struct wa_backend {
      * WA_E_UNSUPPORTED when the element exposes none; WA_E_DENIED for a password
      * field, which is never read. */
     wa_err (*element_value)(struct wa_tree *t, size_t index, char **value);
-    /* The same for the control that has the keyboard focus (in the foreground
-     * window); *hwnd is that control. */
-    wa_err (*focused_value)(uint64_t *hwnd, char **value);
+    /* The same for the control that has the keyboard focus in top-level window top's
+     * thread, else its only edit, as post_text finds it (top 0: the foreground window's
+     * focused control); *hwnd is that control. */
+    wa_err (*focused_value)(uint64_t top, uint64_t *hwnd, char **value);
     /* The open popup menus (drop-downs, submenus, context menus: top-level windows of
      * their own, class #32768 on Windows) of the thread of window hwnd, in the order
      * they opened, at most max. While one is open it belongs to the target: input at
@@ -229,7 +246,12 @@ wa_err backend_element_action(const struct wa_backend *b, struct wa_tree *t, siz
                               enum wa_element_action a, const char *value, const char **via);
 wa_err backend_element_value(const struct wa_backend *b, struct wa_tree *t, size_t index,
                              char **value);
-wa_err backend_focused_value(const struct wa_backend *b, uint64_t *hwnd, char **value);
+wa_err backend_focused_value(const struct wa_backend *b, uint64_t top, uint64_t *hwnd,
+                             char **value);
+wa_err backend_post_click(const struct wa_backend *b, uint64_t top, int x, int y,
+                          enum wa_button btn, int count, uint64_t *child);
+wa_err backend_post_text(const struct wa_backend *b, uint64_t hwnd, const char *utf8,
+                         uint64_t *control);
 wa_err backend_open_menus(const struct wa_backend *b, uint64_t hwnd, uint64_t *out, size_t max,
                           size_t *count);
 wa_err backend_run_shell(const struct wa_backend *b, const char *shell, const char *command,

@@ -47,7 +47,9 @@
     X(ELEVATED_TARGET, "elevated_target",                                                          \
       "the window runs at a higher integrity level: Windows would drop the input")                 \
     X(SECURE_DESKTOP, "secure_desktop_active",                                                     \
-      "the secure desktop (a UAC prompt) is up: no input reaches it")
+      "the secure desktop (a UAC prompt) is up: no input reaches it")                              \
+    X(BACKGROUND_UNAVAILABLE, "background_unavailable",                                            \
+      "no background route: the action needs the foreground, the real mouse or the keyboard")
 
 typedef enum {
 #define WA_X_ENUM(name, code, msg) WA_E_##name,

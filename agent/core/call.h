@@ -88,6 +88,12 @@ struct call {
                           * which reaches elevated windows where SendInput does not */
     bool pattern_action; /* it acted through an accessibility pattern, which can change
                           * an element's state where no pixel shows it */
+    /* Background delivery (background, or auto's first try): nothing is focused, the
+     * cursor stays, no SendInput; input goes by patterns and posted messages to the
+     * call's window only (send.h). */
+    bool background;
+    uint64_t text_control; /* background typing: the element's own window (0: the window's
+                            * focused control) */
 };
 
 /* The operation's one-line summary for progress ("click (512,300)"). */

@@ -165,6 +165,75 @@ static wa_err (*const performers[OP__COUNT])(struct call *k) = {
 #undef X_FN
 };
 
+/* ---- delivery ---- */
+
+/* Why an input operation has no background route. */
+static const char *no_route_reason(enum op_id op)
+{
+    switch (op) {
+    case OP_KEY:
+        return "keys go to whatever has the keyboard focus of the foreground window; `type` "
+               "with a ref posts text to a control, `invoke` and `fill` act without keys";
+    case OP_DRAG:
+    case OP_DRAG_AT:
+        return "a drag needs the real mouse button held while the cursor moves";
+    case OP_MOUSE_MOVE:
+        return "hovering is the real cursor's position";
+    case OP_SCROLL:
+    case OP_SCROLL_AT:
+        return "the wheel goes to the window under the real cursor";
+    case OP_FOCUS_ELEMENT:
+        return "it moves the keyboard focus, which background delivery leaves alone";
+    case OP_SELECT_MENU:
+        return "menus open only for the window in the foreground";
+    case OP_FOCUS_WINDOW:
+        return "it brings a window to the front";
+    default:
+        return "it needs the foreground";
+    }
+}
+
+/* The operation, refused before anything is sent when background delivery has no
+ * route for it. */
+static wa_err perform_op(struct call *k)
+{
+    const struct op_def *op = k->q->op;
+    if (k->background && !(op->flags & OPF_BACKGROUND))
+        return wa_fail(WA_E_BACKGROUND_UNAVAILABLE, "%s has no background route: %s", k->name,
+                       no_route_reason(op->id));
+    return performers[op->id](k);
+}
+
+/* Performs an input operation as delivered: background, foreground, or auto's
+ * background first and, where that says background_unavailable before sending,
+ * foreground from a clean result, with a note saying so. */
+static wa_err perform_delivered(struct call *k, enum delivery d)
+{
+    struct op_result *r = k->r;
+    wa_err e = perform_op(k);
+    if (e == WA_E_BACKGROUND_UNAVAILABLE && d == DELIVERY_AUTO && k->background) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", wa_err_detail());
+        double wait_ms = r->wait_ms;
+        op_result_cleanup(r);
+        r->op = k->q->op;
+        r->wait_ms = wait_ms;
+        if (k->q->note[0])
+            op_result_note(r, "%s", k->q->note);
+        op_result_note(r, "background_unavailable: %s; delivered in the foreground", why);
+        k->background = false;
+        k->receiver = 0;
+        k->receiver_process[0] = '\0';
+        k->settled = k->pattern_action = k->via_pattern = false;
+        k->text_control = 0;
+        k->noted_match = 0;
+        wa_err_clear();
+        e = perform_op(k);
+    }
+    r->delivery = k->background ? "background" : "foreground";
+    return e;
+}
+
 /* Whether the session's tree of window after is still the window's: the action changed
  * nothing (the settle saw the pixels and the foreground stay as they were before it),
  * and the tree was walked when the window looked exactly as it did before the action.
@@ -379,6 +448,10 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
     }
     bool acts = op_acts(op) || file != ARG_NONE; /* writing a file is acting */
     bool input = (op->flags & (OPF_INPUT | OPF_WINDOWS)) != 0;
+    /* Delivery applies to what sends input, and to focus_window, which background never
+     * does; the other window operations change windows without taking the foreground. */
+    bool delivered = (op->flags & OPF_INPUT) || op->id == OP_FOCUS_WINDOW;
+    enum delivery d = op_request_has(q, ARG_DELIVERY) ? q->delivery : c->cfg.delivery;
     struct call k = {
         .s = s,
         .c = c,
@@ -389,6 +462,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         .name = s->o.model_names && op->model ? op->model
                 : op->cli                     ? op->cli
                                               : op->name,
+        .background = delivered && d != DELIVERY_FOREGROUND,
     };
     if (q->note[0])
         op_result_note(r, "%s", q->note);
@@ -400,7 +474,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         look_before(&k);
     if (!e) {
         double t0 = os_clock_ms();
-        e = performers[op->id](&k);
+        e = delivered ? perform_delivered(&k, d) : performers[op->id](&k);
         /* the read back is settle; the debug image is its own phase */
         r->action_ms = (os_clock_ms() - t0) - r->settle_ms - r->annotate_ms;
     }

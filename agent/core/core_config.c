@@ -16,6 +16,17 @@ wa_err core_config_from_settings(const struct settings *s, bool loop, struct cor
     wa_err e = settings_num(s, SET_MAX_ACTIONS, 0.01, 10000, 10, &out->max_actions_per_s);
     if (e)
         return e;
+    const char *d = settings_get(s, SET_DELIVERY);
+    if (!d || str_ieq(d, "foreground"))
+        out->delivery = DELIVERY_FOREGROUND;
+    else if (str_ieq(d, "background"))
+        out->delivery = DELIVERY_BACKGROUND;
+    else if (str_ieq(d, "auto"))
+        out->delivery = DELIVERY_AUTO;
+    else
+        return wa_fail(WA_E_CONFIG,
+                       "delivery must be foreground, background or auto, not '%s' (from %s)", d,
+                       setting_source_name(s, SET_DELIVERY));
     if (!loop) {
         out->shell = settings_on(s, SET_ALLOW_SHELL) ? SHELL_ALLOWED : SHELL_DENIED;
         return WA_E_OK;

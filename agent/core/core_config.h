@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "agent/core/observe.h"
+#include "agent/core/ops.h"
 #include "agent/core/settings.h"
 #include "automation/backend.h"
 
@@ -30,6 +31,7 @@ struct core_config {
     const char *audit_path;      /* NULL: none */
     const char *state_dir;       /* refs of `state` between processes; NULL: the default */
     const char *shell_program;   /* the shell's command-line prefix; NULL: the backend's */
+    enum delivery delivery;      /* input operations without their own "delivery" */
 };
 
 /* The core configuration of a front end from the resolved settings: the shell

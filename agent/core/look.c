@@ -37,6 +37,16 @@ static wa_err blackout(struct call *k, struct wa_image *img, struct wa_rect fram
     return WA_E_OK;
 }
 
+/* What a capture had to say (a covered window whose own drawing could not be had is
+ * copied from the screen, with what covers it), once per result. */
+static void note_capture(struct op_result *r, const char *what)
+{
+    for (size_t i = 0; i < r->n_notes; i++)
+        if (strcmp(r->notes[i], what) == 0)
+            return;
+    op_result_note(r, "%s", what);
+}
+
 static wa_err capture_window(void *ctx, uint64_t hwnd, struct wa_image *out, struct wa_rect *frame)
 {
     struct call *k = ctx;
@@ -46,7 +56,10 @@ static wa_err capture_window(void *ctx, uint64_t hwnd, struct wa_image *out, str
         *frame = k->walk_frame;
         k->walk_image = (struct wa_image){0};
     } else {
+        wa_err_clear();
         e = backend_capture_window(k->be, hwnd, out, frame);
+        if (!e && *wa_err_detail())
+            note_capture(k->r, wa_err_detail());
     }
     if (!e && (e = blackout(k, out, *frame, hwnd)))
         image_cleanup(out);

@@ -141,7 +141,15 @@ enum {
     ROW(SCREENSHOT, screenshot, BOOL, "screenshot", NULL, NULL, NULL, 0, 0, REJECT, 0,             \
         "Return a screenshot of the window too.", NULL)                                            \
     ROW(RETURN_STATE, return_state, BOOL, "return_state", NULL, NULL, NULL, 0, 0, REJECT, 0,       \
-        "Also return the window's fresh state (refs renewed).", NULL)
+        "Also return the window's fresh state (refs renewed).", NULL)                              \
+    ROW(DELIVERY, delivery, ENUM, "delivery", NULL, NULL, "foreground,background,auto", 0, 0,      \
+        REJECT, 0,                                                                                 \
+        "How the input reaches the window: foreground (brought to the front, the real mouse "      \
+        "and keyboard), background (accessibility patterns and window messages: the cursor, "      \
+        "the foreground window and the user's focus stay as they are; background_unavailable "     \
+        "where the control offers no such route) or auto (background, else foreground). "          \
+        "Default: the --delivery setting.",                                                        \
+        NULL)
 
 enum op_arg {
 #define X_ENUM(id, ...) ARG_##id,

@@ -21,10 +21,16 @@ static wa_err click_and_type(struct call *k, size_t i, enum wa_element_action a,
     if (wa_rect_empty(n->bounds))
         return wa_fail(WA_E_ACTION_FAILED, "%s \"%.80s\" has no location on screen to click",
                        n->type, n->name);
+    if (k->background && a == WA_ACT_SET_VALUE)
+        return wa_fail(WA_E_BACKGROUND_UNAVAILABLE,
+                       "%s has no background route: no Value pattern, put_accValue or "
+                       "WM_SETTEXT set %s \"%.80s\", and typing the value needs the keyboard "
+                       "focus",
+                       k->name, n->type, n->name);
     int x, y;
     wa_rect_center(n->bounds, &x, &y);
     wa_err e = send_click(k, x, y, WA_BUTTON_LEFT, 1);
-    *via = "click";
+    *via = k->background ? "message:WM_LBUTTONDOWN" : "click";
     if (e || a != WA_ACT_SET_VALUE)
         return e;
     struct wa_key_combo keys[1];
@@ -73,6 +79,16 @@ static wa_err set_value(struct call *k, size_t i, const char *value)
         }
         if (e && e != WA_E_NOT_VERIFIED)
             return e;
+        if (k->background && e) /* typing it over would need the focus */
+            return wa_fail(WA_E_BACKGROUND_UNAVAILABLE,
+                           "%s left the control holding other text (see read_back), and "
+                           "typing the value needs the keyboard focus",
+                           via);
+        if (k->background) { /* nothing to read back: the route's word is all there is */
+            wa_err_clear();
+            k->r->via = via;
+            return WA_E_OK;
+        }
         op_result_note(k->r, "%s left the control %s; typed the value instead", via,
                        e ? "holding other text" : "with no value to read back");
         forget_read_back(k);
@@ -220,6 +236,19 @@ wa_err perform_select(struct call *k)
                  t->nodes[i].type, t->nodes[i].name);
     int count;
     int at = find_item(t, (int)i, item, &count);
+    if (at < 0 && k->background) {
+        /* Opening the list would pop it up over the user's work: set the combo box's
+         * value to the item instead (CB_SETCURSEL and its notification). */
+        const char *via = NULL;
+        e = send_element(k, i, WA_ACT_SET_VALUE, item, &via);
+        if (e == WA_E_UNSUPPORTED || e == WA_E_ACTION_FAILED)
+            return wa_fail(WA_E_BACKGROUND_UNAVAILABLE,
+                           "%s has no background route: the item \"%.80s\" is not in the "
+                           "tree until the list opens, and %s \"%.80s\" takes no value (%s)",
+                           k->name, item, t->nodes[i].type, t->nodes[i].name, wa_err_detail());
+        k->r->via = via;
+        return e;
+    }
     if (at < 0 && !k->dry) {
         /* A closed combo box shows its items only once open. */
         if ((e = pattern(k, i, WA_ACT_EXPAND, NULL)))

@@ -5,6 +5,7 @@
 
 #include "agent/core/operations.h"
 #include "agent/core/elements.h"
+#include "agent/core/guard.h"
 #include "agent/core/look.h"
 #include "agent/core/send.h"
 #include "agent/core/verify.h"
@@ -17,6 +18,8 @@ struct aim {
     int px, py;
     int nx, ny;
     bool have;
+    bool element; /* the point is element index's centre */
+    size_t index;
 };
 
 /* An element's centre, x/y in the operation's unit, or nothing (need: an error). */
@@ -37,6 +40,8 @@ static wa_err aim_at(struct call *k, enum op_arg el, enum op_arg xa, enum op_arg
             return wa_fail(WA_E_ACTION_FAILED, "element [%d] has no location on screen",
                            ref->kind == EREF_ID ? ref->id : (int)i + 1);
         wa_rect_center(b, &out->px, &out->py);
+        out->element = true;
+        out->index = i;
         if ((e = call_frame(k, &frame)))
             return e;
     } else if (op_request_has(q, xa) || op_request_has(q, ya)) {
@@ -110,6 +115,40 @@ static void annotate_image(struct call *k, const struct aim *a, const struct aim
     r->has_annotate = true;
 }
 
+/* The pattern a left click on a node means, for background delivery. */
+static enum wa_element_action click_action(const struct wa_node *n)
+{
+    static const char *const selected[] = {"RadioButton", "ListItem", "TabItem", "TreeItem",
+                                           "DataItem"};
+    if (strcmp(n->type, "CheckBox") == 0)
+        return WA_ACT_TOGGLE;
+    for (size_t i = 0; i < sizeof selected / sizeof selected[0]; i++)
+        if (strcmp(n->type, selected[i]) == 0)
+            return WA_ACT_SELECT;
+    return WA_ACT_INVOKE;
+}
+
+/* Background: a left click on an element is what the control offers for it (a
+ * pattern, a default action, a control message); where it offers nothing, the click
+ * is posted to the window under its centre. */
+static wa_err background_click(struct call *k, const struct aim *a, enum wa_button b, int count)
+{
+    if (a->element && b == WA_BUTTON_LEFT && count == 1) {
+        const char *via = NULL;
+        const struct wa_node *n = &k->s->tree.nodes[a->index];
+        wa_err e = send_element(k, a->index, click_action(n), NULL, &via);
+        if (e != WA_E_UNSUPPORTED && e != WA_E_ACTION_FAILED) {
+            k->r->via = via;
+            return e;
+        }
+        wa_err_clear();
+    }
+    static const char *const posted[] = {"message:WM_LBUTTONDOWN", "message:WM_RBUTTONDOWN",
+                                         "message:WM_MBUTTONDOWN"};
+    k->r->via = posted[b];
+    return send_click(k, a->px, a->py, b, count);
+}
+
 static wa_err click(struct call *k, enum wa_button b, int count)
 {
     struct aim a;
@@ -122,6 +161,8 @@ static wa_err click(struct call *k, enum wa_button b, int count)
     call_summary(k, "%s (%d,%d)", k->name, a.nx, a.ny);
     report_point(k, &a);
     annotate(k, &a, NULL);
+    if (k->background)
+        return background_click(k, &a, b, count);
     return send_click(k, a.px, a.py, b, count);
 }
 
@@ -241,7 +282,22 @@ wa_err perform_type(struct call *k)
     bool element = q->element.kind != EREF_NONE;
     size_t i = 0;
     call_summary(k, "%s %zu chars%s", k->name, utf8_chars(text), element ? " into element" : "");
-    if (element) {
+    if (element && k->background) {
+        /* Nothing is focused: the characters go to the element's own window. */
+        wa_err e = call_element(k, ARG_ELEMENT, &i);
+        if (!e)
+            e = guard_element(k, i);
+        if (e)
+            return e;
+        const struct wa_node *n = &k->s->tree.nodes[i];
+        if (!n->hwnd || n->hwnd == k->s->tree.hwnd)
+            return wa_fail(WA_E_BACKGROUND_UNAVAILABLE,
+                           "%s has no background route into %s \"%.80s\": it has no window of "
+                           "its own to post characters to (fill sets its value)",
+                           k->name, n->type, n->name);
+        k->text_control = n->hwnd;
+        k->r->via = "message:WM_CHAR";
+    } else if (element) {
         const char *via = NULL;
         wa_err e = call_element(k, ARG_ELEMENT, &i);
         if (!e)
@@ -249,6 +305,8 @@ wa_err perform_type(struct call *k)
         if (e)
             return e;
         k->r->via = via;
+    } else if (k->background) {
+        k->r->via = "message:WM_CHAR";
     }
     /* What the control held, to see the text arrive in it. */
     char *before = call_read_before(k, element ? &i : NULL);

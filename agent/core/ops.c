@@ -9,7 +9,8 @@
 /* Arguments every acting command of the CLI, MCP and serve takes, and the shapes of
  * the element and point operations. */
 /* clang-format off */
-#define ACT_COMMON {ARG_WINDOW, OPA_CLI}, {ARG_SCREENSHOT, OPA_CLI}, {ARG_RETURN_STATE, OPA_CLI}
+#define ACT_COMMON {ARG_WINDOW, OPA_CLI}, {ARG_SCREENSHOT, OPA_CLI}, {ARG_RETURN_STATE, OPA_CLI}, \
+                   {ARG_DELIVERY, OPA_CLI}
 #define ON_ELEMENT {ARG_ELEMENT, OPA_REQ | OPA_POS}, ACT_COMMON
 #define AT_POINT   {ARG_ELEMENT, OPA_POS | OPA_REQ_CLI}, {ARG_X, OPA_MODEL}, {ARG_Y, OPA_MODEL}, \
                    ACT_COMMON
@@ -81,7 +82,7 @@ static const struct op_def ops[OP__COUNT] = {
                   .cli = "click",
                   .title = "Click",
                   .rdp = "click",
-                  .flags = OPF_INPUT,
+                  .flags = OPF_INPUT | OPF_BACKGROUND,
                   .help = "Click an element, or a point of the latest observation.",
                   .args = {AT_POINT}},
     [OP_DOUBLE_CLICK] = {.id = OP_DOUBLE_CLICK,
@@ -90,7 +91,7 @@ static const struct op_def ops[OP__COUNT] = {
                          .cli = "dblclick",
                          .title = "Double-click",
                          .rdp = "double_click",
-                         .flags = OPF_INPUT,
+                         .flags = OPF_INPUT | OPF_BACKGROUND,
                          .help = "Double-click an element or a point.",
                          .args = {AT_POINT}},
     [OP_RIGHT_CLICK] = {.id = OP_RIGHT_CLICK,
@@ -99,7 +100,7 @@ static const struct op_def ops[OP__COUNT] = {
                         .cli = "rightclick",
                         .title = "Right-click",
                         .rdp = "right_click",
-                        .flags = OPF_INPUT,
+                        .flags = OPF_INPUT | OPF_BACKGROUND,
                         .help = "Right-click an element or a point.",
                         .args = {AT_POINT}},
     [OP_MIDDLE_CLICK] = {.id = OP_MIDDLE_CLICK,
@@ -107,7 +108,7 @@ static const struct op_def ops[OP__COUNT] = {
                          .model = "middle_click",
                          .cli = "middleclick",
                          .title = "Middle-click",
-                         .flags = OPF_INPUT,
+                         .flags = OPF_INPUT | OPF_BACKGROUND,
                          .help = "Middle-click an element or a point.",
                          .args = {AT_POINT}},
     [OP_CLICK_AT] = {.id = OP_CLICK_AT,
@@ -115,7 +116,7 @@ static const struct op_def ops[OP__COUNT] = {
                      .model = NULL,
                      .cli = "click-at",
                      .title = "Click at screen pixels",
-                     .flags = OPF_INPUT | OPF_PIXELS,
+                     .flags = OPF_INPUT | OPF_PIXELS | OPF_BACKGROUND,
                      .help = "Click at a screen pixel.",
                      .args = {AT_PIXEL, {ARG_BUTTON, 0}, ACT_COMMON}},
     [OP_MOUSE_MOVE] = {.id = OP_MOUSE_MOVE,
@@ -185,7 +186,7 @@ static const struct op_def ops[OP__COUNT] = {
                  .model = "type",
                  .cli = "type",
                  .title = "Type text",
-                 .flags = OPF_INPUT,
+                 .flags = OPF_INPUT | OPF_BACKGROUND,
                  .help = "Type text into the focused control (or into the element, focused first).",
                  .args = {{ARG_TEXT, OPA_REQ | OPA_POS}, {ARG_ELEMENT, 0}, ACT_COMMON}},
     [OP_SET_VALUE] =
@@ -195,7 +196,7 @@ static const struct op_def ops[OP__COUNT] = {
          .cli = "fill",
          .title = "Fill text field",
          .rdp = "fill",
-         .flags = OPF_INPUT,
+         .flags = OPF_INPUT | OPF_BACKGROUND,
          .help = "Replace an element's text (Value pattern, else focus, select all and "
                  "type).",
          .args = {{ARG_ELEMENT, OPA_REQ | OPA_POS}, {ARG_TEXT, OPA_REQ | OPA_POS}, ACT_COMMON}},
@@ -205,7 +206,7 @@ static const struct op_def ops[OP__COUNT] = {
                   .cli = "clear",
                   .title = "Clear text field",
                   .rdp = "clear",
-                  .flags = OPF_INPUT,
+                  .flags = OPF_INPUT | OPF_BACKGROUND,
                   .help = "Empty an element's text.",
                   .args = {ON_ELEMENT}},
     [OP_KEY] = {.id = OP_KEY,
@@ -222,7 +223,7 @@ static const struct op_def ops[OP__COUNT] = {
                    .cli = "invoke",
                    .title = "Invoke element",
                    .rdp = "invoke",
-                   .flags = OPF_INPUT,
+                   .flags = OPF_INPUT | OPF_BACKGROUND,
                    .help = "Invoke an element (buttons, menu items); a click where it has no such "
                            "action.",
                    .args = {ON_ELEMENT}},
@@ -232,7 +233,7 @@ static const struct op_def ops[OP__COUNT] = {
                    .cli = "toggle",
                    .title = "Toggle check box",
                    .rdp = "toggle",
-                   .flags = OPF_INPUT,
+                   .flags = OPF_INPUT | OPF_BACKGROUND,
                    .help = "Toggle a check box.",
                    .args = {ON_ELEMENT}},
     [OP_EXPAND] = {.id = OP_EXPAND,
@@ -241,7 +242,7 @@ static const struct op_def ops[OP__COUNT] = {
                    .cli = "expand",
                    .title = "Expand element",
                    .rdp = "expand",
-                   .flags = OPF_INPUT,
+                   .flags = OPF_INPUT | OPF_BACKGROUND,
                    .help = "Expand a combo box, menu or tree item.",
                    .args = {ON_ELEMENT}},
     [OP_COLLAPSE] = {.id = OP_COLLAPSE,
@@ -250,7 +251,7 @@ static const struct op_def ops[OP__COUNT] = {
                      .cli = "collapse",
                      .title = "Collapse element",
                      .rdp = "collapse",
-                     .flags = OPF_INPUT,
+                     .flags = OPF_INPUT | OPF_BACKGROUND,
                      .help = "Collapse an element.",
                      .args = {ON_ELEMENT}},
     [OP_SELECT] = {.id = OP_SELECT,
@@ -259,7 +260,7 @@ static const struct op_def ops[OP__COUNT] = {
                    .cli = "select",
                    .title = "Select item",
                    .rdp = "select",
-                   .flags = OPF_INPUT,
+                   .flags = OPF_INPUT | OPF_BACKGROUND,
                    .help = "Select a list, combo or tab item; with an item name, choose that item "
                            "of the combo box or list.",
                    .args = {{ARG_ELEMENT, OPA_REQ | OPA_POS}, {ARG_ITEM, OPA_POS}, ACT_COMMON}},

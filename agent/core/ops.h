@@ -72,7 +72,19 @@ enum {
     OPF_PIXELS = 1u << 5,      /* its points are screen pixels (else 0-999 of the frame) */
     OPF_DESTRUCTIVE = 1u << 6, /* may lose data (close, keys, the shell) */
     OPF_IMAGE = 1u << 7,       /* returns an image itself */
+    /* has a background route (delivery background): accessibility patterns and window
+     * messages, never the real cursor, the foreground or SendInput. An input operation
+     * without it answers WA_E_BACKGROUND_UNAVAILABLE in background delivery. */
+    OPF_BACKGROUND = 1u << 8,
     OPF_ACTS = OPF_INPUT | OPF_WINDOWS | OPF_LAUNCH | OPF_SHELL,
+};
+
+/* How input reaches a window (--delivery, and an input operation's "delivery"); the
+ * order is that of ARG_DELIVERY's choices. */
+enum delivery {
+    DELIVERY_FOREGROUND, /* the target brought to the front, the real mouse and keyboard */
+    DELIVERY_BACKGROUND, /* patterns and window messages only; the user's desktop untouched */
+    DELIVERY_AUTO,       /* background where there is a route, else foreground (said so) */
 };
 
 /* How an operation takes an argument. */
@@ -90,7 +102,7 @@ static inline bool op_arg_required(unsigned flags, bool model)
     return (flags & OPA_REQ) || (!model && (flags & OPA_REQ_CLI));
 }
 
-#define OP_MAX_ARGS 12
+#define OP_MAX_ARGS 14
 
 struct op_arg_use {
     enum op_arg arg;

@@ -50,6 +50,7 @@ struct op_request {
     enum get_what what;
     enum obs_mode mode;
     enum wa_window_state state; /* ARG_STATE's choices are in this enum's order */
+    enum delivery delivery;     /* ARG_DELIVERY's too */
     bool all, interactive, compact, verbose, annotated, screenshot, return_state;
     /* Notes from parsing (a value clamped to its limit), passed on to the result. */
     char note[200];
@@ -152,7 +153,8 @@ struct op_result {
     /* Points aimed at: 0-999 of the frame and screen pixels. */
     bool has_point, has_to;
     int nx, ny, px, py, to_nx, to_ny, to_px, to_py;
-    const char *via; /* the path an element action took: "uia:Invoke", "click", ... */
+    const char *via;      /* the path an element action took: "uia:Invoke", "click", ... */
+    const char *delivery; /* input operations: "foreground" or "background", as sent */
 
     /* Operation-specific data. */
     bool has_windows;

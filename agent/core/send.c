@@ -43,6 +43,8 @@ wa_err send_foreground(struct call *k)
     wa_window_cleanup(&w);
     if (e)
         return e;
+    if (k->background)
+        return WA_E_OK; /* the user's window stays in front */
     /* The target is the window with the pop-ups and dialogs it owns: one of them in
      * front is where the input should go. */
     uint64_t fg = 0, ours = 0;
@@ -73,8 +75,46 @@ wa_err send_foreground(struct call *k)
     return WA_E_OK;
 }
 
+/* Background: no route for what the real mouse or keyboard does. */
+static wa_err no_background(struct call *k, const char *what)
+{
+    return wa_fail(WA_E_BACKGROUND_UNAVAILABLE, "%s has no background route: %s", k->name, what);
+}
+
+/* The call's window as the receiver of background input (checked by the gate, and
+ * for posted messages, whether Windows would deliver them). */
+static wa_err background_receiver(struct call *k, uint64_t *top)
+{
+    wa_err e = send_foreground(k);
+    if (!e)
+        e = call_window(k, top);
+    return e ? e : guard_receiver(k, *top, "");
+}
+
+/* A click posted to the child of the call's window under the point: the cursor and the
+ * foreground stay. */
+static wa_err post_click(struct call *k, int px, int py, enum wa_button b, int count)
+{
+    uint64_t top = 0, child = 0;
+    wa_err e = background_receiver(k, &top);
+    if (e)
+        return e;
+    struct wa_rect r = k->r->receiver.rect;
+    if (px < r.left || px >= r.right || py < r.top || py >= r.bottom)
+        return no_background(k, "the point is outside the window, and a background click "
+                                "reaches that window only");
+    if (k->dry)
+        return WA_E_OK;
+    e = backend_post_click(k->be, top, px, py, b, count, &child);
+    if (e == WA_E_UNSUPPORTED)
+        return no_background(k, "this backend posts no clicks");
+    return e;
+}
+
 wa_err send_click(struct call *k, int px, int py, enum wa_button b, int count)
 {
+    if (k->background)
+        return post_click(k, px, py, b, count);
     wa_err e = send_foreground(k);
     if (!e)
         e = guard_receiver_at(k, px, py);
@@ -85,6 +125,8 @@ wa_err send_click(struct call *k, int px, int py, enum wa_button b, int count)
 
 wa_err send_move(struct call *k, int px, int py)
 {
+    if (k->background)
+        return no_background(k, "hovering is the real cursor's position");
     wa_err e = send_foreground(k);
     if (!e)
         e = guard_receiver_at(k, px, py);
@@ -98,6 +140,8 @@ wa_err send_move(struct call *k, int px, int py)
  * button was held); when it is refused now, the button goes up back at the start. */
 wa_err send_drag(struct call *k, int x1, int y1, int x2, int y2, enum wa_button b, int ms)
 {
+    if (k->background)
+        return no_background(k, "a drag needs the real mouse button held while it moves");
     wa_err e = send_foreground(k);
     if (!e)
         e = guard_receiver_at(k, x2, y2);
@@ -129,6 +173,8 @@ wa_err send_drag(struct call *k, int x1, int y1, int x2, int y2, enum wa_button 
 
 wa_err send_wheel(struct call *k, int px, int py, int notches, bool horizontal)
 {
+    if (k->background)
+        return no_background(k, "the wheel goes to the window under the real cursor");
     wa_err e = send_foreground(k);
     if (!e)
         e = guard_receiver_at(k, px, py);
@@ -150,6 +196,23 @@ static size_t utf8_prefix(const char *text, size_t n)
     return i;
 }
 
+/* Text posted as characters to the element's own window, else to the control with the
+ * focus in the call's window (which keeps it: nothing is focused). */
+static wa_err post_text(struct call *k, const char *text)
+{
+    uint64_t top = 0, control = 0;
+    wa_err e = background_receiver(k, &top);
+    if (e || k->dry)
+        return e;
+    e = backend_post_text(k->be, k->text_control ? k->text_control : top, text, &control);
+    if (e == WA_E_UNSUPPORTED)
+        return no_background(k, "this backend posts no characters");
+    if (e == WA_E_ELEMENT_NOT_FOUND)
+        return no_background(k, "no control of the window has the keyboard focus to post "
+                                "characters to; name the element to type into");
+    return e;
+}
+
 wa_err send_text(struct call *k, const char *text)
 {
     size_t len = strlen(text);
@@ -157,6 +220,8 @@ wa_err send_text(struct call *k, const char *text)
         return wa_fail(WA_E_INVALID_ARGS,
                        "the text is %zu bytes; at most %d are typed in one call: split it", len,
                        SEND_TEXT_MAX);
+    if (k->background)
+        return post_text(k, text);
     wa_err e = send_foreground(k);
     if (!e)
         e = guard_receiver_keyboard(k);
@@ -210,6 +275,9 @@ wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)
                            "%s refused: win+r opens the Run dialog, and the shell permission "
                            "is off",
                            k->name);
+    if (k->background)
+        return no_background(k, "keys go to whatever has the keyboard focus of the foreground "
+                                "window");
     wa_err e = send_foreground(k);
     if (!e)
         e = guard_receiver_keyboard(k);
@@ -229,6 +297,9 @@ wa_err send_element(struct call *k, size_t index, enum wa_element_action a, cons
                     const char **via)
 {
     *via = NULL;
+    if (k->background && a == WA_ACT_FOCUS)
+        return no_background(k, "it would move the keyboard focus, which background "
+                                "delivery leaves alone");
     k->pattern_action = true;
     struct wa_tree *t = &k->s->tree;
     wa_err e = send_foreground(k);
@@ -246,7 +317,7 @@ wa_err send_element(struct call *k, size_t index, enum wa_element_action a, cons
 wa_err send_focus(struct call *k, size_t index, const char **via)
 {
     wa_err e = send_element(k, index, WA_ACT_FOCUS, NULL, via);
-    if (e == WA_E_OK || e == WA_E_DENIED || e == WA_E_WINDOW_NOT_FOUND)
+    if (e == WA_E_OK || e == WA_E_DENIED || e == WA_E_WINDOW_NOT_FOUND || k->background)
         return e;
     int x, y;
     wa_rect_center(k->s->tree.nodes[index].bounds, &x, &y);

@@ -50,6 +50,11 @@ enum {
       "the shell permission of act, the CLI, mcp and serve")                                       \
     X(DRY_RUN, "dry_run", "dry-run", SG_RUN | SG_DESK, NULL, "off", SK_SWITCH,                     \
       "describe acting operations, perform none")                                                  \
+    X(DELIVERY, "delivery", "delivery", SG_RUN | SG_DESK, "WINAGENT_DELIVERY", "foreground",       \
+      SK_VALUE,                                                                                    \
+      "how input reaches windows: foreground (brought to the front, the real mouse and "           \
+      "keyboard), background (patterns and window messages; the cursor, the foreground and "       \
+      "the focus stay the user's) or auto (background, else foreground)")                          \
     X(STREAM, "stream", "no-stream", SG_RUN, NULL, "on", SK_NEGATE,                                \
       "server-sent events from the model server")                                                  \
     X(AUDIT_LOG, "audit_log", "audit-log", SG_RUN | SG_DESK, "WINAGENT_AUDIT_LOG", NULL, SK_VALUE, \

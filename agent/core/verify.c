@@ -173,7 +173,8 @@ static bool same_text(const char *a, const char *b)
 
 /* The value of the element typed into, or of the control with the keyboard focus in
  * the window that received the typing: read only while that window is in front (before
- * and after the read), so that a prompt that took the keyboard is never read. */
+ * and after the read), so that a prompt that took the keyboard is never read. In
+ * background delivery, the focused control of the call's window, in front or not. */
 static wa_err read_value(struct call *k, const size_t *index, char **out)
 {
     if (index) {
@@ -181,12 +182,18 @@ static wa_err read_value(struct call *k, const size_t *index, char **out)
         return e ? e : backend_element_value(k->be, &k->s->tree, *index, out);
     }
     uint64_t hwnd, fg = 0, after = 0;
+    if (k->background) { /* the control of the call's window that took the characters */
+        if (!k->r->hwnd)
+            return wa_fail(WA_E_UNSUPPORTED, "no window to read back from");
+        wa_err e = guard_observe(k, k->r->hwnd);
+        return e ? e : backend_focused_value(k->be, k->r->hwnd, &hwnd, out);
+    }
     backend_foreground_window(k->be, &fg);
     if (k->receiver && fg != k->receiver)
         return wa_fail(WA_E_DENIED, "the window typed into is no longer in front");
     if (!k->receiver && guard_observe(k, fg)) /* before typing: only what may be read */
         return WA_E_DENIED;
-    wa_err e = backend_focused_value(k->be, &hwnd, out);
+    wa_err e = backend_focused_value(k->be, 0, &hwnd, out);
     backend_foreground_window(k->be, &after);
     if (!e && k->receiver && after != k->receiver) {
         free(*out);
@@ -381,6 +388,8 @@ uint64_t call_after_window(struct call *k)
     uint64_t base = s->pinned ? s->pinned : k->r->hwnd ? k->r->hwnd : k->before.window;
     if (!base || !call_window_alive(k, base))
         return fg;
+    if (k->background)
+        return base; /* whatever the user has in front is not the call's */
     if (s->o.after == AFTER_OBSERVE && !s->pinned)
         return fg; /* the loop looks at whatever is in front now */
     return call_in_family(k, base, fg) ? fg : base;

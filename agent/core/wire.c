@@ -353,6 +353,8 @@ static cJSON *result_data(const struct op_result *r)
     }
     if (r->via)
         cJSON_AddStringToObject(d, "via", r->via);
+    if (r->delivery)
+        cJSON_AddStringToObject(d, "delivery", r->delivery);
     if (r->has_window)
         cJSON_AddItemToObject(d, "window", wire_window(&r->window));
     if (r->windows_matched > 1)

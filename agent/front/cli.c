@@ -250,6 +250,8 @@ static void print_text(const struct op_def *op, struct op_result *r)
             printf(" [%d] %s \"%s\"", r->element.id, r->element.type, r->element.name);
         if (r->via)
             printf(" via %s", r->via);
+        if (r->delivery && strcmp(r->delivery, "background") == 0)
+            fputs(" (background)", stdout);
         if (r->dry_run)
             fputs(" (dry run: nothing done)", stdout);
         if (r->has_window)

@@ -891,9 +891,9 @@ static wa_err fake_element_value(struct wa_tree *t, size_t index, char **value)
     return node_value(n, value);
 }
 
-static wa_err fake_focused_value(uint64_t *hwnd, char **value)
+static wa_err fake_focused_value(uint64_t top, uint64_t *hwnd, char **value)
 {
-    cJSON *win = foreground_window();
+    cJSON *win = top ? find_window(top) : foreground_window();
     cJSON *node = win ? focused_node(cJSON_GetObjectItemCaseSensitive(win, "tree")) : NULL;
     if (!node)
         return wa_fail(WA_E_UNSUPPORTED, "no control has the keyboard focus");
@@ -901,6 +901,104 @@ static wa_err fake_focused_value(uint64_t *hwnd, char **value)
     if (!*hwnd)
         *hwnd = json_hwnd(cJSON_GetObjectItemCaseSensitive(win, "hwnd"));
     return node_value(node, value);
+}
+
+/* ---- background input: recorded, the cursor and the foreground left alone ---- */
+
+/* The node of a tree with its own window hwnd (depth first), or NULL. */
+static cJSON *node_with_hwnd(cJSON *node, uint64_t hwnd)
+{
+    if (!node)
+        return NULL;
+    if (json_hwnd(cJSON_GetObjectItemCaseSensitive(node, "hwnd")) == hwnd)
+        return node;
+    cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(node, "children"))
+    {
+        cJSON *f = node_with_hwnd(c, hwnd);
+        if (f)
+            return f;
+    }
+    return NULL;
+}
+
+/* The deepest node with a window of its own whose bounds hold (x, y), else NULL. */
+static cJSON *child_at(cJSON *node, int x, int y)
+{
+    cJSON *c, *found = NULL;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(node, "children"))
+    {
+        struct wa_rect b = json_rect(cJSON_GetObjectItemCaseSensitive(c, "bounds"));
+        if (x < b.left || x >= b.right || y < b.top || y >= b.bottom)
+            continue;
+        cJSON *deeper = child_at(c, x, y);
+        if (deeper)
+            return deeper;
+        if (json_hwnd(cJSON_GetObjectItemCaseSensitive(c, "hwnd")))
+            found = c;
+    }
+    return found;
+}
+
+static wa_err fake_post_click(uint64_t top, int x, int y, enum wa_button b, int count,
+                              uint64_t *child)
+{
+    cJSON *w = find_window(top);
+    if (!w)
+        return no_window(top);
+    struct wa_rect r = json_rect(cJSON_GetObjectItemCaseSensitive(w, "rect"));
+    if (x < r.left || x >= r.right || y < r.top || y >= r.bottom)
+        return wa_fail(WA_E_ACTION_FAILED, "(%d,%d) is outside window 0x%llx", x, y,
+                       (unsigned long long)top);
+    cJSON *c = child_at(cJSON_GetObjectItemCaseSensitive(w, "tree"), x, y);
+    *child = c ? json_hwnd(cJSON_GetObjectItemCaseSensitive(c, "hwnd")) : top;
+    cJSON *f = hwnd_fields(*child);
+    cJSON_AddNumberToObject(f, "x", x);
+    cJSON_AddNumberToObject(f, "y", y);
+    cJSON_AddStringToObject(f, "button",
+                            b == WA_BUTTON_LEFT    ? "left"
+                            : b == WA_BUTTON_RIGHT ? "right"
+                                                   : "middle");
+    cJSON_AddNumberToObject(f, "count", count);
+    record("post_click", f);
+    return WA_E_OK;
+}
+
+static wa_err fake_post_text(uint64_t hwnd, const char *utf8, uint64_t *control)
+{
+    cJSON *node = NULL, *w;
+    cJSON *top = find_window(hwnd);
+    if (top) {
+        node = focused_node(cJSON_GetObjectItemCaseSensitive(top, "tree"));
+        if (!node)
+            return wa_fail(WA_E_ELEMENT_NOT_FOUND, "no control of window 0x%llx has the focus",
+                           (unsigned long long)hwnd);
+    } else {
+        cJSON_ArrayForEach(w, windows_array())
+        {
+            if (!node)
+                node = node_with_hwnd(cJSON_GetObjectItemCaseSensitive(w, "tree"), hwnd);
+        }
+        if (!node)
+            return no_window(hwnd);
+    }
+    *control = json_hwnd(cJSON_GetObjectItemCaseSensitive(node, "hwnd"));
+    if (!*control)
+        *control = hwnd;
+    cJSON *f = hwnd_fields(*control);
+    cJSON_AddStringToObject(f, "text", utf8);
+    record("post_text", f);
+    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(node, "readonly"))) {
+        const char *old = json_str(node, "value");
+        size_t n = (old ? strlen(old) : 0) + strlen(utf8) + 1;
+        char *v = malloc(n);
+        if (!v)
+            return wa_fail(WA_E_NOMEM, "out of memory");
+        snprintf(v, n, "%s%s", old ? old : "", utf8);
+        set_string(node, "value", v);
+        free(v);
+    }
+    return WA_E_OK;
 }
 
 /* ---- shell: scripted answers ---- */
@@ -953,6 +1051,8 @@ static const struct wa_backend fake_backend = {
     .element_action = fake_element_action,
     .element_value = fake_element_value,
     .focused_value = fake_focused_value,
+    .post_click = fake_post_click,
+    .post_text = fake_post_text,
     .run_shell = fake_run_shell,
     .program_info = fake_program_info,
     .input_reaches = fake_input_reaches,

@@ -35,8 +35,11 @@
  * Typed text is appended to the value of the focused node of the foreground window;
  * toggle flips "checked"; expand and collapse set those states; select sets
  * "selected"; set_value sets "value"; close removes the window; focus
- * makes it foreground. Elements without "patterns" answer pattern actions with
- * WA_E_UNSUPPORTED (so callers' click fallbacks are exercised). */
+ * makes it foreground. Background input (post_click, post_text) is recorded and moves
+ * neither the cursor nor the foreground: posted text goes to the node with that
+ * "hwnd", or for a top-level window to its focused node. Elements without "patterns"
+ * answer pattern actions with WA_E_UNSUPPORTED (so callers' click fallbacks are
+ * exercised). */
 #ifndef WINAGENT_FAKE_BACKEND_H
 #define WINAGENT_FAKE_BACKEND_H
 

@@ -10,6 +10,7 @@
 #include "automation/msaa_roles.h"
 #include "automation/win/win_msaa.h"
 #include "automation/win/win_msaa_cc.h"
+#include "automation/win/win_post.h"
 #include "automation/win/win_tree.h"
 #include "automation/win/win_tree_job.h"
 #include "automation/win/win_uia.h"
@@ -448,13 +449,17 @@ wa_err win_element_value(struct wa_tree *t, size_t index, char **value)
     return value_wait(j, value);
 }
 
-wa_err win_focused_value(uint64_t *hwnd, char **value)
+wa_err win_focused_value(uint64_t top, uint64_t *hwnd, char **value)
 {
     *value = NULL;
     *hwnd = 0;
-    HWND fg = GetForegroundWindow();
+    HWND fg = top ? win_hwnd(top) : GetForegroundWindow();
     GUITHREADINFO gi = {.cbSize = sizeof gi};
-    if (!fg || !GetGUIThreadInfo(GetWindowThreadProcessId(fg, NULL), &gi) || !gi.hwndFocus)
+    if (top && IsWindow(fg)) /* a window in the background: where its typing goes */
+        gi.hwndFocus = win_typing_target(fg);
+    else if (fg && !GetGUIThreadInfo(GetWindowThreadProcessId(fg, NULL), &gi))
+        gi.hwndFocus = NULL;
+    if (!gi.hwndFocus)
         return wa_fail(WA_E_UNSUPPORTED, "no control has the keyboard focus");
     *hwnd = win_handle(gi.hwndFocus);
     struct value_job *j = calloc(1, sizeof *j);

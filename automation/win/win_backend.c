@@ -10,6 +10,7 @@
 #include "automation/win/win_tree_job.h"
 #include "automation/win/win_window.h"
 #include "automation/win/win_integrity.h"
+#include "automation/win/win_post.h"
 #include "automation/win/win_program.h"
 
 typedef BOOL(WINAPI *set_dpi_context_fn)(HANDLE);
@@ -88,6 +89,8 @@ static const struct wa_backend win_backend = {
     .element_action = win_element_action,
     .element_value = win_element_value,
     .focused_value = win_focused_value,
+    .post_click = win_post_click,
+    .post_text = win_post_text,
     .open_menus = win_open_menus,
 
     .run_shell = win_run_shell,

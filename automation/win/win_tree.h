@@ -32,7 +32,7 @@ wa_err win_element_action(struct wa_tree *t, size_t index, enum wa_element_actio
 /* The element's current value, read back (Value pattern, accValue, WM_GETTEXT), and
  * the value of the control with the keyboard focus; see backend.h. */
 wa_err win_element_value(struct wa_tree *t, size_t index, char **value);
-wa_err win_focused_value(uint64_t *hwnd, char **value);
+wa_err win_focused_value(uint64_t top, uint64_t *hwnd, char **value);
 
 /* The open popup menus of hwnd's thread (backend.h open_menus). */
 wa_err win_open_menus(uint64_t hwnd, uint64_t *out, size_t max, size_t *count);
