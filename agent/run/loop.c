@@ -62,6 +62,9 @@ struct run {
     bool have_obs_hash;
     const char *stop_reason; /* set when a repetition ends the run */
     int bad_text_calls;      /* replies whose call written as text could not be read */
+    /* The protocol spoken now: the configured one, until a server that takes no tools
+     * turns auto's functions into text for the rest of the run. */
+    struct llm_protocol_choice proto;
     /* totals */
     struct llm_usage usage;
     double llm_ms, agent_ms;
@@ -542,6 +545,29 @@ static void run_calls(struct run *r, int step, const struct llm_reply *reply, cJ
     cJSON_AddNumberToObject(timings, TRACE_TOOLS_MS, (double)(os_now_ms() - t0));
 }
 
+/* A server that refuses tools under auto's functions: the tools are declared in the
+ * system prompt and the calls read from the replies' text for the rest of the run.
+ * False when the protocol was not auto's or the prompt cannot be made. */
+static bool speak_text_instead(struct run *r)
+{
+    if (r->proto.protocol != LLM_PROTO_FUNCTIONS || !r->proto.text_calls)
+        return false;
+    struct llm_protocol_choice text = r->proto;
+    text.protocol = LLM_PROTO_TEXT;
+    text.grammar = LLM_TEXT_HERMES;
+    text.why = "the server takes no tools";
+    char *system = agent_system_prompt(&text, core_shell(r->core) != SHELL_DENIED);
+    if (!system || llm_conversation_set_system(&r->conv, system)) {
+        free(system);
+        return false;
+    }
+    free(system);
+    r->proto = text;
+    steplog_progress(&r->log, "the server takes no tools: declaring them in the prompt and "
+                              "reading calls from the text from now on");
+    return true;
+}
+
 /* One step: ask the model, then answer or run its calls. Returns the run's exit code
  * when the run ends here, -1 when it goes on. */
 static int run_step(struct run *r, int step, const struct llm_tool *tools, size_t n_tools,
@@ -556,6 +582,10 @@ static int run_step(struct run *r, int step, const struct llm_tool *tools, size_
     r->usage.completion_tokens =
         add_tokens(r->usage.completion_tokens, reply.usage.completion_tokens);
     r->usage.total_tokens = add_tokens(r->usage.total_tokens, reply.usage.total_tokens);
+    if (e && reply.tools_refused && n_tools && speak_text_instead(r)) {
+        llm_reply_cleanup(&reply);
+        return run_step(r, step, tools, 0, nudged); /* the same step, asked without tools */
+    }
     if (e) {
         llm_reply_cleanup(&reply);
         char what[48];
@@ -598,14 +628,14 @@ static int run_steps(struct run *r)
 {
     size_t n_tools;
     const struct llm_tool *tools = agent_tools(core_shell(r->core) != SHELL_DENIED, &n_tools);
-    if (r->cfg->protocol.protocol == LLM_PROTO_TEXT)
-        n_tools = 0; /* declared in the system prompt; the server takes no tools */
     bool nudged = false;
     for (int step = 1; step <= r->cfg->max_steps; step++) {
         if (os_interrupted())
             return fail_run(r, EXIT_INTERRUPTED, wa_fail(WA_E_INTERRUPTED, "between steps"),
                             os_interrupt_reason(), step - 1);
-        int code = run_step(r, step, tools, n_tools, &nudged);
+        /* with text, the tools are declared in the system prompt: the server gets none */
+        int code =
+            run_step(r, step, tools, r->proto.protocol == LLM_PROTO_TEXT ? 0 : n_tools, &nudged);
         if (code >= 0)
             return code;
         if (os_interrupted())
@@ -654,6 +684,7 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
     struct run r;
     memset(&r, 0, sizeof r);
     r.cfg = cfg;
+    r.proto = cfg->protocol;
     r.out = out;
     if (out)
         memset(out, 0, sizeof *out);
