@@ -36,33 +36,6 @@ struct llm_client {
     void *ctx;
 };
 
-static const struct {
-    const char *name;
-    enum llm_provider_kind kind;
-} provider_names[] = {
-    {"openai-compatible", LLM_PROVIDER_OPENAI},
-    {"openai", LLM_PROVIDER_OPENAI},
-    {"google", LLM_PROVIDER_GOOGLE},
-    {"gemini", LLM_PROVIDER_GOOGLE},
-};
-
-wa_err llm_provider_from_name(const char *name, enum llm_provider_kind *out)
-{
-    for (size_t i = 0; name && i < sizeof provider_names / sizeof provider_names[0]; i++) {
-        const char *a = name, *b = provider_names[i].name;
-        while (*a && *b && (*a | 0x20) == *b) {
-            a++;
-            b++;
-        }
-        if (!*a && !*b) {
-            *out = provider_names[i].kind;
-            return WA_E_OK;
-        }
-    }
-    return wa_fail(WA_E_CONFIG, "unknown LLM provider \"%s\" (use openai-compatible or google)",
-                   name ? name : "");
-}
-
 /* Writes a log line with the key scrubbed out. */
 static void client_log(const struct llm_client *c, const char *fmt, ...) WA_PRINTF(2, 3);
 static void client_log(const struct llm_client *c, const char *fmt, ...)
@@ -128,7 +101,7 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
     if (!c)
         return wa_fail(WA_E_NOMEM, "out of memory");
     c->s.provider = cfg->provider;
-    c->ops = cfg->provider == LLM_PROVIDER_GOOGLE ? &llm_gemini_ops : &llm_openai_ops;
+    c->ops = llm_provider_ops_for(cfg->provider);
     c->s.base_url = llm_strdup(base && base[0] ? base : "");
     c->s.model = llm_strdup(cfg->model);
     c->s.api_key = cfg->api_key && cfg->api_key[0] ? llm_strdup(cfg->api_key) : NULL;
@@ -297,7 +270,13 @@ static wa_err take_text_calls(struct llm_client *c, struct llm_reply *r)
                       "(said once)");
         c->text_calls_logged = true;
     }
-    free(r->text);
+    if (t.n_calls) { /* the history keeps what the model wrote */
+        r->written = r->text;
+        r->text = NULL;
+    } else {
+        free(r->text);
+        r->text = NULL;
+    }
     if (t.final_answer) { /* UI-TARS finished(): the answer; its Thought as reasoning */
         r->text = t.final_answer;
         t.final_answer = NULL;
@@ -330,7 +309,7 @@ static void describe_request(const struct llm_wire *w, char *out, size_t outsz)
         const char *colon = strchr(h, ':');
         int nlen = colon ? (int)(colon - h) : (int)strlen(h);
         bool secret = llm_stristr(h, "authorization:") == h || llm_stristr(h, "api-key:") == h ||
-                      llm_stristr(h, "x-goog-api-key:") == h;
+                      llm_stristr(h, "x-goog-api-key:") == h || llm_stristr(h, "x-api-key:") == h;
         n += (size_t)snprintf(out + n, outsz - n, "%s%.*s: %s", i ? ", " : "", nlen, h,
                               secret  ? "(redacted)"
                               : colon ? colon + 2
@@ -407,6 +386,12 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
             }
             continue;
         }
+        /* vLLM without a tool parser refuses every request with tools, whatever
+         * tool_choice says: the caller may declare its tools in text instead. */
+        if (oc.status == 400 && n_tools && !c->s.tool_choice &&
+            (llm_stristr(oc.message, "tool choice") || llm_stristr(oc.message, "tool_choice") ||
+             llm_stristr(oc.message, "tool-call-parser")))
+            out->tools_refused = true;
         if (!oc.retry) {
             client_log(c, "llm: %s, not retried", detail);
             break;

@@ -74,6 +74,10 @@ struct llm_message {
     char *tool_name;    /* tool messages: that call's function name */
     /* Assistant messages from Gemini: a thoughtSignature on a text-only part, echoed back. */
     char *thought_signature;
+    /* Assistant messages whose calls the model wrote in its text (text holds it as
+     * written): they go back as that text, and their results as one user turn of text
+     * and images, since such a server knows no tool calls or tool messages. */
+    bool calls_as_text;
 };
 
 struct llm_conversation {
@@ -132,9 +136,16 @@ struct llm_reply {
      * what was written around them (UI-TARS: the Thought), or a UI-TARS finished()
      * answer, whose Thought goes to reasoning. */
     bool calls_from_text;
+    /* With calls_from_text: the reply's text as the model wrote it, calls and all (what
+     * the conversation keeps, so the model reads back its own words). NULL otherwise. */
+    char *written;
     /* A call was started in the text but is malformed: why, to tell the model; the reply
      * is then left as the server sent it. NULL otherwise. */
     char *text_call_error;
+    /* The server refuses any request with tools (HTTP 400: vLLM started without a tool
+     * parser says "auto" tool choice requires --enable-auto-tool-choice): no retry
+     * helps, but the same request without tools would pass. Set on failure only. */
+    bool tools_refused;
     int attempts;      /* HTTP attempts this reply took (1 = no retry) */
     long http_status;  /* status of the last attempt */
     double elapsed_ms; /* whole call, retries and waits included */
@@ -145,8 +156,10 @@ void llm_reply_cleanup(struct llm_reply *r);
 /* ---- the client ---- */
 
 enum llm_provider_kind {
-    LLM_PROVIDER_OPENAI, /* "openai-compatible" */
-    LLM_PROVIDER_GOOGLE, /* "google" (Gemini generateContent) */
+    LLM_PROVIDER_OPENAI,           /* "openai-compatible" (Chat Completions) */
+    LLM_PROVIDER_GOOGLE,           /* "google" (Gemini generateContent) */
+    LLM_PROVIDER_OPENAI_RESPONSES, /* "openai-responses" (the Responses API) */
+    LLM_PROVIDER_ANTHROPIC,        /* "anthropic" (the Messages API) */
 };
 
 /* Receives progress and diagnostic lines (retries, waits, stream errors). Never given
@@ -157,9 +170,10 @@ typedef void (*llm_delta_fn)(void *ctx, const char *text, bool is_reasoning);
 
 struct llm_config {
     enum llm_provider_kind provider;
-    const char *base_url; /* OpenAI: required (…/v1, Azure deployment URL with
-                           * ?api-version=, Ollama…); Gemini: optional, default
-                           * https://generativelanguage.googleapis.com */
+    const char *base_url; /* OpenAI-compatible: required (…/v1, Azure deployment URL with
+                           * ?api-version=, Ollama…); the others: optional, defaults
+                           * https://generativelanguage.googleapis.com,
+                           * https://api.openai.com/v1, https://api.anthropic.com */
     const char *model;
     const char *api_key; /* NULL or "" when the server needs none */
     bool stream;         /* server-sent events (default on in the CLI) */
@@ -173,8 +187,8 @@ struct llm_config {
     int max_tokens;            /* 0: not sent */
     /* Mask of enum llm_text_format: when a reply carries no tool call but its text holds
      * a well-formed call of one of these grammars, the calls are taken from the text
-     * (--tool-protocol auto: LLM_TEXT_FUNCTION_FORMATS; text with UI-TARS: LLM_TEXT_UITARS).
-     * Logged once per client. 0: replies are taken as sent. */
+     * (as llm_protocol_choose settles it for --tool-protocol). Logged once per client.
+     * 0: replies are taken as sent. */
     unsigned text_calls;
     /* OpenAI-compatible: "auto", "required" or "none" sent as tool_choice with tools;
      * NULL: not sent. A server that rejects it (HTTP 400 naming tool_choice) is asked
@@ -211,7 +225,8 @@ void llm_client_free(struct llm_client *c);
 wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
                     const struct llm_tool *tools, size_t n_tools, struct llm_reply *out);
 
-/* "openai-compatible" (also "openai") / "google" (also "gemini"). */
+/* "openai-compatible" (also "openai"), "openai-responses", "google" (also "gemini"),
+ * "anthropic"; see also llm/protocol.h for the names going the other way. */
 wa_err llm_provider_from_name(const char *name, enum llm_provider_kind *out);
 
 #endif

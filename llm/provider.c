@@ -38,6 +38,31 @@ wa_err llm_wire_add_header(struct llm_wire *w, const char *fmt, ...)
     return WA_E_OK;
 }
 
+const struct llm_provider_ops *llm_provider_ops_for(enum llm_provider_kind k)
+{
+    switch (k) {
+    case LLM_PROVIDER_GOOGLE:
+        return &llm_gemini_ops;
+    case LLM_PROVIDER_OPENAI_RESPONSES:
+        return &llm_responses_ops;
+    case LLM_PROVIDER_ANTHROPIC:
+        return &llm_anthropic_ops;
+    case LLM_PROVIDER_OPENAI:
+        break;
+    }
+    return &llm_openai_ops;
+}
+
+bool llm_is_azure(const char *url)
+{
+    const char *host = strstr(url, "://");
+    host = host ? host + 3 : url;
+    size_t n = strcspn(host, "/:?");
+    static const char suffix[] = ".azure.com";
+    size_t k = sizeof suffix - 1;
+    return n >= k && memcmp(host + n - k, suffix, k) == 0;
+}
+
 char *llm_url_join(const char *base, const char *path, const char *extra_query)
 {
     const char *q = strchr(base, '?');
@@ -70,6 +95,44 @@ const struct llm_message *llm_find_result(const struct llm_conversation *conv, s
             return m;
     }
     return NULL;
+}
+
+bool llm_text_round_results(const struct llm_conversation *conv, size_t i, char **text,
+                            struct llm_image **images, size_t *n_images, size_t *last)
+{
+    *text = NULL;
+    *images = NULL;
+    *n_images = 0;
+    size_t end = i + 1, n_img = 0;
+    while (end < conv->n_messages && conv->messages[end].role == LLM_ROLE_TOOL)
+        n_img += conv->messages[end++].n_images;
+    *last = end - 1;
+    if (end == i + 1)
+        return true;
+    struct dynbuf b;
+    dynbuf_init(&b, 64u << 20);
+    wa_err e = WA_E_OK;
+    for (size_t j = i + 1; !e && j < end; j++) {
+        const struct llm_message *r = &conv->messages[j];
+        e = dynbuf_addf(&b, "%sResult of %s (%s):\n%s", j > i + 1 ? "\n\n" : "",
+                        r->tool_name && r->tool_name[0] ? r->tool_name : "tool",
+                        r->tool_call_id ? r->tool_call_id : "?", r->text ? r->text : "");
+    }
+    if (!e && n_img && !(*images = calloc(n_img, sizeof **images)))
+        e = WA_E_NOMEM;
+    for (size_t j = i + 1; !e && j < end; j++)
+        for (size_t k = 0; k < conv->messages[j].n_images; k++)
+            (*images)[(*n_images)++] = conv->messages[j].images[k];
+    if (!e && !(*text = dynbuf_take(&b)))
+        e = WA_E_NOMEM;
+    dynbuf_cleanup(&b);
+    if (e) {
+        free(*images);
+        *images = NULL;
+        *n_images = 0;
+        return false;
+    }
+    return true;
 }
 
 char *llm_orphan_result_text(const struct llm_message *m)

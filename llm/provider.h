@@ -39,7 +39,7 @@ void llm_wire_cleanup(struct llm_wire *w);
 wa_err llm_wire_add_header(struct llm_wire *w, const char *fmt, ...) WA_PRINTF(2, 3);
 
 struct llm_provider_ops {
-    const char *name; /* "openai-compatible", "google" */
+    const char *name; /* "openai-compatible", "google", "openai-responses", "anthropic" */
     /* Builds URL, headers and JSON body for the conversation and tools. */
     wa_err (*build)(const struct llm_settings *s, const struct llm_conversation *conv,
                     const struct llm_tool *tools, size_t n_tools, struct llm_wire *out);
@@ -54,6 +54,14 @@ struct llm_provider_ops {
 
 extern const struct llm_provider_ops llm_openai_ops;
 extern const struct llm_provider_ops llm_gemini_ops;
+extern const struct llm_provider_ops llm_responses_ops;
+extern const struct llm_provider_ops llm_anthropic_ops;
+
+/* The table of a provider kind. */
+const struct llm_provider_ops *llm_provider_ops_for(enum llm_provider_kind k);
+
+/* Azure OpenAI resources (host under .azure.com) take their key in "api-key". */
+bool llm_is_azure(const char *url);
 
 /* base + path, keeping a query the base carries ("...?api-version=x" stays last) and
  * adding extra_query (may be NULL) to it. A base that already ends with path is kept.
@@ -80,6 +88,14 @@ wa_err llm_set_json_str(char **dst, const cJSON *v);
 /* "Result of NAME: TEXT" for a tool result no call precedes (sent as user text, since
  * both APIs reject an unanswered result); heap string, NULL when out of memory. */
 char *llm_orphan_result_text(const struct llm_message *m);
+
+/* The results of an assistant turn whose calls were written as text (calls_as_text,
+ * at index i): the tool messages after it, in order, as the text of one user turn
+ * ("Result of desktop (call_1):\n..." each) and their images (*images a heap array
+ * of shallow copies the caller frees, NULL when none). *last is the index of the last
+ * message consumed (i when none follows; *text is then NULL). False when out of memory. */
+bool llm_text_round_results(const struct llm_conversation *conv, size_t i, char **text,
+                            struct llm_image **images, size_t *n_images, size_t *last);
 
 const struct llm_message *llm_find_result(const struct llm_conversation *conv, size_t i,
                                           const char *call_id);

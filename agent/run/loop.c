@@ -21,8 +21,7 @@
 #include "agent/run/trace.h"
 #include "base/os.h"
 #include "base/str.h"
-
-extern const char prompt_system[];
+#include "llm/textcalls.h"
 
 #define MAX_CALLS_PER_REPLY 16 /* more in one reply are answered with an error */
 #define SAME_FAILURE_WARN   3  /* identical failing calls in a row before the model is told */
@@ -54,6 +53,7 @@ struct run {
     struct session *ses;
     struct obs_ref *obs;
     size_t n_obs;
+    int image_w, image_h; /* size of the latest image sent, pixels (0: none yet) */
     /* loop detection */
     char *last_sig;
     int same_failures;
@@ -62,6 +62,10 @@ struct run {
     uint64_t last_obs_hash;
     bool have_obs_hash;
     const char *stop_reason; /* set when a repetition ends the run */
+    int bad_text_calls;      /* replies whose call written as text could not be read */
+    /* The protocol spoken now: the configured one, until a server that takes no tools
+     * turns auto's functions into text for the rest of the run. */
+    struct llm_protocol_choice proto;
     /* totals */
     struct llm_usage usage;
     double llm_ms, agent_ms;
@@ -116,11 +120,22 @@ static void trim_history(struct run *r)
     }
 }
 
-/* The observation as the model gets it: text to append, and an image if any. */
-static void observation_for_model(const struct observation *o, struct dynbuf *text,
+/* The observation as the model gets it: text to append, and an image if any (whose
+ * size is remembered: calls written in pixels refer to it). */
+static void observation_for_model(struct run *r, const struct observation *o, struct dynbuf *text,
                                   struct llm_image *img, bool *has_img)
 {
     *has_img = false;
+    if (o->kind == OBS_IMAGE && r->cfg->protocol.grammar == LLM_TEXT_UITARS) {
+        /* a grounding model places its points in its own space: no 0-999 here */
+        dynbuf_adds(text, "\n\nA screenshot of the screen is attached.");
+        img->mime = "image/png";
+        img->base64 = o->png_base64;
+        *has_img = true;
+        r->image_w = o->width;
+        r->image_h = o->height;
+        return;
+    }
     if (o->kind == OBS_TREE) {
         dynbuf_adds(text, "\n\nObservation (accessibility tree; coordinates 0-999):\n");
         dynbuf_adds(text, o->text);
@@ -137,6 +152,8 @@ static void observation_for_model(const struct observation *o, struct dynbuf *te
         img->mime = "image/png";
         img->base64 = o->png_base64;
         *has_img = true;
+        r->image_w = o->width;
+        r->image_h = o->height;
     }
 }
 
@@ -244,7 +261,16 @@ static void summary_line(const struct llm_tool_call *call, const struct op_reque
 static void perform_call(struct run *r, const struct llm_tool_call *call, struct op_request *q,
                          struct op_result *res, cJSON *trace)
 {
-    wa_err e = tool_request(r, call, call->parsed, q);
+    cJSON *moved = NULL; /* a grounding model's coordinates, moved to 0-999 */
+    wa_err e = WA_E_OK;
+    if (call->coords != LLM_COORDS_FRAME_999 && call->parsed) {
+        e = textcalls_args_to_999(call, r->image_w, r->image_h, &moved);
+        if (e)
+            op_request_init(q, NULL);
+    }
+    if (!e)
+        e = tool_request(r, call, moved ? moved : call->parsed, q);
+    cJSON_Delete(moved);
     if (!e)
         cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, wire_request_args(q, WIRE_MODEL, 0));
     else if (call->parsed)
@@ -277,7 +303,7 @@ static char *answer_call(struct run *r, const struct llm_tool_call *call,
     dynbuf_adds(&text, result_text ? result_text : "{}");
     struct llm_image img;
     bool has_img;
-    observation_for_model(&res->obs, &text, &img, &has_img);
+    observation_for_model(r, &res->obs, &text, &img, &has_img);
     llm_conversation_add_tool_result(&r->conv, call->id, call->name, dynbuf_str(&text),
                                      has_img ? &img : NULL);
     dynbuf_cleanup(&text);
@@ -406,7 +432,7 @@ static void first_turn(struct run *r)
     if (!e && res.obs.kind != OBS_NONE) {
         calltrace_observation(&r->log, 0, res.op->model, &res.obs, session_tree(r->ses), trace);
         steplog_progress(&r->log, "[step 0/%d] observe -> %s", r->cfg->max_steps, res.obs.verdict);
-        observation_for_model(&res.obs, &text, &img, &has_img);
+        observation_for_model(r, &res.obs, &text, &img, &has_img);
     } else {
         steplog_progress(&r->log, "[step 0/%d] no first observation: %s", r->cfg->max_steps,
                          res.message);
@@ -565,6 +591,29 @@ static void run_calls(struct run *r, int step, const struct llm_reply *reply, cJ
     cJSON_AddNumberToObject(timings, TRACE_TOOLS_MS, (double)(os_now_ms() - t0));
 }
 
+/* A server that refuses tools under auto's functions: the tools are declared in the
+ * system prompt and the calls read from the replies' text for the rest of the run.
+ * False when the protocol was not auto's or the prompt cannot be made. */
+static bool speak_text_instead(struct run *r)
+{
+    if (r->proto.protocol != LLM_PROTO_FUNCTIONS || !r->proto.text_calls)
+        return false;
+    struct llm_protocol_choice text = r->proto;
+    text.protocol = LLM_PROTO_TEXT;
+    text.grammar = LLM_TEXT_HERMES;
+    text.why = "the server takes no tools";
+    char *system = agent_system_prompt(&text, core_shell(r->core) != SHELL_DENIED);
+    if (!system || llm_conversation_set_system(&r->conv, system)) {
+        free(system);
+        return false;
+    }
+    free(system);
+    r->proto = text;
+    steplog_progress(&r->log, "the server takes no tools: declaring them in the prompt and "
+                              "reading calls from the text from now on");
+    return true;
+}
+
 /* One step: ask the model, then answer or run its calls. Returns the run's exit code
  * when the run ends here, -1 when it goes on. */
 static int run_step(struct run *r, int step, const struct llm_tool *tools, size_t n_tools,
@@ -579,6 +628,10 @@ static int run_step(struct run *r, int step, const struct llm_tool *tools, size_
     r->usage.completion_tokens =
         add_tokens(r->usage.completion_tokens, reply.usage.completion_tokens);
     r->usage.total_tokens = add_tokens(r->usage.total_tokens, reply.usage.total_tokens);
+    if (e && reply.tools_refused && n_tools && speak_text_instead(r)) {
+        llm_reply_cleanup(&reply);
+        return run_step(r, step, tools, 0, nudged); /* the same step, asked without tools */
+    }
     if (e) {
         llm_reply_cleanup(&reply);
         char what[48];
@@ -593,7 +646,20 @@ static int run_step(struct run *r, int step, const struct llm_tool *tools, size_
     snprintf(stats, sizeof stats, "  llm %.1fs  %.1fk tok", reply.elapsed_ms / 1000.0,
              (double)reply.usage.total_tokens / 1000.0);
     int code = -1;
-    if (reply.n_calls == 0) {
+    if (reply.n_calls == 0 && reply.text_call_error && r->bad_text_calls++ < SAME_FAILURE_STOP) {
+        /* a call written as text that cannot be read is no final answer: say why */
+        char msg[700];
+        snprintf(msg, sizeof msg,
+                 "Your tool call could not be read: %.500s. Write it again, well-formed, or "
+                 "give your final answer as plain text.",
+                 reply.text_call_error);
+        llm_conversation_add_user(&r->conv, msg, NULL, 0);
+        steplog_progress(&r->log,
+                         "[step %d/%d] (a call written as text could not be read, asked "
+                         "again)%s",
+                         step, r->cfg->max_steps, stats);
+        steplog_trace(&r->log, trace);
+    } else if (reply.n_calls == 0) {
         code = answer(r, step, &reply, trace, stats, nudged);
     } else {
         run_calls(r, step, &reply, trace, stats);
@@ -613,7 +679,9 @@ static int run_steps(struct run *r)
         if (os_interrupted())
             return fail_run(r, EXIT_INTERRUPTED, wa_fail(WA_E_INTERRUPTED, "between steps"),
                             os_interrupt_reason(), step - 1);
-        int code = run_step(r, step, tools, n_tools, &nudged);
+        /* with text, the tools are declared in the system prompt: the server gets none */
+        int code =
+            run_step(r, step, tools, r->proto.protocol == LLM_PROTO_TEXT ? 0 : n_tools, &nudged);
         if (code >= 0)
             return code;
         if (os_interrupted())
@@ -662,6 +730,7 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
     struct run r;
     memset(&r, 0, sizeof r);
     r.cfg = cfg;
+    r.proto = cfg->protocol;
     r.out = out;
     if (out)
         memset(out, 0, sizeof *out);
@@ -679,9 +748,10 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
         snprintf(out->dir, sizeof out->dir, "%s", r.log.dir);
     steplog_note(&r.log, "winagent: task: %s", cfg->prompt);
     steplog_note(&r.log,
-                 "config: provider=%s model=%s base_url=%s key=%s mode=%s max_steps=%d "
-                 "max_edge=%d history_images=%d shell=%s dry_run=%s stream=%s env=%s",
-                 cfg->provider == LLM_PROVIDER_GOOGLE ? "google" : "openai-compatible", cfg->model,
+                 "config: provider=%s model=%s tool_protocol=%s (%s) base_url=%s key=%s mode=%s "
+                 "max_steps=%d max_edge=%d history_images=%d shell=%s dry_run=%s stream=%s env=%s",
+                 llm_provider_name(cfg->provider), cfg->model,
+                 llm_tool_protocol_name(cfg->protocol.protocol), cfg->protocol.why,
                  cfg->base_url ? cfg->base_url : "(default)", cfg->api_key ? "set" : "none",
                  obs_mode_name(cfg->mode), cfg->max_steps, cfg->max_edge, cfg->history_images,
                  shell, cfg->dry_run ? "yes" : "no", cfg->stream ? "yes" : "no",
@@ -700,6 +770,8 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
                                                : cfg->llm_retries,
         .max_backoff_ms = cfg->llm_max_wait_ms,
         .timeout_s = cfg->llm_timeout_s,
+        .text_calls = cfg->protocol.text_calls,
+        .text_coords = cfg->protocol.coords,
         .log = log_llm_line,
         .ctx = &r.log,
     };
@@ -713,7 +785,14 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
         goto out;
     }
     llm_conversation_init(&r.conv);
-    llm_conversation_set_system(&r.conv, prompt_system);
+    char *system = agent_system_prompt(&cfg->protocol, core_shell(r.core) != SHELL_DENIED);
+    if (!system) {
+        code = fail_run(&r, EXIT_USAGE, wa_fail(WA_E_NOMEM, "out of memory"),
+                        "cannot set up the system prompt", 0);
+        goto out;
+    }
+    llm_conversation_set_system(&r.conv, system);
+    free(system);
     first_turn(&r);
     code = run_steps(&r);
     llm_conversation_cleanup(&r.conv);

@@ -43,6 +43,7 @@ try:
 except ImportError:  # imported from elsewhere without this folder on sys.path
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import png_decode
+from wires import WIRES  # the Responses and Messages APIs  # noqa: E402
 
 HOST = "127.0.0.1"
 DEFAULT_IDLE_EXIT = 600.0
@@ -50,8 +51,10 @@ DEFAULT_IDLE_EXIT = 600.0
 QUIRKS = frozenset({
     "args_as_object", "empty_ids", "missing_ids", "content_null", "whole_chunk",
     "finish_reason", "omit_index", "comments", "no_done", "crlf", "thought_signature",
-    "gemini_finish", "block_reason", "invalid_arguments", "reasoning_field",
+    "gemini_finish", "block_reason", "invalid_arguments", "reasoning_field", "calls_as_text",
 })
+# How a server without a tool parser passes the calls on: as text in the content.
+TEXT_CALL_FORMATS = frozenset({"hermes", "qwen3_coder", "json"})
 FAULTS = frozenset({
     "drop_before_response", "drop_mid_stream", "truncated_json", "error_mid_stream",
     "huge_body", "slow", "raw",
@@ -64,6 +67,12 @@ REFUSALS = {
     # llama.cpp server builds without streamed tool calls
     "stream_with_tools": {"error": {"code": 400, "type": "invalid_request_error",
                                     "message": "Cannot use tools with stream"}},
+    # vLLM started without --enable-auto-tool-choice: with tools, tool_choice defaults to
+    # "auto", so every request with tools is refused
+    "tools_without_parser": {"object": "error", "type": "BadRequestError", "param": None,
+                             "code": 400,
+                             "message": "\"auto\" tool choice requires --enable-auto-tool-choice "
+                                        "and --tool-call-parser to be set"},
     # vLLM started without --enable-auto-tool-choice
     "tool_choice": {"object": "error", "type": "BadRequestError", "param": None, "code": 400,
                     "message": "\"auto\" tool choice requires --enable-auto-tool-choice and "
@@ -88,9 +97,31 @@ TREE_LINE_RE = re.compile(
     r'^[ \t]*\[(\d+)\] (\w+) "((?:[^"\\\n]|\\.)*)"(?: @\((-?\d+),\s*(-?\d+)\))?', re.M)
 TREE_HEADER_RE = re.compile(r"^Window: ", re.M)
 PLACEHOLDER_RE = re.compile(
-    r"^\$\{(element|element_x|element_y):([^:}]+):(.*)\}$|^\$\{(color_x|color_y):([0-9A-Fa-f]{6})\}$"
+    r"^\$\{(element|element_x|element_y):([^:}]+):(.*)\}$"
+    r"|^\$\{(color_x|color_y|tars_x|tars_y):([0-9A-Fa-f]{6})\}$"
     r"|^\$\{mark_at:(\d+):(\d+)\}$",
     re.S)
+# A placeholder inside a reply's text (calls a model writes as text, e.g. UI-TARS).
+INLINE_PLACEHOLDER_RE = re.compile(r"\$\{[^${}]+\}")
+
+# UI-TARS-1.5 / Qwen2.5-VL "smart resize", as the model server applies it to an image.
+TARS_FACTOR, TARS_MIN_PIXELS, TARS_MAX_PIXELS = 28, 100 * 28 * 28, 16384 * 28 * 28
+
+
+def smart_resize(width, height):
+    """(width, height) of the image the model sees: sides multiples of 28, bounded area."""
+    import math
+    rb = lambda v: max(TARS_FACTOR, int(math.floor(v / TARS_FACTOR + 0.5)) * TARS_FACTOR)
+    w, h = rb(width), rb(height)
+    if w * h > TARS_MAX_PIXELS:
+        beta = math.sqrt(width * height / TARS_MAX_PIXELS)
+        w = int(math.floor(width / beta / TARS_FACTOR)) * TARS_FACTOR
+        h = int(math.floor(height / beta / TARS_FACTOR)) * TARS_FACTOR
+    elif w * h < TARS_MIN_PIXELS:
+        beta = math.sqrt(TARS_MIN_PIXELS / (width * height))
+        w = int(math.ceil(width * beta / TARS_FACTOR)) * TARS_FACTOR
+        h = int(math.ceil(height * beta / TARS_FACTOR)) * TARS_FACTOR
+    return w, h
 # A numbered mark listed beside an image: [id] TYPE "NAME" bounds=[l,t][r,b] (0-999).
 MARK_LINE_RE = re.compile(
     r'^\[(\d+)\] (\w+) "((?:[^"\\\n]|\\.)*)" bounds=\[(\d+),(\d+)\]\[(\d+),(\d+)\]', re.M)
@@ -193,6 +224,9 @@ class Scenario:
             if unknown:
                 raise ValueError("%s: unknown quirks: %s (known: %s)"
                                  % (where, ", ".join(sorted(unknown)), ", ".join(sorted(QUIRKS))))
+            if quirks.get("calls_as_text", "hermes") not in TEXT_CALL_FORMATS:
+                raise ValueError("%s: calls_as_text must be one of %s"
+                                 % (where, ", ".join(sorted(TEXT_CALL_FORMATS))))
             expect = step.get("expect", {})
             if not isinstance(expect, dict) or set(expect) - EXPECTS:
                 raise ValueError("%s: expect must be an object with keys among %s"
@@ -273,6 +307,8 @@ def _observation_texts(req):
     """Texts of the request that may carry an observation, oldest first: OpenAI tool and
     user messages; Gemini non-model text parts and functionResponse contents."""
     out = []
+    if req.provider in WIRES:
+        return WIRES[req.provider].observation_texts(req.body, _expand_strings)
     if req.provider == "openai":
         for msg in req.body.get("messages") or []:
             if isinstance(msg, dict) and msg.get("role") in ("tool", "user"):
@@ -356,6 +392,10 @@ def request_images(req):
             inline = obj.get("inlineData") or obj.get("inline_data")
             if isinstance(inline, dict) and isinstance(inline.get("data"), str):
                 images.append((inline.get("mimeType") or inline.get("mime_type") or "", inline["data"]))
+            src = obj.get("source") if obj.get("type") == "image" else None  # Anthropic
+            if isinstance(src, dict) and src.get("type") == "base64" and \
+                    isinstance(src.get("data"), str):
+                images.append((src.get("media_type") or "", src["data"]))
             for k, v in obj.items():
                 if k not in ("image_url", "inlineData", "inline_data"):
                     walk(v)
@@ -363,7 +403,9 @@ def request_images(req):
             for v in obj:
                 walk(v)
 
-    if req.provider == "openai":
+    if req.provider in WIRES:
+        walk(WIRES[req.provider].image_roots(req.body))
+    elif req.provider == "openai":
         walk(req.body.get("messages"))
     else:
         walk(req.body.get("contents"))
@@ -461,6 +503,11 @@ class _Resolver:
             raise TemplateError("fake_llm: no pixels of colour #%s (+-8) in the latest image (%dx%d)"
                                 % (hexrgb.upper(), image.width, image.height))
         cx, cy, _ = found
+        if kind in ("tars_x", "tars_y"):  # pixels of the smart-resized image
+            rw, rh = smart_resize(image.width, image.height)
+            if kind == "tars_x":
+                return int(round(cx * rw / image.width))
+            return int(round(cy * rh / image.height))
         if kind == "color_x":
             return png_decode.to_frame(cx, image.width)
         return png_decode.to_frame(cy, image.height)
@@ -491,6 +538,8 @@ def resolve_templates(step, req):
     for call in step.get("tool_calls") or []:
         if "arguments" in call:
             call["arguments"] = sub(call["arguments"])
+    if isinstance(step.get("text"), str):  # placeholders inside text become numbers
+        step["text"] = INLINE_PLACEHOLDER_RE.sub(lambda m: str(sub(m.group(0))), step["text"])
     return "; ".join(errors) if errors else None
 
 
@@ -524,6 +573,8 @@ def _as_list(v):
 
 
 def _has_tool_result(req, call_id):
+    if req.provider in WIRES:
+        return WIRES[req.provider].has_tool_result(req.body, call_id)
     if req.provider == "openai":
         return any(isinstance(m, dict) and m.get("role") == "tool" and m.get("tool_call_id") == call_id
                    for m in req.body.get("messages") or [])
@@ -551,6 +602,8 @@ def refusal(refuse, req):
         return "stream_with_tools"
     if "tool_choice" in refuse and "tool_choice" in body:
         return "tool_choice"
+    if "tools_without_parser" in refuse and body.get("tools"):
+        return "tools_without_parser"
     return None
 
 
@@ -595,6 +648,9 @@ class Reply:
                 "id": call.get("id"),                    # None when the step gave none
                 "default_id": "call_%d_%d" % (n, i + 1),
             })
+        if self.quirks.get("calls_as_text"):  # no tool parser: the calls stay text
+            self.text = calls_as_text(self.text, self.calls, self.quirks["calls_as_text"])
+            self.calls = []
         usage = step.get("usage") or {}
         prompt = usage.get("prompt_tokens")
         if prompt is None:
@@ -614,6 +670,29 @@ class Reply:
         if self.quirks.get("empty_ids"):
             return ""
         return call["id"] if call["id"] is not None else call["default_id"]
+
+
+def calls_as_text(text, calls, fmt):
+    """The content a server without a tool parser returns: the model's text, then its
+    calls as the chat template has the model write them."""
+    def args_of(call):
+        a = call["arguments"]
+        return json.loads(a) if isinstance(a, str) else a
+    out = [text] if text else []
+    if fmt == "json":  # Llama 3.1: one bare object per turn
+        call = calls[0]
+        return json.dumps({"name": call["name"], "parameters": args_of(call)}, ensure_ascii=False)
+    for call in calls:
+        if fmt == "hermes":
+            out.append("<tool_call>\n%s\n</tool_call>" % json.dumps(
+                {"name": call["name"], "arguments": args_of(call)}, ensure_ascii=False))
+        else:  # qwen3_coder
+            params = "".join("<parameter=%s>\n%s\n</parameter>\n"
+                             % (k, v if isinstance(v, str) else json.dumps(v))
+                             for k, v in args_of(call).items())
+            out.append("<tool_call>\n<function=%s>\n%s</function>\n</tool_call>"
+                       % (call["name"], params))
+    return "\n".join(out)
 
 
 def openai_usage(reply):
@@ -836,10 +915,19 @@ def gemini_chunks(reply, req):
     return chunks
 
 
+def render_whole(reply, req):
+    """A non-streamed reply in the request's format."""
+    if req.provider in WIRES:
+        return WIRES[req.provider].response(reply, req)
+    return openai_completion(reply, req) if req.provider == "openai" else gemini_response(reply, req)
+
+
 def error_body(provider, status, step, model):
     """The provider's real error shape for an HTTP error step (used when no body is given)."""
     quota = step.get("quota")
-    if provider == "openai":
+    if provider == "anthropic":
+        return WIRES["anthropic"].error_body(status, step)
+    if provider in ("openai", "responses"):
         etype, code, message = OPENAI_ERRORS.get(
             status, ("server_error" if status >= 500 else "invalid_request_error", None,
                      "fake_llm: scripted HTTP %d" % status))
@@ -882,6 +970,8 @@ def error_body(provider, status, step, model):
 
 def stream_error_object(provider):
     """The error object a server sends as a data line when it fails mid-stream."""
+    if provider in WIRES:
+        return WIRES[provider].stream_error()
     if provider == "openai":
         return {"error": {"message": "fake_llm: the upstream model failed mid-stream",
                           "type": "server_error", "param": None, "code": "server_error"}}
@@ -1128,6 +1218,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return None
         if path.endswith("/chat/completions"):
             return "openai", None, None, True
+        if path.endswith("/responses"):
+            return "responses", None, None, True
+        if path.endswith("/v1/messages"):
+            return "anthropic", None, None, True
         m = GEMINI_PATH_RE.search(path)
         if m:
             stream = m.group(2) == "streamGenerateContent"
@@ -1163,7 +1257,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return record
 
         provider, model, stream, sse = kind
-        if provider == "openai":
+        if provider != "gemini":
             model = body.get("model") if isinstance(body, dict) else None
             stream = isinstance(body, dict) and body.get("stream") is True
         req = ModelRequest(provider, url.path, url.query, record["headers"], raw, body,
@@ -1175,6 +1269,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             record["response"] = {"kind": "bad_request", "status": 400}
             req.n = fake._add_record(record)
             self.send_json(400, error_body(provider, 400, {}, req.model))
+            record["outcome"] = "sent"
+            return record
+
+        problems = WIRES[provider].validate(body, record["headers"]) if provider in WIRES else []
+        if problems:  # the API's own 400: the request is not what the reference says
+            record["response"] = {"kind": "invalid", "status": 400, "problems": problems}
+            req.n = fake._add_record(record)
+            err = error_body(provider, 400, {}, req.model)
+            err["error"]["message"] = "; ".join(problems)
+            self.send_json(400, err)
             record["outcome"] = "sent"
             return record
 
@@ -1247,7 +1351,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             if cut and cut[0] == "error":
                 self.send_json(200, stream_error_object(req.provider))
                 return
-            obj = openai_completion(reply, req) if req.provider == "openai" else gemini_response(reply, req)
+            obj = render_whole(reply, req)
             if cut and cut[0] == "drop":
                 data = _dumps(obj).encode("utf-8")
                 self._begin(200, [("Content-Type", "application/json; charset=utf-8"),
@@ -1258,7 +1362,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.send_json(200, obj)
             return
 
-        if req.provider == "openai":
+        if req.provider in WIRES:
+            objs = WIRES[req.provider].events(reply, req)
+            done = False
+        elif req.provider == "openai":
             objs = openai_chunks(reply, req)
             done = not q.get("no_done")
         else:
@@ -1294,7 +1401,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return pieces
         eol = "\r\n" if quirks.get("crlf") else "\n"
         comment = (": OPENROUTER PROCESSING" + eol + eol) if quirks.get("comments") else ""
-        pieces = [(comment + "data: " + _dumps(obj) + eol + eol).encode("utf-8") for obj in objs]
+        pieces = []
+        for obj in objs:  # (event name, object) pairs carry an event: line
+            name = ""
+            if isinstance(obj, tuple):
+                name, obj = "event: " + obj[0] + eol, obj[1]
+            pieces.append((comment + name + "data: " + _dumps(obj) + eol + eol).encode("utf-8"))
         if done:
             pieces.append((comment + "data: [DONE]" + eol + eol).encode("utf-8"))
         return pieces
@@ -1349,13 +1461,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         reply = Reply(step if (step.get("text") or step.get("tool_calls"))
                       else dict(step, text="This reply is cut short."), req, req.n)
         if req.stream:
-            objs = openai_chunks(reply, req) if req.provider == "openai" else gemini_chunks(reply, req)
+            objs = (WIRES[req.provider].events(reply, req) if req.provider in WIRES
+                    else openai_chunks(reply, req) if req.provider == "openai"
+                    else gemini_chunks(reply, req))
             data = b"".join(self._serialise_stream(req, objs, req.provider == "openai", {}))
             ctype = "text/event-stream" if req.sse else "application/json"
             start = data.rfind(b"data: {", 0, len(data) // 2 + 1)
             cut = len(data) // 2 if start < 0 else start + max(8, (data.find(b"\n", start) - start) // 2)
         else:
-            obj = openai_completion(reply, req) if req.provider == "openai" else gemini_response(reply, req)
+            obj = render_whole(reply, req)
             data = _dumps(obj).encode("utf-8")
             ctype = "application/json; charset=utf-8"
             cut = len(data) // 2

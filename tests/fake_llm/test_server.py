@@ -392,6 +392,25 @@ class TestQuirks(ServerCase):
         self.assertEqual(len(calls), 1)
         self.assertEqual(calls[0]["function"]["arguments"], {"action": "click", "x": 10, "y": 20})
 
+    def test_calls_as_text(self):
+        call = [{"name": "desktop", "arguments": {"action": "key", "keys": "ctrl+s"}}]
+        _, data = self.one({"calls_as_text": "hermes"}, stream=False, calls=call, text="Saving.")
+        msg = json.loads(data)["choices"][0]["message"]
+        self.assertNotIn("tool_calls", msg)
+        self.assertEqual(msg["content"], 'Saving.\n<tool_call>\n{"name": "desktop", "arguments": '
+                                         '{"action": "key", "keys": "ctrl+s"}}\n</tool_call>')
+        _, data = self.one({"calls_as_text": "qwen3_coder"}, calls=call)
+        events, _ = sse_events(data)
+        text = "".join(json.loads(e)["choices"][0]["delta"].get("content") or ""
+                       for e in events if e != "[DONE]" and json.loads(e)["choices"])
+        self.assertIn("<function=desktop>\n<parameter=action>\nkey\n</parameter>", text)
+        self.assertEqual(self.stream_calls(data), [])
+        _, data = self.one({"calls_as_text": "json"}, stream=False, calls=call)
+        self.assertEqual(json.loads(json.loads(data)["choices"][0]["message"]["content"]),
+                         {"name": "desktop", "parameters": {"action": "key", "keys": "ctrl+s"}})
+        with self.assertRaises(ValueError):
+            server.Scenario({"steps": [{"quirks": {"calls_as_text": "xml"}}]})
+
     def test_empty_ids(self):
         _, data = self.one({"empty_ids": True}, stream=False)
         self.assertEqual(json.loads(data)["choices"][0]["message"]["tool_calls"][0]["id"], "")
@@ -890,6 +909,18 @@ class TestTemplates(ServerCase):
         self.assertEqual(fake.requests[0]["body"]["messages"][-1]["content"][1]["image_url"]["url"],
                          "data:image/png;base64," + base64.b64encode(new).decode())
 
+    def test_tars_templates_inside_text_are_smart_resized_pixels(self):
+        w, h = 200, 100  # below 100*28*28 pixels: seen by the model as 420x224
+        png = make_png(w, h, scene_pixel((150, 20, 159, 29)))
+        fake = self.start({"steps": [{"text": "Action: click(start_box='(${tars_x:FF0000},"
+                                              "${tars_y:FF0000})')"}]})
+        _, _, data = post(fake, OAI, openai_body(messages=observation_messages(TREE, [png])))
+        text = json.loads(data)["choices"][0]["message"]["content"]
+        self.assertEqual(server.smart_resize(w, h), (420, 224))
+        self.assertEqual(server.smart_resize(1280, 800), (1288, 812))
+        self.assertEqual(text, "Action: click(start_box='(%d,%d)')"
+                         % (round(154.5 * 420 / 200), round(24.5 * 224 / 100)))
+
     def test_color_templates_gemini_rgba(self):
         w, h = 64, 48
         png = make_png(w, h, scene_pixel((0, 40, 3, 47)), alpha=True)
@@ -1225,6 +1256,74 @@ class TestCLI(unittest.TestCase):
                               env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"), timeout=10)
         self.assertEqual(proc.returncode, 1)
         self.assertIn(b"unknown fault", proc.stderr)
+
+
+class TestResponsesAndMessages(ServerCase):
+    """The Responses and Messages APIs: replies in their shapes, requests validated."""
+
+    STEP = {"text": "hi", "tool_calls": [{"name": "desktop", "arguments": {"action": "wait"},
+                                          "id": "call_1"}]}
+    ANTHROPIC_HEADERS = {"anthropic-version": "2023-06-01", "x-api-key": "k"}
+
+    def test_responses_whole_and_streamed(self):
+        fake = self.start({"steps": [self.STEP, self.STEP]})
+        body = {"model": "m", "input": [{"role": "user", "content": "go"}]}
+        status, _, data = post(fake, "/v1/responses", body)
+        self.assertEqual(status, 200)
+        out = json.loads(data)["output"]
+        self.assertEqual([i["type"] for i in out], ["message", "function_call"])
+        self.assertEqual(out[1]["call_id"], "call_1")
+        status, _, data = post(fake, "/v1/responses", dict(body, stream=True))
+        text = data.decode()
+        self.assertIn("event: response.function_call_arguments.delta\n", text)
+        self.assertIn("event: response.completed\n", text)
+        self.assertEqual(fake.requests[1]["provider"], "responses")
+
+    def test_responses_malformed_requests_are_refused(self):
+        fake = self.start({"steps": [self.STEP]})
+        status, _, data = post(fake, "/v1/responses", {"model": "m", "input": [
+            {"type": "function_call_output", "call_id": "nope", "output": "x"}],
+            "tools": [{"type": "function", "function": {"name": "desktop"}}]})
+        self.assertEqual(status, 400)
+        msg = json.loads(data)["error"]["message"]
+        self.assertIn("No tool call found", msg)
+        self.assertIn("function tools are flat", msg)
+        self.assertEqual(fake.requests[0]["response"]["kind"], "invalid")
+        self.assertIsNone(fake.requests[0]["step"])
+
+    def test_messages_whole_and_streamed(self):
+        fake = self.start({"steps": [self.STEP, self.STEP]})
+        body = {"model": "m", "max_tokens": 100, "messages": [{"role": "user", "content": "go"}]}
+        status, _, data = post(fake, "/v1/messages", body, self.ANTHROPIC_HEADERS)
+        self.assertEqual(status, 200)
+        msg = json.loads(data)
+        self.assertEqual(msg["stop_reason"], "tool_use")
+        self.assertEqual(msg["content"][1], {"type": "tool_use", "id": "call_1", "name": "desktop",
+                                             "input": {"action": "wait"}})
+        status, _, data = post(fake, "/v1/messages", dict(body, stream=True), self.ANTHROPIC_HEADERS)
+        text = data.decode()
+        self.assertIn("event: content_block_delta\n", text)
+        self.assertIn('"type":"input_json_delta"', text)
+        self.assertIn("event: message_stop\n", text)
+
+    def test_messages_malformed_requests_are_refused(self):
+        fake = self.start({"steps": [self.STEP]})
+        body = {"model": "m", "max_tokens": 10, "messages": [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "desktop",
+                                               "input": {}}]},
+            {"role": "user", "content": [{"type": "text", "text": "where"},
+                                         {"type": "tool_result", "tool_use_id": "t2",
+                                          "content": [{"type": "text", "text": ""}]}]}]}
+        status, _, data = post(fake, "/v1/messages", body, {"x-api-key": "k"})
+        self.assertEqual(status, 400)
+        err = json.loads(data)
+        self.assertEqual(err["type"], "error")
+        msg = err["error"]["message"]
+        for want in ("anthropic-version is required", "tool_result blocks must come first",
+                     "unexpected tool_use_id", "text content blocks must be non-empty",
+                     "without tool_result blocks immediately after: t1"):
+            self.assertIn(want, msg)
 
 
 if __name__ == "__main__":
