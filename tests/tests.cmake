@@ -19,6 +19,11 @@ foreach(src ${unit_sources})
   add_test(NAME unit.${short} COMMAND ${name})
   set_tests_properties(unit.${short} PROPERTIES TIMEOUT 60
     ENVIRONMENT "WINAGENT_SRC=${CMAKE_SOURCE_DIR};WINAGENT_TEST_DATA=${CMAKE_SOURCE_DIR}/tests/data")
+  # The llm tests start a Python fake server per case: 20-40 s on a quiet machine, past
+  # 100 s on a loaded one.
+  if(short MATCHES "^llm_")
+    set_tests_properties(unit.${short} PROPERTIES TIMEOUT 240)
+  endif()
 endforeach()
 
 # The image pipeline benchmark: a program to run by hand, not a test.
