@@ -15,7 +15,7 @@ items there with the keyboard, after checking that the open menu is in what they
 import json
 import os
 import re
-import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -118,6 +118,12 @@ def shows_open_menu(lines):
     return any(l["type"] == "Menu" for l in lines)
 
 
+def sees_open_menu(text, lines):
+    """Whether an observation shows an open menu: a Menu element in its tree, the change
+    report saying one opened, or the verdict of an image sent because of one."""
+    return shows_open_menu(lines) or "menu opened" in text or "an open menu" in text
+
+
 # ---- the programs ----
 
 
@@ -135,8 +141,11 @@ class Program:
             self.proc = self.app.proc
             return self
         exe = os.path.join(os.environ["WINEPREFIX"], "drive_c", *self.path.split("/"))
+        # a group of its own: some programs (winecfg) go on in a child of the process
+        # started here, and the kill must reach it too
         self.proc = subprocess.Popen(["wine", exe, *self.args], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, cwd=self.cwd or WORK)
+                                     stderr=subprocess.DEVNULL, cwd=self.cwd or WORK,
+                                     start_new_session=True)
         return self
 
     def wait_exit(self, timeout=10.0):
@@ -149,8 +158,11 @@ class Program:
     def kill(self):
         if self.app:
             self.app.kill()
-        elif self.proc and self.proc.poll() is None:
-            self.proc.kill()
+        elif self.proc:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass  # the group is gone already
             self.proc.wait(10)
 
 
@@ -169,9 +181,9 @@ def reg_query(key, value=None):
     if value is None:
         return True
     for line in r.stdout.splitlines():
-        parts = line.strip().split(None, 2)
-        if len(parts) >= 2 and parts[0] == value and parts[1].startswith("REG_"):
-            return parts[2] if len(parts) == 3 else ""
+        m = re.match(r"^\s+(.*?)\s+(REG_\w+)(?:\s+(.*))?$", line)
+        if m and m.group(1) == value:
+            return (m.group(3) or "").rstrip()
     return None
 
 
@@ -480,7 +492,8 @@ TASKS = [
          "In the Internet Settings control panel applet, set the home page and press OK",
          lambda: [Program(SYSTEM32 + "control.exe", "inetcpl.cpl")], "Internet Settings",
          [Act("select", Pick("TabItem", "General")),
-          Act("set_value", Pick("Edit", below=("Group", "Home page")),
+          Act("set_value",
+              Pick("Edit", "You can choose the address that will be used as your home page."),
               value="https://suite.example/"),
           Act("click", Pick("Button", "OK"))],
          judge_reg(IE_MAIN, "Start Page", "https://suite.example/"),
@@ -513,16 +526,26 @@ class CliDriver:
 
     def __init__(self):
         self.state_dir = tempfile.mkdtemp(prefix="cli-state-", dir=WORK)
+        self.notes = []
         self.calls = 0
         self.turns = None
         self.transcript = []
 
-    def wa(self, *args):
+    def wa(self, *args, read=False):
+        """One winagent process. A read (state) that has not answered in 45 s is
+        asked once more, and the report says so: now and then, under load, a winagent
+        started while a program starts has not answered at all (not seen alone)."""
         self.calls += 1
         env = dict(os.environ, WINAGENT_STATE_DIR=watest.win_path(self.state_dir))
-        r = subprocess.run(["wine", WINAGENT_EXE, *args], capture_output=True, text=True,
-                           encoding="utf-8", errors="replace", env=env, timeout=90,
-                           stdin=subprocess.DEVNULL)
+        try:
+            r = subprocess.run(["wine", WINAGENT_EXE, *args], capture_output=True, text=True,
+                               encoding="utf-8", errors="replace", env=env, timeout=45,
+                               stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            if not read:
+                raise
+            self.notes.append("`winagent %s` did not answer in 45 s; asked again" % args[0])
+            return self.wa(*args)
         self.transcript.append("$ winagent %s -> %d\n%s%s" % (
             " ".join(args), r.returncode, r.stdout[-1500:], r.stderr[-500:]))
         return r
@@ -532,7 +555,7 @@ class CliDriver:
         window is still coming or a menu still opening."""
         deadline = time.monotonic() + timeout
         while True:
-            r = self.wa("state", "--window", sel)
+            r = self.wa("state", "--window", sel, read=True)
             lines = parse_listing(r.stdout) if r.returncode == 0 else []
             if r.returncode == 0 and (want is None or want(lines)):
                 return lines
@@ -569,6 +592,14 @@ class CliDriver:
             elif isinstance(step, MoveWindow):
                 args, window_arg = ["move", sel] + [str(v) for v in step.rect], []
             r = self.wa(*args, *window_arg, "--return-state")
+            if r.returncode != 0 and isinstance(step, Act) and (
+                    "stale_ref" in r.stderr or ("timeout" in r.stderr and step.action in (
+                        "select", "set_value", "expand"))):
+                # the window changed since the listing (or was too busy to answer, for an
+                # action that can be done twice): read it again and act again
+                lines = self.state(sel, lambda ls: step.pick.find(ls) is not None)
+                args[1] = str(step.pick.find(lines)["ref"])
+                r = self.wa(*args, *window_arg, "--return-state")
             if r.returncode != 0:
                 raise StepFailed("winagent %s: %s %s" % (" ".join(args), r.stdout[-800:],
                                                         r.stderr[-400:]))
@@ -648,11 +679,16 @@ class ModelScript:
         text = newest_text(req)
         lines = parse_listing(text)
         if self.expect_menu:
+            if not sees_open_menu(text, lines):
+                # a menu opens in its own time: look again, as a model would
+                self.looks += 1
+                if self.looks > self.LOOKS:
+                    self.done = True
+                    return self.fail("no open menu in the observation after step %d:\n%s"
+                                     % (self.i, text[-1500:]))
+                return self.call(action="window_screenshot")
             self.expect_menu = False
-            if not (shows_open_menu(lines) or "menu opened" in text):
-                self.done = True
-                return self.fail("no open menu in the observation after step %d:\n%s"
-                                 % (self.i, text[-1500:]))
+            self.looks = 0
         elif self.i and not self.focusing and FAILED_RESULT.search(text):
             self.done = True
             return self.fail("step %d failed: %s" % (self.i, text[-800:]))
@@ -718,10 +754,11 @@ class LoopDriver:
     def __init__(self):
         self.calls = 0
         self.turns = 0
+        self.notes = []
         self.transcript = []
 
     def run(self, task):
-        wait_foreground(task.window)
+        wait_foreground(task.window, self.notes)
         script = ModelScript(task)
         with fake_llm({"steps": []}) as fake:
             fake.policy = script
@@ -741,12 +778,18 @@ class LoopDriver:
                              % (run.code, run.err[-800:]))
 
 
-def wait_foreground(title, timeout=30.0):
+def wait_foreground(title, notes, timeout=60.0):
     """Waits until a window whose title holds `title` is in front (the loop observes the
     window in front), as `winagent windows` lists it."""
     deadline = time.monotonic() + timeout
     while True:
-        r = watest.run_winagent("windows")
+        try:
+            r = subprocess.run(["wine", WINAGENT_EXE, "windows"], capture_output=True,
+                               text=True, encoding="utf-8", errors="replace", timeout=45,
+                               stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:  # see CliDriver.wa
+            notes.append("`winagent windows` did not answer in 45 s; asked again")
+            continue
         for line in r.stdout.splitlines():
             if " foreground " in line and title.lower() in line.lower():
                 return
@@ -768,6 +811,8 @@ def run_task(task, driver):
         driver.run(task)
         ok, detail = task.judge()
         row["pass"], row["detail"] = bool(ok), detail
+        if getattr(driver, "notes", None):
+            row["detail"] += " (" + "; ".join(driver.notes) + ")"
     except (StepFailed, AssertionError, subprocess.TimeoutExpired) as exc:
         row["detail"] = "%s: %s" % (type(exc).__name__, str(exc)[:1500])
     finally:
