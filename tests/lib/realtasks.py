@@ -545,6 +545,7 @@ class CliDriver:
             if not read:
                 raise
             self.notes.append("`winagent %s` did not answer in 45 s; asked again" % args[0])
+            self.transcript.append("hung: " + wine_processes())
             return self.wa(*args)
         self.transcript.append("$ winagent %s -> %d\n%s%s" % (
             " ".join(args), r.returncode, r.stdout[-1500:], r.stderr[-500:]))
@@ -663,11 +664,18 @@ class ModelScript:
         self.looks = 0
         self.expect_menu = False
         self.focusing = False
+        self.window_call = None  # the last call of a Window step: list, wait or focus
         self.failure = None
         self.done = False
 
     def call(self, **args):
         return {"tool_calls": [watest.tool_call(args)]}
+
+    def look(self):
+        """Asks for the tree itself: in auto mode an image may come instead (an open menu
+        whose items cannot be read, unnamed toolbar buttons), and the marks listed with
+        it name only buttons and items, not edits or menus."""
+        return self.call(action="window_screenshot", mode="a11y")
 
     def fail(self, why):
         self.failure = why
@@ -686,7 +694,7 @@ class ModelScript:
                     self.done = True
                     return self.fail("no open menu in the observation after step %d:\n%s"
                                      % (self.i, text[-1500:]))
-                return self.call(action="window_screenshot")
+                return self.look()
             self.expect_menu = False
             self.looks = 0
         elif self.i and not self.focusing and FAILED_RESULT.search(text):
@@ -695,7 +703,10 @@ class ModelScript:
         while self.i < len(self.plan):
             step = self.plan[self.i]
             if isinstance(step, Window):
-                if self.focusing and not FAILED_RESULT.search(text):
+                # list the windows; focus the one of that title once listed, else wait
+                # a moment and list again (a dialog opens in its own time)
+                last, self.window_call = self.window_call, None
+                if last == "focus" and not FAILED_RESULT.search(text):
                     self.focusing = False
                     self.looks = 0
                     self.i += 1
@@ -705,7 +716,14 @@ class ModelScript:
                     self.done = True
                     return self.fail("no window %r: %s" % (step.title, text[-500:]))
                 self.focusing = True
-                return self.call(action="focus_window", window=step.title)
+                if last == "list" and ('"%s"' % step.title) in text:
+                    self.window_call = "focus"
+                    return self.call(action="focus_window", window=step.title)
+                if last == "list":
+                    self.window_call = "wait"
+                    return self.call(action="wait", seconds=1)
+                self.window_call = "list"
+                return self.call(action="list_windows")
             self.i += 1
             if isinstance(step, Act):
                 el = step.pick.find(lines)
@@ -716,7 +734,7 @@ class ModelScript:
                         self.done = True
                         return self.fail("no %s in the observation:\n%s" % (step.pick,
                                                                             text[-1500:]))
-                    return self.call(action="window_screenshot")
+                    return self.look()
                 self.looks = 0
                 args = {"action": step.action, "element": el["ref"]}
                 if step.value is not None:
@@ -758,7 +776,7 @@ class LoopDriver:
         self.transcript = []
 
     def run(self, task):
-        wait_foreground(task.window, self.notes)
+        wait_foreground(task.window, self.notes, self.transcript)
         script = ModelScript(task)
         with fake_llm({"steps": []}) as fake:
             fake.policy = script
@@ -778,10 +796,19 @@ class LoopDriver:
                              % (run.code, run.err[-800:]))
 
 
-def wait_foreground(title, notes, timeout=60.0):
+def wine_processes():
+    """The Wine programs running now, for the record of a call that hung."""
+    r = subprocess.run(["ps", "-eo", "pid,stat,etime,args"], capture_output=True, text=True)
+    return "\n".join(l for l in r.stdout.splitlines()
+                     if ".exe" in l and os.environ.get("WINEPREFIX", "?") in l
+                     or "winagent.exe" in l)
+
+
+def wait_foreground(title, notes, transcript, timeout=60.0):
     """Waits until a window whose title holds `title` is in front (the loop observes the
     window in front), as `winagent windows` lists it."""
     deadline = time.monotonic() + timeout
+    focused = False
     while True:
         try:
             r = subprocess.run(["wine", WINAGENT_EXE, "windows"], capture_output=True,
@@ -789,10 +816,16 @@ def wait_foreground(title, notes, timeout=60.0):
                                stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:  # see CliDriver.wa
             notes.append("`winagent windows` did not answer in 45 s; asked again")
+            transcript.append("hung: " + wine_processes())
             continue
         for line in r.stdout.splitlines():
-            if " foreground " in line and title.lower() in line.lower():
+            if title.lower() not in line.lower():
+                continue
+            if " foreground " in line:
                 return
+            if not focused:  # another program of the task came up later, in front
+                watest.run_winagent("focus", title)
+                focused = True
         if time.monotonic() > deadline:
             raise StepFailed("%r never came to the front: %s" % (title, r.stdout[-600:]))
         time.sleep(0.3)
