@@ -349,6 +349,33 @@ def notepad_settings(**values):
     return setup
 
 
+class KeptValues:
+    """Registry values a task changes on purpose, put back as they were afterwards (the
+    prefix is kept between runs)."""
+
+    def __init__(self, key, *names):
+        self.key, self.names, self.saved = key, names, {}
+
+    def save(self):
+        r = wine_quiet("reg", "query", self.key)
+        self.saved = {n: None for n in self.names}
+        for line in r.stdout.splitlines():
+            m = re.match(r"^\s+(.*?)\s+(REG_\w+)(?:\s+(.*))?$", line)
+            if m and m.group(1) in self.saved:
+                self.saved[m.group(1)] = (m.group(2), (m.group(3) or "").rstrip())
+
+    def restore(self):
+        for name, v in self.saved.items():
+            if v is None:
+                reg("delete", self.key, "/v", name)
+            else:
+                reg("add", self.key, "/v", name, "/t", v[0], "/d", v[1])
+
+
+NOTEPAD_SIZE = KeptValues(r"HKCU\Software\Microsoft\Notepad", "iWindowPosX", "iWindowPosY",
+                          "iWindowPosDX", "iWindowPosDY")
+
+
 def judge_testapp_menu(item):
     def judge(task):
         try:
@@ -393,7 +420,7 @@ TASKS = [
          lambda: [Program(SYSTEM32 + "notepad.exe")], "Untitled - Notepad",
          [MoveWindow(40, 30, 700, 450), Keys("alt+f", menu=True), Keys("x")],
          judge_notepad_saved({"iWindowPosDX": "0x2bc", "iWindowPosDY": "0x1c2"}),
-         setup=notepad_settings(iWindowPosDX=1026, iWindowPosDY=769)),
+         setup=NOTEPAD_SIZE.save, cleanup=NOTEPAD_SIZE.restore),
     Task("notepad_status_bar",
          "Hide Notepad's status bar from the View menu, by the keyboard, then quit",
          lambda: [Program(SYSTEM32 + "notepad.exe")], "Untitled - Notepad",
