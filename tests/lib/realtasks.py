@@ -130,8 +130,10 @@ def sees_open_menu(text, lines):
 class Program:
     """A Wine program started by its path in the prefix (argv after it), or testapp."""
 
-    def __init__(self, path, *args, cwd=None):
-        self.path, self.args, self.cwd = path, args, cwd
+    def __init__(self, path, *args, cwd=None, wait_title=None):
+        """wait_title: start() returns once a window of that title is listed (a program
+        that must be up before the next one starts)."""
+        self.path, self.args, self.cwd, self.wait_title = path, args, cwd, wait_title
         self.proc = None
         self.app = None
 
@@ -146,6 +148,10 @@ class Program:
         self.proc = subprocess.Popen(["wine", exe, *self.args], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, cwd=self.cwd or WORK,
                                      start_new_session=True)
+        if self.wait_title:
+            listed = poll(lambda: ('"%s"' % self.wait_title) in window_list(), 30, 0.3)
+            if not listed:
+                raise StepFailed("%s never showed its window" % self.path)
         return self
 
     def wait_exit(self, timeout=10.0):
@@ -485,7 +491,8 @@ TASKS = [
          cleanup=lambda: reg("delete", r"HKCU\Software\Wine\DllOverrides", "/v", "suitetest")),
     Task("taskmgr_end_task",
          "In the Task Manager's Applications list, end WineMine",
-         lambda: [Program(SYSTEM32 + "winemine.exe"), Program(SYSTEM32 + "taskmgr.exe")],
+         lambda: [Program(SYSTEM32 + "winemine.exe", wait_title="WineMine"),
+                  Program(SYSTEM32 + "taskmgr.exe")],
          "Task Manager",
          [Act("click", Pick("ListItem", "WineMine")), Act("click", Pick("Button", "End Task"))],
          judge_gone),
@@ -564,15 +571,12 @@ class CliDriver:
         started while a program starts has not answered at all (not seen alone)."""
         self.calls += 1
         env = dict(os.environ, WINAGENT_STATE_DIR=watest.win_path(self.state_dir))
-        try:
-            r = subprocess.run(["wine", WINAGENT_EXE, *args], capture_output=True, text=True,
-                               encoding="utf-8", errors="replace", env=env, timeout=45,
-                               stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
+        r = run_recorded(["wine", WINAGENT_EXE, *args], env, 45 if read else 90,
+                         self.transcript)
+        if r is None:
             if not read:
-                raise
+                raise StepFailed("winagent %s did not answer" % " ".join(args))
             self.notes.append("`winagent %s` did not answer in 45 s; asked again" % args[0])
-            self.transcript.append("hung: " + wine_processes())
             return self.wa(*args)
         self.transcript.append("$ winagent %s -> %d\n%s%s" % (
             " ".join(args), r.returncode, r.stdout[-1500:], r.stderr[-500:]))
@@ -692,6 +696,7 @@ class ModelScript:
         self.expect_menu = False
         self.focusing = False
         self.window_call = None  # the last call of a Window step: list, wait or focus
+        self.retries = 0
         self.failure = None
         self.done = False
 
@@ -725,6 +730,12 @@ class ModelScript:
             self.expect_menu = False
             self.looks = 0
         elif self.i and not self.focusing and FAILED_RESULT.search(text):
+            if '"timeout"' in text and self.retries < 2:
+                # the program was too busy to answer (winecfg building a page): look
+                # again and do the step again, with the ids of the new look
+                self.retries += 1
+                self.i -= 1
+                return self.look()
             self.done = True
             return self.fail("step %d failed: %s" % (self.i, text[-800:]))
         while self.i < len(self.plan):
@@ -823,12 +834,36 @@ class LoopDriver:
                              % (run.code, run.err[-800:]))
 
 
+def window_list():
+    """`winagent windows` as text ("" when it did not answer)."""
+    r = run_recorded(["wine", WINAGENT_EXE, "windows"], dict(os.environ), 45, [])
+    return r.stdout if r else ""
+
+
 def wine_processes():
     """The Wine programs running now, for the record of a call that hung."""
     r = subprocess.run(["ps", "-eo", "pid,stat,etime,args"], capture_output=True, text=True)
     return "\n".join(l for l in r.stdout.splitlines()
-                     if ".exe" in l and os.environ.get("WINEPREFIX", "?") in l
-                     or "winagent.exe" in l)
+                     if ".exe" in l and (os.environ.get("WINEPREFIX", "?") in l
+                                         or WINAGENT_EXE in l)
+                     or "wineserver" in l)
+
+
+def run_recorded(argv, env, timeout, transcript):
+    """The CompletedProcess of argv, or None when it has not ended within timeout: then
+    the Wine processes running at that moment go into the transcript before it is
+    killed."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                         stdin=subprocess.DEVNULL, encoding="utf-8", errors="replace")
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        transcript.append("hung after %d s: %s\nrunning:\n%s" % (timeout, " ".join(argv),
+                                                                 wine_processes()))
+        p.kill()
+        p.communicate()
+        return None
+    return subprocess.CompletedProcess(argv, p.returncode, out, err)
 
 
 def wait_foreground(title, notes, transcript, timeout=60.0):
@@ -837,13 +872,9 @@ def wait_foreground(title, notes, transcript, timeout=60.0):
     deadline = time.monotonic() + timeout
     focused = False
     while True:
-        try:
-            r = subprocess.run(["wine", WINAGENT_EXE, "windows"], capture_output=True,
-                               text=True, encoding="utf-8", errors="replace", timeout=45,
-                               stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:  # see CliDriver.wa
+        r = run_recorded(["wine", WINAGENT_EXE, "windows"], dict(os.environ), 45, transcript)
+        if r is None:  # see CliDriver.wa
             notes.append("`winagent windows` did not answer in 45 s; asked again")
-            transcript.append("hung: " + wine_processes())
             continue
         for line in r.stdout.splitlines():
             if title.lower() not in line.lower():
@@ -851,10 +882,11 @@ def wait_foreground(title, notes, transcript, timeout=60.0):
             if " foreground " in line:
                 return
             if not focused:  # another program of the task came up later, in front
-                watest.run_winagent("focus", title)
+                transcript.append("focus: " + watest.run_winagent("focus", title).stderr)
                 focused = True
         if time.monotonic() > deadline:
-            raise StepFailed("%r never came to the front: %s" % (title, r.stdout[-600:]))
+            raise StepFailed("%r never came to the front: %s %s" % (title, r.stdout[-600:],
+                                                                   r.stderr[-300:]))
         time.sleep(0.3)
 
 
