@@ -93,6 +93,7 @@ if(WINAGENT_WIN64_DIR)
     "TESTAPP_EXE=${WINAGENT_WIN64_DIR}/tests/apps/testapp.exe"
     "UIA_FAKE_DLL=${WINAGENT_WIN64_DIR}/tests/uia_fake/uia_fake.dll"
     "WINAGENT_WINE_STATE=${CMAKE_BINARY_DIR}/wine"
+    "WINAGENT_BUILD_DIR=${CMAKE_BINARY_DIR}"
     "PYTHONPATH=${CMAKE_SOURCE_DIR}/tests/lib"
     "PYTHONDONTWRITEBYTECODE=1")
 
@@ -122,4 +123,7 @@ if(WINAGENT_WIN64_DIR)
     set_tests_properties(${kind}.${short} PROPERTIES FIXTURES_REQUIRED wine RUN_SERIAL TRUE
                          ENVIRONMENT "${test_env}" TIMEOUT 600 SKIP_RETURN_CODE 77)
   endforeach()
+  # The real-program suite (tests/lib/realtasks.py) runs 16 tasks on whole programs in
+  # each of its two tests; its report is left in real_programs/ here.
+  set_tests_properties(wine.real_programs_cli wine.real_programs_loop PROPERTIES TIMEOUT 900)
 endif()

@@ -303,7 +303,7 @@ def _expand_strings(obj):
             yield from _iter_strings(inner)
 
 
-def _observation_texts(req):
+def observation_texts(req):
     """Texts of the request that may carry an observation, oldest first: OpenAI tool and
     user messages; Gemini non-model text parts and functionResponse contents."""
     out = []
@@ -360,7 +360,7 @@ def parse_tree(text):
 
 def latest_marks(req):
     """The numbered marks [(id, l, t, r, b)] listed with the latest marked image, or None."""
-    for text in reversed(_observation_texts(req)):
+    for text in reversed(observation_texts(req)):
         found = [(int(m.group(1)), int(m.group(4)), int(m.group(5)), int(m.group(6)),
                   int(m.group(7))) for m in MARK_LINE_RE.finditer(text)]
         if found:
@@ -370,7 +370,7 @@ def latest_marks(req):
 
 def latest_tree(req):
     """The tree lines of the latest observation in the request, or None."""
-    for text in reversed(_observation_texts(req)):
+    for text in reversed(observation_texts(req)):
         lines = parse_tree(text)
         if lines:
             return lines
@@ -1291,7 +1291,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return record
 
         with fake._step_lock:
-            index, step = fake.scenario.take()
+            if fake.policy is not None:
+                index, step = fake._policy_step(req)
+            else:
+                index, step = fake.scenario.take()
             record["step"] = index
             template_error = None
             if step is not None:
@@ -1534,8 +1537,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 class FakeLLM:
     """The fake LLM server, in-process.
 
-    FakeLLM(scenario, port=0, record_path=None, idle_exit=600, verbose=False)
+    FakeLLM(scenario, port=0, record_path=None, idle_exit=600, verbose=False, policy=None)
       scenario     dict, JSON file path or Scenario
+      policy       Python only: a function (ModelRequest) -> step dict or None that
+                   answers each model request in place of the scenario's next step, so a
+                   scripted model can decide from what the request shows (its latest
+                   observation: observation_texts, latest_tree); None ends the scenario
+                   (answered like an exhausted one). Steps it returns are validated and
+                   answered like the scenario's (templates, expectations, faults).
       port         0 picks a free port; read it back from .port after start()
       record_path  also append every request record to this JSONL file (truncated at start)
       idle_exit    stop after this many seconds without requests (None or 0: never)
@@ -1545,8 +1554,10 @@ class FakeLLM:
     """
 
     def __init__(self, scenario, port=0, record_path=None, idle_exit=DEFAULT_IDLE_EXIT,
-                 verbose=False):
+                 verbose=False, policy=None):
         self.scenario = Scenario(scenario)
+        self.policy = policy
+        self._policy_turns = 0
         self.verbose = verbose
         self.idle_exit = idle_exit
         self._requested_port = port
@@ -1627,6 +1638,17 @@ class FakeLLM:
             return [dict(r) for r in self._records]
 
     # -- internals used by the handler
+
+    def _policy_step(self, req):
+        """(turn index, step) from the policy; (None, None) when it ends the scenario.
+        An exception in the policy is answered as the server's own error (500)."""
+        step = self.policy(req)
+        if step is None:
+            return None, None
+        Scenario({"steps": [step]})  # the same checks as a scenario's steps
+        index = self._policy_turns
+        self._policy_turns += 1
+        return index, copy.deepcopy(step)
 
     def _add_record(self, record):
         """Append a record (assigning its number) and write it to the JSONL file."""

@@ -987,6 +987,39 @@ class TestScenarioAndRouting(ServerCase):
         self.assertEqual(texts, ["first", "again", "again", "again"])
         self.assertEqual([r["step"] for r in fake.requests], [0, 1, 1, 1])
 
+    def test_policy_answers_from_what_the_request_shows(self):
+        seen = []
+
+        def policy(req):
+            tree = server.latest_tree(req)
+            seen.append(tree)
+            if not tree:
+                return {"text": "no tree"}
+            if len(seen) > 2:
+                return None
+            ok = [line for line in tree if line[1:3] == ("Button", "OK")][0]
+            return {"tool_calls": [{"name": "desktop",
+                                    "arguments": {"action": "click", "element": ok[0]}}]}
+
+        fake = self.start({"steps": []}, policy=policy)
+        _, _, data = post(fake, OAI, openai_body(messages=observation_messages(TREE)))
+        call = json.loads(data)["choices"][0]["message"]["tool_calls"][0]["function"]
+        self.assertEqual(json.loads(call["arguments"]), {"action": "click", "element": 5})
+        _, _, data = post(fake, OAI, openai_body())
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["content"], "no tree")
+        status, _, data = post(fake, OAI, openai_body(messages=observation_messages(TREE)))
+        self.assertEqual(status, 500)
+        self.assertIn("scenario exhausted", json.loads(data)["error"]["message"])
+        self.assertEqual([r["step"] for r in fake.requests], [0, 1, None])
+        self.assertIn('Window: "Untitled - Notepad"', server.observation_texts(
+            server.ModelRequest("openai", OAI, "", {}, b"",
+                                openai_body(messages=observation_messages(TREE)),
+                                "m", False, True))[-1])
+        # A step the policy makes up is checked like a scenario's.
+        fake = self.start({"steps": []}, policy=lambda req: {"txt": "typo"})
+        status, _, _ = post(fake, OAI, openai_body())
+        self.assertEqual(status, 500)
+
     def test_not_found_and_bad_json(self):
         fake = self.start({"steps": [{"text": "x"}]})
         status, _, data = post(fake, "/v1/completions", {})
