@@ -145,6 +145,10 @@ static void observation_for_model(struct run *r, const struct observation *o, st
                     "[%d,%d][%d,%d]; coordinates 0-999 over the image).",
                     o->width, o->height, o->frame.left, o->frame.top, o->frame.right,
                     o->frame.bottom);
+        /* why an image and not the tree, when auto chose: an open menu whose items cannot
+         * be read, unnamed buttons... so the model knows what the tree would lack */
+        if (strstr(o->verdict, "tree rejected"))
+            dynbuf_addf(text, " Why not the tree: %s.", o->verdict);
         if (o->marked && o->text) { /* the numbered elements, by id */
             dynbuf_adds(text, "\n");
             dynbuf_adds(text, o->text);

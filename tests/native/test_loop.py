@@ -301,6 +301,8 @@ class LoopRuns(unittest.TestCase):
         # at its centre: the keypad's second button [1300,110][1380,190].
         body = json.dumps(reqs[1]["body"])
         self.assertIn('[3] Button \\"\\" bounds=[', body)
+        # ... and the model is told why it got an image and not the tree.
+        self.assertIn("Why not the tree: " + verdict, body)
         self.assertIn({"op": "mouse_move", "x": 1340, "y": 150}, r.actions())
         with open(os.path.join(r.run_dir(), "agent.log"), encoding="utf-8") as f:
             log = f.read()
