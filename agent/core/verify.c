@@ -14,6 +14,7 @@
 #include "base/str.h"
 
 #define SETTLE_POLL_MS   25   /* between two captures while waiting */
+#define SETTLE_FRAME_MS  4    /* after a change, before the capture that may confirm it */
 #define SETTLE_QUIET_MS  150  /* no change at all for this long: the action changed nothing */
 #define SETTLE_STABLE_MS 50   /* after a change, this long unchanged: it has settled */
 #define SETTLE_MAX_MS    1500 /* the longest wait */
@@ -72,6 +73,14 @@ static void keep_tree_before(struct call *k)
     s->have_tree = false;
 }
 
+/* The settle: once the window's thread has handled the input (backend_input_handled),
+ * a capture; when it shows a change, the next capture after the thread handled
+ * everything again ends the wait if it shows none ("one frame without change"). A
+ * backend that cannot tell, or a thread that does not answer (hung, or busy past the
+ * longest wait), is watched by captures every SETTLE_POLL_MS instead, until they stop
+ * changing for SETTLE_STABLE_MS. Nothing changed at all: the wait goes on to
+ * SETTLE_QUIET_MS either way, for an effect that comes later than the input (a timer, a
+ * program starting). */
 void call_settle(struct call *k)
 {
     struct before_look *b = &k->before;
@@ -79,7 +88,8 @@ void call_settle(struct call *k)
     double c0 = os_clock_ms(); /* the phase, finer than the loop needs */
     uint64_t hwnd = b->have ? b->window : k->r->hwnd;
     struct wa_image prev = {0};
-    bool have_prev = false, changed = false;
+    bool have_prev = false, changed = false, first = true;
+    bool knows = hwnd != 0; /* the backend tells when the input was handled */
     int64_t stable_since = t0;
     uint64_t fg = b->fg;
     if (b->have_image) { /* the baseline is the look before the action */
@@ -92,14 +102,29 @@ void call_settle(struct call *k)
             op_result_note(k->r, "the window was still changing after %d ms", SETTLE_MAX_MS);
             break;
         }
-        if (os_sleep_ms(SETTLE_POLL_MS) != WA_E_OK)
+        bool handled = false;
+        if (knows) {
+            int pause = first ? 0 : changed ? SETTLE_FRAME_MS : SETTLE_POLL_MS;
+            if (pause && os_sleep_ms(pause) != WA_E_OK)
+                break;
+            int left = SETTLE_MAX_MS - (int)(os_now_ms() - t0);
+            handled = backend_input_handled(k->be, hwnd, left) == WA_E_OK;
+            if (!handled) {
+                wa_err_clear();
+                knows = false; /* from here on, the pixels alone tell */
+            }
+        } else if (os_sleep_ms(SETTLE_POLL_MS) != WA_E_OK) {
             break;
+        }
+        first = false;
         struct wa_image img = {0};
         struct wa_rect frame;
         uint64_t now_fg = 0;
         backend_foreground_window(k->be, &now_fg);
         bool got = hwnd && backend_capture_window(k->be, hwnd, &img, &frame) == WA_E_OK;
         bool differs = now_fg != fg || !got || !have_prev || image_changed(&prev, &img, NULL);
+        /* prev was taken after the input was handled too (not the look before) */
+        bool frame_quiet = handled && !differs && prev.px != b->image.px;
         now = os_now_ms();
         if (differs) {
             changed = changed || have_prev || now_fg != fg || !got;
@@ -112,7 +137,7 @@ void call_settle(struct call *k)
         have_prev = got;
         if (!got && !call_window_alive(k, hwnd))
             break; /* the window went (closed): nothing more will change in it */
-        if (changed && now - stable_since >= SETTLE_STABLE_MS)
+        if (changed && (frame_quiet || now - stable_since >= SETTLE_STABLE_MS))
             break;
         if (!changed && now - t0 >= SETTLE_QUIET_MS) {
             k->unchanged = b->have_image && got; /* quiet from the look before on */

@@ -323,6 +323,19 @@ static wa_err fake_input_reaches(uint64_t hwnd)
     return WA_E_OK;
 }
 
+/* A window's "hung": true scripts a thread that takes no messages: whether it handled
+ * the input cannot be known. Every other window has handled it when asked. */
+static wa_err fake_input_handled(uint64_t hwnd, int timeout_ms)
+{
+    const cJSON *w = find_window(hwnd);
+    if (!w)
+        return no_window(hwnd);
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "hung")))
+        return wa_fail(WA_E_TIMEOUT, "window 0x%llx did not answer in %d ms",
+                       (unsigned long long)hwnd, timeout_ms);
+    return WA_E_OK;
+}
+
 static wa_err fake_target_window(uint64_t *hwnd)
 {
     const cJSON *w = foreground_window();
@@ -584,6 +597,11 @@ static wa_err fake_mouse_move(int x, int y)
 
 static wa_err fake_mouse_button(enum wa_button b, bool down)
 {
+    uint64_t at = 0;
+    cJSON *w = NULL;
+    if (down && fake_window_at(fk.cursor_x, fk.cursor_y, &at) == WA_E_OK && at &&
+        (w = find_window(at)) && json_str(w, "click_color"))
+        set_string(w, "color", json_str(w, "click_color")); /* it repaints at once */
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "button",
                             b == WA_BUTTON_LEFT    ? "left"
@@ -956,6 +974,7 @@ static const struct wa_backend fake_backend = {
     .run_shell = fake_run_shell,
     .program_info = fake_program_info,
     .input_reaches = fake_input_reaches,
+    .input_handled = fake_input_handled,
 };
 
 const struct wa_backend *backend_default(void)

@@ -880,6 +880,53 @@ static void an_action_reports_what_it_changed(void **state)
     core_free(c);
 }
 
+/* One window that turns black where it is clicked, as soon as it is (hung: it takes
+ * no messages, so only its pixels tell when the click is done). */
+static void load_paint_scene(bool hung)
+{
+    char paint[640];
+    snprintf(paint, sizeof paint,
+             "{\"monitors\": [{\"rect\": [0, 0, 1920, 1080], \"primary\": true}],"
+             " \"windows\": [{\"hwnd\": 256, \"title\": \"Paint\", \"class\": \"Paint\","
+             "   \"process\": \"paint.exe\", \"pid\": 42, \"rect\": [100, 100, 300, 200],"
+             "   \"foreground\": true, \"color\": \"#ffffff\", \"click_color\": \"#000000\","
+             "   \"hung\": %s, \"tree\": {\"type\": \"Window\", \"name\": \"Paint\","
+             "   \"bounds\": [100, 100, 300, 200]}}]}",
+             hung ? "true" : "false");
+    assert_int_equal(fake_load_scene(paint, NULL), WA_E_OK);
+}
+
+static void a_settle_ends_when_the_input_was_handled(void **state)
+{
+    (void)state;
+    struct core_config cfg = {0};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    /* The window says it handled the click, and the second look shows no more change:
+     * no polling interval, no stable period. */
+    load_paint_scene(false);
+    assert_int_equal(perform(s, OP_CLICK_AT, "x=200|y=150", &r), WA_E_OK);
+    assert_non_null(strstr(dynbuf_str(&r.changes), "pixels: the window changed"));
+    assert_true(r.settle_ms < 40);
+    /* A window that cannot say so is watched until its pixels stop changing: the stable
+     * period at least. */
+    load_paint_scene(true);
+    assert_int_equal(perform(s, OP_CLICK_AT, "x=200|y=150", &r), WA_E_OK);
+    assert_non_null(strstr(dynbuf_str(&r.changes), "pixels: the window changed"));
+    assert_true(r.settle_ms >= 49);
+    /* Nothing changes: the wait goes on for an effect that comes late, either way. */
+    load_paint_scene(false);
+    assert_int_equal(perform(s, OP_CLICK_AT, "x=200|y=150", &r), WA_E_OK);
+    assert_int_equal(perform(s, OP_CLICK_AT, "x=200|y=150", &r), WA_E_OK);
+    assert_true(r.nothing_changed);
+    assert_true(r.settle_ms >= 145);
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -891,6 +938,7 @@ int main(void)
         cmocka_unit_test(launch_judges_the_file_not_its_name),
         cmocka_unit_test(images_black_out_restricted_popups),
         cmocka_unit_test(input_windows_would_drop_is_named),
+        cmocka_unit_test(a_settle_ends_when_the_input_was_handled),
         cmocka_unit_test(shell_needs_the_permission),
         cmocka_unit_test(confirm_shows_the_whole_command),
         cmocka_unit_test(dry_run_sends_nothing),
