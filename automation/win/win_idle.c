@@ -15,8 +15,9 @@
 #include "automation/win/win_idle.h"
 #include "automation/win/win_window.h"
 
-#define ROUND_TRIPS_MIN 3  /* see above: the first may pass the queued input; one more
-                            * for a thread that takes input in a nested loop (a menu) */
+/* The first round trip may pass the queued input (see above); one more for a thread
+ * that takes its input in a nested loop (a menu's). */
+#define ROUND_TRIPS_MIN 3
 #define ROUND_TRIPS_MAX 40 /* a window that repaints for ever is still answered */
 
 static BOOL CALLBACK child_needs_paint(HWND h, LPARAM lp)
