@@ -50,10 +50,19 @@ void look_before(struct call *k)
     /* The tree before: the session's (what the model was shown) or, where there is
      * none of this window (one-shot act, the CLI, MCP), a walk now. */
     bool live = !s->o.refs && s->have_tree && s->tree.hwnd == hwnd;
+    /* After a look at a monitor, the model's 0-999 are of that monitor: the walk must
+     * not make them the window's. */
+    bool monitor = s->have_frame && !s->target && !k->q->window.given;
+    struct wa_rect seen = s->frame;
     if (!live && guard_observe(k, hwnd) == WA_E_OK && call_fresh_tree(k, hwnd) == WA_E_OK &&
         b->have_image) {
         s->tree_pixels = call_before_hash(k); /* walked as it looked then */
         s->have_tree_pixels = true;
+    }
+    if (monitor) {
+        s->frame = seen;
+        s->have_frame = true;
+        s->target = 0;
     }
     wa_err_clear();
     k->r->before_ms = os_clock_ms() - t0;
