@@ -14,7 +14,7 @@
 #include "base/str.h"
 
 #define SETTLE_POLL_MS   25   /* between two captures while waiting */
-#define SETTLE_FRAME_MS  4    /* after a change, before the capture that may confirm it */
+#define SETTLE_FRAME_MS  10   /* after a change, before the capture that may confirm it */
 #define SETTLE_QUIET_MS  150  /* no change at all for this long: the action changed nothing */
 #define SETTLE_STABLE_MS 50   /* after a change, this long unchanged: it has settled */
 #define SETTLE_MAX_MS    1500 /* the longest wait */
@@ -82,14 +82,14 @@ static void keep_tree_before(struct call *k)
     s->have_tree = false;
 }
 
-/* The settle: once the window's thread has handled the input (backend_input_handled),
- * a capture; when it shows a change, the next capture after the thread handled
- * everything again ends the wait if it shows none ("one frame without change"). A
- * backend that cannot tell, or a thread that does not answer (hung, or busy past the
- * longest wait), is watched by captures every SETTLE_POLL_MS instead, until they stop
- * changing for SETTLE_STABLE_MS. Nothing changed at all: the wait goes on to
- * SETTLE_QUIET_MS either way, for an effect that comes later than the input (a timer, a
- * program starting). */
+/* The settle: once the window's thread has handled the input (backend_input_handled,
+ * asked once: each question is a round trip to a thread that may be slow to answer on
+ * a busy machine), a capture; when it shows a change, the next capture a frame later
+ * ends the wait if it shows none ("one frame without change"). A backend that cannot
+ * tell, or a thread that does not answer (hung, or busy past the longest wait), is
+ * watched by captures every SETTLE_POLL_MS instead, until they stop changing for
+ * SETTLE_STABLE_MS. Nothing changed at all: the wait goes on to SETTLE_QUIET_MS either
+ * way, for an effect that comes later than the input (a timer, a program starting). */
 void call_settle(struct call *k)
 {
     struct before_look *b = &k->before;
@@ -97,8 +97,8 @@ void call_settle(struct call *k)
     double c0 = os_clock_ms(); /* the phase, finer than the loop needs */
     uint64_t hwnd = b->have ? b->window : k->r->hwnd;
     struct wa_image prev = {0};
-    bool have_prev = false, changed = false, first = true;
-    bool knows = hwnd != 0; /* the backend tells when the input was handled */
+    bool have_prev = false, changed = false;
+    bool idle = false, first = true; /* idle: the thread has handled the input */
     int64_t stable_since = t0;
     uint64_t fg = b->fg;
     if (b->have_image) { /* the baseline is the look before the action */
@@ -111,18 +111,10 @@ void call_settle(struct call *k)
             op_result_note(k->r, "the window was still changing after %d ms", SETTLE_MAX_MS);
             break;
         }
-        bool handled = false;
-        if (knows) {
-            int pause = first ? 0 : changed ? SETTLE_FRAME_MS : SETTLE_POLL_MS;
-            if (pause && os_sleep_ms(pause) != WA_E_OK)
-                break;
-            int left = SETTLE_MAX_MS - (int)(os_now_ms() - t0);
-            handled = backend_input_handled(k->be, hwnd, left) == WA_E_OK;
-            if (!handled) {
-                wa_err_clear();
-                knows = false; /* from here on, the pixels alone tell */
-            }
-        } else if (os_sleep_ms(SETTLE_POLL_MS) != WA_E_OK) {
+        if (first && hwnd) {
+            idle = backend_input_handled(k->be, hwnd, SETTLE_MAX_MS) == WA_E_OK;
+            wa_err_clear(); /* not idle: the pixels alone tell */
+        } else if (os_sleep_ms(idle && changed ? SETTLE_FRAME_MS : SETTLE_POLL_MS) != WA_E_OK) {
             break;
         }
         first = false;
@@ -133,7 +125,7 @@ void call_settle(struct call *k)
         bool got = hwnd && backend_capture_window(k->be, hwnd, &img, &frame) == WA_E_OK;
         bool differs = now_fg != fg || !got || !have_prev || image_changed(&prev, &img, NULL);
         /* prev was taken after the input was handled too (not the look before) */
-        bool frame_quiet = handled && !differs && prev.px != b->image.px;
+        bool frame_quiet = idle && !differs && prev.px != b->image.px;
         now = os_now_ms();
         if (differs) {
             changed = changed || have_prev || now_fg != fg || !got;
