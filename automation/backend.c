@@ -112,6 +112,14 @@ wa_err backend_input_reaches(const struct wa_backend *b, uint64_t hwnd)
     return b && b->input_reaches ? b->input_reaches(hwnd) : WA_E_OK;
 }
 
+wa_err backend_input_handled(const struct wa_backend *b, uint64_t hwnd, int timeout_ms)
+{
+    if (!hwnd)
+        return wa_fail(WA_E_INVALID_ARGS, "no window to wait for");
+    return b && b->input_handled ? b->input_handled(hwnd, timeout_ms < 0 ? 0 : timeout_ms)
+                                 : UNSUPPORTED(b, "tell when input was handled");
+}
+
 void wa_program_info_cleanup(struct wa_program_info *p)
 {
     free(p->original_name);

@@ -151,6 +151,12 @@ struct wa_backend {
      * input without a word, UIPI). Where a level cannot be read, WA_E_OK: the input is
      * sent as before. NULL: no such checks. */
     wa_err (*input_reaches)(uint64_t hwnd);
+    /* Waits until the thread of window hwnd has handled the input sent before the call
+     * and painted what it changed: WA_E_OK then; WA_E_TIMEOUT when it was still busy
+     * after timeout_ms, or does not take messages at all (hung);
+     * WA_E_WINDOW_NOT_FOUND when hwnd is gone. NULL: the caller cannot know, and
+     * watches the pixels instead. */
+    wa_err (*input_handled)(uint64_t hwnd, int timeout_ms);
 
     /* ---- input (screen pixels) ---- */
     wa_err (*mouse_move)(int x, int y);
@@ -222,6 +228,7 @@ wa_err backend_resolve_program(const struct wa_backend *b, const char *name, cha
 wa_err backend_program_info(const struct wa_backend *b, const char *path,
                             struct wa_program_info *out);
 wa_err backend_input_reaches(const struct wa_backend *b, uint64_t hwnd);
+wa_err backend_input_handled(const struct wa_backend *b, uint64_t hwnd, int timeout_ms);
 wa_err backend_focus_window(const struct wa_backend *b, uint64_t hwnd);
 wa_err backend_move_window(const struct wa_backend *b, uint64_t hwnd, struct wa_rect r);
 wa_err backend_set_window_state(const struct wa_backend *b, uint64_t hwnd, enum wa_window_state s);

@@ -14,6 +14,7 @@
 #include "base/str.h"
 
 #define SETTLE_POLL_MS   25   /* between two captures while waiting */
+#define SETTLE_FRAME_MS  10   /* after a change, before the capture that may confirm it */
 #define SETTLE_QUIET_MS  150  /* no change at all for this long: the action changed nothing */
 #define SETTLE_STABLE_MS 50   /* after a change, this long unchanged: it has settled */
 #define SETTLE_MAX_MS    1500 /* the longest wait */
@@ -49,10 +50,19 @@ void look_before(struct call *k)
     /* The tree before: the session's (what the model was shown) or, where there is
      * none of this window (one-shot act, the CLI, MCP), a walk now. */
     bool live = !s->o.refs && s->have_tree && s->tree.hwnd == hwnd;
+    /* After a look at a monitor, the model's 0-999 are of that monitor: the walk must
+     * not make them the window's. */
+    bool monitor = s->have_frame && !s->target && !k->q->window.given;
+    struct wa_rect seen = s->frame;
     if (!live && guard_observe(k, hwnd) == WA_E_OK && call_fresh_tree(k, hwnd) == WA_E_OK &&
         b->have_image) {
         s->tree_pixels = call_before_hash(k); /* walked as it looked then */
         s->have_tree_pixels = true;
+    }
+    if (monitor) {
+        s->frame = seen;
+        s->have_frame = true;
+        s->target = 0;
     }
     wa_err_clear();
     k->r->before_ms = os_clock_ms() - t0;
@@ -72,6 +82,14 @@ static void keep_tree_before(struct call *k)
     s->have_tree = false;
 }
 
+/* The settle: once the window's thread has handled the input (backend_input_handled,
+ * asked once: each question is a round trip to a thread that may be slow to answer on
+ * a busy machine), a capture; when it shows a change, the next capture a frame later
+ * ends the wait if it shows none ("one frame without change"). A backend that cannot
+ * tell, or a thread that does not answer (hung, or busy past the longest wait), is
+ * watched by captures every SETTLE_POLL_MS instead, until they stop changing for
+ * SETTLE_STABLE_MS. Nothing changed at all: the wait goes on to SETTLE_QUIET_MS either
+ * way, for an effect that comes later than the input (a timer, a program starting). */
 void call_settle(struct call *k)
 {
     struct before_look *b = &k->before;
@@ -80,6 +98,7 @@ void call_settle(struct call *k)
     uint64_t hwnd = b->have ? b->window : k->r->hwnd;
     struct wa_image prev = {0};
     bool have_prev = false, changed = false;
+    bool idle = false, first = true; /* idle: the thread has handled the input */
     int64_t stable_since = t0;
     uint64_t fg = b->fg;
     if (b->have_image) { /* the baseline is the look before the action */
@@ -92,14 +111,21 @@ void call_settle(struct call *k)
             op_result_note(k->r, "the window was still changing after %d ms", SETTLE_MAX_MS);
             break;
         }
-        if (os_sleep_ms(SETTLE_POLL_MS) != WA_E_OK)
+        if (first && hwnd) {
+            idle = backend_input_handled(k->be, hwnd, SETTLE_MAX_MS) == WA_E_OK;
+            wa_err_clear(); /* not idle: the pixels alone tell */
+        } else if (os_sleep_ms(idle && changed ? SETTLE_FRAME_MS : SETTLE_POLL_MS) != WA_E_OK) {
             break;
+        }
+        first = false;
         struct wa_image img = {0};
         struct wa_rect frame;
         uint64_t now_fg = 0;
         backend_foreground_window(k->be, &now_fg);
         bool got = hwnd && backend_capture_window(k->be, hwnd, &img, &frame) == WA_E_OK;
         bool differs = now_fg != fg || !got || !have_prev || image_changed(&prev, &img, NULL);
+        /* prev was taken after the input was handled too (not the look before) */
+        bool frame_quiet = idle && !differs && prev.px != b->image.px;
         now = os_now_ms();
         if (differs) {
             changed = changed || have_prev || now_fg != fg || !got;
@@ -112,7 +138,7 @@ void call_settle(struct call *k)
         have_prev = got;
         if (!got && !call_window_alive(k, hwnd))
             break; /* the window went (closed): nothing more will change in it */
-        if (changed && now - stable_since >= SETTLE_STABLE_MS)
+        if (changed && (frame_quiet || now - stable_since >= SETTLE_STABLE_MS))
             break;
         if (!changed && now - t0 >= SETTLE_QUIET_MS) {
             k->unchanged = b->have_image && got; /* quiet from the look before on */

@@ -12,8 +12,10 @@
  * operation's window, and its tree (walked now where the session has none of it). */
 void look_before(struct call *k);
 void look_cleanup(struct before_look *b);
-/* Waits until the action's effect is seen: captures of the window that stop changing
- * (or that never change for SETTLE_QUIET_MS), within SETTLE_MAX_MS. */
+/* Waits until the action's effect is seen: the window's thread handled the input and
+ * a capture after the change shows none more (where the backend cannot tell: captures
+ * that stop changing for a while), or captures that never change for SETTLE_QUIET_MS;
+ * within SETTLE_MAX_MS. */
 void call_settle(struct call *k);
 /* The value read back before typing (NULL when it cannot be read): index is the
  * element's, or NULL for the control with the keyboard focus. */

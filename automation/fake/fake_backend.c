@@ -1,6 +1,7 @@
 /* The scripted fake desktop behind automation/fake/fake_backend.h. */
 #include "automation/fake/fake_backend.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,19 @@ static wa_err fake_input_reaches(uint64_t hwnd)
     return WA_E_OK;
 }
 
+/* A window's "hung": true scripts a thread that takes no messages: whether it handled
+ * the input cannot be known. Every other window has handled it when asked. */
+static wa_err fake_input_handled(uint64_t hwnd, int timeout_ms)
+{
+    const cJSON *w = find_window(hwnd);
+    if (!w)
+        return no_window(hwnd);
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "hung")))
+        return wa_fail(WA_E_TIMEOUT, "window 0x%llx did not answer in %d ms",
+                       (unsigned long long)hwnd, timeout_ms);
+    return WA_E_OK;
+}
+
 static wa_err fake_target_window(uint64_t *hwnd)
 {
     const cJSON *w = foreground_window();
@@ -483,7 +497,8 @@ static wa_err fake_monitors(struct wa_monitor *out, size_t max, size_t *count)
         struct wa_monitor *o = &out[(*count)++];
         o->rect = o->work = json_rect(cJSON_GetObjectItemCaseSensitive(m, "rect"));
         o->primary = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "primary"));
-        o->dpi = 96;
+        const cJSON *dpi = cJSON_GetObjectItemCaseSensitive(m, "dpi");
+        o->dpi = cJSON_IsNumber(dpi) && dpi->valueint > 0 ? dpi->valueint : 96;
     }
     return WA_E_OK;
 }
@@ -571,6 +586,8 @@ static wa_err fake_capture_window(uint64_t hwnd, struct wa_image *out, struct wa
 
 /* ---- input ---- */
 
+static void add_receiver(cJSON *f, int x, int y);
+
 static wa_err fake_mouse_move(int x, int y)
 {
     fk.cursor_x = x;
@@ -584,6 +601,11 @@ static wa_err fake_mouse_move(int x, int y)
 
 static wa_err fake_mouse_button(enum wa_button b, bool down)
 {
+    uint64_t at = 0;
+    cJSON *w = NULL;
+    if (down && fake_window_at(fk.cursor_x, fk.cursor_y, &at) == WA_E_OK && at &&
+        (w = find_window(at)) && json_str(w, "click_color"))
+        set_string(w, "color", json_str(w, "click_color")); /* it repaints at once */
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "button",
                             b == WA_BUTTON_LEFT    ? "left"
@@ -592,6 +614,7 @@ static wa_err fake_mouse_button(enum wa_button b, bool down)
     cJSON_AddBoolToObject(f, "down", down);
     cJSON_AddNumberToObject(f, "x", fk.cursor_x);
     cJSON_AddNumberToObject(f, "y", fk.cursor_y);
+    add_receiver(f, fk.cursor_x, fk.cursor_y);
     record("mouse_button", f);
     return WA_E_OK;
 }
@@ -719,6 +742,96 @@ static wa_err fake_press_keys(const struct wa_key_combo *k)
     return WA_E_OK;
 }
 
+/* ---- DPI: what a per-monitor-aware caller sees of windows that are not ---- */
+
+/* The "dpi" of the monitor holding screen point (x, y) (primary: of the primary
+ * monitor); 96 when the scene does not say. */
+static int monitor_dpi(int x, int y, bool primary)
+{
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(fk.scene, "monitors"))
+    {
+        struct wa_rect r = json_rect(cJSON_GetObjectItemCaseSensitive(m, "rect"));
+        bool hit = primary ? cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "primary"))
+                           : x >= r.left && x < r.right && y >= r.top && y < r.bottom;
+        const cJSON *dpi = cJSON_GetObjectItemCaseSensitive(m, "dpi");
+        if (hit)
+            return cJSON_IsNumber(dpi) && dpi->valueint > 0 ? dpi->valueint : 96;
+    }
+    return 96;
+}
+
+/* How many physical pixels one of window w's own pixels covers. Its "dpi_awareness":
+ * "unaware" draws at 96 DPI and Windows stretches it to its monitor's DPI; "system"
+ * draws at the primary monitor's DPI and is stretched on a monitor of another;
+ * "per_monitor" (the default) draws in physical pixels. */
+static double window_scale(const cJSON *w)
+{
+    const char *a = json_str(w, "dpi_awareness");
+    if (!a || str_ieq(a, "per_monitor"))
+        return 1.0;
+    struct wa_rect r = json_rect(cJSON_GetObjectItemCaseSensitive(w, "rect"));
+    int base = str_ieq(a, "system") ? monitor_dpi(0, 0, true) : 96;
+    return (double)monitor_dpi(r.left, r.top, false) / base;
+}
+
+/* A node's "bounds" are in its window's own pixels, counted from the window's top-left
+ * corner, which the window's "rect" places on the screen in physical pixels: the same
+ * numbers as the screen's for a per-monitor-aware window. */
+static struct wa_rect bounds_to_physical(const cJSON *w, struct wa_rect b)
+{
+    double s = window_scale(w);
+    struct wa_rect r = json_rect(cJSON_GetObjectItemCaseSensitive(w, "rect"));
+    return (struct wa_rect){
+        r.left + (int)lround((b.left - r.left) * s), r.top + (int)lround((b.top - r.top) * s),
+        r.left + (int)lround((b.right - r.left) * s), r.top + (int)lround((b.bottom - r.top) * s)};
+}
+
+/* The deepest node of n whose bounds hold (x, y), in its window's own pixels. */
+static const cJSON *node_at(const cJSON *n, double x, double y)
+{
+    struct wa_rect b = json_rect(cJSON_GetObjectItemCaseSensitive(n, "bounds"));
+    if (!(x >= b.left && x < b.right && y >= b.top && y < b.bottom))
+        return NULL;
+    const cJSON *kid;
+    cJSON_ArrayForEach(kid, cJSON_GetObjectItemCaseSensitive(n, "children"))
+    {
+        const cJSON *deeper = node_at(kid, x, y);
+        if (deeper)
+            return deeper;
+    }
+    return n;
+}
+
+/* What the window under physical point (x, y) receives there: the point in its own
+ * pixels and the node it falls on, added to a recorded action as "window", "at" and
+ * "element". */
+static void add_receiver(cJSON *f, int x, int y)
+{
+    uint64_t at = 0;
+    const cJSON *w;
+    cJSON_ArrayForEach(w, windows_array())
+    {
+        struct wa_rect r = json_rect(cJSON_GetObjectItemCaseSensitive(w, "rect"));
+        if (!str_ieq(json_str(w, "state"), "minimized") && x >= r.left && x < r.right &&
+            y >= r.top && y < r.bottom) {
+            at = json_hwnd(cJSON_GetObjectItemCaseSensitive(w, "hwnd"));
+            break;
+        }
+    }
+    if (!at)
+        return;
+    struct wa_rect r = json_rect(cJSON_GetObjectItemCaseSensitive(w, "rect"));
+    double s = window_scale(w), lx = r.left + (x - r.left) / s, ly = r.top + (y - r.top) / s;
+    cJSON_AddNumberToObject(f, "window", (double)at);
+    cJSON *pt = cJSON_AddArrayToObject(f, "at");
+    cJSON_AddItemToArray(pt, cJSON_CreateNumber(lx));
+    cJSON_AddItemToArray(pt, cJSON_CreateNumber(ly));
+    const cJSON *n = node_at(cJSON_GetObjectItemCaseSensitive(w, "tree"), lx, ly);
+    if (n && json_str(n, "name"))
+        cJSON_AddStringToObject(f, "element", json_str(n, "name"));
+}
+
 /* ---- the tree, through the generic walk over the scene's JSON nodes ---- */
 
 static wa_err src_root(void *ctx, void **el)
@@ -757,14 +870,14 @@ static unsigned words_to_bits(const cJSON *arr, const char *const *words, int n)
 
 static wa_err src_info(void *ctx, void *el, struct tree_element_info *out)
 {
-    (void)ctx;
     const cJSON *n = el;
     out->type = str_dup(json_str(n, "type"));
     out->name = str_dup(json_str(n, "name"));
     out->automation_id = str_dup(json_str(n, "automation_id"));
     out->class_name = str_dup(json_str(n, "class"));
     out->value = str_dup(json_str(n, "value"));
-    out->bounds = json_rect(cJSON_GetObjectItemCaseSensitive(n, "bounds"));
+    const cJSON *bounds = cJSON_GetObjectItemCaseSensitive(n, "bounds");
+    out->bounds = bounds ? bounds_to_physical(ctx, json_rect(bounds)) : json_rect(bounds);
     out->states =
         words_to_bits(cJSON_GetObjectItemCaseSensitive(n, "states"), wa_state_words, WA_ST__COUNT);
     out->patterns = words_to_bits(cJSON_GetObjectItemCaseSensitive(n, "patterns"),
@@ -1056,6 +1169,7 @@ static const struct wa_backend fake_backend = {
     .run_shell = fake_run_shell,
     .program_info = fake_program_info,
     .input_reaches = fake_input_reaches,
+    .input_handled = fake_input_handled,
 };
 
 const struct wa_backend *backend_default(void)

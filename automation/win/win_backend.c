@@ -9,6 +9,7 @@
 #include "automation/win/win_tree.h"
 #include "automation/win/win_tree_job.h"
 #include "automation/win/win_window.h"
+#include "automation/win/win_idle.h"
 #include "automation/win/win_integrity.h"
 #include "automation/win/win_post.h"
 #include "automation/win/win_program.h"
@@ -73,6 +74,7 @@ static const struct wa_backend win_backend = {
     .resolve_program = win_resolve_program,
     .program_info = win_program_info,
     .input_reaches = win_input_reaches,
+    .input_handled = win_input_handled,
     .launch = win_launch,
     .monitors = win_monitors,
 

@@ -202,6 +202,20 @@ int main(int argc, char **argv)
     }
     record("capture screen", t, runs, note);
 
+    for (int i = 0; i < runs; i++) { /* the same screen in strips: is the cost linear? */
+        double t0 = os_clock_ms();
+        int strips = 8, h = wa_rect_height(screen);
+        for (int k = 0; k < strips; k++) {
+            struct wa_image img = {0};
+            struct wa_rect part = {screen.left, screen.top + h * k / strips, screen.right,
+                                   screen.top + h * (k + 1) / strips};
+            backend_capture_screen(b, part, &img);
+            image_cleanup(&img);
+        }
+        t[i] = os_clock_ms() - t0;
+    }
+    record("capture screen in 8 strips", t, runs, "eight captures of 1/8 of it each");
+
     for (int i = 0; i < runs; i++) {
         struct wa_image img = {0};
         struct wa_rect fr;
@@ -236,6 +250,16 @@ int main(int argc, char **argv)
     record("  pixel: downscale, PNG, base64", rest_part, runs, "");
     free(cap_part);
     free(rest_part);
+
+    for (int i = 0; i < runs; i++) { /* what blacking out restricted windows lists */
+        struct wa_window_list l;
+        double t0 = os_clock_ms();
+        backend_list_visible_windows(b, &l);
+        t[i] = os_clock_ms() - t0;
+        snprintf(note, sizeof note, "%zu windows, each identified", l.count);
+        wa_window_list_cleanup(&l);
+    }
+    record("list visible windows", t, runs, note);
 
     const struct {
         const char *name;
@@ -343,6 +367,36 @@ int main(int argc, char **argv)
     }
     char hwnd_text[32];
     snprintf(hwnd_text, sizeof hwnd_text, "0x%llx", (unsigned long long)app);
+    { /* the screen as an agent gets it: through the core, restricted windows blacked out */
+        struct session_opts so;
+        session_opts_default(&so);
+        struct session *s = NULL;
+        if (session_new(core, &so, &s)) {
+            fprintf(stderr, "bench: no session: %s\n", wa_err_detail());
+            return 1;
+        }
+        double *cap = calloc((size_t)runs, sizeof *cap), *enc = calloc((size_t)runs, sizeof *enc);
+        for (int i = 0; i < runs; i++) {
+            struct op_request q;
+            struct op_result r;
+            op_result_init(&r);
+            double t0 = os_clock_ms();
+            if (wire_request_text("{\"action\":\"screenshot\"}", WIRE_MODEL, NULL, &q) == WA_E_OK)
+                core_perform(s, &q, &r);
+            t[i] = os_clock_ms() - t0;
+            cap[i] = r.obs.capture_ms;
+            enc[i] = r.obs.encode_ms;
+            snprintf(note, sizeof note, "%dx%d", r.img_w, r.img_h);
+            op_request_cleanup(&q);
+            op_result_cleanup(&r);
+        }
+        record("screenshot through the core", t, runs, note);
+        record("  core: capture and blackout", cap, runs, "");
+        record("  core: downscale, PNG, base64", enc, runs, "");
+        free(cap);
+        free(enc);
+        session_free(s);
+    }
     for (size_t st = 0; st < 3; st++) {
         struct session_opts so;
         session_opts_default(&so);

@@ -1,6 +1,7 @@
 /* The desktop core on the fake backend, through core_perform as every front end calls
  * it: every operation of the table, the gate's refusals, dry run, the rate limit,
  * audit lines, refs kept between calls and what an action reports as changed. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "agent/core/core.h"
 #include "automation/fake/fake_backend.h"
@@ -880,6 +882,204 @@ static void an_action_reports_what_it_changed(void **state)
     core_free(c);
 }
 
+/* One window that turns black where it is clicked, as soon as it is (hung: it takes
+ * no messages, so only its pixels tell when the click is done). */
+static void load_paint_scene(bool hung)
+{
+    char paint[640];
+    snprintf(paint, sizeof paint,
+             "{\"monitors\": [{\"rect\": [0, 0, 1920, 1080], \"primary\": true}],"
+             " \"windows\": [{\"hwnd\": 256, \"title\": \"Paint\", \"class\": \"Paint\","
+             "   \"process\": \"paint.exe\", \"pid\": 42, \"rect\": [100, 100, 300, 200],"
+             "   \"foreground\": true, \"color\": \"#ffffff\", \"click_color\": \"#000000\","
+             "   \"hung\": %s, \"tree\": {\"type\": \"Window\", \"name\": \"Paint\","
+             "   \"bounds\": [100, 100, 300, 200]}}]}",
+             hung ? "true" : "false");
+    assert_int_equal(fake_load_scene(paint, NULL), WA_E_OK);
+}
+
+static void a_settle_ends_when_the_input_was_handled(void **state)
+{
+    (void)state;
+    struct core_config cfg = {0};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    struct op_result r;
+    op_result_init(&r);
+    /* The window says it handled the click, and the second look shows no more change:
+     * no polling interval, no stable period. */
+    load_paint_scene(false);
+    assert_int_equal(perform(s, OP_CLICK_AT, "x=200|y=150", &r), WA_E_OK);
+    assert_non_null(strstr(dynbuf_str(&r.changes), "pixels: the window changed"));
+    assert_true(r.settle_ms < 40);
+    /* A window that cannot say so is watched until its pixels stop changing: the stable
+     * period at least. */
+    load_paint_scene(true);
+    assert_int_equal(perform(s, OP_CLICK_AT, "x=200|y=150", &r), WA_E_OK);
+    assert_non_null(strstr(dynbuf_str(&r.changes), "pixels: the window changed"));
+    assert_true(r.settle_ms >= 49);
+    /* Nothing changes: the wait goes on for an effect that comes late, either way. */
+    load_paint_scene(false);
+    assert_int_equal(perform(s, OP_CLICK_AT, "x=200|y=150", &r), WA_E_OK);
+    assert_int_equal(perform(s, OP_CLICK_AT, "x=200|y=150", &r), WA_E_OK);
+    assert_true(r.nothing_changed);
+    assert_true(r.settle_ms >= 145);
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
+/* Four monitors: the primary at 100 %, one left of and above it at 125 %, one above
+ * it at 150 %, one right of it at 200 %; on each a window with a button, drawn
+ * DPI-aware, DPI-unaware or system-aware. Bounds in the scene are the window's own
+ * pixels (fake_backend.c stretches them as Windows does). */
+static const char monitors_scene[] =
+    "{\"monitors\": ["
+    "  {\"rect\": [0, 0, 1920, 1080], \"primary\": true, \"dpi\": 96},"
+    "  {\"rect\": [-1920, -240, 0, 840], \"dpi\": 120},"
+    "  {\"rect\": [0, -1440, 2560, 0], \"dpi\": 144},"
+    "  {\"rect\": [1920, 0, 5760, 2160], \"dpi\": 192}],"
+    " \"windows\": ["
+    "  {\"hwnd\": 256, \"title\": \"Aware\", \"process\": \"a.exe\", \"pid\": 1,"
+    "   \"rect\": [100, 100, 900, 700], \"dpi_awareness\": \"per_monitor\","
+    "   \"tree\": {\"type\": \"Window\", \"name\": \"Aware\", \"bounds\": [100, 100, 900, 700],"
+    "    \"children\": [{\"type\": \"Button\", \"name\": \"A1\", \"bounds\": [200, 200, 300, "
+    "240]}]}},"
+    "  {\"hwnd\": 512, \"title\": \"Unaware125\", \"process\": \"b.exe\", \"pid\": 2,"
+    "   \"rect\": [-1800, -200, -800, 600], \"dpi_awareness\": \"unaware\","
+    "   \"tree\": {\"type\": \"Window\", \"name\": \"Unaware125\","
+    "    \"bounds\": [-1800, -200, -1000, 440],"
+    "    \"children\": [{\"type\": \"Button\", \"name\": \"B1\","
+    "     \"bounds\": [-1700, -150, -1620, -120]}]}},"
+    "  {\"hwnd\": 768, \"title\": \"System150\", \"process\": \"c.exe\", \"pid\": 3,"
+    "   \"rect\": [100, -1300, 1300, -300], \"dpi_awareness\": \"system\","
+    "   \"tree\": {\"type\": \"Window\", \"name\": \"System150\","
+    "    \"bounds\": [100, -1300, 900, -633],"
+    "    \"children\": [{\"type\": \"Button\", \"name\": \"C1\","
+    "     \"bounds\": [140, -1270, 220, -1240]}]}},"
+    "  {\"hwnd\": 1024, \"title\": \"Unaware200\", \"process\": \"d.exe\", \"pid\": 4,"
+    "   \"rect\": [2000, 100, 3600, 1300], \"dpi_awareness\": \"unaware\","
+    "   \"tree\": {\"type\": \"Window\", \"name\": \"Unaware200\", \"bounds\": [2000, 100, 2800, "
+    "700],"
+    "    \"children\": [{\"type\": \"Button\", \"name\": \"D1\", \"bounds\": [2010, 110, 2090, "
+    "140]}]}},"
+    /* below them, a window filling each monitor: every point has a receiver */
+    "  {\"hwnd\": 2048, \"title\": \"Back0\", \"process\": \"e.exe\", \"pid\": 5,"
+    "   \"rect\": [0, 0, 1920, 1080]},"
+    "  {\"hwnd\": 2304, \"title\": \"Back1\", \"process\": \"e.exe\", \"pid\": 5,"
+    "   \"rect\": [-1920, -240, 0, 840]},"
+    "  {\"hwnd\": 2560, \"title\": \"Back2\", \"process\": \"e.exe\", \"pid\": 5,"
+    "   \"rect\": [0, -1440, 2560, 0]},"
+    "  {\"hwnd\": 2816, \"title\": \"Back3\", \"process\": \"e.exe\", \"pid\": 5,"
+    "   \"rect\": [1920, 0, 5760, 2160]}]}";
+
+/* The last mouse button press the fake desktop recorded: where (physical pixels), the
+ * window and element that received it. */
+static void last_press(int *x, int *y, double *window, char *element, size_t size)
+{
+    char *json = fake_actions_json();
+    cJSON *all = cJSON_Parse(json), *a, *last = NULL;
+    free(json);
+    cJSON_ArrayForEach(a, all)
+    {
+        const cJSON *op = cJSON_GetObjectItemCaseSensitive(a, "op");
+        if (cJSON_IsString(op) && strcmp(op->valuestring, "mouse_button") == 0 &&
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "down")))
+            last = a;
+    }
+    assert_non_null(last);
+    *x = cJSON_GetObjectItemCaseSensitive(last, "x")->valueint;
+    *y = cJSON_GetObjectItemCaseSensitive(last, "y")->valueint;
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(last, "window");
+    const cJSON *el = cJSON_GetObjectItemCaseSensitive(last, "element");
+    *window = cJSON_IsNumber(w) ? w->valuedouble : 0;
+    snprintf(element, size, "%s", cJSON_IsString(el) ? el->valuestring : "");
+    cJSON_Delete(all);
+}
+
+static void clicks_land_on_every_monitor_and_scale(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *title, *button;
+        double hwnd;
+        struct wa_rect frame;     /* physical */
+        struct wa_rect button_px; /* the button's bounds stretched to physical pixels */
+    } wins[] = {
+        {"Aware", "A1", 256, {100, 100, 900, 700}, {200, 200, 300, 240}},
+        /* 125 %: 100 of its pixels right of its corner are 125 physical ones */
+        {"Unaware125", "B1", 512, {-1800, -200, -800, 600}, {-1675, -137, -1575, -100}},
+        /* system-aware at the primary's 96 DPI on a 144 DPI monitor: 150 % */
+        {"System150", "C1", 768, {100, -1300, 1300, -300}, {160, -1255, 280, -1210}},
+        {"Unaware200", "D1", 1024, {2000, 100, 3600, 1300}, {2020, 120, 2180, 180}},
+    };
+    static const int norms[] = {0, 1, 250, 499, 500, 998, 999};
+    struct core_config cfg = {0};
+    struct core *c;
+    struct session *s = open_session(&cfg, &c, false);
+    assert_int_equal(fake_load_scene(monitors_scene, NULL), WA_E_OK);
+    struct op_result r;
+    op_result_init(&r);
+    char args[160], element[64];
+    int x, y;
+    double window;
+    for (size_t i = 0; i < sizeof wins / sizeof wins[0]; i++) {
+        /* by element: the centre of its physical bounds, and it is what receives it */
+        snprintf(args, sizeof args, "window=%s|ref=Button:%s", wins[i].title, wins[i].button);
+        assert_int_equal(perform(s, OP_CLICK, args, &r), WA_E_OK);
+        last_press(&x, &y, &window, element, sizeof element);
+        int cx, cy;
+        wa_rect_center(wins[i].button_px, &cx, &cy);
+        assert_int_equal(x, cx);
+        assert_int_equal(y, cy);
+        assert_true(window == wins[i].hwnd);
+        assert_string_equal(element, wins[i].button);
+        /* by 0-999 of the window: origin + round(n * (size - 1) / 999), inside it */
+        struct wa_rect f = wins[i].frame;
+        for (size_t n = 0; n < sizeof norms / sizeof norms[0]; n++) {
+            snprintf(args, sizeof args, "window=%s|x=%d|y=%d", wins[i].title, norms[n], norms[n]);
+            assert_int_equal(perform(s, OP_CLICK, args, &r), WA_E_OK);
+            last_press(&x, &y, &window, element, sizeof element);
+            assert_int_equal(x, norm_to_pixel(norms[n], f.left, wa_rect_width(f)));
+            assert_int_equal(y, norm_to_pixel(norms[n], f.top, wa_rect_height(f)));
+            assert_true(x >= f.left && x < f.right && y >= f.top && y < f.bottom);
+            assert_true(window == wins[i].hwnd);
+        }
+    }
+    /* A screenshot of each monitor, downscaled to 1280: the model's 0-999 of the image
+     * is the same place on the screen, and a pixel of the image maps back to within
+     * one image pixel of it. */
+    struct wa_monitor mons[8];
+    size_t nm = 0;
+    assert_int_equal(backend_monitors(backend_default(), mons, 8, &nm), WA_E_OK);
+    assert_int_equal(nm, 4);
+    for (size_t m = 0; m < nm; m++) {
+        snprintf(args, sizeof args, "monitor=%zu|max_edge=1280", m);
+        assert_int_equal(perform(s, OP_SCREENSHOT, args, &r), WA_E_OK);
+        struct wa_rect mon = mons[m].rect;
+        assert_int_equal(r.origin_x, mon.left);
+        assert_int_equal(r.origin_y, mon.top);
+        int img_w = r.img_w, img_h = r.img_h;
+        assert_true(img_w <= 1280 && img_h <= 1280);
+        for (size_t n = 0; n < sizeof norms / sizeof norms[0]; n++) {
+            snprintf(args, sizeof args, "x=%d|y=%d", norms[n], norms[n]);
+            assert_int_equal(perform(s, OP_CLICK, args, &r), WA_E_OK);
+            last_press(&x, &y, &window, element, sizeof element);
+            assert_int_equal(x, norm_to_pixel(norms[n], mon.left, wa_rect_width(mon)));
+            assert_int_equal(y, norm_to_pixel(norms[n], mon.top, wa_rect_height(mon)));
+            assert_true(x >= mon.left && x < mon.right && y >= mon.top && y < mon.bottom);
+            int ix = norm_to_pixel(norms[n], 0, img_w), iy = norm_to_pixel(norms[n], 0, img_h);
+            double sx = (double)wa_rect_width(mon) / img_w;
+            double sy = (double)wa_rect_height(mon) / img_h;
+            assert_true(fabs(mon.left + ix * sx - x) <= sx + 1);
+            assert_true(fabs(mon.top + iy * sy - y) <= sy + 1);
+        }
+    }
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -891,6 +1091,8 @@ int main(void)
         cmocka_unit_test(launch_judges_the_file_not_its_name),
         cmocka_unit_test(images_black_out_restricted_popups),
         cmocka_unit_test(input_windows_would_drop_is_named),
+        cmocka_unit_test(a_settle_ends_when_the_input_was_handled),
+        cmocka_unit_test(clicks_land_on_every_monitor_and_scale),
         cmocka_unit_test(shell_needs_the_permission),
         cmocka_unit_test(confirm_shows_the_whole_command),
         cmocka_unit_test(dry_run_sends_nothing),
