@@ -78,6 +78,7 @@ struct call {
     int noted_match;     /* the note that a selector matched several windows is made */
     int64_t progress_at; /* when the front end was last told of progress */
     bool unchanged;      /* the settle saw no change at all (pixels, foreground) */
+    bool may_open_menu;  /* the input can open a menu: the settle waits longer for one */
     const struct wa_image *pixels_now; /* the window as it looks now, when known */
     /* The window captured while its tree was walked, for the observation to use
      * (taken by the capture hook) when the tree is rejected. */

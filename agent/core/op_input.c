@@ -159,6 +159,9 @@ static wa_err click(struct call *k, enum wa_button b, int count)
         op_result_note(k->r, "%s \"%.80s\" is disabled: the click may do nothing",
                        k->r->element.type, k->r->element.name);
     call_summary(k, "%s (%d,%d)", k->name, a.nx, a.ny);
+    /* a right click opens context menus; a left one menu bar items */
+    k->may_open_menu = b == WA_BUTTON_RIGHT || (k->r->has_element && k->r->element.type &&
+                                                strncmp(k->r->element.type, "Menu", 4) == 0);
     report_point(k, &a);
     annotate(k, &a, NULL);
     if (k->background)
@@ -317,6 +320,19 @@ wa_err perform_type(struct call *k)
     return e;
 }
 
+/* Whether a chord of the sequence can open a menu: alt with a letter or alone, F10,
+ * shift+F10 and the context-menu key. */
+static bool opens_menu(const struct wa_key_combo *combos, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < combos[i].count; j++) {
+            unsigned short vk = combos[i].vk[j];
+            if (vk == WA_VK_MENU || vk == 0x79 /* F10 */ || vk == 0x5D /* apps */)
+                return true;
+        }
+    return false;
+}
+
 wa_err perform_key(struct call *k)
 {
     struct wa_key_combo combos[MAX_KEY_CHORDS];
@@ -325,5 +341,6 @@ wa_err perform_key(struct call *k)
     if (e)
         return e;
     call_summary(k, "%s %.80s", k->name, k->q->keys);
+    k->may_open_menu = opens_menu(combos, n);
     return send_keys(k, combos, n);
 }

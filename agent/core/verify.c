@@ -13,9 +13,12 @@
 #include "automation/tree_diff.h"
 #include "base/str.h"
 
-#define SETTLE_POLL_MS   25   /* between two captures while waiting */
-#define SETTLE_FRAME_MS  10   /* after a change, before the capture that may confirm it */
-#define SETTLE_QUIET_MS  150  /* no change at all for this long: the action changed nothing */
+#define SETTLE_POLL_MS  25  /* between two captures while waiting */
+#define SETTLE_FRAME_MS 10  /* after a change, before the capture that may confirm it */
+#define SETTLE_QUIET_MS 150 /* no change at all for this long: the action changed nothing */
+#define SETTLE_MENU_MS                                                                             \
+    600                       /* the same after input that can open a menu: a loaded program       \
+                               * shows its popup later than most effects */
 #define SETTLE_STABLE_MS 50   /* after a change, this long unchanged: it has settled */
 #define SETTLE_MAX_MS    1500 /* the longest wait */
 #define VERIFY_MAX_MS    2000 /* the longest wait for typed text to be read back */
@@ -89,7 +92,8 @@ static void keep_tree_before(struct call *k)
  * tell, or a thread that does not answer (hung, or busy past the longest wait), is
  * watched by captures every SETTLE_POLL_MS instead, until they stop changing for
  * SETTLE_STABLE_MS. Nothing changed at all: the wait goes on to SETTLE_QUIET_MS either
- * way, for an effect that comes later than the input (a timer, a program starting). */
+ * way, for an effect that comes later than the input (a timer, a program starting), and
+ * to SETTLE_MENU_MS after input that can open a menu. */
 void call_settle(struct call *k)
 {
     struct before_look *b = &k->before;
@@ -140,7 +144,7 @@ void call_settle(struct call *k)
             break; /* the window went (closed): nothing more will change in it */
         if (changed && (frame_quiet || now - stable_since >= SETTLE_STABLE_MS))
             break;
-        if (!changed && now - t0 >= SETTLE_QUIET_MS) {
+        if (!changed && now - t0 >= (k->may_open_menu ? SETTLE_MENU_MS : SETTLE_QUIET_MS)) {
             k->unchanged = b->have_image && got; /* quiet from the look before on */
             break;
         }
