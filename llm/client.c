@@ -36,33 +36,6 @@ struct llm_client {
     void *ctx;
 };
 
-static const struct {
-    const char *name;
-    enum llm_provider_kind kind;
-} provider_names[] = {
-    {"openai-compatible", LLM_PROVIDER_OPENAI},
-    {"openai", LLM_PROVIDER_OPENAI},
-    {"google", LLM_PROVIDER_GOOGLE},
-    {"gemini", LLM_PROVIDER_GOOGLE},
-};
-
-wa_err llm_provider_from_name(const char *name, enum llm_provider_kind *out)
-{
-    for (size_t i = 0; name && i < sizeof provider_names / sizeof provider_names[0]; i++) {
-        const char *a = name, *b = provider_names[i].name;
-        while (*a && *b && (*a | 0x20) == *b) {
-            a++;
-            b++;
-        }
-        if (!*a && !*b) {
-            *out = provider_names[i].kind;
-            return WA_E_OK;
-        }
-    }
-    return wa_fail(WA_E_CONFIG, "unknown LLM provider \"%s\" (use openai-compatible or google)",
-                   name ? name : "");
-}
-
 /* Writes a log line with the key scrubbed out. */
 static void client_log(const struct llm_client *c, const char *fmt, ...) WA_PRINTF(2, 3);
 static void client_log(const struct llm_client *c, const char *fmt, ...)
@@ -297,7 +270,13 @@ static wa_err take_text_calls(struct llm_client *c, struct llm_reply *r)
                       "(said once)");
         c->text_calls_logged = true;
     }
-    free(r->text);
+    if (t.n_calls) { /* the history keeps what the model wrote */
+        r->written = r->text;
+        r->text = NULL;
+    } else {
+        free(r->text);
+        r->text = NULL;
+    }
     if (t.final_answer) { /* UI-TARS finished(): the answer; its Thought as reasoning */
         r->text = t.final_answer;
         t.final_answer = NULL;

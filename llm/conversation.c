@@ -161,7 +161,10 @@ wa_err llm_conversation_add_reply(struct llm_conversation *c, const struct llm_r
     if (!m)
         return nomem();
     m->role = LLM_ROLE_ASSISTANT;
-    if ((r->text && !(m->text = llm_strdup(r->text))) ||
+    /* calls written as text go back as written: the model reads its own words */
+    const char *text = r->calls_from_text && r->written ? r->written : r->text;
+    m->calls_as_text = r->calls_from_text;
+    if ((text && !(m->text = llm_strdup(text))) ||
         (r->thought_signature && !(m->thought_signature = llm_strdup(r->thought_signature))))
         goto fail;
     if (r->n_calls) {
@@ -237,5 +240,6 @@ void llm_reply_cleanup(struct llm_reply *r)
     free(r->finish_reason);
     free(r->thought_signature);
     free(r->text_call_error);
+    free(r->written);
     memset(r, 0, sizeof *r);
 }

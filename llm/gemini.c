@@ -231,6 +231,25 @@ static bool add_declaration(cJSON *decls, const struct llm_tool *t, wa_err *err)
     return add_item(d, "parameters", params);
 }
 
+/* A model turn whose calls were written as text: that text, then its results as user
+ * text and images. */
+static bool add_text_round(cJSON *contents, const struct llm_conversation *conv, size_t i,
+                           size_t *last)
+{
+    struct llm_message said = conv->messages[i];
+    said.n_calls = 0; /* shallow: only the text is rendered */
+    char *text;
+    struct llm_image *images;
+    size_t n_images;
+    if (!add_model(contents, &said) ||
+        !llm_text_round_results(conv, i, &text, &images, &n_images, last))
+        return false;
+    bool ok = !text || add_user(contents, text, images, n_images);
+    free(text);
+    free(images);
+    return ok;
+}
+
 /* The computer tool (if any) and one holder of every function declaration. */
 static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, wa_err *err)
 {
@@ -307,7 +326,9 @@ static wa_err gemini_build(const struct llm_settings *s, const struct llm_conver
             ok = add_user(contents, m->text, m->images, m->n_images);
             break;
         case LLM_ROLE_ASSISTANT:
-            ok = m->n_calls ? add_tool_round(contents, conv, i, &i) : add_model(contents, m);
+            ok = m->calls_as_text ? add_text_round(contents, conv, i, &i)
+                 : m->n_calls     ? add_tool_round(contents, conv, i, &i)
+                                  : add_model(contents, m);
             break;
         case LLM_ROLE_TOOL: { /* a result with no call before it: plain user text */
             char *text = llm_orphan_result_text(m);

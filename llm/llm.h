@@ -81,6 +81,10 @@ struct llm_message {
     /* ... and a person agreed to the safety check the call carried: the result says so
      * as the protocol wants (Gemini: "safety_acknowledgement": "true"). */
     bool safety_acknowledged;
+    /* Assistant messages whose calls the model wrote in its text (text holds it as
+     * written): they go back as that text, and their results as one user turn of text
+     * and images, since such a server knows no tool calls or tool messages. */
+    bool calls_as_text;
 };
 
 struct llm_conversation {
@@ -157,6 +161,9 @@ struct llm_reply {
      * what was written around them (UI-TARS: the Thought), or a UI-TARS finished()
      * answer, whose Thought goes to reasoning. */
     bool calls_from_text;
+    /* With calls_from_text: the reply's text as the model wrote it, calls and all (what
+     * the conversation keeps, so the model reads back its own words). NULL otherwise. */
+    char *written;
     /* A call was started in the text but is malformed: why, to tell the model; the reply
      * is then left as the server sent it. NULL otherwise. */
     char *text_call_error;
@@ -236,7 +243,8 @@ void llm_client_free(struct llm_client *c);
 wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
                     const struct llm_tool *tools, size_t n_tools, struct llm_reply *out);
 
-/* "openai-compatible" (also "openai") / "google" (also "gemini"). */
+/* "openai-compatible" (also "openai") / "google" (also "gemini"); see also
+ * llm/protocol.h for the names going the other way. */
 wa_err llm_provider_from_name(const char *name, enum llm_provider_kind *out);
 
 #endif

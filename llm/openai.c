@@ -182,6 +182,25 @@ static bool add_tool_round(cJSON *messages, const struct llm_conversation *conv,
     return ok;
 }
 
+/* An assistant turn whose calls were written as text: that text, then its results as
+ * one user message (the server knows no tool messages). */
+static bool add_text_round(cJSON *messages, const struct llm_conversation *conv, size_t i,
+                           size_t *last)
+{
+    struct llm_message said = conv->messages[i];
+    said.n_calls = 0; /* shallow: only the text is rendered */
+    char *text;
+    struct llm_image *images;
+    size_t n_images;
+    if (!add_assistant(messages, &said) ||
+        !llm_text_round_results(conv, i, &text, &images, &n_images, last))
+        return false;
+    bool ok = !text || add_user(messages, text, images, n_images);
+    free(text);
+    free(images);
+    return ok;
+}
+
 static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, wa_err *err)
 {
     cJSON *list = cJSON_CreateArray();
@@ -251,7 +270,9 @@ static wa_err openai_build(const struct llm_settings *s, const struct llm_conver
             ok = add_user(messages, m->text, m->images, m->n_images);
             break;
         case LLM_ROLE_ASSISTANT:
-            if (m->n_calls)
+            if (m->calls_as_text)
+                ok = add_text_round(messages, conv, i, &i);
+            else if (m->n_calls)
                 ok = add_tool_round(messages, conv, i, &i);
             else
                 ok = add_assistant(messages, m);

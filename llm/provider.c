@@ -72,6 +72,44 @@ const struct llm_message *llm_find_result(const struct llm_conversation *conv, s
     return NULL;
 }
 
+bool llm_text_round_results(const struct llm_conversation *conv, size_t i, char **text,
+                            struct llm_image **images, size_t *n_images, size_t *last)
+{
+    *text = NULL;
+    *images = NULL;
+    *n_images = 0;
+    size_t end = i + 1, n_img = 0;
+    while (end < conv->n_messages && conv->messages[end].role == LLM_ROLE_TOOL)
+        n_img += conv->messages[end++].n_images;
+    *last = end - 1;
+    if (end == i + 1)
+        return true;
+    struct dynbuf b;
+    dynbuf_init(&b, 64u << 20);
+    wa_err e = WA_E_OK;
+    for (size_t j = i + 1; !e && j < end; j++) {
+        const struct llm_message *r = &conv->messages[j];
+        e = dynbuf_addf(&b, "%sResult of %s (%s):\n%s", j > i + 1 ? "\n\n" : "",
+                        r->tool_name && r->tool_name[0] ? r->tool_name : "tool",
+                        r->tool_call_id ? r->tool_call_id : "?", r->text ? r->text : "");
+    }
+    if (!e && n_img && !(*images = calloc(n_img, sizeof **images)))
+        e = WA_E_NOMEM;
+    for (size_t j = i + 1; !e && j < end; j++)
+        for (size_t k = 0; k < conv->messages[j].n_images; k++)
+            (*images)[(*n_images)++] = conv->messages[j].images[k];
+    if (!e && !(*text = dynbuf_take(&b)))
+        e = WA_E_NOMEM;
+    dynbuf_cleanup(&b);
+    if (e) {
+        free(*images);
+        *images = NULL;
+        *n_images = 0;
+        return false;
+    }
+    return true;
+}
+
 char *llm_orphan_result_text(const struct llm_message *m)
 {
     const char *name = m->tool_name ? m->tool_name : "tool";

@@ -81,6 +81,14 @@ wa_err llm_set_json_str(char **dst, const cJSON *v);
  * both APIs reject an unanswered result); heap string, NULL when out of memory. */
 char *llm_orphan_result_text(const struct llm_message *m);
 
+/* The results of an assistant turn whose calls were written as text (calls_as_text,
+ * at index i): the tool messages after it, in order, as the text of one user turn
+ * ("Result of desktop (call_1):\n..." each) and their images (*images a heap array
+ * of shallow copies the caller frees, NULL when none). *last is the index of the last
+ * message consumed (i when none follows; *text is then NULL). False when out of memory. */
+bool llm_text_round_results(const struct llm_conversation *conv, size_t i, char **text,
+                            struct llm_image **images, size_t *n_images, size_t *last);
+
 const struct llm_message *llm_find_result(const struct llm_conversation *conv, size_t i,
                                           const char *call_id);
 

@@ -2,6 +2,7 @@
 #include "llm/textcalls.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -705,5 +706,80 @@ wa_err textcalls_parse(const char *text, unsigned mask, enum llm_coords uitars_c
         out->coords = LLM_COORDS_FRAME_999;
     for (size_t i = 0; i < out->n_calls; i++)
         out->calls[i].coords = out->coords;
+    return WA_E_OK;
+}
+
+/* ---- coordinates ---- */
+
+#define TARS_FACTOR     28
+#define TARS_MIN_PIXELS (100 * 28 * 28)
+#define TARS_MAX_PIXELS (16384 * 28 * 28)
+
+static int round_by(double v, int f)
+{
+    return (int)floor(v / f + 0.5) * f;
+}
+
+void textcalls_smart_resize(int w, int h, int *rw, int *rh)
+{
+    int bw = round_by(w, TARS_FACTOR), bh = round_by(h, TARS_FACTOR);
+    bw = bw < TARS_FACTOR ? TARS_FACTOR : bw;
+    bh = bh < TARS_FACTOR ? TARS_FACTOR : bh;
+    if ((double)bw * bh > TARS_MAX_PIXELS) {
+        double beta = sqrt((double)w * h / TARS_MAX_PIXELS);
+        bw = (int)floor(w / beta / TARS_FACTOR) * TARS_FACTOR;
+        bh = (int)floor(h / beta / TARS_FACTOR) * TARS_FACTOR;
+    } else if ((double)bw * bh < TARS_MIN_PIXELS) {
+        double beta = sqrt((double)TARS_MIN_PIXELS / ((double)w * h));
+        bw = (int)ceil(w * beta / TARS_FACTOR) * TARS_FACTOR;
+        bh = (int)ceil(h * beta / TARS_FACTOR) * TARS_FACTOR;
+    }
+    *rw = bw;
+    *rh = bh;
+}
+
+/* One coordinate from the call's space to 0-999 over an extent of `size` pixels whose
+ * model-side extent is `model_size` (the smart-resized side, or 1000). */
+static double to_999(double v, int size, double model_size)
+{
+    double px = v / model_size * size; /* a pixel of the image sent */
+    double n = size > 1 ? px * 999.0 / (size - 1) : 0;
+    n = floor(n + 0.5);
+    return n < 0 ? 0 : n > 999 ? 999 : n;
+}
+
+wa_err textcalls_args_to_999(const struct llm_tool_call *c, int image_w, int image_h, cJSON **out)
+{
+    *out = NULL;
+    if (!c->parsed)
+        return wa_fail(WA_E_INVALID_ARGS, "the call has no arguments to convert");
+    double mw = 1000, mh = 1000;
+    int w = image_w, h = image_h;
+    if (c->coords == LLM_COORDS_PIXELS) {
+        if (image_w <= 0 || image_h <= 0)
+            return wa_fail(WA_E_INVALID_ARGS,
+                           "pixel coordinates need a screenshot to refer to, and none was sent");
+        int rw, rh;
+        textcalls_smart_resize(image_w, image_h, &rw, &rh);
+        mw = rw;
+        mh = rh;
+    } else if (w <= 0 || h <= 0) { /* 0-1000 needs no image: map over 0-999 itself */
+        w = h = 1000;
+    }
+    cJSON *args = cJSON_Duplicate(c->parsed, true);
+    if (!args)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    if (c->coords != LLM_COORDS_FRAME_999) {
+        static const char *const xs[] = {"x", "to_x"}, *const ys[] = {"y", "to_y"};
+        for (int i = 0; i < 2; i++) {
+            cJSON *x = cJSON_GetObjectItemCaseSensitive(args, xs[i]);
+            cJSON *y = cJSON_GetObjectItemCaseSensitive(args, ys[i]);
+            if (cJSON_IsNumber(x))
+                cJSON_SetNumberValue(x, to_999(x->valuedouble, w, mw));
+            if (cJSON_IsNumber(y))
+                cJSON_SetNumberValue(y, to_999(y->valuedouble, h, mh));
+        }
+    }
+    *out = args;
     return WA_E_OK;
 }

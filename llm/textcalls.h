@@ -45,4 +45,16 @@ void textcalls_cleanup(struct textcalls *t);
 wa_err textcalls_parse(const char *text, unsigned mask, enum llm_coords uitars_coords,
                        struct llm_ids *ids, struct textcalls *out);
 
+/* UI-TARS-1.5's (Qwen2.5-VL's) "smart resize" of a w x h image, as the model server
+ * does it before the model sees the image: both sides rounded to multiples of 28, the
+ * pixel count kept within [100, 16384] * 28 * 28 by scaling with the aspect ratio. */
+void textcalls_smart_resize(int w, int h, int *rw, int *rh);
+
+/* The call's arguments with x, y, to_x, to_y moved from the call's space (c->coords) to
+ * winagent's 0-999 over an image of image_w x image_h pixels (the one the model saw):
+ * a new object (the others keys copied), NULL when out of memory or when c->parsed is
+ * none. LLM_COORDS_PIXELS needs the image's size (WA_E_INVALID_ARGS without it). */
+wa_err textcalls_args_to_999(const struct llm_tool_call *c, int image_w, int image_h,
+                             struct cJSON **out);
+
 #endif

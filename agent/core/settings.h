@@ -33,6 +33,10 @@ enum {
     X(BASE_URL, "base_url", "base-url", SG_RUN, "LLM_BASE_URL", NULL, SK_VALUE,                    \
       "the model server's base URL (required for openai-compatible)")                              \
     X(MODEL, "model", "model", SG_RUN, "LLM_MODEL", NULL, SK_VALUE, "the model's name")            \
+    X(TOOL_PROTOCOL, "tool_protocol", "tool-protocol", SG_RUN, "WINAGENT_TOOL_PROTOCOL", "auto",   \
+      SK_VALUE, "how the model acts: auto, functions, computer or text")                           \
+    X(COORDS, "coords", "coords", SG_RUN, "WINAGENT_COORDS", "auto", SK_VALUE,                     \
+      "coordinates of calls written as text by grounding models: auto, pixels or 1000")            \
     X(API_KEY, "api_key", NULL, 0, "LLM_API_KEY", NULL, SK_SECRET, "the model server's key")       \
     X(MAX_STEPS, "max_steps", "max-steps", SG_RUN, "WINAGENT_MAX_STEPS", "30", SK_VALUE,           \
       "steps before the run gives up (1-10000)")                                                   \

@@ -12,6 +12,7 @@
 #include "agent/core/wire.h"
 #include "base/os.h"
 #include "base/str.h"
+#include "llm/protocol.h"
 
 extern const char prompt_skill[];
 
@@ -430,6 +431,26 @@ static void print_line(void *ctx, const char *text)
     puts(text);
 }
 
+/* The provider and the tool protocol a run would speak with these settings. */
+static void print_protocol(const struct settings *s)
+{
+    enum llm_provider_kind provider;
+    enum llm_tool_protocol proto;
+    enum llm_coords_choice coords;
+    struct llm_protocol_choice ch;
+    const char *model = settings_get(s, SET_MODEL);
+    if (llm_provider_from_name(settings_get(s, SET_PROVIDER), &provider) ||
+        llm_tool_protocol_from_name(settings_get(s, SET_TOOL_PROTOCOL), &proto) ||
+        llm_coords_choice_from_name(settings_get(s, SET_COORDS), &coords) ||
+        llm_protocol_choose(provider, model, proto, coords, &ch)) {
+        printf("run: %s\n", wa_err_detail());
+        wa_err_clear();
+        return;
+    }
+    printf("run: provider %s, model %s, tool protocol %s (%s)\n", llm_provider_name(provider),
+           model ? model : "(unset)", llm_tool_protocol_name(ch.protocol), ch.why);
+}
+
 /* `winagent config`: every setting, its value (keys masked) and where it came from. */
 static int cmd_config(int argc, char **argv)
 {
@@ -444,6 +465,7 @@ static int cmd_config(int argc, char **argv)
     if (!e) {
         printf(".env: %s\n", s.dotenv_path ? s.dotenv_path : "(none found)");
         settings_print(&s, print_line, NULL);
+        print_protocol(&s);
     }
     settings_cleanup(&s);
     return e ? exit_fail(e) : EXIT_OK;

@@ -25,6 +25,16 @@ static wa_err read_settings(struct agent_config *c)
         return wa_fail(WA_E_CONFIG,
                        "LLM_PROVIDER must be openai-compatible or google, not '%s' (from %s)",
                        provider, setting_source_name(s, SET_PROVIDER));
+    const char *proto = settings_get(s, SET_TOOL_PROTOCOL);
+    if (llm_tool_protocol_from_name(proto, &c->tool_protocol) != WA_E_OK)
+        return wa_fail(
+            WA_E_CONFIG,
+            "tool protocol must be auto, functions, computer or text, not '%s' (from %s)", proto,
+            setting_source_name(s, SET_TOOL_PROTOCOL));
+    const char *coords = settings_get(s, SET_COORDS);
+    if (llm_coords_choice_from_name(coords, &c->coords) != WA_E_OK)
+        return wa_fail(WA_E_CONFIG, "coords must be auto, pixels or 1000, not '%s' (from %s)",
+                       coords, setting_source_name(s, SET_COORDS));
     c->base_url = settings_get(s, SET_BASE_URL);
     c->model = settings_get(s, SET_MODEL);
     c->api_key = settings_get(s, SET_API_KEY);
@@ -78,5 +88,10 @@ wa_err config_load(int argc, char **argv, struct agent_config *c)
                        "server's base URL, e.g. https://api.openai.com/v1 (--base-url or "
                        "LLM_BASE_URL %s)",
                        where);
+    if ((e = llm_protocol_choose(c->provider, c->model, c->tool_protocol, c->coords, &c->protocol)))
+        return e;
+    /* a grounding model reads screenshots only: its observations are images */
+    if (c->protocol.grammar == LLM_TEXT_UITARS && c->mode == OBS_AUTO)
+        c->mode = OBS_PIXEL;
     return WA_E_OK;
 }

@@ -10,6 +10,7 @@
 #include "agent/core/settings.h"
 #include "base/error.h"
 #include "llm/llm.h"
+#include "llm/protocol.h"
 
 struct agent_config {
     char *prompt;             /* the task; NULL with --replay */
@@ -19,8 +20,13 @@ struct agent_config {
     const char *base_url;
     const char *model;
     const char *api_key; /* never printed or logged */
+    /* How the model acts, settled from --tool-protocol, --coords and the model's name
+     * (llm/protocol.h); replay leaves it zeroed. */
+    enum llm_tool_protocol tool_protocol; /* as set */
+    enum llm_coords_choice coords;        /* as set */
+    struct llm_protocol_choice protocol;
     int max_steps;
-    enum obs_mode mode;
+    enum obs_mode mode; /* auto becomes pixel for a model that reads only screenshots */
     int max_edge;
     int history_images;
     const char *log_dir;

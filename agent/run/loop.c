@@ -21,8 +21,7 @@
 #include "agent/run/trace.h"
 #include "base/os.h"
 #include "base/str.h"
-
-extern const char prompt_system[];
+#include "llm/textcalls.h"
 
 #define MAX_CALLS_PER_REPLY 16 /* more in one reply are answered with an error */
 #define SAME_FAILURE_WARN   3  /* identical failing calls in a row before the model is told */
@@ -54,6 +53,7 @@ struct run {
     struct session *ses;
     struct obs_ref *obs;
     size_t n_obs;
+    int image_w, image_h; /* size of the latest image sent, pixels (0: none yet) */
     /* loop detection */
     char *last_sig;
     int same_failures;
@@ -62,6 +62,7 @@ struct run {
     uint64_t last_obs_hash;
     bool have_obs_hash;
     const char *stop_reason; /* set when a repetition ends the run */
+    int bad_text_calls;      /* replies whose call written as text could not be read */
     /* totals */
     struct llm_usage usage;
     double llm_ms, agent_ms;
@@ -124,17 +125,25 @@ static void trim_history(struct run *r)
     }
 }
 
-/* The observation as the model gets it: text to append, and an image if any. */
-static void observation_for_model(const struct run *r, const struct observation *o,
-                                  struct dynbuf *text, struct llm_image *img, bool *has_img)
+/* The observation as the model gets it: text to append, and an image if any (whose
+ * size is remembered: calls written in pixels refer to it). */
+static void observation_for_model(struct run *r, const struct observation *o, struct dynbuf *text,
+                                  struct llm_image *img, bool *has_img)
 {
     *has_img = false;
-    if (r->computer && o->kind == OBS_IMAGE) { /* the computer tool's own coordinates */
-        dynbuf_addf(text, "\n\nObservation: a screenshot is attached (%dx%d).", o->width,
-                    o->height);
+    if (o->kind == OBS_IMAGE && (r->computer || r->cfg->protocol.grammar == LLM_TEXT_UITARS)) {
+        /* the computer tool and grounding models place points in their own space: no
+         * 0-999 here */
+        if (r->computer)
+            dynbuf_addf(text, "\n\nObservation: a screenshot is attached (%dx%d).", o->width,
+                        o->height);
+        else
+            dynbuf_adds(text, "\n\nA screenshot of the screen is attached.");
         img->mime = "image/png";
         img->base64 = o->png_base64;
         *has_img = true;
+        r->image_w = o->width;
+        r->image_h = o->height;
         return;
     }
     if (o->kind == OBS_TREE) {
@@ -153,6 +162,8 @@ static void observation_for_model(const struct run *r, const struct observation 
         img->mime = "image/png";
         img->base64 = o->png_base64;
         *has_img = true;
+        r->image_w = o->width;
+        r->image_h = o->height;
     }
 }
 
@@ -380,7 +391,16 @@ static void perform_computer(struct run *r, const struct llm_tool_call *call, st
 static void perform_call(struct run *r, const struct llm_tool_call *call, struct op_request *q,
                          struct op_result *res, cJSON *trace)
 {
-    wa_err e = tool_request(r, call, call->parsed, q);
+    cJSON *moved = NULL; /* a grounding model's coordinates, moved to 0-999 */
+    wa_err e = WA_E_OK;
+    if (call->coords != LLM_COORDS_FRAME_999 && call->parsed) {
+        e = textcalls_args_to_999(call, r->image_w, r->image_h, &moved);
+        if (e)
+            op_request_init(q, NULL);
+    }
+    if (!e)
+        e = tool_request(r, call, moved ? moved : call->parsed, q);
+    cJSON_Delete(moved);
     if (!e)
         cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, wire_request_args(q, WIRE_MODEL, 0));
     else if (call->parsed)
@@ -701,7 +721,20 @@ static int run_step(struct run *r, int step, const struct llm_tool *tools, size_
     snprintf(stats, sizeof stats, "  llm %.1fs  %.1fk tok", reply.elapsed_ms / 1000.0,
              (double)reply.usage.total_tokens / 1000.0);
     int code = -1;
-    if (reply.n_calls == 0) {
+    if (reply.n_calls == 0 && reply.text_call_error && r->bad_text_calls++ < SAME_FAILURE_STOP) {
+        /* a call written as text that cannot be read is no final answer: say why */
+        char msg[700];
+        snprintf(msg, sizeof msg,
+                 "Your tool call could not be read: %.500s. Write it again, well-formed, or "
+                 "give your final answer as plain text.",
+                 reply.text_call_error);
+        llm_conversation_add_user(&r->conv, msg, NULL, 0);
+        steplog_progress(&r->log,
+                         "[step %d/%d] (a call written as text could not be read, asked "
+                         "again)%s",
+                         step, r->cfg->max_steps, stats);
+        steplog_trace(&r->log, trace);
+    } else if (reply.n_calls == 0) {
         code = answer(r, step, &reply, trace, stats, nudged);
     } else {
         run_calls(r, step, &reply, trace, stats);
@@ -717,6 +750,8 @@ static int run_steps(struct run *r)
     size_t n_tools;
     bool with_shell = core_shell(r->core) != SHELL_DENIED;
     const struct llm_tool *tools = agent_tools(with_shell, &n_tools);
+    if (r->cfg->protocol.protocol == LLM_PROTO_TEXT)
+        n_tools = 0; /* declared in the system prompt; the server takes no tools */
     if (r->computer) { /* the display declared is the first screenshot's */
         r->computer_tool.display_width = r->view.width;
         r->computer_tool.display_height = r->view.height;
@@ -807,9 +842,10 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
         snprintf(out->dir, sizeof out->dir, "%s", r.log.dir);
     steplog_note(&r.log, "winagent: task: %s", cfg->prompt);
     steplog_note(&r.log,
-                 "config: provider=%s model=%s base_url=%s key=%s mode=%s max_steps=%d "
-                 "max_edge=%d history_images=%d shell=%s dry_run=%s stream=%s env=%s",
-                 cfg->provider == LLM_PROVIDER_GOOGLE ? "google" : "openai-compatible", cfg->model,
+                 "config: provider=%s model=%s tool_protocol=%s (%s) base_url=%s key=%s mode=%s "
+                 "max_steps=%d max_edge=%d history_images=%d shell=%s dry_run=%s stream=%s env=%s",
+                 llm_provider_name(cfg->provider), cfg->model,
+                 llm_tool_protocol_name(cfg->protocol.protocol), cfg->protocol.why,
                  cfg->base_url ? cfg->base_url : "(default)", cfg->api_key ? "set" : "none",
                  obs_mode_name(cfg->mode), cfg->max_steps, cfg->max_edge, cfg->history_images,
                  shell, cfg->dry_run ? "yes" : "no", cfg->stream ? "yes" : "no",
@@ -828,11 +864,13 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
                                                : cfg->llm_retries,
         .max_backoff_ms = cfg->llm_max_wait_ms,
         .timeout_s = cfg->llm_timeout_s,
+        .text_calls = cfg->protocol.text_calls,
+        .text_coords = cfg->protocol.coords,
         .log = log_llm_line,
         .ctx = &r.log,
     };
     int code;
-    setup_computer(&r, false);
+    setup_computer(&r, cfg->protocol.protocol == LLM_PROTO_COMPUTER);
     if ((e = llm_client_new(&lc, &r.llm))) {
         code = fail_run(&r, EXIT_USAGE, e, "cannot set up the LLM client", 0);
         goto out;
@@ -842,7 +880,14 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
         goto out;
     }
     llm_conversation_init(&r.conv);
-    llm_conversation_set_system(&r.conv, prompt_system);
+    char *system = agent_system_prompt(&cfg->protocol, core_shell(r.core) != SHELL_DENIED);
+    if (!system) {
+        code = fail_run(&r, EXIT_USAGE, wa_fail(WA_E_NOMEM, "out of memory"),
+                        "cannot set up the system prompt", 0);
+        goto out;
+    }
+    llm_conversation_set_system(&r.conv, system);
+    free(system);
     first_turn(&r);
     code = run_steps(&r);
     llm_conversation_cleanup(&r.conv);

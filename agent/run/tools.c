@@ -8,6 +8,8 @@
 #include <cjson/cJSON.h>
 
 #include "agent/core/op_schema.h"
+#include "base/dynbuf.h"
+#include "base/str.h"
 
 static const char desktop_description[] =
     "See and act on the Windows desktop. Coordinates are integers 0-999 over the latest "
@@ -71,4 +73,42 @@ const struct llm_tool *agent_computer_tools(const struct llm_computer_tool *comp
     tools[3] = *shell;
     *count = with_shell ? 4 : 3;
     return tools;
+}
+
+extern const char prompt_system[];
+extern const char prompt_text_calls[];
+extern const char prompt_uitars[];
+extern const char prompt_computer[];
+
+char *agent_system_prompt(const struct llm_protocol_choice *p, bool with_shell)
+{
+    if (p->protocol == LLM_PROTO_TEXT && p->grammar == LLM_TEXT_UITARS)
+        return str_dup(prompt_uitars); /* a grounding model knows its own grammar only */
+    if (p->protocol == LLM_PROTO_COMPUTER) /* the provider's tool: no desktop function */
+        return str_dup(prompt_computer);
+    if (p->protocol != LLM_PROTO_TEXT)
+        return str_dup(prompt_system);
+    struct dynbuf b;
+    dynbuf_init(&b, 1u << 20);
+    wa_err e = dynbuf_adds(&b, prompt_system);
+    if (!e)
+        e = dynbuf_addf(&b, "\n%s", prompt_text_calls);
+    size_t n;
+    const struct llm_tool *tools = agent_tools(with_shell, &n);
+    for (size_t i = 0; !e && i < n; i++) {
+        cJSON *t = cJSON_CreateObject();
+        char *json = NULL;
+        if (t && cJSON_AddStringToObject(t, "name", tools[i].name) &&
+            cJSON_AddStringToObject(t, "description", tools[i].description) &&
+            cJSON_AddItemToObject(t, "parameters", cJSON_Duplicate(tools[i].parameters, true)))
+            json = cJSON_PrintUnformatted(t);
+        cJSON_Delete(t);
+        e = json ? dynbuf_addf(&b, "\n%s\n", json) : WA_E_NOMEM;
+        cJSON_free(json);
+    }
+    if (e) {
+        dynbuf_cleanup(&b);
+        return NULL;
+    }
+    return dynbuf_take(&b);
 }

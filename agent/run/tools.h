@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "llm/llm.h"
+#include "llm/protocol.h"
 
 /* The declarations; with_shell false leaves `powershell` out (--shell off). Built once
  * and kept for the life of the process. */
@@ -20,5 +21,9 @@ const struct llm_tool *agent_tools(bool with_shell, size_t *count);
  * pointer), then launch, window_tree and (with_shell) powershell as functions. */
 const struct llm_tool *agent_computer_tools(const struct llm_computer_tool *computer,
                                             bool with_shell, size_t *count);
+/* The system prompt for the protocol: winagent's own; with `text`, plus how to write
+ * calls and the tools' schemas (Hermes blocks), or a grounding model's own prompt and
+ * action grammar (UI-TARS). Heap string; NULL when out of memory. */
+char *agent_system_prompt(const struct llm_protocol_choice *p, bool with_shell);
 
 #endif

@@ -50,8 +50,10 @@ DEFAULT_IDLE_EXIT = 600.0
 QUIRKS = frozenset({
     "args_as_object", "empty_ids", "missing_ids", "content_null", "whole_chunk",
     "finish_reason", "omit_index", "comments", "no_done", "crlf", "thought_signature",
-    "gemini_finish", "block_reason", "invalid_arguments", "reasoning_field",
+    "gemini_finish", "block_reason", "invalid_arguments", "reasoning_field", "calls_as_text",
 })
+# How a server without a tool parser passes the calls on: as text in the content.
+TEXT_CALL_FORMATS = frozenset({"hermes", "qwen3_coder", "json"})
 FAULTS = frozenset({
     "drop_before_response", "drop_mid_stream", "truncated_json", "error_mid_stream",
     "huge_body", "slow", "raw",
@@ -88,9 +90,31 @@ TREE_LINE_RE = re.compile(
     r'^[ \t]*\[(\d+)\] (\w+) "((?:[^"\\\n]|\\.)*)"(?: @\((-?\d+),\s*(-?\d+)\))?', re.M)
 TREE_HEADER_RE = re.compile(r"^Window: ", re.M)
 PLACEHOLDER_RE = re.compile(
-    r"^\$\{(element|element_x|element_y):([^:}]+):(.*)\}$|^\$\{(color_x|color_y):([0-9A-Fa-f]{6})\}$"
+    r"^\$\{(element|element_x|element_y):([^:}]+):(.*)\}$"
+    r"|^\$\{(color_x|color_y|tars_x|tars_y):([0-9A-Fa-f]{6})\}$"
     r"|^\$\{mark_at:(\d+):(\d+)\}$",
     re.S)
+# A placeholder inside a reply's text (calls a model writes as text, e.g. UI-TARS).
+INLINE_PLACEHOLDER_RE = re.compile(r"\$\{[^${}]+\}")
+
+# UI-TARS-1.5 / Qwen2.5-VL "smart resize", as the model server applies it to an image.
+TARS_FACTOR, TARS_MIN_PIXELS, TARS_MAX_PIXELS = 28, 100 * 28 * 28, 16384 * 28 * 28
+
+
+def smart_resize(width, height):
+    """(width, height) of the image the model sees: sides multiples of 28, bounded area."""
+    import math
+    rb = lambda v: max(TARS_FACTOR, int(math.floor(v / TARS_FACTOR + 0.5)) * TARS_FACTOR)
+    w, h = rb(width), rb(height)
+    if w * h > TARS_MAX_PIXELS:
+        beta = math.sqrt(width * height / TARS_MAX_PIXELS)
+        w = int(math.floor(width / beta / TARS_FACTOR)) * TARS_FACTOR
+        h = int(math.floor(height / beta / TARS_FACTOR)) * TARS_FACTOR
+    elif w * h < TARS_MIN_PIXELS:
+        beta = math.sqrt(TARS_MIN_PIXELS / (width * height))
+        w = int(math.ceil(width * beta / TARS_FACTOR)) * TARS_FACTOR
+        h = int(math.ceil(height * beta / TARS_FACTOR)) * TARS_FACTOR
+    return w, h
 # A numbered mark listed beside an image: [id] TYPE "NAME" bounds=[l,t][r,b] (0-999).
 MARK_LINE_RE = re.compile(
     r'^\[(\d+)\] (\w+) "((?:[^"\\\n]|\\.)*)" bounds=\[(\d+),(\d+)\]\[(\d+),(\d+)\]', re.M)
@@ -193,6 +217,9 @@ class Scenario:
             if unknown:
                 raise ValueError("%s: unknown quirks: %s (known: %s)"
                                  % (where, ", ".join(sorted(unknown)), ", ".join(sorted(QUIRKS))))
+            if quirks.get("calls_as_text", "hermes") not in TEXT_CALL_FORMATS:
+                raise ValueError("%s: calls_as_text must be one of %s"
+                                 % (where, ", ".join(sorted(TEXT_CALL_FORMATS))))
             expect = step.get("expect", {})
             if not isinstance(expect, dict) or set(expect) - EXPECTS:
                 raise ValueError("%s: expect must be an object with keys among %s"
@@ -461,6 +488,11 @@ class _Resolver:
             raise TemplateError("fake_llm: no pixels of colour #%s (+-8) in the latest image (%dx%d)"
                                 % (hexrgb.upper(), image.width, image.height))
         cx, cy, _ = found
+        if kind in ("tars_x", "tars_y"):  # pixels of the smart-resized image
+            rw, rh = smart_resize(image.width, image.height)
+            if kind == "tars_x":
+                return int(round(cx * rw / image.width))
+            return int(round(cy * rh / image.height))
         if kind == "color_x":
             return png_decode.to_frame(cx, image.width)
         return png_decode.to_frame(cy, image.height)
@@ -491,6 +523,8 @@ def resolve_templates(step, req):
     for call in step.get("tool_calls") or []:
         if "arguments" in call:
             call["arguments"] = sub(call["arguments"])
+    if isinstance(step.get("text"), str):  # placeholders inside text become numbers
+        step["text"] = INLINE_PLACEHOLDER_RE.sub(lambda m: str(sub(m.group(0))), step["text"])
     return "; ".join(errors) if errors else None
 
 
@@ -673,6 +707,9 @@ class Reply:
                 "id": call.get("id"),                    # None when the step gave none
                 "default_id": "call_%d_%d" % (n, i + 1),
             })
+        if self.quirks.get("calls_as_text"):  # no tool parser: the calls stay text
+            self.text = calls_as_text(self.text, self.calls, self.quirks["calls_as_text"])
+            self.calls = []
         usage = step.get("usage") or {}
         prompt = usage.get("prompt_tokens")
         if prompt is None:
@@ -692,6 +729,29 @@ class Reply:
         if self.quirks.get("empty_ids"):
             return ""
         return call["id"] if call["id"] is not None else call["default_id"]
+
+
+def calls_as_text(text, calls, fmt):
+    """The content a server without a tool parser returns: the model's text, then its
+    calls as the chat template has the model write them."""
+    def args_of(call):
+        a = call["arguments"]
+        return json.loads(a) if isinstance(a, str) else a
+    out = [text] if text else []
+    if fmt == "json":  # Llama 3.1: one bare object per turn
+        call = calls[0]
+        return json.dumps({"name": call["name"], "parameters": args_of(call)}, ensure_ascii=False)
+    for call in calls:
+        if fmt == "hermes":
+            out.append("<tool_call>\n%s\n</tool_call>" % json.dumps(
+                {"name": call["name"], "arguments": args_of(call)}, ensure_ascii=False))
+        else:  # qwen3_coder
+            params = "".join("<parameter=%s>\n%s\n</parameter>\n"
+                             % (k, v if isinstance(v, str) else json.dumps(v))
+                             for k, v in args_of(call).items())
+            out.append("<tool_call>\n<function=%s>\n%s</function>\n</tool_call>"
+                       % (call["name"], params))
+    return "\n".join(out)
 
 
 def openai_usage(reply):

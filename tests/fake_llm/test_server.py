@@ -392,6 +392,25 @@ class TestQuirks(ServerCase):
         self.assertEqual(len(calls), 1)
         self.assertEqual(calls[0]["function"]["arguments"], {"action": "click", "x": 10, "y": 20})
 
+    def test_calls_as_text(self):
+        call = [{"name": "desktop", "arguments": {"action": "key", "keys": "ctrl+s"}}]
+        _, data = self.one({"calls_as_text": "hermes"}, stream=False, calls=call, text="Saving.")
+        msg = json.loads(data)["choices"][0]["message"]
+        self.assertNotIn("tool_calls", msg)
+        self.assertEqual(msg["content"], 'Saving.\n<tool_call>\n{"name": "desktop", "arguments": '
+                                         '{"action": "key", "keys": "ctrl+s"}}\n</tool_call>')
+        _, data = self.one({"calls_as_text": "qwen3_coder"}, calls=call)
+        events, _ = sse_events(data)
+        text = "".join(json.loads(e)["choices"][0]["delta"].get("content") or ""
+                       for e in events if e != "[DONE]" and json.loads(e)["choices"])
+        self.assertIn("<function=desktop>\n<parameter=action>\nkey\n</parameter>", text)
+        self.assertEqual(self.stream_calls(data), [])
+        _, data = self.one({"calls_as_text": "json"}, stream=False, calls=call)
+        self.assertEqual(json.loads(json.loads(data)["choices"][0]["message"]["content"]),
+                         {"name": "desktop", "parameters": {"action": "key", "keys": "ctrl+s"}})
+        with self.assertRaises(ValueError):
+            server.Scenario({"steps": [{"quirks": {"calls_as_text": "xml"}}]})
+
     def test_empty_ids(self):
         _, data = self.one({"empty_ids": True}, stream=False)
         self.assertEqual(json.loads(data)["choices"][0]["message"]["tool_calls"][0]["id"], "")
@@ -889,6 +908,18 @@ class TestTemplates(ServerCase):
         self.assertEqual(self.call_args(data), {"x": frame(154.5, w), "y": frame(24.5, h)})
         self.assertEqual(fake.requests[0]["body"]["messages"][-1]["content"][1]["image_url"]["url"],
                          "data:image/png;base64," + base64.b64encode(new).decode())
+
+    def test_tars_templates_inside_text_are_smart_resized_pixels(self):
+        w, h = 200, 100  # below 100*28*28 pixels: seen by the model as 420x224
+        png = make_png(w, h, scene_pixel((150, 20, 159, 29)))
+        fake = self.start({"steps": [{"text": "Action: click(start_box='(${tars_x:FF0000},"
+                                              "${tars_y:FF0000})')"}]})
+        _, _, data = post(fake, OAI, openai_body(messages=observation_messages(TREE, [png])))
+        text = json.loads(data)["choices"][0]["message"]["content"]
+        self.assertEqual(server.smart_resize(w, h), (420, 224))
+        self.assertEqual(server.smart_resize(1280, 800), (1288, 812))
+        self.assertEqual(text, "Action: click(start_box='(%d,%d)')"
+                         % (round(154.5 * 420 / 200), round(24.5 * 224 / 100)))
 
     def test_color_templates_gemini_rgba(self):
         w, h = 64, 48

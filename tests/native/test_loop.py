@@ -438,5 +438,118 @@ class LoopRuns(unittest.TestCase):
         self.assertNotIn("skipped", p.stderr)
 
 
+def roles(req):
+    """The roles of an OpenAI request's messages, in order."""
+    return [m.get("role") for m in req["body"].get("messages", [])]
+
+
+class ToolProtocols(unittest.TestCase):
+    """--tool-protocol: calls written as text (read by auto, asked for by text), a grounding
+    model's own grammar and coordinates, and computer refused for now."""
+
+    def test_auto_reads_calls_a_local_server_writes_as_text(self):
+        steps = [
+            {"text": "I will click Save.", "quirks": {"calls_as_text": "hermes"},
+             "tool_calls": [tool_call({"action": "click", "x": 130, "y": 38})]},
+            {"quirks": {"calls_as_text": "qwen3_coder"},
+             "tool_calls": [tool_call({"action": "type", "text": "hello"})],
+             "expect": {"contains": "Result of desktop (call_"}},
+            final("All done."),
+        ]
+        # the server refuses images in tool messages, as vLLM does: none is ever sent
+        with fake_llm({"steps": steps, "refuse": ["images_in_tool"]}) as fake:
+            r = Run(fake, "--mode", "pixel").run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 0, r.err)
+        self.assertEqual(r.out.strip(), "All done.")
+        self.assertIn({"op": "mouse_move", "x": 230, "y": 80}, r.actions())
+        self.assertIn({"op": "type_text", "text": "hello"}, r.actions())
+        self.assertEqual([q["response"]["kind"] for q in reqs], ["reply"] * 3)
+        self.assertEqual(reqs[1]["expect_failures"], [])
+        for q in reqs:
+            self.assertIn("tools", q["body"])  # auto speaks functions ...
+            self.assertNotIn("tool", roles(q))  # ... but answers text calls with text
+        said = reqs[1]["body"]["messages"][2]
+        self.assertEqual(said["role"], "assistant")
+        self.assertIn("<tool_call>", said["content"])
+        self.assertNotIn("tool_calls", said)
+        result = reqs[1]["body"]["messages"][3]
+        self.assertEqual(result["role"], "user")
+        self.assertEqual([p["type"] for p in result["content"]], ["text", "image_url"])
+        with open(os.path.join(r.run_dir(), "agent.log"), encoding="utf-8") as f:
+            log = f.read()
+        self.assertEqual(log.count("wrote its tool calls as text"), 1, log)
+        self.assertIn("tool_protocol=functions", log)
+
+    def test_text_protocol_declares_the_tools_in_the_prompt(self):
+        steps = [
+            {"quirks": {"calls_as_text": "json"},
+             "tool_calls": [tool_call({"action": "click", "element": "${element:Button:Save}"})]},
+            {"text": "<tool_call>{\"name\": \"desktop\", \"arguments\": {\"x\": 1,}}</tool_call>"},
+            {"quirks": {"calls_as_text": "hermes"},
+             "tool_calls": [tool_call({"action": "type", "text": "hi"})],
+             "expect": {"contains": "could not be read"}},
+            final("Typed."),
+        ]
+        with fake_llm({"steps": steps}) as fake:
+            r = Run(fake, "--tool-protocol", "text", "--no-stream").run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 0, r.err)
+        self.assertEqual(r.out.strip(), "Typed.")
+        self.assertIn({"op": "mouse_move", "x": 230, "y": 80}, r.actions())
+        self.assertIn({"op": "type_text", "text": "hi"}, r.actions())
+        self.assertEqual(reqs[2]["expect_failures"], [])
+        system = reqs[0]["body"]["messages"][0]["content"]
+        self.assertIn("<tool_call>", system)
+        self.assertIn('"name":"desktop"', system)
+        self.assertIn('"name":"powershell"', system)
+        for q in reqs:
+            self.assertNotIn("tools", q["body"])
+            self.assertNotIn("tool", roles(q))
+        self.assertIn("a call written as text could not be read, asked again", r.err)
+
+    def test_uitars_grammar_in_smart_resized_pixels(self):
+        # Notepad's window is 1000x800 pixels; the model sees it as 1008x812 (multiples of
+        # 28): Save's centre (130,30) in the image is written as (131,30).
+        steps = [
+            {"text": "Thought: I click Save.\nAction: click(start_box='<|box_start|>(131,30)"
+                     "<|box_end|>')", "expect": {"has_image": True}},
+            {"text": "Thought: Saved.\nAction: finished(content='saved it')",
+             "expect": {"contains": "A screenshot of the screen is attached."}},
+        ]
+        with fake_llm({"steps": steps}) as fake:
+            r = Run(fake, "--model", "UI-TARS-1.5-7B").run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 0, r.err)
+        self.assertEqual(r.out.strip(), "saved it")
+        self.assertEqual([q["expect_failures"] for q in reqs], [[], []])
+        self.assertIn({"op": "mouse_move", "x": 230, "y": 80}, r.actions())
+        self.assertIn("Action Space", reqs[0]["body"]["messages"][0]["content"])
+        self.assertNotIn("tools", reqs[0]["body"])
+        trace = read_trace(r.run_dir())
+        self.assertEqual(trace[1]["tool_calls"][0]["arguments"],
+                         {"action": "click", "x": 130, "y": 37})
+
+    def test_computer_is_not_yet_supported_and_config_shows_the_protocol(self):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "WINAGENT_"))}
+        p = subprocess.run([EXE, "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
+                            "--tool-protocol", "computer", "do"], env=env, capture_output=True,
+                           text=True, cwd=tempfile.mkdtemp(), stdin=subprocess.DEVNULL)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("computer tool protocol is not yet supported", p.stderr)
+        p = subprocess.run([EXE, "--tool-protocol", "sideways", "--model", "m", "do"], env=env,
+                           capture_output=True, text=True, cwd=tempfile.mkdtemp(),
+                           stdin=subprocess.DEVNULL)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("tool protocol must be auto, functions, computer or text", p.stderr)
+        env.update(LLM_MODEL="ui-tars-1.5-7b", LLM_PROVIDER="openai-compatible")
+        p = subprocess.run([EXE, "config"], env=env, capture_output=True, text=True,
+                           cwd=tempfile.mkdtemp(), stdin=subprocess.DEVNULL)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"tool_protocol\s+= auto")
+        self.assertIn("run: provider openai-compatible, model ui-tars-1.5-7b, tool protocol text",
+                      p.stdout)
+
+
 if __name__ == "__main__":
     watest.main()

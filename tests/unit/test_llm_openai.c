@@ -487,6 +487,86 @@ static void calls_written_as_text(void **state)
 
 /* A server that refuses streaming together with tools (HTTP 400 naming stream) is
  * asked again without streaming, and not asked to stream again; said once. */
+/* Calls a server passed on as text go back as that text, and their results as one user
+ * message with the images: no tool_calls, no tool message (both providers). */
+static void text_round_goes_back_as_text(void **state)
+{
+    (void)state;
+    for (int gemini = 0; gemini < 2; gemini++) {
+        struct fake_llm f;
+        assert_true(fake_llm_start(
+            &f, "{'steps':[{'text':'Saving.','quirks':{'calls_as_text':'hermes'},"
+                "'tool_calls':[{'name':'desktop','arguments':{'action':'key','keys':'ctrl+s'}},"
+                "{'name':'desktop','arguments':{'action':'wait','seconds':1}}]},"
+                "{'text':'Saved.'}]}"));
+        struct capture cap;
+        capture_init(&cap);
+        char url[128];
+        enum llm_provider_kind p = gemini ? LLM_PROVIDER_GOOGLE : LLM_PROVIDER_OPENAI;
+        struct llm_config cfg = test_config(&f, p, true, &cap, url, sizeof url);
+        cfg.text_calls = LLM_TEXT_FUNCTION_FORMATS;
+        struct llm_client *c;
+        assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
+        struct llm_conversation conv;
+        test_conversation(&conv);
+        struct llm_reply r;
+        assert_int_equal(llm_complete(c, &conv, NULL, 0, &r), WA_E_OK);
+        assert_true(r.calls_from_text);
+        assert_int_equal(r.n_calls, 2);
+        assert_string_equal(r.text, "Saving.");
+        assert_non_null(strstr(r.written, "<tool_call>"));
+        assert_int_equal(llm_conversation_add_reply(&conv, &r), WA_E_OK);
+        struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
+        assert_int_equal(llm_conversation_add_tool_result(&conv, r.calls[0].id, "desktop",
+                                                          "{\"ok\":true}", &img),
+                         WA_E_OK);
+        assert_int_equal(
+            llm_conversation_add_tool_result(&conv, r.calls[1].id, "desktop", "{\"ok\":1}", NULL),
+            WA_E_OK);
+        char id0[64];
+        snprintf(id0, sizeof id0, "%s", r.calls[0].id);
+        llm_reply_cleanup(&r);
+        assert_int_equal(llm_complete(c, &conv, NULL, 0, &r), WA_E_OK);
+        assert_string_equal(r.text, "Saved.");
+        llm_reply_cleanup(&r);
+
+        cJSON *reqs = fake_llm_requests(&f);
+        char *body = cJSON_PrintUnformatted(at(reqs, "1/body"));
+        assert_null(strstr(body, "tool_calls"));
+        assert_null(strstr(body, "\"tool\""));
+        assert_null(strstr(body, "functionCall"));
+        assert_null(strstr(body, "functionResponse"));
+        assert_null(strstr(body, "\"tools\""));
+        free(body);
+        const cJSON *m = at(reqs, gemini ? "1/body/contents" : "1/body/messages");
+        int n = cJSON_GetArraySize(m);
+        const cJSON *said = cJSON_GetArrayItem(m, n - 2), *results = cJSON_GetArrayItem(m, n - 1);
+        const char *said_text = gemini ? str_at(said, "parts/0/text") : str_at(said, "content");
+        assert_string_equal(str_at(said, "role"), gemini ? "model" : "assistant");
+        assert_non_null(strstr(said_text, "Saving."));
+        assert_non_null(strstr(said_text, "<tool_call>"));
+        assert_string_equal(str_at(results, "role"), "user");
+        const char *rt =
+            gemini ? str_at(results, "parts/0/text") : str_at(results, "content/0/text");
+        char want[128];
+        snprintf(want, sizeof want, "Result of desktop (%s):\n{\"ok\":true}", id0);
+        assert_non_null(strstr(rt, want));
+        assert_non_null(strstr(rt, "{\"ok\":1}"));
+        if (gemini)
+            assert_string_equal(str_at(results, "parts/1/inlineData/data"), TEST_PNG_B64);
+        else
+            assert_string_equal(str_at(results, "content/1/image_url/url"),
+                                "data:image/png;base64," TEST_PNG_B64);
+        cJSON_Delete(reqs);
+        if (!gemini)
+            assert_schema_valid(&f);
+        llm_conversation_cleanup(&conv);
+        llm_client_free(c);
+        capture_cleanup(&cap);
+        fake_llm_stop(&f);
+    }
+}
+
 static void stream_with_tools_refused(void **state)
 {
     (void)state;
@@ -603,6 +683,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(text_reply_whole_and_streamed),
         cmocka_unit_test(calls_written_as_text),
+        cmocka_unit_test(text_round_goes_back_as_text),
         cmocka_unit_test(stream_with_tools_refused),
         cmocka_unit_test(local_server_refusals),
         cmocka_unit_test(every_quirk_streamed_and_not),

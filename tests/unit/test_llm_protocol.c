@@ -1,0 +1,158 @@
+/* Unit tests: the tool protocol a run speaks, from the settings and the model's name,
+ * and a grounding model's coordinates moved onto winagent's 0-999. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "llm/protocol.h"
+#include "llm/textcalls.h"
+
+static struct llm_protocol_choice choose(enum llm_provider_kind p, const char *model,
+                                         enum llm_tool_protocol req, enum llm_coords_choice c)
+{
+    struct llm_protocol_choice ch;
+    assert_int_equal(llm_protocol_choose(p, model, req, c, &ch), WA_E_OK);
+    return ch;
+}
+
+static void names_round_trip(void **state)
+{
+    (void)state;
+    enum llm_tool_protocol p;
+    for (int i = 0; i < LLM_PROTO__COUNT; i++) {
+        assert_int_equal(llm_tool_protocol_from_name(llm_tool_protocol_name(i), &p), WA_E_OK);
+        assert_int_equal(p, i);
+    }
+    assert_int_equal(llm_tool_protocol_from_name("TEXT", &p), WA_E_OK);
+    assert_int_equal(p, LLM_PROTO_TEXT);
+    assert_int_equal(llm_tool_protocol_from_name("tools", &p), WA_E_CONFIG);
+    assert_int_equal(llm_tool_protocol_from_name(NULL, &p), WA_E_CONFIG);
+    enum llm_coords_choice c;
+    assert_int_equal(llm_coords_choice_from_name("1000", &c), WA_E_OK);
+    assert_int_equal(c, LLM_COORDS_CHOICE_1000);
+    assert_int_equal(llm_coords_choice_from_name("Pixels", &c), WA_E_OK);
+    assert_int_equal(c, LLM_COORDS_CHOICE_PIXELS);
+    assert_int_equal(llm_coords_choice_from_name("999", &c), WA_E_CONFIG);
+    enum llm_provider_kind k;
+    assert_int_equal(llm_provider_from_name("Gemini", &k), WA_E_OK);
+    assert_string_equal(llm_provider_name(k), "google");
+    assert_int_equal(llm_provider_from_name("openai", &k), WA_E_OK);
+    assert_string_equal(llm_provider_name(k), "openai-compatible");
+    assert_int_equal(llm_provider_from_name("bedrock", &k), WA_E_CONFIG);
+}
+
+static void auto_by_model_name(void **state)
+{
+    (void)state;
+    /* an ordinary model: functions, and calls written as text are read too */
+    struct llm_protocol_choice ch =
+        choose(LLM_PROVIDER_OPENAI, "qwen2.5-7b-instruct", LLM_PROTO_AUTO, LLM_COORDS_CHOICE_AUTO);
+    assert_int_equal(ch.protocol, LLM_PROTO_FUNCTIONS);
+    assert_int_equal(ch.text_calls, LLM_TEXT_FUNCTION_FORMATS);
+    assert_int_equal(ch.grammar, 0);
+    /* UI-TARS-1.5 writes text in smart-resized pixels; 1.0 in 0-1000 */
+    ch = choose(LLM_PROVIDER_OPENAI, "ByteDance-Seed/UI-TARS-1.5-7B", LLM_PROTO_AUTO,
+                LLM_COORDS_CHOICE_AUTO);
+    assert_int_equal(ch.protocol, LLM_PROTO_TEXT);
+    assert_int_equal(ch.grammar, LLM_TEXT_UITARS);
+    assert_int_equal(ch.coords, LLM_COORDS_PIXELS);
+    assert_true(ch.text_calls & LLM_TEXT_UITARS);
+    ch = choose(LLM_PROVIDER_OPENAI, "ui_tars_72b_dpo", LLM_PROTO_AUTO, LLM_COORDS_CHOICE_AUTO);
+    assert_int_equal(ch.grammar, LLM_TEXT_UITARS);
+    assert_int_equal(ch.coords, LLM_COORDS_NORM_1000);
+    /* --coords overrides the name */
+    ch = choose(LLM_PROVIDER_OPENAI, "ui-tars-1.5", LLM_PROTO_AUTO, LLM_COORDS_CHOICE_1000);
+    assert_int_equal(ch.coords, LLM_COORDS_NORM_1000);
+    /* a computer-use model: its computer tool where the provider has one, else functions */
+    ch = choose(LLM_PROVIDER_GOOGLE, "gemini-2.5-computer-use-preview-10-2025", LLM_PROTO_AUTO,
+                LLM_COORDS_CHOICE_AUTO);
+    assert_int_equal(ch.protocol, llm_provider_has_computer(LLM_PROVIDER_GOOGLE)
+                                      ? LLM_PROTO_COMPUTER
+                                      : LLM_PROTO_FUNCTIONS);
+}
+
+static void explicit_protocols(void **state)
+{
+    (void)state;
+    /* functions as asked: replies are taken as sent */
+    struct llm_protocol_choice ch =
+        choose(LLM_PROVIDER_OPENAI, "ui-tars-1.5", LLM_PROTO_FUNCTIONS, LLM_COORDS_CHOICE_AUTO);
+    assert_int_equal(ch.protocol, LLM_PROTO_FUNCTIONS);
+    assert_int_equal(ch.text_calls, 0);
+    /* text for a function-calling model: Hermes blocks asked for, every grammar read */
+    ch = choose(LLM_PROVIDER_GOOGLE, "llama3.1", LLM_PROTO_TEXT, LLM_COORDS_CHOICE_AUTO);
+    assert_int_equal(ch.protocol, LLM_PROTO_TEXT);
+    assert_int_equal(ch.grammar, LLM_TEXT_HERMES);
+    assert_int_equal(ch.text_calls, LLM_TEXT_FUNCTION_FORMATS | LLM_TEXT_UITARS);
+    /* computer where the provider has none: a clear configuration error */
+    struct llm_protocol_choice bad;
+    if (!llm_provider_has_computer(LLM_PROVIDER_OPENAI)) {
+        assert_int_equal(llm_protocol_choose(LLM_PROVIDER_OPENAI, "gpt-4o", LLM_PROTO_COMPUTER,
+                                             LLM_COORDS_CHOICE_AUTO, &bad),
+                         WA_E_CONFIG);
+        assert_non_null(strstr(wa_err_detail(), "not yet supported"));
+    }
+}
+
+static void smart_resize_as_the_server_does(void **state)
+{
+    (void)state;
+    int w, h;
+    textcalls_smart_resize(1280, 800, &w, &h);
+    assert_int_equal(w, 1288);
+    assert_int_equal(h, 812);
+    textcalls_smart_resize(100, 50, &w, &h); /* below the minimum pixel count: scaled up */
+    assert_int_equal(w % 28, 0);
+    assert_int_equal(h % 28, 0);
+    assert_true(w * h >= 100 * 28 * 28);
+    textcalls_smart_resize(8000, 8000, &w, &h); /* above the maximum: scaled down */
+    assert_true(w * h <= 16384 * 28 * 28);
+    assert_int_equal(w, h);
+}
+
+static void coords_to_999(void **state)
+{
+    (void)state;
+    struct llm_tool_call c = {.coords = LLM_COORDS_PIXELS};
+    c.parsed = cJSON_Parse("{\"action\":\"drag\",\"x\":644,\"y\":406,\"to_x\":1288,\"to_y\":0,"
+                           "\"text\":\"x\"}");
+    cJSON *out;
+    /* a 1280x800 screenshot is seen as 1288x812: its centre is (644,406) */
+    assert_int_equal(textcalls_args_to_999(&c, 1280, 800, &out), WA_E_OK);
+    assert_int_equal(cJSON_GetObjectItem(out, "x")->valueint, 500);
+    assert_int_equal(cJSON_GetObjectItem(out, "y")->valueint, 500);
+    assert_int_equal(cJSON_GetObjectItem(out, "to_x")->valueint, 999);
+    assert_int_equal(cJSON_GetObjectItem(out, "to_y")->valueint, 0);
+    assert_string_equal(cJSON_GetObjectItem(out, "text")->valuestring, "x");
+    cJSON_Delete(out);
+    /* pixels without a screenshot cannot be placed */
+    assert_int_equal(textcalls_args_to_999(&c, 0, 0, &out), WA_E_INVALID_ARGS);
+    assert_null(out);
+    /* 0-1000 over any image */
+    c.coords = LLM_COORDS_NORM_1000;
+    assert_int_equal(textcalls_args_to_999(&c, 0, 0, &out), WA_E_OK);
+    assert_int_equal(cJSON_GetObjectItem(out, "x")->valueint, 644);
+    assert_int_equal(cJSON_GetObjectItem(out, "to_x")->valueint, 999);
+    cJSON_Delete(out);
+    /* winagent's own space is left alone */
+    c.coords = LLM_COORDS_FRAME_999;
+    assert_int_equal(textcalls_args_to_999(&c, 640, 480, &out), WA_E_OK);
+    assert_true(cJSON_Compare(out, c.parsed, true));
+    cJSON_Delete(out);
+    cJSON_Delete(c.parsed);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(names_round_trip),   cmocka_unit_test(auto_by_model_name),
+        cmocka_unit_test(explicit_protocols), cmocka_unit_test(smart_resize_as_the_server_does),
+        cmocka_unit_test(coords_to_999),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
