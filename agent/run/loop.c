@@ -751,7 +751,7 @@ static int run_steps(struct run *r)
     bool with_shell = core_shell(r->core) != SHELL_DENIED;
     const struct llm_tool *tools = agent_tools(with_shell, &n_tools);
     if (r->cfg->protocol.protocol == LLM_PROTO_TEXT)
-        n_tools = 0; /* declared in the system prompt; the server takes no tools */
+        n_tools = 0;   /* declared in the system prompt; the server takes no tools */
     if (r->computer) { /* the display declared is the first screenshot's */
         r->computer_tool.display_width = r->view.width;
         r->computer_tool.display_height = r->view.height;

@@ -83,7 +83,7 @@ extern const char prompt_computer[];
 char *agent_system_prompt(const struct llm_protocol_choice *p, bool with_shell)
 {
     if (p->protocol == LLM_PROTO_TEXT && p->grammar == LLM_TEXT_UITARS)
-        return str_dup(prompt_uitars); /* a grounding model knows its own grammar only */
+        return str_dup(prompt_uitars);     /* a grounding model knows its own grammar only */
     if (p->protocol == LLM_PROTO_COMPUTER) /* the provider's tool: no desktop function */
         return str_dup(prompt_computer);
     if (p->protocol != LLM_PROTO_TEXT)
