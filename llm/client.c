@@ -101,7 +101,7 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
     if (!c)
         return wa_fail(WA_E_NOMEM, "out of memory");
     c->s.provider = cfg->provider;
-    c->ops = cfg->provider == LLM_PROVIDER_GOOGLE ? &llm_gemini_ops : &llm_openai_ops;
+    c->ops = llm_provider_ops_for(cfg->provider);
     c->s.base_url = llm_strdup(base && base[0] ? base : "");
     c->s.model = llm_strdup(cfg->model);
     c->s.api_key = cfg->api_key && cfg->api_key[0] ? llm_strdup(cfg->api_key) : NULL;
@@ -309,7 +309,7 @@ static void describe_request(const struct llm_wire *w, char *out, size_t outsz)
         const char *colon = strchr(h, ':');
         int nlen = colon ? (int)(colon - h) : (int)strlen(h);
         bool secret = llm_stristr(h, "authorization:") == h || llm_stristr(h, "api-key:") == h ||
-                      llm_stristr(h, "x-goog-api-key:") == h;
+                      llm_stristr(h, "x-goog-api-key:") == h || llm_stristr(h, "x-api-key:") == h;
         n += (size_t)snprintf(out + n, outsz - n, "%s%.*s: %s", i ? ", " : "", nlen, h,
                               secret  ? "(redacted)"
                               : colon ? colon + 2

@@ -177,8 +177,10 @@ void llm_reply_cleanup(struct llm_reply *r);
 /* ---- the client ---- */
 
 enum llm_provider_kind {
-    LLM_PROVIDER_OPENAI, /* "openai-compatible" */
-    LLM_PROVIDER_GOOGLE, /* "google" (Gemini generateContent) */
+    LLM_PROVIDER_OPENAI,           /* "openai-compatible" (Chat Completions) */
+    LLM_PROVIDER_GOOGLE,           /* "google" (Gemini generateContent) */
+    LLM_PROVIDER_OPENAI_RESPONSES, /* "openai-responses" (the Responses API) */
+    LLM_PROVIDER_ANTHROPIC,        /* "anthropic" (the Messages API) */
 };
 
 /* Receives progress and diagnostic lines (retries, waits, stream errors). Never given
@@ -189,9 +191,10 @@ typedef void (*llm_delta_fn)(void *ctx, const char *text, bool is_reasoning);
 
 struct llm_config {
     enum llm_provider_kind provider;
-    const char *base_url; /* OpenAI: required (…/v1, Azure deployment URL with
-                           * ?api-version=, Ollama…); Gemini: optional, default
-                           * https://generativelanguage.googleapis.com */
+    const char *base_url; /* OpenAI-compatible: required (…/v1, Azure deployment URL with
+                           * ?api-version=, Ollama…); the others: optional, defaults
+                           * https://generativelanguage.googleapis.com,
+                           * https://api.openai.com/v1, https://api.anthropic.com */
     const char *model;
     const char *api_key; /* NULL or "" when the server needs none */
     bool stream;         /* server-sent events (default on in the CLI) */
@@ -243,8 +246,8 @@ void llm_client_free(struct llm_client *c);
 wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
                     const struct llm_tool *tools, size_t n_tools, struct llm_reply *out);
 
-/* "openai-compatible" (also "openai") / "google" (also "gemini"); see also
- * llm/protocol.h for the names going the other way. */
+/* "openai-compatible" (also "openai"), "openai-responses", "google" (also "gemini"),
+ * "anthropic"; see also llm/protocol.h for the names going the other way. */
 wa_err llm_provider_from_name(const char *name, enum llm_provider_kind *out);
 
 #endif

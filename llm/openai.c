@@ -240,17 +240,6 @@ static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools,
     return true;
 }
 
-/* Azure OpenAI resources take their key in "api-key", not as a bearer token. */
-static bool is_azure(const char *url)
-{
-    const char *host = strstr(url, "://");
-    host = host ? host + 3 : url;
-    size_t n = strcspn(host, "/:?");
-    static const char suffix[] = ".azure.com";
-    size_t k = sizeof suffix - 1;
-    return n >= k && memcmp(host + n - k, suffix, k) == 0;
-}
-
 static wa_err openai_build(const struct llm_settings *s, const struct llm_conversation *conv,
                            const struct llm_tool *tools, size_t n_tools, struct llm_wire *out)
 {
@@ -315,7 +304,7 @@ static wa_err openai_build(const struct llm_settings *s, const struct llm_conver
         e = llm_wire_add_header(out, "Accept: %s",
                                 s->stream ? "text/event-stream" : "application/json");
     if (!e && s->api_key && s->api_key[0]) {
-        if (is_azure(s->base_url))
+        if (llm_is_azure(s->base_url))
             e = llm_wire_add_header(out, "api-key: %s", s->api_key);
         else
             e = llm_wire_add_header(out, "Authorization: Bearer %s", s->api_key);

@@ -62,8 +62,11 @@ static const struct {
 } provider_names[] = {
     {"openai-compatible", LLM_PROVIDER_OPENAI},
     {"google", LLM_PROVIDER_GOOGLE},
+    {"openai-responses", LLM_PROVIDER_OPENAI_RESPONSES},
+    {"anthropic", LLM_PROVIDER_ANTHROPIC},
     {"openai", LLM_PROVIDER_OPENAI},
     {"gemini", LLM_PROVIDER_GOOGLE},
+    {"claude", LLM_PROVIDER_ANTHROPIC},
 };
 
 wa_err llm_provider_from_name(const char *name, enum llm_provider_kind *out)
@@ -73,7 +76,9 @@ wa_err llm_provider_from_name(const char *name, enum llm_provider_kind *out)
             *out = provider_names[i].kind;
             return WA_E_OK;
         }
-    return wa_fail(WA_E_CONFIG, "unknown LLM provider \"%s\" (use openai-compatible or google)",
+    return wa_fail(WA_E_CONFIG,
+                   "unknown LLM provider \"%s\" (use openai-compatible, openai-responses, google "
+                   "or anthropic)",
                    name ? name : "");
 }
 

@@ -38,6 +38,31 @@ wa_err llm_wire_add_header(struct llm_wire *w, const char *fmt, ...)
     return WA_E_OK;
 }
 
+const struct llm_provider_ops *llm_provider_ops_for(enum llm_provider_kind k)
+{
+    switch (k) {
+    case LLM_PROVIDER_GOOGLE:
+        return &llm_gemini_ops;
+    case LLM_PROVIDER_OPENAI_RESPONSES:
+        return &llm_responses_ops;
+    case LLM_PROVIDER_ANTHROPIC:
+        return &llm_anthropic_ops;
+    case LLM_PROVIDER_OPENAI:
+        break;
+    }
+    return &llm_openai_ops;
+}
+
+bool llm_is_azure(const char *url)
+{
+    const char *host = strstr(url, "://");
+    host = host ? host + 3 : url;
+    size_t n = strcspn(host, "/:?");
+    static const char suffix[] = ".azure.com";
+    size_t k = sizeof suffix - 1;
+    return n >= k && memcmp(host + n - k, suffix, k) == 0;
+}
+
 char *llm_url_join(const char *base, const char *path, const char *extra_query)
 {
     const char *q = strchr(base, '?');

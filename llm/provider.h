@@ -39,7 +39,7 @@ void llm_wire_cleanup(struct llm_wire *w);
 wa_err llm_wire_add_header(struct llm_wire *w, const char *fmt, ...) WA_PRINTF(2, 3);
 
 struct llm_provider_ops {
-    const char *name; /* "openai-compatible", "google" */
+    const char *name; /* "openai-compatible", "google", "openai-responses", "anthropic" */
     /* Builds URL, headers and JSON body for the conversation and tools. */
     wa_err (*build)(const struct llm_settings *s, const struct llm_conversation *conv,
                     const struct llm_tool *tools, size_t n_tools, struct llm_wire *out);
@@ -54,6 +54,14 @@ struct llm_provider_ops {
 
 extern const struct llm_provider_ops llm_openai_ops;
 extern const struct llm_provider_ops llm_gemini_ops;
+extern const struct llm_provider_ops llm_responses_ops;
+extern const struct llm_provider_ops llm_anthropic_ops;
+
+/* The table of a provider kind. */
+const struct llm_provider_ops *llm_provider_ops_for(enum llm_provider_kind k);
+
+/* Azure OpenAI resources (host under .azure.com) take their key in "api-key". */
+bool llm_is_azure(const char *url);
 
 /* base + path, keeping a query the base carries ("...?api-version=x" stays last) and
  * adding extra_query (may be NULL) to it. A base that already ends with path is kept.

@@ -29,7 +29,7 @@ enum {
 /* X(ID, name, flag, groups, env, default, kind, help) */
 #define SETTING_MAP(X)                                                                             \
     X(PROVIDER, "provider", "provider", SG_RUN, "LLM_PROVIDER", "openai-compatible", SK_VALUE,     \
-      "openai-compatible or google")                                                               \
+      "openai-compatible, openai-responses, google or anthropic")                                  \
     X(BASE_URL, "base_url", "base-url", SG_RUN, "LLM_BASE_URL", NULL, SK_VALUE,                    \
       "the model server's base URL (required for openai-compatible)")                              \
     X(MODEL, "model", "model", SG_RUN, "LLM_MODEL", NULL, SK_VALUE, "the model's name")            \

@@ -23,7 +23,8 @@ static wa_err read_settings(struct agent_config *c)
     const char *provider = settings_get(s, SET_PROVIDER);
     if (llm_provider_from_name(provider, &c->provider) != WA_E_OK)
         return wa_fail(WA_E_CONFIG,
-                       "LLM_PROVIDER must be openai-compatible or google, not '%s' (from %s)",
+                       "LLM_PROVIDER must be openai-compatible, openai-responses, google or "
+                       "anthropic, not '%s' (from %s)",
                        provider, setting_source_name(s, SET_PROVIDER));
     const char *proto = settings_get(s, SET_TOOL_PROTOCOL);
     if (llm_tool_protocol_from_name(proto, &c->tool_protocol) != WA_E_OK)

@@ -43,6 +43,7 @@ try:
 except ImportError:  # imported from elsewhere without this folder on sys.path
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import png_decode
+from wires import WIRES  # the Responses and Messages APIs  # noqa: E402
 
 HOST = "127.0.0.1"
 DEFAULT_IDLE_EXIT = 600.0
@@ -300,6 +301,8 @@ def _observation_texts(req):
     """Texts of the request that may carry an observation, oldest first: OpenAI tool and
     user messages; Gemini non-model text parts and functionResponse contents."""
     out = []
+    if req.provider in WIRES:
+        return WIRES[req.provider].observation_texts(req.body, _expand_strings)
     if req.provider == "openai":
         for msg in req.body.get("messages") or []:
             if isinstance(msg, dict) and msg.get("role") in ("tool", "user"):
@@ -383,6 +386,10 @@ def request_images(req):
             inline = obj.get("inlineData") or obj.get("inline_data")
             if isinstance(inline, dict) and isinstance(inline.get("data"), str):
                 images.append((inline.get("mimeType") or inline.get("mime_type") or "", inline["data"]))
+            src = obj.get("source") if obj.get("type") == "image" else None  # Anthropic
+            if isinstance(src, dict) and src.get("type") == "base64" and \
+                    isinstance(src.get("data"), str):
+                images.append((src.get("media_type") or "", src["data"]))
             for k, v in obj.items():
                 if k not in ("image_url", "inlineData", "inline_data"):
                     walk(v)
@@ -390,7 +397,9 @@ def request_images(req):
             for v in obj:
                 walk(v)
 
-    if req.provider == "openai":
+    if req.provider in WIRES:
+        walk(WIRES[req.provider].image_roots(req.body))
+    elif req.provider == "openai":
         walk(req.body.get("messages"))
     else:
         walk(req.body.get("contents"))
@@ -558,6 +567,8 @@ def _as_list(v):
 
 
 def _has_tool_result(req, call_id):
+    if req.provider in WIRES:
+        return WIRES[req.provider].has_tool_result(req.body, call_id)
     if req.provider == "openai":
         return any(isinstance(m, dict) and m.get("role") == "tool" and m.get("tool_call_id") == call_id
                    for m in req.body.get("messages") or [])
@@ -974,10 +985,19 @@ def gemini_chunks(reply, req):
     return chunks
 
 
+def render_whole(reply, req):
+    """A non-streamed reply in the request's format."""
+    if req.provider in WIRES:
+        return WIRES[req.provider].response(reply, req)
+    return openai_completion(reply, req) if req.provider == "openai" else gemini_response(reply, req)
+
+
 def error_body(provider, status, step, model):
     """The provider's real error shape for an HTTP error step (used when no body is given)."""
     quota = step.get("quota")
-    if provider == "openai":
+    if provider == "anthropic":
+        return WIRES["anthropic"].error_body(status, step)
+    if provider in ("openai", "responses"):
         etype, code, message = OPENAI_ERRORS.get(
             status, ("server_error" if status >= 500 else "invalid_request_error", None,
                      "fake_llm: scripted HTTP %d" % status))
@@ -1020,6 +1040,8 @@ def error_body(provider, status, step, model):
 
 def stream_error_object(provider):
     """The error object a server sends as a data line when it fails mid-stream."""
+    if provider in WIRES:
+        return WIRES[provider].stream_error()
     if provider == "openai":
         return {"error": {"message": "fake_llm: the upstream model failed mid-stream",
                           "type": "server_error", "param": None, "code": "server_error"}}
@@ -1266,6 +1288,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return None
         if path.endswith("/chat/completions"):
             return "openai", None, None, True
+        if path.endswith("/responses"):
+            return "responses", None, None, True
+        if path.endswith("/v1/messages"):
+            return "anthropic", None, None, True
         m = GEMINI_PATH_RE.search(path)
         if m:
             stream = m.group(2) == "streamGenerateContent"
@@ -1301,7 +1327,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return record
 
         provider, model, stream, sse = kind
-        if provider == "openai":
+        if provider != "gemini":
             model = body.get("model") if isinstance(body, dict) else None
             stream = isinstance(body, dict) and body.get("stream") is True
         req = ModelRequest(provider, url.path, url.query, record["headers"], raw, body,
@@ -1316,13 +1342,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             record["outcome"] = "sent"
             return record
 
+        problems = WIRES[provider].validate(body, record["headers"]) if provider in WIRES else []
         invalid = gemini_computer_errors(body) if provider == "gemini" else []
-        if invalid:  # what the real server answers with 400 INVALID_ARGUMENT
+        if invalid:
             record["protocol_errors"] = invalid
-            record["response"] = {"kind": "invalid_request", "status": 400}
+        problems = problems + invalid
+        if problems:  # the API's own 400: the request is not what the reference says
+            record["response"] = {"kind": "invalid", "status": 400, "problems": problems}
             req.n = fake._add_record(record)
             err = error_body(provider, 400, {}, req.model)
-            err["error"]["message"] = "fake_llm: " + "; ".join(invalid)
+            err["error"]["message"] = "fake_llm: " + "; ".join(problems)
             self.send_json(400, err)
             record["outcome"] = "sent"
             return record
@@ -1396,7 +1425,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             if cut and cut[0] == "error":
                 self.send_json(200, stream_error_object(req.provider))
                 return
-            obj = openai_completion(reply, req) if req.provider == "openai" else gemini_response(reply, req)
+            obj = render_whole(reply, req)
             if cut and cut[0] == "drop":
                 data = _dumps(obj).encode("utf-8")
                 self._begin(200, [("Content-Type", "application/json; charset=utf-8"),
@@ -1407,7 +1436,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.send_json(200, obj)
             return
 
-        if req.provider == "openai":
+        if req.provider in WIRES:
+            objs = WIRES[req.provider].events(reply, req)
+            done = False
+        elif req.provider == "openai":
             objs = openai_chunks(reply, req)
             done = not q.get("no_done")
         else:
@@ -1443,7 +1475,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return pieces
         eol = "\r\n" if quirks.get("crlf") else "\n"
         comment = (": OPENROUTER PROCESSING" + eol + eol) if quirks.get("comments") else ""
-        pieces = [(comment + "data: " + _dumps(obj) + eol + eol).encode("utf-8") for obj in objs]
+        pieces = []
+        for obj in objs:  # (event name, object) pairs carry an event: line
+            name = ""
+            if isinstance(obj, tuple):
+                name, obj = "event: " + obj[0] + eol, obj[1]
+            pieces.append((comment + name + "data: " + _dumps(obj) + eol + eol).encode("utf-8"))
         if done:
             pieces.append((comment + "data: [DONE]" + eol + eol).encode("utf-8"))
         return pieces
@@ -1498,13 +1535,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         reply = Reply(step if (step.get("text") or step.get("tool_calls"))
                       else dict(step, text="This reply is cut short."), req, req.n)
         if req.stream:
-            objs = openai_chunks(reply, req) if req.provider == "openai" else gemini_chunks(reply, req)
+            objs = (WIRES[req.provider].events(reply, req) if req.provider in WIRES
+                    else openai_chunks(reply, req) if req.provider == "openai"
+                    else gemini_chunks(reply, req))
             data = b"".join(self._serialise_stream(req, objs, req.provider == "openai", {}))
             ctype = "text/event-stream" if req.sse else "application/json"
             start = data.rfind(b"data: {", 0, len(data) // 2 + 1)
             cut = len(data) // 2 if start < 0 else start + max(8, (data.find(b"\n", start) - start) // 2)
         else:
-            obj = openai_completion(reply, req) if req.provider == "openai" else gemini_response(reply, req)
+            obj = render_whole(reply, req)
             data = _dumps(obj).encode("utf-8")
             ctype = "application/json; charset=utf-8"
             cut = len(data) // 2

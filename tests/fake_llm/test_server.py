@@ -1258,5 +1258,73 @@ class TestCLI(unittest.TestCase):
         self.assertIn(b"unknown fault", proc.stderr)
 
 
+class TestResponsesAndMessages(ServerCase):
+    """The Responses and Messages APIs: replies in their shapes, requests validated."""
+
+    STEP = {"text": "hi", "tool_calls": [{"name": "desktop", "arguments": {"action": "wait"},
+                                          "id": "call_1"}]}
+    ANTHROPIC_HEADERS = {"anthropic-version": "2023-06-01", "x-api-key": "k"}
+
+    def test_responses_whole_and_streamed(self):
+        fake = self.start({"steps": [self.STEP, self.STEP]})
+        body = {"model": "m", "input": [{"role": "user", "content": "go"}]}
+        status, _, data = post(fake, "/v1/responses", body)
+        self.assertEqual(status, 200)
+        out = json.loads(data)["output"]
+        self.assertEqual([i["type"] for i in out], ["message", "function_call"])
+        self.assertEqual(out[1]["call_id"], "call_1")
+        status, _, data = post(fake, "/v1/responses", dict(body, stream=True))
+        text = data.decode()
+        self.assertIn("event: response.function_call_arguments.delta\n", text)
+        self.assertIn("event: response.completed\n", text)
+        self.assertEqual(fake.requests[1]["provider"], "responses")
+
+    def test_responses_malformed_requests_are_refused(self):
+        fake = self.start({"steps": [self.STEP]})
+        status, _, data = post(fake, "/v1/responses", {"model": "m", "input": [
+            {"type": "function_call_output", "call_id": "nope", "output": "x"}],
+            "tools": [{"type": "function", "function": {"name": "desktop"}}]})
+        self.assertEqual(status, 400)
+        msg = json.loads(data)["error"]["message"]
+        self.assertIn("No tool call found", msg)
+        self.assertIn("function tools are flat", msg)
+        self.assertEqual(fake.requests[0]["response"]["kind"], "invalid")
+        self.assertIsNone(fake.requests[0]["step"])
+
+    def test_messages_whole_and_streamed(self):
+        fake = self.start({"steps": [self.STEP, self.STEP]})
+        body = {"model": "m", "max_tokens": 100, "messages": [{"role": "user", "content": "go"}]}
+        status, _, data = post(fake, "/v1/messages", body, self.ANTHROPIC_HEADERS)
+        self.assertEqual(status, 200)
+        msg = json.loads(data)
+        self.assertEqual(msg["stop_reason"], "tool_use")
+        self.assertEqual(msg["content"][1], {"type": "tool_use", "id": "call_1", "name": "desktop",
+                                             "input": {"action": "wait"}})
+        status, _, data = post(fake, "/v1/messages", dict(body, stream=True), self.ANTHROPIC_HEADERS)
+        text = data.decode()
+        self.assertIn("event: content_block_delta\n", text)
+        self.assertIn('"type":"input_json_delta"', text)
+        self.assertIn("event: message_stop\n", text)
+
+    def test_messages_malformed_requests_are_refused(self):
+        fake = self.start({"steps": [self.STEP]})
+        body = {"model": "m", "max_tokens": 10, "messages": [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "desktop",
+                                               "input": {}}]},
+            {"role": "user", "content": [{"type": "text", "text": "where"},
+                                         {"type": "tool_result", "tool_use_id": "t2",
+                                          "content": [{"type": "text", "text": ""}]}]}]}
+        status, _, data = post(fake, "/v1/messages", body, {"x-api-key": "k"})
+        self.assertEqual(status, 400)
+        err = json.loads(data)
+        self.assertEqual(err["type"], "error")
+        msg = err["error"]["message"]
+        for want in ("anthropic-version is required", "tool_result blocks must come first",
+                     "unexpected tool_use_id", "text content blocks must be non-empty",
+                     "without tool_result blocks immediately after: t1"):
+            self.assertIn(want, msg)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

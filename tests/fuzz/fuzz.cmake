@@ -12,8 +12,8 @@ foreach(src ${fuzz_sources})
   target_link_options(${name} PRIVATE -fsanitize=fuzzer)
 endforeach()
 
-# The model's replies: one driver for both providers.
-foreach(name fuzz_openai fuzz_gemini)
+# The model's replies: one driver for every provider.
+foreach(name fuzz_openai fuzz_gemini fuzz_responses fuzz_anthropic)
   target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/fuzz/llm_driver.c)
 endforeach()
 # HTTP requests to `mcp --http`: civetweb below its sockets is the fake's.

@@ -1,4 +1,4 @@
-/* The model's replies as the client meets them, for the OpenAI and Gemini targets. */
+/* The model's replies as the client meets them, for every provider's target. */
 #ifndef WINAGENT_TESTS_FUZZ_LLM_DRIVER_H
 #define WINAGENT_TESTS_FUZZ_LLM_DRIVER_H
 

@@ -24,7 +24,7 @@ class Run:
         self.tmp = tempfile.mkdtemp(prefix="wa-run-")
         self.log_dir = os.path.join(self.tmp, "logs")
         self.actions_path = os.path.join(self.tmp, "actions.jsonl")
-        base = fake.url + ("/v1" if provider == "openai" else "")
+        base = fake.url + ("/v1" if provider in ("openai", "responses") else "")
         self.env = dict(os.environ, WINAGENT_FAKE_SCENE=SCENE,
                         WINAGENT_FAKE_LOG=self.actions_path, LLM_API_KEY=KEY,
                         WINAGENT_LLM_RETRIES="2", WINAGENT_LLM_MAX_WAIT_MS="200")
@@ -32,7 +32,9 @@ class Run:
             self.env.pop(k, None)
         if env:
             self.env.update(env)
-        self.argv = [EXE, "--provider", "google" if provider == "gemini" else "openai-compatible",
+        names = {"openai": "openai-compatible", "gemini": "google",
+                 "responses": "openai-responses", "anthropic": "anthropic"}
+        self.argv = [EXE, "--provider", names[provider],
                      "--base-url", base, "--model", "fake-model", "--log-dir", self.log_dir,
                      *args]
         if prompt is not None:
@@ -90,8 +92,11 @@ class LoopRuns(unittest.TestCase):
         self.assertEqual(reqs[0]["expect_failures"], [])
         body2 = json.dumps(reqs[2]["body"], ensure_ascii=False)
         self.assertIn('value=\\"hello wörld\\"', body2)
-        if provider == "openai":
+        self.assertEqual([q["response"]["kind"] for q in reqs], ["reply"] * 3)
+        if provider in ("openai", "responses"):
             self.assertEqual(reqs[0]["headers"].get("Authorization"), "Bearer " + KEY)
+        elif provider == "anthropic":
+            self.assertEqual(reqs[0]["headers"].get("x-api-key"), KEY)
         else:
             self.assertEqual(reqs[0]["headers"].get("x-goog-api-key"), KEY)
             self.assertIn('"thoughtSignature": "SIG-1"', json.dumps(reqs[2]["body"]))
@@ -128,6 +133,14 @@ class LoopRuns(unittest.TestCase):
 
     def test_openai_streaming(self):
         self.flow("openai")
+
+    def test_openai_responses_streaming_and_not(self):
+        self.flow("responses")
+        self.flow("responses", "--no-stream")
+
+    def test_anthropic_streaming_and_not(self):
+        self.flow("anthropic")
+        self.flow("anthropic", "--no-stream")
 
     def test_openai_without_streaming(self):
         self.flow("openai", "--no-stream")

@@ -50,11 +50,13 @@ static void capture_cleanup(struct capture *c)
     dynbuf_cleanup(&c->thinking);
 }
 
-/* A config for the fake server: OpenAI at URL/v1, Gemini at URL; fast retries. */
+/* A config for the fake server: OpenAI (both APIs) at URL/v1, Gemini and Anthropic at
+ * URL; fast retries. */
 static struct llm_config test_config(const struct fake_llm *f, enum llm_provider_kind p,
                                      bool stream, struct capture *cap, char *url, size_t urlsz)
 {
-    snprintf(url, urlsz, "%s%s", f->url, p == LLM_PROVIDER_OPENAI ? "/v1" : "");
+    bool v1 = p == LLM_PROVIDER_OPENAI || p == LLM_PROVIDER_OPENAI_RESPONSES;
+    snprintf(url, urlsz, "%s%s", f->url, v1 ? "/v1" : "");
     struct llm_config cfg = {
         .provider = p,
         .base_url = url,

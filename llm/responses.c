@@ -1,0 +1,453 @@
+/* The OpenAI Responses provider (POST /responses): the conversation as `input` items,
+ * tools as flat function declarations, results as function_call_output items that may
+ * carry the observation's image; whole replies and the streamed events. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "llm/provider.h"
+#include "llm/retry.h"
+#include "llm/text.h"
+
+#define RESPONSES_DEFAULT_BASE "https://api.openai.com/v1"
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* ---- request ---- */
+
+/* Building a request only fails for want of memory: helpers return false then. */
+static bool add_item(cJSON *parent, const char *key, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item))
+        return true;
+    cJSON_Delete(item);
+    return false;
+}
+
+static bool add_input_text(cJSON *parts, const char *text)
+{
+    cJSON *p = cJSON_CreateObject();
+    return add_item(parts, NULL, p) && cJSON_AddStringToObject(p, "type", "input_text") &&
+           cJSON_AddStringToObject(p, "text", text);
+}
+
+static bool add_input_images(cJSON *parts, const struct llm_image *images, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *mime = images[i].mime ? images[i].mime : "image/png";
+        const char *data = images[i].base64 ? images[i].base64 : "";
+        size_t len = strlen(mime) + strlen(data) + 16;
+        char *url = malloc(len);
+        cJSON *p = cJSON_CreateObject();
+        bool ok = url && add_item(parts, NULL, p);
+        if (ok) {
+            snprintf(url, len, "data:%s;base64,%s", mime, data);
+            ok = cJSON_AddStringToObject(p, "type", "input_image") &&
+                 cJSON_AddStringToObject(p, "image_url", url) &&
+                 cJSON_AddStringToObject(p, "detail", "auto");
+        } else if (!url) {
+            cJSON_Delete(p);
+        }
+        free(url);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* {"role":"user","content":[input_text, input_image...]} */
+static bool add_user(cJSON *input, const char *text, const struct llm_image *images, size_t n)
+{
+    cJSON *m = cJSON_CreateObject(), *parts = cJSON_CreateArray();
+    if (!add_item(input, NULL, m)) {
+        cJSON_Delete(parts);
+        return false;
+    }
+    return cJSON_AddStringToObject(m, "role", "user") && add_item(m, "content", parts) &&
+           (!((text && text[0]) || !n) || add_input_text(parts, text ? text : "")) &&
+           add_input_images(parts, images, n);
+}
+
+/* The assistant's text, then one function_call item per call. */
+static bool add_assistant(cJSON *input, const struct llm_message *msg, bool with_calls)
+{
+    if ((msg->text && msg->text[0]) || !msg->n_calls || !with_calls) {
+        cJSON *m = cJSON_CreateObject();
+        if (!add_item(input, NULL, m) || !cJSON_AddStringToObject(m, "role", "assistant") ||
+            !cJSON_AddStringToObject(m, "content", msg->text ? msg->text : ""))
+            return false;
+    }
+    for (size_t i = 0; with_calls && i < msg->n_calls; i++) {
+        const struct llm_tool_call *tc = &msg->calls[i];
+        cJSON *c = cJSON_CreateObject();
+        if (!add_item(input, NULL, c) || !cJSON_AddStringToObject(c, "type", "function_call") ||
+            !cJSON_AddStringToObject(c, "call_id", tc->id ? tc->id : "") ||
+            !cJSON_AddStringToObject(c, "name", tc->name ? tc->name : "") ||
+            !cJSON_AddStringToObject(c, "arguments", tc->arguments ? tc->arguments : "{}"))
+            return false;
+    }
+    return true;
+}
+
+/* function_call_output: the result's text, with its images in the output itself (the
+ * Responses API allows them there, unlike Chat Completions' tool messages). */
+static bool add_output(cJSON *input, const char *call_id, const struct llm_message *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!add_item(input, NULL, o) || !cJSON_AddStringToObject(o, "type", "function_call_output") ||
+        !cJSON_AddStringToObject(o, "call_id", call_id))
+        return false;
+    const char *text = r ? r->text : "(no result: the call was not executed)";
+    if (!r || !r->n_images)
+        return cJSON_AddStringToObject(o, "output", text ? text : "") != NULL;
+    cJSON *parts = cJSON_CreateArray();
+    return add_item(o, "output", parts) && add_input_text(parts, text ? text : "") &&
+           add_input_images(parts, r->images, r->n_images);
+}
+
+/* An assistant turn with calls, an output for every call (a stand-in when a result is
+ * missing), and results that answer none of them as user text. */
+static bool add_tool_round(cJSON *input, const struct llm_conversation *conv, size_t i,
+                           size_t *last)
+{
+    const struct llm_message *msg = &conv->messages[i];
+    if (!add_assistant(input, msg, true))
+        return false;
+    size_t end = i + 1;
+    while (end < conv->n_messages && conv->messages[end].role == LLM_ROLE_TOOL)
+        end++;
+    *last = end - 1;
+    for (size_t k = 0; k < msg->n_calls; k++) {
+        const struct llm_tool_call *tc = &msg->calls[k];
+        if (!add_output(input, tc->id ? tc->id : "", llm_find_result(conv, i, tc->id)))
+            return false;
+    }
+    for (size_t j = i + 1; j < end; j++) {
+        const struct llm_message *r = &conv->messages[j];
+        bool matched = false;
+        for (size_t k = 0; k < msg->n_calls && !matched; k++)
+            matched = msg->calls[k].id && r->tool_call_id &&
+                      strcmp(msg->calls[k].id, r->tool_call_id) == 0;
+        if (matched)
+            continue;
+        char *text = llm_orphan_result_text(r);
+        bool ok = text && add_user(input, text, r->images, r->n_images);
+        free(text);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* Calls written as text: that text, then the results as one user message. */
+static bool add_text_round(cJSON *input, const struct llm_conversation *conv, size_t i,
+                           size_t *last)
+{
+    char *text;
+    struct llm_image *images;
+    size_t n_images;
+    if (!add_assistant(input, &conv->messages[i], false) ||
+        !llm_text_round_results(conv, i, &text, &images, &n_images, last))
+        return false;
+    bool ok = !text || add_user(input, text, images, n_images);
+    free(text);
+    free(images);
+    return ok;
+}
+
+static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, wa_err *err)
+{
+    cJSON *list = cJSON_CreateArray();
+    if (!add_item(root, "tools", list))
+        return false;
+    for (size_t i = 0; i < n_tools; i++) {
+        cJSON *t = cJSON_CreateObject();
+        if (!add_item(list, NULL, t) || !cJSON_AddStringToObject(t, "type", "function") ||
+            !cJSON_AddStringToObject(t, "name", tools[i].name) ||
+            (tools[i].description &&
+             !cJSON_AddStringToObject(t, "description", tools[i].description)))
+            return false;
+        cJSON *params;
+        if (tools[i].parameters) {
+            if (!cJSON_IsObject(tools[i].parameters)) {
+                *err = wa_fail(WA_E_INVALID_ARGS, "tool %s: parameters are not a JSON object",
+                               tools[i].name);
+                return false;
+            }
+            params = cJSON_Duplicate(tools[i].parameters, true);
+        } else if ((params = cJSON_CreateObject())) {
+            cJSON_AddStringToObject(params, "type", "object");
+            cJSON_AddObjectToObject(params, "properties");
+        }
+        /* strict mode would demand every property be required: winagent's are optional */
+        if (!add_item(t, "parameters", params) || !cJSON_AddFalseToObject(t, "strict"))
+            return false;
+    }
+    return true;
+}
+
+static wa_err responses_build(const struct llm_settings *s, const struct llm_conversation *conv,
+                              const struct llm_tool *tools, size_t n_tools, struct llm_wire *out)
+{
+    wa_err err = WA_E_OK;
+    cJSON *root = cJSON_CreateObject(), *input = cJSON_CreateArray();
+    bool ok = add_item(root, "input", input) && /* input is freed either way */
+              cJSON_AddStringToObject(root, "model", s->model) &&
+              (!conv->system || cJSON_AddStringToObject(root, "instructions", conv->system));
+    for (size_t i = 0; ok && i < conv->n_messages; i++) {
+        const struct llm_message *m = &conv->messages[i];
+        switch (m->role) {
+        case LLM_ROLE_USER:
+            ok = add_user(input, m->text, m->images, m->n_images);
+            break;
+        case LLM_ROLE_ASSISTANT:
+            ok = m->calls_as_text ? add_text_round(input, conv, i, &i)
+                 : m->n_calls     ? add_tool_round(input, conv, i, &i)
+                                  : add_assistant(input, m, false);
+            break;
+        case LLM_ROLE_TOOL: { /* a result with no call before it: plain user text */
+            char *text = llm_orphan_result_text(m);
+            ok = text && add_user(input, text, m->images, m->n_images);
+            free(text);
+            break;
+        }
+        }
+    }
+    if (ok && n_tools)
+        ok = add_tools(root, tools, n_tools, &err);
+    if (ok && n_tools && s->tool_choice)
+        ok = cJSON_AddStringToObject(root, "tool_choice", s->tool_choice) != NULL;
+    /* the whole conversation is sent each turn: a long one is cut by the server, not
+     * refused with a 400 */
+    if (ok)
+        ok = cJSON_AddBoolToObject(root, "stream", s->stream) &&
+             cJSON_AddStringToObject(root, "truncation", "auto");
+    if (ok && s->max_tokens > 0)
+        ok = cJSON_AddNumberToObject(root, "max_output_tokens", s->max_tokens) != NULL;
+    if (ok && s->temperature >= 0)
+        ok = cJSON_AddNumberToObject(root, "temperature", s->temperature) != NULL;
+    if (ok) {
+        out->body = cJSON_PrintUnformatted(root);
+        ok = out->body != NULL;
+        out->body_len = ok ? strlen(out->body) : 0;
+    }
+    cJSON_Delete(root);
+    if (!ok)
+        return err ? err : wa_fail(WA_E_NOMEM, "out of memory building the request");
+
+    const char *base = s->base_url && s->base_url[0] ? s->base_url : RESPONSES_DEFAULT_BASE;
+    if (!(out->url = llm_url_join(base, "/responses", NULL)))
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    wa_err e = llm_wire_add_header(out, "Content-Type: application/json");
+    if (!e)
+        e = llm_wire_add_header(out, "Accept: %s",
+                                s->stream ? "text/event-stream" : "application/json");
+    if (!e && s->api_key && s->api_key[0]) {
+        if (llm_is_azure(base))
+            e = llm_wire_add_header(out, "api-key: %s", s->api_key);
+        else
+            e = llm_wire_add_header(out, "Authorization: Bearer %s", s->api_key);
+    }
+    return e;
+}
+
+/* ---- replies ---- */
+
+/* {"error":{"code","message"}} in a body, a response.failed event's response, or an
+ * "error" event: retried unless the server calls the request itself invalid. */
+static wa_err error_object(struct reply_asm *a, const cJSON *holder, bool mid_stream)
+{
+    const cJSON *err = get(holder, "error");
+    const cJSON *code = cJSON_IsObject(err) ? get(err, "code") : get(holder, "code");
+    char msg[320];
+    retry_error_message_json(holder, msg, sizeof msg);
+    const char *c = cJSON_IsString(code) ? code->valuestring : "";
+    a->retryable = !strstr(c, "invalid") && !strstr(c, "quota");
+    return wa_fail(WA_E_HTTP, "server error%s%s%s: %s", mid_stream ? " mid-stream" : "",
+                   c[0] ? " " : "", c, msg[0] ? msg : "(no message)");
+}
+
+static void parse_usage(struct reply_asm *a, const cJSON *resp)
+{
+    const cJSON *u = get(resp, "usage");
+    if (!cJSON_IsObject(u))
+        return;
+    a->usage.prompt_tokens = llm_json_long(get(u, "input_tokens"), 0, LLM_TOKENS_MAX, 0);
+    a->usage.completion_tokens = llm_json_long(get(u, "output_tokens"), 0, LLM_TOKENS_MAX, 0);
+    a->usage.total_tokens = llm_json_long(get(u, "total_tokens"), 0, LLM_TOKENS_MAX, 0);
+}
+
+/* Text of a message item's output_text (or refusal) parts; a reasoning item's summary. */
+static wa_err item_text(struct reply_asm *a, const cJSON *item)
+{
+    const cJSON *type = get(item, "type"), *part;
+    bool reasoning = cJSON_IsString(type) && strcmp(type->valuestring, "reasoning") == 0;
+    cJSON_ArrayForEach(part, get(item, reasoning ? "summary" : "content"))
+    {
+        const cJSON *t = get(part, "text");
+        if (!cJSON_IsString(t))
+            t = get(part, "refusal");
+        if (cJSON_IsString(t)) {
+            wa_err e = asm_add_text(a, t->valuestring, strlen(t->valuestring), reasoning);
+            if (e)
+                return e;
+        }
+    }
+    return WA_E_OK;
+}
+
+static bool is_type(const cJSON *item, const char *type)
+{
+    const cJSON *t = get(item, "type");
+    return cJSON_IsString(t) && strcmp(t->valuestring, type) == 0;
+}
+
+/* A function_call output item as a call (index: its place in the output). */
+static wa_err item_call(struct reply_asm *a, const cJSON *item, long index, struct asm_call **out)
+{
+    struct asm_call *c;
+    wa_err e = asm_new_call(a, &c);
+    if (e)
+        return e;
+    c->index = index;
+    e = llm_set_json_str(&c->id, get(item, "call_id"));
+    if (!e)
+        e = llm_set_json_str(&c->name, get(item, "name"));
+    const cJSON *args = get(item, "arguments");
+    if (!e && cJSON_IsString(args))
+        e = asm_call_add_args(a, c, args->valuestring, strlen(args->valuestring));
+    *out = c;
+    return e;
+}
+
+/* The response's status as the finish reason; its end. */
+static wa_err response_end(struct reply_asm *a, const cJSON *resp)
+{
+    parse_usage(a, resp);
+    const cJSON *status = get(resp, "status");
+    const cJSON *why = get(get(resp, "incomplete_details"), "reason");
+    wa_err e = llm_set_json_str(&a->finish_reason, cJSON_IsString(why) ? why : status);
+    a->done = true;
+    return e;
+}
+
+static wa_err responses_parse_body(struct reply_asm *a, const char *body, size_t len)
+{
+    cJSON *root = cJSON_ParseWithLength(body, len);
+    if (!root)
+        return llm_not_json("the reply", body, len);
+    wa_err e = WA_E_OK;
+    const cJSON *output = get(root, "output");
+    if (cJSON_IsObject(get(root, "error")) || (!cJSON_IsArray(output) && get(root, "error"))) {
+        e = error_object(a, root, false);
+        goto out;
+    }
+    if (!cJSON_IsArray(output)) {
+        e = wa_fail(WA_E_PARSE, "the reply has no output");
+        goto out;
+    }
+    const cJSON *item;
+    long index = 0;
+    cJSON_ArrayForEach(item, output)
+    {
+        struct asm_call *c;
+        if (is_type(item, "function_call"))
+            e = item_call(a, item, index, &c);
+        else
+            e = item_text(a, item);
+        if (e)
+            goto out;
+        index++;
+    }
+    e = response_end(a, root);
+out:
+    cJSON_Delete(root);
+    return e;
+}
+
+/* The call assembled for the output item at index, or NULL. */
+static struct asm_call *call_at(struct reply_asm *a, long index)
+{
+    for (size_t i = a->n_calls; i-- > 0;)
+        if (a->calls[i].index == index)
+            return &a->calls[i];
+    return NULL;
+}
+
+static wa_err responses_parse_event(struct reply_asm *a, const char *data, size_t len)
+{
+    cJSON *root = cJSON_ParseWithLength(data, len);
+    if (!root)
+        return llm_not_json("a stream event", data, len);
+    wa_err e = WA_E_OK;
+    const cJSON *type = get(root, "type");
+    const char *t = cJSON_IsString(type) ? type->valuestring : "";
+    long index = llm_json_long(get(root, "output_index"), 0, 1000000, -1);
+    const cJSON *delta = get(root, "delta");
+    struct asm_call *c;
+    if (strcmp(t, "response.output_text.delta") == 0 || strcmp(t, "response.refusal.delta") == 0 ||
+        strcmp(t, "response.reasoning_summary_text.delta") == 0) {
+        if (cJSON_IsString(delta))
+            e = asm_add_text(a, delta->valuestring, strlen(delta->valuestring),
+                             strstr(t, "reasoning") != NULL);
+    } else if (strcmp(t, "response.output_item.added") == 0) {
+        const cJSON *item = get(root, "item");
+        if (is_type(item, "function_call") && !call_at(a, index))
+            e = item_call(a, item, index, &c);
+    } else if (strcmp(t, "response.function_call_arguments.delta") == 0) {
+        if ((c = call_at(a, index)) && cJSON_IsString(delta))
+            e = asm_call_add_args(a, c, delta->valuestring, strlen(delta->valuestring));
+    } else if (strcmp(t, "response.function_call_arguments.done") == 0 ||
+               strcmp(t, "response.output_item.done") == 0) {
+        /* the whole arguments again: they win over the deltas (a delta may have been
+         * lost or never sent, as some servers send calls whole) */
+        const cJSON *item = get(root, "item");
+        const cJSON *args = item ? get(item, "arguments") : get(root, "arguments");
+        if (item && is_type(item, "function_call") && !(c = call_at(a, index)))
+            e = item_call(a, item, index, &c);
+        else if ((c = call_at(a, index)) && cJSON_IsString(args)) {
+            dynbuf_reset(&c->args);
+            e = asm_call_add_args(a, c, args->valuestring, strlen(args->valuestring));
+        }
+    } else if (strcmp(t, "response.completed") == 0 || strcmp(t, "response.incomplete") == 0) {
+        e = response_end(a, get(root, "response"));
+    } else if (strcmp(t, "response.failed") == 0) {
+        const cJSON *resp = get(root, "response");
+        e = error_object(a, resp ? resp : root, true);
+    } else if (strcmp(t, "error") == 0) {
+        e = error_object(a, root, true);
+    }
+    cJSON_Delete(root);
+    return e;
+}
+
+static wa_err responses_finish(struct reply_asm *a, bool streamed)
+{
+    if (streamed && !a->done) {
+        a->retryable = true;
+        return wa_fail(WA_E_NETWORK, "the stream ended before the reply was complete");
+    }
+    if (asm_has_content(a))
+        return WA_E_OK;
+    const char *f = a->finish_reason ? a->finish_reason : "";
+    if (strcmp(f, "max_output_tokens") == 0)
+        return wa_fail(WA_E_PARSE, "reply cut at max tokens before any text or tool call");
+    if (strcmp(f, "content_filter") == 0)
+        return wa_fail(WA_E_BLOCKED, "reply withheld by the server's content filter");
+    return WA_E_OK;
+}
+
+const struct llm_provider_ops llm_responses_ops = {
+    .name = "openai-responses",
+    .build = responses_build,
+    .parse_body = responses_parse_body,
+    .parse_event = responses_parse_event,
+    .finish = responses_finish,
+};

@@ -1,0 +1,268 @@
+/* Tests of the OpenAI Responses and Anthropic Messages providers against the fake
+ * server, which refuses (HTTP 400) any request that is not the documented shape: a tool
+ * round whole and streamed with the request as it goes on the wire, the key only in its
+ * header, retries, errors mid-stream, and calls written as text. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_llm_proc.c"
+#include "llm_test_client.h"
+
+static const cJSON *at(const cJSON *root, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    const cJSON *n = root;
+    for (char *tok = strtok(buf, "/"); tok && n; tok = strtok(NULL, "/"))
+        n = (*tok >= '0' && *tok <= '9') ? cJSON_GetArrayItem(n, atoi(tok))
+                                         : cJSON_GetObjectItemCaseSensitive(n, tok);
+    return n;
+}
+
+static const char *str_at(const cJSON *root, const char *path)
+{
+    const cJSON *n = at(root, path);
+    return cJSON_IsString(n) ? n->valuestring : NULL;
+}
+
+/* Every request the server got was the documented shape (none answered "invalid"). */
+static void assert_all_valid(const cJSON *reqs)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, reqs)
+    {
+        const char *kind = str_at(r, "response/kind");
+        if (kind && strcmp(kind, "invalid") == 0) {
+            char *p = cJSON_PrintUnformatted(at(r, "response/problems"));
+            fail_msg("request refused as malformed: %s", p);
+        }
+    }
+}
+
+#define CALLS                                                                                      \
+    "'tool_calls':[{'name':'desktop','arguments':{'action':'click','x':5,'y':9},'id':'call_k1'},"  \
+    "{'name':'powershell','arguments':{'command':'Get-Date'},'id':'call_k2'}]"
+
+static const enum llm_provider_kind kinds[] = {LLM_PROVIDER_OPENAI_RESPONSES,
+                                               LLM_PROVIDER_ANTHROPIC};
+
+static void tool_round(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < 2; k++)
+        for (int stream = 0; stream < 2; stream++) {
+            bool anthropic = kinds[k] == LLM_PROVIDER_ANTHROPIC;
+            struct fake_llm f;
+            assert_true(fake_llm_start(
+                &f, "{'steps':[{'text':'Looking.','reasoning':'The window first.'," CALLS "},"
+                    "{'expect':{'tool_result_for':'call_k2'},'text':'All done.',"
+                    "'usage':{'prompt_tokens':40,'completion_tokens':3}}]}"));
+            struct capture cap;
+            capture_init(&cap);
+            char url[128];
+            struct llm_config cfg = test_config(&f, kinds[k], stream, &cap, url, sizeof url);
+            struct llm_client *c;
+            assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
+            struct llm_conversation conv;
+            test_conversation(&conv);
+            struct llm_reply r;
+            assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+            assert_string_equal(r.text, "Looking.");
+            assert_string_equal(r.reasoning, "The window first.");
+            assert_int_equal(r.n_calls, 2);
+            assert_string_equal(r.calls[0].id, "call_k1");
+            assert_string_equal(r.calls[0].name, "desktop");
+            assert_non_null(r.calls[0].parsed);
+            assert_int_equal(cJSON_GetObjectItem(r.calls[0].parsed, "y")->valueint, 9);
+            assert_string_equal(r.calls[1].name, "powershell");
+            if (stream)
+                assert_string_equal(dynbuf_str(&cap.deltas), "Looking.");
+            assert_int_equal(llm_conversation_add_reply(&conv, &r), WA_E_OK);
+            struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
+            assert_int_equal(llm_conversation_add_tool_result(&conv, "call_k1", "desktop",
+                                                              "{\"ok\":true}", &img),
+                             WA_E_OK);
+            assert_int_equal(
+                llm_conversation_add_tool_result(&conv, "call_k2", "powershell", "exit 0", NULL),
+                WA_E_OK);
+            llm_conversation_add_user(&conv, "Note: keep going.", NULL, 0);
+            llm_reply_cleanup(&r);
+            assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+            assert_string_equal(r.text, "All done.");
+            assert_int_equal(r.usage.prompt_tokens, 40);
+            assert_int_equal(r.usage.total_tokens, 43);
+            llm_reply_cleanup(&r);
+
+            cJSON *reqs = fake_llm_requests(&f);
+            assert_int_equal(cJSON_GetArraySize(reqs), 2);
+            assert_all_valid(reqs);
+            assert_int_equal(cJSON_GetArraySize(at(reqs, "1/expect_failures")), 0);
+            const cJSON *body = at(reqs, "1/body");
+            assert_true(cJSON_IsBool(at(body, "stream")));
+            assert_int_equal(cJSON_IsTrue(at(body, "stream")), stream);
+            if (anthropic) {
+                assert_string_equal(str_at(reqs, "1/path"), "/v1/messages");
+                assert_string_equal(str_at(body, "system"), "You are a test.");
+                assert_string_equal(str_at(body, "tools/0/name"), "desktop");
+                assert_non_null(at(body, "tools/0/input_schema"));
+                const cJSON *m = at(body, "messages");
+                assert_int_equal(cJSON_GetArraySize(m), 3);
+                assert_string_equal(str_at(m, "1/content/0/text"), "Looking.");
+                assert_string_equal(str_at(m, "1/content/1/type"), "tool_use");
+                assert_string_equal(str_at(m, "1/content/1/id"), "call_k1");
+                assert_int_equal(at(m, "1/content/1/input/x")->valueint, 5);
+                /* one user turn: the results first, the image inside its result */
+                assert_string_equal(str_at(m, "2/content/0/type"), "tool_result");
+                assert_string_equal(str_at(m, "2/content/0/tool_use_id"), "call_k1");
+                assert_string_equal(str_at(m, "2/content/0/content/0/text"), "{\"ok\":true}");
+                assert_string_equal(str_at(m, "2/content/0/content/1/source/data"), TEST_PNG_B64);
+                assert_string_equal(str_at(m, "2/content/1/tool_use_id"), "call_k2");
+                assert_string_equal(str_at(m, "2/content/2/text"), "Note: keep going.");
+            } else {
+                assert_string_equal(str_at(reqs, "1/path"), "/v1/responses");
+                assert_string_equal(str_at(body, "instructions"), "You are a test.");
+                assert_string_equal(str_at(body, "tools/0/type"), "function");
+                assert_string_equal(str_at(body, "tools/0/name"), "desktop");
+                const cJSON *in = at(body, "input");
+                assert_int_equal(cJSON_GetArraySize(in), 7);
+                assert_string_equal(str_at(in, "1/content"), "Looking.");
+                assert_string_equal(str_at(in, "2/type"), "function_call");
+                assert_string_equal(str_at(in, "2/call_id"), "call_k1");
+                assert_string_equal(str_at(in, "4/type"), "function_call_output");
+                /* images are allowed in a function's output here */
+                assert_string_equal(str_at(in, "4/output/0/text"), "{\"ok\":true}");
+                assert_string_equal(str_at(in, "4/output/1/image_url"),
+                                    "data:image/png;base64," TEST_PNG_B64);
+                assert_string_equal(str_at(in, "5/output"), "exit 0");
+                assert_string_equal(str_at(in, "6/role"), "user");
+            }
+            /* the key in its header only */
+            const char *auth = anthropic ? fake_llm_header(reqs, 0, "x-api-key")
+                                         : fake_llm_header(reqs, 0, "Authorization");
+            assert_non_null(auth);
+            assert_non_null(strstr(auth, TEST_KEY));
+            if (anthropic)
+                assert_string_equal(fake_llm_header(reqs, 0, "anthropic-version"), "2023-06-01");
+            char *all = cJSON_PrintUnformatted(reqs);
+            char *body_text = cJSON_PrintUnformatted(body);
+            assert_null(strstr(body_text, TEST_KEY));
+            free(body_text);
+            free(all);
+            cJSON_Delete(reqs);
+            assert_null(strstr(dynbuf_str(&cap.log), TEST_KEY));
+            llm_conversation_cleanup(&conv);
+            llm_client_free(c);
+            capture_cleanup(&cap);
+            fake_llm_stop(&f);
+        }
+}
+
+/* 429 / 529 and a stream that fails midway are retried; a 400 is not, and the key
+ * never reaches the log or the error's detail. */
+static void retries_and_errors(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < 2; k++) {
+        bool anthropic = kinds[k] == LLM_PROVIDER_ANTHROPIC;
+        struct fake_llm f;
+        assert_true(fake_llm_start(
+            &f, anthropic ? "{'steps':[{'status':529},{'fault':'error_mid_stream','after_chunks':3,"
+                            "'text':'partial answer'},{'text':'third time'},{'status':400}]}"
+                          : "{'steps':[{'status':429,'headers':{'Retry-After':'0'}},"
+                            "{'fault':'error_mid_stream','after_chunks':3,'text':'partial answer'},"
+                            "{'text':'third time'},{'status':400}]}"));
+        struct capture cap;
+        capture_init(&cap);
+        char url[128];
+        struct llm_config cfg = test_config(&f, kinds[k], true, &cap, url, sizeof url);
+        struct llm_client *c;
+        assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
+        struct llm_conversation conv;
+        test_conversation(&conv);
+        struct llm_reply r;
+        assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_string_equal(r.text, "third time");
+        assert_int_equal(r.attempts, 3);
+        llm_reply_cleanup(&r);
+        assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_HTTP);
+        assert_int_equal(r.attempts, 1);
+        assert_int_equal(r.http_status, 400);
+        assert_null(strstr(wa_err_detail(), TEST_KEY));
+        llm_reply_cleanup(&r);
+        const char *log = dynbuf_str(&cap.log);
+        assert_non_null(strstr(log, anthropic ? "HTTP 529" : "HTTP 429"));
+        assert_non_null(strstr(log, "mid-stream"));
+        assert_null(strstr(log, TEST_KEY));
+        assert_non_null(strstr(log, anthropic ? "x-api-key: (redacted)" : "(redacted)"));
+        cJSON *reqs = fake_llm_requests(&f);
+        assert_all_valid(reqs);
+        cJSON_Delete(reqs);
+        llm_conversation_cleanup(&conv);
+        llm_client_free(c);
+        capture_cleanup(&cap);
+        fake_llm_stop(&f);
+    }
+}
+
+/* Calls written as text go back as text, their results as one user turn. */
+static void text_round(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < 2; k++) {
+        struct fake_llm f;
+        assert_true(fake_llm_start(
+            &f, "{'steps':[{'text':'Saving.','quirks':{'calls_as_text':'hermes'},"
+                "'tool_calls':[{'name':'desktop','arguments':{'action':'key','keys':'ctrl+s'}}]},"
+                "{'text':'Saved.','expect':{'contains':'Result of desktop'}}]}"));
+        struct capture cap;
+        capture_init(&cap);
+        char url[128];
+        struct llm_config cfg = test_config(&f, kinds[k], false, &cap, url, sizeof url);
+        cfg.text_calls = LLM_TEXT_FUNCTION_FORMATS;
+        struct llm_client *c;
+        assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
+        struct llm_conversation conv;
+        test_conversation(&conv);
+        struct llm_reply r;
+        assert_int_equal(llm_complete(c, &conv, NULL, 0, &r), WA_E_OK);
+        assert_true(r.calls_from_text);
+        assert_int_equal(llm_conversation_add_reply(&conv, &r), WA_E_OK);
+        struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
+        assert_int_equal(llm_conversation_add_tool_result(&conv, r.calls[0].id, "desktop",
+                                                          "{\"ok\":true}", &img),
+                         WA_E_OK);
+        llm_reply_cleanup(&r);
+        assert_int_equal(llm_complete(c, &conv, NULL, 0, &r), WA_E_OK);
+        assert_string_equal(r.text, "Saved.");
+        llm_reply_cleanup(&r);
+        cJSON *reqs = fake_llm_requests(&f);
+        assert_all_valid(reqs);
+        assert_int_equal(cJSON_GetArraySize(at(reqs, "1/expect_failures")), 0);
+        char *body = cJSON_PrintUnformatted(at(reqs, "1/body"));
+        assert_null(strstr(body, "tool_use"));
+        assert_null(strstr(body, "function_call"));
+        assert_non_null(strstr(body, "<tool_call>"));
+        free(body);
+        cJSON_Delete(reqs);
+        llm_conversation_cleanup(&conv);
+        llm_client_free(c);
+        capture_cleanup(&cap);
+        fake_llm_stop(&f);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(tool_round),
+        cmocka_unit_test(retries_and_errors),
+        cmocka_unit_test(text_round),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
