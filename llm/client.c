@@ -386,6 +386,12 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
             }
             continue;
         }
+        /* vLLM without a tool parser refuses every request with tools, whatever
+         * tool_choice says: the caller may declare its tools in text instead. */
+        if (oc.status == 400 && n_tools && !c->s.tool_choice &&
+            (llm_stristr(oc.message, "tool choice") || llm_stristr(oc.message, "tool_choice") ||
+             llm_stristr(oc.message, "tool-call-parser")))
+            out->tools_refused = true;
         if (!oc.retry) {
             client_log(c, "llm: %s, not retried", detail);
             break;

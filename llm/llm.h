@@ -167,6 +167,10 @@ struct llm_reply {
     /* A call was started in the text but is malformed: why, to tell the model; the reply
      * is then left as the server sent it. NULL otherwise. */
     char *text_call_error;
+    /* The server refuses any request with tools (HTTP 400: vLLM started without a tool
+     * parser says "auto" tool choice requires --enable-auto-tool-choice): no retry
+     * helps, but the same request without tools would pass. Set on failure only. */
+    bool tools_refused;
     int attempts;      /* HTTP attempts this reply took (1 = no retry) */
     long http_status;  /* status of the last attempt */
     double elapsed_ms; /* whole call, retries and waits included */
@@ -208,8 +212,8 @@ struct llm_config {
     int max_tokens;            /* 0: not sent */
     /* Mask of enum llm_text_format: when a reply carries no tool call but its text holds
      * a well-formed call of one of these grammars, the calls are taken from the text
-     * (--tool-protocol auto: LLM_TEXT_FUNCTION_FORMATS; text with UI-TARS: LLM_TEXT_UITARS).
-     * Logged once per client. 0: replies are taken as sent. */
+     * (as llm_protocol_choose settles it for --tool-protocol). Logged once per client.
+     * 0: replies are taken as sent. */
     unsigned text_calls;
     /* OpenAI-compatible: "auto", "required" or "none" sent as tool_choice with tools;
      * NULL: not sent. A server that rejects it (HTTP 400 naming tool_choice) is asked

@@ -63,6 +63,9 @@ struct run {
     bool have_obs_hash;
     const char *stop_reason; /* set when a repetition ends the run */
     int bad_text_calls;      /* replies whose call written as text could not be read */
+    /* The protocol spoken now: the configured one, until a server that takes no tools
+     * turns auto's functions into text for the rest of the run. */
+    struct llm_protocol_choice proto;
     /* totals */
     struct llm_usage usage;
     double llm_ms, agent_ms;
@@ -72,7 +75,7 @@ struct run {
      * screenshot the model last saw (what its pixel coordinates are in) and whether a
      * person can be asked to confirm what a safety check flags. */
     bool computer;
-    enum computer_proto proto;
+    enum computer_proto cu_proto;
     struct llm_computer_tool computer_tool;
     struct computer_view view;
     bool can_confirm;
@@ -348,10 +351,10 @@ static void perform_computer(struct run *r, const struct llm_tool_call *call, st
     if (!call->parsed)
         e = wa_fail(WA_E_INVALID_ARGS, "arguments are not valid JSON: %.200s",
                     call->arguments ? call->arguments : "(none)");
-    if (!e && computer_needs_confirmation(r->proto, call->parsed, why, sizeof why))
+    if (!e && computer_needs_confirmation(r->cu_proto, call->parsed, why, sizeof why))
         e = confirm_computer(r, call, why, acknowledged);
     if (!e)
-        e = computer_plan_call(r->proto, call->name, call->parsed, &r->view, &plan);
+        e = computer_plan_call(r->cu_proto, call->name, call->parsed, &r->view, &plan);
     if (e) {
         fail_result(res, e);
     } else {
@@ -693,6 +696,29 @@ static void run_calls(struct run *r, int step, const struct llm_reply *reply, cJ
     cJSON_AddNumberToObject(timings, TRACE_TOOLS_MS, (double)(os_now_ms() - t0));
 }
 
+/* A server that refuses tools under auto's functions: the tools are declared in the
+ * system prompt and the calls read from the replies' text for the rest of the run.
+ * False when the protocol was not auto's or the prompt cannot be made. */
+static bool speak_text_instead(struct run *r)
+{
+    if (r->proto.protocol != LLM_PROTO_FUNCTIONS || !r->proto.text_calls)
+        return false;
+    struct llm_protocol_choice text = r->proto;
+    text.protocol = LLM_PROTO_TEXT;
+    text.grammar = LLM_TEXT_HERMES;
+    text.why = "the server takes no tools";
+    char *system = agent_system_prompt(&text, core_shell(r->core) != SHELL_DENIED);
+    if (!system || llm_conversation_set_system(&r->conv, system)) {
+        free(system);
+        return false;
+    }
+    free(system);
+    r->proto = text;
+    steplog_progress(&r->log, "the server takes no tools: declaring them in the prompt and "
+                              "reading calls from the text from now on");
+    return true;
+}
+
 /* One step: ask the model, then answer or run its calls. Returns the run's exit code
  * when the run ends here, -1 when it goes on. */
 static int run_step(struct run *r, int step, const struct llm_tool *tools, size_t n_tools,
@@ -707,6 +733,10 @@ static int run_step(struct run *r, int step, const struct llm_tool *tools, size_
     r->usage.completion_tokens =
         add_tokens(r->usage.completion_tokens, reply.usage.completion_tokens);
     r->usage.total_tokens = add_tokens(r->usage.total_tokens, reply.usage.total_tokens);
+    if (e && reply.tools_refused && n_tools && speak_text_instead(r)) {
+        llm_reply_cleanup(&reply);
+        return run_step(r, step, tools, 0, nudged); /* the same step, asked without tools */
+    }
     if (e) {
         llm_reply_cleanup(&reply);
         char what[48];
@@ -750,8 +780,6 @@ static int run_steps(struct run *r)
     size_t n_tools;
     bool with_shell = core_shell(r->core) != SHELL_DENIED;
     const struct llm_tool *tools = agent_tools(with_shell, &n_tools);
-    if (r->cfg->protocol.protocol == LLM_PROTO_TEXT)
-        n_tools = 0;   /* declared in the system prompt; the server takes no tools */
     if (r->computer) { /* the display declared is the first screenshot's */
         r->computer_tool.display_width = r->view.width;
         r->computer_tool.display_height = r->view.height;
@@ -762,7 +790,9 @@ static int run_steps(struct run *r)
         if (os_interrupted())
             return fail_run(r, EXIT_INTERRUPTED, wa_fail(WA_E_INTERRUPTED, "between steps"),
                             os_interrupt_reason(), step - 1);
-        int code = run_step(r, step, tools, n_tools, &nudged);
+        /* with text, the tools are declared in the system prompt: the server gets none */
+        int code =
+            run_step(r, step, tools, r->proto.protocol == LLM_PROTO_TEXT ? 0 : n_tools, &nudged);
         if (code >= 0)
             return code;
         if (os_interrupted())
@@ -789,7 +819,7 @@ static void setup_computer(struct run *r, bool computer)
 {
     const struct agent_config *cfg = r->cfg;
     r->computer = computer;
-    r->proto = cfg->provider == LLM_PROVIDER_GOOGLE      ? COMPUTER_GEMINI
+    r->cu_proto = cfg->provider == LLM_PROVIDER_GOOGLE      ? COMPUTER_GEMINI
                : cfg->provider == LLM_PROVIDER_ANTHROPIC ? COMPUTER_ANTHROPIC
                                                          : COMPUTER_OPENAI;
     r->computer_tool.desktop = computer_gemini_desktop(cfg->model);
@@ -827,6 +857,7 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
     struct run r;
     memset(&r, 0, sizeof r);
     r.cfg = cfg;
+    r.proto = cfg->protocol;
     r.out = out;
     if (out)
         memset(out, 0, sizeof *out);

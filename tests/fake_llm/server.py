@@ -67,6 +67,12 @@ REFUSALS = {
     # llama.cpp server builds without streamed tool calls
     "stream_with_tools": {"error": {"code": 400, "type": "invalid_request_error",
                                     "message": "Cannot use tools with stream"}},
+    # vLLM started without --enable-auto-tool-choice: with tools, tool_choice defaults to
+    # "auto", so every request with tools is refused
+    "tools_without_parser": {"object": "error", "type": "BadRequestError", "param": None,
+                             "code": 400,
+                             "message": "\"auto\" tool choice requires --enable-auto-tool-choice "
+                                        "and --tool-call-parser to be set"},
     # vLLM started without --enable-auto-tool-choice
     "tool_choice": {"object": "error", "type": "BadRequestError", "param": None, "code": 400,
                     "message": "\"auto\" tool choice requires --enable-auto-tool-choice and "
@@ -596,6 +602,8 @@ def refusal(refuse, req):
         return "stream_with_tools"
     if "tool_choice" in refuse and "tool_choice" in body:
         return "tool_choice"
+    if "tools_without_parser" in refuse and body.get("tools"):
+        return "tools_without_parser"
     return None
 
 

@@ -157,15 +157,16 @@ class AgentRun:
                  key="sk-e2e-SECRET-51d0"):
         self.tmp = tempfile.mkdtemp(prefix="wa-e2e-")
         self.log_dir = os.path.join(self.tmp, "logs")
-        base = fake.url + ("/v1" if provider == "openai" else "")
+        base = fake.url + ("/v1" if provider in ("openai", "responses") else "")
         self.env = dict(os.environ, LLM_API_KEY=key, WINAGENT_LLM_RETRIES="2",
                         WINAGENT_LLM_MAX_WAIT_MS="300")
         for k in ("LLM_PROVIDER", "LLM_BASE_URL", "LLM_MODEL"):
             self.env.pop(k, None)
         if env:
             self.env.update(env)
-        self.argv = ["wine", WINAGENT_EXE,
-                     "--provider", "google" if provider == "gemini" else "openai-compatible",
+        names = {"openai": "openai-compatible", "gemini": "google",
+                 "responses": "openai-responses", "anthropic": "anthropic"}
+        self.argv = ["wine", WINAGENT_EXE, "--provider", names[provider],
                      "--base-url", base, "--model", "fake-model",
                      "--log-dir", win_path(self.log_dir), *args, prompt]
 

@@ -494,6 +494,23 @@ class ToolProtocols(unittest.TestCase):
         self.assertEqual(log.count("wrote its tool calls as text"), 1, log)
         self.assertIn("tool_protocol=functions", log)
 
+    def test_auto_declares_the_tools_in_text_to_a_server_that_takes_none(self):
+        # vLLM without a tool parser refuses every request with tools (HTTP 400)
+        steps = [{"quirks": {"calls_as_text": "hermes"},
+                  "tool_calls": [tool_call({"action": "click", "element": "${element:Button:Save}"})]},
+                 final("Clicked.")]
+        with fake_llm({"steps": steps, "refuse": ["tools_without_parser"]}) as fake:
+            r = Run(fake).run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 0, r.err)
+        self.assertEqual(r.out.strip(), "Clicked.")
+        self.assertIn({"op": "mouse_move", "x": 230, "y": 80}, r.actions())
+        self.assertEqual([q["response"]["kind"] for q in reqs], ["refused", "reply", "reply"])
+        for q in reqs[1:]:
+            self.assertNotIn("tools", q["body"])
+            self.assertIn("<tool_call>", q["body"]["messages"][0]["content"])
+        self.assertEqual(r.err.count("the server takes no tools"), 1, r.err)
+
     def test_text_protocol_declares_the_tools_in_the_prompt(self):
         steps = [
             {"quirks": {"calls_as_text": "json"},

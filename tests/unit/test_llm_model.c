@@ -72,7 +72,11 @@ static void provider_names(void **state)
     assert_int_equal(k, LLM_PROVIDER_GOOGLE);
     assert_int_equal(llm_provider_from_name("Gemini", &k), WA_E_OK);
     assert_int_equal(k, LLM_PROVIDER_GOOGLE);
-    assert_int_equal(llm_provider_from_name("anthropic", &k), WA_E_CONFIG);
+    assert_int_equal(llm_provider_from_name("openai-responses", &k), WA_E_OK);
+    assert_int_equal(k, LLM_PROVIDER_OPENAI_RESPONSES);
+    assert_int_equal(llm_provider_from_name("Anthropic", &k), WA_E_OK);
+    assert_int_equal(k, LLM_PROVIDER_ANTHROPIC);
+    assert_int_equal(llm_provider_from_name("bedrock", &k), WA_E_CONFIG);
     assert_int_equal(llm_provider_from_name(NULL, &k), WA_E_CONFIG);
 }
 

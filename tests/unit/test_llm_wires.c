@@ -52,17 +52,20 @@ static void assert_all_valid(const cJSON *reqs)
 static const enum llm_provider_kind kinds[] = {LLM_PROVIDER_OPENAI_RESPONSES,
                                                LLM_PROVIDER_ANTHROPIC};
 
+#define ROUND                                                                                      \
+    "{'text':'Looking.','reasoning':'The window first.'," CALLS "},"                               \
+    "{'expect':{'tool_result_for':'call_k2'},'text':'All done.',"                                  \
+    "'usage':{'prompt_tokens':40,'completion_tokens':3}}"
+
 static void tool_round(void **state)
 {
     (void)state;
+    struct fake_llm f; /* one server for the four runs: a server start is slow */
+    assert_true(fake_llm_start(&f, "{'steps':[" ROUND "," ROUND "," ROUND "," ROUND "]}"));
+    int first = 0; /* this run's first request */
     for (size_t k = 0; k < 2; k++)
-        for (int stream = 0; stream < 2; stream++) {
+        for (int stream = 0; stream < 2; stream++, first += 2) {
             bool anthropic = kinds[k] == LLM_PROVIDER_ANTHROPIC;
-            struct fake_llm f;
-            assert_true(fake_llm_start(
-                &f, "{'steps':[{'text':'Looking.','reasoning':'The window first.'," CALLS "},"
-                    "{'expect':{'tool_result_for':'call_k2'},'text':'All done.',"
-                    "'usage':{'prompt_tokens':40,'completion_tokens':3}}]}"));
             struct capture cap;
             capture_init(&cap);
             char url[128];
@@ -99,9 +102,12 @@ static void tool_round(void **state)
             assert_int_equal(r.usage.total_tokens, 43);
             llm_reply_cleanup(&r);
 
-            cJSON *reqs = fake_llm_requests(&f);
-            assert_int_equal(cJSON_GetArraySize(reqs), 2);
-            assert_all_valid(reqs);
+            cJSON *all_reqs = fake_llm_requests(&f);
+            assert_int_equal(cJSON_GetArraySize(all_reqs), first + 2);
+            assert_all_valid(all_reqs);
+            cJSON *reqs = cJSON_CreateArray(); /* this run's two, as 0 and 1 */
+            cJSON_AddItemReferenceToArray(reqs, cJSON_GetArrayItem(all_reqs, first));
+            cJSON_AddItemReferenceToArray(reqs, cJSON_GetArrayItem(all_reqs, first + 1));
             assert_int_equal(cJSON_GetArraySize(at(reqs, "1/expect_failures")), 0);
             const cJSON *body = at(reqs, "1/body");
             assert_true(cJSON_IsBool(at(body, "stream")));
@@ -149,18 +155,17 @@ static void tool_round(void **state)
             assert_non_null(strstr(auth, TEST_KEY));
             if (anthropic)
                 assert_string_equal(fake_llm_header(reqs, 0, "anthropic-version"), "2023-06-01");
-            char *all = cJSON_PrintUnformatted(reqs);
             char *body_text = cJSON_PrintUnformatted(body);
             assert_null(strstr(body_text, TEST_KEY));
             free(body_text);
-            free(all);
             cJSON_Delete(reqs);
+            cJSON_Delete(all_reqs);
             assert_null(strstr(dynbuf_str(&cap.log), TEST_KEY));
             llm_conversation_cleanup(&conv);
             llm_client_free(c);
             capture_cleanup(&cap);
-            fake_llm_stop(&f);
         }
+    fake_llm_stop(&f);
 }
 
 /* 429 / 529 and a stream that fails midway are retried; a 400 is not, and the key
@@ -168,15 +173,15 @@ static void tool_round(void **state)
 static void retries_and_errors(void **state)
 {
     (void)state;
+    struct fake_llm f; /* the Responses steps, then the Messages ones */
+    assert_true(
+        fake_llm_start(&f, "{'steps':[{'status':429,'headers':{'Retry-After':'0'}},"
+                           "{'fault':'error_mid_stream','after_chunks':3,'text':'partial answer'},"
+                           "{'text':'third time'},{'status':400},"
+                           "{'status':529},{'fault':'error_mid_stream','after_chunks':3,"
+                           "'text':'partial answer'},{'text':'third time'},{'status':400}]}"));
     for (size_t k = 0; k < 2; k++) {
         bool anthropic = kinds[k] == LLM_PROVIDER_ANTHROPIC;
-        struct fake_llm f;
-        assert_true(fake_llm_start(
-            &f, anthropic ? "{'steps':[{'status':529},{'fault':'error_mid_stream','after_chunks':3,"
-                            "'text':'partial answer'},{'text':'third time'},{'status':400}]}"
-                          : "{'steps':[{'status':429,'headers':{'Retry-After':'0'}},"
-                            "{'fault':'error_mid_stream','after_chunks':3,'text':'partial answer'},"
-                            "{'text':'third time'},{'status':400}]}"));
         struct capture cap;
         capture_init(&cap);
         char url[128];
@@ -200,26 +205,28 @@ static void retries_and_errors(void **state)
         assert_non_null(strstr(log, "mid-stream"));
         assert_null(strstr(log, TEST_KEY));
         assert_non_null(strstr(log, anthropic ? "x-api-key: (redacted)" : "(redacted)"));
-        cJSON *reqs = fake_llm_requests(&f);
-        assert_all_valid(reqs);
-        cJSON_Delete(reqs);
         llm_conversation_cleanup(&conv);
         llm_client_free(c);
         capture_cleanup(&cap);
-        fake_llm_stop(&f);
     }
+    cJSON *reqs = fake_llm_requests(&f);
+    assert_int_equal(cJSON_GetArraySize(reqs), 8);
+    assert_all_valid(reqs);
+    cJSON_Delete(reqs);
+    fake_llm_stop(&f);
 }
 
 /* Calls written as text go back as text, their results as one user turn. */
 static void text_round(void **state)
 {
     (void)state;
+#define TEXT_ROUND                                                                                 \
+    "{'text':'Saving.','quirks':{'calls_as_text':'hermes'},"                                       \
+    "'tool_calls':[{'name':'desktop','arguments':{'action':'key','keys':'ctrl+s'}}]},"             \
+    "{'text':'Saved.','expect':{'contains':'Result of desktop'}}"
+    struct fake_llm f;
+    assert_true(fake_llm_start(&f, "{'steps':[" TEXT_ROUND "," TEXT_ROUND "]}"));
     for (size_t k = 0; k < 2; k++) {
-        struct fake_llm f;
-        assert_true(fake_llm_start(
-            &f, "{'steps':[{'text':'Saving.','quirks':{'calls_as_text':'hermes'},"
-                "'tool_calls':[{'name':'desktop','arguments':{'action':'key','keys':'ctrl+s'}}]},"
-                "{'text':'Saved.','expect':{'contains':'Result of desktop'}}]}"));
         struct capture cap;
         capture_init(&cap);
         char url[128];
@@ -243,8 +250,9 @@ static void text_round(void **state)
         llm_reply_cleanup(&r);
         cJSON *reqs = fake_llm_requests(&f);
         assert_all_valid(reqs);
-        assert_int_equal(cJSON_GetArraySize(at(reqs, "1/expect_failures")), 0);
-        char *body = cJSON_PrintUnformatted(at(reqs, "1/body"));
+        const cJSON *second = cJSON_GetArrayItem(reqs, (int)(2 * k + 1));
+        assert_int_equal(cJSON_GetArraySize(at(second, "expect_failures")), 0);
+        char *body = cJSON_PrintUnformatted(at(second, "body"));
         assert_null(strstr(body, "tool_use"));
         assert_null(strstr(body, "function_call"));
         assert_non_null(strstr(body, "<tool_call>"));
@@ -253,8 +261,8 @@ static void text_round(void **state)
         llm_conversation_cleanup(&conv);
         llm_client_free(c);
         capture_cleanup(&cap);
-        fake_llm_stop(&f);
     }
+    fake_llm_stop(&f);
 }
 
 int main(void)
