@@ -820,8 +820,8 @@ static void setup_computer(struct run *r, bool computer)
     const struct agent_config *cfg = r->cfg;
     r->computer = computer;
     r->cu_proto = cfg->provider == LLM_PROVIDER_GOOGLE      ? COMPUTER_GEMINI
-               : cfg->provider == LLM_PROVIDER_ANTHROPIC ? COMPUTER_ANTHROPIC
-                                                         : COMPUTER_OPENAI;
+                  : cfg->provider == LLM_PROVIDER_ANTHROPIC ? COMPUTER_ANTHROPIC
+                                                            : COMPUTER_OPENAI;
     r->computer_tool.desktop = computer_gemini_desktop(cfg->model);
     r->computer_tool.excluded = r->computer_tool.desktop ? NULL : computer_gemini_browser_only;
     r->can_confirm = !r->out && (str_ieq(settings_get(&cfg->settings, SET_SHELL), "confirm") ||
