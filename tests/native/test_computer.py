@@ -149,7 +149,7 @@ class OpenAIComputerUse(unittest.TestCase):
         steps = [
             {"tool_calls": [call("computer", action={"type": "click", "button": "left",
                                                      "x": SAVE_PX[0], "y": SAVE_PX[1]})],
-             "expect": {"has_image": True}},
+             "reasoning": "Save is at the top left", "expect": {"has_image": True}},
             {"tool_calls": [call("computer", actions=[{"type": "type", "text": "hi"},
                                                       {"type": "keypress", "keys": ["ENTER"]}])]},
             {"text": "done"},
@@ -167,6 +167,12 @@ class OpenAIComputerUse(unittest.TestCase):
         self.assertEqual(out["output"]["type"], "computer_screenshot")
         self.assertTrue(out["output"]["image_url"].startswith("data:image/png;base64,"))
         self.assertNotIn("acknowledged_safety_checks", out)
+        # the call goes back as it came, after the reasoning that led to it
+        sent = reqs[1]["body"]["input"]
+        at = [i for i, item in enumerate(sent) if item.get("type") == "computer_call"][-1]
+        self.assertEqual(sent[at - 1]["type"], "reasoning")
+        self.assertEqual(sent[at - 1]["summary"][0]["text"], "Save is at the top left")
+        self.assertEqual(sent[at]["action"]["x"], SAVE_PX[0])
         # winagent's report rides beside, in a user message
         report = reqs[1]["body"]["input"][-1]
         self.assertEqual(report["role"], "user")
