@@ -98,7 +98,7 @@ TREE_LINE_RE = re.compile(
 TREE_HEADER_RE = re.compile(r"^Window: ", re.M)
 PLACEHOLDER_RE = re.compile(
     r"^\$\{(element|element_x|element_y):([^:}]+):(.*)\}$"
-    r"|^\$\{(color_x|color_y|tars_x|tars_y):([0-9A-Fa-f]{6})\}$"
+    r"|^\$\{(color_x|color_y|tars_x|tars_y|pixel_x|pixel_y):([0-9A-Fa-f]{6})\}$"
     r"|^\$\{mark_at:(\d+):(\d+)\}$",
     re.S)
 # A placeholder inside a reply's text (calls a model writes as text, e.g. UI-TARS).
@@ -508,6 +508,8 @@ class _Resolver:
             if kind == "tars_x":
                 return int(round(cx * rw / image.width))
             return int(round(cy * rh / image.height))
+        if kind in ("pixel_x", "pixel_y"):  # pixels of the image as sent
+            return int(round(cx if kind == "pixel_x" else cy))
         if kind == "color_x":
             return png_decode.to_frame(cx, image.width)
         return png_decode.to_frame(cy, image.height)
