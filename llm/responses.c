@@ -161,23 +161,18 @@ static bool add_computer_output(cJSON *input, const struct llm_tool_call *tc,
     const struct llm_image *img = r && r->n_images ? &r->images[0] : NULL;
     const char *mime = img && img->mime ? img->mime : "image/png";
     const char *data = img && img->base64 ? img->base64 : RESPONSES_NO_SCREENSHOT;
+    cJSON *o = cJSON_CreateObject(), *shot;
+    if (!add_item(input, NULL, o) || !cJSON_AddStringToObject(o, "type", "computer_call_output") ||
+        !cJSON_AddStringToObject(o, "call_id", tc->id ? tc->id : "") ||
+        !(shot = cJSON_AddObjectToObject(o, "output")) ||
+        !cJSON_AddStringToObject(shot, "type", "computer_screenshot"))
+        return false;
     size_t len = strlen(mime) + strlen(data) + 16;
     char *url = malloc(len);
-    cJSON *o = cJSON_CreateObject(), *shot = cJSON_CreateObject();
-    bool ok = url && add_item(input, NULL, o);
-    if (!ok) {
-        if (!url)
-            cJSON_Delete(o);
-        cJSON_Delete(shot);
-        free(url);
+    if (!url)
         return false;
-    }
     snprintf(url, len, "data:%s;base64,%s", mime, data);
-    ok = cJSON_AddStringToObject(o, "type", "computer_call_output") &&
-         cJSON_AddStringToObject(o, "call_id", tc->id ? tc->id : "") &&
-         add_item(o, "output", shot) &&
-         cJSON_AddStringToObject(shot, "type", "computer_screenshot") &&
-         cJSON_AddStringToObject(shot, "image_url", url);
+    bool ok = cJSON_AddStringToObject(shot, "image_url", url) != NULL;
     free(url);
     const cJSON *checks = get(tc->parsed, "pending_safety_checks");
     if (ok && r && r->safety_acknowledged && cJSON_GetArraySize(checks) > 0)
@@ -197,16 +192,10 @@ static bool add_computer_reports(cJSON *input, const struct llm_conversation *co
             is_computer_call(tc) ? llm_find_result(conv, i, tc->id) : NULL;
         if (!r || !r->text || !r->text[0])
             continue;
-        if (!m) {
-            m = cJSON_CreateObject();
-            parts = cJSON_CreateArray();
-            if (!add_item(input, NULL, m)) {
-                cJSON_Delete(parts);
-                return false;
-            }
-            if (!cJSON_AddStringToObject(m, "role", "user") || !add_item(m, "content", parts))
-                return false;
-        }
+        if (!m && (!add_item(input, NULL, m = cJSON_CreateObject()) ||
+                   !cJSON_AddStringToObject(m, "role", "user") ||
+                   !(parts = cJSON_AddArrayToObject(m, "content"))))
+            return false;
         size_t len = strlen(r->text) + strlen(tc->id ? tc->id : "") + 64;
         char *text = malloc(len);
         if (!text)
