@@ -38,6 +38,9 @@ void os_interrupt_request(void);
 /* Takes back an interrupt that os_interrupt_request made (a batch task's wall time ran
  * out; the batch goes on); Ctrl+C and a closed stdin stay. True when it was taken back. */
 bool os_interrupt_withdraw(void);
+/* Whether stdin is an interactive console a person can answer questions on (not a
+ * pipe, a file or the null device). */
+bool os_stdin_is_console(void);
 /* Sleeps ms milliseconds whatever the interrupt flag says (watchdogs). */
 void os_nap_ms(int ms);
 /* Why the interrupt came: "ctrl-c", "stdin closed" or "requested"; NULL when none. */

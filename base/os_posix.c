@@ -104,6 +104,11 @@ static void *stdin_watch(void *arg)
     return NULL;
 }
 
+bool os_stdin_is_console(void)
+{
+    return isatty(0) == 1;
+}
+
 void os_interrupt_install(bool watch_stdin)
 {
     static atomic_int installed;

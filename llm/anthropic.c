@@ -1,6 +1,8 @@
 /* The Anthropic provider (the Messages API, POST /v1/messages): alternating user and
  * assistant turns of content blocks, tool_use answered by tool_result blocks that carry
- * the observation's image; whole replies and the streamed events. */
+ * the observation's image; whole replies and the streamed events. The computer tool is
+ * declared with its beta header; its tool_use input (action, coordinate...) is the call's
+ * arguments, and its tool_result carries winagent's report and the screenshot. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,12 +186,46 @@ static bool add_text_round(cJSON *messages, const struct llm_conversation *conv,
     return ok;
 }
 
-static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, wa_err *err)
+/* The computer tool's version and the beta header that enables it, by model: Claude
+ * Opus 4.5 and later take computer_20251124, the others computer_20250124. */
+struct computer_version {
+    const char *type, *beta;
+};
+
+static struct computer_version computer_version(const char *model)
+{
+    static const char *const newer[] = {"opus-4-5", "opus-4.5", "opus-4-6", "opus-4.6",
+                                        "opus-5",   "sonnet-5", NULL};
+    for (size_t i = 0; model && newer[i]; i++)
+        if (strstr(model, newer[i]))
+            return (struct computer_version){"computer_20251124", "computer-use-2025-11-24"};
+    return (struct computer_version){"computer_20250124", "computer-use-2025-01-24"};
+}
+
+/* {"type":"computer_2025...","name":"computer","display_width_px","display_height_px"}:
+ * the display is the screenshots' size, so coordinates come in their pixels. */
+static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model)
+{
+    cJSON *t = cJSON_CreateObject();
+    return add_item(list, NULL, t) &&
+           cJSON_AddStringToObject(t, "type", computer_version(model).type) &&
+           cJSON_AddStringToObject(t, "name", "computer") &&
+           cJSON_AddNumberToObject(t, "display_width_px", ct->display_width) &&
+           cJSON_AddNumberToObject(t, "display_height_px", ct->display_height);
+}
+
+static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, const char *model,
+                      wa_err *err)
 {
     cJSON *list = cJSON_CreateArray();
     if (!add_item(root, "tools", list))
         return false;
     for (size_t i = 0; i < n_tools; i++) {
+        if (tools[i].computer) {
+            if (!add_computer_tool(list, tools[i].computer, model))
+                return false;
+            continue;
+        }
         cJSON *t = cJSON_CreateObject();
         if (!add_item(list, NULL, t) || !cJSON_AddStringToObject(t, "name", tools[i].name) ||
             (tools[i].description &&
@@ -251,7 +287,7 @@ static wa_err anthropic_build(const struct llm_settings *s, const struct llm_con
         }
     }
     if (ok && n_tools)
-        ok = add_tools(root, tools, n_tools, &err);
+        ok = add_tools(root, tools, n_tools, s->model, &err);
     if (ok && n_tools && s->tool_choice)
         ok = add_tool_choice(root, s->tool_choice);
     if (ok)
@@ -280,6 +316,11 @@ static wa_err anthropic_build(const struct llm_settings *s, const struct llm_con
                                 s->stream ? "text/event-stream" : "application/json");
     if (!e)
         e = llm_wire_add_header(out, "anthropic-version: %s", ANTHROPIC_VERSION);
+    bool computer = false;
+    for (size_t i = 0; i < n_tools; i++)
+        computer = computer || tools[i].computer;
+    if (!e && computer)
+        e = llm_wire_add_header(out, "anthropic-beta: %s", computer_version(s->model).beta);
     if (!e && s->api_key && s->api_key[0])
         e = llm_wire_add_header(out, "x-api-key: %s", s->api_key);
     return e;

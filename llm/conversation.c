@@ -205,6 +205,18 @@ wa_err llm_conversation_add_tool_result(struct llm_conversation *c, const char *
     return WA_E_OK;
 }
 
+wa_err llm_conversation_add_computer_result(struct llm_conversation *c, const char *call_id,
+                                            const char *name, const char *text,
+                                            const struct llm_image *image, bool acknowledged)
+{
+    wa_err e = llm_conversation_add_tool_result(c, call_id, name, text, image);
+    if (e)
+        return e;
+    c->messages[c->n_messages - 1].computer = true;
+    c->messages[c->n_messages - 1].safety_acknowledged = acknowledged;
+    return WA_E_OK;
+}
+
 wa_err llm_message_replace_content(struct llm_message *m, const char *text)
 {
     wa_err e = llm_set_str(&m->text, text);

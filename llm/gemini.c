@@ -106,19 +106,32 @@ static bool add_model(cJSON *contents, const struct llm_message *m)
     return true;
 }
 
-static bool add_function_response(cJSON *parts, const struct llm_tool_call *tc, const char *text)
+/* A call's function response. r: the result (NULL: missing). A computer action's
+ * result carries its screenshot in the response's own parts and the acknowledgement of
+ * a safety check the person agreed to; other results' images follow as parts of the
+ * turn (add_tool_round). */
+static bool add_function_response(cJSON *parts, const struct llm_tool_call *tc,
+                                  const struct llm_message *r)
 {
+    const char *text = r ? r->text : "(no result: the call was not executed)";
     cJSON *p = cJSON_CreateObject(), *fr = cJSON_CreateObject(), *resp = cJSON_CreateObject();
     bool ok = add_item(parts, NULL, p) && add_item(p, "functionResponse", fr);
     if (!ok) {
         cJSON_Delete(resp);
         return false;
     }
-    return cJSON_AddStringToObject(fr, "name", tc->name ? tc->name : "") &&
-           (tc->id_synthetic || !tc->id || !tc->id[0] ||
-            cJSON_AddStringToObject(fr, "id", tc->id)) &&
-           add_item(fr, "response", resp) &&
-           cJSON_AddStringToObject(resp, "content", text ? text : "");
+    ok = cJSON_AddStringToObject(fr, "name", tc->name ? tc->name : "") &&
+         (tc->id_synthetic || !tc->id || !tc->id[0] || cJSON_AddStringToObject(fr, "id", tc->id)) &&
+         add_item(fr, "response", resp) &&
+         cJSON_AddStringToObject(resp, "content", text ? text : "");
+    if (!ok || !r || !r->computer)
+        return ok;
+    if (r->safety_acknowledged && !cJSON_AddStringToObject(resp, "safety_acknowledgement", "true"))
+        return false;
+    if (!r->n_images)
+        return true;
+    cJSON *own = cJSON_CreateArray();
+    return add_item(fr, "parts", own) && add_image_parts(own, r->images, r->n_images);
 }
 
 /* The model turn, then one user turn: a functionResponse for every call (a stand-in
@@ -139,8 +152,7 @@ static bool add_tool_round(cJSON *contents, const struct llm_conversation *conv,
         return false;
     for (size_t k = 0; k < m->n_calls; k++) {
         const struct llm_message *r = llm_find_result(conv, i, m->calls[k].id);
-        if (!add_function_response(parts, &m->calls[k],
-                                   r ? r->text : "(no result: the call was not executed)"))
+        if (!add_function_response(parts, &m->calls[k], r))
             return false;
     }
     for (size_t j = i + 1; j < end; j++) { /* results answering none of the calls */
@@ -165,10 +177,58 @@ static bool add_tool_round(cJSON *contents, const struct llm_conversation *conv,
     }
     for (size_t k = 0; k < m->n_calls; k++) {
         const struct llm_message *r = llm_find_result(conv, i, m->calls[k].id);
-        if (r && !add_image_parts(parts, r->images, r->n_images))
+        if (r && !r->computer && !add_image_parts(parts, r->images, r->n_images))
             return false;
     }
     return true;
+}
+
+/* {"computerUse": {"environment": ..., "excludedPredefinedFunctions": [...]}}. */
+static bool add_computer_use(cJSON *list, const struct llm_computer_tool *ct)
+{
+    cJSON *holder = cJSON_CreateObject(), *cu = cJSON_CreateObject();
+    if (!add_item(list, NULL, holder)) {
+        cJSON_Delete(cu);
+        return false;
+    }
+    if (!add_item(holder, "computerUse", cu) ||
+        !cJSON_AddStringToObject(cu, "environment",
+                                 ct->desktop ? "ENVIRONMENT_DESKTOP" : "ENVIRONMENT_BROWSER"))
+        return false;
+    if (!ct->excluded || !ct->excluded[0])
+        return true;
+    cJSON *ex = cJSON_CreateArray();
+    if (!add_item(cu, "excludedPredefinedFunctions", ex))
+        return false;
+    for (const char *const *f = ct->excluded; *f; f++)
+        if (!add_item(ex, NULL, cJSON_CreateString(*f)))
+            return false;
+    return true;
+}
+
+static bool add_declaration(cJSON *decls, const struct llm_tool *t, wa_err *err)
+{
+    cJSON *d = cJSON_CreateObject();
+    if (!add_item(decls, NULL, d) || !cJSON_AddStringToObject(d, "name", t->name) ||
+        (t->description && !cJSON_AddStringToObject(d, "description", t->description)))
+        return false;
+    if (!t->parameters)
+        return true;
+    const cJSON *src = t->parameters;
+    if (!cJSON_IsObject(src)) {
+        *err = wa_fail(WA_E_INVALID_ARGS, "tool %s: parameters are not a JSON object", t->name);
+        return false;
+    }
+    cJSON *params = schema_to_gemini(src);
+    if (!params)
+        return false;
+    /* A tool without parameters declares none: Gemini rejects an OBJECT with an
+     * empty property list. */
+    if (!get(params, "properties") && !get(params, "anyOf")) {
+        cJSON_Delete(params);
+        return true;
+    }
+    return add_item(d, "parameters", params);
 }
 
 /* A model turn whose calls were written as text: that text, then its results as user
@@ -190,45 +250,29 @@ static bool add_text_round(cJSON *contents, const struct llm_conversation *conv,
     return ok;
 }
 
+/* The computer tool (if any) and one holder of every function declaration. */
 static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, wa_err *err)
 {
-    cJSON *list = cJSON_CreateArray(), *holder = cJSON_CreateObject();
-    cJSON *decls = cJSON_CreateArray();
-    if (!add_item(root, "tools", list)) {
-        cJSON_Delete(holder);
-        cJSON_Delete(decls);
-        return false;
-    }
-    if (!add_item(list, NULL, holder)) {
-        cJSON_Delete(decls);
-        return false;
-    }
-    if (!add_item(holder, "functionDeclarations", decls))
+    cJSON *list = cJSON_CreateArray(), *decls = NULL;
+    if (!add_item(root, "tools", list))
         return false;
     for (size_t i = 0; i < n_tools; i++) {
-        cJSON *d = cJSON_CreateObject();
-        if (!add_item(decls, NULL, d) || !cJSON_AddStringToObject(d, "name", tools[i].name) ||
-            (tools[i].description &&
-             !cJSON_AddStringToObject(d, "description", tools[i].description)))
-            return false;
-        if (!tools[i].parameters)
-            continue;
-        const cJSON *src = tools[i].parameters;
-        if (!cJSON_IsObject(src)) {
-            *err = wa_fail(WA_E_INVALID_ARGS, "tool %s: parameters are not a JSON object",
-                           tools[i].name);
-            return false;
-        }
-        cJSON *params = schema_to_gemini(src);
-        if (!params)
-            return false;
-        /* A tool without parameters declares none: Gemini rejects an OBJECT with an
-         * empty property list. */
-        if (!get(params, "properties") && !get(params, "anyOf")) {
-            cJSON_Delete(params);
+        if (tools[i].computer) {
+            if (!add_computer_use(list, tools[i].computer))
+                return false;
             continue;
         }
-        if (!add_item(d, "parameters", params))
+        if (!decls) {
+            cJSON *holder = cJSON_CreateObject();
+            decls = cJSON_CreateArray();
+            if (!add_item(list, NULL, holder)) {
+                cJSON_Delete(decls);
+                return false;
+            }
+            if (!add_item(holder, "functionDeclarations", decls))
+                return false;
+        }
+        if (!add_declaration(decls, &tools[i], err))
             return false;
     }
     return true;

@@ -74,6 +74,13 @@ struct llm_message {
     char *tool_name;    /* tool messages: that call's function name */
     /* Assistant messages from Gemini: a thoughtSignature on a text-only part, echoed back. */
     char *thought_signature;
+    /* Tool messages answering an action of the provider's computer tool: the image is
+     * the screenshot the protocol carries inside the result (Gemini: the function
+     * response's own parts), the text winagent's report beside it. */
+    bool computer;
+    /* ... and a person agreed to the safety check the call carried: the result says so
+     * as the protocol wants (Gemini: "safety_acknowledgement": "true"). */
+    bool safety_acknowledged;
     /* Assistant messages whose calls the model wrote in its text (text holds it as
      * written): they go back as that text, and their results as one user turn of text
      * and images, since such a server knows no tool calls or tool messages. */
@@ -92,12 +99,25 @@ struct cJSON;
 /* Tool-call arguments as a JSON object (a new one), or NULL when the text is none. */
 struct cJSON *llm_parse_arguments(const char *arguments);
 
+/* The provider's own computer-use tool, declared instead of a function. */
+struct llm_computer_tool {
+    /* Gemini: ENVIRONMENT_DESKTOP; false: ENVIRONMENT_BROWSER (the models that take no
+     * other), with the browser's own functions left out through `excluded`. */
+    bool desktop;
+    const char *const *excluded; /* Gemini: predefined functions not offered; NULL-ended */
+    /* Pixels of the screenshots sent (the declared display of the pixel protocols). */
+    int display_width, display_height;
+};
+
 /* A tool the model may call; parameters is its JSON-schema object (NULL: none). Written
- * once, rendered per provider (Gemini gets its accepted subset of JSON schema). */
+ * once, rendered per provider (Gemini gets its accepted subset of JSON schema). With
+ * computer set it is the provider's computer tool instead (name, description and
+ * parameters unused). */
 struct llm_tool {
     const char *name;
     const char *description;
     const struct cJSON *parameters;
+    const struct llm_computer_tool *computer;
 };
 
 void llm_conversation_init(struct llm_conversation *c);
@@ -112,6 +132,11 @@ wa_err llm_conversation_add_reply(struct llm_conversation *c, const struct llm_r
 wa_err llm_conversation_add_tool_result(struct llm_conversation *c, const char *call_id,
                                         const char *name, const char *text,
                                         const struct llm_image *image);
+/* The same for an action of the computer tool: image is the screenshot after it;
+ * acknowledged: a person agreed to the safety check the call carried. */
+wa_err llm_conversation_add_computer_result(struct llm_conversation *c, const char *call_id,
+                                            const char *name, const char *text,
+                                            const struct llm_image *image, bool acknowledged);
 /* Replaces a message's text and drops its images (history trimming): the message
  * keeps its role, ids and tool calls, so the conversation stays well-formed. */
 wa_err llm_message_replace_content(struct llm_message *m, const char *text);

@@ -207,6 +207,12 @@ static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools,
     if (!add_item(root, "tools", list))
         return false;
     for (size_t i = 0; i < n_tools; i++) {
+        if (tools[i].computer) { /* Chat Completions has no computer tool */
+            *err = wa_fail(WA_E_INVALID_ARGS,
+                           "Chat Completions has no computer tool: use the functions or text "
+                           "tool protocol, or the openai-responses provider");
+            return false;
+        }
         cJSON *t = cJSON_CreateObject(), *fn = cJSON_CreateObject();
         if (!add_item(list, NULL, t) || !add_item(t, "function", fn) ||
             !cJSON_AddStringToObject(t, "type", "function") ||

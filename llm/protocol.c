@@ -92,8 +92,8 @@ const char *llm_provider_name(enum llm_provider_kind k)
 
 bool llm_provider_has_computer(enum llm_provider_kind k)
 {
-    (void)k; /* no provider speaks its computer tool yet */
-    return false;
+    return k == LLM_PROVIDER_GOOGLE || k == LLM_PROVIDER_OPENAI_RESPONSES ||
+           k == LLM_PROVIDER_ANTHROPIC;
 }
 
 /* Models known by a fragment of their name (compared without case and punctuation):
@@ -154,8 +154,9 @@ wa_err llm_protocol_choose(enum llm_provider_kind provider, const char *model,
     }
     if (p == LLM_PROTO_COMPUTER && !llm_provider_has_computer(provider))
         return wa_fail(WA_E_CONFIG,
-                       "the computer tool protocol is not yet supported for the %s provider "
-                       "(use --tool-protocol functions or text)",
+                       "the computer tool protocol needs a provider with a computer tool, and "
+                       "%s has none (use LLM_PROVIDER openai-responses, anthropic or google, "
+                       "or --tool-protocol functions or text)",
                        llm_provider_name(provider));
     out->protocol = p;
     if (p == LLM_PROTO_TEXT) {

@@ -1,6 +1,8 @@
 /* The OpenAI Responses provider (POST /responses): the conversation as `input` items,
  * tools as flat function declarations, results as function_call_output items that may
- * carry the observation's image; whole replies and the streamed events. */
+ * carry the observation's image; whole replies and the streamed events. The computer
+ * tool's computer_call items become calls of "computer" whose arguments are the item
+ * itself, answered by computer_call_output items carrying the screenshot. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,10 @@
 #include "llm/text.h"
 
 #define RESPONSES_DEFAULT_BASE "https://api.openai.com/v1"
+/* A 1x1 grey PNG: a computer_call_output must carry a screenshot, and an old one whose
+ * image was trimmed from the history has none left (its text says so). */
+#define RESPONSES_NO_SCREENSHOT                                                                    \
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5ErkJggg=="
 
 static const cJSON *get(const cJSON *o, const char *key)
 {
@@ -75,7 +81,36 @@ static bool add_user(cJSON *input, const char *text, const struct llm_image *ima
            add_input_images(parts, images, n);
 }
 
-/* The assistant's text, then one function_call item per call. */
+static bool is_type(const cJSON *item, const char *type)
+{
+    const cJSON *t = get(item, "type");
+    return cJSON_IsString(t) && strcmp(t->valuestring, type) == 0;
+}
+
+/* A call of the computer tool: its arguments are the computer_call item as received. */
+static bool is_computer_call(const struct llm_tool_call *tc)
+{
+    return tc->parsed && is_type(tc->parsed, "computer_call");
+}
+
+/* The computer_call item again, after the reasoning items that came before it in its
+ * reply (kept as a JSON array in thought_signature): the API wants a computer_call's
+ * reasoning back with it when the whole input is sent. */
+static bool add_computer_call(cJSON *input, const struct llm_tool_call *tc)
+{
+    cJSON *reasoning = tc->thought_signature ? cJSON_Parse(tc->thought_signature) : NULL;
+    const cJSON *r;
+    bool ok = true;
+    cJSON_ArrayForEach(r, reasoning)
+    {
+        if (!(ok = add_item(input, NULL, cJSON_Duplicate(r, true))))
+            break;
+    }
+    cJSON_Delete(reasoning);
+    return ok && add_item(input, NULL, cJSON_Duplicate(tc->parsed, true));
+}
+
+/* The assistant's text, then one function_call (or computer_call) item per call. */
 static bool add_assistant(cJSON *input, const struct llm_message *msg, bool with_calls)
 {
     if ((msg->text && msg->text[0]) || !msg->n_calls || !with_calls) {
@@ -86,6 +121,11 @@ static bool add_assistant(cJSON *input, const struct llm_message *msg, bool with
     }
     for (size_t i = 0; with_calls && i < msg->n_calls; i++) {
         const struct llm_tool_call *tc = &msg->calls[i];
+        if (is_computer_call(tc)) {
+            if (!add_computer_call(input, tc))
+                return false;
+            continue;
+        }
         cJSON *c = cJSON_CreateObject();
         if (!add_item(input, NULL, c) || !cJSON_AddStringToObject(c, "type", "function_call") ||
             !cJSON_AddStringToObject(c, "call_id", tc->id ? tc->id : "") ||
@@ -112,6 +152,64 @@ static bool add_output(cJSON *input, const char *call_id, const struct llm_messa
            add_input_images(parts, r->images, r->n_images);
 }
 
+/* computer_call_output: the screenshot after the action (a blank one when it was trimmed
+ * or is missing), and the call's pending safety checks acknowledged when a person agreed
+ * to them. Its text has no room here: add_computer_reports sends it. */
+static bool add_computer_output(cJSON *input, const struct llm_tool_call *tc,
+                                const struct llm_message *r)
+{
+    const struct llm_image *img = r && r->n_images ? &r->images[0] : NULL;
+    const char *mime = img && img->mime ? img->mime : "image/png";
+    const char *data = img && img->base64 ? img->base64 : RESPONSES_NO_SCREENSHOT;
+    cJSON *o = cJSON_CreateObject(), *shot;
+    if (!add_item(input, NULL, o) || !cJSON_AddStringToObject(o, "type", "computer_call_output") ||
+        !cJSON_AddStringToObject(o, "call_id", tc->id ? tc->id : "") ||
+        !(shot = cJSON_AddObjectToObject(o, "output")) ||
+        !cJSON_AddStringToObject(shot, "type", "computer_screenshot"))
+        return false;
+    size_t len = strlen(mime) + strlen(data) + 16;
+    char *url = malloc(len);
+    if (!url)
+        return false;
+    snprintf(url, len, "data:%s;base64,%s", mime, data);
+    bool ok = cJSON_AddStringToObject(shot, "image_url", url) != NULL;
+    free(url);
+    const cJSON *checks = get(tc->parsed, "pending_safety_checks");
+    if (ok && r && r->safety_acknowledged && cJSON_GetArraySize(checks) > 0)
+        ok = add_item(o, "acknowledged_safety_checks", cJSON_Duplicate(checks, true));
+    return ok;
+}
+
+/* winagent's report on each computer action (what changed, or why it was refused) as
+ * one user message after the outputs, which carry only screenshots. */
+static bool add_computer_reports(cJSON *input, const struct llm_conversation *conv, size_t i)
+{
+    const struct llm_message *msg = &conv->messages[i];
+    cJSON *m = NULL, *parts = NULL;
+    for (size_t k = 0; k < msg->n_calls; k++) {
+        const struct llm_tool_call *tc = &msg->calls[k];
+        const struct llm_message *r =
+            is_computer_call(tc) ? llm_find_result(conv, i, tc->id) : NULL;
+        if (!r || !r->text || !r->text[0])
+            continue;
+        if (!m && (!add_item(input, NULL, m = cJSON_CreateObject()) ||
+                   !cJSON_AddStringToObject(m, "role", "user") ||
+                   !(parts = cJSON_AddArrayToObject(m, "content"))))
+            return false;
+        size_t len = strlen(r->text) + strlen(tc->id ? tc->id : "") + 64;
+        char *text = malloc(len);
+        if (!text)
+            return false;
+        snprintf(text, len, "winagent's report on computer action %s: %s", tc->id ? tc->id : "",
+                 r->text);
+        bool ok = add_input_text(parts, text);
+        free(text);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 /* An assistant turn with calls, an output for every call (a stand-in when a result is
  * missing), and results that answer none of them as user text. */
 static bool add_tool_round(cJSON *input, const struct llm_conversation *conv, size_t i,
@@ -126,9 +224,13 @@ static bool add_tool_round(cJSON *input, const struct llm_conversation *conv, si
     *last = end - 1;
     for (size_t k = 0; k < msg->n_calls; k++) {
         const struct llm_tool_call *tc = &msg->calls[k];
-        if (!add_output(input, tc->id ? tc->id : "", llm_find_result(conv, i, tc->id)))
+        const struct llm_message *r = llm_find_result(conv, i, tc->id);
+        if (is_computer_call(tc) ? !add_computer_output(input, tc, r)
+                                 : !add_output(input, tc->id ? tc->id : "", r))
             return false;
     }
+    if (!add_computer_reports(input, conv, i))
+        return false;
     for (size_t j = i + 1; j < end; j++) {
         const struct llm_message *r = &conv->messages[j];
         bool matched = false;
@@ -162,12 +264,33 @@ static bool add_text_round(cJSON *input, const struct llm_conversation *conv, si
     return ok;
 }
 
-static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, wa_err *err)
+/* The computer tool: computer-use-preview takes the legacy computer_use_preview with
+ * its display (the screenshots' size) and environment; later models the GA "computer". */
+static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model)
+{
+    cJSON *t = cJSON_CreateObject();
+    if (!add_item(list, NULL, t))
+        return false;
+    if (!model || !strstr(model, "computer-use"))
+        return cJSON_AddStringToObject(t, "type", "computer") != NULL;
+    return cJSON_AddStringToObject(t, "type", "computer_use_preview") &&
+           cJSON_AddNumberToObject(t, "display_width", ct->display_width) &&
+           cJSON_AddNumberToObject(t, "display_height", ct->display_height) &&
+           cJSON_AddStringToObject(t, "environment", "windows");
+}
+
+static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, const char *model,
+                      wa_err *err)
 {
     cJSON *list = cJSON_CreateArray();
     if (!add_item(root, "tools", list))
         return false;
     for (size_t i = 0; i < n_tools; i++) {
+        if (tools[i].computer) {
+            if (!add_computer_tool(list, tools[i].computer, model))
+                return false;
+            continue;
+        }
         cJSON *t = cJSON_CreateObject();
         if (!add_item(list, NULL, t) || !cJSON_AddStringToObject(t, "type", "function") ||
             !cJSON_AddStringToObject(t, "name", tools[i].name) ||
@@ -221,7 +344,7 @@ static wa_err responses_build(const struct llm_settings *s, const struct llm_con
         }
     }
     if (ok && n_tools)
-        ok = add_tools(root, tools, n_tools, &err);
+        ok = add_tools(root, tools, n_tools, s->model, &err);
     if (ok && n_tools && s->tool_choice)
         ok = cJSON_AddStringToObject(root, "tool_choice", s->tool_choice) != NULL;
     /* the whole conversation is sent each turn: a long one is cut by the server, not
@@ -303,10 +426,42 @@ static wa_err item_text(struct reply_asm *a, const cJSON *item)
     return WA_E_OK;
 }
 
-static bool is_type(const cJSON *item, const char *type)
+/* A reasoning output item, kept (in a->thought_signature, a JSON array) until a
+ * computer_call takes it along; the rest is dropped when the reply ends. */
+static wa_err keep_reasoning(struct reply_asm *a, const cJSON *item)
 {
-    const cJSON *t = get(item, "type");
-    return cJSON_IsString(t) && strcmp(t->valuestring, type) == 0;
+    cJSON *list = a->thought_signature ? cJSON_Parse(a->thought_signature) : cJSON_CreateArray();
+    char *text = NULL;
+    if (list && add_item(list, NULL, cJSON_Duplicate(item, true)))
+        text = cJSON_PrintUnformatted(list);
+    cJSON_Delete(list);
+    if (!text)
+        return wa_fail(WA_E_NOMEM, "out of memory keeping a reasoning item");
+    free(a->thought_signature);
+    a->thought_signature = text;
+    return WA_E_OK;
+}
+
+/* A computer_call output item as a call of "computer" whose arguments are the item
+ * itself (call_id, action or actions, pending_safety_checks: what the computer layer
+ * reads, and what goes back as it came), with the reasoning kept before it. */
+static wa_err item_computer_call(struct reply_asm *a, const cJSON *item, long index)
+{
+    struct asm_call *c;
+    wa_err e = asm_new_call(a, &c);
+    if (e)
+        return e;
+    c->index = index;
+    e = llm_set_json_str(&c->id, get(item, "call_id"));
+    char *json = e ? NULL : cJSON_PrintUnformatted(item);
+    if (!e && (!json || !(c->name = llm_strdup("computer"))))
+        e = wa_fail(WA_E_NOMEM, "out of memory reading a computer call");
+    if (!e)
+        e = asm_call_add_args(a, c, json, strlen(json));
+    free(json);
+    c->thought_signature = a->thought_signature;
+    a->thought_signature = NULL;
+    return e;
 }
 
 /* A function_call output item as a call (index: its place in the output). */
@@ -360,6 +515,10 @@ static wa_err responses_parse_body(struct reply_asm *a, const char *body, size_t
         struct asm_call *c;
         if (is_type(item, "function_call"))
             e = item_call(a, item, index, &c);
+        else if (is_type(item, "computer_call"))
+            e = item_computer_call(a, item, index);
+        else if (is_type(item, "reasoning") && !(e = item_text(a, item)))
+            e = keep_reasoning(a, item);
         else
             e = item_text(a, item);
         if (e)
@@ -410,7 +569,12 @@ static wa_err responses_parse_event(struct reply_asm *a, const char *data, size_
          * lost or never sent, as some servers send calls whole) */
         const cJSON *item = get(root, "item");
         const cJSON *args = item ? get(item, "arguments") : get(root, "arguments");
-        if (item && is_type(item, "function_call") && !(c = call_at(a, index)))
+        bool item_done = strcmp(t, "response.output_item.done") == 0;
+        if (item_done && is_type(item, "computer_call")) /* comes whole: no deltas */
+            e = call_at(a, index) ? WA_E_OK : item_computer_call(a, item, index);
+        else if (item_done && is_type(item, "reasoning"))
+            e = keep_reasoning(a, item);
+        else if (item && is_type(item, "function_call") && !(c = call_at(a, index)))
             e = item_call(a, item, index, &c);
         else if ((c = call_at(a, index)) && cJSON_IsString(args)) {
             dynbuf_reset(&c->args);
@@ -430,6 +594,8 @@ static wa_err responses_parse_event(struct reply_asm *a, const char *data, size_
 
 static wa_err responses_finish(struct reply_asm *a, bool streamed)
 {
+    free(a->thought_signature); /* reasoning no computer_call took along */
+    a->thought_signature = NULL;
     if (streamed && !a->done) {
         a->retryable = true;
         return wa_fail(WA_E_NETWORK, "the stream ended before the reply was complete");

@@ -14,6 +14,7 @@
 #include "agent/core/host.h"
 #include "agent/core/wire.h"
 #include "agent/run/calltrace.h"
+#include "agent/run/computer.h"
 #include "agent/run/replay.h"
 #include "agent/run/seen.h"
 #include "agent/run/steplog.h"
@@ -71,6 +72,14 @@ struct run {
     double llm_ms, agent_ms;
     int64_t start_ms;
     struct run_outcome *out; /* NULL: nobody asked */
+    /* The computer tool protocol: the provider's computer tool, its protocol, the
+     * screenshot the model last saw (what its pixel coordinates are in) and whether a
+     * person can be asked to confirm what a safety check flags. */
+    bool computer;
+    enum computer_proto cu_proto;
+    struct llm_computer_tool computer_tool;
+    struct computer_view view;
+    bool can_confirm;
 };
 
 static uint64_t hash_bytes(const void *data, size_t len)
@@ -126,9 +135,14 @@ static void observation_for_model(struct run *r, const struct observation *o, st
                                   struct llm_image *img, bool *has_img)
 {
     *has_img = false;
-    if (o->kind == OBS_IMAGE && r->cfg->protocol.grammar == LLM_TEXT_UITARS) {
-        /* a grounding model places its points in its own space: no 0-999 here */
-        dynbuf_adds(text, "\n\nA screenshot of the screen is attached.");
+    if (o->kind == OBS_IMAGE && (r->computer || r->cfg->protocol.grammar == LLM_TEXT_UITARS)) {
+        /* the computer tool and grounding models place points in their own space: no
+         * 0-999 here */
+        if (r->computer)
+            dynbuf_addf(text, "\n\nObservation: a screenshot is attached (%dx%d).", o->width,
+                        o->height);
+        else
+            dynbuf_adds(text, "\n\nA screenshot of the screen is attached.");
         img->mime = "image/png";
         img->base64 = o->png_base64;
         *has_img = true;
@@ -219,18 +233,26 @@ static wa_err tool_request(struct run *r, const struct llm_tool_call *call, cons
 {
     bool desktop = strcmp(call->name, "desktop") == 0;
     bool shell = strcmp(call->name, op_def(OP_SHELL)->model) == 0;
-    if ((desktop || shell) && !args) {
+    bool launch = r->computer && strcmp(call->name, AGENT_TOOL_LAUNCH) == 0;
+    if ((desktop || shell || launch) && !args) {
         op_request_init(q, NULL);
         return wa_fail(WA_E_INVALID_ARGS, "arguments are not valid JSON: %.200s",
                        call->arguments ? call->arguments : "(none)");
     }
-    if (desktop)
-        return wire_request(args, WIRE_MODEL, NULL, q);
     if (shell)
         return wire_request(args, WIRE_MODEL, op_def(OP_SHELL), q);
+    if (r->computer && strcmp(call->name, AGENT_TOOL_LAUNCH) == 0)
+        return wire_request(args, WIRE_MODEL, op_def(OP_LAUNCH), q);
+    if (r->computer && strcmp(call->name, AGENT_TOOL_TREE) == 0) {
+        op_request_init(q, op_def(OP_OBSERVE));
+        return op_request_set_text(q, ARG_MODE, "a11y");
+    }
+    if (desktop && !r->computer)
+        return wire_request(args, WIRE_MODEL, NULL, q);
     op_request_init(q, NULL);
-    return wa_fail(WA_E_INVALID_ARGS, "there is no tool \"%s\"; the tools are desktop%s",
-                   call->name, core_shell(r->core) == SHELL_DENIED ? "" : " and powershell");
+    return wa_fail(WA_E_INVALID_ARGS, "there is no tool \"%s\"; the tools are %s%s", call->name,
+                   r->computer ? "computer, " AGENT_TOOL_LAUNCH ", " AGENT_TOOL_TREE : "desktop",
+                   core_shell(r->core) == SHELL_DENIED ? "" : " and powershell");
 }
 
 /* The progress line's part for one call: "click (512,300) -> ok, 2 new, 0 changed". */
@@ -258,6 +280,118 @@ static void summary_line(const struct llm_tool_call *call, const struct op_reque
                  res->n_changed, res->n_vanished);
     else
         snprintf(out + len, cap - len, res->dry_run ? " -> dry-run" : " -> ok");
+}
+
+static wa_err first_observation(struct run *r, struct op_result *res);
+
+/* A call that is the computer tool's (else one of the functions beside it). */
+static bool is_computer_call(const struct run *r, const struct llm_tool_call *call)
+{
+    return r->computer && strcmp(call->name, AGENT_TOOL_LAUNCH) != 0 &&
+           strcmp(call->name, AGENT_TOOL_TREE) != 0 &&
+           strcmp(call->name, op_def(OP_SHELL)->model) != 0;
+}
+
+static void fail_result(struct op_result *res, wa_err e)
+{
+    res->err = e;
+    snprintf(res->message, sizeof res->message, "%s",
+             *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+}
+
+/* A safety check of the protocol: the person is asked as the shell's confirmation asks
+ * (--shell confirm, or a console attached); unattended, the action is refused. */
+static wa_err confirm_computer(struct run *r, const struct llm_tool_call *call, const char *why,
+                               bool *acknowledged)
+{
+    if (!r->can_confirm)
+        return wa_fail(WA_E_DENIED,
+                       "refused: this action carries a safety check that needs a person's "
+                       "confirmation (%.300s), and nobody is here to confirm it in this "
+                       "unattended run; do the task another way, or end it saying why",
+                       why);
+    char what[400];
+    snprintf(what, sizeof what, "an action the model's safety check flagged (%.300s)", why);
+    if (!confirm_on_console(NULL, what, call->arguments ? call->arguments : "{}"))
+        return wa_fail(WA_E_DENIED, "refused: the person declined this action (%.300s)", why);
+    steplog_note(&r->log, "  safety check confirmed by the person: %s", why);
+    *acknowledged = true;
+    return WA_E_OK;
+}
+
+/* A fresh screenshot into res->obs when the action left none: the computer tool's
+ * every answer carries one. */
+static void ensure_screenshot(struct run *r, struct op_result *res)
+{
+    if (res->obs.kind == OBS_IMAGE || os_interrupted())
+        return;
+    struct op_result shot;
+    op_result_init(&shot);
+    wa_err e = first_observation(r, &shot);
+    if (!e && shot.obs.kind == OBS_IMAGE) {
+        observation_cleanup(&res->obs);
+        res->obs = shot.obs;
+        observation_init(&shot.obs);
+    }
+    op_result_cleanup(&shot);
+}
+
+/* Performs a call of the computer tool: its safety check first, then its action as
+ * core requests in order, stopping at the first failure; q and res are the last
+ * request performed and its result. The trace has what the model sent and the
+ * requests it became. */
+static void perform_computer(struct run *r, const struct llm_tool_call *call, struct op_request *q,
+                             struct op_result *res, cJSON *trace, bool *acknowledged)
+{
+    *acknowledged = false;
+    op_request_init(q, NULL);
+    if (call->parsed)
+        cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, cJSON_Duplicate(call->parsed, true));
+    else
+        cJSON_AddStringToObject(trace, TRACE_ARGUMENTS_RAW, call->arguments);
+    struct computer_plan plan;
+    computer_plan_init(&plan);
+    char why[400];
+    wa_err e = WA_E_OK;
+    if (!call->parsed)
+        e = wa_fail(WA_E_INVALID_ARGS, "arguments are not valid JSON: %.200s",
+                    call->arguments ? call->arguments : "(none)");
+    if (!e && computer_needs_confirmation(r->cu_proto, call->parsed, why, sizeof why))
+        e = confirm_computer(r, call, why, acknowledged);
+    if (!e)
+        e = computer_plan_call(r->cu_proto, call->name, call->parsed, &r->view, &plan);
+    if (e) {
+        fail_result(res, e);
+    } else {
+        cJSON *steps = cJSON_AddArrayToObject(trace, "steps");
+        size_t i = 0;
+        for (; i < plan.n; i++) {
+            if (i)
+                op_result_cleanup(res);
+            cJSON_AddItemToArray(steps, wire_request_args(&plan.steps[i], WIRE_MODEL, 0));
+            if (core_perform(r->ses, &plan.steps[i], res) || os_interrupted())
+                break;
+        }
+        if (plan.n) { /* the last request performed is the caller's */
+            size_t last = i < plan.n ? i : plan.n - 1;
+            *q = plan.steps[last];
+            op_request_init(&plan.steps[last], NULL);
+        }
+    }
+    computer_plan_cleanup(&plan);
+    const char *action = call->name;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(call->parsed, "action");
+    if (cJSON_IsString(a))
+        action = a->valuestring;
+    else if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(a, "type")))
+        action = cJSON_GetObjectItemCaseSensitive(a, "type")->valuestring;
+    if (!res->summary[0] || !q->op) {
+        char was[sizeof res->summary];
+        snprintf(was, sizeof was, "%s", res->summary);
+        snprintf(res->summary, sizeof res->summary, "%.60s%s%.180s", action, was[0] ? ": " : "",
+                 was);
+    }
+    ensure_screenshot(r, res);
 }
 
 /* Performs the call's request (or says why there is none) into res; the trace records
@@ -294,7 +428,8 @@ static void perform_call(struct run *r, const struct llm_tool_call *call, struct
 /* The call's answer to the model: the result, its note and the observation (text, and
  * the image as an attachment); the result text is returned for the history. */
 static char *answer_call(struct run *r, const struct llm_tool_call *call,
-                         const struct op_result *res, const char *note, cJSON *trace)
+                         const struct op_result *res, const char *note, bool acknowledged,
+                         cJSON *trace)
 {
     struct wire_opts wo = {.names = WIRE_MODEL};
     cJSON *result = wire_result(res, &wo);
@@ -307,9 +442,19 @@ static char *answer_call(struct run *r, const struct llm_tool_call *call,
     dynbuf_adds(&text, result_text ? result_text : "{}");
     struct llm_image img;
     bool has_img;
-    observation_for_model(r, &res->obs, &text, &img, &has_img);
-    llm_conversation_add_tool_result(&r->conv, call->id, call->name, dynbuf_str(&text),
-                                     has_img ? &img : NULL);
+    if (is_computer_call(r, call)) { /* the screenshot is the answer; the report beside it */
+        has_img = res->obs.kind == OBS_IMAGE;
+        img.mime = "image/png";
+        img.base64 = res->obs.png_base64;
+        llm_conversation_add_computer_result(&r->conv, call->id, call->name, dynbuf_str(&text),
+                                             has_img ? &img : NULL, acknowledged);
+    } else {
+        observation_for_model(r, &res->obs, &text, &img, &has_img);
+        llm_conversation_add_tool_result(&r->conv, call->id, call->name, dynbuf_str(&text),
+                                         has_img ? &img : NULL);
+    }
+    if (has_img) /* what the model's next pixel coordinates are in */
+        r->view = (struct computer_view){res->obs.frame, res->obs.width, res->obs.height};
     dynbuf_cleanup(&text);
     return result_text;
 }
@@ -325,7 +470,11 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
     struct op_result res;
     op_result_init(&res);
     int64_t t0 = os_now_ms();
-    perform_call(r, call, &q, &res, trace);
+    bool acknowledged = false;
+    if (is_computer_call(r, call))
+        perform_computer(r, call, &q, &res, trace, &acknowledged);
+    else
+        perform_call(r, call, &q, &res, trace);
     double action_ms = (double)(os_now_ms() - t0);
     r->agent_ms += action_ms;
     bool acted = q.op && op_acts(q.op);
@@ -334,7 +483,7 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
     const char *action = q.op && q.op->model ? q.op->model : call->name;
     calltrace_result(&r->log, step, action, &res, session_tree(r->ses), action_ms, trace);
     const char *note = repetition_note(r, call, res.err != WA_E_OK, acted, &res.obs);
-    char *result_text = answer_call(r, call, &res, note, trace);
+    char *result_text = answer_call(r, call, &res, note, acknowledged, trace);
     if (res.obs.kind != OBS_NONE) {
         char trimmed[512];
         snprintf(trimmed, sizeof trimmed, "%.400s\n[observation of step %d omitted]",
@@ -437,6 +586,8 @@ static void first_turn(struct run *r)
         calltrace_observation(&r->log, 0, res.op->model, &res.obs, session_tree(r->ses), trace);
         steplog_progress(&r->log, "[step 0/%d] observe -> %s", r->cfg->max_steps, res.obs.verdict);
         observation_for_model(r, &res.obs, &text, &img, &has_img);
+        if (has_img)
+            r->view = (struct computer_view){res.obs.frame, res.obs.width, res.obs.height};
     } else {
         steplog_progress(&r->log, "[step 0/%d] no first observation: %s", r->cfg->max_steps,
                          res.message);
@@ -677,7 +828,13 @@ static int run_step(struct run *r, int step, const struct llm_tool *tools, size_
 static int run_steps(struct run *r)
 {
     size_t n_tools;
-    const struct llm_tool *tools = agent_tools(core_shell(r->core) != SHELL_DENIED, &n_tools);
+    bool with_shell = core_shell(r->core) != SHELL_DENIED;
+    const struct llm_tool *tools = agent_tools(with_shell, &n_tools);
+    if (r->computer) { /* the display declared is the first screenshot's */
+        r->computer_tool.display_width = r->view.width;
+        r->computer_tool.display_height = r->view.height;
+        tools = agent_computer_tools(&r->computer_tool, with_shell, &n_tools);
+    }
     bool nudged = false;
     for (int step = 1; step <= r->cfg->max_steps; step++) {
         if (os_interrupted())
@@ -705,6 +862,22 @@ static int run_steps(struct run *r)
     return EXIT_STEPS;
 }
 
+/* The computer tool protocol: which provider's, the Gemini environment the model takes,
+ * and whether a person can confirm what a safety check flags (a console or --shell
+ * confirm, never in a batch). */
+static void setup_computer(struct run *r, bool computer)
+{
+    const struct agent_config *cfg = r->cfg;
+    r->computer = computer;
+    r->cu_proto = cfg->provider == LLM_PROVIDER_GOOGLE      ? COMPUTER_GEMINI
+                  : cfg->provider == LLM_PROVIDER_ANTHROPIC ? COMPUTER_ANTHROPIC
+                                                            : COMPUTER_OPENAI;
+    r->computer_tool.desktop = computer_gemini_desktop(cfg->model);
+    r->computer_tool.excluded = r->computer_tool.desktop ? NULL : computer_gemini_browser_only;
+    r->can_confirm = !r->out && (str_ieq(settings_get(&cfg->settings, SET_SHELL), "confirm") ||
+                                 os_stdin_is_console());
+}
+
 /* The run's core and session: the shell policy, its confirmation on the console, the
  * observation after every acting call, the debug crosshairs. */
 static wa_err open_desktop(struct run *r)
@@ -722,7 +895,7 @@ static wa_err open_desktop(struct run *r)
     session_opts_default(&so);
     so.front = "loop";
     so.model_names = true;
-    so.observe.mode = cfg->mode;
+    so.observe.mode = r->computer ? OBS_PIXEL : cfg->mode; /* the computer tool sees pixels */
     so.observe.max_edge = cfg->max_edge;
     so.after = AFTER_OBSERVE;
     so.annotate = true;
@@ -780,6 +953,7 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
         .ctx = &r.log,
     };
     int code;
+    setup_computer(&r, cfg->protocol.protocol == LLM_PROTO_COMPUTER);
     if ((e = llm_client_new(&lc, &r.llm))) {
         code = fail_run(&r, EXIT_USAGE, e, "cannot set up the LLM client", 0);
         goto out;

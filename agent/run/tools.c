@@ -37,21 +37,55 @@ const struct llm_tool *agent_tools(bool with_shell, size_t *count)
                  "Run a PowerShell command on this computer and get its exit code, stdout and "
                  "stderr (long output is shortened, keeping its start and end). No window is "
                  "shown; do not start interactive programs with it.");
-        tools[0] = (struct llm_tool){"desktop", desktop_description, op_schema_desktop()};
-        tools[1] = (struct llm_tool){op_def(OP_SHELL)->model, shell_description, shell_schema()};
+        tools[0] = (struct llm_tool){"desktop", desktop_description, op_schema_desktop(), NULL};
+        tools[1] =
+            (struct llm_tool){op_def(OP_SHELL)->model, shell_description, shell_schema(), NULL};
     }
     *count = with_shell ? 2 : 1;
+    return tools;
+}
+
+/* The computer protocol's custom functions beside the provider's computer tool: what a
+ * screenshot cannot do. */
+static const char tree_description[] =
+    "Read the accessibility tree of the window in front: its controls with their names, "
+    "values and states, as text. Use it to read text exactly; act with the computer tool.";
+static const char launch_description[] =
+    "Start a program by name or path (notepad, calc, C:\\path\\app.exe) and bring its "
+    "window to the front.";
+
+const struct llm_tool *agent_computer_tools(const struct llm_computer_tool *computer,
+                                            bool with_shell, size_t *count)
+{
+    static struct llm_tool tools[4];
+    static cJSON *launch, *empty;
+    size_t n_shell;
+    const struct llm_tool *shell = agent_tools(true, &n_shell) + 1;
+    if (!launch) {
+        launch = op_schema_input(op_def(OP_LAUNCH), SCHEMA_MODEL);
+        empty = cJSON_CreateObject();
+        cJSON_AddStringToObject(empty, "type", "object");
+        cJSON_AddObjectToObject(empty, "properties");
+    }
+    tools[0] = (struct llm_tool){"computer", NULL, NULL, computer};
+    tools[1] = (struct llm_tool){AGENT_TOOL_LAUNCH, launch_description, launch, NULL};
+    tools[2] = (struct llm_tool){AGENT_TOOL_TREE, tree_description, empty, NULL};
+    tools[3] = *shell;
+    *count = with_shell ? 4 : 3;
     return tools;
 }
 
 extern const char prompt_system[];
 extern const char prompt_text_calls[];
 extern const char prompt_uitars[];
+extern const char prompt_computer[];
 
 char *agent_system_prompt(const struct llm_protocol_choice *p, bool with_shell)
 {
     if (p->protocol == LLM_PROTO_TEXT && p->grammar == LLM_TEXT_UITARS)
-        return str_dup(prompt_uitars); /* a grounding model knows its own grammar only */
+        return str_dup(prompt_uitars);     /* a grounding model knows its own grammar only */
+    if (p->protocol == LLM_PROTO_COMPUTER) /* the provider's tool: no desktop function */
+        return str_dup(prompt_computer);
     if (p->protocol != LLM_PROTO_TEXT)
         return str_dup(prompt_system);
     struct dynbuf b;

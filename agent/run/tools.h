@@ -13,6 +13,14 @@
  * and kept for the life of the process. */
 const struct llm_tool *agent_tools(bool with_shell, size_t *count);
 
+/* Names of the computer protocol's custom functions. */
+#define AGENT_TOOL_LAUNCH "launch"
+#define AGENT_TOOL_TREE   "window_tree"
+
+/* The computer protocol's tools: the provider's computer tool (computer is kept by
+ * pointer), then launch, window_tree and (with_shell) powershell as functions. */
+const struct llm_tool *agent_computer_tools(const struct llm_computer_tool *computer,
+                                            bool with_shell, size_t *count);
 /* The system prompt for the protocol: winagent's own; with `text`, plus how to write
  * calls and the tools' schemas (Hermes blocks), or a grounding model's own prompt and
  * action grammar (UI-TARS). Heap string; NULL when out of memory. */

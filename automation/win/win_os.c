@@ -113,6 +113,14 @@ static DWORD WINAPI stdin_watch(LPVOID arg)
     return 0;
 }
 
+bool os_stdin_is_console(void)
+{
+    DWORD mode;
+    HANDLE in = GetStdHandle(STD_INPUT_HANDLE);
+    return in && in != INVALID_HANDLE_VALUE && GetFileType(in) == FILE_TYPE_CHAR &&
+           GetConsoleMode(in, &mode);
+}
+
 void os_interrupt_install(bool watch_stdin)
 {
     static atomic_int installed;

@@ -98,7 +98,7 @@ TREE_LINE_RE = re.compile(
 TREE_HEADER_RE = re.compile(r"^Window: ", re.M)
 PLACEHOLDER_RE = re.compile(
     r"^\$\{(element|element_x|element_y):([^:}]+):(.*)\}$"
-    r"|^\$\{(color_x|color_y|tars_x|tars_y):([0-9A-Fa-f]{6})\}$"
+    r"|^\$\{(color_x|color_y|tars_x|tars_y|pixel_x|pixel_y):([0-9A-Fa-f]{6})\}$"
     r"|^\$\{mark_at:(\d+):(\d+)\}$",
     re.S)
 # A placeholder inside a reply's text (calls a model writes as text, e.g. UI-TARS).
@@ -508,6 +508,8 @@ class _Resolver:
             if kind == "tars_x":
                 return int(round(cx * rw / image.width))
             return int(round(cy * rh / image.height))
+        if kind in ("pixel_x", "pixel_y"):  # pixels of the image as sent
+            return int(round(cx if kind == "pixel_x" else cy))
         if kind == "color_x":
             return png_decode.to_frame(cx, image.width)
         return png_decode.to_frame(cy, image.height)
@@ -605,6 +607,84 @@ def refusal(refuse, req):
     if "tools_without_parser" in refuse and body.get("tools"):
         return "tools_without_parser"
     return None
+
+
+# Gemini computer use (model-protocols.md): the predefined functions of both action sets.
+GEMINI_ENVIRONMENTS = ("ENVIRONMENT_BROWSER", "ENVIRONMENT_DESKTOP", "ENVIRONMENT_MOBILE")
+GEMINI_PREDEFINED = frozenset({
+    "open_web_browser", "click_at", "hover_at", "type_text_at", "scroll_document", "scroll_at",
+    "wait_5_seconds", "go_back", "go_forward", "search", "navigate", "key_combination",
+    "drag_and_drop",
+    "click", "double_click", "triple_click", "middle_click", "right_click", "mouse_down",
+    "mouse_up", "move", "type", "scroll", "wait", "press_key", "key_down", "key_up", "hotkey",
+    "take_screenshot",
+})
+
+
+def gemini_computer_errors(body):
+    """What a Gemini server would refuse in a request that declares computerUse: the tool's
+    shape, custom functions named like predefined ones, and a predefined call answered
+    without its screenshot inside the function response (or with a malformed safety
+    acknowledgement). [] when the request has no computerUse or is well formed."""
+    tools = body.get("tools")
+    if not isinstance(tools, list):
+        return []
+    errors, computer, declared = [], None, set()
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            errors.append("tools[%d] is not an object" % i)
+            continue
+        kinds = [k for k in ("computerUse", "functionDeclarations", "googleSearch") if k in tool]
+        if len(kinds) != 1:
+            errors.append("tools[%d] must hold exactly one kind of tool, has %s" % (i, kinds))
+        if "computerUse" in tool:
+            if computer is not None:
+                errors.append("more than one computerUse tool")
+            computer = tool["computerUse"]
+        for d in tool.get("functionDeclarations") or []:
+            if isinstance(d, dict):
+                declared.add(d.get("name"))
+    if computer is None:
+        return errors
+    if not isinstance(computer, dict) or computer.get("environment") not in GEMINI_ENVIRONMENTS:
+        errors.append("computerUse.environment must be one of %s" % ", ".join(GEMINI_ENVIRONMENTS))
+        return errors
+    excluded = computer.get("excludedPredefinedFunctions", [])
+    if not isinstance(excluded, list) or any(e not in GEMINI_PREDEFINED for e in excluded):
+        errors.append("excludedPredefinedFunctions must list predefined functions: %r" % excluded)
+    clash = declared & GEMINI_PREDEFINED
+    if clash:
+        errors.append("custom functions named like predefined ones: %s" % sorted(clash))
+    calls = {}  # id or name -> args, of predefined calls
+    for content in body.get("contents") or []:
+        for part in (content.get("parts") or []) if isinstance(content, dict) else []:
+            if not isinstance(part, dict):
+                continue
+            fc = part.get("functionCall")
+            if isinstance(fc, dict) and fc.get("name") not in declared:
+                calls[fc.get("id") or fc.get("name")] = fc.get("args") or {}
+            fr = part.get("functionResponse")
+            if not isinstance(fr, dict) or fr.get("name") in declared:
+                continue
+            key = fr.get("id") or fr.get("name")
+            if key not in calls:
+                errors.append("functionResponse %r answers no call of the computer tool" % key)
+                continue
+            images = [p.get("inlineData") for p in fr.get("parts") or [] if isinstance(p, dict)]
+            if not images or not all(isinstance(im, dict) and im.get("mimeType") == "image/png"
+                                     and isinstance(im.get("data"), str) and im["data"]
+                                     for im in images):
+                errors.append("functionResponse %r carries no PNG screenshot in its parts" % key)
+            resp = fr.get("response")
+            if not isinstance(resp, dict):
+                errors.append("functionResponse %r has no response object" % key)
+            elif "safety_acknowledgement" in resp:
+                asked = ((calls[key].get("safety_decision") or {}).get("decision")
+                         == "require_confirmation")
+                if resp["safety_acknowledgement"] != "true" or not asked:
+                    errors.append("functionResponse %r: safety_acknowledgement must be \"true\" "
+                                  "and answer a require_confirmation" % key)
+    return errors
 
 
 def estimate_prompt_tokens(req):
@@ -1273,11 +1353,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return record
 
         problems = WIRES[provider].validate(body, record["headers"]) if provider in WIRES else []
+        invalid = gemini_computer_errors(body) if provider == "gemini" else []
+        if invalid:
+            record["protocol_errors"] = invalid
+        problems = problems + invalid
         if problems:  # the API's own 400: the request is not what the reference says
             record["response"] = {"kind": "invalid", "status": 400, "problems": problems}
             req.n = fake._add_record(record)
             err = error_body(provider, 400, {}, req.model)
-            err["error"]["message"] = "; ".join(problems)
+            err["error"]["message"] = "fake_llm: " + "; ".join(problems)
             self.send_json(400, err)
             record["outcome"] = "sent"
             return record

@@ -44,6 +44,14 @@ def _data_url(v):
 
 # ------------------------------------------------------------------ Responses API
 
+OPENAI_ENVIRONMENTS = ("windows", "mac", "linux", "ubuntu", "browser")
+OPENAI_ACTIONS = ("click", "double_click", "drag", "keypress", "move", "scroll", "type",
+                  "screenshot", "wait")
+
+
+def _pos_int(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v > 0
+
 class Responses:
     name = "responses"
 
@@ -64,7 +72,7 @@ class Responses:
             inp = []
         if "instructions" in body and not _is_str(body["instructions"]):
             p.append("instructions: must be a string")
-        calls = set()
+        calls, computer_calls = set(), {}
         for i, item in enumerate(inp if isinstance(inp, list) else []):
             where = "input[%d]" % i
             if not isinstance(item, dict):
@@ -108,14 +116,24 @@ class Responses:
                                                  Responses.USER_PARTS))
                 elif not _is_str(out):
                     p.append("%s.output: a string or a list of input parts" % where)
+            elif t == "computer_call":
+                p.extend(Responses._computer_call(item, where))
+                computer_calls[item.get("call_id")] = item
+            elif t == "computer_call_output":
+                p.extend(Responses._computer_output(item, where, computer_calls))
             elif t == "reasoning":
                 continue
             else:
                 p.append("%s.type: unknown item type %r" % (where, t))
+        computer_tools = 0
         for i, tool in enumerate(body.get("tools") or []):
             where = "tools[%d]" % i
+            if isinstance(tool, dict) and tool.get("type") in ("computer_use_preview", "computer"):
+                computer_tools += 1
+                p.extend(Responses._computer_tool(tool, where))
+                continue
             if not isinstance(tool, dict) or tool.get("type") != "function":
-                p.append("%s.type: only function tools are expected here" % where)
+                p.append("%s.type: only function and computer tools are expected here" % where)
                 continue
             if "function" in tool:
                 p.append("%s: function tools are flat in the Responses API (no \"function\")" % where)
@@ -123,11 +141,68 @@ class Responses:
                 p.append("%s.name: a string is required" % where)
             if not isinstance(tool.get("parameters"), dict):
                 p.append("%s.parameters: a JSON schema object is required" % where)
+        if computer_tools > 1:
+            p.append("tools: one computer tool at most")
+        if computer_calls and not computer_tools:
+            p.append("input: computer_call items need the computer tool declared")
         if "stream" in body and not isinstance(body["stream"], bool):
             p.append("stream: must be a boolean")
         for k in ("max_tokens", "stream_options"):
             if k in body:
                 p.append("%s: not a Responses parameter" % k)
+        return p
+
+    @staticmethod
+    def _computer_tool(tool, where):
+        """{"type":"computer_use_preview","display_width","display_height","environment"}, or
+        the GA {"type":"computer"}."""
+        if tool["type"] == "computer":
+            extra = set(tool) - {"type"}
+            return ["%s: the GA computer tool takes no %s" % (where, sorted(extra))] if extra else []
+        p = []
+        for k in ("display_width", "display_height"):
+            if not _pos_int(tool.get(k)):
+                p.append("%s.%s: a positive integer is required" % (where, k))
+        if tool.get("environment") not in OPENAI_ENVIRONMENTS:
+            p.append("%s.environment: one of %s" % (where, ", ".join(OPENAI_ENVIRONMENTS)))
+        return p
+
+    @staticmethod
+    def _computer_call(item, where):
+        """A computer_call sent back: call_id, action (or actions) and its safety checks."""
+        p = []
+        if not _is_str(item.get("call_id")):
+            p.append("%s.call_id: a string is required" % where)
+        actions = item.get("actions") if "actions" in item else [item.get("action")]
+        if not isinstance(actions, list) or not actions or not all(
+                isinstance(a, dict) and a.get("type") in OPENAI_ACTIONS for a in actions):
+            p.append("%s.action: an action of %s is required" % (where, ", ".join(OPENAI_ACTIONS)))
+        if not isinstance(item.get("pending_safety_checks"), list):
+            p.append("%s.pending_safety_checks: a list is required" % where)
+        return p
+
+    @staticmethod
+    def _computer_output(item, where, computer_calls):
+        """computer_call_output: the call it answers, a computer_screenshot as a data URL, and
+        acknowledged_safety_checks only echoing that call's pending checks."""
+        p = []
+        cid = item.get("call_id")
+        if cid not in computer_calls:
+            p.append("%s: No computer call found for computer_call_output with call_id %s"
+                     % (where, cid))
+        out = item.get("output")
+        if not isinstance(out, dict) or out.get("type") != "computer_screenshot" or \
+                not _data_url(out.get("image_url")):
+            p.append("%s.output: a computer_screenshot with a data URL image_url is required"
+                     % where)
+        if "acknowledged_safety_checks" in item:
+            acked = item["acknowledged_safety_checks"]
+            pending = (computer_calls.get(cid) or {}).get("pending_safety_checks") or []
+            ids = [c.get("id") for c in pending if isinstance(c, dict)]
+            if not isinstance(acked, list) or not acked or not all(
+                    isinstance(c, dict) and c.get("id") in ids for c in acked):
+                p.append("%s.acknowledged_safety_checks: must echo the call's pending checks"
+                         % where)
         return p
 
     @staticmethod
@@ -162,6 +237,16 @@ class Responses:
                           "content": [{"type": "output_text", "text": reply.text,
                                        "annotations": []}]})
         for i, call in enumerate(reply.calls):
+            if call["name"] == "computer":  # the computer tool: the arguments are the item
+                args = _args_object(call)
+                item = {"id": "cu_fake%d_%d" % (req.n, i), "type": "computer_call",
+                        "status": "completed", "call_id": call["id"] or call["default_id"],
+                        "pending_safety_checks": args.get("pending_safety_checks", [])}
+                for k in ("action", "actions"):
+                    if k in args:
+                        item[k] = args[k]
+                items.append(item)
+                continue
             items.append({"id": "fc_fake%d_%d" % (req.n, i), "type": "function_call",
                           "status": "completed", "call_id": call["id"] or call["default_id"],
                           "name": call["name"], "arguments": _args_string(call)})
@@ -197,6 +282,8 @@ class Responses:
                 head = dict(item, summary=[])
             elif t == "message":
                 head = dict(item, content=[], status="in_progress")
+            elif t == "computer_call":  # comes whole, in output_item.done
+                head = dict(item, status="in_progress")
             else:
                 head = dict(item, arguments="", status="in_progress")
             out.append(ev({"type": "response.output_item.added", "output_index": index,
@@ -212,6 +299,8 @@ class Responses:
                                    "output_index": index, "content_index": 0, "delta": piece}))
                 out.append(ev({"type": "response.output_text.done", "item_id": item["id"],
                                "output_index": index, "content_index": 0, "text": reply.text}))
+            elif t == "computer_call":
+                pass
             else:
                 for piece in _split(item["arguments"]):
                     out.append(ev({"type": "response.function_call_arguments.delta",
@@ -252,7 +341,8 @@ class Responses:
 
     @staticmethod
     def has_tool_result(body, call_id):
-        return any(isinstance(i, dict) and i.get("type") == "function_call_output"
+        return any(isinstance(i, dict)
+                   and i.get("type") in ("function_call_output", "computer_call_output")
                    and i.get("call_id") == call_id for i in body.get("input") or [])
 
 
@@ -267,6 +357,12 @@ ANTHROPIC_ERRORS = {  # status -> (error type, message)
     429: ("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit."),
     500: ("api_error", "An unexpected error has occurred internal to Anthropic's systems."),
     529: ("overloaded_error", "Overloaded"),
+}
+
+
+ANTHROPIC_COMPUTER_TOOLS = {  # tool type -> the beta header that enables it
+    "computer_20250124": "computer-use-2025-01-24",
+    "computer_20251124": "computer-use-2025-11-24",
 }
 
 
@@ -296,7 +392,8 @@ class Anthropic:
             return p + ["messages: a non-empty list is required"]
         if not isinstance(msgs[0], dict) or msgs[0].get("role") != "user":
             p.append("messages: the first message must use the \"user\" role")
-        prev_role, pending = None, set()
+        computer = Anthropic._computer_tools(body.get("tools"), h, p)
+        prev_role, pending, computer_uses = None, set(), set()
         for i, m in enumerate(msgs):
             where = "messages.%d" % i
             if not isinstance(m, dict) or m.get("role") not in ("user", "assistant"):
@@ -337,6 +434,8 @@ class Anthropic:
                     if not isinstance(b.get("input"), dict):
                         p.append("%s.input: an object is required" % bw)
                     pending.add(b.get("id"))
+                    if b.get("name") == computer:
+                        computer_uses.add(b.get("id"))
                 elif t == "tool_result":
                     if seen_other:
                         p.append("%s: tool_result blocks must come first in the message" % bw)
@@ -355,6 +454,10 @@ class Anthropic:
                             p.extend(Anthropic._image(ib, iw))
                     if not isinstance(inner, (list, str)):
                         p.append("%s.content: a string or a list of blocks" % bw)
+                    if b.get("tool_use_id") in computer_uses and not any(
+                            isinstance(ib, dict) and ib.get("type") == "image"
+                            for ib in inner if isinstance(inner, list)):
+                        p.append("%s: the computer tool's result carries no screenshot" % bw)
                 if t != "tool_result":
                     seen_other = True
             if role == "user":
@@ -368,6 +471,8 @@ class Anthropic:
             where = "tools.%d" % i
             if not isinstance(tool, dict) or not _is_str(tool.get("name")):
                 p.append("%s.name: a string is required" % where)
+            elif tool.get("type") in ANTHROPIC_COMPUTER_TOOLS:
+                continue  # checked in _computer_tools
             elif "type" in tool and tool["type"] != "custom":
                 p.append("%s.type: only custom tools are expected here" % where)
             elif not isinstance(tool.get("input_schema"), dict):
@@ -375,6 +480,26 @@ class Anthropic:
         if "tool_choice" in body and not isinstance(body["tool_choice"], dict):
             p.append("tool_choice: an object such as {\"type\": \"auto\"}")
         return p
+
+    @staticmethod
+    def _computer_tools(tools, headers, p):
+        """The computer tool's shape and its beta header; its name (None when absent)."""
+        found = [t for t in tools or [] if isinstance(t, dict)
+                 and t.get("type") in ANTHROPIC_COMPUTER_TOOLS]
+        if len(found) > 1:
+            p.append("tools: one computer tool at most")
+        if not found:
+            return None
+        tool = found[0]
+        if tool.get("name") != "computer":
+            p.append("tools: the computer tool must be named \"computer\"")
+        for k in ("display_width_px", "display_height_px"):
+            if not _pos_int(tool.get(k)):
+                p.append("tools: the computer tool's %s must be a positive integer" % k)
+        beta = ANTHROPIC_COMPUTER_TOOLS[tool["type"]]
+        if beta not in [b.strip() for b in headers.get("anthropic-beta", "").split(",")]:
+            p.append("header anthropic-beta: %s is required for %s" % (beta, tool["type"]))
+        return tool.get("name")
 
     @staticmethod
     def _image(b, where):

@@ -607,13 +607,13 @@ class ToolProtocols(unittest.TestCase):
         self.assertEqual(trace[1]["tool_calls"][0]["arguments"],
                          {"action": "click", "x": 130, "y": 37})
 
-    def test_computer_is_not_yet_supported_and_config_shows_the_protocol(self):
+    def test_computer_needs_a_provider_with_one_and_config_shows_the_protocol(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "WINAGENT_"))}
         p = subprocess.run([EXE, "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
                             "--tool-protocol", "computer", "do"], env=env, capture_output=True,
                            text=True, cwd=tempfile.mkdtemp(), stdin=subprocess.DEVNULL)
         self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("computer tool protocol is not yet supported", p.stderr)
+        self.assertIn("openai-compatible has none", p.stderr)
         p = subprocess.run([EXE, "--tool-protocol", "sideways", "--model", "m", "do"], env=env,
                            capture_output=True, text=True, cwd=tempfile.mkdtemp(),
                            stdin=subprocess.DEVNULL)

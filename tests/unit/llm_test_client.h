@@ -93,9 +93,9 @@ static const struct llm_tool *test_tools_get(void)
     static struct llm_tool tools[2];
     if (!tools[0].name) {
         tools[0] = (struct llm_tool){"desktop", "Observe and act on the desktop.",
-                                     cJSON_Parse(test_tool_schemas[0])};
+                                     cJSON_Parse(test_tool_schemas[0]), NULL};
         tools[1] = (struct llm_tool){"powershell", "Run a PowerShell command.",
-                                     cJSON_Parse(test_tool_schemas[1])};
+                                     cJSON_Parse(test_tool_schemas[1]), NULL};
     }
     return tools;
 }

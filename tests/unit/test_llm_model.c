@@ -212,7 +212,7 @@ static cJSON *render(const struct llm_provider_ops *ops, struct llm_settings *s,
 {
     cJSON *schema = cJSON_Parse("{\"type\":\"object\",\"additionalProperties\":false,"
                                 "\"properties\":{\"action\":{\"type\":\"string\"}}}");
-    const struct llm_tool tool = {"desktop", "acts", schema};
+    const struct llm_tool tool = {"desktop", "acts", schema, NULL};
     memset(w, 0, sizeof *w);
     assert_int_equal(ops->build(s, c, &tool, 1, w), WA_E_OK);
     cJSON_Delete(schema);
@@ -353,7 +353,7 @@ static void bad_tool_schema_is_refused(void **state)
     llm_conversation_init(&c);
     llm_conversation_add_user(&c, "x", NULL, 0);
     cJSON *not_object = cJSON_CreateArray();
-    struct llm_tool bad = {"t", "d", not_object};
+    struct llm_tool bad = {"t", "d", not_object, NULL};
     struct llm_settings s = {.base_url = "http://h/v1", .model = "m", .temperature = -1};
     struct llm_wire w;
     memset(&w, 0, sizeof w);

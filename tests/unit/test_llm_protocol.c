@@ -71,9 +71,17 @@ static void auto_by_model_name(void **state)
     /* a computer-use model: its computer tool where the provider has one, else functions */
     ch = choose(LLM_PROVIDER_GOOGLE, "gemini-2.5-computer-use-preview-10-2025", LLM_PROTO_AUTO,
                 LLM_COORDS_CHOICE_AUTO);
-    assert_int_equal(ch.protocol, llm_provider_has_computer(LLM_PROVIDER_GOOGLE)
-                                      ? LLM_PROTO_COMPUTER
-                                      : LLM_PROTO_FUNCTIONS);
+    assert_int_equal(ch.protocol, LLM_PROTO_COMPUTER);
+    ch = choose(LLM_PROVIDER_OPENAI_RESPONSES, "computer-use-preview", LLM_PROTO_AUTO,
+                LLM_COORDS_CHOICE_AUTO);
+    assert_int_equal(ch.protocol, LLM_PROTO_COMPUTER);
+    ch =
+        choose(LLM_PROVIDER_OPENAI, "computer-use-preview", LLM_PROTO_AUTO, LLM_COORDS_CHOICE_AUTO);
+    assert_int_equal(ch.protocol, LLM_PROTO_FUNCTIONS);
+    /* Claude does functions well: its computer tool only when asked */
+    ch =
+        choose(LLM_PROVIDER_ANTHROPIC, "claude-sonnet-4-5", LLM_PROTO_AUTO, LLM_COORDS_CHOICE_AUTO);
+    assert_int_equal(ch.protocol, LLM_PROTO_FUNCTIONS);
 }
 
 static void explicit_protocols(void **state)
@@ -89,14 +97,20 @@ static void explicit_protocols(void **state)
     assert_int_equal(ch.protocol, LLM_PROTO_TEXT);
     assert_int_equal(ch.grammar, LLM_TEXT_HERMES);
     assert_int_equal(ch.text_calls, LLM_TEXT_FUNCTION_FORMATS | LLM_TEXT_UITARS);
-    /* computer where the provider has none: a clear configuration error */
+    /* computer where the provider has none (Chat Completions): a clear configuration error */
     struct llm_protocol_choice bad;
-    if (!llm_provider_has_computer(LLM_PROVIDER_OPENAI)) {
-        assert_int_equal(llm_protocol_choose(LLM_PROVIDER_OPENAI, "gpt-4o", LLM_PROTO_COMPUTER,
-                                             LLM_COORDS_CHOICE_AUTO, &bad),
-                         WA_E_CONFIG);
-        assert_non_null(strstr(wa_err_detail(), "not yet supported"));
-    }
+    assert_false(llm_provider_has_computer(LLM_PROVIDER_OPENAI));
+    assert_int_equal(llm_protocol_choose(LLM_PROVIDER_OPENAI, "gpt-4o", LLM_PROTO_COMPUTER,
+                                         LLM_COORDS_CHOICE_AUTO, &bad),
+                     WA_E_CONFIG);
+    assert_non_null(strstr(wa_err_detail(), "openai-compatible has none"));
+    /* ... and the Responses API and Anthropic's have one, for any model asked */
+    ch = choose(LLM_PROVIDER_OPENAI_RESPONSES, "gpt-5.4", LLM_PROTO_COMPUTER,
+                LLM_COORDS_CHOICE_AUTO);
+    assert_int_equal(ch.protocol, LLM_PROTO_COMPUTER);
+    ch = choose(LLM_PROVIDER_ANTHROPIC, "claude-sonnet-4-5", LLM_PROTO_COMPUTER,
+                LLM_COORDS_CHOICE_AUTO);
+    assert_int_equal(ch.protocol, LLM_PROTO_COMPUTER);
 }
 
 static void smart_resize_as_the_server_does(void **state)
