@@ -159,6 +159,14 @@ class ChangesReported(unittest.TestCase):
         # look before (trace: tree_reused, no tree time); typing changes the window, so
         # the next look walks it again and shows the new value.
         with TestApp() as app:
+            # The tree is reused when the window looks exactly as it did when it was
+            # walked; a caret blinking in the Name box between the first observation and
+            # the look before the click would make it walk again. A check box has no caret.
+            focused = subprocess.run(
+                ["wine", WINAGENT_EXE, "focus-element", "CheckBox:Enable feature", "--window",
+                 "winagent testapp"], capture_output=True, text=True, timeout=90,
+                stdin=subprocess.DEVNULL)
+            self.assertEqual(focused.returncode, 0, focused.stderr)
             frame = app.ready["rect"]
             cl, ct, _, _ = app.ready["client_rect"]
             x = norm(cl + 420, frame[0], frame[2] - frame[0])
