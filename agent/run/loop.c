@@ -659,9 +659,9 @@ static int answer(struct run *r, int step, const struct llm_reply *reply, cJSON 
     return EXIT_OK;
 }
 
-/* A call that is not run (interrupted, or past the calls one reply may make) is still
- * answered: every call must be before the next request. */
-/* A call not run: its error goes back to the model as the call's result. */
+/* A call not run (interrupted, past the calls one reply may make, or its elements
+ * renumbered) is still answered, with its error as the call's result: every call must
+ * be before the next request. */
 static void refuse_call(struct run *r, const struct llm_tool_call *call, wa_err code,
                         const char *message, cJSON *trace)
 {
@@ -709,8 +709,9 @@ static void run_calls(struct run *r, int step, const struct llm_reply *reply, cJ
     cJSON *calls = cJSON_AddArrayToObject(trace, TRACE_TOOL_CALLS);
     int64_t t0 = os_now_ms();
     double agent_before = r->agent_ms;
-    struct seen_tree seen;
-    seen_take(&seen, session_tree(r->ses));
+    struct seen_tree seen = {0}; /* nothing to check with a single call */
+    if (reply->n_calls > 1)
+        seen_take(&seen, session_tree(r->ses));
     char skip[512] = "";
     for (size_t i = 0; i < reply->n_calls; i++) {
         cJSON *ct = cJSON_CreateObject();
