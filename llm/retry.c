@@ -188,18 +188,22 @@ int64_t retry_parse_http_date(const char *s)
     bool ok = false;
     if (comma) {
         /* "Sun, 06 Nov 1994 08:49:37 GMT" or "Sunday, 06-Nov-94 08:49:37 GMT" */
-        ok =
-            sscanf(comma + 1, " %d %3[A-Za-z] %d %d:%d:%d", &day, mon, &year, &hh, &mm, &ss) == 6 ||
-            sscanf(comma + 1, " %d-%3[A-Za-z]-%d %d:%d:%d", &day, mon, &year, &hh, &mm, &ss) == 6;
+        ok = sscanf(comma + 1, " %2d %3[A-Za-z] %4d %2d:%2d:%2d", &day, mon, &year, &hh, &mm,
+                    &ss) == 6 ||
+             sscanf(comma + 1, " %2d-%3[A-Za-z]-%4d %2d:%2d:%2d", &day, mon, &year, &hh, &mm,
+                    &ss) == 6;
         if (ok && year < 100)
             year += year < 70 ? 2000 : 1900;
     } else if (s) {
         /* "Sun Nov  6 08:49:37 1994" */
-        ok = sscanf(s, "%*3[A-Za-z] %3[A-Za-z] %d %d:%d:%d %d", mon, &day, &hh, &mm, &ss, &year) ==
-             6;
+        ok = sscanf(s, "%*3[A-Za-z] %3[A-Za-z] %2d %2d:%2d:%2d %4d", mon, &day, &hh, &mm, &ss,
+                    &year) == 6;
     }
+    /* Field widths keep sscanf's numbers in range; the year is bounded so the
+       milliseconds below cannot overflow. */
     int m = ok ? month_number(mon) : 0;
-    if (!m || day < 1 || day > 31 || hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 60)
+    if (!m || year < 1900 || year > 9999 || day < 1 || day > 31 || hh < 0 || hh > 23 || mm < 0 ||
+        mm > 59 || ss < 0 || ss > 60)
         return -1;
     int64_t days = days_from_civil(year, (unsigned)m, (unsigned)day);
     return ((days * 24 + hh) * 60 + mm) * 60000 + (int64_t)ss * 1000;

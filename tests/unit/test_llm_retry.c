@@ -31,6 +31,10 @@ static void http_dates(void **state)
     assert_int_equal(retry_parse_http_date("Tue, 29 Feb 2028 23:59:59 GMT"), 1835481599000LL);
     assert_int_equal(retry_parse_http_date("yesterday"), -1);
     assert_int_equal(retry_parse_http_date("Sun, 06 Foo 1994 08:49:37 GMT"), -1);
+    /* Years no clock holds: refused, never an overflow (found by fuzz.openai). */
+    assert_int_equal(retry_parse_http_date("\x05, 22 Oct 28988888885025 07:28:00"), -1);
+    assert_int_equal(retry_parse_http_date("Sun, 06 Nov 99999999999 08:49:37 GMT"), -1);
+    assert_int_equal(retry_parse_http_date("Sun, 06 Nov 1899 08:49:37 GMT"), -1);
 }
 
 static void retry_after_headers(void **state)
