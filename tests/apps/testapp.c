@@ -28,7 +28,8 @@
  * named otherwise. The first line is always "ready", written once the window is shown.
  *
  *   ready          hwnd "0x..", panel, pid, title, rect, client_rect (client area in
- *                  screen pixels), screen [width,height] of the primary monitor, focus,
+ *                  screen pixels), screen [width,height] of the primary monitor, dpi
+ *                  (the screen's logical pixels per inch: 96 is 100%), focus,
  *                  foreground, controls {name: rect} (screen rects of
  *                  every control below, plus "target_red"/"target_green"/"target_blue"
  *                  on the canvas), control_hwnds {name: "0x.."} (the controls' window
@@ -913,6 +914,10 @@ static void log_ready(const char *panel)
     line_rect(&l, "rect", &rc);
     line_rect(&l, "client_rect", &client);
     line_pair(&l, "screen", GetSystemMetrics(SM_CXSCREEN), GetSystemMetrics(SM_CYSCREEN));
+    HDC screen = GetDC(NULL);
+    line_int(&l, "dpi", screen ? GetDeviceCaps(screen, LOGPIXELSX) : 0);
+    if (screen)
+        ReleaseDC(NULL, screen);
     line_str(&l, "focus", focus_name(fbuf, 64));
     line_bool(&l, "foreground", GetForegroundWindow() == g.main);
     line_controls(&l, g.main, false);
