@@ -293,6 +293,16 @@ wa_err backend_post_click(const struct wa_backend *b, uint64_t top, int x, int y
                               : UNSUPPORTED(b, "post clicks to a window");
 }
 
+wa_err backend_post_wheel(const struct wa_backend *b, uint64_t top, int x, int y, int notches,
+                          bool horizontal, uint64_t *child)
+{
+    *child = 0;
+    if (notches == 0 || notches > 100 || notches < -100)
+        return wa_fail(WA_E_INVALID_ARGS, "%d notches (1-100 either way)", notches);
+    return b && b->post_wheel ? b->post_wheel(top, x, y, notches, horizontal, child)
+                              : UNSUPPORTED(b, "post wheel messages to a window");
+}
+
 wa_err backend_post_text(const struct wa_backend *b, uint64_t hwnd, const char *utf8,
                          uint64_t *control)
 {

@@ -175,6 +175,12 @@ struct wa_backend {
      * mouse were there; *child is that window. WA_E_ACTION_FAILED when the point is
      * outside top (or on its frame, where no message would act as a click). */
     wa_err (*post_click)(uint64_t top, int x, int y, enum wa_button b, int count, uint64_t *child);
+    /* Posts `notches` wheel messages (one per notch, +1 away from the user or to the
+     * right, -1 toward the user or to the left; horizontal: the tilt wheel's) to the
+     * deepest child window of top under screen pixel (x, y), as the wheel reaches the
+     * window under the mouse; *child is that window. WA_E_ACTION_FAILED when the point
+     * is outside top's client area. */
+    wa_err (*post_wheel)(uint64_t top, int x, int y, int notches, bool horizontal, uint64_t *child);
     /* Posts UTF-8 text as WM_CHAR messages ("\n" as Enter) to window hwnd: a control's
      * own window, or for a top-level window the control that has the keyboard focus in
      * its thread, else its only edit (the one a person would type into once it is in
@@ -257,6 +263,8 @@ wa_err backend_focused_value(const struct wa_backend *b, uint64_t top, uint64_t 
                              char **value);
 wa_err backend_post_click(const struct wa_backend *b, uint64_t top, int x, int y,
                           enum wa_button btn, int count, uint64_t *child);
+wa_err backend_post_wheel(const struct wa_backend *b, uint64_t top, int x, int y, int notches,
+                          bool horizontal, uint64_t *child);
 wa_err backend_post_text(const struct wa_backend *b, uint64_t hwnd, const char *utf8,
                          uint64_t *control);
 wa_err backend_open_menus(const struct wa_backend *b, uint64_t hwnd, uint64_t *out, size_t max,

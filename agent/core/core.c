@@ -179,9 +179,6 @@ static const char *no_route_reason(enum op_id op)
         return "a drag needs the real mouse button held while the cursor moves";
     case OP_MOUSE_MOVE:
         return "hovering is the real cursor's position";
-    case OP_SCROLL:
-    case OP_SCROLL_AT:
-        return "the wheel goes to the window under the real cursor";
     case OP_FOCUS_ELEMENT:
         return "it moves the keyboard focus, which background delivery leaves alone";
     case OP_SELECT_MENU:

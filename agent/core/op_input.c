@@ -256,6 +256,8 @@ static wa_err scroll(struct call *k)
     call_summary(k, "%s %s %d at (%d,%d)", k->name, dirs[q->direction], q->amount, a.nx, a.ny);
     report_point(k, &a);
     annotate(k, &a, NULL);
+    if (k->background)
+        k->r->via = horizontal ? "message:WM_MOUSEHWHEEL" : "message:WM_MOUSEWHEEL";
     return send_wheel(k, a.px, a.py, notches, horizontal);
 }
 

@@ -163,7 +163,7 @@ static const struct op_def ops[OP__COUNT] = {
                    .cli = "scroll",
                    .title = "Scroll",
                    .rdp = "scroll",
-                   .flags = OPF_INPUT,
+                   .flags = OPF_INPUT | OPF_BACKGROUND,
                    .help = "Turn the mouse wheel over an element, a point, or the middle of the "
                            "window.",
                    .args = {{ARG_ELEMENT, OPA_POS},
@@ -178,7 +178,7 @@ static const struct op_def ops[OP__COUNT] = {
          .model = NULL,
          .cli = "scroll-at",
          .title = "Scroll at screen pixels",
-         .flags = OPF_INPUT | OPF_PIXELS,
+         .flags = OPF_INPUT | OPF_PIXELS | OPF_BACKGROUND,
          .help = "Turn the mouse wheel over a screen pixel.",
          .args = {AT_PIXEL, {ARG_DIRECTION, OPA_REQ | OPA_POS}, {ARG_AMOUNT, OPA_POS}, ACT_COMMON}},
     [OP_TYPE] = {.id = OP_TYPE,

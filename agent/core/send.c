@@ -171,10 +171,30 @@ wa_err send_drag(struct call *k, int x1, int y1, int x2, int y2, enum wa_button 
     return e ? e : up;
 }
 
+/* Wheel notches posted to the child of the call's window under the point, as the wheel
+ * reaches the window under the mouse: the cursor and the foreground stay. */
+static wa_err post_wheel(struct call *k, int px, int py, int notches, bool horizontal)
+{
+    uint64_t top = 0, child = 0;
+    wa_err e = background_receiver(k, &top);
+    if (e)
+        return e;
+    struct wa_rect r = k->r->receiver.rect;
+    if (px < r.left || px >= r.right || py < r.top || py >= r.bottom)
+        return no_background(k, "the point is outside the window, and background wheel "
+                                "messages reach that window only");
+    if (k->dry)
+        return WA_E_OK;
+    e = backend_post_wheel(k->be, top, px, py, notches, horizontal, &child);
+    if (e == WA_E_UNSUPPORTED)
+        return no_background(k, "this backend posts no wheel messages");
+    return e;
+}
+
 wa_err send_wheel(struct call *k, int px, int py, int notches, bool horizontal)
 {
     if (k->background)
-        return no_background(k, "the wheel goes to the window under the real cursor");
+        return post_wheel(k, px, py, notches, horizontal);
     wa_err e = send_foreground(k);
     if (!e)
         e = guard_receiver_at(k, px, py);

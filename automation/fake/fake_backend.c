@@ -1053,8 +1053,8 @@ static cJSON *child_at(cJSON *node, int x, int y)
     return found;
 }
 
-static wa_err fake_post_click(uint64_t top, int x, int y, enum wa_button b, int count,
-                              uint64_t *child)
+/* The record of a message posted at (x, y) of window top: to its child there. */
+static wa_err posted_at(uint64_t top, int x, int y, uint64_t *child, cJSON **fields)
 {
     cJSON *w = find_window(top);
     if (!w)
@@ -1065,7 +1065,32 @@ static wa_err fake_post_click(uint64_t top, int x, int y, enum wa_button b, int 
                        (unsigned long long)top);
     cJSON *c = child_at(cJSON_GetObjectItemCaseSensitive(w, "tree"), x, y);
     *child = c ? json_hwnd(cJSON_GetObjectItemCaseSensitive(c, "hwnd")) : top;
-    cJSON *f = hwnd_fields(*child);
+    *fields = hwnd_fields(*child);
+    return WA_E_OK;
+}
+
+static wa_err fake_post_wheel(uint64_t top, int x, int y, int notches, bool horizontal,
+                              uint64_t *child)
+{
+    cJSON *f;
+    wa_err e = posted_at(top, x, y, child, &f);
+    if (e)
+        return e;
+    cJSON_AddNumberToObject(f, "x", x);
+    cJSON_AddNumberToObject(f, "y", y);
+    cJSON_AddNumberToObject(f, "notches", notches);
+    cJSON_AddBoolToObject(f, "horizontal", horizontal);
+    record("post_wheel", f);
+    return WA_E_OK;
+}
+
+static wa_err fake_post_click(uint64_t top, int x, int y, enum wa_button b, int count,
+                              uint64_t *child)
+{
+    cJSON *f;
+    wa_err e = posted_at(top, x, y, child, &f);
+    if (e)
+        return e;
     cJSON_AddNumberToObject(f, "x", x);
     cJSON_AddNumberToObject(f, "y", y);
     cJSON_AddStringToObject(f, "button",
@@ -1165,6 +1190,7 @@ static const struct wa_backend fake_backend = {
     .element_value = fake_element_value,
     .focused_value = fake_focused_value,
     .post_click = fake_post_click,
+    .post_wheel = fake_post_wheel,
     .post_text = fake_post_text,
     .run_shell = fake_run_shell,
     .program_info = fake_program_info,

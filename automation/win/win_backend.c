@@ -92,6 +92,7 @@ static const struct wa_backend win_backend = {
     .element_value = win_element_value,
     .focused_value = win_focused_value,
     .post_click = win_post_click,
+    .post_wheel = win_post_wheel,
     .post_text = win_post_text,
     .open_menus = win_open_menus,
 

@@ -1,5 +1,5 @@
-/* Background input on Windows: button messages posted to the child window under a
- * point, in its client coordinates, and WM_CHAR to a control's own window. Nothing
+/* Background input on Windows: button and wheel messages posted to the child window
+ * under a point, and WM_CHAR to a control's own window. Nothing
  * here moves the cursor, activates a window or calls SendInput: the user's mouse,
  * foreground window and focus stay as they are. */
 #include <windows.h>
@@ -43,9 +43,10 @@ static void button_messages(enum wa_button b, UINT *down, UINT *up, UINT *dbl, W
     }
 }
 
-wa_err win_post_click(uint64_t top, int x, int y, enum wa_button b, int count, uint64_t *child)
+/* The child of top-level window top that a message at screen point (x, y) is for:
+ * the deepest one under it, inside top's client area. */
+static wa_err child_at(uint64_t top, int x, int y, const char *what, HWND *out)
 {
-    *child = 0;
     HWND h;
     wa_err e = win_window_check(top, &h);
     if (e)
@@ -59,10 +60,27 @@ wa_err win_post_click(uint64_t top, int x, int y, enum wa_button b, int count, u
     if (!GetClientRect(h, &cr) || !PtInRect(&cr, cp))
         return wa_fail(WA_E_ACTION_FAILED,
                        "(%d,%d) is on the window's frame (title bar, border): no message "
-                       "there acts as a click",
-                       x, y);
-    HWND c = deepest_child(h, pt);
-    POINT p = pt;
+                       "there acts as %s",
+                       x, y, what);
+    *out = deepest_child(h, pt);
+    return WA_E_OK;
+}
+
+static wa_err post_failed(void)
+{
+    char why[96];
+    return wa_fail(WA_E_ACTION_FAILED, "PostMessage failed: %s",
+                   win_error_text(GetLastError(), why, sizeof why));
+}
+
+wa_err win_post_click(uint64_t top, int x, int y, enum wa_button b, int count, uint64_t *child)
+{
+    *child = 0;
+    HWND c;
+    wa_err e = child_at(top, x, y, "a click", &c);
+    if (e)
+        return e;
+    POINT p = {x, y};
     ScreenToClient(c, &p);
     LPARAM at = MAKELPARAM((WORD)(short)p.x, (WORD)(short)p.y);
     UINT down, up, dbl;
@@ -73,11 +91,27 @@ wa_err win_post_click(uint64_t top, int x, int y, enum wa_button b, int count, u
     for (int i = 0; ok && i < count; i++) {
         ok = PostMessageW(c, i > 0 && dblclks ? dbl : down, mk, at) && PostMessageW(c, up, 0, at);
     }
-    if (!ok) {
-        char why[96];
-        return wa_fail(WA_E_ACTION_FAILED, "PostMessage failed: %s",
-                       win_error_text(GetLastError(), why, sizeof why));
-    }
+    if (!ok)
+        return post_failed();
+    *child = win_handle(c);
+    return WA_E_OK;
+}
+
+wa_err win_post_wheel(uint64_t top, int x, int y, int notches, bool horizontal, uint64_t *child)
+{
+    *child = 0;
+    HWND c;
+    wa_err e = child_at(top, x, y, "the wheel", &c);
+    if (e)
+        return e;
+    /* Wheel messages carry the point in screen coordinates; a notch at a time, as a
+     * wheel sends them (some controls act on the sign alone). */
+    LPARAM at = MAKELPARAM((WORD)(short)x, (WORD)(short)y);
+    short delta = (short)(notches > 0 ? WHEEL_DELTA : -WHEEL_DELTA);
+    UINT msg = horizontal ? WM_MOUSEHWHEEL : WM_MOUSEWHEEL;
+    for (int i = 0; i < abs(notches); i++)
+        if (!PostMessageW(c, msg, MAKEWPARAM(0, (WORD)delta), at))
+            return post_failed();
     *child = win_handle(c);
     return WA_E_OK;
 }

@@ -199,6 +199,17 @@ static void routes_in_order_of_what_the_control_offers(void **state)
     assert_true(actions_hold("\"x\":220,\"y\":115,\"button\":\"right\""));
     assert_int_equal(perform(s, OP_DOUBLE_CLICK, "window=Form|ref=Button:Save", &r), WA_E_OK);
     assert_true(actions_hold("\"count\":2"));
+    /* the wheel: notches posted to the control under the element's centre */
+    assert_int_equal(
+        perform(s, OP_SCROLL, "window=Form|ref=List:Fonts|direction=down|amount=2", &r), WA_E_OK);
+    assert_string_equal(r.via, "message:WM_MOUSEWHEEL");
+    assert_true(actions_hold("\"hwnd\":\"0x106\",\"x\":205,\"y\":330,\"notches\":-2,"
+                             "\"horizontal\":false,\"op\":\"post_wheel\""));
+    assert_int_equal(perform(s, OP_SCROLL_AT, "window=Form|x=220|y=115|direction=right", &r),
+                     WA_E_OK);
+    assert_string_equal(r.via, "message:WM_MOUSEHWHEEL");
+    assert_true(actions_hold("\"hwnd\":\"0x102\",\"x\":220,\"y\":115,\"notches\":3,"
+                             "\"horizontal\":true")); /* 3 notches unless told */
     /* typing: characters posted to the element's own window, read back */
     assert_int_equal(perform(s, OP_TYPE, "window=Form|ref=Edit:Name|text=abc", &r), WA_E_OK);
     assert_string_equal(r.via, "message:WM_CHAR");
@@ -240,7 +251,7 @@ static void without_a_route_nothing_is_sent(void **state)
         {OP_KEY, "window=Form|keys=ctrl+s", "keyboard focus"},
         {OP_DRAG, "window=Form|ref=Button:Save|x2=500|y2=500", "drag"},
         {OP_DRAG_AT, "window=Form|x=200|y=200|x2=300|y2=300", "drag"},
-        {OP_SCROLL, "window=Form|direction=down", "wheel"},
+        {OP_SCROLL_AT, "window=Form|x=950|y=750|direction=down", "outside the window"},
         {OP_MOUSE_MOVE, "window=Form|ref=Button:Save", "cursor"},
         {OP_FOCUS_ELEMENT, "window=Form|ref=Edit:Name", "focus"},
         {OP_FOCUS_WINDOW, "window=Form", "front"},

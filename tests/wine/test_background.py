@@ -1,5 +1,5 @@
 """Background delivery under Wine: with another window in front and the cursor parked,
-click, type, fill, select, toggle and invoke reach testapp (its event log) and notepad
+click, type, fill, select, toggle, invoke and the wheel reach testapp (its event log) and notepad
 (its text, read back), while the foreground window, the cursor position and the
 focused control of the window in front stay exactly as they were. Operations without a
 background route answer background_unavailable and send nothing."""
@@ -144,7 +144,7 @@ class Background(unittest.TestCase):
                          "the focus of the window in front changed")
         seen = self.front.events()[self.front_mark:]
         noticed = [e for e in seen if e.get("event") in ("activate", "key", "char", "click",
-                                                         "mouse", "text_changed")]
+                                                         "mouse", "text_changed", "wheel")]
         self.assertEqual(noticed, [], "the user's window got input")
 
     def event(self, app, mark, **fields):
@@ -186,6 +186,22 @@ class Background(unittest.TestCase):
         red = app.ready["controls"]["target_red"]
         bg("click-at", str((red[0] + red[2]) // 2), str((red[1] + red[3]) // 2), "--window", win)
         self.event(app, mark, event="click", control="canvas", target="red")
+        # The wheel: two notches down over the list, which scrolls its first item away.
+        lst = ref_of(state, "List", "Items:")
+        res = bg("scroll", lst, "down", "2", "--window", win)
+        self.assertEqual(res["data"].get("via"), "message:WM_MOUSEWHEEL", res)
+        self.event(app, mark, event="wheel", control="list", delta=-120)
+        deadline = time.monotonic() + 10
+        while True:
+            items = {e["name"]: e.get("states", [])
+                     for e in wa_json("state", "--window", win)["data"]["elements"]
+                     if e["type"] == "ListItem"}
+            if "offscreen" in items.get("Item 1", []):
+                break
+            self.assertLess(time.monotonic(), deadline, "the list did not scroll: %s" % items)
+            time.sleep(0.2)
+        wheels = [e for e in app.events()[mark:] if e.get("event") == "wheel"]
+        self.assertEqual([e["delta"] for e in wheels], [-120, -120], wheels)
         self.assert_nobody_noticed()
 
     def test_notepad_type_and_fill_arrive_unnoticed(self):
