@@ -643,9 +643,9 @@ wa_err tree_hoist_menus(struct wa_tree *t)
     return e;
 }
 
-wa_err tree_splice_first(struct wa_tree *t, struct wa_tree *sub, bool keep_handles)
+wa_err tree_splice_under(struct wa_tree *t, size_t at, struct wa_tree *sub, bool keep_handles)
 {
-    if (t->count == 0 || sub->count <= 1)
+    if (at >= t->count || sub->count <= 1)
         return WA_E_OK;
     size_t add = sub->count - 1;
     if (t->count + add > t->cap) {
@@ -655,16 +655,17 @@ wa_err tree_splice_first(struct wa_tree *t, struct wa_tree *sub, bool keep_handl
         t->nodes = p;
         t->cap = t->count + add;
     }
-    /* Shift the window's own nodes after the root up by `add`, then fill the gap. */
-    memmove(&t->nodes[1 + add], &t->nodes[1], (t->count - 1) * sizeof *t->nodes);
-    for (size_t i = 1 + add; i < t->count + add; i++)
-        if (t->nodes[i].parent > 0)
+    /* Shift the nodes after `at` up by `add`, then fill the gap: sub's node k lands at
+     * at + k, so its parent 0 becomes `at` and parent p becomes at + p. */
+    memmove(&t->nodes[at + 1 + add], &t->nodes[at + 1], (t->count - at - 1) * sizeof *t->nodes);
+    for (size_t i = at + 1 + add; i < t->count + add; i++)
+        if (t->nodes[i].parent > (int)at)
             t->nodes[i].parent += (int)add;
     for (size_t i = 1; i < sub->count; i++) {
-        struct wa_node *n = &t->nodes[i];
+        struct wa_node *n = &t->nodes[at + i];
         *n = sub->nodes[i];
-        n->parent = n->parent <= 0 ? 0 : n->parent; /* same index in both: root is 0 */
-        n->depth = n->parent == 0 ? 1 : t->nodes[n->parent].depth + 1;
+        n->parent = (int)at + (n->parent > 0 ? n->parent : 0);
+        n->depth = t->nodes[n->parent].depth + 1;
         if (!keep_handles && n->handle && sub->release_handle)
             sub->release_handle(n->handle);
         if (!keep_handles)
@@ -674,4 +675,13 @@ wa_err tree_splice_first(struct wa_tree *t, struct wa_tree *sub, bool keep_handl
     t->count += add;
     sub->count = 1; /* its nodes belong to t now */
     return WA_E_OK;
+}
+
+void tree_cap_nodes(struct wa_tree *t, size_t max)
+{
+    while (t->count > max && t->count > 1) {
+        node_cleanup(t, &t->nodes[--t->count]);
+        memset(&t->nodes[t->count], 0, sizeof t->nodes[t->count]);
+        t->truncated = true;
+    }
 }

@@ -200,11 +200,17 @@ bool tree_node_is_open_menu(const struct wa_node *n);
 wa_err tree_hoist_menus(struct wa_tree *t);
 
 /* Inserts the nodes of `sub` below its root (sub's root itself is left out) as the
- * first children of t's root, moving their handles into t (sub keeps none). For open
- * menus walked apart from the window (popup menus are top-level windows of their
- * own). When keep_handles is false the handles are released with sub's
- * release_handle instead. Both trees must have a root. */
-wa_err tree_splice_first(struct wa_tree *t, struct wa_tree *sub, bool keep_handles);
+ * first children of t's node `at`, moving their handles into t (sub keeps none). For
+ * parts walked apart from the window: open menus (popup menus are top-level windows
+ * of their own) under the root, a menu bar's items under the bar. When keep_handles
+ * is false the handles are released with sub's release_handle instead. Both trees
+ * must have a root. */
+wa_err tree_splice_under(struct wa_tree *t, size_t at, struct wa_tree *sub, bool keep_handles);
+#define tree_splice_first(t, sub, keep_handles) tree_splice_under((t), 0, (sub), (keep_handles))
+
+/* Keeps the first max nodes (depth-first order: what a walk capped at max would have
+ * kept), releasing the others' handles; says truncated when any went. */
+void tree_cap_nodes(struct wa_tree *t, size_t max);
 
 /* ---- text format and verdict ---- */
 

@@ -73,6 +73,7 @@ struct el_desc {
     bool items_by_acc;    /* EL_POPUP, EL_MENUBAR: its items are acc's children (the
                            * popup's client object, the bar's OBJID_MENU object) */
     long bar_items;       /* EL_MENUBAR with items_by_acc: how many acc has */
+    bool apart;           /* EL_MENUBAR: its items are walked apart (win_msaa_open_menubar) */
 };
 
 /* The children of one element (or the root alone), shared by the handles into it. */
@@ -134,6 +135,8 @@ struct win_msaa_ctx {
     HWND popups[WIN_MENU_POPUPS_MAX]; /* a walk of open popup menus: their windows */
     size_t npopups;
     bool popup_walk;
+    bool bar_walk;  /* a walk of root's menu bar alone: the bar is the root element */
+    bool bar_apart; /* a walk of the window whose bar's items are walked apart */
 };
 
 /* ---- lists and handles ---- */
@@ -1089,7 +1092,8 @@ static wa_err info_menubar(struct el_desc *d, struct tree_element_info *out)
 {
     out->type = str_dup("MenuBar");
     out->name = str_dup("Application"); /* what MSAA calls a window's menu bar */
-    out->items_unreadable = !d->items_by_acc && win_menu_count(d->menu) <= 0;
+    /* Walked apart: the walk of the bar says, once its items are in. */
+    out->items_unreadable = !d->apart && !d->items_by_acc && win_menu_count(d->menu) <= 0;
     WINDOWINFO wi = {.cbSize = sizeof wi};
     TITLEBARINFO ti = {.cbSize = sizeof ti};
     if (GetWindowInfo(d->hwnd, &wi)) {
@@ -1287,21 +1291,28 @@ static void add_items(struct win_msaa_ctx *c, struct el_list *l, HWND h, enum ms
     }
 }
 
+/* How a menu bar's items are read: MSAA's menu bar object where there is one with
+ * items (Windows' oleacc, or the program's own), else the menu functions (Windows),
+ * else only its place is known. */
+static void choose_bar_route(struct win_msaa_ctx *c, struct el_desc *m)
+{
+    if (thread_of(c, m->hwnd)->responsive)
+        m->acc = object_from_window(c->gate, m->hwnd, OBJID_MENU);
+    if (m->acc && (m->bar_items = acc_child_count(c->gate, m->acc)) > 0) {
+        m->items_by_acc = true;
+    } else {
+        WIN_RELEASE(m->acc);
+        m->menu = GetMenu(m->hwnd);
+    }
+}
+
 static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el_list *l)
 {
     HWND h = d->hwnd;
     if (d->root && GetMenu(h)) {
-        /* MSAA's menu bar object where there is one with items (Windows' oleacc, or
-         * the program's own), else the menu functions (Windows), else its place. */
-        struct el_desc m = {.kind = EL_MENUBAR, .hwnd = h};
-        if (thread_of(c, h)->responsive)
-            m.acc = object_from_window(c->gate, h, OBJID_MENU);
-        if (m.acc && (m.bar_items = acc_child_count(c->gate, m.acc)) > 0) {
-            m.items_by_acc = true;
-        } else {
-            WIN_RELEASE(m.acc);
-            m.menu = GetMenu(h);
-        }
+        struct el_desc m = {.kind = EL_MENUBAR, .hwnd = h, .apart = c->bar_apart};
+        if (!m.apart)
+            choose_bar_route(c, &m);
         list_add(l, &m);
     }
     struct child_scan s = {.parent = h, .list = l, .ok = true};
@@ -1335,6 +1346,8 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
 /* The items of a menu bar or an open popup menu, by the route chosen for it. */
 static void menu_children(struct win_msaa_ctx *c, struct el_desc *d, struct el_list *l)
 {
+    if (d->apart)
+        return;
     if (d->kind == EL_MENUBAR && d->items_by_acc) {
         /* A menu bar object's children are simple elements 1..n (oleacc's, and those
          * made like them): no enumeration round trips. */
@@ -1420,8 +1433,13 @@ static wa_err m_root(void *ctx, void **out)
         return wa_fail(WA_E_WINDOW_NOT_FOUND, "window 0x%llx is gone",
                        (unsigned long long)(uintptr_t)c->root);
     struct el_list *l = list_new();
-    struct el_desc d = {
-        .kind = c->popup_walk ? EL_POPUPS : EL_WINDOW, .hwnd = c->root, .root = !c->popup_walk};
+    struct el_desc d = {.kind = c->popup_walk ? EL_POPUPS
+                                : c->bar_walk ? EL_MENUBAR
+                                              : EL_WINDOW,
+                        .hwnd = c->root,
+                        .root = !c->popup_walk && !c->bar_walk};
+    if (c->bar_walk)
+        choose_bar_route(c, &d);
     if (l && list_add(l, &d))
         *out = handle_new(l, 0);
     list_unref(l);
@@ -1473,6 +1491,19 @@ wa_err win_msaa_open_popups(HWND root, const HWND *popups, size_t n, struct win_
     for (size_t i = 0; i < n && i < WIN_MENU_POPUPS_MAX; i++)
         (*out)->popups[(*out)->npopups++] = popups[i];
     return WA_E_OK;
+}
+
+wa_err win_msaa_open_menubar(HWND root, struct win_gate *gate, struct win_msaa_ctx **out)
+{
+    wa_err e = win_msaa_open(root, gate, out);
+    if (!e)
+        (*out)->bar_walk = true;
+    return e;
+}
+
+void win_msaa_menubar_apart(struct win_msaa_ctx *c)
+{
+    c->bar_apart = true;
 }
 
 void win_msaa_close(struct win_msaa_ctx *c)

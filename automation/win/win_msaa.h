@@ -35,6 +35,12 @@ wa_err win_msaa_open(HWND root, struct win_gate *gate, struct win_msaa_ctx **out
  * items_unreadable. */
 wa_err win_msaa_open_popups(HWND root, const HWND *popups, size_t n, struct win_gate *gate,
                             struct win_msaa_ctx **out);
+/* A context for walking root's menu bar alone, on a thread of its own beside the walk
+ * of the window (win_msaa_menubar_apart): the root element is the MenuBar, its
+ * children the items, read as a walk of the window would read them. */
+wa_err win_msaa_open_menubar(HWND root, struct win_gate *gate, struct win_msaa_ctx **out);
+/* The walk of the window lists its menu bar without items: they are walked apart. */
+void win_msaa_menubar_apart(struct win_msaa_ctx *c);
 void win_msaa_close(struct win_msaa_ctx *c);
 
 /* wa_tree.release_handle of "msaa" trees; and another reference to a handle, for an

@@ -80,6 +80,87 @@ static wa_err add_menus(struct tree_job *j)
     return e;
 }
 
+/* A menu bar's items, walked on a worker of their own while the window's walk goes
+ * on: a program that serves its bar's object answers each item by cross-process COM,
+ * and under Wine those calls cost a third of a walk of testapp when made in turn. */
+struct bar_job {
+    HWND hwnd;
+    struct tree_walk_opts opts;
+    struct wa_tree tree;
+};
+
+static void bar_job_free(void *p)
+{
+    struct bar_job *b = p;
+    tree_cleanup(&b->tree);
+    free(b);
+}
+
+static wa_err bar_job_run(void *arg, struct win_gate *gate)
+{
+    struct bar_job *b = arg;
+    struct win_msaa_ctx *m = NULL;
+    wa_err e = win_msaa_open_menubar(b->hwnd, gate, &m);
+    if (!e) {
+        b->tree.release_handle = win_msaa_release_handle;
+        e = tree_walk(&win_msaa_source, m, &b->opts, &b->tree);
+    }
+    win_msaa_close(m);
+    return e;
+}
+
+/* The job, and in *out its state: the caller's to read once the job has finished or
+ * was captured, until it releases the job. */
+static struct win_job *start_bar_walk(struct tree_job *j, int budget_ms, struct bar_job **out)
+{
+    *out = NULL;
+    if (!GetMenu(j->hwnd))
+        return NULL;
+    struct bar_job *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->hwnd = j->hwnd;
+    b->opts = (struct tree_walk_opts){
+        .max_nodes = j->opts.max_nodes,
+        .budget_ms = budget_ms,
+        .keep_handles = j->opts.keep_handles,
+    };
+    tree_init(&b->tree);
+    struct win_job *job = NULL;
+    if (win_job_start(bar_job_run, b, bar_job_free, &job) != WA_E_OK)
+        return NULL; /* b is freed: the window's walk reads the bar itself */
+    *out = b;
+    return job;
+}
+
+/* Waits for the walk of the bar and puts its items under the window's MenuBar; a bar
+ * whose items did not come in time is marked unreadable. */
+static void join_bar_walk(struct tree_job *j, struct win_job *job, struct bar_job *b, int wait_ms,
+                          struct win_gate *gate)
+{
+    size_t at = 0;
+    for (size_t i = 1; i < j->tree.count && !at; i++)
+        if (j->tree.nodes[i].parent == 0 && j->tree.nodes[i].type &&
+            strcmp(j->tree.nodes[i].type, "MenuBar") == 0)
+            at = i;
+    wa_err result = WA_E_TIMEOUT;
+    bool captured = false;
+    win_gate_leave(gate);
+    wa_err e = win_job_wait(job, wait_ms, &result, &captured);
+    win_gate_enter(gate);
+    bool got = (e == WA_E_OK && result == WA_E_OK) || (captured && b->tree.count > 0);
+    if (at && got) {
+        j->tree.nodes[at].items_unreadable = b->tree.nodes[0].items_unreadable;
+        tree_splice_under(&j->tree, at, &b->tree, j->opts.keep_handles);
+        j->tree.truncated |= b->tree.truncated;
+        tree_cap_nodes(&j->tree, (size_t)j->opts.max_nodes);
+    } else if (at) {
+        j->tree.nodes[at].items_unreadable = true;
+    }
+    j->tree.timed_out |= e != WA_E_OK || (got && b->tree.timed_out);
+    win_job_release(job);
+}
+
 /* The worker: UIA when it is there and gives more than a bare root, else MSAA. */
 static wa_err tree_job_run(void *arg, struct win_gate *gate)
 {
@@ -104,11 +185,21 @@ static wa_err tree_job_run(void *arg, struct win_gate *gate)
         if (budget < MSAA_MIN_MS)
             budget = MSAA_MIN_MS;
     }
+    int64_t msaa_start = os_now_ms();
+    struct bar_job *b = NULL;
+    struct win_job *bar = start_bar_walk(j, budget, &b);
     struct win_msaa_ctx *m = NULL;
     wa_err e = win_msaa_open(j->hwnd, gate, &m);
-    if (e == WA_E_OK)
+    if (e == WA_E_OK) {
+        if (bar)
+            win_msaa_menubar_apart(m);
         e = walk_with(&win_msaa_source, m, j, budget, win_msaa_release_handle);
+    }
     win_msaa_close(m);
+    if (bar) {
+        int left = budget - (int)(os_now_ms() - msaa_start);
+        join_bar_walk(j, bar, b, e ? 0 : left > POPUP_MIN_MS ? left : POPUP_MIN_MS, gate);
+    }
     return e ? e : add_menus(j);
 }
 

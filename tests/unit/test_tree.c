@@ -618,6 +618,52 @@ static void popups_walked_apart_are_spliced_first(void **state)
     tree_cleanup(&t);
 }
 
+static void bar_items_walked_apart_go_under_the_bar(void **state)
+{
+    (void)state;
+    struct wa_tree t, sub;
+    tree_init(&t);
+    tree_init(&sub);
+    int root = add_menu_node(&t, -1, "Window", "App", false);
+    int bar = add_menu_node(&t, root, "MenuBar", "Application", false);
+    int pane = add_menu_node(&t, root, "Pane", "p", false);
+    add_menu_node(&t, pane, "Button", "b", false);
+    add_menu_node(&t, root, "Edit", "e", false);
+    int sroot = add_menu_node(&sub, -1, "MenuBar", "Application", false);
+    int file = add_menu_node(&sub, sroot, "MenuItem", "File", false);
+    sub.nodes[file].handle = &sub;
+    add_menu_node(&sub, sroot, "MenuItem", "Help", false);
+    sub.release_handle = count_spliced;
+    spliced_released = 0;
+    assert_int_equal(tree_splice_under(&t, (size_t)bar, &sub, true), WA_E_OK);
+    assert_int_equal(spliced_released, 0); /* kept: the same kind of handle */
+    const char *order[] = {"App", "Application", "File", "Help", "p", "b", "e"};
+    const int parents[] = {-1, 0, 1, 1, 0, 4, 0};
+    const int depths[] = {0, 1, 2, 2, 1, 2, 1};
+    assert_int_equal(t.count, 7);
+    for (size_t i = 0; i < 7; i++) {
+        assert_string_equal(t.nodes[i].name, order[i]);
+        assert_int_equal(t.nodes[i].parent, parents[i]);
+        assert_int_equal(t.nodes[i].depth, depths[i]);
+    }
+    assert_ptr_equal(t.nodes[2].handle, &sub);
+    assert_int_equal(sub.count, 1);
+    /* Capped as a walk of 5 nodes would have been: the last ones in depth-first order
+     * go, their handles released. */
+    t.release_handle = count_spliced;
+    t.nodes[6].handle = &t;
+    tree_cap_nodes(&t, 5);
+    assert_int_equal(t.count, 5);
+    assert_true(t.truncated);
+    assert_int_equal(spliced_released, 1);
+    assert_string_equal(t.nodes[4].name, "p");
+    t.nodes[2].handle = NULL;
+    tree_cap_nodes(&t, 9); /* nothing to cut */
+    assert_int_equal(t.count, 5);
+    tree_cleanup(&sub);
+    tree_cleanup(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -635,6 +681,7 @@ int main(void)
         cmocka_unit_test(open_menus_print_and_decide_the_verdict),
         cmocka_unit_test(open_menus_are_hoisted_before_the_window),
         cmocka_unit_test(popups_walked_apart_are_spliced_first),
+        cmocka_unit_test(bar_items_walked_apart_go_under_the_bar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
