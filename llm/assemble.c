@@ -106,6 +106,14 @@ wa_err asm_new_call(struct reply_asm *a, struct asm_call **out)
     return WA_E_OK;
 }
 
+struct asm_call *asm_call_at(struct reply_asm *a, long index)
+{
+    for (size_t i = a->n_calls; i-- > 0;)
+        if (a->calls[i].index == index)
+            return &a->calls[i];
+    return NULL;
+}
+
 wa_err asm_call_add_args(struct reply_asm *a, struct asm_call *c, const char *s, size_t n)
 {
     wa_err e = dynbuf_add(&c->args, s, n);

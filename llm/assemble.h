@@ -57,6 +57,8 @@ wa_err asm_add_text(struct reply_asm *a, const char *s, size_t n, bool reasoning
 
 /* A new empty call at the end. */
 wa_err asm_new_call(struct reply_asm *a, struct asm_call **out);
+/* The latest call assembled under a stream's index, or NULL. */
+struct asm_call *asm_call_at(struct reply_asm *a, long index);
 /* Appends argument text; WA_E_TOO_LARGE past max. */
 wa_err asm_call_add_args(struct reply_asm *a, struct asm_call *c, const char *s, size_t n);
 
