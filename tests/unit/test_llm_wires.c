@@ -14,23 +14,6 @@
 #include "fake_llm_proc.c"
 #include "llm_test_client.h"
 
-static const cJSON *at(const cJSON *root, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    const cJSON *n = root;
-    for (char *tok = strtok(buf, "/"); tok && n; tok = strtok(NULL, "/"))
-        n = (*tok >= '0' && *tok <= '9') ? cJSON_GetArrayItem(n, atoi(tok))
-                                         : cJSON_GetObjectItemCaseSensitive(n, tok);
-    return n;
-}
-
-static const char *str_at(const cJSON *root, const char *path)
-{
-    const cJSON *n = at(root, path);
-    return cJSON_IsString(n) ? n->valuestring : NULL;
-}
-
 /* Every request the server got was the documented shape (none answered "invalid"). */
 static void assert_all_valid(const cJSON *reqs)
 {
