@@ -146,8 +146,10 @@ static struct computer_version computer_version(const char *model)
 
 /* {"type":"computer_2025...","name":"computer","display_width_px","display_height_px"}:
  * the display is the screenshots' size, so coordinates come in their pixels. */
-static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model)
+static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model,
+                              wa_err *err)
 {
+    (void)err;
     cJSON *t = cJSON_CreateObject();
     return llm_add(list, NULL, t) &&
            cJSON_AddStringToObject(t, "type", computer_version(model).type) &&
@@ -156,27 +158,11 @@ static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, c
            cJSON_AddNumberToObject(t, "display_height_px", ct->display_height);
 }
 
-static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, const char *model,
-                      wa_err *err)
+/* {"name","description","input_schema"} */
+static bool add_function(cJSON *list, const struct llm_tool *t, wa_err *err)
 {
-    cJSON *list = cJSON_CreateArray();
-    if (!llm_add(root, "tools", list))
-        return false;
-    for (size_t i = 0; i < n_tools; i++) {
-        if (tools[i].computer) {
-            if (!add_computer_tool(list, tools[i].computer, model))
-                return false;
-            continue;
-        }
-        cJSON *t = cJSON_CreateObject();
-        if (!llm_add(list, NULL, t) || !cJSON_AddStringToObject(t, "name", tools[i].name) ||
-            (tools[i].description &&
-             !cJSON_AddStringToObject(t, "description", tools[i].description)))
-            return false;
-        if (!llm_add(t, "input_schema", llm_tool_schema(&tools[i], err)))
-            return false;
-    }
-    return true;
+    cJSON *o = cJSON_CreateObject();
+    return llm_add(list, NULL, o) && llm_add_function(o, t, "input_schema", err);
 }
 
 /* tool_choice as the other providers say it: auto, required (the API's "any"), none. */
@@ -199,7 +185,7 @@ static wa_err anthropic_build(const struct llm_settings *s, const struct llm_con
               (!conv->system || cJSON_AddStringToObject(root, "system", conv->system));
     ok = ok && llm_walk(messages, conv, &anthropic_encoder);
     if (ok && n_tools)
-        ok = add_tools(root, tools, n_tools, s->model, &err);
+        ok = llm_add_tools(root, tools, n_tools, s->model, add_function, add_computer_tool, &err);
     if (ok && n_tools && s->tool_choice)
         ok = add_tool_choice(root, s->tool_choice);
     if (ok)

@@ -163,29 +163,25 @@ static const struct llm_encoder openai_encoder = {
     .after_round = add_result_images,
 };
 
-static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, wa_err *err)
+/* {"function":{"name","description","parameters"},"type":"function"} */
+static bool add_function(cJSON *list, const struct llm_tool *t, wa_err *err)
 {
-    cJSON *list = cJSON_CreateArray();
-    if (!llm_add(root, "tools", list))
+    cJSON *o = cJSON_CreateObject(), *fn = cJSON_CreateObject();
+    if (!llm_add(list, NULL, o)) {
+        cJSON_Delete(fn);
         return false;
-    for (size_t i = 0; i < n_tools; i++) {
-        if (tools[i].computer) { /* Chat Completions has no computer tool */
-            *err = wa_fail(WA_E_INVALID_ARGS,
-                           "Chat Completions has no computer tool: use the functions or text "
-                           "tool protocol, or the openai-responses provider");
-            return false;
-        }
-        cJSON *t = cJSON_CreateObject(), *fn = cJSON_CreateObject();
-        if (!llm_add(list, NULL, t) || !llm_add(t, "function", fn) ||
-            !cJSON_AddStringToObject(t, "type", "function") ||
-            !cJSON_AddStringToObject(fn, "name", tools[i].name) ||
-            (tools[i].description &&
-             !cJSON_AddStringToObject(fn, "description", tools[i].description)))
-            return false;
-        if (!llm_add(fn, "parameters", llm_tool_schema(&tools[i], err)))
-            return false;
     }
-    return true;
+    return llm_add(o, "function", fn) && cJSON_AddStringToObject(o, "type", "function") &&
+           llm_add_function(fn, t, "parameters", err);
+}
+
+static bool no_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model,
+                             wa_err *err)
+{
+    (void)list, (void)ct, (void)model;
+    *err = wa_fail(WA_E_INVALID_ARGS, "Chat Completions has no computer tool: use the functions or "
+                                      "text tool protocol, or the openai-responses provider");
+    return false;
 }
 
 static wa_err openai_build(const struct llm_settings *s, const struct llm_conversation *conv,
@@ -202,7 +198,7 @@ static wa_err openai_build(const struct llm_settings *s, const struct llm_conver
     }
     ok = ok && llm_walk(messages, conv, &openai_encoder);
     if (ok && n_tools)
-        ok = add_tools(root, tools, n_tools, &err);
+        ok = llm_add_tools(root, tools, n_tools, s->model, add_function, no_computer_tool, &err);
     if (ok && n_tools && s->tool_choice)
         ok = cJSON_AddStringToObject(root, "tool_choice", s->tool_choice) != NULL;
     if (ok)

@@ -217,6 +217,26 @@ cJSON *llm_tool_schema(const struct llm_tool *t, wa_err *err)
     return schema;
 }
 
+bool llm_add_function(cJSON *obj, const struct llm_tool *t, const char *schema_key, wa_err *err)
+{
+    return cJSON_AddStringToObject(obj, "name", t->name) &&
+           (!t->description || cJSON_AddStringToObject(obj, "description", t->description)) &&
+           llm_add(obj, schema_key, llm_tool_schema(t, err));
+}
+
+bool llm_add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, const char *model,
+                   llm_function_fn function, llm_computer_fn computer, wa_err *err)
+{
+    cJSON *list = cJSON_CreateArray();
+    if (!llm_add(root, "tools", list))
+        return false;
+    for (size_t i = 0; i < n_tools; i++)
+        if (!(tools[i].computer ? computer(list, tools[i].computer, model, err)
+                                : function(list, &tools[i], err)))
+            return false;
+    return true;
+}
+
 wa_err llm_wire_set_body(struct llm_wire *out, cJSON *root, bool ok, wa_err err)
 {
     if (ok) {

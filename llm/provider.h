@@ -117,6 +117,21 @@ char *llm_data_url(const char *mime, const char *base64);
  * of memory, or with *err set (WA_E_INVALID_ARGS) when parameters are no object. */
 cJSON *llm_tool_schema(const struct llm_tool *t, wa_err *err);
 
+/* Adds t's "name", "description" (when it has one) and its schema under schema_key
+ * (llm_tool_schema) to obj. False when out of memory, or with *err set. */
+bool llm_add_function(cJSON *obj, const struct llm_tool *t, const char *schema_key, wa_err *err);
+
+/* How one provider declares a function, and its computer tool (model: the model's
+ * name, where the version depends on it), into the tools list. False when out of
+ * memory, or with *err set. */
+typedef bool (*llm_function_fn)(cJSON *list, const struct llm_tool *t, wa_err *err);
+typedef bool (*llm_computer_fn)(cJSON *list, const struct llm_computer_tool *ct, const char *model,
+                                wa_err *err);
+
+/* root's "tools": one entry per tool, in order, written by function or computer. */
+bool llm_add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, const char *model,
+                   llm_function_fn function, llm_computer_fn computer, wa_err *err);
+
 /* Ends a request body: prints root into out->body when ok and frees root. Returns
  * WA_E_OK, else err when set, else WA_E_NOMEM. */
 wa_err llm_wire_set_body(struct llm_wire *out, cJSON *root, bool ok, wa_err err);

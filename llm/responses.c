@@ -200,8 +200,10 @@ static const struct llm_encoder responses_encoder = {
 
 /* The computer tool: computer-use-preview takes the legacy computer_use_preview with
  * its display (the screenshots' size) and environment; later models the GA "computer". */
-static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model)
+static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model,
+                              wa_err *err)
 {
+    (void)err;
     cJSON *t = cJSON_CreateObject();
     if (!llm_add(list, NULL, t))
         return false;
@@ -213,30 +215,13 @@ static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, c
            cJSON_AddStringToObject(t, "environment", "windows");
 }
 
-static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, const char *model,
-                      wa_err *err)
+/* {"type":"function","name","description","parameters","strict":false}: strict mode would
+ * demand every property be required, and winagent's are optional. */
+static bool add_function(cJSON *list, const struct llm_tool *t, wa_err *err)
 {
-    cJSON *list = cJSON_CreateArray();
-    if (!llm_add(root, "tools", list))
-        return false;
-    for (size_t i = 0; i < n_tools; i++) {
-        if (tools[i].computer) {
-            if (!add_computer_tool(list, tools[i].computer, model))
-                return false;
-            continue;
-        }
-        cJSON *t = cJSON_CreateObject();
-        if (!llm_add(list, NULL, t) || !cJSON_AddStringToObject(t, "type", "function") ||
-            !cJSON_AddStringToObject(t, "name", tools[i].name) ||
-            (tools[i].description &&
-             !cJSON_AddStringToObject(t, "description", tools[i].description)))
-            return false;
-        /* strict mode would demand every property be required: winagent's are optional */
-        if (!llm_add(t, "parameters", llm_tool_schema(&tools[i], err)) ||
-            !cJSON_AddFalseToObject(t, "strict"))
-            return false;
-    }
-    return true;
+    cJSON *o = cJSON_CreateObject();
+    return llm_add(list, NULL, o) && cJSON_AddStringToObject(o, "type", "function") &&
+           llm_add_function(o, t, "parameters", err) && cJSON_AddFalseToObject(o, "strict");
 }
 
 static wa_err responses_build(const struct llm_settings *s, const struct llm_conversation *conv,
@@ -249,7 +234,7 @@ static wa_err responses_build(const struct llm_settings *s, const struct llm_con
               (!conv->system || cJSON_AddStringToObject(root, "instructions", conv->system));
     ok = ok && llm_walk(input, conv, &responses_encoder);
     if (ok && n_tools)
-        ok = add_tools(root, tools, n_tools, s->model, &err);
+        ok = llm_add_tools(root, tools, n_tools, s->model, add_function, add_computer_tool, &err);
     if (ok && n_tools && s->tool_choice)
         ok = cJSON_AddStringToObject(root, "tool_choice", s->tool_choice) != NULL;
     /* the whole conversation is sent each turn: a long one is cut by the server, not
