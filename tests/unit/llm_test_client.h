@@ -114,7 +114,7 @@ static void test_conversation(struct llm_conversation *c)
 /* A client of the fake server and a one-user-turn conversation (cmocka's asserts: include
  * cmocka.h first). */
 struct session {
-    struct fake_llm f;
+    struct fake_llm f; /* the session's own server (session_start) */
     struct capture cap;
     struct llm_config cfg; /* for the fake server; change it before session_connect */
     struct llm_client *c;
@@ -129,6 +129,15 @@ static inline void session_start(struct session *s, const char *scenario, enum l
     assert_true(fake_llm_start(&s->f, scenario));
     capture_init(&s->cap);
     s->cfg = test_config(&s->f, p, stream, &s->cap, s->url, sizeof s->url);
+}
+
+/* A session on a server already running (f, shared by several sessions, since a server
+ * start is slow): s->cfg is set for it, s->f is not used; session_disconnect ends it. */
+static inline void session_attach(struct session *s, const struct fake_llm *f,
+                                  enum llm_provider_kind p, bool stream)
+{
+    capture_init(&s->cap);
+    s->cfg = test_config(f, p, stream, &s->cap, s->url, sizeof s->url);
 }
 
 /* The client of s->cfg, and the conversation. */

@@ -232,30 +232,25 @@ static void tool_round_request_shape(void **state)
                 &f, "{'steps':[{'text':'Looking.','quirks':{'missing_ids':true}," CALLS "},"
                     "{'text':'All done.'}]}"));
         }
-        struct capture cap;
-        capture_init(&cap);
-        char url[128];
-        struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, stream, &cap, url, sizeof url);
-        struct llm_client *c;
-        assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
-        struct llm_conversation conv;
-        test_conversation(&conv);
+        struct session s;
+        session_attach(&s, &f, LLM_PROVIDER_OPENAI, stream);
+        session_connect(&s);
         struct llm_reply r;
-        assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
         assert_int_equal(r.n_calls, 2);
-        assert_int_equal(llm_conversation_add_reply(&conv, &r), WA_E_OK);
+        assert_int_equal(llm_conversation_add_reply(&s.conv, &r), WA_E_OK);
         struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
-        assert_int_equal(llm_conversation_add_tool_result(&conv, r.calls[0].id, "desktop",
+        assert_int_equal(llm_conversation_add_tool_result(&s.conv, r.calls[0].id, "desktop",
                                                           "{\"ok\":true}", &img),
                          WA_E_OK);
         assert_int_equal(
-            llm_conversation_add_tool_result(&conv, r.calls[1].id, "powershell", "exit 0", &img),
+            llm_conversation_add_tool_result(&s.conv, r.calls[1].id, "powershell", "exit 0", &img),
             WA_E_OK);
         char id0[64], id1[64];
         snprintf(id0, sizeof id0, "%s", r.calls[0].id);
         snprintf(id1, sizeof id1, "%s", r.calls[1].id);
         llm_reply_cleanup(&r);
-        assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
         assert_string_equal(r.text, "All done.");
         llm_reply_cleanup(&r);
 
@@ -281,9 +276,7 @@ static void tool_round_request_shape(void **state)
         assert_int_equal(cJSON_GetArraySize(at(reqs, "1/expect_failures")), 0);
         cJSON_Delete(reqs);
         assert_schema_valid(&f);
-        llm_conversation_cleanup(&conv);
-        llm_client_free(c);
-        capture_cleanup(&cap);
+        session_disconnect(&s);
     }
     fake_llm_stop(&f);
 }
@@ -396,18 +389,13 @@ static void calls_written_as_text(void **state)
         "</parameter>\\n</function>\\n</tool_call>'},"
         "{'text':'<tool_call>{\\'name\\': \\'desktop\\', \\'arguments\\': {\\'x\\': 1,}}"
         "</tool_call>'},{'text':'All done.'}]}"));
-    struct capture cap;
-    capture_init(&cap);
-    char url[128];
-    struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, true, &cap, url, sizeof url);
-    cfg.text_calls = LLM_TEXT_FUNCTION_FORMATS;
-    struct llm_client *c;
-    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
-    struct llm_conversation conv;
-    test_conversation(&conv);
+    struct session s;
+    session_attach(&s, &f, LLM_PROVIDER_OPENAI, true);
+    s.cfg.text_calls = LLM_TEXT_FUNCTION_FORMATS;
+    session_connect(&s);
     struct llm_reply r;
 
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
     assert_true(r.calls_from_text);
     assert_int_equal(r.n_calls, 1);
     assert_string_equal(r.calls[0].name, "desktop");
@@ -417,13 +405,13 @@ static void calls_written_as_text(void **state)
     assert_null(r.text_call_error);
     llm_reply_cleanup(&r);
 
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
     assert_true(r.calls_from_text);
     assert_string_equal(r.calls[0].arguments, "{\"action\":\"screenshot\"}");
     assert_null(r.text);
     llm_reply_cleanup(&r);
 
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
     assert_false(r.calls_from_text);
     assert_int_equal(r.n_calls, 0);
     assert_non_null(strstr(r.text, "<tool_call>"));
@@ -431,20 +419,18 @@ static void calls_written_as_text(void **state)
     assert_non_null(strstr(r.text_call_error, "not valid JSON"));
     llm_reply_cleanup(&r);
 
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
     assert_false(r.calls_from_text);
     assert_string_equal(r.text, "All done.");
     assert_null(r.text_call_error);
     llm_reply_cleanup(&r);
 
-    const char *log = dynbuf_str(&cap.log);
+    const char *log = dynbuf_str(&s.cap.log);
     const char *once = strstr(log, "wrote its tool calls as text");
     assert_non_null(once);
     assert_null(strstr(once + 1, "wrote its tool calls as text"));
     assert_null(strstr(log, TEST_KEY));
-    llm_conversation_cleanup(&conv);
-    llm_client_free(c);
-    capture_cleanup(&cap);
+    session_disconnect(&s);
     assert_schema_valid(&f);
     fake_llm_stop(&f);
 }
