@@ -74,18 +74,10 @@ static bool add_user(cJSON *messages, const char *text, const struct llm_image *
            add_images(content, images, n);
 }
 
-/* The assistant's text and, with_calls, a tool_use block per call. */
-static bool add_assistant(cJSON *messages, const struct llm_message *msg, bool with_calls)
+/* A tool_use block per call. */
+static bool add_tool_uses(cJSON *content, const struct llm_message *msg)
 {
-    cJSON *content = content_for(messages, "assistant");
-    if (!content)
-        return false;
-    bool has_text = msg->text && msg->text[0];
-    if (!add_text(content, has_text                     ? msg->text
-                           : with_calls && msg->n_calls ? NULL
-                                                        : "(empty reply)"))
-        return false;
-    for (size_t i = 0; with_calls && i < msg->n_calls; i++) {
+    for (size_t i = 0; i < msg->n_calls; i++) {
         const struct llm_tool_call *tc = &msg->calls[i];
         cJSON *b = cJSON_CreateObject();
         /* malformed arguments (kept raw) go as {}: the API needs an object */
@@ -101,6 +93,24 @@ static bool add_assistant(cJSON *messages, const struct llm_message *msg, bool w
             return false;
     }
     return true;
+}
+
+/* The assistant's text and, with_calls, a tool_use block per call, followed by the text
+ * the model wrote after them. */
+static bool add_assistant(cJSON *messages, const struct llm_message *msg, bool with_calls)
+{
+    cJSON *content = content_for(messages, "assistant");
+    char *head;
+    const char *tail;
+    if (!content || !llm_text_around_calls(msg, &head, &tail))
+        return false;
+    const char *text = tail ? head : msg->text;
+    bool ok = add_text(content, text && text[0]              ? text
+                                : with_calls && msg->n_calls ? NULL
+                                                             : "(empty reply)") &&
+              (!with_calls || add_tool_uses(content, msg)) && add_text(content, tail);
+    free(head);
+    return ok;
 }
 
 /* {"type":"tool_result","tool_use_id","content":[text, image...]} in the user turn that
@@ -354,4 +364,5 @@ const struct llm_provider_ops llm_anthropic_ops = {
     .parse_body = anthropic_parse_body,
     .parse_event = anthropic_parse_event,
     .finish = anthropic_finish,
+    .ordered = true,
 };

@@ -66,16 +66,10 @@ static bool add_user(cJSON *contents, const char *text, const struct llm_image *
     return add_image_parts(parts, images, n_images);
 }
 
-static bool add_model(cJSON *contents, const struct llm_message *m, bool with_calls)
+/* A functionCall part per call, with its signature. */
+static bool add_function_calls(cJSON *parts, const struct llm_message *m)
 {
-    size_t n_calls = with_calls ? m->n_calls : 0;
-    cJSON *parts = parts_for(contents, "model");
-    if (!parts)
-        return false;
-    if (((m->text && m->text[0]) || m->thought_signature || !n_calls) &&
-        !add_text_part(parts, m->text ? m->text : "", m->thought_signature))
-        return false;
-    for (size_t i = 0; i < n_calls; i++) {
+    for (size_t i = 0; i < m->n_calls; i++) {
         const struct llm_tool_call *tc = &m->calls[i];
         cJSON *p = cJSON_CreateObject(), *fc = cJSON_CreateObject();
         /* parsed once when the call was kept; malformed arguments (kept raw) go as {}:
@@ -91,6 +85,25 @@ static bool add_model(cJSON *contents, const struct llm_message *m, bool with_ca
             return false;
     }
     return true;
+}
+
+/* The model turn: its text (with the turn's signature) and, with_calls, its calls and
+ * the text the model wrote after them. */
+static bool add_model(cJSON *contents, const struct llm_message *m, bool with_calls)
+{
+    size_t n_calls = with_calls ? m->n_calls : 0;
+    cJSON *parts = parts_for(contents, "model");
+    char *head;
+    const char *tail;
+    if (!parts || !llm_text_around_calls(m, &head, &tail))
+        return false;
+    const char *text = tail ? head : m->text;
+    bool ok = !((text && text[0]) || m->thought_signature || !n_calls) ||
+              add_text_part(parts, text ? text : "", m->thought_signature);
+    ok = ok && (!n_calls || add_function_calls(parts, m)) &&
+         (!tail || add_text_part(parts, tail, NULL));
+    free(head);
+    return ok;
 }
 
 /* A call's function response in the user turn after the calls. r: the result (NULL:
@@ -467,4 +480,5 @@ const struct llm_provider_ops llm_gemini_ops = {
     .parse_body = gemini_parse_body,
     .parse_event = gemini_parse_event,
     .finish = gemini_finish,
+    .ordered = true,
 };

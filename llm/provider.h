@@ -51,6 +51,9 @@ struct llm_provider_ops {
     /* Judges the assembled reply once the body or stream has ended: missing end,
      * finish reasons that are errors. Sets a->retryable where another try may help. */
     wa_err (*finish)(struct reply_asm *a, bool streamed);
+    /* The reply keeps its text and calls in the order written (content blocks, parts,
+     * output items): text after the last call is told apart (llm_reply.after_calls). */
+    bool ordered;
 };
 
 extern const struct llm_provider_ops llm_openai_ops;

@@ -85,16 +85,18 @@ static bool add_computer_call(cJSON *input, const struct llm_tool_call *tc)
     return ok && llm_add(input, NULL, cJSON_Duplicate(tc->parsed, true));
 }
 
-/* The assistant's text, then one function_call (or computer_call) item per call. */
-static bool add_assistant(cJSON *input, const struct llm_message *msg, bool with_calls)
+/* {"role":"assistant","content":text} */
+static bool add_said(cJSON *input, const char *text)
 {
-    if ((msg->text && msg->text[0]) || !msg->n_calls || !with_calls) {
-        cJSON *m = cJSON_CreateObject();
-        if (!llm_add(input, NULL, m) || !cJSON_AddStringToObject(m, "role", "assistant") ||
-            !cJSON_AddStringToObject(m, "content", msg->text ? msg->text : ""))
-            return false;
-    }
-    for (size_t i = 0; with_calls && i < msg->n_calls; i++) {
+    cJSON *m = cJSON_CreateObject();
+    return llm_add(input, NULL, m) && cJSON_AddStringToObject(m, "role", "assistant") &&
+           cJSON_AddStringToObject(m, "content", text ? text : "");
+}
+
+/* One function_call (or computer_call) item per call. */
+static bool add_calls(cJSON *input, const struct llm_message *msg)
+{
+    for (size_t i = 0; i < msg->n_calls; i++) {
         const struct llm_tool_call *tc = &msg->calls[i];
         if (is_computer_call(tc)) {
             if (!add_computer_call(input, tc))
@@ -109,6 +111,21 @@ static bool add_assistant(cJSON *input, const struct llm_message *msg, bool with
             return false;
     }
     return true;
+}
+
+/* The assistant's text, then, with_calls, one item per call and the text the model
+ * wrote after them. */
+static bool add_assistant(cJSON *input, const struct llm_message *msg, bool with_calls)
+{
+    char *head;
+    const char *tail;
+    if (!llm_text_around_calls(msg, &head, &tail))
+        return false;
+    const char *text = tail ? head : msg->text;
+    bool ok = (!(text && text[0]) && msg->n_calls && with_calls) || add_said(input, text);
+    ok = ok && (!with_calls || add_calls(input, msg)) && (!tail || add_said(input, tail));
+    free(head);
+    return ok;
 }
 
 /* function_call_output: the result's text, with its images in the output itself (the
@@ -473,4 +490,5 @@ const struct llm_provider_ops llm_responses_ops = {
     .parse_body = responses_parse_body,
     .parse_event = responses_parse_event,
     .finish = responses_finish,
+    .ordered = true,
 };

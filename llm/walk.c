@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "llm/provider.h"
+#include "llm/text.h"
 
 /* A tool result no call precedes (or none in its round answers): user text, since every
  * API rejects an unanswered result. */
@@ -87,4 +88,18 @@ bool llm_walk(cJSON *list, const struct llm_conversation *conv, const struct llm
         }
     }
     return ok;
+}
+
+bool llm_text_around_calls(const struct llm_message *msg, char **head, const char **tail)
+{
+    *head = NULL;
+    *tail = NULL;
+    size_t n = msg->text ? strlen(msg->text) : 0;
+    size_t k = msg->after_calls ? strlen(msg->after_calls) : 0;
+    if (!msg->n_calls || !k || k > n || strcmp(msg->text + n - k, msg->after_calls) != 0)
+        return true;
+    if (!(*head = llm_strndup(msg->text, n - k)))
+        return false;
+    *tail = msg->text + n - k;
+    return true;
 }

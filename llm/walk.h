@@ -36,6 +36,12 @@ struct llm_encoder {
     bool (*after_round)(cJSON *list, const struct llm_conversation *conv, size_t i);
 };
 
+/* An assistant message's text as it stood around its calls: *head (heap, the caller
+ * frees it) the text before them, *tail the text after (inside msg->text). Both NULL
+ * when no text came after the calls (all of msg->text came first). False when out of
+ * memory. */
+bool llm_text_around_calls(const struct llm_message *msg, char **head, const char **tail);
+
 /* Writes every message of conv into list through enc. False when out of memory. */
 bool llm_walk(cJSON *list, const struct llm_conversation *conv, const struct llm_encoder *enc);
 
