@@ -154,6 +154,12 @@ static inline void session_open(struct session *s, const char *scenario, enum ll
     session_connect(s);
 }
 
+/* Asks the model of s for a reply to its conversation, with the test tools. */
+static inline wa_err session_complete(struct session *s, struct llm_reply *r)
+{
+    return llm_complete(s->c, &s->conv, test_tools, N_TEST_TOOLS, r);
+}
+
 /* Frees the client, the conversation and the capture; the fake server keeps running
  * (its requests can still be read). */
 static inline void session_disconnect(struct session *s)

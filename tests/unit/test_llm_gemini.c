@@ -32,7 +32,7 @@ static void text_reply_and_request_basics(void **state)
                      "'quirks':{'comments':true,'crlf':true}}]}",
                      stream, 3);
         struct llm_reply r;
-        wa_err e = llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r);
+        wa_err e = session_complete(&s, &r);
         if (e)
             fail_msg("%s: %s", wa_err_code(e), wa_err_detail());
         assert_string_equal(r.text, "Hello from Gemini.");
@@ -93,7 +93,7 @@ static void calls_signatures_and_results(void **state)
         struct session s;
         open_session(&s, scenario, stream, 3);
         struct llm_reply r;
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_int_equal(r.n_calls, 2);
         assert_string_equal(r.calls[0].id, "fc_1");
         assert_false(r.calls[0].id_synthetic);
@@ -113,13 +113,13 @@ static void calls_signatures_and_results(void **state)
             llm_conversation_add_tool_result(&s.conv, "fc_2", "powershell", "exit 0", NULL),
             WA_E_OK);
 
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_string_equal(r.text, "Notepad is open.");
         assert_string_equal(r.thought_signature, "c2lnLXR3bw==");
         assert_int_equal(llm_conversation_add_reply(&s.conv, &r), WA_E_OK);
         llm_reply_cleanup(&r);
         assert_int_equal(llm_conversation_add_user(&s.conv, "Close it.", NULL, 0), WA_E_OK);
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         llm_reply_cleanup(&r);
 
         cJSON *reqs = fake_llm_requests(&s.f);
@@ -174,7 +174,7 @@ static void calls_without_ids(void **state)
         struct session s;
         open_session(&s, scenario, stream, 3);
         struct llm_reply r;
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_int_equal(r.n_calls, 2);
         assert_true(r.calls[0].id_synthetic);
         assert_true(r.calls[0].id[0] != '\0');
@@ -184,7 +184,7 @@ static void calls_without_ids(void **state)
         llm_conversation_add_tool_result(&s.conv, r.calls[0].id, "desktop", "waited", NULL);
         llm_conversation_add_tool_result(&s.conv, r.calls[1].id, "desktop", "done", NULL);
         llm_reply_cleanup(&r);
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         llm_reply_cleanup(&r);
         cJSON *reqs = fake_llm_requests(&s.f);
         const cJSON *ct = at(reqs, "1/body/contents");
@@ -237,12 +237,12 @@ static void malformed_function_call_retried(void **state)
                      "'after_end':'repeat_last'}",
                      stream, 2);
         struct llm_reply r;
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_int_equal(r.attempts, 2);
         assert_int_equal(r.n_calls, 1);
         llm_reply_cleanup(&r);
         /* always malformed: an attempt each, then a clear parse error */
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_PARSE);
+        assert_int_equal(session_complete(&s, &r), WA_E_PARSE);
         assert_int_equal(r.attempts, 3);
         assert_non_null(strstr(wa_err_detail(), "malformed function call"));
         llm_reply_cleanup(&r);

@@ -29,14 +29,14 @@ static void slow_server_interrupted(void **state)
     assert_int_equal(os_thread_start(interrupt_later, &delay_ms), WA_E_OK);
     int64_t t0 = os_now_ms();
     struct llm_reply r;
-    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_INTERRUPTED);
+    assert_int_equal(session_complete(&s, &r), WA_E_INTERRUPTED);
     int64_t took = os_now_ms() - t0;
     print_message("interrupted after %lld ms\n", (long long)took);
     assert_true(took >= 250 && took < 1000);
     assert_int_equal(r.attempts, 1);
     llm_reply_cleanup(&r);
     /* once interrupted, a new call gives up before sending anything */
-    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_INTERRUPTED);
+    assert_int_equal(session_complete(&s, &r), WA_E_INTERRUPTED);
     llm_reply_cleanup(&r);
     assert_int_equal(fake_llm_count(&s.f), 1);
     session_close(&s);

@@ -236,7 +236,7 @@ static void tool_round_request_shape(void **state)
         session_attach(&s, &f, LLM_PROVIDER_OPENAI, stream);
         session_connect(&s);
         struct llm_reply r;
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_int_equal(r.n_calls, 2);
         assert_int_equal(llm_conversation_add_reply(&s.conv, &r), WA_E_OK);
         struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
@@ -250,7 +250,7 @@ static void tool_round_request_shape(void **state)
         snprintf(id0, sizeof id0, "%s", r.calls[0].id);
         snprintf(id1, sizeof id1, "%s", r.calls[1].id);
         llm_reply_cleanup(&r);
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_string_equal(r.text, "All done.");
         llm_reply_cleanup(&r);
 
@@ -312,7 +312,7 @@ static void deployment_url_with_query(void **state)
     s.cfg.temperature = 0.2;
     session_connect(&s);
     struct llm_reply r;
-    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     cJSON *reqs = fake_llm_requests(&s.f);
     assert_string_equal(str_at(reqs, "0/path"), "/openai/deployments/gpt4o/chat/completions");
     assert_string_equal(str_at(reqs, "0/query"), "api-version=2024-10-21");
@@ -395,7 +395,7 @@ static void calls_written_as_text(void **state)
     session_connect(&s);
     struct llm_reply r;
 
-    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_true(r.calls_from_text);
     assert_int_equal(r.n_calls, 1);
     assert_string_equal(r.calls[0].name, "desktop");
@@ -405,13 +405,13 @@ static void calls_written_as_text(void **state)
     assert_null(r.text_call_error);
     llm_reply_cleanup(&r);
 
-    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_true(r.calls_from_text);
     assert_string_equal(r.calls[0].arguments, "{\"action\":\"screenshot\"}");
     assert_null(r.text);
     llm_reply_cleanup(&r);
 
-    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_false(r.calls_from_text);
     assert_int_equal(r.n_calls, 0);
     assert_non_null(strstr(r.text, "<tool_call>"));
@@ -419,7 +419,7 @@ static void calls_written_as_text(void **state)
     assert_non_null(strstr(r.text_call_error, "not valid JSON"));
     llm_reply_cleanup(&r);
 
-    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_false(r.calls_from_text);
     assert_string_equal(r.text, "All done.");
     assert_null(r.text_call_error);
@@ -528,16 +528,16 @@ static void stream_with_tools_refused(void **state)
                  "{'status':400}]}",
                  LLM_PROVIDER_OPENAI, true);
     struct llm_reply r;
-    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_string_equal(r.text, "one");
     assert_int_equal(r.attempts, 2);
     llm_reply_cleanup(&r);
-    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_string_equal(r.text, "two");
     assert_int_equal(r.attempts, 1);
     llm_reply_cleanup(&r);
     /* any other 400 is not retried */
-    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_HTTP);
+    assert_int_equal(session_complete(&s, &r), WA_E_HTTP);
     assert_int_equal(r.attempts, 1);
     llm_reply_cleanup(&r);
     cJSON *reqs = fake_llm_requests(&s.f);
@@ -577,11 +577,11 @@ static void local_server_refusals(void **state)
     assert_int_equal(llm_conversation_add_tool_result(&s.conv, "call_a", "desktop", "ok", &img),
                      WA_E_OK);
     struct llm_reply r;
-    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_string_equal(r.text, "one");
     assert_int_equal(r.attempts, 3);
     llm_reply_cleanup(&r);
-    assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_string_equal(r.text, "two");
     assert_int_equal(r.attempts, 1);
     llm_reply_cleanup(&r);

@@ -68,7 +68,7 @@ static void text_after_calls(void **state)
             session_attach(&s, &f, kinds[k], stream);
             session_connect(&s);
             struct llm_reply r;
-            assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+            assert_int_equal(session_complete(&s, &r), WA_E_OK);
             assert_string_equal(r.text, "Saving.Saved it.");
             assert_int_equal(r.n_calls, 1);
             if (kinds[k] == LLM_PROVIDER_OPENAI)
@@ -80,7 +80,7 @@ static void text_after_calls(void **state)
                                                               "{\"ok\":true}", NULL),
                              WA_E_OK);
             llm_reply_cleanup(&r);
-            assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+            assert_int_equal(session_complete(&s, &r), WA_E_OK);
             assert_string_equal(r.text, "Again.");
             assert_null(r.after_calls); /* all its text came before its call */
             llm_reply_cleanup(&r);

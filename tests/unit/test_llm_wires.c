@@ -53,7 +53,7 @@ static void tool_round(void **state)
             session_attach(&s, &f, kinds[k], stream);
             session_connect(&s);
             struct llm_reply r;
-            assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+            assert_int_equal(session_complete(&s, &r), WA_E_OK);
             assert_string_equal(r.text, "Looking.");
             assert_string_equal(r.reasoning, "The window first.");
             assert_int_equal(r.n_calls, 2);
@@ -74,7 +74,7 @@ static void tool_round(void **state)
                 WA_E_OK);
             llm_conversation_add_user(&s.conv, "Note: keep going.", NULL, 0);
             llm_reply_cleanup(&r);
-            assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+            assert_int_equal(session_complete(&s, &r), WA_E_OK);
             assert_string_equal(r.text, "All done.");
             assert_int_equal(r.usage.prompt_tokens, 40);
             assert_int_equal(r.usage.total_tokens, 43);
@@ -162,11 +162,11 @@ static void retries_and_errors(void **state)
         session_attach(&s, &f, kinds[k], true);
         session_connect(&s);
         struct llm_reply r;
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_string_equal(r.text, "third time");
         assert_int_equal(r.attempts, 3);
         llm_reply_cleanup(&r);
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_HTTP);
+        assert_int_equal(session_complete(&s, &r), WA_E_HTTP);
         assert_int_equal(r.attempts, 1);
         assert_int_equal(r.http_status, 400);
         assert_null(strstr(wa_err_detail(), TEST_KEY));
