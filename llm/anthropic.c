@@ -12,27 +12,13 @@
 #include "llm/provider.h"
 #include "llm/retry.h"
 #include "llm/text.h"
+#include "llm/walk.h"
 
 #define ANTHROPIC_DEFAULT_BASE "https://api.anthropic.com"
 #define ANTHROPIC_VERSION      "2023-06-01"
 #define ANTHROPIC_MAX_TOKENS   4096 /* the API requires a limit; a turn of calls fits */
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 /* ---- request ---- */
-
-static bool add_item(cJSON *parent, const char *key, cJSON *item)
-{
-    if (!item)
-        return false;
-    if (key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item))
-        return true;
-    cJSON_Delete(item);
-    return false;
-}
 
 /* The content array of a new message with this role; consecutive messages of one role
  * are merged, since the API wants them alternating. */
@@ -40,12 +26,12 @@ static cJSON *content_for(cJSON *messages, const char *role)
 {
     int n = cJSON_GetArraySize(messages);
     cJSON *last = n ? cJSON_GetArrayItem(messages, n - 1) : NULL;
-    const cJSON *r = get(last, "role");
+    const cJSON *r = llm_get(last, "role");
     if (last && cJSON_IsString(r) && strcmp(r->valuestring, role) == 0)
         return cJSON_GetObjectItemCaseSensitive(last, "content");
     cJSON *m = cJSON_CreateObject(), *content = cJSON_CreateArray();
-    if (!add_item(messages, NULL, m) || !cJSON_AddStringToObject(m, "role", role) ||
-        !add_item(m, "content", content))
+    if (!llm_add(messages, NULL, m) || !cJSON_AddStringToObject(m, "role", role) ||
+        !llm_add(m, "content", content))
         return NULL;
     return content;
 }
@@ -56,7 +42,7 @@ static bool add_text(cJSON *content, const char *text)
     if (!text || !text[0])
         return true;
     cJSON *b = cJSON_CreateObject();
-    return add_item(content, NULL, b) && cJSON_AddStringToObject(b, "type", "text") &&
+    return llm_add(content, NULL, b) && cJSON_AddStringToObject(b, "type", "text") &&
            cJSON_AddStringToObject(b, "text", text);
 }
 
@@ -64,11 +50,11 @@ static bool add_images(cJSON *content, const struct llm_image *images, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         cJSON *b = cJSON_CreateObject(), *src = cJSON_CreateObject();
-        if (!add_item(content, NULL, b)) {
+        if (!llm_add(content, NULL, b)) {
             cJSON_Delete(src);
             return false;
         }
-        if (!cJSON_AddStringToObject(b, "type", "image") || !add_item(b, "source", src) ||
+        if (!cJSON_AddStringToObject(b, "type", "image") || !llm_add(b, "source", src) ||
             !cJSON_AddStringToObject(src, "type", "base64") ||
             !cJSON_AddStringToObject(src, "media_type",
                                      images[i].mime ? images[i].mime : "image/png") ||
@@ -88,103 +74,69 @@ static bool add_user(cJSON *messages, const char *text, const struct llm_image *
            add_images(content, images, n);
 }
 
-/* The assistant's text and, with_calls, a tool_use block per call. */
-static bool add_assistant(cJSON *messages, const struct llm_message *msg, bool with_calls)
+/* A tool_use block per call. */
+static bool add_tool_uses(cJSON *content, const struct llm_message *msg)
 {
-    cJSON *content = content_for(messages, "assistant");
-    if (!content)
-        return false;
-    bool has_text = msg->text && msg->text[0];
-    if (!add_text(content, has_text                     ? msg->text
-                           : with_calls && msg->n_calls ? NULL
-                                                        : "(empty reply)"))
-        return false;
-    for (size_t i = 0; with_calls && i < msg->n_calls; i++) {
+    for (size_t i = 0; i < msg->n_calls; i++) {
         const struct llm_tool_call *tc = &msg->calls[i];
         cJSON *b = cJSON_CreateObject();
         /* malformed arguments (kept raw) go as {}: the API needs an object */
         cJSON *input = tc->parsed ? cJSON_Duplicate(tc->parsed, true) : cJSON_CreateObject();
-        if (!add_item(content, NULL, b)) {
+        if (!llm_add(content, NULL, b)) {
             cJSON_Delete(input);
             return false;
         }
         if (!cJSON_AddStringToObject(b, "type", "tool_use") ||
             !cJSON_AddStringToObject(b, "id", tc->id ? tc->id : "") ||
             !cJSON_AddStringToObject(b, "name", tc->name ? tc->name : "") ||
-            !add_item(b, "input", input))
+            !llm_add(b, "input", input))
             return false;
     }
     return true;
 }
 
-/* {"type":"tool_result","tool_use_id","content":[text, image...]} */
-static bool add_result(cJSON *content, const char *id, const struct llm_message *r)
+/* The assistant's text and, with_calls, a tool_use block per call, followed by the text
+ * the model wrote after them. */
+static bool add_assistant(cJSON *messages, const struct llm_message *msg, bool with_calls)
 {
+    cJSON *content = content_for(messages, "assistant");
+    char *head;
+    const char *tail;
+    if (!content || !llm_text_around_calls(msg, &head, &tail))
+        return false;
+    const char *text = tail ? head : msg->text;
+    bool ok = add_text(content, text && text[0]              ? text
+                                : with_calls && msg->n_calls ? NULL
+                                                             : "(empty reply)") &&
+              (!with_calls || add_tool_uses(content, msg)) && add_text(content, tail);
+    free(head);
+    return ok;
+}
+
+/* {"type":"tool_result","tool_use_id","content":[text, image...]} in the user turn that
+ * follows the calls. */
+static bool add_result(cJSON *messages, const struct llm_tool_call *tc, const struct llm_message *r)
+{
+    cJSON *content = content_for(messages, "user");
     cJSON *b = cJSON_CreateObject(), *inner = cJSON_CreateArray();
-    if (!add_item(content, NULL, b)) {
+    if (!content || !llm_add(content, NULL, b)) {
         cJSON_Delete(inner);
         return false;
     }
-    const char *text = r ? r->text : "(no result: the call was not executed)";
+    const char *text = r ? r->text : LLM_NO_RESULT;
     return cJSON_AddStringToObject(b, "type", "tool_result") &&
-           cJSON_AddStringToObject(b, "tool_use_id", id) && add_item(b, "content", inner) &&
-           add_text(inner, text && text[0] ? text : "(empty)") &&
+           cJSON_AddStringToObject(b, "tool_use_id", tc->id ? tc->id : "") &&
+           llm_add(b, "content", inner) && add_text(inner, text && text[0] ? text : "(empty)") &&
            (!r || add_images(inner, r->images, r->n_images));
 }
 
-/* An assistant turn with calls, then one user turn that opens with a tool_result for
- * every call (a stand-in when one is missing: each tool_use must be answered), then
- * results that answer none of them as text. */
-static bool add_tool_round(cJSON *messages, const struct llm_conversation *conv, size_t i,
-                           size_t *last)
-{
-    const struct llm_message *msg = &conv->messages[i];
-    if (!add_assistant(messages, msg, true))
-        return false;
-    size_t end = i + 1;
-    while (end < conv->n_messages && conv->messages[end].role == LLM_ROLE_TOOL)
-        end++;
-    *last = end - 1;
-    cJSON *content = content_for(messages, "user");
-    if (!content)
-        return false;
-    for (size_t k = 0; k < msg->n_calls; k++) {
-        const struct llm_tool_call *tc = &msg->calls[k];
-        if (!add_result(content, tc->id ? tc->id : "", llm_find_result(conv, i, tc->id)))
-            return false;
-    }
-    for (size_t j = i + 1; j < end; j++) {
-        const struct llm_message *r = &conv->messages[j];
-        bool matched = false;
-        for (size_t k = 0; k < msg->n_calls && !matched; k++)
-            matched = msg->calls[k].id && r->tool_call_id &&
-                      strcmp(msg->calls[k].id, r->tool_call_id) == 0;
-        if (matched)
-            continue;
-        char *text = llm_orphan_result_text(r);
-        bool ok = text && add_text(content, text) && add_images(content, r->images, r->n_images);
-        free(text);
-        if (!ok)
-            return false;
-    }
-    return true;
-}
-
-/* Calls written as text: that text, then the results as user text and images. */
-static bool add_text_round(cJSON *messages, const struct llm_conversation *conv, size_t i,
-                           size_t *last)
-{
-    char *text;
-    struct llm_image *images;
-    size_t n_images;
-    if (!add_assistant(messages, &conv->messages[i], false) ||
-        !llm_text_round_results(conv, i, &text, &images, &n_images, last))
-        return false;
-    bool ok = !text || add_user(messages, text, images, n_images);
-    free(text);
-    free(images);
-    return ok;
-}
+/* Consecutive turns of one role merge, so a round's results open one user turn, results
+ * that answer none of its calls follow as text. */
+static const struct llm_encoder anthropic_encoder = {
+    .user = add_user,
+    .assistant = add_assistant,
+    .result = add_result,
+};
 
 /* The computer tool's version and the beta header that enables it, by model: Claude
  * Opus 4.5 and later take computer_20251124, the others computer_20250124. */
@@ -204,49 +156,23 @@ static struct computer_version computer_version(const char *model)
 
 /* {"type":"computer_2025...","name":"computer","display_width_px","display_height_px"}:
  * the display is the screenshots' size, so coordinates come in their pixels. */
-static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model)
+static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model,
+                              wa_err *err)
 {
+    (void)err;
     cJSON *t = cJSON_CreateObject();
-    return add_item(list, NULL, t) &&
+    return llm_add(list, NULL, t) &&
            cJSON_AddStringToObject(t, "type", computer_version(model).type) &&
            cJSON_AddStringToObject(t, "name", "computer") &&
            cJSON_AddNumberToObject(t, "display_width_px", ct->display_width) &&
            cJSON_AddNumberToObject(t, "display_height_px", ct->display_height);
 }
 
-static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, const char *model,
-                      wa_err *err)
+/* {"name","description","input_schema"} */
+static bool add_function(cJSON *list, const struct llm_tool *t, wa_err *err)
 {
-    cJSON *list = cJSON_CreateArray();
-    if (!add_item(root, "tools", list))
-        return false;
-    for (size_t i = 0; i < n_tools; i++) {
-        if (tools[i].computer) {
-            if (!add_computer_tool(list, tools[i].computer, model))
-                return false;
-            continue;
-        }
-        cJSON *t = cJSON_CreateObject();
-        if (!add_item(list, NULL, t) || !cJSON_AddStringToObject(t, "name", tools[i].name) ||
-            (tools[i].description &&
-             !cJSON_AddStringToObject(t, "description", tools[i].description)))
-            return false;
-        cJSON *schema;
-        if (tools[i].parameters) {
-            if (!cJSON_IsObject(tools[i].parameters)) {
-                *err = wa_fail(WA_E_INVALID_ARGS, "tool %s: parameters are not a JSON object",
-                               tools[i].name);
-                return false;
-            }
-            schema = cJSON_Duplicate(tools[i].parameters, true);
-        } else if ((schema = cJSON_CreateObject())) {
-            cJSON_AddStringToObject(schema, "type", "object");
-            cJSON_AddObjectToObject(schema, "properties");
-        }
-        if (!add_item(t, "input_schema", schema))
-            return false;
-    }
-    return true;
+    cJSON *o = cJSON_CreateObject();
+    return llm_add(list, NULL, o) && llm_add_function(o, t, "input_schema", err);
 }
 
 /* tool_choice as the other providers say it: auto, required (the API's "any"), none. */
@@ -254,7 +180,7 @@ static bool add_tool_choice(cJSON *root, const char *choice)
 {
     const char *type = strcmp(choice, "required") == 0 ? "any" : choice;
     cJSON *tc = cJSON_CreateObject();
-    return add_item(root, "tool_choice", tc) && cJSON_AddStringToObject(tc, "type", type);
+    return llm_add(root, "tool_choice", tc) && cJSON_AddStringToObject(tc, "type", type);
 }
 
 static wa_err anthropic_build(const struct llm_settings *s, const struct llm_conversation *conv,
@@ -262,46 +188,22 @@ static wa_err anthropic_build(const struct llm_settings *s, const struct llm_con
 {
     wa_err err = WA_E_OK;
     cJSON *root = cJSON_CreateObject(), *messages = cJSON_CreateArray();
-    bool ok = add_item(root, "messages", messages) && /* messages is freed either way */
+    bool ok = llm_add(root, "messages", messages) && /* messages is freed either way */
               cJSON_AddStringToObject(root, "model", s->model) &&
               cJSON_AddNumberToObject(root, "max_tokens",
                                       s->max_tokens > 0 ? s->max_tokens : ANTHROPIC_MAX_TOKENS) &&
               (!conv->system || cJSON_AddStringToObject(root, "system", conv->system));
-    for (size_t i = 0; ok && i < conv->n_messages; i++) {
-        const struct llm_message *m = &conv->messages[i];
-        switch (m->role) {
-        case LLM_ROLE_USER:
-            ok = add_user(messages, m->text, m->images, m->n_images);
-            break;
-        case LLM_ROLE_ASSISTANT:
-            ok = m->calls_as_text ? add_text_round(messages, conv, i, &i)
-                 : m->n_calls     ? add_tool_round(messages, conv, i, &i)
-                                  : add_assistant(messages, m, false);
-            break;
-        case LLM_ROLE_TOOL: { /* a result with no call before it: plain user text */
-            char *text = llm_orphan_result_text(m);
-            ok = text && add_user(messages, text, m->images, m->n_images);
-            free(text);
-            break;
-        }
-        }
-    }
+    ok = ok && llm_walk(messages, conv, &anthropic_encoder);
     if (ok && n_tools)
-        ok = add_tools(root, tools, n_tools, s->model, &err);
+        ok = llm_add_tools(root, tools, n_tools, s->model, add_function, add_computer_tool, &err);
     if (ok && n_tools && s->tool_choice)
         ok = add_tool_choice(root, s->tool_choice);
     if (ok)
         ok = cJSON_AddBoolToObject(root, "stream", s->stream) != NULL;
     if (ok && s->temperature >= 0)
         ok = cJSON_AddNumberToObject(root, "temperature", s->temperature) != NULL;
-    if (ok) {
-        out->body = cJSON_PrintUnformatted(root);
-        ok = out->body != NULL;
-        out->body_len = ok ? strlen(out->body) : 0;
-    }
-    cJSON_Delete(root);
-    if (!ok)
-        return err ? err : wa_fail(WA_E_NOMEM, "out of memory building the request");
+    if ((err = llm_wire_set_body(out, root, ok, err)))
+        return err;
 
     const char *base = s->base_url && s->base_url[0] ? s->base_url : ANTHROPIC_DEFAULT_BASE;
     size_t blen = strcspn(base, "?");
@@ -310,10 +212,7 @@ static wa_err anthropic_build(const struct llm_settings *s, const struct llm_con
     bool versioned = blen >= 3 && memcmp(base + blen - 3, "/v1", 3) == 0;
     if (!(out->url = llm_url_join(base, versioned ? "/messages" : "/v1/messages", NULL)))
         return wa_fail(WA_E_NOMEM, "out of memory");
-    wa_err e = llm_wire_add_header(out, "Content-Type: application/json");
-    if (!e)
-        e = llm_wire_add_header(out, "Accept: %s",
-                                s->stream ? "text/event-stream" : "application/json");
+    wa_err e = llm_wire_json_headers(out, s->stream);
     if (!e)
         e = llm_wire_add_header(out, "anthropic-version: %s", ANTHROPIC_VERSION);
     bool computer = false;
@@ -332,7 +231,7 @@ static wa_err anthropic_build(const struct llm_settings *s, const struct llm_con
  * server errors are retried, a request the API calls invalid is not. */
 static wa_err error_object(struct reply_asm *a, const cJSON *root, bool mid_stream)
 {
-    const cJSON *type = get(get(root, "error"), "type");
+    const cJSON *type = llm_get(llm_get(root, "error"), "type");
     const char *t = cJSON_IsString(type) ? type->valuestring : "";
     char msg[320];
     retry_error_message_json(root, msg, sizeof msg);
@@ -347,43 +246,37 @@ static void parse_usage(struct reply_asm *a, const cJSON *u)
 {
     if (!cJSON_IsObject(u))
         return;
-    long in = llm_json_long(get(u, "input_tokens"), 0, LLM_TOKENS_MAX, -1);
+    long in = llm_json_long(llm_get(u, "input_tokens"), 0, LLM_TOKENS_MAX, -1);
     if (in >= 0) /* the prompt counts what was read from and written to the cache too */
         a->usage.prompt_tokens =
-            in + llm_json_long(get(u, "cache_read_input_tokens"), 0, LLM_TOKENS_MAX, 0) +
-            llm_json_long(get(u, "cache_creation_input_tokens"), 0, LLM_TOKENS_MAX, 0);
-    long o = llm_json_long(get(u, "output_tokens"), 0, LLM_TOKENS_MAX, -1);
+            in + llm_json_long(llm_get(u, "cache_read_input_tokens"), 0, LLM_TOKENS_MAX, 0) +
+            llm_json_long(llm_get(u, "cache_creation_input_tokens"), 0, LLM_TOKENS_MAX, 0);
+    long o = llm_json_long(llm_get(u, "output_tokens"), 0, LLM_TOKENS_MAX, -1);
     if (o >= 0)
         a->usage.completion_tokens = o;
     a->usage.total_tokens = a->usage.prompt_tokens + a->usage.completion_tokens;
 }
 
-static bool is_type(const cJSON *o, const char *type)
-{
-    const cJSON *t = get(o, "type");
-    return cJSON_IsString(t) && strcmp(t->valuestring, type) == 0;
-}
-
 /* One content block of a reply (whole, or the start of a streamed one at index). */
 static wa_err block(struct reply_asm *a, const cJSON *b, long index, bool streamed)
 {
-    if (is_type(b, "text") || is_type(b, "thinking")) {
-        bool thinking = is_type(b, "thinking");
-        const cJSON *t = get(b, thinking ? "thinking" : "text");
+    if (llm_is_type(b, "text") || llm_is_type(b, "thinking")) {
+        bool thinking = llm_is_type(b, "thinking");
+        const cJSON *t = llm_get(b, thinking ? "thinking" : "text");
         return cJSON_IsString(t) ? asm_add_text(a, t->valuestring, strlen(t->valuestring), thinking)
                                  : WA_E_OK;
     }
-    if (!is_type(b, "tool_use"))
+    if (!llm_is_type(b, "tool_use"))
         return WA_E_OK; /* redacted thinking, server tools: nothing for the loop */
     struct asm_call *c;
     wa_err e = asm_new_call(a, &c);
     if (e)
         return e;
     c->index = index;
-    if ((e = llm_set_json_str(&c->id, get(b, "id"))) ||
-        (e = llm_set_json_str(&c->name, get(b, "name"))))
+    if ((e = llm_set_json_str(&c->id, llm_get(b, "id"))) ||
+        (e = llm_set_json_str(&c->name, llm_get(b, "name"))))
         return e;
-    const cJSON *input = get(b, "input");
+    const cJSON *input = llm_get(b, "input");
     /* streamed, the input comes as input_json_delta pieces; the start holds {} */
     if (streamed || !cJSON_IsObject(input))
         return WA_E_OK;
@@ -401,11 +294,11 @@ static wa_err anthropic_parse_body(struct reply_asm *a, const char *body, size_t
     if (!root)
         return llm_not_json("the reply", body, len);
     wa_err e = WA_E_OK;
-    if (is_type(root, "error")) {
+    if (llm_is_type(root, "error")) {
         e = error_object(a, root, false);
         goto out;
     }
-    const cJSON *content = get(root, "content"), *b;
+    const cJSON *content = llm_get(root, "content"), *b;
     if (!cJSON_IsArray(content)) {
         e = wa_fail(WA_E_PARSE, "the reply has no content");
         goto out;
@@ -416,8 +309,8 @@ static wa_err anthropic_parse_body(struct reply_asm *a, const char *body, size_t
         if ((e = block(a, b, index++, false)))
             goto out;
     }
-    parse_usage(a, get(root, "usage"));
-    e = llm_set_json_str(&a->finish_reason, get(root, "stop_reason"));
+    parse_usage(a, llm_get(root, "usage"));
+    e = llm_set_json_str(&a->finish_reason, llm_get(root, "stop_reason"));
     a->done = true;
 out:
     cJSON_Delete(root);
@@ -430,32 +323,29 @@ static wa_err anthropic_parse_event(struct reply_asm *a, const char *data, size_
     if (!root)
         return llm_not_json("a stream event", data, len);
     wa_err e = WA_E_OK;
-    long index = llm_json_long(get(root, "index"), 0, 1000000, -1);
-    const cJSON *delta = get(root, "delta");
-    if (is_type(root, "message_start")) {
-        parse_usage(a, get(get(root, "message"), "usage"));
-    } else if (is_type(root, "content_block_start")) {
-        e = block(a, get(root, "content_block"), index, true);
-    } else if (is_type(root, "content_block_delta")) {
-        const cJSON *t = get(delta, "text"), *th = get(delta, "thinking");
-        const cJSON *pj = get(delta, "partial_json");
-        if (is_type(delta, "text_delta") && cJSON_IsString(t))
+    long index = llm_json_long(llm_get(root, "index"), 0, 1000000, -1);
+    const cJSON *delta = llm_get(root, "delta");
+    struct asm_call *c;
+    if (llm_is_type(root, "message_start")) {
+        parse_usage(a, llm_get(llm_get(root, "message"), "usage"));
+    } else if (llm_is_type(root, "content_block_start")) {
+        e = block(a, llm_get(root, "content_block"), index, true);
+    } else if (llm_is_type(root, "content_block_delta")) {
+        const cJSON *t = llm_get(delta, "text"), *th = llm_get(delta, "thinking");
+        const cJSON *pj = llm_get(delta, "partial_json");
+        if (llm_is_type(delta, "text_delta") && cJSON_IsString(t))
             e = asm_add_text(a, t->valuestring, strlen(t->valuestring), false);
-        else if (is_type(delta, "thinking_delta") && cJSON_IsString(th))
+        else if (llm_is_type(delta, "thinking_delta") && cJSON_IsString(th))
             e = asm_add_text(a, th->valuestring, strlen(th->valuestring), true);
-        else if (is_type(delta, "input_json_delta") && cJSON_IsString(pj))
-            for (size_t i = a->n_calls; i-- > 0;)
-                if (a->calls[i].index == index) {
-                    e = asm_call_add_args(a, &a->calls[i], pj->valuestring,
-                                          strlen(pj->valuestring));
-                    break;
-                }
-    } else if (is_type(root, "message_delta")) {
-        parse_usage(a, get(root, "usage"));
-        e = llm_set_json_str(&a->finish_reason, get(delta, "stop_reason"));
-    } else if (is_type(root, "message_stop")) {
+        else if (llm_is_type(delta, "input_json_delta") && cJSON_IsString(pj))
+            if ((c = asm_call_at(a, index)))
+                e = asm_call_add_args(a, c, pj->valuestring, strlen(pj->valuestring));
+    } else if (llm_is_type(root, "message_delta")) {
+        parse_usage(a, llm_get(root, "usage"));
+        e = llm_set_json_str(&a->finish_reason, llm_get(delta, "stop_reason"));
+    } else if (llm_is_type(root, "message_stop")) {
         a->done = true;
-    } else if (is_type(root, "error")) {
+    } else if (llm_is_type(root, "error")) {
         e = error_object(a, root, true);
     }
     cJSON_Delete(root);
@@ -464,18 +354,8 @@ static wa_err anthropic_parse_event(struct reply_asm *a, const char *data, size_
 
 static wa_err anthropic_finish(struct reply_asm *a, bool streamed)
 {
-    if (streamed && !a->done) {
-        a->retryable = true;
-        return wa_fail(WA_E_NETWORK, "the stream ended before the reply was complete");
-    }
-    if (asm_has_content(a))
-        return WA_E_OK;
-    const char *f = a->finish_reason ? a->finish_reason : "";
-    if (strcmp(f, "max_tokens") == 0)
-        return wa_fail(WA_E_PARSE, "reply cut at max tokens before any text or tool call");
-    if (strcmp(f, "refusal") == 0)
-        return wa_fail(WA_E_BLOCKED, "the model declined to answer (refusal)");
-    return WA_E_OK;
+    return llm_finish_reply(a, streamed && !a->done, "max_tokens", "refusal",
+                            "the model declined to answer (refusal)");
 }
 
 const struct llm_provider_ops llm_anthropic_ops = {
@@ -484,4 +364,5 @@ const struct llm_provider_ops llm_anthropic_ops = {
     .parse_body = anthropic_parse_body,
     .parse_event = anthropic_parse_event,
     .finish = anthropic_finish,
+    .ordered = true,
 };

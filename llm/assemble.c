@@ -100,10 +100,19 @@ wa_err asm_new_call(struct reply_asm *a, struct asm_call **out)
     }
     struct asm_call *c = &a->calls[a->n_calls++];
     memset(c, 0, sizeof *c);
+    a->text_at_call = a->text.len;
     c->index = -1;
     dynbuf_init(&c->args, a->max);
     *out = c;
     return WA_E_OK;
+}
+
+struct asm_call *asm_call_at(struct reply_asm *a, long index)
+{
+    for (size_t i = a->n_calls; i-- > 0;)
+        if (a->calls[i].index == index)
+            return &a->calls[i];
+    return NULL;
 }
 
 wa_err asm_call_add_args(struct reply_asm *a, struct asm_call *c, const char *s, size_t n)
@@ -167,6 +176,11 @@ wa_err asm_take_reply(struct reply_asm *a, struct llm_reply *out)
             return wa_fail(WA_E_NOMEM, "out of memory");
         t->parsed = llm_parse_arguments(t->arguments);
     }
+    size_t at = a->text_at_call;
+    if (a->ordered && a->n_calls && a->text.len > at &&
+        !only_space(a->text.data + at, a->text.len - at) &&
+        !(out->after_calls = llm_strndup(a->text.data + at, a->text.len - at)))
+        return wa_fail(WA_E_NOMEM, "out of memory");
     if (a->text.len && !(out->text = dynbuf_take(&a->text)))
         return wa_fail(WA_E_NOMEM, "out of memory");
     if (a->reasoning.len && !(out->reasoning = dynbuf_take(&a->reasoning)))

@@ -40,9 +40,13 @@ struct reply_asm {
     char *finish_message;    /* Gemini: why it stopped, in words; NULL if none */
     char *thought_signature; /* Gemini: signature on a text part */
     struct llm_usage usage;
-    bool done;         /* the reply's end was seen ([DONE], a finish reason) */
-    bool retryable;    /* the error just returned may clear on another attempt */
-    long error_status; /* HTTP-like code of an error object in a 2xx body, or 0 */
+    bool done; /* the reply's end was seen ([DONE], a finish reason) */
+    /* The wire keeps text and calls in order (llm_provider_ops.ordered): text that
+     * follows the last call becomes the reply's after_calls. */
+    bool ordered;
+    size_t text_at_call; /* bytes of text when the last call started */
+    bool retryable;      /* the error just returned may clear on another attempt */
+    long error_status;   /* HTTP-like code of an error object in a 2xx body, or 0 */
     llm_delta_fn on_delta;
     void *ctx;
     struct llm_ids *ids;
@@ -57,12 +61,15 @@ wa_err asm_add_text(struct reply_asm *a, const char *s, size_t n, bool reasoning
 
 /* A new empty call at the end. */
 wa_err asm_new_call(struct reply_asm *a, struct asm_call **out);
+/* The latest call assembled under a stream's index, or NULL. */
+struct asm_call *asm_call_at(struct reply_asm *a, long index);
 /* Appends argument text; WA_E_TOO_LARGE past max. */
 wa_err asm_call_add_args(struct reply_asm *a, struct asm_call *c, const char *s, size_t n);
 
 /* Moves the assembled reply into out (which the caller has zeroed or cleaned up): empty
- * text becomes NULL, calls get ids (made up when missing, empty or repeated within the
- * reply) and "{}" for empty arguments; usage totals are filled in. */
+ * text becomes NULL, with ordered the text after the last call is copied to after_calls, calls get
+ * ids (made up when missing, empty or repeated within the reply) and "{}" for empty arguments;
+ * usage totals are filled in. */
 wa_err asm_take_reply(struct reply_asm *a, struct llm_reply *out);
 
 /* True when the reply has something the loop can use: text or tool calls. */

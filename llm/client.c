@@ -186,6 +186,7 @@ static wa_err attempt_once(struct llm_client *c, const struct llm_wire *w, struc
     oc->status = 0;
     oc->message[0] = '\0';
     asm_init(&t.a, c->max_response_bytes, &c->ids, c->on_delta, c->ctx);
+    t.a.ordered = c->ops->ordered;
     sse_init(&t.sse, c->max_response_bytes, on_event, &t);
     http_response_init(&t.resp, c->max_response_bytes);
     struct http_request req = {
@@ -288,6 +289,8 @@ static wa_err take_text_calls(struct llm_client *c, struct llm_reply *r)
         r->text = t.text;
         t.text = NULL;
     }
+    r->after_calls = t.after_calls; /* the end of r->text, which is t.text */
+    t.after_calls = NULL;
     r->calls = t.calls;
     r->n_calls = t.n_calls;
     t.calls = NULL;

@@ -43,6 +43,7 @@ static void message_cleanup(struct llm_message *m)
     free(m->tool_call_id);
     free(m->tool_name);
     free(m->thought_signature);
+    free(m->after_calls);
     memset(m, 0, sizeof *m);
 }
 
@@ -167,6 +168,9 @@ wa_err llm_conversation_add_reply(struct llm_conversation *c, const struct llm_r
     if ((text && !(m->text = llm_strdup(text))) ||
         (r->thought_signature && !(m->thought_signature = llm_strdup(r->thought_signature))))
         goto fail;
+    /* the written text keeps its own order */
+    if (!r->calls_from_text && r->after_calls && !(m->after_calls = llm_strdup(r->after_calls)))
+        goto fail;
     if (r->n_calls) {
         if (!(m->calls = calloc(r->n_calls, sizeof *m->calls)))
             goto fail;
@@ -222,6 +226,8 @@ wa_err llm_message_replace_content(struct llm_message *m, const char *text)
     wa_err e = llm_set_str(&m->text, text);
     if (e)
         return e;
+    free(m->after_calls); /* the new text is all one piece */
+    m->after_calls = NULL;
     images_free(m->images, m->n_images);
     m->images = NULL;
     m->n_images = 0;
@@ -241,5 +247,6 @@ void llm_reply_cleanup(struct llm_reply *r)
     free(r->thought_signature);
     free(r->text_call_error);
     free(r->written);
+    free(r->after_calls);
     memset(r, 0, sizeof *r);
 }

@@ -12,25 +12,11 @@
 #include "llm/retry.h"
 #include "llm/schema.h"
 #include "llm/text.h"
+#include "llm/walk.h"
 
 #define GEMINI_DEFAULT_BASE "https://generativelanguage.googleapis.com"
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 /* ---- request ---- */
-
-static bool add_item(cJSON *parent, const char *key, cJSON *item)
-{
-    if (!item)
-        return false;
-    if (key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item))
-        return true;
-    cJSON_Delete(item);
-    return false;
-}
 
 /* The parts array of a new content with this role; consecutive contents of the same
  * role are merged (tool results followed by an observation stay one user turn). */
@@ -38,13 +24,13 @@ static cJSON *parts_for(cJSON *contents, const char *role)
 {
     int n = cJSON_GetArraySize(contents);
     cJSON *last = n ? cJSON_GetArrayItem(contents, n - 1) : NULL;
-    const cJSON *r = get(last, "role");
+    const cJSON *r = llm_get(last, "role");
     if (last && cJSON_IsString(r) && strcmp(r->valuestring, role) == 0)
         return cJSON_GetObjectItemCaseSensitive(last, "parts");
     cJSON *c = cJSON_CreateObject();
     cJSON *parts = cJSON_CreateArray();
-    if (!add_item(contents, NULL, c) || !cJSON_AddStringToObject(c, "role", role) ||
-        !add_item(c, "parts", parts))
+    if (!llm_add(contents, NULL, c) || !cJSON_AddStringToObject(c, "role", role) ||
+        !llm_add(c, "parts", parts))
         return NULL;
     return parts;
 }
@@ -52,7 +38,7 @@ static cJSON *parts_for(cJSON *contents, const char *role)
 static bool add_text_part(cJSON *parts, const char *text, const char *signature)
 {
     cJSON *p = cJSON_CreateObject();
-    return add_item(parts, NULL, p) && cJSON_AddStringToObject(p, "text", text) &&
+    return llm_add(parts, NULL, p) && cJSON_AddStringToObject(p, "text", text) &&
            (!signature || cJSON_AddStringToObject(p, "thoughtSignature", signature));
 }
 
@@ -60,7 +46,7 @@ static bool add_image_parts(cJSON *parts, const struct llm_image *images, size_t
 {
     for (size_t i = 0; i < n; i++) {
         cJSON *p = cJSON_CreateObject(), *d = cJSON_CreateObject();
-        if (!add_item(parts, NULL, p) || !add_item(p, "inlineData", d) ||
+        if (!llm_add(parts, NULL, p) || !llm_add(p, "inlineData", d) ||
             !cJSON_AddStringToObject(d, "mimeType",
                                      images[i].mime ? images[i].mime : "image/png") ||
             !cJSON_AddStringToObject(d, "data", images[i].base64 ? images[i].base64 : ""))
@@ -80,23 +66,18 @@ static bool add_user(cJSON *contents, const char *text, const struct llm_image *
     return add_image_parts(parts, images, n_images);
 }
 
-static bool add_model(cJSON *contents, const struct llm_message *m)
+/* A functionCall part per call, with its signature. */
+static bool add_function_calls(cJSON *parts, const struct llm_message *m)
 {
-    cJSON *parts = parts_for(contents, "model");
-    if (!parts)
-        return false;
-    if (((m->text && m->text[0]) || m->thought_signature || !m->n_calls) &&
-        !add_text_part(parts, m->text ? m->text : "", m->thought_signature))
-        return false;
     for (size_t i = 0; i < m->n_calls; i++) {
         const struct llm_tool_call *tc = &m->calls[i];
         cJSON *p = cJSON_CreateObject(), *fc = cJSON_CreateObject();
         /* parsed once when the call was kept; malformed arguments (kept raw) go as {}:
          * Gemini needs an object */
         cJSON *args = tc->parsed ? cJSON_Duplicate(tc->parsed, true) : cJSON_CreateObject();
-        if (!add_item(parts, NULL, p) || !add_item(p, "functionCall", fc) ||
+        if (!llm_add(parts, NULL, p) || !llm_add(p, "functionCall", fc) ||
             !cJSON_AddStringToObject(fc, "name", tc->name ? tc->name : "") ||
-            !add_item(fc, "args", args) ||
+            !llm_add(fc, "args", args) ||
             (!tc->id_synthetic && tc->id && tc->id[0] &&
              !cJSON_AddStringToObject(fc, "id", tc->id)) ||
             (tc->thought_signature &&
@@ -106,23 +87,45 @@ static bool add_model(cJSON *contents, const struct llm_message *m)
     return true;
 }
 
-/* A call's function response. r: the result (NULL: missing). A computer action's
- * result carries its screenshot in the response's own parts and the acknowledgement of
- * a safety check the person agreed to; other results' images follow as parts of the
- * turn (add_tool_round). */
-static bool add_function_response(cJSON *parts, const struct llm_tool_call *tc,
+/* The model turn: its text (with the turn's signature) and, with_calls, its calls and
+ * the text the model wrote after them. */
+static bool add_model(cJSON *contents, const struct llm_message *m, bool with_calls)
+{
+    size_t n_calls = with_calls ? m->n_calls : 0;
+    cJSON *parts = parts_for(contents, "model");
+    char *head;
+    const char *tail;
+    if (!parts || !llm_text_around_calls(m, &head, &tail))
+        return false;
+    const char *text = tail ? head : m->text;
+    bool ok = !((text && text[0]) || m->thought_signature || !n_calls) ||
+              add_text_part(parts, text ? text : "", m->thought_signature);
+    ok = ok && (!n_calls || add_function_calls(parts, m)) &&
+         (!tail || add_text_part(parts, tail, NULL));
+    free(head);
+    return ok;
+}
+
+/* A call's function response in the user turn after the calls. r: the result (NULL:
+ * missing). A computer action's result carries its screenshot in the response's own
+ * parts and the acknowledgement of a safety check the person agreed to; other results'
+ * images follow as parts of the turn (add_result_images). */
+static bool add_function_response(cJSON *contents, const struct llm_tool_call *tc,
                                   const struct llm_message *r)
 {
-    const char *text = r ? r->text : "(no result: the call was not executed)";
+    const char *text = r ? r->text : LLM_NO_RESULT;
+    cJSON *parts = parts_for(contents, "user");
+    if (!parts)
+        return false;
     cJSON *p = cJSON_CreateObject(), *fr = cJSON_CreateObject(), *resp = cJSON_CreateObject();
-    bool ok = add_item(parts, NULL, p) && add_item(p, "functionResponse", fr);
+    bool ok = llm_add(parts, NULL, p) && llm_add(p, "functionResponse", fr);
     if (!ok) {
         cJSON_Delete(resp);
         return false;
     }
     ok = cJSON_AddStringToObject(fr, "name", tc->name ? tc->name : "") &&
          (tc->id_synthetic || !tc->id || !tc->id[0] || cJSON_AddStringToObject(fr, "id", tc->id)) &&
-         add_item(fr, "response", resp) &&
+         llm_add(fr, "response", resp) &&
          cJSON_AddStringToObject(resp, "content", text ? text : "");
     if (!ok || !r || !r->computer)
         return ok;
@@ -131,50 +134,25 @@ static bool add_function_response(cJSON *parts, const struct llm_tool_call *tc,
     if (!r->n_images)
         return true;
     cJSON *own = cJSON_CreateArray();
-    return add_item(fr, "parts", own) && add_image_parts(own, r->images, r->n_images);
+    return llm_add(fr, "parts", own) && add_image_parts(own, r->images, r->n_images);
 }
 
-/* The model turn, then one user turn: a functionResponse for every call (a stand-in
- * when the result is missing: Gemini wants one per call), then the results' images as
- * inlineData parts. Returns the index of the last message consumed in *last. */
-static bool add_tool_round(cJSON *contents, const struct llm_conversation *conv, size_t i,
-                           size_t *last)
+/* A result answering none of a round's calls: its text, in the round's user turn. */
+static bool add_orphan(cJSON *contents, const struct llm_message *r)
+{
+    char *text = llm_orphan_result_text(r);
+    bool ok = text && add_user(contents, text, NULL, 0);
+    free(text);
+    return ok;
+}
+
+/* The images of a round's results (computer actions' are in their responses). */
+static bool add_result_images(cJSON *contents, const struct llm_conversation *conv, size_t i)
 {
     const struct llm_message *m = &conv->messages[i];
-    if (!add_model(contents, m))
-        return false;
-    size_t end = i + 1;
-    while (end < conv->n_messages && conv->messages[end].role == LLM_ROLE_TOOL)
-        end++;
-    *last = end - 1;
     cJSON *parts = parts_for(contents, "user");
     if (!parts)
         return false;
-    for (size_t k = 0; k < m->n_calls; k++) {
-        const struct llm_message *r = llm_find_result(conv, i, m->calls[k].id);
-        if (!add_function_response(parts, &m->calls[k], r))
-            return false;
-    }
-    for (size_t j = i + 1; j < end; j++) { /* results answering none of the calls */
-        const struct llm_message *r = &conv->messages[j];
-        bool matched = false;
-        for (size_t k = 0; k < m->n_calls && !matched; k++)
-            matched =
-                m->calls[k].id && r->tool_call_id && strcmp(m->calls[k].id, r->tool_call_id) == 0;
-        if (!matched) {
-            char head[200];
-            snprintf(head, sizeof head, "Result of %s: ", r->tool_name ? r->tool_name : "tool");
-            size_t n = strlen(head) + (r->text ? strlen(r->text) : 0) + 1;
-            char *text = malloc(n);
-            if (!text)
-                return false;
-            snprintf(text, n, "%s%s", head, r->text ? r->text : "");
-            bool ok = add_text_part(parts, text, NULL);
-            free(text);
-            if (!ok)
-                return false;
-        }
-    }
     for (size_t k = 0; k < m->n_calls; k++) {
         const struct llm_message *r = llm_find_result(conv, i, m->calls[k].id);
         if (r && !r->computer && !add_image_parts(parts, r->images, r->n_images))
@@ -183,25 +161,36 @@ static bool add_tool_round(cJSON *contents, const struct llm_conversation *conv,
     return true;
 }
 
+/* The model turn, then one user turn (consecutive contents of a role merge): a
+ * functionResponse for every call (Gemini wants one per call), the text of results that
+ * answer none of them, then the results' images as inlineData parts. */
+static const struct llm_encoder gemini_encoder = {
+    .user = add_user,
+    .assistant = add_model,
+    .result = add_function_response,
+    .orphan = add_orphan,
+    .after_round = add_result_images,
+};
+
 /* {"computerUse": {"environment": ..., "excludedPredefinedFunctions": [...]}}. */
 static bool add_computer_use(cJSON *list, const struct llm_computer_tool *ct)
 {
     cJSON *holder = cJSON_CreateObject(), *cu = cJSON_CreateObject();
-    if (!add_item(list, NULL, holder)) {
+    if (!llm_add(list, NULL, holder)) {
         cJSON_Delete(cu);
         return false;
     }
-    if (!add_item(holder, "computerUse", cu) ||
+    if (!llm_add(holder, "computerUse", cu) ||
         !cJSON_AddStringToObject(cu, "environment",
                                  ct->desktop ? "ENVIRONMENT_DESKTOP" : "ENVIRONMENT_BROWSER"))
         return false;
     if (!ct->excluded || !ct->excluded[0])
         return true;
     cJSON *ex = cJSON_CreateArray();
-    if (!add_item(cu, "excludedPredefinedFunctions", ex))
+    if (!llm_add(cu, "excludedPredefinedFunctions", ex))
         return false;
     for (const char *const *f = ct->excluded; *f; f++)
-        if (!add_item(ex, NULL, cJSON_CreateString(*f)))
+        if (!llm_add(ex, NULL, cJSON_CreateString(*f)))
             return false;
     return true;
 }
@@ -209,7 +198,7 @@ static bool add_computer_use(cJSON *list, const struct llm_computer_tool *ct)
 static bool add_declaration(cJSON *decls, const struct llm_tool *t, wa_err *err)
 {
     cJSON *d = cJSON_CreateObject();
-    if (!add_item(decls, NULL, d) || !cJSON_AddStringToObject(d, "name", t->name) ||
+    if (!llm_add(decls, NULL, d) || !cJSON_AddStringToObject(d, "name", t->name) ||
         (t->description && !cJSON_AddStringToObject(d, "description", t->description)))
         return false;
     if (!t->parameters)
@@ -224,37 +213,18 @@ static bool add_declaration(cJSON *decls, const struct llm_tool *t, wa_err *err)
         return false;
     /* A tool without parameters declares none: Gemini rejects an OBJECT with an
      * empty property list. */
-    if (!get(params, "properties") && !get(params, "anyOf")) {
+    if (!llm_get(params, "properties") && !llm_get(params, "anyOf")) {
         cJSON_Delete(params);
         return true;
     }
-    return add_item(d, "parameters", params);
-}
-
-/* A model turn whose calls were written as text: that text, then its results as user
- * text and images. */
-static bool add_text_round(cJSON *contents, const struct llm_conversation *conv, size_t i,
-                           size_t *last)
-{
-    struct llm_message said = conv->messages[i];
-    said.n_calls = 0; /* shallow: only the text is rendered */
-    char *text;
-    struct llm_image *images;
-    size_t n_images;
-    if (!add_model(contents, &said) ||
-        !llm_text_round_results(conv, i, &text, &images, &n_images, last))
-        return false;
-    bool ok = !text || add_user(contents, text, images, n_images);
-    free(text);
-    free(images);
-    return ok;
+    return llm_add(d, "parameters", params);
 }
 
 /* The computer tool (if any) and one holder of every function declaration. */
 static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, wa_err *err)
 {
     cJSON *list = cJSON_CreateArray(), *decls = NULL;
-    if (!add_item(root, "tools", list))
+    if (!llm_add(root, "tools", list))
         return false;
     for (size_t i = 0; i < n_tools; i++) {
         if (tools[i].computer) {
@@ -265,11 +235,11 @@ static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools,
         if (!decls) {
             cJSON *holder = cJSON_CreateObject();
             decls = cJSON_CreateArray();
-            if (!add_item(list, NULL, holder)) {
+            if (!llm_add(list, NULL, holder)) {
                 cJSON_Delete(decls);
                 return false;
             }
-            if (!add_item(holder, "functionDeclarations", decls))
+            if (!llm_add(holder, "functionDeclarations", decls))
                 return false;
         }
         if (!add_declaration(decls, &tools[i], err))
@@ -311,50 +281,26 @@ static wa_err gemini_build(const struct llm_settings *s, const struct llm_conver
 {
     wa_err err = WA_E_OK;
     cJSON *root = cJSON_CreateObject(), *contents = cJSON_CreateArray();
-    bool ok = add_item(root, "contents", contents); /* contents is freed either way */
+    bool ok = llm_add(root, "contents", contents); /* contents is freed either way */
     if (ok && conv->system) {
         cJSON *si = cJSON_CreateObject(), *parts = cJSON_CreateArray();
-        ok = add_item(root, "systemInstruction", si);
+        ok = llm_add(root, "systemInstruction", si);
         if (!ok)
             cJSON_Delete(parts);
-        ok = ok && add_item(si, "parts", parts) && add_text_part(parts, conv->system, NULL);
+        ok = ok && llm_add(si, "parts", parts) && add_text_part(parts, conv->system, NULL);
     }
-    for (size_t i = 0; ok && i < conv->n_messages; i++) {
-        const struct llm_message *m = &conv->messages[i];
-        switch (m->role) {
-        case LLM_ROLE_USER:
-            ok = add_user(contents, m->text, m->images, m->n_images);
-            break;
-        case LLM_ROLE_ASSISTANT:
-            ok = m->calls_as_text ? add_text_round(contents, conv, i, &i)
-                 : m->n_calls     ? add_tool_round(contents, conv, i, &i)
-                                  : add_model(contents, m);
-            break;
-        case LLM_ROLE_TOOL: { /* a result with no call before it: plain user text */
-            char *text = llm_orphan_result_text(m);
-            ok = text && add_user(contents, text, m->images, m->n_images);
-            free(text);
-            break;
-        }
-        }
-    }
+    ok = ok && llm_walk(contents, conv, &gemini_encoder);
     if (ok && n_tools)
         ok = add_tools(root, tools, n_tools, &err);
     if (ok && (s->max_tokens > 0 || s->temperature >= 0)) {
         cJSON *gc = cJSON_CreateObject();
         ok =
-            add_item(root, "generationConfig", gc) &&
+            llm_add(root, "generationConfig", gc) &&
             (s->max_tokens <= 0 || cJSON_AddNumberToObject(gc, "maxOutputTokens", s->max_tokens)) &&
             (s->temperature < 0 || cJSON_AddNumberToObject(gc, "temperature", s->temperature));
     }
-    if (ok) {
-        out->body = cJSON_PrintUnformatted(root);
-        ok = out->body != NULL;
-        out->body_len = ok ? strlen(out->body) : 0;
-    }
-    cJSON_Delete(root);
-    if (!ok)
-        return err ? err : wa_fail(WA_E_NOMEM, "out of memory building the request");
+    if ((err = llm_wire_set_body(out, root, ok, err)))
+        return err;
     if (!(out->url = gemini_url(s)))
         return wa_fail(WA_E_NOMEM, "out of memory");
     wa_err e = llm_wire_add_header(out, "Content-Type: application/json");
@@ -367,8 +313,8 @@ static wa_err gemini_build(const struct llm_settings *s, const struct llm_conver
 
 static wa_err error_object(struct reply_asm *a, const cJSON *root, bool mid_stream)
 {
-    const cJSON *err = get(root, "error");
-    const cJSON *code = get(err, "code");
+    const cJSON *err = llm_get(root, "error");
+    const cJSON *code = llm_get(err, "code");
     char msg[320];
     retry_error_message_json(root, msg, sizeof msg);
     a->error_status = llm_json_long(code, 0, 999, 0);
@@ -379,11 +325,11 @@ static wa_err error_object(struct reply_asm *a, const cJSON *root, bool mid_stre
 
 static void parse_usage(struct reply_asm *a, const cJSON *root)
 {
-    const cJSON *u = get(root, "usageMetadata");
+    const cJSON *u = llm_get(root, "usageMetadata");
     if (!cJSON_IsObject(u))
         return;
-    const cJSON *p = get(u, "promptTokenCount"), *c = get(u, "candidatesTokenCount");
-    const cJSON *th = get(u, "thoughtsTokenCount"), *t = get(u, "totalTokenCount");
+    const cJSON *p = llm_get(u, "promptTokenCount"), *c = llm_get(u, "candidatesTokenCount");
+    const cJSON *th = llm_get(u, "thoughtsTokenCount"), *t = llm_get(u, "totalTokenCount");
     a->usage.prompt_tokens = llm_json_long(p, 0, LLM_TOKENS_MAX, 0);
     a->usage.completion_tokens =
         llm_json_long(c, 0, LLM_TOKENS_MAX, 0) + llm_json_long(th, 0, LLM_TOKENS_MAX, 0);
@@ -392,19 +338,19 @@ static void parse_usage(struct reply_asm *a, const cJSON *root)
 
 static wa_err parse_part(struct reply_asm *a, const cJSON *part)
 {
-    const cJSON *text = get(part, "text"), *fc = get(part, "functionCall");
-    const cJSON *sig = get(part, "thoughtSignature");
+    const cJSON *text = llm_get(part, "text"), *fc = llm_get(part, "functionCall");
+    const cJSON *sig = llm_get(part, "thoughtSignature");
     wa_err e = WA_E_OK;
     if (cJSON_IsObject(fc)) {
         struct asm_call *c;
         if ((e = asm_new_call(a, &c)))
             return e;
-        e = llm_set_json_str(&c->name, get(fc, "name"));
+        e = llm_set_json_str(&c->name, llm_get(fc, "name"));
         if (!e)
-            e = llm_set_json_str(&c->id, get(fc, "id"));
+            e = llm_set_json_str(&c->id, llm_get(fc, "id"));
         if (!e)
             e = llm_set_json_str(&c->thought_signature, sig);
-        const cJSON *args = get(fc, "args");
+        const cJSON *args = llm_get(fc, "args");
         if (!e && args && !cJSON_IsNull(args)) {
             char *t = cJSON_PrintUnformatted(args);
             e = t ? asm_call_add_args(a, c, t, strlen(t)) : wa_fail(WA_E_NOMEM, "out of memory");
@@ -414,7 +360,7 @@ static wa_err parse_part(struct reply_asm *a, const cJSON *part)
     }
     if (cJSON_IsString(text))
         e = asm_add_text(a, text->valuestring, strlen(text->valuestring),
-                         cJSON_IsTrue(get(part, "thought")));
+                         cJSON_IsTrue(llm_get(part, "thought")));
     /* A signature on a text part (often an empty one closing the stream) belongs to
      * the turn: keep the latest. */
     if (!e)
@@ -425,29 +371,29 @@ static wa_err parse_part(struct reply_asm *a, const cJSON *part)
 /* One GenerateContentResponse: a whole reply or one streamed chunk. */
 static wa_err parse_response(struct reply_asm *a, const cJSON *root, bool mid_stream)
 {
-    if (get(root, "error"))
+    if (llm_get(root, "error"))
         return error_object(a, root, mid_stream);
-    const cJSON *block = get(get(root, "promptFeedback"), "blockReason");
+    const cJSON *block = llm_get(llm_get(root, "promptFeedback"), "blockReason");
     if (cJSON_IsString(block)) {
-        const cJSON *msg = get(get(root, "promptFeedback"), "blockReasonMessage");
+        const cJSON *msg = llm_get(llm_get(root, "promptFeedback"), "blockReasonMessage");
         return wa_fail(WA_E_BLOCKED, "the prompt was blocked by the server (%s)%s%s",
                        block->valuestring, cJSON_IsString(msg) ? ": " : "",
                        cJSON_IsString(msg) ? msg->valuestring : "");
     }
     parse_usage(a, root);
-    const cJSON *cand = cJSON_GetArrayItem(get(root, "candidates"), 0);
+    const cJSON *cand = cJSON_GetArrayItem(llm_get(root, "candidates"), 0);
     const cJSON *part;
     wa_err e = WA_E_OK;
-    cJSON_ArrayForEach(part, get(get(cand, "content"), "parts"))
+    cJSON_ArrayForEach(part, llm_get(llm_get(cand, "content"), "parts"))
     {
         if ((e = parse_part(a, part)))
             return e;
     }
-    if (cJSON_IsString(get(cand, "finishReason"))) {
+    if (cJSON_IsString(llm_get(cand, "finishReason"))) {
         a->done = true;
-        e = llm_set_json_str(&a->finish_reason, get(cand, "finishReason"));
+        e = llm_set_json_str(&a->finish_reason, llm_get(cand, "finishReason"));
         if (!e)
-            e = llm_set_json_str(&a->finish_message, get(cand, "finishMessage"));
+            e = llm_set_json_str(&a->finish_message, llm_get(cand, "finishMessage"));
     }
     return e;
 }
@@ -467,7 +413,7 @@ static wa_err gemini_parse_body(struct reply_asm *a, const char *body, size_t le
         }
     } else if (cJSON_IsObject(root)) {
         e = parse_response(a, root, false);
-        if (!e && !get(root, "candidates"))
+        if (!e && !llm_get(root, "candidates"))
             e = wa_fail(WA_E_PARSE, "the reply has no candidates");
         a->done = true;
     } else {
@@ -534,4 +480,5 @@ const struct llm_provider_ops llm_gemini_ops = {
     .parse_body = gemini_parse_body,
     .parse_event = gemini_parse_event,
     .finish = gemini_finish,
+    .ordered = true,
 };

@@ -74,6 +74,10 @@ struct llm_message {
     char *tool_name;    /* tool messages: that call's function name */
     /* Assistant messages from Gemini: a thoughtSignature on a text-only part, echoed back. */
     char *thought_signature;
+    /* Assistant messages: the end of text that the model wrote after its calls (text ends
+     * with it), sent back after them so the turn keeps its order; NULL when all the text
+     * came first. */
+    char *after_calls;
     /* Tool messages answering an action of the provider's computer tool: the image is
      * the screenshot the protocol carries inside the result (Gemini: the function
      * response's own parts), the text winagent's report beside it. */
@@ -150,7 +154,12 @@ struct llm_usage {
 };
 
 struct llm_reply {
-    char *text;      /* final or accompanying text; NULL when none */
+    char *text; /* final or accompanying text; NULL when none */
+    /* The end of text that came after the reply's last call (text ends with it), where
+     * the wire keeps the order of text and calls (Anthropic's blocks, Gemini's parts,
+     * Responses' items, calls written as text; never Chat Completions): a final answer
+     * given with the calls. NULL when none, or only white space, came after them. */
+    char *after_calls;
     char *reasoning; /* thinking text the server streamed separately; NULL if none */
     struct llm_tool_call *calls;
     size_t n_calls;

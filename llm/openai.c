@@ -10,19 +10,9 @@
 #include "llm/provider.h"
 #include "llm/retry.h"
 #include "llm/text.h"
+#include "llm/walk.h"
 
 /* ---- request ---- */
-
-/* Building a request only fails for want of memory: helpers return false then. */
-static bool add_item(cJSON *parent, const char *key, cJSON *item)
-{
-    if (!item)
-        return false;
-    if (key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item))
-        return true;
-    cJSON_Delete(item);
-    return false;
-}
 
 static cJSON *text_part(const char *text)
 {
@@ -37,16 +27,12 @@ static cJSON *text_part(const char *text)
 
 static cJSON *image_part(const struct llm_image *im)
 {
-    const char *mime = im->mime ? im->mime : "image/png";
-    const char *data = im->base64 ? im->base64 : "";
-    size_t n = strlen(mime) + strlen(data) + 16;
-    char *url = malloc(n);
+    char *url = llm_data_url(im->mime, im->base64);
     cJSON *p = cJSON_CreateObject(), *iu = cJSON_CreateObject();
     bool ok = url && p && iu;
     if (ok) {
-        snprintf(url, n, "data:%s;base64,%s", mime, data);
         ok = cJSON_AddStringToObject(p, "type", "image_url") &&
-             cJSON_AddStringToObject(iu, "url", url) && add_item(p, "image_url", iu);
+             cJSON_AddStringToObject(iu, "url", url) && llm_add(p, "image_url", iu);
         iu = NULL;
     }
     free(url);
@@ -63,47 +49,51 @@ static bool add_user(cJSON *messages, const char *text, const struct llm_image *
                      size_t n_images)
 {
     cJSON *m = cJSON_CreateObject();
-    if (!add_item(messages, NULL, m) || !cJSON_AddStringToObject(m, "role", "user"))
+    if (!llm_add(messages, NULL, m) || !cJSON_AddStringToObject(m, "role", "user"))
         return false;
     if (!n_images)
         return cJSON_AddStringToObject(m, "content", text ? text : "") != NULL;
     cJSON *parts = cJSON_CreateArray();
-    if (!add_item(m, "content", parts))
+    if (!llm_add(m, "content", parts))
         return false;
-    if (text && text[0] && !add_item(parts, NULL, text_part(text)))
+    if (text && text[0] && !llm_add(parts, NULL, text_part(text)))
         return false;
     for (size_t i = 0; i < n_images; i++)
-        if (!add_item(parts, NULL, image_part(&images[i])))
+        if (!llm_add(parts, NULL, image_part(&images[i])))
             return false;
     return true;
 }
 
-static bool add_tool_message(cJSON *messages, const char *call_id, const char *text)
+/* A tool message: the result's text (its images follow in add_result_images). */
+static bool add_tool_message(cJSON *messages, const struct llm_tool_call *tc,
+                             const struct llm_message *r)
 {
+    const char *text = r ? r->text : LLM_NO_RESULT;
     cJSON *m = cJSON_CreateObject();
-    return add_item(messages, NULL, m) && cJSON_AddStringToObject(m, "role", "tool") &&
-           cJSON_AddStringToObject(m, "tool_call_id", call_id) &&
+    return llm_add(messages, NULL, m) && cJSON_AddStringToObject(m, "role", "tool") &&
+           cJSON_AddStringToObject(m, "tool_call_id", tc->id ? tc->id : "") &&
            cJSON_AddStringToObject(m, "content", text ? text : "");
 }
 
-static bool add_assistant(cJSON *messages, const struct llm_message *msg)
+static bool add_assistant(cJSON *messages, const struct llm_message *msg, bool with_calls)
 {
+    size_t n_calls = with_calls ? msg->n_calls : 0;
     cJSON *m = cJSON_CreateObject();
-    if (!add_item(messages, NULL, m) || !cJSON_AddStringToObject(m, "role", "assistant"))
+    if (!llm_add(messages, NULL, m) || !cJSON_AddStringToObject(m, "role", "assistant"))
         return false;
     /* With tool calls and no text, content is left out: servers disagree on null and "". */
-    if ((msg->text && msg->text[0]) || !msg->n_calls)
+    if ((msg->text && msg->text[0]) || !n_calls)
         if (!cJSON_AddStringToObject(m, "content", msg->text ? msg->text : ""))
             return false;
-    if (!msg->n_calls)
+    if (!n_calls)
         return true;
     cJSON *calls = cJSON_CreateArray();
-    if (!add_item(m, "tool_calls", calls))
+    if (!llm_add(m, "tool_calls", calls))
         return false;
-    for (size_t i = 0; i < msg->n_calls; i++) {
+    for (size_t i = 0; i < n_calls; i++) {
         const struct llm_tool_call *tc = &msg->calls[i];
         cJSON *c = cJSON_CreateObject(), *fn = cJSON_CreateObject();
-        if (!add_item(calls, NULL, c) || !add_item(c, "function", fn) ||
+        if (!llm_add(calls, NULL, c) || !llm_add(c, "function", fn) ||
             !cJSON_AddStringToObject(c, "id", tc->id ? tc->id : "") ||
             !cJSON_AddStringToObject(c, "type", "function") ||
             !cJSON_AddStringToObject(fn, "name", tc->name ? tc->name : "") ||
@@ -113,50 +103,31 @@ static bool add_assistant(cJSON *messages, const struct llm_message *msg)
     return true;
 }
 
-/* An assistant turn with tool calls, then a tool message for every call (a stand-in
- * when the result is missing, which the API would reject), then one user message
- * with the results' images: tool messages cannot carry images. Returns the index of
- * the last message consumed. */
-static bool add_tool_round(cJSON *messages, const struct llm_conversation *conv, size_t i,
-                           size_t *last)
+/* A result answering none of a round's calls: its text as user text, with its images. */
+static bool add_orphan(cJSON *messages, const struct llm_message *r)
+{
+    char head[200];
+    snprintf(head, sizeof head, "Result of %s (%s):\n", r->tool_name ? r->tool_name : "tool",
+             r->tool_call_id ? r->tool_call_id : "?");
+    size_t n = strlen(head) + (r->text ? strlen(r->text) : 0) + 1;
+    char *text = malloc(n);
+    if (!text)
+        return false;
+    snprintf(text, n, "%s%s", head, r->text ? r->text : "");
+    bool ok = add_user(messages, text, r->images, r->n_images);
+    free(text);
+    return ok;
+}
+
+/* The images of a round's results, as one user message after them: tool messages
+ * cannot carry images. */
+static bool add_result_images(cJSON *messages, const struct llm_conversation *conv, size_t i)
 {
     const struct llm_message *msg = &conv->messages[i];
-    if (!add_assistant(messages, msg))
-        return false;
-    size_t end = i + 1;
-    while (end < conv->n_messages && conv->messages[end].role == LLM_ROLE_TOOL)
-        end++;
-    *last = end - 1;
     size_t n_images = 0;
     for (size_t k = 0; k < msg->n_calls; k++) {
-        const struct llm_tool_call *tc = &msg->calls[k];
-        const struct llm_message *r = llm_find_result(conv, i, tc->id);
-        if (!add_tool_message(messages, tc->id ? tc->id : "",
-                              r ? r->text : "(no result: the call was not executed)"))
-            return false;
+        const struct llm_message *r = llm_find_result(conv, i, msg->calls[k].id);
         n_images += r ? r->n_images : 0;
-    }
-    /* Results that answer none of these calls: keep their text, as user text. */
-    for (size_t j = i + 1; j < end; j++) {
-        const struct llm_message *r = &conv->messages[j];
-        bool matched = false;
-        for (size_t k = 0; k < msg->n_calls && !matched; k++)
-            matched = msg->calls[k].id && r->tool_call_id &&
-                      strcmp(msg->calls[k].id, r->tool_call_id) == 0;
-        if (matched)
-            continue;
-        char head[200];
-        snprintf(head, sizeof head, "Result of %s (%s):\n", r->tool_name ? r->tool_name : "tool",
-                 r->tool_call_id ? r->tool_call_id : "?");
-        size_t n = strlen(head) + (r->text ? strlen(r->text) : 0) + 1;
-        char *text = malloc(n);
-        if (!text)
-            return false;
-        snprintf(text, n, "%s%s", head, r->text ? r->text : "");
-        bool ok = add_user(messages, text, r->images, r->n_images);
-        free(text);
-        if (!ok)
-            return false;
     }
     if (!n_images)
         return true;
@@ -182,62 +153,35 @@ static bool add_tool_round(cJSON *messages, const struct llm_conversation *conv,
     return ok;
 }
 
-/* An assistant turn whose calls were written as text: that text, then its results as
- * one user message (the server knows no tool messages). */
-static bool add_text_round(cJSON *messages, const struct llm_conversation *conv, size_t i,
-                           size_t *last)
+/* A tool message for every call (the API rejects a call left unanswered), results that
+ * answer none of them as user text, then one user message with the results' images. */
+static const struct llm_encoder openai_encoder = {
+    .user = add_user,
+    .assistant = add_assistant,
+    .result = add_tool_message,
+    .orphan = add_orphan,
+    .after_round = add_result_images,
+};
+
+/* {"function":{"name","description","parameters"},"type":"function"} */
+static bool add_function(cJSON *list, const struct llm_tool *t, wa_err *err)
 {
-    struct llm_message said = conv->messages[i];
-    said.n_calls = 0; /* shallow: only the text is rendered */
-    char *text;
-    struct llm_image *images;
-    size_t n_images;
-    if (!add_assistant(messages, &said) ||
-        !llm_text_round_results(conv, i, &text, &images, &n_images, last))
+    cJSON *o = cJSON_CreateObject(), *fn = cJSON_CreateObject();
+    if (!llm_add(list, NULL, o)) {
+        cJSON_Delete(fn);
         return false;
-    bool ok = !text || add_user(messages, text, images, n_images);
-    free(text);
-    free(images);
-    return ok;
+    }
+    return llm_add(o, "function", fn) && cJSON_AddStringToObject(o, "type", "function") &&
+           llm_add_function(fn, t, "parameters", err);
 }
 
-static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, wa_err *err)
+static bool no_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model,
+                             wa_err *err)
 {
-    cJSON *list = cJSON_CreateArray();
-    if (!add_item(root, "tools", list))
-        return false;
-    for (size_t i = 0; i < n_tools; i++) {
-        if (tools[i].computer) { /* Chat Completions has no computer tool */
-            *err = wa_fail(WA_E_INVALID_ARGS,
-                           "Chat Completions has no computer tool: use the functions or text "
-                           "tool protocol, or the openai-responses provider");
-            return false;
-        }
-        cJSON *t = cJSON_CreateObject(), *fn = cJSON_CreateObject();
-        if (!add_item(list, NULL, t) || !add_item(t, "function", fn) ||
-            !cJSON_AddStringToObject(t, "type", "function") ||
-            !cJSON_AddStringToObject(fn, "name", tools[i].name) ||
-            (tools[i].description &&
-             !cJSON_AddStringToObject(fn, "description", tools[i].description)))
-            return false;
-        cJSON *params = NULL;
-        if (tools[i].parameters) {
-            params = cJSON_IsObject(tools[i].parameters)
-                         ? cJSON_Duplicate(tools[i].parameters, true)
-                         : NULL;
-        } else if ((params = cJSON_CreateObject())) {
-            cJSON_AddStringToObject(params, "type", "object");
-            cJSON_AddObjectToObject(params, "properties");
-        }
-        if (!params) {
-            *err = wa_fail(WA_E_INVALID_ARGS, "tool %s: parameters are not a JSON object",
-                           tools[i].name);
-            return false;
-        }
-        if (!add_item(fn, "parameters", params))
-            return false;
-    }
-    return true;
+    (void)list, (void)ct, (void)model;
+    *err = wa_fail(WA_E_INVALID_ARGS, "Chat Completions has no computer tool: use the functions or "
+                                      "text tool protocol, or the openai-responses provider");
+    return false;
 }
 
 static wa_err openai_build(const struct llm_settings *s, const struct llm_conversation *conv,
@@ -245,87 +189,46 @@ static wa_err openai_build(const struct llm_settings *s, const struct llm_conver
 {
     wa_err err = WA_E_OK;
     cJSON *root = cJSON_CreateObject(), *messages = cJSON_CreateArray();
-    bool ok = add_item(root, "messages", messages) && /* messages is freed either way */
+    bool ok = llm_add(root, "messages", messages) && /* messages is freed either way */
               cJSON_AddStringToObject(root, "model", s->model);
     if (ok && conv->system) {
         cJSON *m = cJSON_CreateObject();
-        ok = add_item(messages, NULL, m) && cJSON_AddStringToObject(m, "role", "system") &&
+        ok = llm_add(messages, NULL, m) && cJSON_AddStringToObject(m, "role", "system") &&
              cJSON_AddStringToObject(m, "content", conv->system);
     }
-    for (size_t i = 0; ok && i < conv->n_messages; i++) {
-        const struct llm_message *m = &conv->messages[i];
-        switch (m->role) {
-        case LLM_ROLE_USER:
-            ok = add_user(messages, m->text, m->images, m->n_images);
-            break;
-        case LLM_ROLE_ASSISTANT:
-            if (m->calls_as_text)
-                ok = add_text_round(messages, conv, i, &i);
-            else if (m->n_calls)
-                ok = add_tool_round(messages, conv, i, &i);
-            else
-                ok = add_assistant(messages, m);
-            break;
-        case LLM_ROLE_TOOL: { /* a result with no tool call before it: plain user text */
-            char *text = llm_orphan_result_text(m);
-            ok = text && add_user(messages, text, m->images, m->n_images);
-            free(text);
-            break;
-        }
-        }
-    }
+    ok = ok && llm_walk(messages, conv, &openai_encoder);
     if (ok && n_tools)
-        ok = add_tools(root, tools, n_tools, &err);
+        ok = llm_add_tools(root, tools, n_tools, s->model, add_function, no_computer_tool, &err);
     if (ok && n_tools && s->tool_choice)
         ok = cJSON_AddStringToObject(root, "tool_choice", s->tool_choice) != NULL;
     if (ok)
         ok = cJSON_AddBoolToObject(root, "stream", s->stream) != NULL;
     if (ok && s->stream) {
         cJSON *so = cJSON_CreateObject();
-        ok = add_item(root, "stream_options", so) && cJSON_AddTrueToObject(so, "include_usage");
+        ok = llm_add(root, "stream_options", so) && cJSON_AddTrueToObject(so, "include_usage");
     }
     if (ok && s->max_tokens > 0)
         ok = cJSON_AddNumberToObject(root, "max_tokens", s->max_tokens) != NULL;
     if (ok && s->temperature >= 0)
         ok = cJSON_AddNumberToObject(root, "temperature", s->temperature) != NULL;
-    if (ok) {
-        out->body = cJSON_PrintUnformatted(root);
-        ok = out->body != NULL;
-        out->body_len = ok ? strlen(out->body) : 0;
-    }
-    cJSON_Delete(root);
-    if (!ok)
-        return err ? err : wa_fail(WA_E_NOMEM, "out of memory building the request");
+    if ((err = llm_wire_set_body(out, root, ok, err)))
+        return err;
 
     if (!(out->url = llm_url_join(s->base_url, "/chat/completions", NULL)))
         return wa_fail(WA_E_NOMEM, "out of memory");
-    wa_err e = llm_wire_add_header(out, "Content-Type: application/json");
-    if (!e)
-        e = llm_wire_add_header(out, "Accept: %s",
-                                s->stream ? "text/event-stream" : "application/json");
-    if (!e && s->api_key && s->api_key[0]) {
-        if (llm_is_azure(s->base_url))
-            e = llm_wire_add_header(out, "api-key: %s", s->api_key);
-        else
-            e = llm_wire_add_header(out, "Authorization: Bearer %s", s->api_key);
-    }
-    return e;
+    wa_err e = llm_wire_json_headers(out, s->stream);
+    return e ? e : llm_wire_openai_key(out, s->base_url, s->api_key);
 }
 
 /* ---- replies ---- */
-
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
 
 /* An error object in a 2xx body or mid-stream ({"error":{...}}): the server's message,
  * retried when its code says the failure is transient (or names no status). */
 static wa_err error_object(struct reply_asm *a, const cJSON *root, bool mid_stream)
 {
-    const cJSON *err = get(root, "error");
-    const cJSON *code = cJSON_IsObject(err) ? get(err, "code") : NULL;
-    const cJSON *type = cJSON_IsObject(err) ? get(err, "type") : NULL;
+    const cJSON *err = llm_get(root, "error");
+    const cJSON *code = cJSON_IsObject(err) ? llm_get(err, "code") : NULL;
+    const cJSON *type = cJSON_IsObject(err) ? llm_get(err, "type") : NULL;
     char msg[320];
     retry_error_message_json(root, msg, sizeof msg);
     long status = llm_json_long(code, 0, 999, -1); /* 1e300 is no status */
@@ -349,7 +252,7 @@ static wa_err add_content(struct reply_asm *a, const cJSON *content, bool reason
     const cJSON *part, *list = cJSON_IsArray(content) ? content : NULL;
     cJSON_ArrayForEach(part, list)
     {
-        const cJSON *t = get(part, "text");
+        const cJSON *t = llm_get(part, "text");
         if (cJSON_IsString(t)) {
             wa_err e = asm_add_text(a, t->valuestring, strlen(t->valuestring), reasoning);
             if (e)
@@ -362,9 +265,9 @@ static wa_err add_content(struct reply_asm *a, const cJSON *content, bool reason
 /* reasoning_content (DeepSeek, vLLM) or reasoning (OpenRouter, Ollama); one of them. */
 static wa_err add_reasoning(struct reply_asm *a, const cJSON *obj)
 {
-    const cJSON *r = get(obj, "reasoning_content");
+    const cJSON *r = llm_get(obj, "reasoning_content");
     if (!cJSON_IsString(r) || !r->valuestring[0])
-        r = get(obj, "reasoning");
+        r = llm_get(obj, "reasoning");
     return cJSON_IsString(r) ? add_content(a, r, true) : WA_E_OK;
 }
 
@@ -387,11 +290,11 @@ static wa_err set_arguments(struct reply_asm *a, struct asm_call *c, const cJSON
 
 static wa_err parse_usage(struct reply_asm *a, const cJSON *root)
 {
-    const cJSON *u = get(root, "usage");
+    const cJSON *u = llm_get(root, "usage");
     if (!cJSON_IsObject(u))
         return WA_E_OK;
-    const cJSON *p = get(u, "prompt_tokens"), *c = get(u, "completion_tokens");
-    const cJSON *t = get(u, "total_tokens");
+    const cJSON *p = llm_get(u, "prompt_tokens"), *c = llm_get(u, "completion_tokens");
+    const cJSON *t = llm_get(u, "total_tokens");
     a->usage.prompt_tokens = llm_json_long(p, 0, LLM_TOKENS_MAX, 0);
     a->usage.completion_tokens = llm_json_long(c, 0, LLM_TOKENS_MAX, 0);
     a->usage.total_tokens = llm_json_long(t, 0, LLM_TOKENS_MAX, 0);
@@ -402,23 +305,23 @@ static wa_err parse_message(struct reply_asm *a, const cJSON *msg)
 {
     wa_err e = add_reasoning(a, msg);
     if (!e)
-        e = add_content(a, get(msg, "content"), false);
-    const cJSON *refusal = get(msg, "refusal");
+        e = add_content(a, llm_get(msg, "content"), false);
+    const cJSON *refusal = llm_get(msg, "refusal");
     if (!e && !a->text.len && cJSON_IsString(refusal))
         e = add_content(a, refusal, false);
     const cJSON *tc;
-    cJSON_ArrayForEach(tc, get(msg, "tool_calls"))
+    cJSON_ArrayForEach(tc, llm_get(msg, "tool_calls"))
     {
         struct asm_call *c;
-        const cJSON *fn = get(tc, "function");
+        const cJSON *fn = llm_get(tc, "function");
         if (!e)
             e = asm_new_call(a, &c);
         if (!e)
-            e = llm_set_json_str(&c->id, get(tc, "id"));
+            e = llm_set_json_str(&c->id, llm_get(tc, "id"));
         if (!e)
-            e = llm_set_json_str(&c->name, get(fn, "name"));
+            e = llm_set_json_str(&c->name, llm_get(fn, "name"));
         if (!e)
-            e = set_arguments(a, c, get(fn, "arguments"), false);
+            e = set_arguments(a, c, llm_get(fn, "arguments"), false);
     }
     return e;
 }
@@ -429,8 +332,8 @@ static wa_err openai_parse_body(struct reply_asm *a, const char *body, size_t le
     if (!root)
         return llm_not_json("the reply", body, len);
     wa_err e = WA_E_OK;
-    const cJSON *choice = cJSON_GetArrayItem(get(root, "choices"), 0);
-    if (get(root, "error") && !choice) {
+    const cJSON *choice = cJSON_GetArrayItem(llm_get(root, "choices"), 0);
+    if (llm_get(root, "error") && !choice) {
         e = error_object(a, root, false);
         goto out;
     }
@@ -438,9 +341,9 @@ static wa_err openai_parse_body(struct reply_asm *a, const char *body, size_t le
         e = wa_fail(WA_E_PARSE, "the reply has no choices");
         goto out;
     }
-    e = parse_message(a, get(choice, "message"));
+    e = parse_message(a, llm_get(choice, "message"));
     if (!e)
-        e = llm_set_json_str(&a->finish_reason, get(choice, "finish_reason"));
+        e = llm_set_json_str(&a->finish_reason, llm_get(choice, "finish_reason"));
     if (!e)
         e = parse_usage(a, root);
     a->done = true;
@@ -464,8 +367,9 @@ static bool args_complete(const struct asm_call *c)
 /* One entry of delta.tool_calls: assembled by index; a missing index is made up. */
 static wa_err tool_delta(struct reply_asm *a, const cJSON *tc)
 {
-    const cJSON *idx = get(tc, "index"), *fn = get(tc, "function");
-    const cJSON *id = get(tc, "id"), *name = get(fn, "name"), *args = get(fn, "arguments");
+    const cJSON *idx = llm_get(tc, "index"), *fn = llm_get(tc, "function");
+    const cJSON *id = llm_get(tc, "id"), *name = llm_get(fn, "name"),
+                *args = llm_get(fn, "arguments");
     const char *new_id = cJSON_IsString(id) && id->valuestring[0] ? id->valuestring : NULL;
     bool has_name = cJSON_IsString(name) && name->valuestring[0];
     struct asm_call *c = NULL;
@@ -473,9 +377,7 @@ static wa_err tool_delta(struct reply_asm *a, const cJSON *tc)
     long index = llm_json_long(idx, 0, 1000000, -1);
     bool has_index = index >= 0;
     if (has_index) {
-        for (size_t i = a->n_calls; i-- > 0 && !c;)
-            if (a->calls[i].index == index)
-                c = &a->calls[i];
+        c = asm_call_at(a, index);
     } else if (a->n_calls) {
         c = &a->calls[a->n_calls - 1];
     }
@@ -511,29 +413,29 @@ static wa_err openai_parse_event(struct reply_asm *a, const char *data, size_t l
     if (!root)
         return llm_not_json("a stream event", data, len);
     wa_err e = WA_E_OK;
-    if (get(root, "error")) {
+    if (llm_get(root, "error")) {
         e = error_object(a, root, true);
         goto out;
     }
-    const cJSON *choice = cJSON_GetArrayItem(get(root, "choices"), 0);
-    const cJSON *delta = get(choice, "delta");
+    const cJSON *choice = cJSON_GetArrayItem(llm_get(root, "choices"), 0);
+    const cJSON *delta = llm_get(choice, "delta");
     if (!delta)
-        delta = get(choice, "message"); /* a few servers stream whole messages */
+        delta = llm_get(choice, "message"); /* a few servers stream whole messages */
     if (delta) {
         e = add_reasoning(a, delta);
         if (!e)
-            e = add_content(a, get(delta, "content"), false);
+            e = add_content(a, llm_get(delta, "content"), false);
         if (!e) /* a refusal is the model's answer in words */
-            e = add_content(a, get(delta, "refusal"), false);
+            e = add_content(a, llm_get(delta, "refusal"), false);
         const cJSON *tc;
-        cJSON_ArrayForEach(tc, get(delta, "tool_calls"))
+        cJSON_ArrayForEach(tc, llm_get(delta, "tool_calls"))
         {
             if (!e)
                 e = tool_delta(a, tc);
         }
     }
     if (!e)
-        e = llm_set_json_str(&a->finish_reason, get(choice, "finish_reason"));
+        e = llm_set_json_str(&a->finish_reason, llm_get(choice, "finish_reason"));
     if (!e)
         e = parse_usage(a, root);
 out:
@@ -543,18 +445,8 @@ out:
 
 static wa_err openai_finish(struct reply_asm *a, bool streamed)
 {
-    if (streamed && !a->done && !a->finish_reason) {
-        a->retryable = true;
-        return wa_fail(WA_E_NETWORK, "the stream ended before the reply was complete");
-    }
-    if (asm_has_content(a))
-        return WA_E_OK;
-    const char *f = a->finish_reason ? a->finish_reason : "";
-    if (strcmp(f, "length") == 0)
-        return wa_fail(WA_E_PARSE, "reply cut at max tokens before any text or tool call");
-    if (strcmp(f, "content_filter") == 0)
-        return wa_fail(WA_E_BLOCKED, "reply withheld by the server's content filter");
-    return WA_E_OK;
+    return llm_finish_reply(a, streamed && !a->done && !a->finish_reason, "length",
+                            "content_filter", "reply withheld by the server's content filter");
 }
 
 const struct llm_provider_ops llm_openai_ops = {

@@ -1,4 +1,5 @@
-/* Pieces both providers share: the wire request, URL joining, finding tool results. */
+/* Pieces every provider shares: the wire request, URL joining, finding tool results, the
+ * JSON helpers of requests and the checks at a reply's end. */
 #include "llm/provider.h"
 #include "llm/text.h"
 
@@ -165,4 +166,121 @@ wa_err llm_not_json(const char *what, const char *data, size_t len)
     char snip[160];
     llm_snippet(snip, sizeof snip, data, len, 120);
     return wa_fail(WA_E_PARSE, "%s is not valid JSON: %s", what, snip);
+}
+
+const cJSON *llm_get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+bool llm_is_type(const cJSON *o, const char *type)
+{
+    const cJSON *t = llm_get(o, "type");
+    return cJSON_IsString(t) && strcmp(t->valuestring, type) == 0;
+}
+
+bool llm_add(cJSON *parent, const char *key, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item))
+        return true;
+    cJSON_Delete(item);
+    return false;
+}
+
+char *llm_data_url(const char *mime, const char *base64)
+{
+    mime = mime ? mime : "image/png";
+    base64 = base64 ? base64 : "";
+    size_t n = strlen(mime) + strlen(base64) + 16;
+    char *url = malloc(n);
+    if (url)
+        snprintf(url, n, "data:%s;base64,%s", mime, base64);
+    return url;
+}
+
+cJSON *llm_tool_schema(const struct llm_tool *t, wa_err *err)
+{
+    if (t->parameters && !cJSON_IsObject(t->parameters)) {
+        *err = wa_fail(WA_E_INVALID_ARGS, "tool %s: parameters are not a JSON object", t->name);
+        return NULL;
+    }
+    if (t->parameters)
+        return cJSON_Duplicate(t->parameters, true);
+    cJSON *schema = cJSON_CreateObject();
+    if (schema && (!cJSON_AddStringToObject(schema, "type", "object") ||
+                   !cJSON_AddObjectToObject(schema, "properties"))) {
+        cJSON_Delete(schema);
+        return NULL;
+    }
+    return schema;
+}
+
+bool llm_add_function(cJSON *obj, const struct llm_tool *t, const char *schema_key, wa_err *err)
+{
+    return cJSON_AddStringToObject(obj, "name", t->name) &&
+           (!t->description || cJSON_AddStringToObject(obj, "description", t->description)) &&
+           llm_add(obj, schema_key, llm_tool_schema(t, err));
+}
+
+bool llm_add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, const char *model,
+                   llm_function_fn function, llm_computer_fn computer, wa_err *err)
+{
+    cJSON *list = cJSON_CreateArray();
+    if (!llm_add(root, "tools", list))
+        return false;
+    for (size_t i = 0; i < n_tools; i++)
+        if (!(tools[i].computer ? computer(list, tools[i].computer, model, err)
+                                : function(list, &tools[i], err)))
+            return false;
+    return true;
+}
+
+wa_err llm_wire_set_body(struct llm_wire *out, cJSON *root, bool ok, wa_err err)
+{
+    if (ok) {
+        out->body = cJSON_PrintUnformatted(root);
+        ok = out->body != NULL;
+        out->body_len = ok ? strlen(out->body) : 0;
+    }
+    cJSON_Delete(root);
+    if (ok)
+        return WA_E_OK;
+    return err ? err : wa_fail(WA_E_NOMEM, "out of memory building the request");
+}
+
+wa_err llm_wire_json_headers(struct llm_wire *out, bool stream)
+{
+    wa_err e = llm_wire_add_header(out, "Content-Type: application/json");
+    if (!e)
+        e = llm_wire_add_header(out, "Accept: %s",
+                                stream ? "text/event-stream" : "application/json");
+    return e;
+}
+
+wa_err llm_wire_openai_key(struct llm_wire *out, const char *base, const char *key)
+{
+    if (!key || !key[0])
+        return WA_E_OK;
+    if (llm_is_azure(base))
+        return llm_wire_add_header(out, "api-key: %s", key);
+    return llm_wire_add_header(out, "Authorization: Bearer %s", key);
+}
+
+wa_err llm_finish_reply(struct reply_asm *a, bool cut, const char *max_tokens, const char *blocked,
+                        const char *why)
+{
+    if (cut) {
+        a->retryable = true;
+        return wa_fail(WA_E_NETWORK, "the stream ended before the reply was complete");
+    }
+    if (asm_has_content(a))
+        return WA_E_OK;
+    const char *f = a->finish_reason ? a->finish_reason : "";
+    if (strcmp(f, max_tokens) == 0)
+        return wa_fail(WA_E_PARSE, "reply cut at max tokens before any text or tool call");
+    if (strcmp(f, blocked) == 0)
+        return wa_fail(WA_E_BLOCKED, "%s", why);
+    return WA_E_OK;
 }

@@ -1,5 +1,6 @@
 /* The seam between the client (transport, retries) and one wire format: a const table
- * of functions per provider (llm/openai.c, llm/gemini.c). Internal to llm/. */
+ * of functions per provider (llm/openai.c, llm/gemini.c, llm/responses.c,
+ * llm/anthropic.c), and the pieces they share. Internal to llm/. */
 #ifndef WINAGENT_LLM_PROVIDER_H
 #define WINAGENT_LLM_PROVIDER_H
 
@@ -50,6 +51,9 @@ struct llm_provider_ops {
     /* Judges the assembled reply once the body or stream has ended: missing end,
      * finish reasons that are errors. Sets a->retryable where another try may help. */
     wa_err (*finish)(struct reply_asm *a, bool streamed);
+    /* The reply keeps its text and calls in the order written (content blocks, parts,
+     * output items): text after the last call is told apart (llm_reply.after_calls). */
+    bool ordered;
 };
 
 extern const struct llm_provider_ops llm_openai_ops;
@@ -68,8 +72,6 @@ bool llm_is_azure(const char *url);
  * Heap string, NULL when out of memory. */
 char *llm_url_join(const char *base, const char *path, const char *extra_query);
 
-/* Shared by both providers: the tool result answering call_id in the messages that
- * follow the assistant message at index i (consecutive tool messages), or NULL. */
 /* WA_E_PARSE "WHAT is not valid JSON: <a snippet of data>". */
 wa_err llm_not_json(const char *what, const char *data, size_t len);
 
@@ -97,7 +99,58 @@ char *llm_orphan_result_text(const struct llm_message *m);
 bool llm_text_round_results(const struct llm_conversation *conv, size_t i, char **text,
                             struct llm_image **images, size_t *n_images, size_t *last);
 
+/* The tool result answering call_id in the messages that follow the assistant message
+ * at index i (consecutive tool messages), or NULL. */
 const struct llm_message *llm_find_result(const struct llm_conversation *conv, size_t i,
                                           const char *call_id);
+
+/* ---- JSON pieces every wire format uses ---- */
+
+/* o's member key (case-sensitive), or NULL; o may be NULL. */
+const cJSON *llm_get(const cJSON *o, const char *key);
+/* Whether o's "type" is the string type. */
+bool llm_is_type(const cJSON *o, const char *type);
+/* Adds item to an object under key (or to an array, key NULL). Building a request only
+ * fails for want of memory: false then, and item (NULL allowed) is freed. */
+bool llm_add(cJSON *parent, const char *key, cJSON *item);
+/* "data:MIME;base64,DATA" (mime NULL: image/png); heap string, NULL out of memory. */
+char *llm_data_url(const char *mime, const char *base64);
+/* A function tool's parameters as the JSON-schema object sent (a new one): a copy of
+ * t->parameters, or {"type":"object","properties":{}} when it has none. NULL when out
+ * of memory, or with *err set (WA_E_INVALID_ARGS) when parameters are no object. */
+cJSON *llm_tool_schema(const struct llm_tool *t, wa_err *err);
+
+/* Adds t's "name", "description" (when it has one) and its schema under schema_key
+ * (llm_tool_schema) to obj. False when out of memory, or with *err set. */
+bool llm_add_function(cJSON *obj, const struct llm_tool *t, const char *schema_key, wa_err *err);
+
+/* How one provider declares a function, and its computer tool (model: the model's
+ * name, where the version depends on it), into the tools list. False when out of
+ * memory, or with *err set. */
+typedef bool (*llm_function_fn)(cJSON *list, const struct llm_tool *t, wa_err *err);
+typedef bool (*llm_computer_fn)(cJSON *list, const struct llm_computer_tool *ct, const char *model,
+                                wa_err *err);
+
+/* root's "tools": one entry per tool, in order, written by function or computer. */
+bool llm_add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, const char *model,
+                   llm_function_fn function, llm_computer_fn computer, wa_err *err);
+
+/* Ends a request body: prints root into out->body when ok and frees root. Returns
+ * WA_E_OK, else err when set, else WA_E_NOMEM. */
+wa_err llm_wire_set_body(struct llm_wire *out, cJSON *root, bool ok, wa_err err);
+/* Content-Type: application/json and the Accept header of a streamed or whole reply. */
+wa_err llm_wire_json_headers(struct llm_wire *out, bool stream);
+/* The OpenAI key header: api-key on Azure (base under .azure.com), else a bearer token.
+ * Nothing when key is NULL or empty. */
+wa_err llm_wire_openai_key(struct llm_wire *out, const char *base, const char *key);
+
+/* ---- reply checks every provider makes ---- */
+
+/* A streamed reply that ended before its end was seen (cut: the provider's judgement):
+ * a retryable WA_E_NETWORK. Otherwise, for a reply with neither text nor calls, the
+ * finish reasons that are errors: max_tokens (the provider's name for the token limit,
+ * WA_E_PARSE) and blocked (a filter or refusal, WA_E_BLOCKED with why). WA_E_OK else. */
+wa_err llm_finish_reply(struct reply_asm *a, bool cut, const char *max_tokens, const char *blocked,
+                        const char *why);
 
 #endif

@@ -12,6 +12,7 @@
 #include "llm/provider.h"
 #include "llm/retry.h"
 #include "llm/text.h"
+#include "llm/walk.h"
 
 #define RESPONSES_DEFAULT_BASE "https://api.openai.com/v1"
 /* A 1x1 grey PNG: a computer_call_output must carry a screenshot, and an old one whose
@@ -19,42 +20,22 @@
 #define RESPONSES_NO_SCREENSHOT                                                                    \
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5ErkJggg=="
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 /* ---- request ---- */
-
-/* Building a request only fails for want of memory: helpers return false then. */
-static bool add_item(cJSON *parent, const char *key, cJSON *item)
-{
-    if (!item)
-        return false;
-    if (key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item))
-        return true;
-    cJSON_Delete(item);
-    return false;
-}
 
 static bool add_input_text(cJSON *parts, const char *text)
 {
     cJSON *p = cJSON_CreateObject();
-    return add_item(parts, NULL, p) && cJSON_AddStringToObject(p, "type", "input_text") &&
+    return llm_add(parts, NULL, p) && cJSON_AddStringToObject(p, "type", "input_text") &&
            cJSON_AddStringToObject(p, "text", text);
 }
 
 static bool add_input_images(cJSON *parts, const struct llm_image *images, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        const char *mime = images[i].mime ? images[i].mime : "image/png";
-        const char *data = images[i].base64 ? images[i].base64 : "";
-        size_t len = strlen(mime) + strlen(data) + 16;
-        char *url = malloc(len);
+        char *url = llm_data_url(images[i].mime, images[i].base64);
         cJSON *p = cJSON_CreateObject();
-        bool ok = url && add_item(parts, NULL, p);
+        bool ok = url && llm_add(parts, NULL, p);
         if (ok) {
-            snprintf(url, len, "data:%s;base64,%s", mime, data);
             ok = cJSON_AddStringToObject(p, "type", "input_image") &&
                  cJSON_AddStringToObject(p, "image_url", url) &&
                  cJSON_AddStringToObject(p, "detail", "auto");
@@ -72,25 +53,19 @@ static bool add_input_images(cJSON *parts, const struct llm_image *images, size_
 static bool add_user(cJSON *input, const char *text, const struct llm_image *images, size_t n)
 {
     cJSON *m = cJSON_CreateObject(), *parts = cJSON_CreateArray();
-    if (!add_item(input, NULL, m)) {
+    if (!llm_add(input, NULL, m)) {
         cJSON_Delete(parts);
         return false;
     }
-    return cJSON_AddStringToObject(m, "role", "user") && add_item(m, "content", parts) &&
+    return cJSON_AddStringToObject(m, "role", "user") && llm_add(m, "content", parts) &&
            (!((text && text[0]) || !n) || add_input_text(parts, text ? text : "")) &&
            add_input_images(parts, images, n);
-}
-
-static bool is_type(const cJSON *item, const char *type)
-{
-    const cJSON *t = get(item, "type");
-    return cJSON_IsString(t) && strcmp(t->valuestring, type) == 0;
 }
 
 /* A call of the computer tool: its arguments are the computer_call item as received. */
 static bool is_computer_call(const struct llm_tool_call *tc)
 {
-    return tc->parsed && is_type(tc->parsed, "computer_call");
+    return tc->parsed && llm_is_type(tc->parsed, "computer_call");
 }
 
 /* The computer_call item again, after the reasoning items that came before it in its
@@ -103,23 +78,25 @@ static bool add_computer_call(cJSON *input, const struct llm_tool_call *tc)
     bool ok = true;
     cJSON_ArrayForEach(r, reasoning)
     {
-        if (!(ok = add_item(input, NULL, cJSON_Duplicate(r, true))))
+        if (!(ok = llm_add(input, NULL, cJSON_Duplicate(r, true))))
             break;
     }
     cJSON_Delete(reasoning);
-    return ok && add_item(input, NULL, cJSON_Duplicate(tc->parsed, true));
+    return ok && llm_add(input, NULL, cJSON_Duplicate(tc->parsed, true));
 }
 
-/* The assistant's text, then one function_call (or computer_call) item per call. */
-static bool add_assistant(cJSON *input, const struct llm_message *msg, bool with_calls)
+/* {"role":"assistant","content":text} */
+static bool add_said(cJSON *input, const char *text)
 {
-    if ((msg->text && msg->text[0]) || !msg->n_calls || !with_calls) {
-        cJSON *m = cJSON_CreateObject();
-        if (!add_item(input, NULL, m) || !cJSON_AddStringToObject(m, "role", "assistant") ||
-            !cJSON_AddStringToObject(m, "content", msg->text ? msg->text : ""))
-            return false;
-    }
-    for (size_t i = 0; with_calls && i < msg->n_calls; i++) {
+    cJSON *m = cJSON_CreateObject();
+    return llm_add(input, NULL, m) && cJSON_AddStringToObject(m, "role", "assistant") &&
+           cJSON_AddStringToObject(m, "content", text ? text : "");
+}
+
+/* One function_call (or computer_call) item per call. */
+static bool add_calls(cJSON *input, const struct llm_message *msg)
+{
+    for (size_t i = 0; i < msg->n_calls; i++) {
         const struct llm_tool_call *tc = &msg->calls[i];
         if (is_computer_call(tc)) {
             if (!add_computer_call(input, tc))
@@ -127,7 +104,7 @@ static bool add_assistant(cJSON *input, const struct llm_message *msg, bool with
             continue;
         }
         cJSON *c = cJSON_CreateObject();
-        if (!add_item(input, NULL, c) || !cJSON_AddStringToObject(c, "type", "function_call") ||
+        if (!llm_add(input, NULL, c) || !cJSON_AddStringToObject(c, "type", "function_call") ||
             !cJSON_AddStringToObject(c, "call_id", tc->id ? tc->id : "") ||
             !cJSON_AddStringToObject(c, "name", tc->name ? tc->name : "") ||
             !cJSON_AddStringToObject(c, "arguments", tc->arguments ? tc->arguments : "{}"))
@@ -136,19 +113,34 @@ static bool add_assistant(cJSON *input, const struct llm_message *msg, bool with
     return true;
 }
 
+/* The assistant's text, then, with_calls, one item per call and the text the model
+ * wrote after them. */
+static bool add_assistant(cJSON *input, const struct llm_message *msg, bool with_calls)
+{
+    char *head;
+    const char *tail;
+    if (!llm_text_around_calls(msg, &head, &tail))
+        return false;
+    const char *text = tail ? head : msg->text;
+    bool ok = (!(text && text[0]) && msg->n_calls && with_calls) || add_said(input, text);
+    ok = ok && (!with_calls || add_calls(input, msg)) && (!tail || add_said(input, tail));
+    free(head);
+    return ok;
+}
+
 /* function_call_output: the result's text, with its images in the output itself (the
  * Responses API allows them there, unlike Chat Completions' tool messages). */
 static bool add_output(cJSON *input, const char *call_id, const struct llm_message *r)
 {
     cJSON *o = cJSON_CreateObject();
-    if (!add_item(input, NULL, o) || !cJSON_AddStringToObject(o, "type", "function_call_output") ||
+    if (!llm_add(input, NULL, o) || !cJSON_AddStringToObject(o, "type", "function_call_output") ||
         !cJSON_AddStringToObject(o, "call_id", call_id))
         return false;
-    const char *text = r ? r->text : "(no result: the call was not executed)";
+    const char *text = r ? r->text : LLM_NO_RESULT;
     if (!r || !r->n_images)
         return cJSON_AddStringToObject(o, "output", text ? text : "") != NULL;
     cJSON *parts = cJSON_CreateArray();
-    return add_item(o, "output", parts) && add_input_text(parts, text ? text : "") &&
+    return llm_add(o, "output", parts) && add_input_text(parts, text ? text : "") &&
            add_input_images(parts, r->images, r->n_images);
 }
 
@@ -159,24 +151,21 @@ static bool add_computer_output(cJSON *input, const struct llm_tool_call *tc,
                                 const struct llm_message *r)
 {
     const struct llm_image *img = r && r->n_images ? &r->images[0] : NULL;
-    const char *mime = img && img->mime ? img->mime : "image/png";
     const char *data = img && img->base64 ? img->base64 : RESPONSES_NO_SCREENSHOT;
     cJSON *o = cJSON_CreateObject(), *shot;
-    if (!add_item(input, NULL, o) || !cJSON_AddStringToObject(o, "type", "computer_call_output") ||
+    if (!llm_add(input, NULL, o) || !cJSON_AddStringToObject(o, "type", "computer_call_output") ||
         !cJSON_AddStringToObject(o, "call_id", tc->id ? tc->id : "") ||
         !(shot = cJSON_AddObjectToObject(o, "output")) ||
         !cJSON_AddStringToObject(shot, "type", "computer_screenshot"))
         return false;
-    size_t len = strlen(mime) + strlen(data) + 16;
-    char *url = malloc(len);
+    char *url = llm_data_url(img ? img->mime : NULL, data);
     if (!url)
         return false;
-    snprintf(url, len, "data:%s;base64,%s", mime, data);
     bool ok = cJSON_AddStringToObject(shot, "image_url", url) != NULL;
     free(url);
-    const cJSON *checks = get(tc->parsed, "pending_safety_checks");
+    const cJSON *checks = llm_get(tc->parsed, "pending_safety_checks");
     if (ok && r && r->safety_acknowledged && cJSON_GetArraySize(checks) > 0)
-        ok = add_item(o, "acknowledged_safety_checks", cJSON_Duplicate(checks, true));
+        ok = llm_add(o, "acknowledged_safety_checks", cJSON_Duplicate(checks, true));
     return ok;
 }
 
@@ -192,7 +181,7 @@ static bool add_computer_reports(cJSON *input, const struct llm_conversation *co
             is_computer_call(tc) ? llm_find_result(conv, i, tc->id) : NULL;
         if (!r || !r->text || !r->text[0])
             continue;
-        if (!m && (!add_item(input, NULL, m = cJSON_CreateObject()) ||
+        if (!m && (!llm_add(input, NULL, m = cJSON_CreateObject()) ||
                    !cJSON_AddStringToObject(m, "role", "user") ||
                    !(parts = cJSON_AddArrayToObject(m, "content"))))
             return false;
@@ -210,66 +199,30 @@ static bool add_computer_reports(cJSON *input, const struct llm_conversation *co
     return true;
 }
 
-/* An assistant turn with calls, an output for every call (a stand-in when a result is
- * missing), and results that answer none of them as user text. */
-static bool add_tool_round(cJSON *input, const struct llm_conversation *conv, size_t i,
-                           size_t *last)
+/* A call's output item: computer_call_output or function_call_output. */
+static bool add_result(cJSON *input, const struct llm_tool_call *tc, const struct llm_message *r)
 {
-    const struct llm_message *msg = &conv->messages[i];
-    if (!add_assistant(input, msg, true))
-        return false;
-    size_t end = i + 1;
-    while (end < conv->n_messages && conv->messages[end].role == LLM_ROLE_TOOL)
-        end++;
-    *last = end - 1;
-    for (size_t k = 0; k < msg->n_calls; k++) {
-        const struct llm_tool_call *tc = &msg->calls[k];
-        const struct llm_message *r = llm_find_result(conv, i, tc->id);
-        if (is_computer_call(tc) ? !add_computer_output(input, tc, r)
-                                 : !add_output(input, tc->id ? tc->id : "", r))
-            return false;
-    }
-    if (!add_computer_reports(input, conv, i))
-        return false;
-    for (size_t j = i + 1; j < end; j++) {
-        const struct llm_message *r = &conv->messages[j];
-        bool matched = false;
-        for (size_t k = 0; k < msg->n_calls && !matched; k++)
-            matched = msg->calls[k].id && r->tool_call_id &&
-                      strcmp(msg->calls[k].id, r->tool_call_id) == 0;
-        if (matched)
-            continue;
-        char *text = llm_orphan_result_text(r);
-        bool ok = text && add_user(input, text, r->images, r->n_images);
-        free(text);
-        if (!ok)
-            return false;
-    }
-    return true;
+    return is_computer_call(tc) ? add_computer_output(input, tc, r)
+                                : add_output(input, tc->id ? tc->id : "", r);
 }
 
-/* Calls written as text: that text, then the results as one user message. */
-static bool add_text_round(cJSON *input, const struct llm_conversation *conv, size_t i,
-                           size_t *last)
-{
-    char *text;
-    struct llm_image *images;
-    size_t n_images;
-    if (!add_assistant(input, &conv->messages[i], false) ||
-        !llm_text_round_results(conv, i, &text, &images, &n_images, last))
-        return false;
-    bool ok = !text || add_user(input, text, images, n_images);
-    free(text);
-    free(images);
-    return ok;
-}
+/* A round's outputs, then winagent's reports on its computer actions, then results
+ * that answer none of its calls as user messages. */
+static const struct llm_encoder responses_encoder = {
+    .user = add_user,
+    .assistant = add_assistant,
+    .result = add_result,
+    .after_results = add_computer_reports,
+};
 
 /* The computer tool: computer-use-preview takes the legacy computer_use_preview with
  * its display (the screenshots' size) and environment; later models the GA "computer". */
-static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model)
+static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model,
+                              wa_err *err)
 {
+    (void)err;
     cJSON *t = cJSON_CreateObject();
-    if (!add_item(list, NULL, t))
+    if (!llm_add(list, NULL, t))
         return false;
     if (!model || !strstr(model, "computer-use"))
         return cJSON_AddStringToObject(t, "type", "computer") != NULL;
@@ -279,41 +232,13 @@ static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, c
            cJSON_AddStringToObject(t, "environment", "windows");
 }
 
-static bool add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, const char *model,
-                      wa_err *err)
+/* {"type":"function","name","description","parameters","strict":false}: strict mode would
+ * demand every property be required, and winagent's are optional. */
+static bool add_function(cJSON *list, const struct llm_tool *t, wa_err *err)
 {
-    cJSON *list = cJSON_CreateArray();
-    if (!add_item(root, "tools", list))
-        return false;
-    for (size_t i = 0; i < n_tools; i++) {
-        if (tools[i].computer) {
-            if (!add_computer_tool(list, tools[i].computer, model))
-                return false;
-            continue;
-        }
-        cJSON *t = cJSON_CreateObject();
-        if (!add_item(list, NULL, t) || !cJSON_AddStringToObject(t, "type", "function") ||
-            !cJSON_AddStringToObject(t, "name", tools[i].name) ||
-            (tools[i].description &&
-             !cJSON_AddStringToObject(t, "description", tools[i].description)))
-            return false;
-        cJSON *params;
-        if (tools[i].parameters) {
-            if (!cJSON_IsObject(tools[i].parameters)) {
-                *err = wa_fail(WA_E_INVALID_ARGS, "tool %s: parameters are not a JSON object",
-                               tools[i].name);
-                return false;
-            }
-            params = cJSON_Duplicate(tools[i].parameters, true);
-        } else if ((params = cJSON_CreateObject())) {
-            cJSON_AddStringToObject(params, "type", "object");
-            cJSON_AddObjectToObject(params, "properties");
-        }
-        /* strict mode would demand every property be required: winagent's are optional */
-        if (!add_item(t, "parameters", params) || !cJSON_AddFalseToObject(t, "strict"))
-            return false;
-    }
-    return true;
+    cJSON *o = cJSON_CreateObject();
+    return llm_add(list, NULL, o) && cJSON_AddStringToObject(o, "type", "function") &&
+           llm_add_function(o, t, "parameters", err) && cJSON_AddFalseToObject(o, "strict");
 }
 
 static wa_err responses_build(const struct llm_settings *s, const struct llm_conversation *conv,
@@ -321,30 +246,12 @@ static wa_err responses_build(const struct llm_settings *s, const struct llm_con
 {
     wa_err err = WA_E_OK;
     cJSON *root = cJSON_CreateObject(), *input = cJSON_CreateArray();
-    bool ok = add_item(root, "input", input) && /* input is freed either way */
+    bool ok = llm_add(root, "input", input) && /* input is freed either way */
               cJSON_AddStringToObject(root, "model", s->model) &&
               (!conv->system || cJSON_AddStringToObject(root, "instructions", conv->system));
-    for (size_t i = 0; ok && i < conv->n_messages; i++) {
-        const struct llm_message *m = &conv->messages[i];
-        switch (m->role) {
-        case LLM_ROLE_USER:
-            ok = add_user(input, m->text, m->images, m->n_images);
-            break;
-        case LLM_ROLE_ASSISTANT:
-            ok = m->calls_as_text ? add_text_round(input, conv, i, &i)
-                 : m->n_calls     ? add_tool_round(input, conv, i, &i)
-                                  : add_assistant(input, m, false);
-            break;
-        case LLM_ROLE_TOOL: { /* a result with no call before it: plain user text */
-            char *text = llm_orphan_result_text(m);
-            ok = text && add_user(input, text, m->images, m->n_images);
-            free(text);
-            break;
-        }
-        }
-    }
+    ok = ok && llm_walk(input, conv, &responses_encoder);
     if (ok && n_tools)
-        ok = add_tools(root, tools, n_tools, s->model, &err);
+        ok = llm_add_tools(root, tools, n_tools, s->model, add_function, add_computer_tool, &err);
     if (ok && n_tools && s->tool_choice)
         ok = cJSON_AddStringToObject(root, "tool_choice", s->tool_choice) != NULL;
     /* the whole conversation is sent each turn: a long one is cut by the server, not
@@ -356,29 +263,14 @@ static wa_err responses_build(const struct llm_settings *s, const struct llm_con
         ok = cJSON_AddNumberToObject(root, "max_output_tokens", s->max_tokens) != NULL;
     if (ok && s->temperature >= 0)
         ok = cJSON_AddNumberToObject(root, "temperature", s->temperature) != NULL;
-    if (ok) {
-        out->body = cJSON_PrintUnformatted(root);
-        ok = out->body != NULL;
-        out->body_len = ok ? strlen(out->body) : 0;
-    }
-    cJSON_Delete(root);
-    if (!ok)
-        return err ? err : wa_fail(WA_E_NOMEM, "out of memory building the request");
+    if ((err = llm_wire_set_body(out, root, ok, err)))
+        return err;
 
     const char *base = s->base_url && s->base_url[0] ? s->base_url : RESPONSES_DEFAULT_BASE;
     if (!(out->url = llm_url_join(base, "/responses", NULL)))
         return wa_fail(WA_E_NOMEM, "out of memory");
-    wa_err e = llm_wire_add_header(out, "Content-Type: application/json");
-    if (!e)
-        e = llm_wire_add_header(out, "Accept: %s",
-                                s->stream ? "text/event-stream" : "application/json");
-    if (!e && s->api_key && s->api_key[0]) {
-        if (llm_is_azure(base))
-            e = llm_wire_add_header(out, "api-key: %s", s->api_key);
-        else
-            e = llm_wire_add_header(out, "Authorization: Bearer %s", s->api_key);
-    }
-    return e;
+    wa_err e = llm_wire_json_headers(out, s->stream);
+    return e ? e : llm_wire_openai_key(out, base, s->api_key);
 }
 
 /* ---- replies ---- */
@@ -387,8 +279,8 @@ static wa_err responses_build(const struct llm_settings *s, const struct llm_con
  * "error" event: retried unless the server calls the request itself invalid. */
 static wa_err error_object(struct reply_asm *a, const cJSON *holder, bool mid_stream)
 {
-    const cJSON *err = get(holder, "error");
-    const cJSON *code = cJSON_IsObject(err) ? get(err, "code") : get(holder, "code");
+    const cJSON *err = llm_get(holder, "error");
+    const cJSON *code = cJSON_IsObject(err) ? llm_get(err, "code") : llm_get(holder, "code");
     char msg[320];
     retry_error_message_json(holder, msg, sizeof msg);
     const char *c = cJSON_IsString(code) ? code->valuestring : "";
@@ -399,24 +291,24 @@ static wa_err error_object(struct reply_asm *a, const cJSON *holder, bool mid_st
 
 static void parse_usage(struct reply_asm *a, const cJSON *resp)
 {
-    const cJSON *u = get(resp, "usage");
+    const cJSON *u = llm_get(resp, "usage");
     if (!cJSON_IsObject(u))
         return;
-    a->usage.prompt_tokens = llm_json_long(get(u, "input_tokens"), 0, LLM_TOKENS_MAX, 0);
-    a->usage.completion_tokens = llm_json_long(get(u, "output_tokens"), 0, LLM_TOKENS_MAX, 0);
-    a->usage.total_tokens = llm_json_long(get(u, "total_tokens"), 0, LLM_TOKENS_MAX, 0);
+    a->usage.prompt_tokens = llm_json_long(llm_get(u, "input_tokens"), 0, LLM_TOKENS_MAX, 0);
+    a->usage.completion_tokens = llm_json_long(llm_get(u, "output_tokens"), 0, LLM_TOKENS_MAX, 0);
+    a->usage.total_tokens = llm_json_long(llm_get(u, "total_tokens"), 0, LLM_TOKENS_MAX, 0);
 }
 
 /* Text of a message item's output_text (or refusal) parts; a reasoning item's summary. */
 static wa_err item_text(struct reply_asm *a, const cJSON *item)
 {
-    const cJSON *type = get(item, "type"), *part;
+    const cJSON *type = llm_get(item, "type"), *part;
     bool reasoning = cJSON_IsString(type) && strcmp(type->valuestring, "reasoning") == 0;
-    cJSON_ArrayForEach(part, get(item, reasoning ? "summary" : "content"))
+    cJSON_ArrayForEach(part, llm_get(item, reasoning ? "summary" : "content"))
     {
-        const cJSON *t = get(part, "text");
+        const cJSON *t = llm_get(part, "text");
         if (!cJSON_IsString(t))
-            t = get(part, "refusal");
+            t = llm_get(part, "refusal");
         if (cJSON_IsString(t)) {
             wa_err e = asm_add_text(a, t->valuestring, strlen(t->valuestring), reasoning);
             if (e)
@@ -432,7 +324,7 @@ static wa_err keep_reasoning(struct reply_asm *a, const cJSON *item)
 {
     cJSON *list = a->thought_signature ? cJSON_Parse(a->thought_signature) : cJSON_CreateArray();
     char *text = NULL;
-    if (list && add_item(list, NULL, cJSON_Duplicate(item, true)))
+    if (list && llm_add(list, NULL, cJSON_Duplicate(item, true)))
         text = cJSON_PrintUnformatted(list);
     cJSON_Delete(list);
     if (!text)
@@ -452,7 +344,7 @@ static wa_err item_computer_call(struct reply_asm *a, const cJSON *item, long in
     if (e)
         return e;
     c->index = index;
-    e = llm_set_json_str(&c->id, get(item, "call_id"));
+    e = llm_set_json_str(&c->id, llm_get(item, "call_id"));
     char *json = e ? NULL : cJSON_PrintUnformatted(item);
     if (!e && (!json || !(c->name = llm_strdup("computer"))))
         e = wa_fail(WA_E_NOMEM, "out of memory reading a computer call");
@@ -472,10 +364,10 @@ static wa_err item_call(struct reply_asm *a, const cJSON *item, long index, stru
     if (e)
         return e;
     c->index = index;
-    e = llm_set_json_str(&c->id, get(item, "call_id"));
+    e = llm_set_json_str(&c->id, llm_get(item, "call_id"));
     if (!e)
-        e = llm_set_json_str(&c->name, get(item, "name"));
-    const cJSON *args = get(item, "arguments");
+        e = llm_set_json_str(&c->name, llm_get(item, "name"));
+    const cJSON *args = llm_get(item, "arguments");
     if (!e && cJSON_IsString(args))
         e = asm_call_add_args(a, c, args->valuestring, strlen(args->valuestring));
     *out = c;
@@ -486,8 +378,8 @@ static wa_err item_call(struct reply_asm *a, const cJSON *item, long index, stru
 static wa_err response_end(struct reply_asm *a, const cJSON *resp)
 {
     parse_usage(a, resp);
-    const cJSON *status = get(resp, "status");
-    const cJSON *why = get(get(resp, "incomplete_details"), "reason");
+    const cJSON *status = llm_get(resp, "status");
+    const cJSON *why = llm_get(llm_get(resp, "incomplete_details"), "reason");
     wa_err e = llm_set_json_str(&a->finish_reason, cJSON_IsString(why) ? why : status);
     a->done = true;
     return e;
@@ -499,8 +391,9 @@ static wa_err responses_parse_body(struct reply_asm *a, const char *body, size_t
     if (!root)
         return llm_not_json("the reply", body, len);
     wa_err e = WA_E_OK;
-    const cJSON *output = get(root, "output");
-    if (cJSON_IsObject(get(root, "error")) || (!cJSON_IsArray(output) && get(root, "error"))) {
+    const cJSON *output = llm_get(root, "output");
+    if (cJSON_IsObject(llm_get(root, "error")) ||
+        (!cJSON_IsArray(output) && llm_get(root, "error"))) {
         e = error_object(a, root, false);
         goto out;
     }
@@ -513,11 +406,11 @@ static wa_err responses_parse_body(struct reply_asm *a, const char *body, size_t
     cJSON_ArrayForEach(item, output)
     {
         struct asm_call *c;
-        if (is_type(item, "function_call"))
+        if (llm_is_type(item, "function_call"))
             e = item_call(a, item, index, &c);
-        else if (is_type(item, "computer_call"))
+        else if (llm_is_type(item, "computer_call"))
             e = item_computer_call(a, item, index);
-        else if (is_type(item, "reasoning") && !(e = item_text(a, item)))
+        else if (llm_is_type(item, "reasoning") && !(e = item_text(a, item)))
             e = keep_reasoning(a, item);
         else
             e = item_text(a, item);
@@ -531,25 +424,16 @@ out:
     return e;
 }
 
-/* The call assembled for the output item at index, or NULL. */
-static struct asm_call *call_at(struct reply_asm *a, long index)
-{
-    for (size_t i = a->n_calls; i-- > 0;)
-        if (a->calls[i].index == index)
-            return &a->calls[i];
-    return NULL;
-}
-
 static wa_err responses_parse_event(struct reply_asm *a, const char *data, size_t len)
 {
     cJSON *root = cJSON_ParseWithLength(data, len);
     if (!root)
         return llm_not_json("a stream event", data, len);
     wa_err e = WA_E_OK;
-    const cJSON *type = get(root, "type");
+    const cJSON *type = llm_get(root, "type");
     const char *t = cJSON_IsString(type) ? type->valuestring : "";
-    long index = llm_json_long(get(root, "output_index"), 0, 1000000, -1);
-    const cJSON *delta = get(root, "delta");
+    long index = llm_json_long(llm_get(root, "output_index"), 0, 1000000, -1);
+    const cJSON *delta = llm_get(root, "delta");
     struct asm_call *c;
     if (strcmp(t, "response.output_text.delta") == 0 || strcmp(t, "response.refusal.delta") == 0 ||
         strcmp(t, "response.reasoning_summary_text.delta") == 0) {
@@ -557,33 +441,33 @@ static wa_err responses_parse_event(struct reply_asm *a, const char *data, size_
             e = asm_add_text(a, delta->valuestring, strlen(delta->valuestring),
                              strstr(t, "reasoning") != NULL);
     } else if (strcmp(t, "response.output_item.added") == 0) {
-        const cJSON *item = get(root, "item");
-        if (is_type(item, "function_call") && !call_at(a, index))
+        const cJSON *item = llm_get(root, "item");
+        if (llm_is_type(item, "function_call") && !asm_call_at(a, index))
             e = item_call(a, item, index, &c);
     } else if (strcmp(t, "response.function_call_arguments.delta") == 0) {
-        if ((c = call_at(a, index)) && cJSON_IsString(delta))
+        if ((c = asm_call_at(a, index)) && cJSON_IsString(delta))
             e = asm_call_add_args(a, c, delta->valuestring, strlen(delta->valuestring));
     } else if (strcmp(t, "response.function_call_arguments.done") == 0 ||
                strcmp(t, "response.output_item.done") == 0) {
         /* the whole arguments again: they win over the deltas (a delta may have been
          * lost or never sent, as some servers send calls whole) */
-        const cJSON *item = get(root, "item");
-        const cJSON *args = item ? get(item, "arguments") : get(root, "arguments");
+        const cJSON *item = llm_get(root, "item");
+        const cJSON *args = item ? llm_get(item, "arguments") : llm_get(root, "arguments");
         bool item_done = strcmp(t, "response.output_item.done") == 0;
-        if (item_done && is_type(item, "computer_call")) /* comes whole: no deltas */
-            e = call_at(a, index) ? WA_E_OK : item_computer_call(a, item, index);
-        else if (item_done && is_type(item, "reasoning"))
+        if (item_done && llm_is_type(item, "computer_call")) /* comes whole: no deltas */
+            e = asm_call_at(a, index) ? WA_E_OK : item_computer_call(a, item, index);
+        else if (item_done && llm_is_type(item, "reasoning"))
             e = keep_reasoning(a, item);
-        else if (item && is_type(item, "function_call") && !(c = call_at(a, index)))
+        else if (item && llm_is_type(item, "function_call") && !(c = asm_call_at(a, index)))
             e = item_call(a, item, index, &c);
-        else if ((c = call_at(a, index)) && cJSON_IsString(args)) {
+        else if ((c = asm_call_at(a, index)) && cJSON_IsString(args)) {
             dynbuf_reset(&c->args);
             e = asm_call_add_args(a, c, args->valuestring, strlen(args->valuestring));
         }
     } else if (strcmp(t, "response.completed") == 0 || strcmp(t, "response.incomplete") == 0) {
-        e = response_end(a, get(root, "response"));
+        e = response_end(a, llm_get(root, "response"));
     } else if (strcmp(t, "response.failed") == 0) {
-        const cJSON *resp = get(root, "response");
+        const cJSON *resp = llm_get(root, "response");
         e = error_object(a, resp ? resp : root, true);
     } else if (strcmp(t, "error") == 0) {
         e = error_object(a, root, true);
@@ -596,18 +480,8 @@ static wa_err responses_finish(struct reply_asm *a, bool streamed)
 {
     free(a->thought_signature); /* reasoning no computer_call took along */
     a->thought_signature = NULL;
-    if (streamed && !a->done) {
-        a->retryable = true;
-        return wa_fail(WA_E_NETWORK, "the stream ended before the reply was complete");
-    }
-    if (asm_has_content(a))
-        return WA_E_OK;
-    const char *f = a->finish_reason ? a->finish_reason : "";
-    if (strcmp(f, "max_output_tokens") == 0)
-        return wa_fail(WA_E_PARSE, "reply cut at max tokens before any text or tool call");
-    if (strcmp(f, "content_filter") == 0)
-        return wa_fail(WA_E_BLOCKED, "reply withheld by the server's content filter");
-    return WA_E_OK;
+    return llm_finish_reply(a, streamed && !a->done, "max_output_tokens", "content_filter",
+                            "reply withheld by the server's content filter");
 }
 
 const struct llm_provider_ops llm_responses_ops = {
@@ -616,4 +490,5 @@ const struct llm_provider_ops llm_responses_ops = {
     .parse_body = responses_parse_body,
     .parse_event = responses_parse_event,
     .finish = responses_finish,
+    .ordered = true,
 };

@@ -32,6 +32,7 @@ void textcalls_cleanup(struct textcalls *t)
     free(t->calls);
     free(t->text);
     free(t->final_answer);
+    free(t->after_calls);
     memset(t, 0, sizeof *t);
 }
 
@@ -277,8 +278,14 @@ static wa_err tagged_calls(struct textcalls *t, struct llm_ids *ids, const char 
         }
         p = close ? close + strlen("</tool_call>") : end;
     }
+    size_t before = rest->len;
     if (!e)
         e = keep_text(rest, p, end);
+    if (!e && t->n_calls && rest->len > before) { /* keep_text separates with a newline */
+        const char *tail = dynbuf_str(rest) + before + (before ? 1 : 0);
+        if (!(t->after_calls = llm_strdup(tail)))
+            e = wa_fail(WA_E_NOMEM, "out of memory");
+    }
     return e;
 }
 

@@ -30,6 +30,9 @@ struct textcalls {
     char *text;
     /* UI-TARS finished(content='...'): the model's final answer; NULL otherwise. */
     char *final_answer;
+    /* The text after the last <tool_call> or <function=> block, trimmed (the end of text,
+     * when text is more than this); NULL when nothing follows the calls. */
+    char *after_calls;
 };
 
 void textcalls_init(struct textcalls *t);

@@ -460,8 +460,9 @@ static char *answer_call(struct run *r, const struct llm_tool_call *call,
 }
 
 /* Runs one tool call and appends its result to the conversation; fills the call's
- * trace object. The arguments were parsed once, when the reply was read. */
-static void run_tool_call(struct run *r, int step, const struct llm_tool_call *call,
+ * trace object. The arguments were parsed once, when the reply was read. True when the
+ * call succeeded (performed, and no error in its result). */
+static bool run_tool_call(struct run *r, int step, const struct llm_tool_call *call,
                           const char *step_stats, cJSON *trace)
 {
     cJSON_AddStringToObject(trace, TRACE_ID, call->id);
@@ -499,9 +500,11 @@ static void run_tool_call(struct run *r, int step, const struct llm_tool_call *c
         steplog_note(&r->log, "  error: %s", res.message);
     for (size_t i = 0; i < res.n_notes; i++)
         steplog_note(&r->log, "  note: %s", res.notes[i]);
+    bool ok = res.err == WA_E_OK;
     free(result_text);
     op_request_cleanup(&q);
     op_result_cleanup(&res);
+    return ok;
 }
 
 /* ---- the run ---- */
@@ -632,12 +635,13 @@ static cJSON *trace_reply(struct run *r, int step, const struct llm_reply *reply
     return trace;
 }
 
-/* A reply without calls: the final answer (EXIT_OK), or, for an empty first one, a
- * request for a call or an answer (-1: the run goes on). */
-static int answer(struct run *r, int step, const struct llm_reply *reply, cJSON *trace,
-                  const char *stats, bool *nudged)
+/* A reply without calls (text: its text), or text after calls that all succeeded: the
+ * final answer (EXIT_OK), or, for an empty first one, a request for a call or an answer
+ * (-1: the run goes on). */
+static int answer(struct run *r, int step, const char *text, cJSON *trace, const char *stats,
+                  bool *nudged)
 {
-    const char *text = reply->text ? reply->text : "";
+    text = text ? text : "";
     while (*text == ' ' || *text == '\n')
         text++;
     if (!*text && !*nudged) { /* an empty turn: ask once for a call or an answer */
@@ -702,8 +706,9 @@ static bool refs_moved(struct run *r, const struct seen_tree *seen, const struct
 }
 
 /* Runs the reply's calls in order into the step's trace, with the step's timings. The
- * rest are skipped once a call renumbered the elements a later one names. */
-static void run_calls(struct run *r, int step, const struct llm_reply *reply, cJSON *trace,
+ * rest are skipped once a call renumbered the elements a later one names. True when
+ * every call ran and succeeded (none refused, failed or skipped). */
+static bool run_calls(struct run *r, int step, const struct llm_reply *reply, cJSON *trace,
                       const char *stats)
 {
     cJSON *calls = cJSON_AddArrayToObject(trace, TRACE_TOOL_CALLS);
@@ -713,9 +718,12 @@ static void run_calls(struct run *r, int step, const struct llm_reply *reply, cJ
     if (reply->n_calls > 1)
         seen_take(&seen, session_tree(r->ses));
     char skip[512] = "";
+    bool all_ok = true;
     for (size_t i = 0; i < reply->n_calls; i++) {
         cJSON *ct = cJSON_CreateObject();
         cJSON_AddItemToArray(calls, ct);
+        if (os_interrupted() || i >= MAX_CALLS_PER_REPLY || *skip)
+            all_ok = false;
         if (os_interrupted()) {
             refuse_call(r, &reply->calls[i], WA_E_INTERRUPTED, "interrupted", ct);
             continue;
@@ -729,7 +737,8 @@ static void run_calls(struct run *r, int step, const struct llm_reply *reply, cJ
             refuse_call(r, &reply->calls[i], WA_E_STALE_REF, skip, ct);
             continue;
         }
-        run_tool_call(r, step, &reply->calls[i], i == 0 ? stats : "", ct);
+        if (!run_tool_call(r, step, &reply->calls[i], i == 0 ? stats : "", ct))
+            all_ok = false;
         cJSON *done = cJSON_CreateObject();
         cJSON_AddNumberToObject(done, TRACE_STEP, step);
         cJSON_AddItemReferenceToObject(done, TRACE_CALL_DONE, ct);
@@ -745,6 +754,7 @@ static void run_calls(struct run *r, int step, const struct llm_reply *reply, cJ
     cJSON_AddNumberToObject(timings, TRACE_LLM_MS, reply->elapsed_ms);
     cJSON_AddNumberToObject(timings, TRACE_AGENT_MS, r->agent_ms - agent_before);
     cJSON_AddNumberToObject(timings, TRACE_TOOLS_MS, (double)(os_now_ms() - t0));
+    return all_ok;
 }
 
 /* A server that refuses tools under auto's functions: the tools are declared in the
@@ -816,9 +826,12 @@ static int run_step(struct run *r, int step, const struct llm_tool *tools, size_
                          step, r->cfg->max_steps, stats);
         steplog_trace(&r->log, trace);
     } else if (reply.n_calls == 0) {
-        code = answer(r, step, &reply, trace, stats, nudged);
+        code = answer(r, step, reply.text, trace, stats, nudged);
+    } else if (run_calls(r, step, &reply, trace, stats) && reply.after_calls && !os_interrupted()) {
+        /* the answer the model gave after its calls stands now that they all succeeded:
+         * no turn is spent to hear it again */
+        code = answer(r, step, reply.after_calls, trace, "", nudged);
     } else {
-        run_calls(r, step, &reply, trace, stats);
         steplog_trace(&r->log, trace);
     }
     cJSON_Delete(trace);

@@ -501,7 +501,12 @@ static void render_step(struct report *r, struct html *h, const cJSON *line, int
     }
     const char *said = str_field(line, TRACE_MODEL_TEXT);
     const char *answer = str_field(line, TRACE_FINAL_ANSWER);
-    if (said && !(answer && strstr(said, answer)))
+    /* the model's text is shown unless it is the answer alone (the loop drops the
+     * answer's leading blank); text before calls that an answer followed is kept */
+    const char *bare = said;
+    while (bare && (*bare == ' ' || *bare == '\n'))
+        bare++;
+    if (said && !(answer && strcmp(bare, answer) == 0))
         put_prose(h, "model-text", "Model", said, NULL);
     if (answer)
         put_prose(h, "answer", "Final answer", answer, NULL);

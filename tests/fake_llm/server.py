@@ -81,7 +81,7 @@ REFUSALS = {
 EXPECTS = frozenset({"has_image", "has_tree", "contains", "not_contains", "tool_result_for"})
 STEP_KEYS = frozenset({
     # replies
-    "text", "tool_calls", "usage", "reasoning", "quirks", "chunk_delay_s",
+    "text", "tool_calls", "text_after", "usage", "reasoning", "quirks", "chunk_delay_s",
     # HTTP errors
     "status", "headers", "body", "retry_delay", "retry_after_ms", "quota",
     # faults
@@ -714,6 +714,9 @@ class Reply:
     def __init__(self, step, req, n):
         self.text = step.get("text") or ""
         self.reasoning = step.get("reasoning") or ""
+        # text the model wrote after its calls (Chat Completions keeps no order: there it
+        # is more content, streamed after the calls)
+        self.text_after = step.get("text_after") or ""
         self.quirks = step.get("quirks") or {}
         self.calls = []
         raw_override = self.quirks.get("invalid_arguments")
@@ -730,6 +733,9 @@ class Reply:
             })
         if self.quirks.get("calls_as_text"):  # no tool parser: the calls stay text
             self.text = calls_as_text(self.text, self.calls, self.quirks["calls_as_text"])
+            if self.text_after:
+                self.text += "\n" + self.text_after
+                self.text_after = ""
             self.calls = []
         usage = step.get("usage") or {}
         prompt = usage.get("prompt_tokens")
@@ -737,7 +743,8 @@ class Reply:
             prompt = estimate_prompt_tokens(req)
         completion = usage.get("completion_tokens")
         if completion is None:
-            completion = max(1, (len(self.text) + len(self.reasoning)) // 4) + 12 * len(self.calls)
+            completion = max(1, (len(self.text) + len(self.text_after) + len(self.reasoning)) // 4) \
+                + 12 * len(self.calls)
         self.prompt_tokens = int(prompt)
         self.completion_tokens = int(completion)
         self.total_tokens = int(usage.get("total_tokens", self.prompt_tokens + self.completion_tokens))
@@ -789,8 +796,9 @@ def _openai_finish(reply):
 def openai_completion(reply, req):
     """A non-streaming `chat.completion` object."""
     q = reply.quirks
+    text = reply.text + reply.text_after
     msg = {"role": "assistant",
-           "content": reply.text if reply.text or not q.get("content_null") else None,
+           "content": text if text or not q.get("content_null") else None,
            "refusal": None}
     if reply.reasoning:
         msg[q.get("reasoning_field") or "reasoning_content"] = reply.reasoning
@@ -858,6 +866,8 @@ def openai_chunks(reply, req):
         out.append(chunk(tool_delta(head)))
         for piece in split_pieces(reply.args_string(call), 3):
             out.append(chunk(tool_delta({"index": i, "function": {"arguments": piece}})))
+    if reply.text_after:
+        out.extend(chunk({"content": p}) for p in split_pieces(reply.text_after))
     out.append(chunk({}, _openai_finish(reply)))
     if req.include_usage:
         last = dict(base)
@@ -940,6 +950,8 @@ def gemini_response(reply, req):
         calls = []
         malformed = malformed or "Malformed function call."
     parts.extend(calls)
+    if reply.text_after:
+        parts.append({"text": reply.text_after})
     sig = _gemini_signature(reply)
     if sig:
         target = calls[0] if calls else (parts[-1] if reply.text else None)
@@ -979,6 +991,8 @@ def gemini_chunks(reply, req):
             final.append({"text": "", "thoughtSignature": sig})
     if final:
         part_lists.append(final)
+    if reply.text_after:
+        part_lists.extend([{"text": p}] for p in split_pieces(reply.text_after))
     if not part_lists and finish == "STOP":
         part_lists.append([{"text": ""}])
     chunks = []

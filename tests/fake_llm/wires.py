@@ -250,6 +250,11 @@ class Responses:
             items.append({"id": "fc_fake%d_%d" % (req.n, i), "type": "function_call",
                           "status": "completed", "call_id": call["id"] or call["default_id"],
                           "name": call["name"], "arguments": _args_string(call)})
+        if reply.text_after:
+            items.append({"id": "msg_fake%d_after" % req.n, "type": "message",
+                          "status": "completed", "role": "assistant",
+                          "content": [{"type": "output_text", "text": reply.text_after,
+                                       "annotations": []}]})
         return items
 
     @staticmethod
@@ -294,11 +299,12 @@ class Responses:
                                    "item_id": item["id"], "output_index": index,
                                    "summary_index": 0, "delta": piece}))
             elif t == "message":
-                for piece in _split(reply.text, 4):
+                text = item["content"][0]["text"]
+                for piece in _split(text, 4):
                     out.append(ev({"type": "response.output_text.delta", "item_id": item["id"],
                                    "output_index": index, "content_index": 0, "delta": piece}))
                 out.append(ev({"type": "response.output_text.done", "item_id": item["id"],
-                               "output_index": index, "content_index": 0, "text": reply.text}))
+                               "output_index": index, "content_index": 0, "text": text}))
             elif t == "computer_call":
                 pass
             else:
@@ -522,6 +528,8 @@ class Anthropic:
             blocks.append({"type": "tool_use",
                            "id": call["id"] or "toolu_fake%d_%d" % (req.n, i + 1),
                            "name": call["name"], "input": _args_object(call)})
+        if reply.text_after:
+            blocks.append({"type": "text", "text": reply.text_after})
         return blocks
 
     @staticmethod

@@ -74,6 +74,7 @@ void llm_fuzz_one(const struct llm_provider_ops *ops, const uint8_t *data, size_
     llm_ids_init(&ids, 1);
     struct reply_asm a;
     asm_init(&a, MAX_BYTES, &ids, NULL, NULL);
+    a.ordered = ops->ordered; /* as the client does: text after the calls is told apart */
     wa_err e;
     if (mode == 0) {
         /* the client hands the body over NUL-terminated, scrubbed of the key */

@@ -204,6 +204,14 @@ class OpenAIComputerUse(unittest.TestCase):
         self.assertNotIn("acknowledged_safety_checks", out)
         self.assertIn("nobody is here to confirm it", sent)
 
+    def test_a_safety_check_declined_is_not_performed_nor_acknowledged(self):
+        r, out, sent = self.run_flagged("--shell", "confirm", answer="n\n")
+        self.assertFalse(clicked_save(r), r.actions())
+        self.assertNotIn("acknowledged_safety_checks", out)
+        self.assertIn("the person declined this action", sent)  # the model is told
+        self.assertIn("look unsafe", sent)
+        self.assertIn("look unsafe", r.err)  # the question the person was asked
+
 
 def tool_results(req):
     return [b for m in req["body"]["messages"] if m["role"] == "user"

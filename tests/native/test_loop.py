@@ -461,6 +461,49 @@ class LoopRuns(unittest.TestCase):
         body = json.dumps(reqs[1]["body"])
         self.assertEqual(body.count("This call and the ones after it were skipped"), 2)
 
+    def test_an_answer_after_successful_calls_ends_the_run_without_another_turn(self):
+        save = tool_call({"action": "click", "element": "${element:Button:Save}"})
+        for provider in ("anthropic", "gemini", "responses"):
+            for stream in ((), ("--no-stream",)):
+                with self.subTest(provider=provider, stream=bool(not stream)):
+                    steps = [{"text": "I will click Save.", "tool_calls": [save],
+                              "text_after": "Saved the file."}]
+                    with fake_llm({"steps": steps}) as fake:
+                        r = Run(fake, *stream, provider=provider).run()
+                        reqs = list(fake.requests)
+                    self.assertEqual(r.code, 0, r.err)
+                    self.assertEqual(r.out.strip(), "Saved the file.")
+                    self.assertEqual(len(reqs), 1)  # one model turn: the answer came with it
+                    self.assertIn({"op": "mouse_move", "x": 230, "y": 80}, r.actions())
+                    self.assertIn("[step 1/30] final answer", r.err)
+                    trace = read_trace(r.run_dir())
+                    step = trace[1]
+                    self.assertEqual(step["final_answer"], "Saved the file.")
+                    self.assertTrue(step["tool_calls"][0]["result"]["success"])
+                    self.assertEqual(trace[-1]["summary"]["steps"], 1)
+                    self.assertEqual(trace[-1]["summary"]["exit_code"], 0)
+
+    def test_an_answer_after_calls_waits_when_a_call_failed_or_the_wire_keeps_no_order(self):
+        missing = tool_call({"action": "click", "element": 99})
+        save = tool_call({"action": "click", "element": "${element:Button:Save}"})
+        cases = [("anthropic", missing, {"contains": "element_not_found"}),
+                 ("gemini", missing, {"contains": "element_not_found"}),
+                 ("openai", save, {"has_tree": True})]  # Chat Completions: no order
+        for provider, call, expect in cases:
+            with self.subTest(provider=provider):
+                steps = [{"tool_calls": [call], "text_after": "Saved the file."},
+                         dict(final("Could not be sure; looked again."), expect=expect)]
+                with fake_llm({"steps": steps}) as fake:
+                    r = Run(fake, provider=provider).run()
+                    reqs = list(fake.requests)
+                self.assertEqual(r.code, 0, r.err)
+                self.assertEqual(r.out.strip(), "Could not be sure; looked again.")
+                self.assertEqual(len(reqs), 2)
+                self.assertEqual(reqs[1]["expect_failures"], [])
+                trace = read_trace(r.run_dir())
+                self.assertNotIn("final_answer", trace[1])
+                self.assertEqual(trace[2]["final_answer"], "Could not be sure; looked again.")
+
     def test_replay_runs_no_shell_command_unless_asked(self):
         steps = [{"tool_calls": [tool_call({"command": "echo hi"}, name="powershell")]},
                  {"tool_calls": [tool_call({"action": "type", "text": "after"})]},

@@ -74,6 +74,19 @@ class FinishedRun(ReportChecks):
             self.assertEqual(f.read(), live)
 
 
+    def test_an_answer_after_the_calls_is_shown_with_the_text_before_them(self):
+        steps = [{"text": "I will click Save.", "text_after": "Saved the file.",
+                  "tool_calls": [tool_call({"action": "click",
+                                            "element": "${element:Button:Save}"})]}]
+        with fake_llm({"steps": steps}) as fake:
+            r = Run(fake, provider="anthropic").run()
+        self.assertEqual(r.code, 0, r.err)
+        facts = self.check_report(r.run_dir())
+        self.assertEqual(facts["finalAnswer"], "Saved the file.")
+        self.assertIn("I will click Save.", facts["bodyText"])  # the model's words before
+        self.assertIn('[3] Button "Save"', facts["bodyText"])  # the call's step
+
+
 class StoppedRuns(ReportChecks):
     def test_report_is_whole_mid_run_and_after_ctrl_c(self):
         steps = [{"tool_calls": [tool_call({"action": "click", "element": "${element:Button:Save}"})]},

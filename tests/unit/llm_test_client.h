@@ -1,5 +1,5 @@
 /* Test helper for the unit.llm_* tests that talk to the fake server: a client
- * pointed at it, and capture of log lines and streamed deltas. */
+ * pointed at it, capture of log lines and streamed deltas. */
 #ifndef WINAGENT_TESTS_LLM_TEST_CLIENT_H
 #define WINAGENT_TESTS_LLM_TEST_CLIENT_H
 
@@ -12,6 +12,7 @@
 #include "base/dynbuf.h"
 #include "base/os.h"
 #include "fake_llm_proc.h"
+#include "json_path.h"
 #include "llm/llm.h"
 
 #define TEST_KEY "sk-test-SECRET-4f1d2c3b5a697887"
@@ -108,6 +109,70 @@ static void test_conversation(struct llm_conversation *c)
     llm_conversation_init(c);
     llm_conversation_set_system(c, "You are a test.");
     llm_conversation_add_user(c, "Open Notepad.", NULL, 0);
+}
+
+/* A client of the fake server and a one-user-turn conversation (cmocka's asserts: include
+ * cmocka.h first). */
+struct session {
+    struct fake_llm f; /* the session's own server (session_start) */
+    struct capture cap;
+    struct llm_config cfg; /* for the fake server; change it before session_connect */
+    struct llm_client *c;
+    struct llm_conversation conv;
+    char url[128];
+};
+
+/* Starts the fake server on scenario and sets s->cfg for it (test_config). */
+static inline void session_start(struct session *s, const char *scenario, enum llm_provider_kind p,
+                                 bool stream)
+{
+    assert_true(fake_llm_start(&s->f, scenario));
+    capture_init(&s->cap);
+    s->cfg = test_config(&s->f, p, stream, &s->cap, s->url, sizeof s->url);
+}
+
+/* A session on a server already running (f, shared by several sessions, since a server
+ * start is slow): s->cfg is set for it, s->f is not used; session_disconnect ends it. */
+static inline void session_attach(struct session *s, const struct fake_llm *f,
+                                  enum llm_provider_kind p, bool stream)
+{
+    capture_init(&s->cap);
+    s->cfg = test_config(f, p, stream, &s->cap, s->url, sizeof s->url);
+}
+
+/* The client of s->cfg, and the conversation. */
+static inline void session_connect(struct session *s)
+{
+    assert_int_equal(llm_client_new(&s->cfg, &s->c), WA_E_OK);
+    test_conversation(&s->conv);
+}
+
+static inline void session_open(struct session *s, const char *scenario, enum llm_provider_kind p,
+                                bool stream)
+{
+    session_start(s, scenario, p, stream);
+    session_connect(s);
+}
+
+/* Asks the model of s for a reply to its conversation, with the test tools. */
+static inline wa_err session_complete(struct session *s, struct llm_reply *r)
+{
+    return llm_complete(s->c, &s->conv, test_tools, N_TEST_TOOLS, r);
+}
+
+/* Frees the client, the conversation and the capture; the fake server keeps running
+ * (its requests can still be read). */
+static inline void session_disconnect(struct session *s)
+{
+    llm_conversation_cleanup(&s->conv);
+    llm_client_free(s->c);
+    capture_cleanup(&s->cap);
+}
+
+static inline void session_close(struct session *s)
+{
+    session_disconnect(s);
+    fake_llm_stop(&s->f);
 }
 
 /* A tiny valid PNG (1x1), base64. */

@@ -38,31 +38,24 @@ static void run_scenario(const char *scenario, enum llm_provider_kind p, bool st
                          const struct opts *o, struct run *out)
 {
     memset(out, 0, sizeof *out);
-    struct fake_llm f;
-    assert_true(fake_llm_start(&f, scenario));
-    struct capture cap;
-    capture_init(&cap);
-    char url[128];
-    struct llm_config cfg = test_config(&f, p, stream, &cap, url, sizeof url);
+    struct session s;
+    session_start(&s, scenario, p, stream);
     if (o && o->max_retries)
-        cfg.max_retries = o->max_retries;
+        s.cfg.max_retries = o->max_retries;
     if (o && o->max_backoff_ms)
-        cfg.max_backoff_ms = o->max_backoff_ms;
+        s.cfg.max_backoff_ms = o->max_backoff_ms;
     if (o && o->max_bytes)
-        cfg.max_response_bytes = o->max_bytes;
+        s.cfg.max_response_bytes = o->max_bytes;
     if (o && o->timeout_s)
-        cfg.timeout_s = o->timeout_s;
+        s.cfg.timeout_s = o->timeout_s;
     if (o && o->key)
-        cfg.api_key = o->key;
-    struct llm_client *c;
-    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
-    struct llm_conversation conv;
-    test_conversation(&conv);
+        s.cfg.api_key = o->key;
+    session_connect(&s);
     int64_t t0 = os_now_ms();
-    out->e = llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &out->r);
+    out->e = llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &out->r);
     out->ms = (double)(os_now_ms() - t0);
     snprintf(out->detail, sizeof out->detail, "%s", wa_err_detail());
-    out->records = fake_llm_requests(&f);
+    out->records = fake_llm_requests(&s.f);
     out->requests = 0;
     const cJSON *rec;
     cJSON_ArrayForEach(rec, out->records)
@@ -70,14 +63,11 @@ static void run_scenario(const char *scenario, enum llm_provider_kind p, bool st
         const cJSON *prov = cJSON_GetObjectItemCaseSensitive(rec, "provider");
         out->requests += cJSON_IsString(prov);
     }
-    out->log = dynbuf_take(&cap.log);
+    out->log = dynbuf_take(&s.cap.log);
     if (getenv("LLM_TEST_VERBOSE"))
         fprintf(stderr, "-> %s (%s) in %.0f ms, %d requests\n%s", wa_err_code(out->e), out->detail,
                 out->ms, out->requests, out->log);
-    llm_conversation_cleanup(&conv);
-    llm_client_free(c);
-    capture_cleanup(&cap);
-    fake_llm_stop(&f);
+    session_close(&s);
 }
 
 static void run_cleanup(struct run *r)

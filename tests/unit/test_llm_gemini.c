@@ -14,48 +14,11 @@
 #include "fake_llm_proc.c"
 #include "llm_test_client.h"
 
-static const cJSON *at(const cJSON *root, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    const cJSON *n = root;
-    for (char *tok = strtok(buf, "/"); tok && n; tok = strtok(NULL, "/"))
-        n = (*tok >= '0' && *tok <= '9') ? cJSON_GetArrayItem(n, atoi(tok))
-                                         : cJSON_GetObjectItemCaseSensitive(n, tok);
-    return n;
-}
-
-static const char *str_at(const cJSON *root, const char *path)
-{
-    const cJSON *n = at(root, path);
-    return cJSON_IsString(n) ? n->valuestring : NULL;
-}
-
-struct session {
-    struct fake_llm f;
-    struct capture cap;
-    struct llm_client *c;
-    struct llm_conversation conv;
-    char url[128];
-};
-
 static void open_session(struct session *s, const char *scenario, bool stream, int max_retries)
 {
-    assert_true(fake_llm_start(&s->f, scenario));
-    capture_init(&s->cap);
-    struct llm_config cfg =
-        test_config(&s->f, LLM_PROVIDER_GOOGLE, stream, &s->cap, s->url, sizeof s->url);
-    cfg.max_retries = max_retries;
-    assert_int_equal(llm_client_new(&cfg, &s->c), WA_E_OK);
-    test_conversation(&s->conv);
-}
-
-static void close_session(struct session *s)
-{
-    llm_conversation_cleanup(&s->conv);
-    llm_client_free(s->c);
-    capture_cleanup(&s->cap);
-    fake_llm_stop(&s->f);
+    session_start(s, scenario, LLM_PROVIDER_GOOGLE, stream);
+    s->cfg.max_retries = max_retries;
+    session_connect(s);
 }
 
 static void text_reply_and_request_basics(void **state)
@@ -69,7 +32,7 @@ static void text_reply_and_request_basics(void **state)
                      "'quirks':{'comments':true,'crlf':true}}]}",
                      stream, 3);
         struct llm_reply r;
-        wa_err e = llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r);
+        wa_err e = session_complete(&s, &r);
         if (e)
             fail_msg("%s: %s", wa_err_code(e), wa_err_detail());
         assert_string_equal(r.text, "Hello from Gemini.");
@@ -108,7 +71,7 @@ static void text_reply_and_request_basics(void **state)
         assert_string_equal(str_at(decl, "0/parameters/type"), "OBJECT");
         assert_true(cJSON_IsTrue(at(decl, "1/parameters/properties/timeout_s/nullable")));
         cJSON_Delete(reqs);
-        close_session(&s);
+        session_close(&s);
     }
 }
 
@@ -130,7 +93,7 @@ static void calls_signatures_and_results(void **state)
         struct session s;
         open_session(&s, scenario, stream, 3);
         struct llm_reply r;
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_int_equal(r.n_calls, 2);
         assert_string_equal(r.calls[0].id, "fc_1");
         assert_false(r.calls[0].id_synthetic);
@@ -150,13 +113,13 @@ static void calls_signatures_and_results(void **state)
             llm_conversation_add_tool_result(&s.conv, "fc_2", "powershell", "exit 0", NULL),
             WA_E_OK);
 
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_string_equal(r.text, "Notepad is open.");
         assert_string_equal(r.thought_signature, "c2lnLXR3bw==");
         assert_int_equal(llm_conversation_add_reply(&s.conv, &r), WA_E_OK);
         llm_reply_cleanup(&r);
         assert_int_equal(llm_conversation_add_user(&s.conv, "Close it.", NULL, 0), WA_E_OK);
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         llm_reply_cleanup(&r);
 
         cJSON *reqs = fake_llm_requests(&s.f);
@@ -191,7 +154,7 @@ static void calls_signatures_and_results(void **state)
             assert_int_equal(cJSON_GetArraySize(at(reqs, path)), 0);
         }
         cJSON_Delete(reqs);
-        close_session(&s);
+        session_close(&s);
     }
 }
 
@@ -211,7 +174,7 @@ static void calls_without_ids(void **state)
         struct session s;
         open_session(&s, scenario, stream, 3);
         struct llm_reply r;
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_int_equal(r.n_calls, 2);
         assert_true(r.calls[0].id_synthetic);
         assert_true(r.calls[0].id[0] != '\0');
@@ -221,7 +184,7 @@ static void calls_without_ids(void **state)
         llm_conversation_add_tool_result(&s.conv, r.calls[0].id, "desktop", "waited", NULL);
         llm_conversation_add_tool_result(&s.conv, r.calls[1].id, "desktop", "done", NULL);
         llm_reply_cleanup(&r);
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         llm_reply_cleanup(&r);
         cJSON *reqs = fake_llm_requests(&s.f);
         const cJSON *ct = at(reqs, "1/body/contents");
@@ -234,7 +197,7 @@ static void calls_without_ids(void **state)
             assert_string_equal(str_at(ct, "2/parts/1/functionResponse/id"), "x");
         }
         cJSON_Delete(reqs);
-        close_session(&s);
+        session_close(&s);
     }
 }
 
@@ -256,7 +219,7 @@ static void blocked_prompt_and_reply(void **state)
         assert_non_null(strstr(wa_err_detail(), "SAFETY"));
         llm_reply_cleanup(&r);
         assert_int_equal(fake_llm_count(&s.f), 2); /* neither was retried */
-        close_session(&s);
+        session_close(&s);
     }
 }
 
@@ -274,18 +237,18 @@ static void malformed_function_call_retried(void **state)
                      "'after_end':'repeat_last'}",
                      stream, 2);
         struct llm_reply r;
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_int_equal(r.attempts, 2);
         assert_int_equal(r.n_calls, 1);
         llm_reply_cleanup(&r);
         /* always malformed: an attempt each, then a clear parse error */
-        assert_int_equal(llm_complete(s.c, &s.conv, test_tools, N_TEST_TOOLS, &r), WA_E_PARSE);
+        assert_int_equal(session_complete(&s, &r), WA_E_PARSE);
         assert_int_equal(r.attempts, 3);
         assert_non_null(strstr(wa_err_detail(), "malformed function call"));
         llm_reply_cleanup(&r);
         assert_int_equal(fake_llm_count(&s.f), 5);
         assert_non_null(strstr(dynbuf_str(&s.cap.log), "retry 1/2"));
-        close_session(&s);
+        session_close(&s);
     }
 }
 
@@ -311,7 +274,7 @@ static void max_tokens(void **state)
         assert_non_null(strstr(wa_err_detail(), "OTHER"));
         llm_reply_cleanup(&r);
         assert_int_equal(fake_llm_count(&s.f), 3);
-        close_session(&s);
+        session_close(&s);
     }
 }
 

@@ -21,35 +21,25 @@ static void interrupt_later(void *arg)
 static void slow_server_interrupted(void **state)
 {
     (void)state;
-    struct fake_llm f;
+    struct session s;
     /* a reply 20 s away, and a retry behind it that must not be tried */
-    assert_true(fake_llm_start(&f, "{'steps':[{'fault':'slow','delay_s':20},{'text':'late'}]}"));
-    struct capture cap;
-    capture_init(&cap);
-    char url[128];
-    struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, true, &cap, url, sizeof url);
-    struct llm_client *c;
-    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
-    struct llm_conversation conv;
-    test_conversation(&conv);
+    session_open(&s, "{'steps':[{'fault':'slow','delay_s':20},{'text':'late'}]}",
+                 LLM_PROVIDER_OPENAI, true);
     static int delay_ms = 300;
     assert_int_equal(os_thread_start(interrupt_later, &delay_ms), WA_E_OK);
     int64_t t0 = os_now_ms();
     struct llm_reply r;
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_INTERRUPTED);
+    assert_int_equal(session_complete(&s, &r), WA_E_INTERRUPTED);
     int64_t took = os_now_ms() - t0;
     print_message("interrupted after %lld ms\n", (long long)took);
     assert_true(took >= 250 && took < 1000);
     assert_int_equal(r.attempts, 1);
     llm_reply_cleanup(&r);
     /* once interrupted, a new call gives up before sending anything */
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_INTERRUPTED);
+    assert_int_equal(session_complete(&s, &r), WA_E_INTERRUPTED);
     llm_reply_cleanup(&r);
-    assert_int_equal(fake_llm_count(&f), 1);
-    llm_conversation_cleanup(&conv);
-    llm_client_free(c);
-    capture_cleanup(&cap);
-    fake_llm_stop(&f);
+    assert_int_equal(fake_llm_count(&s.f), 1);
+    session_close(&s);
 }
 
 /* The same for a wait between attempts: in a child process, so the sticky flag

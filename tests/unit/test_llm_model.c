@@ -16,6 +16,8 @@
 #include "llm/provider.h"
 #include "llm/text.h"
 
+#include "json_path.h"
+
 static const struct llm_image png = {.mime = "image/png", .base64 = "iVBORw0KGgo="};
 
 static void conversation_copies_and_trims(void **state)
@@ -219,18 +221,6 @@ static cJSON *render(const struct llm_provider_ops *ops, struct llm_settings *s,
     cJSON *body = cJSON_Parse(w->body);
     assert_non_null(body);
     return body;
-}
-
-static const char *str_at(const cJSON *root, const char *path)
-{
-    /* "messages/3/role": object keys and array indexes */
-    char buf[200];
-    snprintf(buf, sizeof buf, "%s", path);
-    const cJSON *n = root;
-    for (char *tok = strtok(buf, "/"); tok && n; tok = strtok(NULL, "/"))
-        n = (*tok >= '0' && *tok <= '9') ? cJSON_GetArrayItem(n, atoi(tok))
-                                         : cJSON_GetObjectItemCaseSensitive(n, tok);
-    return cJSON_IsString(n) ? n->valuestring : NULL;
 }
 
 static void openai_rendering(void **state)

@@ -12,23 +12,6 @@
 #include "fake_llm_proc.c"
 #include "llm_test_client.h"
 
-static const cJSON *at(const cJSON *root, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    const cJSON *n = root;
-    for (char *tok = strtok(buf, "/"); tok && n; tok = strtok(NULL, "/"))
-        n = (*tok >= '0' && *tok <= '9') ? cJSON_GetArrayItem(n, atoi(tok))
-                                         : cJSON_GetObjectItemCaseSensitive(n, tok);
-    return n;
-}
-
-static const char *str_at(const cJSON *root, const char *path)
-{
-    const cJSON *n = at(root, path);
-    return cJSON_IsString(n) ? n->valuestring : NULL;
-}
-
 static void assert_schema_valid(const struct fake_llm *f)
 {
     int rc = fake_llm_validate_openai(f);
@@ -249,30 +232,25 @@ static void tool_round_request_shape(void **state)
                 &f, "{'steps':[{'text':'Looking.','quirks':{'missing_ids':true}," CALLS "},"
                     "{'text':'All done.'}]}"));
         }
-        struct capture cap;
-        capture_init(&cap);
-        char url[128];
-        struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, stream, &cap, url, sizeof url);
-        struct llm_client *c;
-        assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
-        struct llm_conversation conv;
-        test_conversation(&conv);
+        struct session s;
+        session_attach(&s, &f, LLM_PROVIDER_OPENAI, stream);
+        session_connect(&s);
         struct llm_reply r;
-        assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_int_equal(r.n_calls, 2);
-        assert_int_equal(llm_conversation_add_reply(&conv, &r), WA_E_OK);
+        assert_int_equal(llm_conversation_add_reply(&s.conv, &r), WA_E_OK);
         struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
-        assert_int_equal(llm_conversation_add_tool_result(&conv, r.calls[0].id, "desktop",
+        assert_int_equal(llm_conversation_add_tool_result(&s.conv, r.calls[0].id, "desktop",
                                                           "{\"ok\":true}", &img),
                          WA_E_OK);
         assert_int_equal(
-            llm_conversation_add_tool_result(&conv, r.calls[1].id, "powershell", "exit 0", &img),
+            llm_conversation_add_tool_result(&s.conv, r.calls[1].id, "powershell", "exit 0", &img),
             WA_E_OK);
         char id0[64], id1[64];
         snprintf(id0, sizeof id0, "%s", r.calls[0].id);
         snprintf(id1, sizeof id1, "%s", r.calls[1].id);
         llm_reply_cleanup(&r);
-        assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_string_equal(r.text, "All done.");
         llm_reply_cleanup(&r);
 
@@ -298,9 +276,7 @@ static void tool_round_request_shape(void **state)
         assert_int_equal(cJSON_GetArraySize(at(reqs, "1/expect_failures")), 0);
         cJSON_Delete(reqs);
         assert_schema_valid(&f);
-        llm_conversation_cleanup(&conv);
-        llm_client_free(c);
-        capture_cleanup(&cap);
+        session_disconnect(&s);
     }
     fake_llm_stop(&f);
 }
@@ -308,63 +284,44 @@ static void tool_round_request_shape(void **state)
 static void no_key_no_header(void **state)
 {
     (void)state;
-    struct fake_llm f;
-    assert_true(fake_llm_start(&f, "{'steps':[{'text':'local model'}]}"));
-    struct capture cap;
-    capture_init(&cap);
-    char url[128];
-    struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, true, &cap, url, sizeof url);
-    cfg.api_key = "";
-    struct llm_client *c;
-    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
-    struct llm_conversation conv;
-    test_conversation(&conv);
+    struct session s;
+    session_start(&s, "{'steps':[{'text':'local model'}]}", LLM_PROVIDER_OPENAI, true);
+    s.cfg.api_key = "";
+    session_connect(&s);
     struct llm_reply r;
-    assert_int_equal(llm_complete(c, &conv, NULL, 0, &r), WA_E_OK);
+    assert_int_equal(llm_complete(s.c, &s.conv, NULL, 0, &r), WA_E_OK);
     assert_string_equal(r.text, "local model");
-    cJSON *reqs = fake_llm_requests(&f);
+    cJSON *reqs = fake_llm_requests(&s.f);
     assert_null(fake_llm_header(reqs, 0, "Authorization"));
     assert_null(at(reqs, "0/body/tools"));
     cJSON_Delete(reqs);
     llm_reply_cleanup(&r);
-    llm_conversation_cleanup(&conv);
-    llm_client_free(c);
-    capture_cleanup(&cap);
-    fake_llm_stop(&f);
+    session_close(&s);
 }
 
 /* Azure-style deployment URLs carry their API version as a query: it stays last. */
 static void deployment_url_with_query(void **state)
 {
     (void)state;
-    struct fake_llm f;
-    assert_true(fake_llm_start(&f, "{'steps':[{'text':'hi'}]}"));
-    struct capture cap;
-    capture_init(&cap);
-    char url[128], base[256];
-    struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, false, &cap, url, sizeof url);
-    snprintf(base, sizeof base, "%s/openai/deployments/gpt4o?api-version=2024-10-21", f.url);
-    cfg.base_url = base;
-    cfg.max_tokens = 256;
-    cfg.temperature = 0.2;
-    struct llm_client *c;
-    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
-    struct llm_conversation conv;
-    test_conversation(&conv);
+    struct session s;
+    session_start(&s, "{'steps':[{'text':'hi'}]}", LLM_PROVIDER_OPENAI, false);
+    char base[256];
+    snprintf(base, sizeof base, "%s/openai/deployments/gpt4o?api-version=2024-10-21", s.f.url);
+    s.cfg.base_url = base;
+    s.cfg.max_tokens = 256;
+    s.cfg.temperature = 0.2;
+    session_connect(&s);
     struct llm_reply r;
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
-    cJSON *reqs = fake_llm_requests(&f);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
+    cJSON *reqs = fake_llm_requests(&s.f);
     assert_string_equal(str_at(reqs, "0/path"), "/openai/deployments/gpt4o/chat/completions");
     assert_string_equal(str_at(reqs, "0/query"), "api-version=2024-10-21");
     assert_int_equal(at(reqs, "0/body/max_tokens")->valueint, 256);
     assert_true(at(reqs, "0/body/temperature")->valuedouble > 0.19);
     cJSON_Delete(reqs);
-    assert_schema_valid(&f);
+    assert_schema_valid(&s.f);
     llm_reply_cleanup(&r);
-    llm_conversation_cleanup(&conv);
-    llm_client_free(c);
-    capture_cleanup(&cap);
-    fake_llm_stop(&f);
+    session_close(&s);
 }
 
 /* A server that ignores "stream": true and answers with one JSON body still works. */
@@ -432,18 +389,13 @@ static void calls_written_as_text(void **state)
         "</parameter>\\n</function>\\n</tool_call>'},"
         "{'text':'<tool_call>{\\'name\\': \\'desktop\\', \\'arguments\\': {\\'x\\': 1,}}"
         "</tool_call>'},{'text':'All done.'}]}"));
-    struct capture cap;
-    capture_init(&cap);
-    char url[128];
-    struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, true, &cap, url, sizeof url);
-    cfg.text_calls = LLM_TEXT_FUNCTION_FORMATS;
-    struct llm_client *c;
-    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
-    struct llm_conversation conv;
-    test_conversation(&conv);
+    struct session s;
+    session_attach(&s, &f, LLM_PROVIDER_OPENAI, true);
+    s.cfg.text_calls = LLM_TEXT_FUNCTION_FORMATS;
+    session_connect(&s);
     struct llm_reply r;
 
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_true(r.calls_from_text);
     assert_int_equal(r.n_calls, 1);
     assert_string_equal(r.calls[0].name, "desktop");
@@ -453,13 +405,13 @@ static void calls_written_as_text(void **state)
     assert_null(r.text_call_error);
     llm_reply_cleanup(&r);
 
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_true(r.calls_from_text);
     assert_string_equal(r.calls[0].arguments, "{\"action\":\"screenshot\"}");
     assert_null(r.text);
     llm_reply_cleanup(&r);
 
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_false(r.calls_from_text);
     assert_int_equal(r.n_calls, 0);
     assert_non_null(strstr(r.text, "<tool_call>"));
@@ -467,20 +419,18 @@ static void calls_written_as_text(void **state)
     assert_non_null(strstr(r.text_call_error, "not valid JSON"));
     llm_reply_cleanup(&r);
 
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_false(r.calls_from_text);
     assert_string_equal(r.text, "All done.");
     assert_null(r.text_call_error);
     llm_reply_cleanup(&r);
 
-    const char *log = dynbuf_str(&cap.log);
+    const char *log = dynbuf_str(&s.cap.log);
     const char *once = strstr(log, "wrote its tool calls as text");
     assert_non_null(once);
     assert_null(strstr(once + 1, "wrote its tool calls as text"));
     assert_null(strstr(log, TEST_KEY));
-    llm_conversation_cleanup(&conv);
-    llm_client_free(c);
-    capture_cleanup(&cap);
+    session_disconnect(&s);
     assert_schema_valid(&f);
     fake_llm_stop(&f);
 }
@@ -570,48 +520,40 @@ static void text_round_goes_back_as_text(void **state)
 static void stream_with_tools_refused(void **state)
 {
     (void)state;
-    struct fake_llm f;
-    assert_true(fake_llm_start(&f, "{'steps':[{'status':400,'body':{'error':{'message':"
-                                   "'Cannot use tools with stream','type':"
-                                   "'invalid_request_error'}}},{'text':'one'},{'text':'two'},"
-                                   "{'status':400}]}"));
-    struct capture cap;
-    capture_init(&cap);
-    char url[128];
-    struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, true, &cap, url, sizeof url);
-    struct llm_client *c;
-    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
-    struct llm_conversation conv;
-    test_conversation(&conv);
+    struct session s;
+    session_open(&s,
+                 "{'steps':[{'status':400,'body':{'error':{'message':"
+                 "'Cannot use tools with stream','type':"
+                 "'invalid_request_error'}}},{'text':'one'},{'text':'two'},"
+                 "{'status':400}]}",
+                 LLM_PROVIDER_OPENAI, true);
     struct llm_reply r;
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_string_equal(r.text, "one");
     assert_int_equal(r.attempts, 2);
     llm_reply_cleanup(&r);
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_string_equal(r.text, "two");
     assert_int_equal(r.attempts, 1);
     llm_reply_cleanup(&r);
     /* any other 400 is not retried */
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_HTTP);
+    assert_int_equal(session_complete(&s, &r), WA_E_HTTP);
     assert_int_equal(r.attempts, 1);
     llm_reply_cleanup(&r);
-    cJSON *reqs = fake_llm_requests(&f);
+    cJSON *reqs = fake_llm_requests(&s.f);
     assert_int_equal(cJSON_GetArraySize(reqs), 4);
     assert_true(cJSON_IsTrue(at(reqs, "0/body/stream")));
     assert_true(cJSON_IsFalse(at(reqs, "1/body/stream")));
     assert_true(cJSON_IsFalse(at(reqs, "2/body/stream")));
     assert_null(at(reqs, "2/body/stream_options"));
     cJSON_Delete(reqs);
-    const char *log = dynbuf_str(&cap.log);
+    const char *log = dynbuf_str(&s.cap.log);
     const char *once = strstr(log, "refuses streaming with tools");
     assert_non_null(once);
     assert_null(strstr(once + 1, "refuses streaming with tools"));
-    llm_conversation_cleanup(&conv);
-    llm_client_free(c);
-    capture_cleanup(&cap);
-    assert_schema_valid(&f);
-    fake_llm_stop(&f);
+    session_disconnect(&s);
+    assert_schema_valid(&s.f);
+    fake_llm_stop(&s.f);
 }
 
 /* A local server as vLLM and llama.cpp answer: images refused in tool messages (the
@@ -620,35 +562,30 @@ static void stream_with_tools_refused(void **state)
 static void local_server_refusals(void **state)
 {
     (void)state;
-    struct fake_llm f;
-    assert_true(fake_llm_start(&f, "{'refuse':['images_in_tool','stream_with_tools',"
-                                   "'tool_choice'],'steps':[{'text':'one'},{'text':'two'}]}"));
-    struct capture cap;
-    capture_init(&cap);
-    char url[128];
-    struct llm_config cfg = test_config(&f, LLM_PROVIDER_OPENAI, true, &cap, url, sizeof url);
-    cfg.tool_choice = "auto";
-    struct llm_client *c;
-    assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
-    struct llm_conversation conv;
-    test_conversation(&conv);
+    struct session s;
+    session_start(&s,
+                  "{'refuse':['images_in_tool','stream_with_tools',"
+                  "'tool_choice'],'steps':[{'text':'one'},{'text':'two'}]}",
+                  LLM_PROVIDER_OPENAI, true);
+    s.cfg.tool_choice = "auto";
+    session_connect(&s);
     struct llm_tool_call call = {
         .id = "call_a", .name = "desktop", .arguments = "{\"action\":\"screenshot\"}"};
     struct llm_reply prev = {.calls = &call, .n_calls = 1};
-    assert_int_equal(llm_conversation_add_reply(&conv, &prev), WA_E_OK);
+    assert_int_equal(llm_conversation_add_reply(&s.conv, &prev), WA_E_OK);
     struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
-    assert_int_equal(llm_conversation_add_tool_result(&conv, "call_a", "desktop", "ok", &img),
+    assert_int_equal(llm_conversation_add_tool_result(&s.conv, "call_a", "desktop", "ok", &img),
                      WA_E_OK);
     struct llm_reply r;
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_string_equal(r.text, "one");
     assert_int_equal(r.attempts, 3);
     llm_reply_cleanup(&r);
-    assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
     assert_string_equal(r.text, "two");
     assert_int_equal(r.attempts, 1);
     llm_reply_cleanup(&r);
-    cJSON *reqs = fake_llm_requests(&f);
+    cJSON *reqs = fake_llm_requests(&s.f);
     assert_int_equal(cJSON_GetArraySize(reqs), 4);
     assert_string_equal(str_at(reqs, "0/response/refusal"), "stream_with_tools");
     assert_string_equal(str_at(reqs, "1/response/refusal"), "tool_choice");
@@ -664,18 +601,16 @@ static void local_server_refusals(void **state)
     assert_non_null(strstr(str_at(reqs, "3/body/messages/4/content/0/text"), "call_a"));
     assert_string_equal(str_at(reqs, "3/body/messages/4/content/1/type"), "image_url");
     cJSON_Delete(reqs);
-    const char *log = dynbuf_str(&cap.log);
+    const char *log = dynbuf_str(&s.cap.log);
     for (int i = 0; i < 2; i++) {
         const char *what = i ? "rejects tool_choice" : "refuses streaming with tools";
         const char *once = strstr(log, what);
         assert_non_null(once);
         assert_null(strstr(once + 1, what));
     }
-    llm_conversation_cleanup(&conv);
-    llm_client_free(c);
-    capture_cleanup(&cap);
-    assert_schema_valid(&f);
-    fake_llm_stop(&f);
+    session_disconnect(&s);
+    assert_schema_valid(&s.f);
+    fake_llm_stop(&s.f);
 }
 
 int main(void)

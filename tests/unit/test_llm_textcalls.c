@@ -55,6 +55,24 @@ static void hermes_blocks(void **state)
     assert_call(&t, 1, "powershell", "{\"command\":\"dir\"}");
     assert_string_not_equal(t.calls[0].id, t.calls[1].id);
     assert_string_equal(t.text, "I will click.");
+    assert_null(t.after_calls); /* nothing follows the calls */
+    textcalls_cleanup(&t);
+
+    /* text after the last block: an answer given with the calls, told apart */
+    assert_int_equal(parse("Saving.\n<tool_call>{\"name\":\"desktop\",\"arguments\":{}}"
+                           "</tool_call>\n<function=desktop>\n</function>\n  Saved it. \n",
+                           LLM_TEXT_FUNCTION_FORMATS, &t),
+                     WA_E_OK);
+    assert_int_equal(t.n_calls, 2);
+    assert_string_equal(t.text, "Saving.\nSaved it.");
+    assert_string_equal(t.after_calls, "Saved it.");
+    textcalls_cleanup(&t);
+    assert_int_equal(parse("<tool_call>{\"name\":\"desktop\",\"arguments\":{}}</tool_call>"
+                           "Done.",
+                           LLM_TEXT_HERMES, &t),
+                     WA_E_OK);
+    assert_string_equal(t.text, "Done.");
+    assert_string_equal(t.after_calls, "Done.");
     textcalls_cleanup(&t);
 
     /* the last block cut at a stop token before its closing tag; no arguments at all */

@@ -14,23 +14,6 @@
 #include "fake_llm_proc.c"
 #include "llm_test_client.h"
 
-static const cJSON *at(const cJSON *root, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    const cJSON *n = root;
-    for (char *tok = strtok(buf, "/"); tok && n; tok = strtok(NULL, "/"))
-        n = (*tok >= '0' && *tok <= '9') ? cJSON_GetArrayItem(n, atoi(tok))
-                                         : cJSON_GetObjectItemCaseSensitive(n, tok);
-    return n;
-}
-
-static const char *str_at(const cJSON *root, const char *path)
-{
-    const cJSON *n = at(root, path);
-    return cJSON_IsString(n) ? n->valuestring : NULL;
-}
-
 /* Every request the server got was the documented shape (none answered "invalid"). */
 static void assert_all_valid(const cJSON *reqs)
 {
@@ -66,16 +49,11 @@ static void tool_round(void **state)
     for (size_t k = 0; k < 2; k++)
         for (int stream = 0; stream < 2; stream++, first += 2) {
             bool anthropic = kinds[k] == LLM_PROVIDER_ANTHROPIC;
-            struct capture cap;
-            capture_init(&cap);
-            char url[128];
-            struct llm_config cfg = test_config(&f, kinds[k], stream, &cap, url, sizeof url);
-            struct llm_client *c;
-            assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
-            struct llm_conversation conv;
-            test_conversation(&conv);
+            struct session s;
+            session_attach(&s, &f, kinds[k], stream);
+            session_connect(&s);
             struct llm_reply r;
-            assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+            assert_int_equal(session_complete(&s, &r), WA_E_OK);
             assert_string_equal(r.text, "Looking.");
             assert_string_equal(r.reasoning, "The window first.");
             assert_int_equal(r.n_calls, 2);
@@ -85,18 +63,18 @@ static void tool_round(void **state)
             assert_int_equal(cJSON_GetObjectItem(r.calls[0].parsed, "y")->valueint, 9);
             assert_string_equal(r.calls[1].name, "powershell");
             if (stream)
-                assert_string_equal(dynbuf_str(&cap.deltas), "Looking.");
-            assert_int_equal(llm_conversation_add_reply(&conv, &r), WA_E_OK);
+                assert_string_equal(dynbuf_str(&s.cap.deltas), "Looking.");
+            assert_int_equal(llm_conversation_add_reply(&s.conv, &r), WA_E_OK);
             struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
-            assert_int_equal(llm_conversation_add_tool_result(&conv, "call_k1", "desktop",
+            assert_int_equal(llm_conversation_add_tool_result(&s.conv, "call_k1", "desktop",
                                                               "{\"ok\":true}", &img),
                              WA_E_OK);
             assert_int_equal(
-                llm_conversation_add_tool_result(&conv, "call_k2", "powershell", "exit 0", NULL),
+                llm_conversation_add_tool_result(&s.conv, "call_k2", "powershell", "exit 0", NULL),
                 WA_E_OK);
-            llm_conversation_add_user(&conv, "Note: keep going.", NULL, 0);
+            llm_conversation_add_user(&s.conv, "Note: keep going.", NULL, 0);
             llm_reply_cleanup(&r);
-            assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+            assert_int_equal(session_complete(&s, &r), WA_E_OK);
             assert_string_equal(r.text, "All done.");
             assert_int_equal(r.usage.prompt_tokens, 40);
             assert_int_equal(r.usage.total_tokens, 43);
@@ -160,10 +138,8 @@ static void tool_round(void **state)
             free(body_text);
             cJSON_Delete(reqs);
             cJSON_Delete(all_reqs);
-            assert_null(strstr(dynbuf_str(&cap.log), TEST_KEY));
-            llm_conversation_cleanup(&conv);
-            llm_client_free(c);
-            capture_cleanup(&cap);
+            assert_null(strstr(dynbuf_str(&s.cap.log), TEST_KEY));
+            session_disconnect(&s);
         }
     fake_llm_stop(&f);
 }
@@ -182,32 +158,25 @@ static void retries_and_errors(void **state)
                            "'text':'partial answer'},{'text':'third time'},{'status':400}]}"));
     for (size_t k = 0; k < 2; k++) {
         bool anthropic = kinds[k] == LLM_PROVIDER_ANTHROPIC;
-        struct capture cap;
-        capture_init(&cap);
-        char url[128];
-        struct llm_config cfg = test_config(&f, kinds[k], true, &cap, url, sizeof url);
-        struct llm_client *c;
-        assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
-        struct llm_conversation conv;
-        test_conversation(&conv);
+        struct session s;
+        session_attach(&s, &f, kinds[k], true);
+        session_connect(&s);
         struct llm_reply r;
-        assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_OK);
+        assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_string_equal(r.text, "third time");
         assert_int_equal(r.attempts, 3);
         llm_reply_cleanup(&r);
-        assert_int_equal(llm_complete(c, &conv, test_tools, N_TEST_TOOLS, &r), WA_E_HTTP);
+        assert_int_equal(session_complete(&s, &r), WA_E_HTTP);
         assert_int_equal(r.attempts, 1);
         assert_int_equal(r.http_status, 400);
         assert_null(strstr(wa_err_detail(), TEST_KEY));
         llm_reply_cleanup(&r);
-        const char *log = dynbuf_str(&cap.log);
+        const char *log = dynbuf_str(&s.cap.log);
         assert_non_null(strstr(log, anthropic ? "HTTP 529" : "HTTP 429"));
         assert_non_null(strstr(log, "mid-stream"));
         assert_null(strstr(log, TEST_KEY));
         assert_non_null(strstr(log, anthropic ? "x-api-key: (redacted)" : "(redacted)"));
-        llm_conversation_cleanup(&conv);
-        llm_client_free(c);
-        capture_cleanup(&cap);
+        session_disconnect(&s);
     }
     cJSON *reqs = fake_llm_requests(&f);
     assert_int_equal(cJSON_GetArraySize(reqs), 8);
@@ -227,25 +196,20 @@ static void text_round(void **state)
     struct fake_llm f;
     assert_true(fake_llm_start(&f, "{'steps':[" TEXT_ROUND "," TEXT_ROUND "]}"));
     for (size_t k = 0; k < 2; k++) {
-        struct capture cap;
-        capture_init(&cap);
-        char url[128];
-        struct llm_config cfg = test_config(&f, kinds[k], false, &cap, url, sizeof url);
-        cfg.text_calls = LLM_TEXT_FUNCTION_FORMATS;
-        struct llm_client *c;
-        assert_int_equal(llm_client_new(&cfg, &c), WA_E_OK);
-        struct llm_conversation conv;
-        test_conversation(&conv);
+        struct session s;
+        session_attach(&s, &f, kinds[k], false);
+        s.cfg.text_calls = LLM_TEXT_FUNCTION_FORMATS;
+        session_connect(&s);
         struct llm_reply r;
-        assert_int_equal(llm_complete(c, &conv, NULL, 0, &r), WA_E_OK);
+        assert_int_equal(llm_complete(s.c, &s.conv, NULL, 0, &r), WA_E_OK);
         assert_true(r.calls_from_text);
-        assert_int_equal(llm_conversation_add_reply(&conv, &r), WA_E_OK);
+        assert_int_equal(llm_conversation_add_reply(&s.conv, &r), WA_E_OK);
         struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
-        assert_int_equal(llm_conversation_add_tool_result(&conv, r.calls[0].id, "desktop",
+        assert_int_equal(llm_conversation_add_tool_result(&s.conv, r.calls[0].id, "desktop",
                                                           "{\"ok\":true}", &img),
                          WA_E_OK);
         llm_reply_cleanup(&r);
-        assert_int_equal(llm_complete(c, &conv, NULL, 0, &r), WA_E_OK);
+        assert_int_equal(llm_complete(s.c, &s.conv, NULL, 0, &r), WA_E_OK);
         assert_string_equal(r.text, "Saved.");
         llm_reply_cleanup(&r);
         cJSON *reqs = fake_llm_requests(&f);
@@ -258,9 +222,7 @@ static void text_round(void **state)
         assert_non_null(strstr(body, "<tool_call>"));
         free(body);
         cJSON_Delete(reqs);
-        llm_conversation_cleanup(&conv);
-        llm_client_free(c);
-        capture_cleanup(&cap);
+        session_disconnect(&s);
     }
     fake_llm_stop(&f);
 }
