@@ -20,6 +20,7 @@ state=$(cd "$state" && pwd)
 prefix=$state/prefix
 envfile=$state/env.sh
 prefix_stamp=$prefix/.winagent-prefix-v1
+keeper=${WINAGENT_KEEPER_EXE:-$(dirname "${WINAGENT_EXE:-$here/../../build/win64/winagent.exe}")/tests/apps/keeper.exe}
 width=1920
 height=1080
 
@@ -99,6 +100,16 @@ cmd_up() {
         sleep 0.5
     done
     [ "$ok" = 1 ] || { log "Wine did not come up"; cmd_down; exit 1; }
+    # Wine closes the desktop a second after the last program using it ends, and the
+    # next program starts a new desktop process that inherits its output: a test
+    # reading winagent's output through a pipe would wait for that process to end.
+    # The keeper (tests/apps/keeper.c, one hidden window) uses the desktop until `down`.
+    if [ -f "$keeper" ]; then
+        wine "$keeper" </dev/null >/dev/null 2>&1 &
+        echo $! >"$state/keeper.pid"
+    else
+        log "no $keeper (./dev.sh build makes it): the desktop may close between tests"
+    fi
     cat >"$envfile" <<ENV
 export DISPLAY=:$n
 export WINEPREFIX=$prefix
@@ -117,7 +128,7 @@ cmd_down() {
     wine_env
     wineserver -k >/dev/null 2>&1 || true
     local f
-    for f in explorer xvfb; do
+    for f in keeper explorer xvfb; do
         if [ -f "$state/$f.pid" ]; then
             kill "$(cat "$state/$f.pid")" 2>/dev/null || true
             rm -f "$state/$f.pid"
