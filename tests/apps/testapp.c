@@ -1461,13 +1461,7 @@ static HRESULT STDMETHODCALLTYPE ma_name(IAccessible *a, VARIANT v, BSTR *out)
     return (*out = bstr_of(text)) ? S_OK : E_OUTOFMEMORY;
 }
 
-static HRESULT STDMETHODCALLTYPE ma_value(IAccessible *a, VARIANT v, BSTR *out)
-{
-    (void)a, (void)v;
-    *out = NULL;
-    return S_FALSE;
-}
-
+/* A menu and its items have no value, description, help or shortcut text. */
 static HRESULT STDMETHODCALLTYPE ma_text_none(IAccessible *a, VARIANT v, BSTR *out)
 {
     (void)a, (void)v;
@@ -1629,7 +1623,7 @@ static IAccessibleVtbl menu_acc_vtbl = {
     .get_accChildCount = ma_child_count,
     .get_accChild = ma_child,
     .get_accName = ma_name,
-    .get_accValue = ma_value,
+    .get_accValue = ma_text_none,
     .get_accDescription = ma_text_none,
     .get_accRole = ma_role,
     .get_accState = ma_state,
