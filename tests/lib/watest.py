@@ -36,16 +36,22 @@ def run_winagent(*args, timeout=60, env=None, input=None, cwd=None):
 class Cli:
     """winagent as an agent outside runs it: a process of its own for each command, under
     Wine, the refs of one command's state carried to the next by a state folder kept for
-    this Cli alone (WINAGENT_STATE_DIR)."""
+    this Cli alone (WINAGENT_STATE_DIR), so other tests' state files never meet ours."""
 
     def __init__(self, prefix):
         self.state_dir = tempfile.mkdtemp(prefix=prefix)
 
+    def env(self, **extra):
+        """The environment of a winagent process of this state folder (a command, or a
+        server a test starts itself), with extra variables."""
+        env = dict(os.environ, WINAGENT_STATE_DIR=win_path(self.state_dir))
+        env.update(extra)
+        return env
+
     def run(self, *args, check=True, timeout=60):
         """One command: CompletedProcess; with check, AssertionError unless it exits 0."""
-        env = dict(os.environ, WINAGENT_STATE_DIR=win_path(self.state_dir))
         r = subprocess.run(["wine", WINAGENT_EXE, *args], capture_output=True, text=True,
-                           encoding="utf-8", errors="replace", env=env, timeout=timeout,
+                           encoding="utf-8", errors="replace", env=self.env(), timeout=timeout,
                            stdin=subprocess.DEVNULL)
         if check and r.returncode != 0:
             raise AssertionError("winagent %s failed (%d): %s %s" % (args, r.returncode,
