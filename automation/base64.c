@@ -58,10 +58,7 @@ wa_err base64_encode(const void *data, size_t len, struct dynbuf *out)
     }
     return WA_E_OK;
 fail:
-    if (out->data) { /* leave out as it was */
-        out->len = start;
-        out->data[start] = '\0';
-    }
+    dynbuf_truncate(out, start); /* leave out as it was */
     return e;
 }
 
@@ -136,9 +133,6 @@ wa_err base64_decode(const char *text, size_t len, struct dynbuf *out)
         goto fail;
     return WA_E_OK;
 fail:
-    if (out->data) { /* leave out as it was */
-        out->len = start;
-        out->data[start] = '\0';
-    }
+    dynbuf_truncate(out, start); /* leave out as it was */
     return e;
 }

@@ -384,10 +384,8 @@ wa_err png_encode(const struct wa_image *img, struct dynbuf *out)
     if (!e)
         e = add_chunk(out, "IEND", NULL, NULL, 0);
 out:
-    if (e && out->data) { /* leave out as it was */
-        out->len = start;
-        out->data[start] = '\0';
-    }
+    if (e)
+        dynbuf_truncate(out, start); /* leave out as it was */
     for (int i = 0; i < nbands; i++)
         free(bands[i].out);
     free(pal);

@@ -126,26 +126,11 @@ static bool in_open_menu(const struct wa_tree *t, size_t i)
     return false;
 }
 
-/* "menu opened: \"File\" ([2] Menu, 9 items)": the items follow as new nodes. */
-static void describe_menu_opened(struct dynbuf *b, const struct wa_tree *t, size_t i)
-{
-    const struct wa_node *n = &t->nodes[i];
-    size_t items = 0;
-    for (size_t j = i + 1; j < t->count && t->nodes[j].depth > n->depth; j++)
-        items += t->nodes[j].parent == (int)i && strcmp(t->nodes[j].type, "MenuItem") == 0;
-    dynbuf_adds(b, "menu opened: ");
-    tree_quote(n->name, b);
-    dynbuf_addf(b, " ([%zu] Menu, ", i + 1);
-    if (n->items_unreadable)
-        dynbuf_adds(b, "items not readable)\n");
-    else
-        dynbuf_addf(b, "%zu item%s)\n", items, items == 1 ? "" : "s");
-}
-
-/* "menu open: \"File\" ([2] Menu, 9 items, at [4] MenuItem \"Open...\")": a menu that was
- * open before the action and still is, with the item that has the keyboard (arrows
- * and letters move it) where it can be read. */
-static void describe_menu_open(struct dynbuf *b, const struct wa_tree *t, size_t i)
+/* "menu opened: \"File\" ([2] Menu, 9 items)": the items follow as new nodes. For a
+ * menu that was open before the action and still is (still_open), "menu open: \"File\"
+ * ([2] Menu, 9 items, at [4] MenuItem \"Open...\")", with the item that has the keyboard
+ * (arrows and letters move it) where it can be read. */
+static void describe_menu(struct dynbuf *b, const struct wa_tree *t, size_t i, bool still_open)
 {
     const struct wa_node *n = &t->nodes[i];
     size_t items = 0;
@@ -154,10 +139,10 @@ static void describe_menu_open(struct dynbuf *b, const struct wa_tree *t, size_t
         if (t->nodes[j].parent != (int)i)
             continue;
         items += strcmp(t->nodes[j].type, "MenuItem") == 0;
-        if (at < 0 && (t->nodes[j].states & (WA_ST_FOCUSED | WA_ST_SELECTED)))
+        if (still_open && at < 0 && (t->nodes[j].states & (WA_ST_FOCUSED | WA_ST_SELECTED)))
             at = (int)j;
     }
-    dynbuf_adds(b, "menu open: ");
+    dynbuf_adds(b, still_open ? "menu open: " : "menu opened: ");
     tree_quote(n->name, b);
     dynbuf_addf(b, " ([%zu] Menu, ", i + 1);
     if (n->items_unreadable)
@@ -264,7 +249,7 @@ wa_err tree_diff(const struct wa_tree *before, struct wa_tree *after, size_t max
         if (!want_line(max_lines, &lines))
             continue;
         if (tree_node_is_open_menu(&after->nodes[i])) {
-            describe_menu_opened(&d->lines, after, i);
+            describe_menu(&d->lines, after, i, false);
             continue;
         }
         dynbuf_adds(&d->lines, "new: ");
@@ -324,7 +309,7 @@ wa_err tree_diff(const struct wa_tree *before, struct wa_tree *after, size_t max
         dynbuf_addf(&d->lines, "... and %zu more changes\n", lines - max_lines);
     for (size_t i = 0; i < after->count; i++)
         if (match[i] >= 0 && tree_node_is_open_menu(&after->nodes[i]))
-            describe_menu_open(&d->still_open, after, i);
+            describe_menu(&d->still_open, after, i, true);
 out:
     free_keys(bk, before->count);
     free_keys(ak, after->count);

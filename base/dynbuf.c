@@ -24,9 +24,15 @@ void dynbuf_cleanup(struct dynbuf *b)
 
 void dynbuf_reset(struct dynbuf *b)
 {
-    b->len = 0;
-    if (b->data)
-        b->data[0] = '\0';
+    dynbuf_truncate(b, 0);
+}
+
+void dynbuf_truncate(struct dynbuf *b, size_t len)
+{
+    if (len >= b->len)
+        return;
+    b->len = len;
+    b->data[len] = '\0';
 }
 
 static wa_err dynbuf_reserve(struct dynbuf *b, size_t extra)

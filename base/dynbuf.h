@@ -19,6 +19,9 @@ void dynbuf_init(struct dynbuf *b, size_t max);
 void dynbuf_cleanup(struct dynbuf *b);
 /* Empties the buffer, keeping its allocation. */
 void dynbuf_reset(struct dynbuf *b);
+/* Keeps the first len bytes (a buffer that holds no more is left as it is), keeping
+ * the allocation: how a failed series of adds puts back what was there before it. */
+void dynbuf_truncate(struct dynbuf *b, size_t len);
 
 /* Appends n bytes. On failure (WA_E_TOO_LARGE, WA_E_NOMEM) the buffer is unchanged. */
 wa_err dynbuf_add(struct dynbuf *b, const void *p, size_t n);

@@ -399,10 +399,7 @@ static void record(struct call *k, wa_err e, bool acts)
     struct op_result *r = k->r;
     if (!r->summary[0])
         snprintf(r->summary, sizeof r->summary, "%s", k->name);
-    r->err = e;
-    if (e)
-        snprintf(r->message, sizeof r->message, "%s",
-                 *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+    op_result_set_error(r, e);
     if (acts) {
         double t0 = os_clock_ms();
         audit(k, e);

@@ -152,6 +152,16 @@ static bool side_capture_finish(struct side_capture *c, struct wa_image *img, st
     return ok;
 }
 
+/* The session now looks at window hwnd, seen in frame; marked: its element ids are the
+ * numbered marks of an image. */
+static void session_observed(struct session *s, uint64_t hwnd, struct wa_rect frame, bool marked)
+{
+    s->frame = frame;
+    s->have_frame = !wa_rect_empty(frame);
+    s->target = hwnd;
+    s->marked = marked;
+}
+
 wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
 {
     struct session *s = k->s;
@@ -191,10 +201,7 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     k->walk_window = 0;
     if (e)
         return e;
-    s->frame = k->r->obs.frame;
-    s->have_frame = !wa_rect_empty(s->frame);
-    s->target = hwnd;
-    s->marked = k->r->obs.marked;
+    session_observed(s, hwnd, k->r->obs.frame, k->r->obs.marked);
     tree_cleanup(&s->tree);
     s->tree = tree;
     s->have_tree = tree.count > 0;
@@ -268,10 +275,7 @@ wa_err call_fresh_tree(struct call *k, uint64_t hwnd)
     if ((e = backend_get_tree(k->be, hwnd, &to, &s->tree)))
         return e;
     s->have_tree = true;
-    s->frame = s->tree.frame;
-    s->have_frame = !wa_rect_empty(s->frame);
-    s->target = hwnd;
-    s->marked = false;
+    session_observed(s, hwnd, s->tree.frame, false);
     k->fresh = true;
     return WA_E_OK;
 }
@@ -285,10 +289,7 @@ wa_err call_observe_reusing_tree(struct call *k, uint64_t hwnd, const struct obs
     wa_err e = observe_window_tree(k->be, hwnd, o, &cap, WA_E_OK, &k->r->obs, &s->tree);
     if (e)
         return e;
-    s->frame = k->r->obs.frame;
-    s->have_frame = !wa_rect_empty(s->frame);
-    s->target = hwnd;
-    s->marked = k->r->obs.marked;
+    session_observed(s, hwnd, k->r->obs.frame, k->r->obs.marked);
     k->r->obs.tree_reused = true;
     return WA_E_OK;
 }

@@ -72,16 +72,26 @@ wa_err observation_set_image(struct observation *out, const struct wa_image *img
     return e;
 }
 
+/* The window's pixels and frame, through the caller's capture when it gives one, else
+ * the backend's; the time it took goes in out->capture_ms. */
+static wa_err capture_window(const struct wa_backend *b, uint64_t hwnd,
+                             const struct observe_capture *cap, struct wa_image *img,
+                             struct wa_rect *frame, struct observation *out)
+{
+    double t0 = os_clock_ms();
+    wa_err e =
+        cap ? cap->window(cap->ctx, hwnd, img, frame) : backend_capture_window(b, hwnd, img, frame);
+    out->capture_ms = (os_clock_ms() - t0);
+    return e;
+}
+
 static wa_err observe_pixels(const struct wa_backend *b, uint64_t hwnd,
                              const struct observe_opts *o, const struct observe_capture *cap,
                              struct observation *out)
 {
     struct wa_image img = {0};
     struct wa_rect frame;
-    double t0 = os_clock_ms();
-    wa_err e = cap ? cap->window(cap->ctx, hwnd, &img, &frame)
-                   : backend_capture_window(b, hwnd, &img, &frame);
-    out->capture_ms = (os_clock_ms() - t0);
+    wa_err e = capture_window(b, hwnd, cap, &img, &frame, out);
     if (e)
         return e;
     out->frame = frame;
@@ -128,10 +138,7 @@ static wa_err observe_marked(const struct wa_backend *b, uint64_t hwnd,
 {
     struct wa_image img = {0};
     struct wa_rect frame;
-    double t0 = os_clock_ms();
-    wa_err e = cap ? cap->window(cap->ctx, hwnd, &img, &frame)
-                   : backend_capture_window(b, hwnd, &img, &frame);
-    out->capture_ms = (os_clock_ms() - t0);
+    wa_err e = capture_window(b, hwnd, cap, &img, &frame, out);
     if (e)
         return e;
     observe_draw_marks(tree, &img, frame);

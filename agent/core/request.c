@@ -573,6 +573,14 @@ void op_result_cleanup(struct op_result *r)
     op_result_init(r);
 }
 
+void op_result_set_error(struct op_result *r, wa_err e)
+{
+    r->err = e;
+    if (e)
+        snprintf(r->message, sizeof r->message, "%s",
+                 *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+}
+
 void op_result_note(struct op_result *r, const char *fmt, ...)
 {
     char buf[512];

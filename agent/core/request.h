@@ -211,6 +211,9 @@ struct op_result {
 
 void op_result_init(struct op_result *r);
 void op_result_cleanup(struct op_result *r); /* leaves it initialised */
+/* Sets the result's error: e, and for an error its message, this thread's detail line
+ * (wa_err_detail) or else e's own message. */
+void op_result_set_error(struct op_result *r, wa_err e);
 /* Adds a note (printf-style); silently dropped when out of memory. */
 void op_result_note(struct op_result *r, const char *fmt, ...) WA_PRINTF(2, 3);
 

@@ -596,9 +596,7 @@ static void do_tools_call(struct req *rq, const cJSON *params, struct reply *rep
         perform(rq, &q, &r, &pg);
     } else {
         r.op = op;
-        r.err = e;
-        snprintf(r.message, sizeof r.message, "%s",
-                 *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+        op_result_set_error(&r, e);
     }
     double secs = (double)(os_now_ms() - t0) / 1000.0;
     fprintf(stderr, "winagent mcp: %s -> %s%s%s (%.0f ms)\n", name, wa_err_code(r.err),

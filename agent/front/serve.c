@@ -132,9 +132,7 @@ static cJSON *handle_request(struct session *ses, struct rdp *rdp, const cJSON *
         core_perform(ses, &q, &r);
     } else {
         r.op = op;
-        r.err = e;
-        snprintf(r.message, sizeof r.message, "%s",
-                 *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+        op_result_set_error(&r, e);
     }
     fprintf(stderr, "winagent serve: %s -> %s%s%s (%lld ms)\n", command->valuestring,
             wa_err_code(r.err), r.err ? ": " : "", r.err ? r.message : "",

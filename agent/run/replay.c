@@ -133,9 +133,7 @@ static wa_err replay_call(struct replay *rp, int stepn, const cJSON *step, const
         e = core_perform(rp->ses, &q, &res);
     } else {
         res.op = q.op;
-        res.err = e;
-        snprintf(res.message, sizeof res.message, "%s",
-                 *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+        op_result_set_error(&res, e);
     }
     bool skip = e == WA_E_SHELL_DISABLED && core_shell(rp->core) == SHELL_DENIED;
     if (skip) { /* a trace is no script: its shell commands are not run, and it goes on */

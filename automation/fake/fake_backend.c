@@ -707,6 +707,23 @@ static void steal_focus_while_typing(size_t typed)
     total = 0;
 }
 
+/* Appends typed text to a node's value, as a control does; "readonly": true scripts a
+ * control that drops what is typed. */
+static wa_err type_into(cJSON *node, const char *utf8)
+{
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(node, "readonly")))
+        return WA_E_OK;
+    const char *old = json_str(node, "value");
+    size_t n = (old ? strlen(old) : 0) + strlen(utf8) + 1;
+    char *v = malloc(n);
+    if (!v)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    snprintf(v, n, "%s%s", old ? old : "", utf8);
+    set_string(node, "value", v);
+    free(v);
+    return WA_E_OK;
+}
+
 static wa_err fake_type_text(const char *utf8)
 {
     cJSON *f = cJSON_CreateObject();
@@ -714,17 +731,9 @@ static wa_err fake_type_text(const char *utf8)
     record("type_text", f);
     cJSON *win = foreground_window();
     cJSON *node = win ? focused_node(cJSON_GetObjectItemCaseSensitive(win, "tree")) : NULL;
-    /* "readonly": true scripts a control that drops what is typed */
-    if (node && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(node, "readonly"))) {
-        const char *old = json_str(node, "value");
-        size_t n = (old ? strlen(old) : 0) + strlen(utf8) + 1;
-        char *v = malloc(n);
-        if (!v)
-            return wa_fail(WA_E_NOMEM, "out of memory");
-        snprintf(v, n, "%s%s", old ? old : "", utf8);
-        set_string(node, "value", v);
-        free(v);
-    }
+    wa_err e = node ? type_into(node, utf8) : WA_E_OK;
+    if (e)
+        return e;
     steal_focus_while_typing(strlen(utf8));
     return WA_E_OK;
 }
@@ -1126,17 +1135,7 @@ static wa_err fake_post_text(uint64_t hwnd, const char *utf8, uint64_t *control)
     cJSON *f = hwnd_fields(*control);
     cJSON_AddStringToObject(f, "text", utf8);
     record("post_text", f);
-    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(node, "readonly"))) {
-        const char *old = json_str(node, "value");
-        size_t n = (old ? strlen(old) : 0) + strlen(utf8) + 1;
-        char *v = malloc(n);
-        if (!v)
-            return wa_fail(WA_E_NOMEM, "out of memory");
-        snprintf(v, n, "%s%s", old ? old : "", utf8);
-        set_string(node, "value", v);
-        free(v);
-    }
-    return WA_E_OK;
+    return type_into(node, utf8);
 }
 
 /* ---- shell: scripted answers ---- */

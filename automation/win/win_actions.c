@@ -31,15 +31,35 @@ struct action_job {
     const char *via;
 };
 
+/* Another reference to node n's handle, for a job's thread: *uia says whether the tree
+ * is UIA's (else MSAA's); *handle stays NULL for a node without one or a tree of another
+ * source. False when there was a handle to reference and no memory for it. */
+static bool handle_take(const struct wa_tree *t, const struct wa_node *n, bool *uia, void **handle)
+{
+    *uia = t->source && strcmp(t->source, "uia") == 0;
+    bool msaa = t->source && strcmp(t->source, "msaa") == 0;
+    *handle = NULL;
+    if (!n->handle || !(*uia || msaa))
+        return true;
+    *handle = *uia ? win_uia_ref_handle(n->handle) : win_msaa_ref_handle(n->handle);
+    return *handle != NULL;
+}
+
+/* Releases what handle_take took; harmless on NULL. */
+static void handle_drop(bool uia, void *handle)
+{
+    if (!handle)
+        return;
+    if (uia)
+        win_uia_release_handle(handle);
+    else
+        win_msaa_release_handle(handle);
+}
+
 static void action_job_free(void *p)
 {
     struct action_job *j = p;
-    if (j->handle) {
-        if (j->uia)
-            win_uia_release_handle(j->handle);
-        else
-            win_msaa_release_handle(j->handle);
-    }
+    handle_drop(j->uia, j->handle);
     free(j->value);
     free(j);
 }
@@ -274,15 +294,11 @@ wa_err win_element_action(struct wa_tree *t, size_t index, enum wa_element_actio
     struct action_job *j = calloc(1, sizeof *j);
     if (!j)
         return wa_fail(WA_E_NOMEM, "out of memory");
-    bool uia = t->source && strcmp(t->source, "uia") == 0;
-    bool msaa = t->source && strcmp(t->source, "msaa") == 0;
-    j->uia = uia;
-    if (n->handle && (uia || msaa))
-        j->handle = uia ? win_uia_ref_handle(n->handle) : win_msaa_ref_handle(n->handle);
+    bool held = handle_take(t, n, &j->uia, &j->handle);
     j->hwnd = (HWND)(uintptr_t)n->hwnd;
     j->a = a;
     j->value = value ? str_dup(value) : NULL;
-    if ((value && !j->value) || (n->handle && (uia || msaa) && !j->handle)) {
+    if ((value && !j->value) || !held) {
         action_job_free(j);
         return wa_fail(WA_E_NOMEM, "out of memory");
     }
@@ -355,12 +371,7 @@ struct value_job {
 static void value_job_free(void *p)
 {
     struct value_job *j = p;
-    if (j->handle) {
-        if (j->uia)
-            win_uia_release_handle(j->handle);
-        else
-            win_msaa_release_handle(j->handle);
-    }
+    handle_drop(j->uia, j->handle);
     free(j->value);
     free(j);
 }
@@ -436,13 +447,9 @@ wa_err win_element_value(struct wa_tree *t, size_t index, char **value)
     struct value_job *j = calloc(1, sizeof *j);
     if (!j)
         return wa_fail(WA_E_NOMEM, "out of memory");
-    bool uia = t->source && strcmp(t->source, "uia") == 0;
-    bool msaa = t->source && strcmp(t->source, "msaa") == 0;
-    j->uia = uia;
-    if (n->handle && (uia || msaa))
-        j->handle = uia ? win_uia_ref_handle(n->handle) : win_msaa_ref_handle(n->handle);
+    bool held = handle_take(t, n, &j->uia, &j->handle);
     j->hwnd = (HWND)(uintptr_t)n->hwnd;
-    if (n->handle && (uia || msaa) && !j->handle) {
+    if (!held) {
         value_job_free(j);
         return wa_fail(WA_E_NOMEM, "out of memory");
     }

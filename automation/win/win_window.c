@@ -345,11 +345,35 @@ wa_err win_window_info(uint64_t hwnd, struct wa_window *out)
     return e ? e : fill_info(h, out);
 }
 
+/* The handle of the first top-level window in Z order that pick(window, ctx) takes, in
+ * *hwnd (0 when none does). */
+static wa_err first_top_level(bool (*pick)(HWND h, const void *ctx), const void *ctx,
+                              uint64_t *hwnd)
+{
+    *hwnd = 0;
+    struct hwnd_vec all;
+    wa_err e = top_level_windows(&all);
+    if (e)
+        return e;
+    for (size_t i = 0; i < all.n && !*hwnd; i++)
+        if (pick(all.v[i], ctx))
+            *hwnd = win_handle(all.v[i]);
+    free(all.v);
+    return WA_E_OK;
+}
+
 /* A window actions may go to when none is named. */
 static bool targetable(HWND h)
 {
     return h && IsWindowVisible(h) && !win_window_cloaked(h) && !win_window_is_ours(h) &&
            !is_shell_window(h);
+}
+
+/* first_top_level's pick of a target below the foreground: one the window list shows. */
+static bool listed_target(HWND h, const void *ctx)
+{
+    (void)ctx;
+    return win_window_listable(h) && targetable(h);
 }
 
 wa_err win_target_window(uint64_t *hwnd)
@@ -362,14 +386,9 @@ wa_err win_target_window(uint64_t *hwnd)
     }
     /* The foreground is our console (the user just typed the command there) or
      * nothing: take the next window down the Z order. */
-    struct hwnd_vec all;
-    wa_err e = top_level_windows(&all);
+    wa_err e = first_top_level(listed_target, NULL, hwnd);
     if (e)
         return e;
-    for (size_t i = 0; i < all.n && !*hwnd; i++)
-        if (win_window_listable(all.v[i]) && targetable(all.v[i]))
-            *hwnd = win_handle(all.v[i]);
-    free(all.v);
     if (!*hwnd)
         return wa_fail(WA_E_WINDOW_NOT_FOUND, "no window to act on: nothing but winagent's "
                                               "console and the desktop is open");
@@ -383,10 +402,11 @@ wa_err win_foreground_window(uint64_t *hwnd)
     return WA_E_OK;
 }
 
-/* A top-level window that takes clicks at a point: visible, not cloaked, not one that
- * lets the mouse through (layered and transparent). */
-static bool takes_point(HWND h, POINT p)
+/* A top-level window that takes clicks at the point *at (a POINT): visible, not
+ * cloaked, not one that lets the mouse through (layered and transparent). */
+static bool takes_point(HWND h, const void *at)
 {
+    const POINT p = *(const POINT *)at;
     if (!IsWindowVisible(h) || IsIconic(h) || win_window_cloaked(h))
         return false;
     LONG_PTR ex = GetWindowLongPtrW(h, GWL_EXSTYLE);
@@ -408,14 +428,9 @@ wa_err win_window_at(int x, int y, uint64_t *hwnd)
         *hwnd = win_handle(root);
         return WA_E_OK;
     }
-    struct hwnd_vec all;
-    wa_err e = top_level_windows(&all);
+    wa_err e = first_top_level(takes_point, &p, hwnd);
     if (e)
         return e;
-    for (size_t i = 0; i < all.n && !*hwnd; i++)
-        if (takes_point(all.v[i], p))
-            *hwnd = win_handle(all.v[i]);
-    free(all.v);
     if (!*hwnd) { /* the desktop itself is under every point of the screen */
         HWND d = GetShellWindow();
         *hwnd = win_handle(d ? d : GetDesktopWindow());

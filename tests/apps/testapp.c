@@ -1202,40 +1202,29 @@ static void log_wheel(HWND hwnd, const char *control, UINT msg, WPARAM wp, int t
     line_end(&l);
 }
 
+/* The canvas's button messages: the button (1 left, 2 right, 3 middle) and what it did. */
+static const struct {
+    UINT msg;
+    int button;
+    const char *kind;
+} CANVAS_BUTTONS[] = {
+    {WM_LBUTTONDOWN, 1, "down"}, {WM_LBUTTONUP, 1, "up"}, {WM_LBUTTONDBLCLK, 1, "double"},
+    {WM_RBUTTONDOWN, 2, "down"}, {WM_RBUTTONUP, 2, "up"}, {WM_RBUTTONDBLCLK, 2, "double"},
+    {WM_MBUTTONDOWN, 3, "down"}, {WM_MBUTTONUP, 3, "up"}, {WM_MBUTTONDBLCLK, 3, "double"},
+};
+
 static LRESULT CALLBACK canvas_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
 {
+    for (size_t i = 0; i < sizeof CANVAS_BUTTONS / sizeof CANVAS_BUTTONS[0]; i++)
+        if (msg == CANVAS_BUTTONS[i].msg) {
+            canvas_mouse(hwnd, CANVAS_BUTTONS[i].button, CANVAS_BUTTONS[i].kind, lp);
+            return 0;
+        }
     switch (msg) {
     case WM_ERASEBKGND:
         return 1; /* WM_PAINT covers every pixel */
     case WM_PAINT:
         canvas_paint(hwnd);
-        return 0;
-    case WM_LBUTTONDOWN:
-        canvas_mouse(hwnd, 1, "down", lp);
-        return 0;
-    case WM_LBUTTONUP:
-        canvas_mouse(hwnd, 1, "up", lp);
-        return 0;
-    case WM_LBUTTONDBLCLK:
-        canvas_mouse(hwnd, 1, "double", lp);
-        return 0;
-    case WM_RBUTTONDOWN:
-        canvas_mouse(hwnd, 2, "down", lp);
-        return 0;
-    case WM_RBUTTONUP:
-        canvas_mouse(hwnd, 2, "up", lp);
-        return 0;
-    case WM_RBUTTONDBLCLK:
-        canvas_mouse(hwnd, 2, "double", lp);
-        return 0;
-    case WM_MBUTTONDOWN:
-        canvas_mouse(hwnd, 3, "down", lp);
-        return 0;
-    case WM_MBUTTONUP:
-        canvas_mouse(hwnd, 3, "up", lp);
-        return 0;
-    case WM_MBUTTONDBLCLK:
-        canvas_mouse(hwnd, 3, "double", lp);
         return 0;
     case WM_CAPTURECHANGED:
         g.drag_button = 0;
@@ -1472,13 +1461,7 @@ static HRESULT STDMETHODCALLTYPE ma_name(IAccessible *a, VARIANT v, BSTR *out)
     return (*out = bstr_of(text)) ? S_OK : E_OUTOFMEMORY;
 }
 
-static HRESULT STDMETHODCALLTYPE ma_value(IAccessible *a, VARIANT v, BSTR *out)
-{
-    (void)a, (void)v;
-    *out = NULL;
-    return S_FALSE;
-}
-
+/* A menu and its items have no value, description, help or shortcut text. */
 static HRESULT STDMETHODCALLTYPE ma_text_none(IAccessible *a, VARIANT v, BSTR *out)
 {
     (void)a, (void)v;
@@ -1640,7 +1623,7 @@ static IAccessibleVtbl menu_acc_vtbl = {
     .get_accChildCount = ma_child_count,
     .get_accChild = ma_child,
     .get_accName = ma_name,
-    .get_accValue = ma_value,
+    .get_accValue = ma_text_none,
     .get_accDescription = ma_text_none,
     .get_accRole = ma_role,
     .get_accState = ma_state,

@@ -19,6 +19,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import unittest
 
 import watest
 from watest import TestApp, WINAGENT_EXE, fake_llm
@@ -977,3 +978,42 @@ def print_row(r):
         r["task"], r["mode"], "pass" if r["pass"] else "FAIL", r["calls"],
         "-" if r["model_turns"] is None else r["model_turns"], r["seconds"],
         r["detail"][:120].replace("\n", " ")), flush=True)
+
+
+# ---- the suite as unittest tests ----
+
+
+def selected():
+    """The tasks to run: all, or those WINAGENT_SUITE_TASKS=name,name names."""
+    only = [n for n in os.environ.get("WINAGENT_SUITE_TASKS", "").split(",") if n]
+    return [t for t in TASKS if not only or t.name in only]
+
+
+def test_case(driver_class):
+    """A unittest TestCase class, RealPrograms, with one test per selected task run by
+    a new `driver_class()`; once they have run, the report of the driver's mode is
+    written (write_report). The calling test module binds it to a module-level name."""
+    rows = []
+
+    def make_test(task):
+        def test(self):
+            row = run_task(task, driver_class())
+            rows.append(row)
+            print_row(row)
+            if not row["pass"]:
+                self.fail("%s: %s\n%s" % (task.name, row["detail"],
+                                          "\n".join(row["transcript"])[-6000:]))
+        test.__doc__ = task.about
+        return test
+
+    def tear_down_class(cls):
+        path = write_report(driver_class.mode, rows)
+        print("report: " + path)
+
+    # __module__ and __qualname__ as if the class were written in the test script, so
+    # unittest names its tests as before (RealPrograms.test_<task> in __main__).
+    attrs = {"__module__": "__main__", "__qualname__": "RealPrograms",
+             "tearDownClass": classmethod(tear_down_class)}
+    for task in selected():
+        attrs["test_" + task.name] = make_test(task)
+    return type("RealPrograms", (unittest.TestCase,), attrs)

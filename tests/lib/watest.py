@@ -33,6 +33,54 @@ def run_winagent(*args, timeout=60, env=None, input=None, cwd=None):
                           errors="replace")
 
 
+class Cli:
+    """winagent as an agent outside runs it: a process of its own for each command, under
+    Wine, the refs of one command's state carried to the next by a state folder kept for
+    this Cli alone (WINAGENT_STATE_DIR), so other tests' state files never meet ours."""
+
+    def __init__(self, prefix):
+        self.state_dir = tempfile.mkdtemp(prefix=prefix)
+
+    def env(self, **extra):
+        """The environment of a winagent process of this state folder (a command, or a
+        server a test starts itself), with extra variables."""
+        env = dict(os.environ, WINAGENT_STATE_DIR=win_path(self.state_dir))
+        env.update(extra)
+        return env
+
+    def run(self, *args, check=True, timeout=60):
+        """One command: CompletedProcess; with check, AssertionError unless it exits 0."""
+        r = subprocess.run(["wine", WINAGENT_EXE, *args], capture_output=True, text=True,
+                           encoding="utf-8", errors="replace", env=self.env(), timeout=timeout,
+                           stdin=subprocess.DEVNULL)
+        if check and r.returncode != 0:
+            raise AssertionError("winagent %s failed (%d): %s %s" % (args, r.returncode,
+                                                                    r.stdout, r.stderr))
+        return r
+
+    def json(self, *args, check=True):
+        """One command with --json: its result, parsed; AssertionError when it prints no
+        JSON, and with check when the result is not a success."""
+        r = self.run(*args, "--json", check=False)
+        try:
+            data = json.loads(r.stdout)
+        except ValueError:
+            raise AssertionError("winagent %s printed no JSON: %s %s" % (args, r.stdout,
+                                                                         r.stderr))
+        if check and not data["success"]:
+            raise AssertionError("winagent %s: %s %s" % (args, data, r.stderr))
+        return data
+
+
+def ref_of(state_text, kind, name):
+    """The ref of the first line `[n] KIND "NAME"` in a state listing."""
+    for line in state_text.splitlines():
+        line = line.strip()
+        if line.startswith("[") and ('] %s "%s"' % (kind, name)) in line:
+            return line[1:line.index("]")]
+    raise AssertionError('%s "%s" not in state:\n%s' % (kind, name, state_text))
+
+
 class WineProgram:
     """A Wine program started for one test by its path in the prefix, killed afterwards:
     `wine notepad` would run it under start.exe, and killing that would leave the

@@ -16,6 +16,7 @@
 
 #include "agent/core/core.h"
 #include "automation/fake/fake_backend.h"
+#include "core_rig.h"
 
 /* "Form" is the target, behind "Front", which has the foreground and its own focus. */
 static const char scene[] =
@@ -70,65 +71,11 @@ static int setup(void **state)
     return fake_load_scene(scene, NULL) == WA_E_OK ? 0 : -1;
 }
 
-static struct session *open_session(enum delivery d, struct core **core)
+/* The rig of a test on `scene`, delivering input as d. */
+static void open_rig(struct rig *t, enum delivery d)
 {
-    assert_int_equal(fake_load_scene(scene, NULL), WA_E_OK);
-    struct core_config cfg = {0};
-    cfg.be = backend_default();
-    cfg.restricted_only = "keepass.exe";
-    cfg.state_dir = "/tmp/test_background-state";
-    cfg.max_actions_per_s = 1000;
-    cfg.delivery = d;
-    assert_int_equal(core_new(&cfg, core), WA_E_OK);
-    struct session_opts o;
-    session_opts_default(&o);
-    o.front = "test";
-    o.settle_ms = 0;
-    struct session *s = NULL;
-    assert_int_equal(session_new(*core, &o, &s), WA_E_OK);
-    return s;
-}
-
-/* Fills q from "name=value|name=value" in the CLI's argument names. */
-static void request(struct op_request *q, enum op_id id, const char *args)
-{
-    op_request_init(q, op_def(id));
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", args);
-    for (char *save = NULL, *kv = strtok_r(buf, "|", &save); kv; kv = strtok_r(NULL, "|", &save)) {
-        char *eq = strchr(kv, '=');
-        assert_non_null(eq);
-        *eq = '\0';
-        enum op_arg a = ARG_NONE;
-        for (int i = 0; i < OP_MAX_ARGS && q->op->args[i].arg != ARG_NONE && a == ARG_NONE; i++)
-            if (strcmp(arg_def(q->op->args[i].arg)->name, kv) == 0)
-                a = q->op->args[i].arg;
-        for (int i = 1; i < ARG__COUNT && a == ARG_NONE; i++)
-            if (strcmp(arg_def((enum op_arg)i)->name, kv) == 0)
-                a = (enum op_arg)i;
-        if (a == ARG_NONE)
-            fail_msg("no argument named %s", kv);
-        assert_int_equal(op_request_set_text(q, a, eq + 1), WA_E_OK);
-    }
-}
-
-static wa_err perform(struct session *s, enum op_id id, const char *args, struct op_result *r)
-{
-    struct op_request q;
-    request(&q, id, args);
-    wa_err e = core_perform(s, &q, r);
-    op_request_cleanup(&q);
-    if (getenv("TEST_VERBOSE"))
-        fprintf(stderr, "%s %s: %s %s\n", op_def(id)->name, args, wa_err_code(e), r->message);
-    return e;
-}
-
-static bool actions_hold(const char *what)
-{
-    char *a = fake_actions_json();
-    bool found = a && strstr(a, what) != NULL;
-    free(a);
-    return found;
+    struct core_config cfg = {.delivery = d};
+    rig_open(t, scene, &cfg, "/tmp/test_background-state", false);
 }
 
 static void assert_desktop_untouched(void)
@@ -176,68 +123,62 @@ static char *form_value(const char *name)
 static void routes_in_order_of_what_the_control_offers(void **state)
 {
     (void)state;
-    struct core *c;
-    struct session *s = open_session(DELIVERY_BACKGROUND, &c);
-    struct op_result r;
-    op_result_init(&r);
+    struct rig t;
+    open_rig(&t, DELIVERY_BACKGROUND);
     /* a pattern first */
-    assert_int_equal(perform(s, OP_CLICK, "window=Form|ref=Button:Save", &r), WA_E_OK);
-    assert_string_equal(r.via, "fake:pattern");
-    assert_string_equal(r.delivery, "background");
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=Form|ref=Button:Save"), WA_E_OK);
+    assert_string_equal(t.r.via, "fake:pattern");
+    assert_string_equal(t.r.delivery, "background");
     assert_true(actions_hold("\"action\":\"invoke\""));
     /* a check box's click is its toggle */
-    assert_int_equal(perform(s, OP_CLICK, "window=Form|ref=CheckBox:Wrap", &r), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=Form|ref=CheckBox:Wrap"), WA_E_OK);
     assert_true(actions_hold("\"action\":\"toggle\""));
     /* no pattern: the click is posted to the control under the element's centre */
-    assert_int_equal(perform(s, OP_CLICK, "window=Form|ref=Button:Plain", &r), WA_E_OK);
-    assert_string_equal(r.via, "message:WM_LBUTTONDOWN");
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=Form|ref=Button:Plain"), WA_E_OK);
+    assert_string_equal(t.r.via, "message:WM_LBUTTONDOWN");
     assert_true(actions_hold("\"hwnd\":\"0x102\",\"x\":255,\"y\":125,\"button\":\"left\",\"count\":"
                              "1,\"op\":\"post_click\""));
     /* a pixel: posted, even where Front covers Form on screen */
-    assert_int_equal(perform(s, OP_CLICK_AT, "window=Form|x=220|y=115|button=right", &r), WA_E_OK);
-    assert_string_equal(r.via, "message:WM_RBUTTONDOWN");
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "window=Form|x=220|y=115|button=right"), WA_E_OK);
+    assert_string_equal(t.r.via, "message:WM_RBUTTONDOWN");
     assert_true(actions_hold("\"x\":220,\"y\":115,\"button\":\"right\""));
-    assert_int_equal(perform(s, OP_DOUBLE_CLICK, "window=Form|ref=Button:Save", &r), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_DOUBLE_CLICK, "window=Form|ref=Button:Save"), WA_E_OK);
     assert_true(actions_hold("\"count\":2"));
     /* the wheel: notches posted to the control under the element's centre */
-    assert_int_equal(
-        perform(s, OP_SCROLL, "window=Form|ref=List:Fonts|direction=down|amount=2", &r), WA_E_OK);
-    assert_string_equal(r.via, "message:WM_MOUSEWHEEL");
+    assert_int_equal(rig_do(&t, OP_SCROLL, "window=Form|ref=List:Fonts|direction=down|amount=2"),
+                     WA_E_OK);
+    assert_string_equal(t.r.via, "message:WM_MOUSEWHEEL");
     assert_true(actions_hold("\"hwnd\":\"0x106\",\"x\":205,\"y\":330,\"notches\":-2,"
                              "\"horizontal\":false,\"op\":\"post_wheel\""));
-    assert_int_equal(perform(s, OP_SCROLL_AT, "window=Form|x=220|y=115|direction=right", &r),
-                     WA_E_OK);
-    assert_string_equal(r.via, "message:WM_MOUSEHWHEEL");
+    assert_int_equal(rig_do(&t, OP_SCROLL_AT, "window=Form|x=220|y=115|direction=right"), WA_E_OK);
+    assert_string_equal(t.r.via, "message:WM_MOUSEHWHEEL");
     assert_true(actions_hold("\"hwnd\":\"0x102\",\"x\":220,\"y\":115,\"notches\":3,"
                              "\"horizontal\":true")); /* 3 notches unless told */
     /* typing: characters posted to the element's own window, read back */
-    assert_int_equal(perform(s, OP_TYPE, "window=Form|ref=Edit:Name|text=abc", &r), WA_E_OK);
-    assert_string_equal(r.via, "message:WM_CHAR");
-    assert_true(r.verified);
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=Form|ref=Edit:Name|text=abc"), WA_E_OK);
+    assert_string_equal(t.r.via, "message:WM_CHAR");
+    assert_true(t.r.verified);
     /* ... or to the control with the focus in the window, which is not the user's */
-    assert_int_equal(perform(s, OP_TYPE, "window=Form|text=de", &r), WA_E_OK);
-    assert_true(r.verified);
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=Form|text=de"), WA_E_OK);
+    assert_true(t.r.verified);
     char *v = form_value("Name");
     assert_string_equal(v, "abcde");
     free(v);
     /* fill, select by item (the combo's value), toggle, invoke: patterns */
-    assert_int_equal(perform(s, OP_SET_VALUE, "window=Form|ref=Edit:Name|text=xyz", &r), WA_E_OK);
-    assert_true(r.verified);
-    assert_int_equal(perform(s, OP_SELECT, "window=Form|ref=ComboBox:Color|item=Blue", &r),
-                     WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_SET_VALUE, "window=Form|ref=Edit:Name|text=xyz"), WA_E_OK);
+    assert_true(t.r.verified);
+    assert_int_equal(rig_do(&t, OP_SELECT, "window=Form|ref=ComboBox:Color|item=Blue"), WA_E_OK);
     v = form_value("Color");
     assert_string_equal(v, "Blue");
     free(v);
     assert_false(actions_hold("\"action\":\"expand\"")); /* no list popped up */
-    assert_int_equal(perform(s, OP_SELECT, "window=Form|ref=List:Fonts|item=Arial", &r), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_SELECT, "window=Form|ref=List:Fonts|item=Arial"), WA_E_OK);
     assert_true(actions_hold("\"action\":\"select\""));
-    assert_int_equal(perform(s, OP_TOGGLE, "window=Form|ref=CheckBox:Wrap", &r), WA_E_OK);
-    assert_int_equal(perform(s, OP_INVOKE, "window=Form|ref=Button:Plain", &r), WA_E_OK);
-    assert_string_equal(r.via, "message:WM_LBUTTONDOWN"); /* no pattern: posted */
+    assert_int_equal(rig_do(&t, OP_TOGGLE, "window=Form|ref=CheckBox:Wrap"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_INVOKE, "window=Form|ref=Button:Plain"), WA_E_OK);
+    assert_string_equal(t.r.via, "message:WM_LBUTTONDOWN"); /* no pattern: posted */
     assert_desktop_untouched();
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    rig_close(&t);
 }
 
 static void without_a_route_nothing_is_sent(void **state)
@@ -260,78 +201,63 @@ static void without_a_route_nothing_is_sent(void **state)
         {OP_TYPE, "window=Form|ref=Edit:Virtual|text=x", "no window of its own"},
         {OP_SET_VALUE, "window=Form|ref=Edit:Virtual|text=x", "WM_SETTEXT"},
     };
-    struct core *c;
-    struct session *s = open_session(DELIVERY_BACKGROUND, &c);
-    struct op_result r;
-    op_result_init(&r);
+    struct rig t;
+    open_rig(&t, DELIVERY_BACKGROUND);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        wa_err e = perform(s, cases[i].op, cases[i].args, &r);
-        if (e != WA_E_BACKGROUND_UNAVAILABLE || !strstr(r.message, cases[i].says))
+        wa_err e = rig_do(&t, cases[i].op, cases[i].args);
+        if (e != WA_E_BACKGROUND_UNAVAILABLE || !strstr(t.r.message, cases[i].says))
             fail_msg("%s %s: %s (%s), expected background_unavailable saying \"%s\"",
-                     op_def(cases[i].op)->name, cases[i].args, wa_err_code(e), r.message,
+                     op_def(cases[i].op)->name, cases[i].args, wa_err_code(e), t.r.message,
                      cases[i].says);
     }
     assert_false(actions_hold("post_"));
     assert_false(actions_hold("\"element_action\""));
     assert_desktop_untouched();
     /* the same in a dry run: refused, not described as done */
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    rig_close(&t);
 }
 
 static void auto_falls_back_to_the_foreground_and_says_so(void **state)
 {
     (void)state;
-    struct core *c;
-    struct session *s = open_session(DELIVERY_AUTO, &c);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_INVOKE, "window=Form|ref=Button:Save", &r), WA_E_OK);
-    assert_string_equal(r.delivery, "background");
-    assert_false(has_note(&r, "background_unavailable"));
+    struct rig t;
+    open_rig(&t, DELIVERY_AUTO);
+    assert_int_equal(rig_do(&t, OP_INVOKE, "window=Form|ref=Button:Save"), WA_E_OK);
+    assert_string_equal(t.r.delivery, "background");
+    assert_false(has_note(&t.r, "background_unavailable"));
     assert_desktop_untouched();
-    assert_int_equal(perform(s, OP_KEY, "window=Form|keys=ctrl+s", &r), WA_E_OK);
-    assert_string_equal(r.delivery, "foreground");
-    assert_true(has_note(&r, "background_unavailable: keys has no background route"));
-    assert_true(has_note(&r, "delivered in the foreground"));
+    assert_int_equal(rig_do(&t, OP_KEY, "window=Form|keys=ctrl+s"), WA_E_OK);
+    assert_string_equal(t.r.delivery, "foreground");
+    assert_true(has_note(&t.r, "background_unavailable: keys has no background route"));
+    assert_true(has_note(&t.r, "delivered in the foreground"));
     assert_true(actions_hold("\"press_keys\""));
     uint64_t fg = 0;
     backend_foreground_window(backend_default(), &fg);
     assert_int_equal(fg, 256); /* the foreground way: Form brought to the front */
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    rig_close(&t);
 }
 
 static void a_call_chooses_its_own_delivery(void **state)
 {
     (void)state;
-    struct core *c;
-    struct session *s = open_session(DELIVERY_FOREGROUND, &c);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_CLICK, "window=Form|ref=Button:Plain|delivery=background", &r),
+    struct rig t;
+    open_rig(&t, DELIVERY_FOREGROUND);
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=Form|ref=Button:Plain|delivery=background"),
                      WA_E_OK);
-    assert_string_equal(r.delivery, "background");
+    assert_string_equal(t.r.delivery, "background");
     assert_desktop_untouched();
-    assert_int_equal(perform(s, OP_CLICK, "window=Form|ref=Button:Plain", &r), WA_E_OK);
-    assert_string_equal(r.delivery, "foreground");
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=Form|ref=Button:Plain"), WA_E_OK);
+    assert_string_equal(t.r.delivery, "foreground");
     assert_true(actions_hold("\"mouse_button\""));
     /* non-input operations report no delivery */
-    assert_int_equal(perform(s, OP_LIST_WINDOWS, "", &r), WA_E_OK);
-    assert_null(r.delivery);
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    assert_int_equal(rig_do(&t, OP_LIST_WINDOWS, ""), WA_E_OK);
+    assert_null(t.r.delivery);
+    rig_close(&t);
     /* a background session takes foreground for one call */
-    s = open_session(DELIVERY_BACKGROUND, &c);
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_KEY, "window=Form|keys=enter|delivery=foreground", &r), WA_E_OK);
+    open_rig(&t, DELIVERY_BACKGROUND);
+    assert_int_equal(rig_do(&t, OP_KEY, "window=Form|keys=enter|delivery=foreground"), WA_E_OK);
     assert_true(actions_hold("\"press_keys\""));
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    rig_close(&t);
 }
 
 static void the_setting_is_read_and_checked(void **state)

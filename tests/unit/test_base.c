@@ -67,6 +67,11 @@ static void dynbuf_enforces_cap(void **state)
     assert_int_equal(b.len, 10);
     assert_string_equal(dynbuf_str(&b), "0123456789");
     assert_int_equal(dynbuf_addf(&b, "%s", "more"), WA_E_TOO_LARGE);
+    dynbuf_truncate(&b, 4); /* back to what it held before later adds */
+    assert_int_equal(b.len, 4);
+    assert_string_equal(dynbuf_str(&b), "0123");
+    dynbuf_truncate(&b, 9); /* longer than it holds: as it was */
+    assert_string_equal(dynbuf_str(&b), "0123");
     dynbuf_reset(&b);
     assert_int_equal(b.len, 0);
     assert_string_equal(dynbuf_str(&b), "");

@@ -16,6 +16,7 @@
 
 #include "agent/core/core.h"
 #include "automation/fake/fake_backend.h"
+#include "core_rig.h"
 
 #include <lodepng.h>
 #include "base/os.h"
@@ -93,68 +94,13 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-/* A core and a session on the fake backend; cfg fields the test sets are kept. refs:
- * element ids are refs of `state`, kept on disk as the CLI keeps them. */
-static struct session *open_session(struct core_config *cfg, struct core **core, bool refs)
+/* The rig of a test on `scene`, its state kept in tmp_dir; cfg fields the test sets are
+ * kept (see rig_open). */
+static void open_rig(struct rig *t, struct core_config *cfg, bool refs)
 {
     static char state_dir[128];
     snprintf(state_dir, sizeof state_dir, "%s/state", tmp_dir);
-    assert_int_equal(fake_load_scene(scene, NULL), WA_E_OK); /* and no action recorded */
-    cfg->be = backend_default();
-    cfg->restricted_only = cfg->restricted_only ? cfg->restricted_only : "keepass.exe";
-    cfg->state_dir = state_dir;
-    if (!cfg->max_actions_per_s)
-        cfg->max_actions_per_s = 1000;
-    assert_int_equal(core_new(cfg, core), WA_E_OK);
-    struct session_opts o;
-    session_opts_default(&o);
-    o.front = "test";
-    o.refs = refs;
-    o.refs_on_disk = refs;
-    o.settle_ms = 0;
-    struct session *s = NULL;
-    assert_int_equal(session_new(*core, &o, &s), WA_E_OK);
-    return s;
-}
-
-/* Fills q from "name=value|name=value" in the CLI's argument names. */
-static void request(struct op_request *q, enum op_id id, const char *args)
-{
-    op_request_init(q, op_def(id));
-    static char buf[70000];
-    snprintf(buf, sizeof buf, "%s", args);
-    for (char *save = NULL, *kv = strtok_r(buf, "|", &save); kv; kv = strtok_r(NULL, "|", &save)) {
-        char *eq = strchr(kv, '=');
-        assert_non_null(eq);
-        *eq = '\0';
-        enum op_arg a = ARG_NONE; /* the operation's own argument of that name first */
-        for (int i = 0; i < OP_MAX_ARGS && q->op->args[i].arg != ARG_NONE && a == ARG_NONE; i++)
-            if (strcmp(arg_def(q->op->args[i].arg)->name, kv) == 0)
-                a = q->op->args[i].arg;
-        for (int i = 1; i < ARG__COUNT && a == ARG_NONE; i++)
-            if (strcmp(arg_def((enum op_arg)i)->name, kv) == 0)
-                a = (enum op_arg)i;
-        if (a == ARG_NONE)
-            fail_msg("no argument named %s", kv);
-        assert_int_equal(op_request_set_text(q, a, eq + 1), WA_E_OK);
-    }
-}
-
-static wa_err perform(struct session *s, enum op_id id, const char *args, struct op_result *r)
-{
-    struct op_request q;
-    request(&q, id, args);
-    wa_err e = core_perform(s, &q, r);
-    op_request_cleanup(&q);
-    return e;
-}
-
-static bool actions_hold(const char *what)
-{
-    char *a = fake_actions_json();
-    bool found = a && strstr(a, what) != NULL;
-    free(a);
-    return found;
+    rig_open(t, scene, cfg, state_dir, refs);
 }
 
 /* ---- every operation ---- */
@@ -217,22 +163,18 @@ static void every_operation_performs(void **state)
     for (size_t i = 0; i < sizeof every_op / sizeof every_op[0]; i++) {
         assert_int_equal(fake_load_scene(scene, NULL), WA_E_OK);
         struct core_config cfg = {.shell = SHELL_ALLOWED, .audit_path = audit};
-        struct core *c;
-        struct session *s = open_session(&cfg, &c, false);
-        struct op_result r;
-        op_result_init(&r);
+        struct rig t;
+        open_rig(&t, &cfg, false);
         const struct op_def *op = op_def(every_op[i].op);
-        wa_err e = perform(s, every_op[i].op, every_op[i].args, &r);
+        wa_err e = rig_do(&t, every_op[i].op, every_op[i].args);
         if (e)
-            fail_msg("%s: %s: %s", op->name, wa_err_code(e), r.message);
-        assert_ptr_equal(r.op, op);
+            fail_msg("%s: %s: %s", op->name, wa_err_code(e), t.r.message);
+        assert_ptr_equal(t.r.op, op);
         if (every_op[i].recorded && !actions_hold(every_op[i].recorded))
             fail_msg("%s did not reach the backend as %s", op->name, every_op[i].recorded);
         if (op_acts(op) && (op->flags & OPF_INPUT))
-            assert_true(r.has_changes); /* every input says what it changed, or nothing */
-        op_result_cleanup(&r);
-        session_free(s);
-        core_free(c);
+            assert_true(t.r.has_changes); /* every input says what it changed, or nothing */
+        rig_close(&t);
     }
     /* one audit line per acting operation, none for the ones that only look */
     char *text = NULL;
@@ -252,10 +194,8 @@ static void restricted_windows_are_refused_and_left_out(void **state)
 {
     (void)state;
     struct core_config cfg = {.shell = SHELL_ALLOWED};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
+    struct rig t;
+    open_rig(&t, &cfg, false);
     static const struct {
         enum op_id op;
         const char *args;
@@ -270,22 +210,20 @@ static void restricted_windows_are_refused_and_left_out(void **state)
         {OP_CLICK, "window=keepass|ref=2"}, /* a ref: refused before it is looked up */
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-        wa_err e = perform(s, refused[i].op, refused[i].args, &r);
+        wa_err e = rig_do(&t, refused[i].op, refused[i].args);
         if (e != WA_E_DENIED)
             fail_msg("%s %s: %s, not denied", op_def(refused[i].op)->name, refused[i].args,
                      wa_err_code(e));
-        assert_null(strstr(r.message, "hunter2"));
-        assert_non_null(strstr(r.message, "keepass.exe")); /* the refusal says why */
+        assert_null(strstr(t.r.message, "hunter2"));
+        assert_non_null(strstr(t.r.message, "keepass.exe")); /* the refusal says why */
     }
     assert_false(actions_hold("\"hwnd\":768"));
     assert_false(actions_hold("1300"));
-    assert_int_equal(perform(s, OP_LIST_WINDOWS, "", &r), WA_E_OK);
-    for (size_t i = 0; i < r.windows.count; i++)
-        assert_string_not_equal(r.windows.items[i].process, "keepass.exe");
-    assert_int_equal(r.windows.count, 2);
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    assert_int_equal(rig_do(&t, OP_LIST_WINDOWS, ""), WA_E_OK);
+    for (size_t i = 0; i < t.r.windows.count; i++)
+        assert_string_not_equal(t.r.windows.items[i].process, "keepass.exe");
+    assert_int_equal(t.r.windows.count, 2);
+    rig_close(&t);
 }
 
 /* What the gate refuses, no result reveals: a launched restricted program started and
@@ -294,24 +232,20 @@ static void refused_windows_are_not_described(void **state)
 {
     (void)state;
     struct core_config cfg = {.shell = SHELL_ALLOWED};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_CLICK_AT, "x=1300|y=620", &r), WA_E_DENIED);
-    assert_true(r.has_receiver);
-    assert_string_equal(r.receiver.title, "(restricted window)");
-    assert_null(strstr(r.message, "Passwords"));
-    assert_int_equal(perform(s, OP_LAUNCH, "command=kp", &r), WA_E_DENIED);
+    struct rig t;
+    open_rig(&t, &cfg, false);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=1300|y=620"), WA_E_DENIED);
+    assert_true(t.r.has_receiver);
+    assert_string_equal(t.r.receiver.title, "(restricted window)");
+    assert_null(strstr(t.r.message, "Passwords"));
+    assert_int_equal(rig_do(&t, OP_LAUNCH, "command=kp"), WA_E_DENIED);
     assert_true(actions_hold("launch"));
-    assert_false(r.has_window);
-    assert_false(r.has_window_state);
-    assert_false(r.has_image);
-    assert_non_null(strstr(r.message, "started"));
-    assert_null(strstr(r.message, "Vault"));
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    assert_false(t.r.has_window);
+    assert_false(t.r.has_window_state);
+    assert_false(t.r.has_image);
+    assert_non_null(strstr(t.r.message, "started"));
+    assert_null(strstr(t.r.message, "Vault"));
+    rig_close(&t);
 }
 
 /* A target is a program's top-level window: never the desktop window (whose tree would
@@ -321,10 +255,8 @@ static void targets_are_top_level_windows_and_elements_their_own(void **state)
 {
     (void)state;
     struct core_config cfg = {0};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
+    struct rig t;
+    open_rig(&t, &cfg, false);
     static const struct {
         enum op_id op;
         const char *args;
@@ -334,18 +266,16 @@ static void targets_are_top_level_windows_and_elements_their_own(void **state)
         {OP_FOCUS_WINDOW, "window=0x10020"},
     };
     for (size_t i = 0; i < sizeof desktop / sizeof desktop[0]; i++) {
-        assert_int_equal(perform(s, desktop[i].op, desktop[i].args, &r), WA_E_DENIED);
-        assert_non_null(strstr(r.message, "top-level window"));
-        assert_null(strstr(r.message, "hunter2"));
+        assert_int_equal(rig_do(&t, desktop[i].op, desktop[i].args), WA_E_DENIED);
+        assert_non_null(strstr(t.r.message, "top-level window"));
+        assert_null(strstr(t.r.message, "hunter2"));
     }
     /* an element inside notepad whose own window is the password manager's */
-    assert_int_equal(perform(s, OP_INVOKE, "window=notepad|ref=Edit:Embedded", &r), WA_E_DENIED);
-    assert_int_equal(perform(s, OP_SET_VALUE, "window=notepad|ref=Edit:Embedded|text=x", &r),
+    assert_int_equal(rig_do(&t, OP_INVOKE, "window=notepad|ref=Edit:Embedded"), WA_E_DENIED);
+    assert_int_equal(rig_do(&t, OP_SET_VALUE, "window=notepad|ref=Edit:Embedded|text=x"),
                      WA_E_DENIED);
     assert_false(actions_hold("element_action"));
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    rig_close(&t);
 }
 
 /* With the shell off there is no shell by any route: consoles, terminals and the Run
@@ -364,35 +294,27 @@ static void no_shell_through_the_ui_when_it_is_off(void **state)
     for (int shell = 0; shell < 2; shell++) {
         for (size_t i = 0; i < sizeof windows / sizeof *windows; i++) {
             struct core_config cfg = {.shell = shell ? SHELL_ALLOWED : SHELL_DENIED};
-            struct core *c;
-            struct session *s = open_session(&cfg, &c, false);
+            struct rig t;
+            open_rig(&t, &cfg, false);
             char *with = malloc(sizeof scene + 512);
             const char *at = strstr(scene, "\"windows\": [") + 13;
             snprintf(with, sizeof scene + 512, "%.*s%s,%s", (int)(at - scene), scene, windows[i],
                      at);
             assert_int_equal(fake_load_scene(with, NULL), WA_E_OK);
             free(with);
-            struct op_result r;
-            op_result_init(&r);
             wa_err want = shell ? WA_E_OK : WA_E_SHELL_DISABLED;
-            assert_int_equal(perform(s, OP_TYPE, "window=0x500|text=calc", &r), want);
-            assert_int_equal(perform(s, OP_KEY, "window=0x500|keys=enter", &r), want);
+            assert_int_equal(rig_do(&t, OP_TYPE, "window=0x500|text=calc"), want);
+            assert_int_equal(rig_do(&t, OP_KEY, "window=0x500|keys=enter"), want);
             assert_int_equal(actions_hold("type_text"), shell == 1);
-            op_result_cleanup(&r);
-            session_free(s);
-            core_free(c);
+            rig_close(&t);
         }
         struct core_config cfg = {.shell = shell ? SHELL_ALLOWED : SHELL_DENIED};
-        struct core *c;
-        struct session *s = open_session(&cfg, &c, false);
-        struct op_result r;
-        op_result_init(&r);
-        assert_int_equal(perform(s, OP_KEY, "window=notepad|keys=win+r", &r),
+        struct rig t;
+        open_rig(&t, &cfg, false);
+        assert_int_equal(rig_do(&t, OP_KEY, "window=notepad|keys=win+r"),
                          shell ? WA_E_OK : WA_E_SHELL_DISABLED);
         assert_int_equal(actions_hold("press_keys"), shell == 1);
-        op_result_cleanup(&r);
-        session_free(s);
-        core_free(c);
+        rig_close(&t);
     }
 }
 
@@ -402,19 +324,15 @@ static void launch_judges_the_file_not_its_name(void **state)
 {
     (void)state;
     struct core_config cfg = {.shell = SHELL_DENIED};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_LAUNCH, "command=notes", &r), WA_E_SHELL_DISABLED);
-    assert_non_null(strstr(r.message, "pwsh.exe by its version resource"));
-    assert_int_equal(perform(s, OP_LAUNCH, "command=tool", &r), WA_E_SHELL_DISABLED);
-    assert_non_null(strstr(r.message, "console program"));
+    struct rig t;
+    open_rig(&t, &cfg, false);
+    assert_int_equal(rig_do(&t, OP_LAUNCH, "command=notes"), WA_E_SHELL_DISABLED);
+    assert_non_null(strstr(t.r.message, "pwsh.exe by its version resource"));
+    assert_int_equal(rig_do(&t, OP_LAUNCH, "command=tool"), WA_E_SHELL_DISABLED);
+    assert_non_null(strstr(t.r.message, "console program"));
     assert_false(actions_hold("launch"));
-    assert_int_equal(perform(s, OP_LAUNCH, "command=calc", &r), WA_E_OK);
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    assert_int_equal(rig_do(&t, OP_LAUNCH, "command=calc"), WA_E_OK);
+    rig_close(&t);
 }
 
 /* An image blacks out every visible window of a restricted process: its untitled
@@ -423,26 +341,22 @@ static void images_black_out_restricted_popups(void **state)
 {
     (void)state;
     struct core_config cfg = {0};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_SCREENSHOT, "monitor=0", &r), WA_E_OK);
+    struct rig t;
+    open_rig(&t, &cfg, false);
+    assert_int_equal(rig_do(&t, OP_SCREENSHOT, "monitor=0"), WA_E_OK);
     unsigned char *px = NULL;
     unsigned w = 0, h = 0;
-    assert_int_equal(lodepng_decode32(&px, &w, &h, (const unsigned char *)r.png.data, r.png.len),
-                     0);
+    assert_int_equal(
+        lodepng_decode32(&px, &w, &h, (const unsigned char *)t.r.png.data, t.r.png.len), 0);
     /* the middle of the pop-up at [10,900][90,990], and of a desktop spot beside it */
-    int x = (int)(50 * r.scale), y = (int)(945 * r.scale);
+    int x = (int)(50 * t.r.scale), y = (int)(945 * t.r.scale);
     const unsigned char *p = px + ((size_t)y * w + (size_t)x) * 4;
     assert_true(p[0] == 0 && p[1] == 0 && p[2] == 0);
-    x = (int)(150 * r.scale);
+    x = (int)(150 * t.r.scale);
     p = px + ((size_t)y * w + (size_t)x) * 4;
     assert_false(p[0] == 0 && p[1] == 0 && p[2] == 0);
     free(px);
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    rig_close(&t);
 }
 
 /* Input Windows would drop is named, not sent into silence: an elevated window refuses
@@ -452,27 +366,24 @@ static void input_windows_would_drop_is_named(void **state)
 {
     (void)state;
     struct core_config cfg = {0};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
+    struct rig t;
+    open_rig(&t, &cfg, false);
     const char *at = strstr(scene, "\"process\": \"notepad.exe\",");
     char *elevated = malloc(sizeof scene + 64);
     snprintf(elevated, sizeof scene + 64, "%.*s\"integrity\": \"high\", %s", (int)(at - scene),
              scene, at);
     assert_int_equal(fake_load_scene(elevated, NULL), WA_E_OK);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_CLICK, "window=notepad|ref=Button:Save", &r),
-                     WA_E_ELEVATED_TARGET);
-    assert_non_null(strstr(r.message, "run winagent elevated"));
-    assert_int_equal(perform(s, OP_TYPE, "window=notepad|text=x", &r), WA_E_ELEVATED_TARGET);
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=notepad|ref=Button:Save"), WA_E_ELEVATED_TARGET);
+    assert_non_null(strstr(t.r.message, "run winagent elevated"));
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=notepad|text=x"), WA_E_ELEVATED_TARGET);
     assert_false(actions_hold("mouse_button"));
     assert_false(actions_hold("type_text"));
-    assert_int_equal(perform(s, OP_INVOKE, "window=notepad|ref=Button:Save", &r), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_INVOKE, "window=notepad|ref=Button:Save"), WA_E_OK);
     /* winagent elevated too: sent */
     char *both = malloc(sizeof scene + 128);
     snprintf(both, sizeof scene + 128, "{\"winagent_integrity\": \"high\", %s", elevated + 1);
     assert_int_equal(fake_load_scene(both, NULL), WA_E_OK);
-    assert_int_equal(perform(s, OP_CLICK, "window=notepad|ref=Button:Save", &r), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=notepad|ref=Button:Save"), WA_E_OK);
     free(both);
     free(elevated);
     /* the secure desktop */
@@ -480,27 +391,21 @@ static void input_windows_would_drop_is_named(void **state)
     snprintf(secure, sizeof scene + 64, "{\"secure_desktop\": true, %s", scene + 1);
     assert_int_equal(fake_load_scene(secure, NULL), WA_E_OK);
     free(secure);
-    assert_int_equal(perform(s, OP_KEY, "window=notepad|keys=enter", &r), WA_E_SECURE_DESKTOP);
-    assert_non_null(strstr(r.message, "secure desktop"));
+    assert_int_equal(rig_do(&t, OP_KEY, "window=notepad|keys=enter"), WA_E_SECURE_DESKTOP);
+    assert_non_null(strstr(t.r.message, "secure desktop"));
     assert_false(actions_hold("press_keys"));
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    rig_close(&t);
 }
 
 static void shell_needs_the_permission(void **state)
 {
     (void)state;
     struct core_config cfg = {.shell = SHELL_DENIED};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_SHELL, "command=echo hi", &r), WA_E_SHELL_DISABLED);
+    struct rig t;
+    open_rig(&t, &cfg, false);
+    assert_int_equal(rig_do(&t, OP_SHELL, "command=echo hi"), WA_E_SHELL_DISABLED);
     assert_false(actions_hold("run_shell"));
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    rig_close(&t);
 }
 
 static char confirmed[8192];
@@ -520,12 +425,10 @@ static void confirm_shows_the_whole_command(void **state)
 {
     (void)state;
     struct core_config cfg = {.shell = SHELL_ASK, .confirm = record_confirm};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
+    struct rig t;
+    open_rig(&t, &cfg, false);
     /* "echo safe" + RIGHT-TO-LEFT OVERRIDE + "txt.exe" + newline + "del x" */
-    assert_int_equal(perform(s, OP_SHELL, "command=echo safe\xe2\x80\xaetxt.exe\ndel x", &r),
+    assert_int_equal(rig_do(&t, OP_SHELL, "command=echo safe\xe2\x80\xaetxt.exe\ndel x"),
                      WA_E_DENIED);
     assert_int_equal(confirms, 1);
     assert_string_equal(confirmed, "echo safe\\u{202E}txt.exe\\ndel x");
@@ -533,56 +436,46 @@ static void confirm_shows_the_whole_command(void **state)
     memcpy(big, "command=", 8);
     memset(big + 8, 'a', 5000);
     big[5008] = '\0';
-    assert_int_equal(perform(s, OP_SHELL, big, &r), WA_E_DENIED);
-    assert_non_null(strstr(r.message, "too long to be shown"));
+    assert_int_equal(rig_do(&t, OP_SHELL, big), WA_E_DENIED);
+    assert_non_null(strstr(t.r.message, "too long to be shown"));
     assert_int_equal(confirms, 1); /* never asked about what it could not show */
     assert_false(actions_hold("run_shell"));
     free(big);
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    rig_close(&t);
 }
 
 static void dry_run_sends_nothing(void **state)
 {
     (void)state;
     struct core_config cfg = {.shell = SHELL_ALLOWED, .dry_run = true};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_CLICK, "window=notepad|ref=Button:Save", &r), WA_E_OK);
-    assert_true(r.dry_run);
-    assert_int_equal(perform(s, OP_TYPE, "window=notepad|text=hi", &r), WA_E_OK);
-    assert_int_equal(perform(s, OP_SHELL, "command=echo hi", &r), WA_E_OK);
-    assert_int_equal(perform(s, OP_CLOSE_WINDOW, "window=Scratch", &r), WA_E_OK);
+    struct rig t;
+    open_rig(&t, &cfg, false);
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=notepad|ref=Button:Save"), WA_E_OK);
+    assert_true(t.r.dry_run);
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=notepad|text=hi"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_SHELL, "command=echo hi"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_CLOSE_WINDOW, "window=Scratch"), WA_E_OK);
     assert_false(actions_hold("mouse_button"));
     assert_false(actions_hold("type_text"));
     assert_false(actions_hold("run_shell"));
     assert_false(actions_hold("close_window"));
     /* a dry run still refuses what the gate refuses */
-    assert_int_equal(perform(s, OP_CLICK_AT, "x=1300|y=620", &r), WA_E_DENIED);
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=1300|y=620"), WA_E_DENIED);
+    rig_close(&t);
 }
 
 static void rate_limit_refuses_a_burst(void **state)
 {
     (void)state;
     struct core_config cfg = {.max_actions_per_s = 0.5};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_KEY, "window=notepad|keys=a", &r), WA_E_OK);
-    assert_int_equal(perform(s, OP_KEY, "window=notepad|keys=b", &r), WA_E_DENIED);
-    assert_non_null(strstr(r.message, "rate limit"));
+    struct rig t;
+    open_rig(&t, &cfg, false);
+    assert_int_equal(rig_do(&t, OP_KEY, "window=notepad|keys=a"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_KEY, "window=notepad|keys=b"), WA_E_DENIED);
+    assert_non_null(strstr(t.r.message, "rate limit"));
     /* looking is not rate-limited */
-    assert_int_equal(perform(s, OP_LIST_WINDOWS, "", &r), WA_E_OK);
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    assert_int_equal(rig_do(&t, OP_LIST_WINDOWS, ""), WA_E_OK);
+    rig_close(&t);
 }
 
 /* Typing is checked at every batch: a prompt that comes to the front mid-text gets none
@@ -591,10 +484,8 @@ static void typing_stops_when_another_window_takes_the_keyboard(void **state)
 {
     (void)state;
     struct core_config cfg = {0};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
+    struct rig t;
+    open_rig(&t, &cfg, false);
     char args[200] = "window=notepad|text=";
     for (int i = 0; i < 100; i++)
         strcat(args, "x");
@@ -609,8 +500,8 @@ static void typing_stops_when_another_window_takes_the_keyboard(void **state)
                  (int)strlen(scene) - 1, scene, stealers[i].hwnd);
         assert_int_equal(fake_load_scene(with, NULL), WA_E_OK);
         free(with);
-        assert_int_equal(perform(s, OP_TYPE, args, &r), stealers[i].code);
-        assert_non_null(strstr(r.message, "typing stopped after 64 of 100 bytes"));
+        assert_int_equal(rig_do(&t, OP_TYPE, args), stealers[i].code);
+        assert_non_null(strstr(t.r.message, "typing stopped after 64 of 100 bytes"));
         char *acts = fake_actions_json();
         size_t batches = 0;
         for (const char *p = acts; (p = strstr(p, "type_text")); p++)
@@ -624,13 +515,11 @@ static void typing_stops_when_another_window_takes_the_keyboard(void **state)
     memset(big + strlen(big), 'y', 65537);
     big[20 + 65537] = '\0';
     assert_int_equal(fake_load_scene(scene, NULL), WA_E_OK);
-    assert_int_equal(perform(s, OP_TYPE, big, &r), WA_E_INVALID_ARGS);
-    assert_non_null(strstr(r.message, "at most 65536"));
+    assert_int_equal(rig_do(&t, OP_TYPE, big), WA_E_INVALID_ARGS);
+    assert_non_null(strstr(t.r.message, "at most 65536"));
     assert_false(actions_hold("type_text"));
     free(big);
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    rig_close(&t);
 }
 
 static void audit_keeps_typed_text_out(void **state)
@@ -639,12 +528,10 @@ static void audit_keeps_typed_text_out(void **state)
     char audit[160];
     snprintf(audit, sizeof audit, "%s/typed.jsonl", tmp_dir);
     struct core_config cfg = {.audit_path = audit};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_TYPE, "window=notepad|text=correct horse", &r), WA_E_OK);
-    assert_int_equal(perform(s, OP_CLICK_AT, "x=1300|y=620", &r), WA_E_DENIED);
+    struct rig t;
+    open_rig(&t, &cfg, false);
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=notepad|text=correct horse"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=1300|y=620"), WA_E_DENIED);
     char *text = NULL;
     assert_int_equal(os_read_file(audit, 1 << 20, &text, NULL), WA_E_OK);
     assert_null(strstr(text, "correct horse"));
@@ -652,9 +539,7 @@ static void audit_keeps_typed_text_out(void **state)
     assert_non_null(strstr(text, "\"process\":\"notepad.exe\""));
     assert_non_null(strstr(text, "\"outcome\":\"denied\""));
     free(text);
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    rig_close(&t);
 }
 
 /* A file is written only where the user said: the command line's path. Every other
@@ -668,12 +553,10 @@ static void files_are_written_only_from_the_command_line(void **state)
     snprintf(args, sizeof args, "window=notepad|path=%s", png);
     for (int dry = 0; dry < 2; dry++) {
         struct core_config cfg = {.audit_path = audit, .dry_run = dry};
-        struct core *c;
-        struct session *mcp = open_session(&cfg, &c, false); /* files_allowed: false */
-        struct op_result r;
-        op_result_init(&r);
-        assert_int_equal(perform(mcp, OP_SCREENSHOT, args, &r), WA_E_INVALID_ARGS);
-        assert_non_null(strstr(r.message, "only the command line"));
+        struct rig t; /* its session: files_allowed false */
+        open_rig(&t, &cfg, false);
+        assert_int_equal(rig_do(&t, OP_SCREENSHOT, args), WA_E_INVALID_ARGS);
+        assert_non_null(strstr(t.r.message, "only the command line"));
         char *text = NULL;
         assert_int_not_equal(os_read_file(png, 1 << 24, &text, NULL), WA_E_OK);
         struct session_opts o;
@@ -681,22 +564,20 @@ static void files_are_written_only_from_the_command_line(void **state)
         o.front = "cli";
         o.files_allowed = true;
         struct session *cli;
-        assert_int_equal(session_new(c, &o, &cli), WA_E_OK);
-        assert_int_equal(perform(cli, OP_SCREENSHOT, args, &r), WA_E_OK);
+        assert_int_equal(session_new(t.core, &o, &cli), WA_E_OK);
+        assert_int_equal(perform(cli, OP_SCREENSHOT, args, &t.r), WA_E_OK);
         wa_err read = os_read_file(png, 1 << 24, &text, NULL);
         if (dry) {
             assert_int_not_equal(read, WA_E_OK);
-            assert_true(r.dry_run);
+            assert_true(t.r.dry_run);
         } else {
             assert_int_equal(read, WA_E_OK);
             assert_memory_equal(text, "\x89PNG", 4);
             free(text);
             remove(png);
         }
-        op_result_cleanup(&r);
         session_free(cli);
-        session_free(mcp);
-        core_free(c);
+        rig_close(&t);
     }
     char *lines = NULL;
     assert_int_equal(os_read_file(audit, 1 << 20, &lines, NULL), WA_E_OK);
@@ -723,12 +604,10 @@ static void refs_hold_between_calls_and_go_stale(void **state)
     (void)state;
     assert_int_equal(fake_load_scene(scene, NULL), WA_E_OK);
     struct core_config cfg = {0};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, true);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_STATE, "window=notepad", &r), WA_E_OK);
-    int save = ref_of(&r, "Button", "Save");
+    struct rig t;
+    open_rig(&t, &cfg, true);
+    assert_int_equal(rig_do(&t, OP_STATE, "window=notepad"), WA_E_OK);
+    int save = ref_of(&t.r, "Button", "Save");
     assert_true(save > 0);
     char args[64];
     snprintf(args, sizeof args, "ref=%d", save);
@@ -737,21 +616,19 @@ static void refs_hold_between_calls_and_go_stale(void **state)
     session_opts_default(&o);
     o.refs = o.refs_on_disk = true;
     struct session *s2;
-    assert_int_equal(session_new(c, &o, &s2), WA_E_OK);
-    assert_int_equal(perform(s2, OP_INVOKE, args, &r), WA_E_OK);
-    assert_string_equal(r.element.name, "Save");
+    assert_int_equal(session_new(t.core, &o, &s2), WA_E_OK);
+    assert_int_equal(perform(s2, OP_INVOKE, args, &t.r), WA_E_OK);
+    assert_string_equal(t.r.element.name, "Save");
     /* the button goes: its ref is stale, nothing is pressed */
     char *gone = strdup(scene);
     char *at = strstr(gone, "\"name\": \"Save\"");
     memcpy(at, "\"name\": \"Sav_\"", 14);
     assert_int_equal(fake_load_scene(gone, NULL), WA_E_OK);
     free(gone);
-    assert_int_equal(perform(s2, OP_INVOKE, args, &r), WA_E_STALE_REF);
+    assert_int_equal(perform(s2, OP_INVOKE, args, &t.r), WA_E_STALE_REF);
     assert_false(actions_hold("element_action"));
-    op_result_cleanup(&r);
     session_free(s2);
-    session_free(s);
-    core_free(c);
+    rig_close(&t);
 }
 
 /* Two clients of one server (MCP sessions, serve connections): each has refs of its
@@ -766,7 +643,6 @@ static struct session *client(struct core *c)
     return s;
 }
 
-/* select_menu: an unknown level fails listing the items there are; nothing is pressed. */
 /* set_value never says ok for nothing: a control that keeps its old text after the
  * pattern is typed into instead, and when it still does not hold the text the call is
  * not_verified with what it holds. */
@@ -774,89 +650,78 @@ static void set_value_is_ok_only_when_the_control_holds_it(void **state)
 {
     (void)state;
     struct core_config cfg = {0};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_SET_VALUE, "window=notepad|ref=Edit:Locked|text=new", &r),
+    struct rig t;
+    open_rig(&t, &cfg, false);
+    assert_int_equal(rig_do(&t, OP_SET_VALUE, "window=notepad|ref=Edit:Locked|text=new"),
                      WA_E_NOT_VERIFIED);
-    assert_string_equal(r.via, "click+select-all+type");
-    assert_string_equal(r.read_back, "old");
+    assert_string_equal(t.r.via, "click+select-all+type");
+    assert_string_equal(t.r.read_back, "old");
     bool said = false;
-    for (size_t i = 0; i < r.n_notes; i++)
-        said = said || strstr(r.notes[i], "typed the value instead");
+    for (size_t i = 0; i < t.r.n_notes; i++)
+        said = said || strstr(t.r.notes[i], "typed the value instead");
     assert_true(said);
     assert_true(actions_hold("type_text"));
     /* one that takes the value: ok, verified */
-    assert_int_equal(perform(s, OP_SET_VALUE, "window=notepad|ref=Edit:Text Editor|text=abc", &r),
+    assert_int_equal(rig_do(&t, OP_SET_VALUE, "window=notepad|ref=Edit:Text Editor|text=abc"),
                      WA_E_OK);
-    assert_true(r.verified);
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    assert_true(t.r.verified);
+    rig_close(&t);
 }
 
+/* select_menu: an unknown level fails listing the items there are; nothing is pressed. */
 static void a_menu_path_names_what_is_there(void **state)
 {
     (void)state;
     struct core_config cfg = {0};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_SELECT_MENU, "window=notepad|path=Edit > Undo", &r),
+    struct rig t;
+    open_rig(&t, &cfg, false);
+    assert_int_equal(rig_do(&t, OP_SELECT_MENU, "window=notepad|path=Edit > Undo"),
                      WA_E_ELEMENT_NOT_FOUND);
-    assert_non_null(strstr(r.message, "no menu item \"Edit\" in the menu bar"));
-    assert_non_null(strstr(r.message, "\"&Help\""));
+    assert_non_null(strstr(t.r.message, "no menu item \"Edit\" in the menu bar"));
+    assert_non_null(strstr(t.r.message, "\"&Help\""));
     assert_false(actions_hold("element_action"));
-    assert_int_equal(perform(s, OP_SELECT_MENU, "window=notepad|path= > ", &r), WA_E_INVALID_ARGS);
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    assert_int_equal(rig_do(&t, OP_SELECT_MENU, "window=notepad|path= > "), WA_E_INVALID_ARGS);
+    rig_close(&t);
 }
 
 static void refs_belong_to_their_client(void **state)
 {
     (void)state;
     struct core_config cfg = {0};
-    struct core *c;
-    struct session *unused = open_session(&cfg, &c, false);
+    struct rig t; /* its session is not used */
+    open_rig(&t, &cfg, false);
     char cmd[192];
     snprintf(cmd, sizeof cmd, "rm -rf %s/state", tmp_dir);
     assert_int_equal(system(cmd), 0);
-    struct session *a = client(c), *b = client(c), *late = client(c);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(a, OP_STATE, "window=notepad", &r), WA_E_OK);
-    int save = ref_of(&r, "Button", "Save");
-    assert_int_equal(perform(b, OP_STATE, "window=Scratch", &r), WA_E_OK);
-    int ok = ref_of(&r, "Button", "OK");
+    struct session *a = client(t.core), *b = client(t.core), *late = client(t.core);
+    assert_int_equal(perform(a, OP_STATE, "window=notepad", &t.r), WA_E_OK);
+    int save = ref_of(&t.r, "Button", "Save");
+    assert_int_equal(perform(b, OP_STATE, "window=Scratch", &t.r), WA_E_OK);
+    int ok = ref_of(&t.r, "Button", "OK");
     assert_true(ok > 0 && ok != save);
     char args[32];
     snprintf(args, sizeof args, "ref=%d", save);
-    assert_int_equal(perform(a, OP_INVOKE, args, &r), WA_E_OK);
-    assert_string_equal(r.element.name, "Save");
+    assert_int_equal(perform(a, OP_INVOKE, args, &t.r), WA_E_OK);
+    assert_string_equal(t.r.element.name, "Save");
     snprintf(args, sizeof args, "what=name|ref=%d", ok);
-    assert_int_equal(perform(b, OP_GET, args, &r), WA_E_OK);
-    assert_string_equal(r.text, "OK");
+    assert_int_equal(perform(b, OP_GET, args, &t.r), WA_E_OK);
+    assert_string_equal(t.r.text, "OK");
     /* A's number means nothing to B: B's last state has no such ref */
     snprintf(args, sizeof args, "what=name|ref=%d", save);
-    assert_int_equal(perform(b, OP_GET, args, &r), WA_E_STALE_REF);
+    assert_int_equal(perform(b, OP_GET, args, &t.r), WA_E_STALE_REF);
     snprintf(args, sizeof args, "ref=%d", save);
     /* a client that observed nothing has no refs, whatever the others did */
-    assert_int_equal(perform(late, OP_INVOKE, args, &r), WA_E_STALE_REF);
+    assert_int_equal(perform(late, OP_INVOKE, args, &t.r), WA_E_STALE_REF);
     /* nor is anything left in the state folder for the CLI to pick up */
     char path[192];
     snprintf(path, sizeof path, "%s/state/last.json", tmp_dir);
     char *text = NULL;
     assert_int_not_equal(os_read_file(path, 1 << 20, &text, NULL), WA_E_OK);
     free(text);
-    op_result_cleanup(&r);
     session_free(late);
     session_free(b);
     session_free(a);
-    session_free(unused);
-    core_free(c);
+    rig_close(&t);
 }
 
 static void an_action_reports_what_it_changed(void **state)
@@ -864,22 +729,18 @@ static void an_action_reports_what_it_changed(void **state)
     (void)state;
     assert_int_equal(fake_load_scene(scene, NULL), WA_E_OK);
     struct core_config cfg = {0};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
-    assert_int_equal(perform(s, OP_TOGGLE, "window=notepad|ref=CheckBox:Wrap", &r), WA_E_OK);
-    assert_true(r.has_changes);
-    assert_false(r.nothing_changed);
-    assert_non_null(strstr(dynbuf_str(&r.changes), "checked"));
-    assert_int_equal(perform(s, OP_TYPE, "window=notepad|text=hello", &r), WA_E_OK);
-    assert_true(r.verified);
-    assert_non_null(strstr(dynbuf_str(&r.changes), "hello"));
-    assert_int_equal(perform(s, OP_CLOSE_WINDOW, "window=Scratch", &r), WA_E_OK);
-    assert_non_null(strstr(dynbuf_str(&r.changes), "window closed: \"Scratch\""));
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    struct rig t;
+    open_rig(&t, &cfg, false);
+    assert_int_equal(rig_do(&t, OP_TOGGLE, "window=notepad|ref=CheckBox:Wrap"), WA_E_OK);
+    assert_true(t.r.has_changes);
+    assert_false(t.r.nothing_changed);
+    assert_non_null(strstr(dynbuf_str(&t.r.changes), "checked"));
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=notepad|text=hello"), WA_E_OK);
+    assert_true(t.r.verified);
+    assert_non_null(strstr(dynbuf_str(&t.r.changes), "hello"));
+    assert_int_equal(rig_do(&t, OP_CLOSE_WINDOW, "window=Scratch"), WA_E_OK);
+    assert_non_null(strstr(dynbuf_str(&t.r.changes), "window closed: \"Scratch\""));
+    rig_close(&t);
 }
 
 /* One window that turns black where it is clicked, as soon as it is (hung: it takes
@@ -902,31 +763,27 @@ static void a_settle_ends_when_the_input_was_handled(void **state)
 {
     (void)state;
     struct core_config cfg = {0};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
-    struct op_result r;
-    op_result_init(&r);
+    struct rig t;
+    open_rig(&t, &cfg, false);
     /* The window says it handled the click, and the second look shows no more change:
      * no polling interval, no stable period. */
     load_paint_scene(false);
-    assert_int_equal(perform(s, OP_CLICK_AT, "x=200|y=150", &r), WA_E_OK);
-    assert_non_null(strstr(dynbuf_str(&r.changes), "pixels: the window changed"));
-    assert_true(r.settle_ms < 40);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=200|y=150"), WA_E_OK);
+    assert_non_null(strstr(dynbuf_str(&t.r.changes), "pixels: the window changed"));
+    assert_true(t.r.settle_ms < 40);
     /* A window that cannot say so is watched until its pixels stop changing: the stable
      * period at least. */
     load_paint_scene(true);
-    assert_int_equal(perform(s, OP_CLICK_AT, "x=200|y=150", &r), WA_E_OK);
-    assert_non_null(strstr(dynbuf_str(&r.changes), "pixels: the window changed"));
-    assert_true(r.settle_ms >= 49);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=200|y=150"), WA_E_OK);
+    assert_non_null(strstr(dynbuf_str(&t.r.changes), "pixels: the window changed"));
+    assert_true(t.r.settle_ms >= 49);
     /* Nothing changes: the wait goes on for an effect that comes late, either way. */
     load_paint_scene(false);
-    assert_int_equal(perform(s, OP_CLICK_AT, "x=200|y=150", &r), WA_E_OK);
-    assert_int_equal(perform(s, OP_CLICK_AT, "x=200|y=150", &r), WA_E_OK);
-    assert_true(r.nothing_changed);
-    assert_true(r.settle_ms >= 145);
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=200|y=150"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=200|y=150"), WA_E_OK);
+    assert_true(t.r.nothing_changed);
+    assert_true(t.r.settle_ms >= 145);
+    rig_close(&t);
 }
 
 /* Four monitors: the primary at 100 %, one left of and above it at 125 %, one above
@@ -1015,18 +872,16 @@ static void clicks_land_on_every_monitor_and_scale(void **state)
     };
     static const int norms[] = {0, 1, 250, 499, 500, 998, 999};
     struct core_config cfg = {0};
-    struct core *c;
-    struct session *s = open_session(&cfg, &c, false);
+    struct rig t;
+    open_rig(&t, &cfg, false);
     assert_int_equal(fake_load_scene(monitors_scene, NULL), WA_E_OK);
-    struct op_result r;
-    op_result_init(&r);
     char args[160], element[64];
     int x, y;
     double window;
     for (size_t i = 0; i < sizeof wins / sizeof wins[0]; i++) {
         /* by element: the centre of its physical bounds, and it is what receives it */
         snprintf(args, sizeof args, "window=%s|ref=Button:%s", wins[i].title, wins[i].button);
-        assert_int_equal(perform(s, OP_CLICK, args, &r), WA_E_OK);
+        assert_int_equal(rig_do(&t, OP_CLICK, args), WA_E_OK);
         last_press(&x, &y, &window, element, sizeof element);
         int cx, cy;
         wa_rect_center(wins[i].button_px, &cx, &cy);
@@ -1038,7 +893,7 @@ static void clicks_land_on_every_monitor_and_scale(void **state)
         struct wa_rect f = wins[i].frame;
         for (size_t n = 0; n < sizeof norms / sizeof norms[0]; n++) {
             snprintf(args, sizeof args, "window=%s|x=%d|y=%d", wins[i].title, norms[n], norms[n]);
-            assert_int_equal(perform(s, OP_CLICK, args, &r), WA_E_OK);
+            assert_int_equal(rig_do(&t, OP_CLICK, args), WA_E_OK);
             last_press(&x, &y, &window, element, sizeof element);
             assert_int_equal(x, norm_to_pixel(norms[n], f.left, wa_rect_width(f)));
             assert_int_equal(y, norm_to_pixel(norms[n], f.top, wa_rect_height(f)));
@@ -1055,15 +910,15 @@ static void clicks_land_on_every_monitor_and_scale(void **state)
     assert_int_equal(nm, 4);
     for (size_t m = 0; m < nm; m++) {
         snprintf(args, sizeof args, "monitor=%zu|max_edge=1280", m);
-        assert_int_equal(perform(s, OP_SCREENSHOT, args, &r), WA_E_OK);
+        assert_int_equal(rig_do(&t, OP_SCREENSHOT, args), WA_E_OK);
         struct wa_rect mon = mons[m].rect;
-        assert_int_equal(r.origin_x, mon.left);
-        assert_int_equal(r.origin_y, mon.top);
-        int img_w = r.img_w, img_h = r.img_h;
+        assert_int_equal(t.r.origin_x, mon.left);
+        assert_int_equal(t.r.origin_y, mon.top);
+        int img_w = t.r.img_w, img_h = t.r.img_h;
         assert_true(img_w <= 1280 && img_h <= 1280);
         for (size_t n = 0; n < sizeof norms / sizeof norms[0]; n++) {
             snprintf(args, sizeof args, "x=%d|y=%d", norms[n], norms[n]);
-            assert_int_equal(perform(s, OP_CLICK, args, &r), WA_E_OK);
+            assert_int_equal(rig_do(&t, OP_CLICK, args), WA_E_OK);
             last_press(&x, &y, &window, element, sizeof element);
             assert_int_equal(x, norm_to_pixel(norms[n], mon.left, wa_rect_width(mon)));
             assert_int_equal(y, norm_to_pixel(norms[n], mon.top, wa_rect_height(mon)));
@@ -1075,9 +930,7 @@ static void clicks_land_on_every_monitor_and_scale(void **state)
             assert_true(fabs(mon.top + iy * sy - y) <= sy + 1);
         }
     }
-    op_result_cleanup(&r);
-    session_free(s);
-    core_free(c);
+    rig_close(&t);
 }
 
 int main(void)

@@ -11,17 +11,6 @@
 
 #include "automation/uia_types.h"
 
-static void info_free(struct tree_element_info *i)
-{
-    free(i->type);
-    free(i->name);
-    free(i->automation_id);
-    free(i->class_name);
-    free(i->value);
-    free(i->runtime_id);
-    free(i->accelerator);
-}
-
 static void test_type_names(void **state)
 {
     (void)state;
@@ -104,7 +93,7 @@ static void test_button(void **state)
     assert_int_equal(i.states, WA_ST_FOCUSABLE);
     assert_int_equal(i.patterns, WA_PAT_INVOKE);
     assert_int_equal(i.hwnd, 0x1234);
-    info_free(&i);
+    tree_element_info_cleanup(&i);
 }
 
 static void test_states_and_patterns(void **state)
@@ -123,7 +112,7 @@ static void test_states_and_patterns(void **state)
     assert_int_equal(uia_element_to_info(&r, &i), WA_E_OK);
     assert_string_equal(i.type, "CheckBox");
     assert_int_equal(i.states, WA_ST_DISABLED | WA_ST_FOCUSED | WA_ST_OFFSCREEN | WA_ST_CHECKED);
-    info_free(&i);
+    tree_element_info_cleanup(&i);
 
     /* Indeterminate is not "checked"; a toggle state without the pattern means nothing. */
     r.is_enabled = true;
@@ -131,12 +120,12 @@ static void test_states_and_patterns(void **state)
     r.toggle_state = UIA_TOGGLE_INDETERMINATE;
     assert_int_equal(uia_element_to_info(&r, &i), WA_E_OK);
     assert_int_equal(i.states, 0);
-    info_free(&i);
+    tree_element_info_cleanup(&i);
     r.toggle_state = UIA_TOGGLE_ON;
     r.patterns = 0;
     assert_int_equal(uia_element_to_info(&r, &i), WA_E_OK);
     assert_int_equal(i.states, 0);
-    info_free(&i);
+    tree_element_info_cleanup(&i);
 
     /* Expand/collapse: leaf nodes are neither; partially expanded counts as expanded. */
     struct uia_raw_element tree_item = {
@@ -152,30 +141,30 @@ static void test_states_and_patterns(void **state)
         tree_item.expand_state = cases[k].expand;
         assert_int_equal(uia_element_to_info(&tree_item, &i), WA_E_OK);
         assert_int_equal(i.states, cases[k].want);
-        info_free(&i);
+        tree_element_info_cleanup(&i);
     }
     tree_item.is_selected = true;
     tree_item.expand_state = UIA_EXPAND_LEAF;
     assert_int_equal(uia_element_to_info(&tree_item, &i), WA_E_OK);
     assert_int_equal(i.states, WA_ST_SELECTED);
-    info_free(&i);
+    tree_element_info_cleanup(&i);
     /* Selected without the SelectionItem pattern: not reported. */
     tree_item.patterns = 0;
     assert_int_equal(uia_element_to_info(&tree_item, &i), WA_E_OK);
     assert_int_equal(i.states, 0);
-    info_free(&i);
+    tree_element_info_cleanup(&i);
 
     /* A legacy default action adds the MSAA default-action pattern bit. */
     struct uia_raw_element legacy = {
         .control_type = 50033, .is_enabled = true, .default_action = "Press"};
     assert_int_equal(uia_element_to_info(&legacy, &i), WA_E_OK);
     assert_int_equal(i.patterns, WA_PAT_DEFAULT_ACTION);
-    info_free(&i);
+    tree_element_info_cleanup(&i);
     legacy.default_action = "";
     assert_int_equal(uia_element_to_info(&legacy, &i), WA_E_OK);
     assert_int_equal(i.patterns, 0);
     assert_null(i.accelerator);
-    info_free(&i);
+    tree_element_info_cleanup(&i);
 
     /* A menu item's accelerator key is kept apart from its name. */
     struct uia_raw_element item = {
@@ -183,7 +172,7 @@ static void test_states_and_patterns(void **state)
     assert_int_equal(uia_element_to_info(&item, &i), WA_E_OK);
     assert_string_equal(i.name, "Save");
     assert_string_equal(i.accelerator, "Ctrl+S");
-    info_free(&i);
+    tree_element_info_cleanup(&i);
 }
 
 static void test_values(void **state)
@@ -198,25 +187,25 @@ static void test_values(void **state)
     assert_int_equal(uia_element_to_info(&edit, &i), WA_E_OK);
     assert_string_equal(i.type, "Edit");
     assert_string_equal(i.value, "hello");
-    info_free(&i);
+    tree_element_info_cleanup(&i);
     /* An empty value is still a value (an empty edit), NULL from UIA included. */
     edit.value = NULL;
     assert_int_equal(uia_element_to_info(&edit, &i), WA_E_OK);
     assert_string_equal(i.value, "");
-    info_free(&i);
+    tree_element_info_cleanup(&i);
     /* No Value pattern: no value, whatever ValueValue held. */
     edit.value = "stale";
     edit.patterns = 0;
     assert_int_equal(uia_element_to_info(&edit, &i), WA_E_OK);
     assert_null(i.value);
-    info_free(&i);
+    tree_element_info_cleanup(&i);
     /* Password fields never show their value. */
     edit.patterns = WA_PAT_VALUE;
     edit.value = "secret";
     edit.is_password = true;
     assert_int_equal(uia_element_to_info(&edit, &i), WA_E_OK);
     assert_null(i.value);
-    info_free(&i);
+    tree_element_info_cleanup(&i);
 }
 
 static void test_unknown_type_and_rects(void **state)
@@ -229,7 +218,7 @@ static void test_unknown_type_and_rects(void **state)
     assert_null(i.name);
     assert_null(i.runtime_id);
     assert_true(wa_rect_empty(i.bounds));
-    info_free(&i);
+    tree_element_info_cleanup(&i);
 
     /* Fractional rectangles round to the nearest pixel (DPI-scaled elements). */
     r.has_rect = true;
@@ -242,7 +231,7 @@ static void test_unknown_type_and_rects(void **state)
     assert_int_equal(i.bounds.top, 20);
     assert_int_equal(i.bounds.right, 90);
     assert_int_equal(i.bounds.bottom, 21);
-    info_free(&i);
+    tree_element_info_cleanup(&i);
 
     /* Empty, negative and non-finite rectangles become "no bounds". */
     const double bad[][4] = {{0, 0, 0, 10},    {0, 0, 10, -1},       {INFINITY, 0, 10, 10},
@@ -257,7 +246,7 @@ static void test_unknown_type_and_rects(void **state)
         assert_true(wa_rect_empty(i.bounds));
         assert_int_equal(i.bounds.left, 0);
         assert_int_equal(i.bounds.right, 0);
-        info_free(&i);
+        tree_element_info_cleanup(&i);
     }
 }
 

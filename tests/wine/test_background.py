@@ -7,15 +7,13 @@ import ctypes
 import ctypes.util
 import json
 import os
-import subprocess
-import tempfile
 import time
 import unittest
 
 import watest
-from watest import TestApp, WineProgram, WINAGENT_EXE
+from watest import TestApp, WineProgram, ref_of
 
-STATE_DIR = tempfile.mkdtemp(prefix="wa-bg-state-")
+CLI = watest.Cli("wa-bg-state-")
 PARKED = (1700, 950)  # on the desktop, clear of every window here
 
 
@@ -58,18 +56,11 @@ class X11Pointer:
 
 
 def wa(*args, timeout=60):
-    env = dict(os.environ, WINAGENT_STATE_DIR=watest.win_path(STATE_DIR))
-    return subprocess.run(["wine", WINAGENT_EXE, *args], capture_output=True, text=True,
-                          encoding="utf-8", errors="replace", env=env, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+    return CLI.run(*args, check=False, timeout=timeout)
 
 
 def wa_json(*args):
-    r = wa(*args, "--json")
-    try:
-        return json.loads(r.stdout)
-    except ValueError:
-        raise AssertionError("winagent %s printed no JSON: %s %s" % (args, r.stdout, r.stderr))
+    return CLI.json(*args, check=False)
 
 
 def bg(*args):
@@ -80,14 +71,6 @@ def bg(*args):
     if res.get("data", {}).get("delivery") != "background":
         raise AssertionError("not delivered in the background: %s" % res)
     return res
-
-
-def ref_of(state_text, kind, name):
-    for line in state_text.splitlines():
-        line = line.strip()
-        if line.startswith("[") and ('] %s "%s"' % (kind, name)) in line:
-            return line[1:line.index("]")]
-    raise AssertionError('%s "%s" not in state:\n%s' % (kind, name, state_text))
 
 
 def foreground():

@@ -3,43 +3,14 @@ notepad: each command's effect proven by testapp's event log or by reading back.
 import json
 import os
 import subprocess
-import tempfile
 import time
 import unittest
 
 import watest
-from watest import TestApp, WINAGENT_EXE
+from watest import TestApp, ref_of
 
-STATE_DIR = tempfile.mkdtemp(prefix="wa-cli-state-")
-
-
-def wa(*args, check=True, timeout=60):
-    """One separate winagent process; refs travel through the state folder only."""
-    env = dict(os.environ, WINAGENT_STATE_DIR=watest.win_path(STATE_DIR))
-    r = subprocess.run(["wine", WINAGENT_EXE, *args], capture_output=True, text=True,
-                       encoding="utf-8", errors="replace", env=env, timeout=timeout,
-                       stdin=subprocess.DEVNULL)
-    if check and r.returncode != 0:
-        raise AssertionError("winagent %s failed (%d): %s %s" % (args, r.returncode, r.stdout,
-                                                                r.stderr))
-    return r
-
-
-def wa_json(*args, check=True):
-    r = wa(*args, "--json", check=False)
-    data = json.loads(r.stdout)
-    if check and not data["success"]:
-        raise AssertionError("winagent %s: %s" % (args, data))
-    return data
-
-
-def ref_of(state_text, kind, name):
-    """The ref of the first line `[n] KIND "NAME"` in a state listing."""
-    for line in state_text.splitlines():
-        line = line.strip()
-        if line.startswith("[") and ('] %s "%s"' % (kind, name)) in line:
-            return line[1:line.index("]")]
-    raise AssertionError('%s "%s" not in state:\n%s' % (kind, name, state_text))
+CLI = watest.Cli("wa-cli-state-")  # separate processes; refs travel through its folder
+wa, wa_json = CLI.run, CLI.json
 
 
 class CliOnTestapp(unittest.TestCase):

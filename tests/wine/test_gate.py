@@ -11,12 +11,13 @@ import unittest
 import watest
 from watest import TestApp, WINAGENT_EXE
 
-STATE_DIR = tempfile.mkdtemp(prefix="wa-gate-state-")
+STATE = watest.Cli("wa-gate-state-")
 WINDOW = "winagent testapp"
 
 
 def server_env(**extra):
-    env = dict(os.environ, WINAGENT_STATE_DIR=watest.win_path(STATE_DIR))
+    """STATE's environment with no gate setting inherited from ours, and with extra."""
+    env = STATE.env()
     for k in ("WINAGENT_RESTRICTED", "WINAGENT_MAX_ACTIONS_PER_S", "WINAGENT_AUDIT_LOG"):
         env.pop(k, None)
     env.update(extra)

@@ -7,7 +7,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
 import watest
@@ -15,15 +14,8 @@ from watest import McpSession, TestApp, WINAGENT_EXE
 
 CLIENT_DIR = os.path.join(watest.SRC, "tests", "mcp_client")
 SDK_DIR = os.path.join(CLIENT_DIR, "node_modules", "@modelcontextprotocol", "sdk")
-STATE_DIR = tempfile.mkdtemp(prefix="wa-mcp-state-")
+server_env = watest.Cli("wa-mcp-state-").env  # a private refs folder
 WINDOW = "winagent testapp"
-
-
-def server_env(**extra):
-    # A private refs folder, so other tests' state files never meet ours.
-    env = dict(os.environ, WINAGENT_STATE_DIR=watest.win_path(STATE_DIR))
-    env.update(extra)
-    return env
 
 
 @unittest.skipUnless(shutil.which("node") and os.path.isdir(SDK_DIR),

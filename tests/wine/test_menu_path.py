@@ -33,20 +33,21 @@ class MenuPath(unittest.TestCase):
         wa("keys", "esc", "--window", TESTAPP)
         self.app.kill()
 
-    def test_a_path_opens_each_level_and_picks_the_last(self):
-        r = wa("menu", "File > Save as...", "--window", TESTAPP, "--json")
+    def choose(self, path):
+        """`winagent menu PATH`, which must succeed; the menu event testapp logged."""
+        r = wa("menu", path, "--window", TESTAPP, "--json")
         res = json.loads(r.stdout)
         self.assertTrue(res["success"], (res, r.stderr))
-        e = self.app.wait_event(lambda e: e.get("event") == "menu")
+        return self.app.wait_event(lambda e: e.get("event") == "menu")
+
+    def test_a_path_opens_each_level_and_picks_the_last(self):
+        e = self.choose("File > Save as...")
         self.assertEqual(e["item"], "Save as...")
         self.assertEqual([m["item"] for m in menu_events(self.app)], ["Save as..."])
 
     def test_a_submenu_is_a_level_of_its_own(self):
         # names as people write them: any case, and a recent-file list's number left out
-        r = wa("menu", "file > recent > notes.txt", "--window", TESTAPP, "--json")
-        res = json.loads(r.stdout)
-        self.assertTrue(res["success"], (res, r.stderr))
-        e = self.app.wait_event(lambda e: e.get("event") == "menu")
+        e = self.choose("file > recent > notes.txt")
         self.assertEqual(e["item"], "1 notes.txt")
 
     def test_an_unknown_name_lists_what_is_there_and_chooses_nothing(self):

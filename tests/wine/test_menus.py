@@ -4,38 +4,16 @@ WM_GETOBJECT for its bar and its own open popups), read item by item and clicked
 ref; and the menus of Wine's own programs, which no cross-process route reads under
 Wine 8: their open menu is still a Menu element, and the tree is rejected for it."""
 import json
-import os
 import re
-import subprocess
-import tempfile
 import time
 import unittest
 
 import watest
-from watest import TestApp, WINAGENT_EXE, WineProgram
+from watest import TestApp, WineProgram
 
-STATE_DIR = tempfile.mkdtemp(prefix="wa-menus-state-")
+CLI = watest.Cli("wa-menus-state-")  # refs travel through its folder, as for an agent
+wa, wa_json = CLI.run, CLI.json
 TESTAPP = "winagent testapp"
-
-
-def wa(*args, check=True, timeout=60):
-    """One winagent process; refs travel through the state folder, as for an agent."""
-    env = dict(os.environ, WINAGENT_STATE_DIR=watest.win_path(STATE_DIR))
-    r = subprocess.run(["wine", WINAGENT_EXE, *args], capture_output=True, text=True,
-                       encoding="utf-8", errors="replace", env=env, timeout=timeout,
-                       stdin=subprocess.DEVNULL)
-    if check and r.returncode != 0:
-        raise AssertionError("winagent %s failed (%d): %s %s" % (args, r.returncode, r.stdout,
-                                                                r.stderr))
-    return r
-
-
-def wa_json(*args):
-    r = wa(*args, "--json", check=False)
-    data = json.loads(r.stdout)
-    if not data["success"]:
-        raise AssertionError("winagent %s: %s %s" % (args, data, r.stderr))
-    return data
 
 
 LINE = re.compile(r'^(\s*)\[(\d+)\] (\S+) "((?:[^"\\]|\\.)*)"(.*)$')

@@ -13,14 +13,8 @@ import unittest
 import watest
 from watest import TestApp, WINAGENT_EXE
 
-STATE_DIR = tempfile.mkdtemp(prefix="wa-serve-state-")
+server_env = watest.Cli("wa-serve-state-").env
 WINDOW = "winagent testapp"
-
-
-def server_env(**extra):
-    env = dict(os.environ, WINAGENT_STATE_DIR=watest.win_path(STATE_DIR))
-    env.update(extra)
-    return env
 
 
 def wait_for(pred, timeout, what):

@@ -3,8 +3,6 @@ within their budget (3 s) plus a grace second, with what can be read without the
 target's help; actions give up."""
 import json
 import os
-import subprocess
-import tempfile
 import time
 import unittest
 
@@ -16,41 +14,18 @@ BUDGET_S = 3.0 + 1.0  # the tree's default budget and its grace
 STARTUP_S = 5.0       # winagent starting under Wine, finding the window, printing
 
 
-class HangApp:
-    """tests/apps/hangapp.exe: ready, then its UI thread sleeps for good."""
+class HangApp(watest.TestApp):
+    """tests/apps/hangapp.exe: ready, then its UI thread sleeps for good. Started, awaited
+    and killed as testapp is; it takes no --panel."""
 
     def __init__(self, *args):
-        self.dir = tempfile.mkdtemp(prefix="hangapp-")
-        self.log = os.path.join(self.dir, "events.jsonl")
-        self.args = ["--log", win_path(self.log), *args]
-
-    def __enter__(self):
-        self.proc = subprocess.Popen(["wine", HANGAPP_EXE, *self.args],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.ready = self.wait("ready", 30)
-        return self
-
-    def __exit__(self, *exc):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-        return False
-
-    def events(self):
-        try:
-            with open(self.log, encoding="utf-8") as f:
-                return [json.loads(l) for l in f.read().splitlines() if l.endswith("}")]
-        except FileNotFoundError:
-            return []
+        super().__init__()
+        self.exe = HANGAPP_EXE
+        self.args = ["--log", win_path(self.log_path), *args]
 
     def wait(self, name, timeout):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for e in self.events():
-                if e.get("event") == name:
-                    return e
-            time.sleep(0.05)
-        raise AssertionError("hangapp logged no %r: %s" % (name, self.events()))
+        """The first event called name, waiting up to timeout seconds."""
+        return self.wait_event(lambda e: e.get("event") == name, timeout)
 
 
 def timed(*args):

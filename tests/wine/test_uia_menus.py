@@ -28,6 +28,14 @@ def menu_bar(app):
     ], name="Application", bounds=[m["File"][0], m["File"][1], m["Help"][2], m["Help"][3]])
 
 
+def bar_and_ok(app):
+    """testapp's window as UI Automation shows it here: its menu bar and its OK button."""
+    return element("Window", [
+        menu_bar(app),
+        element("Button", name="OK", bounds=app.ready["controls"]["OK"], patterns=["invoke"]),
+    ], name="winagent testapp")
+
+
 def summary(tree):
     return [(n["type"], n["name"], n["parent"]) for n in tree["elements"]]
 
@@ -35,12 +43,7 @@ def summary(tree):
 class UiaMenus(unittest.TestCase):
     def test_menu_bar_items(self):
         with TestApp() as app:
-            c = app.ready["controls"]
-            root = element("Window", [
-                menu_bar(app),
-                element("Button", name="OK", bounds=c["OK"], patterns=["invoke"]),
-            ], name="winagent testapp")
-            t, verdict = Scene(app.ready["hwnd"], root).tree(app.ready["hwnd"])
+            t, verdict = Scene(app.ready["hwnd"], bar_and_ok(app)).tree(app.ready["hwnd"])
         self.assertEqual(t["source"], "uia", verdict)
         self.assertEqual(summary(t), [("Window", "winagent testapp", 0),
                                       ("MenuBar", "Application", 1),
@@ -82,12 +85,7 @@ class UiaMenus(unittest.TestCase):
 
     def test_real_popup_missing_from_the_uia_tree_is_added(self):
         with TestApp() as app:
-            c = app.ready["controls"]
-            root = element("Window", [
-                menu_bar(app),
-                element("Button", name="OK", bounds=c["OK"], patterns=["invoke"]),
-            ], name="winagent testapp")
-            scene = Scene(app.ready["hwnd"], root)
+            scene = Scene(app.ready["hwnd"], bar_and_ok(app))
             f = app.ready["menu"]["File"]
             r = scene.run("click-at", str((f[0] + f[2]) // 2), str((f[1] + f[3]) // 2),
                           "--window", "winagent testapp")
