@@ -1493,12 +1493,26 @@ wa_err win_msaa_open_popups(HWND root, const HWND *popups, size_t n, struct win_
     return WA_E_OK;
 }
 
-wa_err win_msaa_open_menubar(HWND root, struct win_gate *gate, struct win_msaa_ctx **out)
+wa_err win_msaa_open_menubar(HWND root, struct win_gate *gate, bool responsive,
+                             struct win_msaa_ctx **out)
 {
     wa_err e = win_msaa_open(root, gate, out);
-    if (!e)
-        (*out)->bar_walk = true;
-    return e;
+    if (e)
+        return e;
+    struct win_msaa_ctx *c = *out;
+    c->bar_walk = true;
+    /* What the window's walk found out, not asked again. */
+    struct thread_state *t = &c->threads[c->nthreads++];
+    t->tid = GetWindowThreadProcessId(root, NULL);
+    t->responsive = responsive;
+    GUITHREADINFO gi = {.cbSize = sizeof gi};
+    t->focus = GetGUIThreadInfo(t->tid, &gi) ? gi.hwndFocus : NULL;
+    return WA_E_OK;
+}
+
+bool win_msaa_root_responsive(struct win_msaa_ctx *c)
+{
+    return IsWindow(c->root) && thread_of(c, c->root)->responsive;
 }
 
 void win_msaa_menubar_apart(struct win_msaa_ctx *c)

@@ -37,8 +37,15 @@ wa_err win_msaa_open_popups(HWND root, const HWND *popups, size_t n, struct win_
                             struct win_msaa_ctx **out);
 /* A context for walking root's menu bar alone, on a thread of its own beside the walk
  * of the window (win_msaa_menubar_apart): the root element is the MenuBar, its
- * children the items, read as a walk of the window would read them. */
-wa_err win_msaa_open_menubar(HWND root, struct win_gate *gate, struct win_msaa_ctx **out);
+ * children the items, read as a walk of the window would read them. responsive: what
+ * the window's walk found of root's thread (win_msaa_root_responsive), not asked
+ * again. */
+wa_err win_msaa_open_menubar(HWND root, struct win_gate *gate, bool responsive,
+                             struct win_msaa_ctx **out);
+/* Whether root's thread answers (asked once per walk, within a short timeout): asked
+ * before the bar's walk starts calling into that thread, so the question does not wait
+ * behind those calls. */
+bool win_msaa_root_responsive(struct win_msaa_ctx *c);
 /* The walk of the window lists its menu bar without items: they are walked apart. */
 void win_msaa_menubar_apart(struct win_msaa_ctx *c);
 void win_msaa_close(struct win_msaa_ctx *c);

@@ -85,6 +85,7 @@ static wa_err add_menus(struct tree_job *j)
  * and under Wine those calls cost a third of a walk of testapp when made in turn. */
 struct bar_job {
     HWND hwnd;
+    bool responsive; /* the window's thread answered the walk of the window */
     struct tree_walk_opts opts;
     struct wa_tree tree;
 };
@@ -100,7 +101,7 @@ static wa_err bar_job_run(void *arg, struct win_gate *gate)
 {
     struct bar_job *b = arg;
     struct win_msaa_ctx *m = NULL;
-    wa_err e = win_msaa_open_menubar(b->hwnd, gate, &m);
+    wa_err e = win_msaa_open_menubar(b->hwnd, gate, b->responsive, &m);
     if (!e) {
         b->tree.release_handle = win_msaa_release_handle;
         e = tree_walk(&win_msaa_source, m, &b->opts, &b->tree);
@@ -111,7 +112,8 @@ static wa_err bar_job_run(void *arg, struct win_gate *gate)
 
 /* The job, and in *out its state: the caller's to read once the job has finished or
  * was captured, until it releases the job. */
-static struct win_job *start_bar_walk(struct tree_job *j, int budget_ms, struct bar_job **out)
+static struct win_job *start_bar_walk(struct tree_job *j, int budget_ms, bool responsive,
+                                      struct bar_job **out)
 {
     *out = NULL;
     if (!GetMenu(j->hwnd))
@@ -120,6 +122,7 @@ static struct win_job *start_bar_walk(struct tree_job *j, int budget_ms, struct 
     if (!b)
         return NULL;
     b->hwnd = j->hwnd;
+    b->responsive = responsive;
     b->opts = (struct tree_walk_opts){
         .max_nodes = j->opts.max_nodes,
         .budget_ms = budget_ms,
@@ -187,10 +190,12 @@ static wa_err tree_job_run(void *arg, struct win_gate *gate)
     }
     int64_t msaa_start = os_now_ms();
     struct bar_job *b = NULL;
-    struct win_job *bar = start_bar_walk(j, budget, &b);
+    struct win_job *bar = NULL;
     struct win_msaa_ctx *m = NULL;
     wa_err e = win_msaa_open(j->hwnd, gate, &m);
     if (e == WA_E_OK) {
+        bool responsive = win_msaa_root_responsive(m);
+        bar = start_bar_walk(j, budget, responsive, &b);
         if (bar)
             win_msaa_menubar_apart(m);
         e = walk_with(&win_msaa_source, m, j, budget, win_msaa_release_handle);
