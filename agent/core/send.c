@@ -91,24 +91,32 @@ static wa_err background_receiver(struct call *k, uint64_t *top)
     return e ? e : guard_receiver(k, *top, "");
 }
 
+/* The call's window as the receiver of a message posted at (px, py), which must lie
+ * inside it: what posts there reaches that window only. */
+static wa_err background_point(struct call *k, int px, int py, const char *what, uint64_t *top)
+{
+    wa_err e = background_receiver(k, top);
+    if (e)
+        return e;
+    struct wa_rect r = k->r->receiver.rect;
+    if (px < r.left || px >= r.right || py < r.top || py >= r.bottom)
+        return wa_fail(WA_E_BACKGROUND_UNAVAILABLE,
+                       "%s has no background route: the point is outside the window, and %s "
+                       "that window only",
+                       k->name, what);
+    return WA_E_OK;
+}
+
 /* A click posted to the child of the call's window under the point: the cursor and the
  * foreground stay. */
 static wa_err post_click(struct call *k, int px, int py, enum wa_button b, int count)
 {
     uint64_t top = 0, child = 0;
-    wa_err e = background_receiver(k, &top);
-    if (e)
+    wa_err e = background_point(k, px, py, "a background click reaches", &top);
+    if (e || k->dry)
         return e;
-    struct wa_rect r = k->r->receiver.rect;
-    if (px < r.left || px >= r.right || py < r.top || py >= r.bottom)
-        return no_background(k, "the point is outside the window, and a background click "
-                                "reaches that window only");
-    if (k->dry)
-        return WA_E_OK;
     e = backend_post_click(k->be, top, px, py, b, count, &child);
-    if (e == WA_E_UNSUPPORTED)
-        return no_background(k, "this backend posts no clicks");
-    return e;
+    return e == WA_E_UNSUPPORTED ? no_background(k, "this backend posts no clicks") : e;
 }
 
 wa_err send_click(struct call *k, int px, int py, enum wa_button b, int count)
@@ -176,19 +184,11 @@ wa_err send_drag(struct call *k, int x1, int y1, int x2, int y2, enum wa_button 
 static wa_err post_wheel(struct call *k, int px, int py, int notches, bool horizontal)
 {
     uint64_t top = 0, child = 0;
-    wa_err e = background_receiver(k, &top);
-    if (e)
+    wa_err e = background_point(k, px, py, "background wheel messages reach", &top);
+    if (e || k->dry)
         return e;
-    struct wa_rect r = k->r->receiver.rect;
-    if (px < r.left || px >= r.right || py < r.top || py >= r.bottom)
-        return no_background(k, "the point is outside the window, and background wheel "
-                                "messages reach that window only");
-    if (k->dry)
-        return WA_E_OK;
     e = backend_post_wheel(k->be, top, px, py, notches, horizontal, &child);
-    if (e == WA_E_UNSUPPORTED)
-        return no_background(k, "this backend posts no wheel messages");
-    return e;
+    return e == WA_E_UNSUPPORTED ? no_background(k, "this backend posts no wheel messages") : e;
 }
 
 wa_err send_wheel(struct call *k, int px, int py, int notches, bool horizontal)
