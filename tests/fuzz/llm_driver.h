@@ -15,4 +15,19 @@
  * reads them (wire_request_text). */
 void llm_fuzz_one(const struct llm_provider_ops *ops, const uint8_t *data, size_t size);
 
+/* A provider's whole fuzz target: libFuzzer's two entry points over llm_fuzz_one. */
+#define LLM_FUZZ_TARGET(ops)                                                                       \
+    int LLVMFuzzerInitialize(int *argc, char ***argv)                                              \
+    {                                                                                              \
+        (void)argc;                                                                                \
+        (void)argv;                                                                                \
+        fuzz_setup();                                                                              \
+        return 0;                                                                                  \
+    }                                                                                              \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                                   \
+    {                                                                                              \
+        llm_fuzz_one(&(ops), data, size);                                                          \
+        return 0;                                                                                  \
+    }
+
 #endif
