@@ -1062,7 +1062,8 @@ static cJSON *child_at(cJSON *node, int x, int y)
     return found;
 }
 
-/* The record of a message posted at (x, y) of window top: to its child there. */
+/* The record of a message posted at (x, y) of window top: to its child there, with
+ * the point. */
 static wa_err posted_at(uint64_t top, int x, int y, uint64_t *child, cJSON **fields)
 {
     cJSON *w = find_window(top);
@@ -1075,6 +1076,8 @@ static wa_err posted_at(uint64_t top, int x, int y, uint64_t *child, cJSON **fie
     cJSON *c = child_at(cJSON_GetObjectItemCaseSensitive(w, "tree"), x, y);
     *child = c ? json_hwnd(cJSON_GetObjectItemCaseSensitive(c, "hwnd")) : top;
     *fields = hwnd_fields(*child);
+    cJSON_AddNumberToObject(*fields, "x", x);
+    cJSON_AddNumberToObject(*fields, "y", y);
     return WA_E_OK;
 }
 
@@ -1085,8 +1088,6 @@ static wa_err fake_post_wheel(uint64_t top, int x, int y, int notches, bool hori
     wa_err e = posted_at(top, x, y, child, &f);
     if (e)
         return e;
-    cJSON_AddNumberToObject(f, "x", x);
-    cJSON_AddNumberToObject(f, "y", y);
     cJSON_AddNumberToObject(f, "notches", notches);
     cJSON_AddBoolToObject(f, "horizontal", horizontal);
     record("post_wheel", f);
@@ -1100,8 +1101,6 @@ static wa_err fake_post_click(uint64_t top, int x, int y, enum wa_button b, int 
     wa_err e = posted_at(top, x, y, child, &f);
     if (e)
         return e;
-    cJSON_AddNumberToObject(f, "x", x);
-    cJSON_AddNumberToObject(f, "y", y);
     cJSON_AddStringToObject(f, "button",
                             b == WA_BUTTON_LEFT    ? "left"
                             : b == WA_BUTTON_RIGHT ? "right"
