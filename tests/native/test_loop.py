@@ -68,6 +68,15 @@ def final(text):
     return {"text": text}
 
 
+def page_of(run_dir):
+    """The run's report page as it is now, or "" before the first one is written."""
+    try:
+        with open(os.path.join(run_dir, "report.html"), encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
 class LoopRuns(unittest.TestCase):
     def flow(self, provider, *args):
         steps = [
@@ -379,11 +388,13 @@ class LoopRuns(unittest.TestCase):
         with fake_llm({"steps": steps}) as fake:
             r = Run(fake)
             p = r.start()
-            # The first call's line comes while the second call (30 s) is under way.
+            # The first call's line comes while the second call (30 s) is under way; the
+            # report is rewritten just after the trace line, so wait for both.
             deadline = time.time() + 60
             while time.time() < deadline and p.poll() is None:
                 dirs = run_dirs(r.log_dir)
-                if dirs and any("call_done" in t for t in read_trace(dirs[0], call_done=True)):
+                if dirs and any("call_done" in t for t in read_trace(dirs[0], call_done=True)) \
+                        and "the run stopped during it" in page_of(dirs[0]):
                     break
                 time.sleep(0.05)
             self.assertIsNone(p.poll())
