@@ -32,7 +32,9 @@ wa_err base64_encode(const void *data, size_t len, struct dynbuf *out)
 {
     const uint8_t *s = data;
     size_t start = out->len;
-    wa_err e = WA_E_OK;
+    wa_err e = dynbuf_reserve(out, (len + 2) / 3 * 4);
+    if (e)
+        return e;
     char buf[4096];
     size_t whole = len / 3 * 3;
     for (size_t i = 0; i < whole;) {

@@ -373,7 +373,14 @@ wa_err png_encode(const struct wa_image *img, struct dynbuf *out)
     ihdr[9] = pal ? 3 : 2; /* colour type: palette, or RGB */
     ihdr[10] = ihdr[11] = ihdr[12] = 0;
 
-    e = dynbuf_add(out, signature, 8);
+    /* Every chunk is 12 bytes around its data; IDAT's size is known now. */
+    size_t total =
+        sizeof signature + 12 + sizeof ihdr + (pal ? 12 + (size_t)pal->count * 3 : 0) + 12 + 12;
+    for (int i = 0; i < nbands + 2; i++)
+        total += lens[i];
+    e = dynbuf_reserve(out, total);
+    if (!e)
+        e = dynbuf_add(out, signature, 8);
     if (!e)
         e = add_chunk(out, "IHDR", (const uint8_t *const[]){ihdr}, (size_t[]){13}, 1);
     if (!e && pal)

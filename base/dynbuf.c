@@ -35,7 +35,7 @@ void dynbuf_truncate(struct dynbuf *b, size_t len)
     b->data[len] = '\0';
 }
 
-static wa_err dynbuf_reserve(struct dynbuf *b, size_t extra)
+wa_err dynbuf_reserve(struct dynbuf *b, size_t extra)
 {
     if (extra > b->max || b->len > b->max - extra)
         return wa_fail(WA_E_TOO_LARGE, "buffer limit of %zu bytes reached", b->max);
@@ -52,6 +52,7 @@ static wa_err dynbuf_reserve(struct dynbuf *b, size_t extra)
         return wa_fail(WA_E_NOMEM, "cannot grow buffer to %zu bytes", cap);
     b->data = p;
     b->cap = cap;
+    b->data[b->len] = '\0'; /* a first allocation holds a string too */
     return WA_E_OK;
 }
 

@@ -23,6 +23,10 @@ void dynbuf_reset(struct dynbuf *b);
  * the allocation: how a failed series of adds puts back what was there before it. */
 void dynbuf_truncate(struct dynbuf *b, size_t len);
 
+/* Makes room for extra more bytes, so that adds up to that size allocate nothing: one
+ * allocation for a size known ahead instead of a series of doublings and copies (costly
+ * under Wine, where each large block is fresh pages). Fails as dynbuf_add would. */
+wa_err dynbuf_reserve(struct dynbuf *b, size_t extra);
 /* Appends n bytes. On failure (WA_E_TOO_LARGE, WA_E_NOMEM) the buffer is unchanged. */
 wa_err dynbuf_add(struct dynbuf *b, const void *p, size_t n);
 wa_err dynbuf_adds(struct dynbuf *b, const char *s);

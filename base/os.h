@@ -102,7 +102,8 @@ wa_err os_env_names(struct os_dir_list *out);
 /* Runs fn(arg) on a new detached thread. */
 wa_err os_thread_start(void (*fn)(void *), void *arg);
 
-/* Runs fn(ctx, i) for every i in [0, n) on the calling thread and one helper thread,
+/* Runs fn(ctx, i) for every i in [0, n) on the calling thread and one helper thread
+ * (started once and kept; while it is on another call, the caller runs them all),
  * each taking the next piece not yet taken, and returns when all are done. The caller
  * never waits for a helper that has not started (it takes the pieces itself), and at
  * most for the one piece the helper is on; once this returns, fn and ctx are no longer

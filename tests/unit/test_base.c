@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,8 +78,34 @@ static void dynbuf_enforces_cap(void **state)
     assert_string_equal(dynbuf_str(&b), "");
     /* A length that would overflow size_t is refused, not wrapped. */
     assert_int_equal(dynbuf_add(&b, "", (size_t)-1), WA_E_TOO_LARGE);
+    assert_int_equal(dynbuf_reserve(&b, (size_t)-1), WA_E_TOO_LARGE);
+    assert_int_equal(dynbuf_reserve(&b, 11), WA_E_TOO_LARGE); /* past the cap */
     dynbuf_cleanup(&b);
+    assert_int_equal(dynbuf_reserve(&b, 0), WA_E_OK); /* room for nothing is still a string */
+    assert_string_equal(dynbuf_str(&b), "");
+    assert_string_equal(b.data, "");
     dynbuf_cleanup(&b); /* twice is harmless */
+}
+
+/* Room reserved is room kept: adds up to it allocate nothing more. */
+static void dynbuf_reserve_keeps_room(void **state)
+{
+    (void)state;
+    struct dynbuf b;
+    dynbuf_init(&b, 1u << 20);
+    assert_int_equal(dynbuf_adds(&b, "ab"), WA_E_OK);
+    assert_int_equal(dynbuf_reserve(&b, 100000), WA_E_OK);
+    assert_true(b.cap > b.len + 100000);
+    const char *data = b.data;
+    char chunk[1000];
+    memset(chunk, 'x', sizeof chunk);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(dynbuf_add(&b, chunk, sizeof chunk), WA_E_OK);
+    assert_ptr_equal(b.data, data);
+    assert_int_equal(b.len, 100002);
+    assert_int_equal(dynbuf_str(&b)[100002], '\0');
+    assert_int_equal(memcmp(b.data, "abxx", 4), 0);
+    dynbuf_cleanup(&b);
 }
 
 static void dynbuf_redacts_every_occurrence(void **state)
@@ -146,13 +173,88 @@ static void run_pieces_runs_each_once(void **state)
         }
 }
 
+/* The helper is started once and kept: across many calls, the pieces the calling thread
+ * did not run itself ran on one and the same other thread. */
+static _Thread_local int thread_marker;
+
+struct pieces_where {
+    const void *thread[16];
+};
+
+static void note_thread(void *ctx, int i)
+{
+    struct pieces_where *w = ctx;
+    w->thread[i] = &thread_marker;
+    os_sleep_ms(1); /* long enough for the helper to wake and take some */
+}
+
+static void run_pieces_keeps_one_helper(void **state)
+{
+    (void)state;
+    const void *helper = NULL;
+    int helped = 0;
+    for (int round = 0; round < 30; round++) {
+        struct pieces_where w = {{0}};
+        os_run_pieces(16, note_thread, &w);
+        for (int i = 0; i < 16; i++) {
+            assert_non_null(w.thread[i]);
+            if (w.thread[i] == (const void *)&thread_marker)
+                continue;
+            if (helper && w.thread[i] != helper)
+                fail_msg("round %d: a second helper thread ran piece %d", round, i);
+            helper = w.thread[i];
+            helped++;
+        }
+    }
+    assert_true(helped > 0); /* the helper did take pieces */
+}
+
+/* Callers on several threads at once: one has the helper, the others run their pieces
+ * alone; every piece of every call still runs exactly once. */
+struct caller {
+    atomic_int *left;
+    int failures;
+};
+
+static void busy_caller(void *arg)
+{
+    struct caller *c = arg;
+    for (int round = 0; round < 40; round++) {
+        struct pieces_seen seen = {{0}};
+        os_run_pieces(64, mark_piece, &seen);
+        for (int i = 0; i < 64; i++)
+            c->failures += seen.runs[i] != 1;
+    }
+    atomic_fetch_sub(c->left, 1);
+}
+
+static void run_pieces_from_several_threads(void **state)
+{
+    (void)state;
+    atomic_int left = 3;
+    struct caller callers[3] = {{&left, 0}, {&left, 0}, {&left, 0}};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(os_thread_start(busy_caller, &callers[i]), WA_E_OK);
+    for (int waited = 0; atomic_load(&left) > 0 && waited < 60000; waited += 10)
+        os_sleep_ms(10);
+    assert_int_equal(atomic_load(&left), 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(callers[i].failures, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(error_codes_round_trip),          cmocka_unit_test(fail_keeps_detail),
-        cmocka_unit_test(dynbuf_grows_and_formats),        cmocka_unit_test(dynbuf_enforces_cap),
-        cmocka_unit_test(dynbuf_redacts_every_occurrence), cmocka_unit_test(string_helpers),
+        cmocka_unit_test(error_codes_round_trip),
+        cmocka_unit_test(fail_keeps_detail),
+        cmocka_unit_test(dynbuf_grows_and_formats),
+        cmocka_unit_test(dynbuf_enforces_cap),
+        cmocka_unit_test(dynbuf_redacts_every_occurrence),
+        cmocka_unit_test(string_helpers),
+        cmocka_unit_test(dynbuf_reserve_keeps_room),
         cmocka_unit_test(run_pieces_runs_each_once),
+        cmocka_unit_test(run_pieces_keeps_one_helper),
+        cmocka_unit_test(run_pieces_from_several_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
