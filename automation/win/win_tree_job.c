@@ -72,26 +72,119 @@ static BOOL CALLBACK keep_mta(PINIT_ONCE once, void *param, void **ctx)
     return TRUE;
 }
 
-static volatile LONG live_workers; /* started and not yet past CoUninitialize */
+static volatile LONG live_workers; /* jobs started and not yet done with their COM objects */
 
-static DWORD WINAPI job_thread(void *p)
+/* Workers are kept between jobs: under Wine 8 a new thread first ran 4-10 ms after
+ * CreateThread, a third of a small window's walk. A worker done with its job waits up to
+ * WORKER_IDLE_MS for the next one, then ends; at most MAX_IDLE_WORKERS wait at once. A
+ * worker whose job was abandoned inside a call into the target ends there (see
+ * win_gate_enter) and is never reused. */
+#define WORKER_IDLE_MS   30000
+#define MAX_IDLE_WORKERS 4
+
+struct worker {
+    HANDLE wake; /* auto reset: job is set */
+    struct win_job *job;
+    struct worker *next; /* in the idle list */
+};
+
+static SRWLOCK idle_lock = SRWLOCK_INIT;
+static struct worker *idle_workers;
+static int idle_count;
+
+/* Puts w on the idle list; false when enough workers wait already. */
+static bool list_idle(struct worker *w)
 {
-    struct win_job *j = p;
-    HRESULT hr = CoInitializeEx(NULL, COINIT_MULTITHREADED);
-    EnterCriticalSection(&j->gate.lock);
-    if (!j->gate.abandoned) {
-        wa_err_clear();
-        j->result = j->fn(j->arg, &j->gate);
-        snprintf(j->detail, sizeof j->detail, "%s", wa_err_detail());
-        j->finished = true;
+    AcquireSRWLockExclusive(&idle_lock);
+    bool listed = idle_count < MAX_IDLE_WORKERS;
+    if (listed) {
+        w->next = idle_workers;
+        idle_workers = w;
+        idle_count++;
     }
-    LeaveCriticalSection(&j->gate.lock);
-    SetEvent(j->done);
-    job_unref(j); /* may free arg, releasing COM objects: before CoUninitialize */
+    ReleaseSRWLockExclusive(&idle_lock);
+    return listed;
+}
+
+/* Waits for the next job of w, which is on the idle list; NULL when none came in time
+ * (w is then off the list). */
+static struct win_job *wait_for_job(struct worker *w)
+{
+    if (WaitForSingleObject(w->wake, WORKER_IDLE_MS) == WAIT_OBJECT_0)
+        return w->job;
+    AcquireSRWLockExclusive(&idle_lock);
+    bool still_listed = false;
+    for (struct worker **p = &idle_workers; *p; p = &(*p)->next)
+        if (*p == w) {
+            *p = w->next;
+            idle_count--;
+            still_listed = true;
+            break;
+        }
+    ReleaseSRWLockExclusive(&idle_lock);
+    if (still_listed)
+        return NULL;
+    /* Taken off the list by a caller at the last moment: its job is on the way. */
+    WaitForSingleObject(w->wake, INFINITE);
+    return w->job;
+}
+
+static DWORD WINAPI worker_thread(void *p)
+{
+    struct worker *w = p;
+    HRESULT hr = CoInitializeEx(NULL, COINIT_MULTITHREADED);
+    for (struct win_job *j = w->job; j;) {
+        EnterCriticalSection(&j->gate.lock);
+        if (!j->gate.abandoned) {
+            wa_err_clear();
+            j->result = j->fn(j->arg, &j->gate);
+            snprintf(j->detail, sizeof j->detail, "%s", wa_err_detail());
+            j->finished = true;
+        }
+        LeaveCriticalSection(&j->gate.lock);
+        /* Listed before the job's owner hears it is done, so that a job started right
+         * after comes here (and waits the moment this one takes to finish below). */
+        bool listed = list_idle(w);
+        SetEvent(j->done);
+        job_unref(j); /* may free arg, releasing COM objects: before CoUninitialize */
+        InterlockedDecrement(&live_workers);
+        j = listed ? wait_for_job(w) : NULL;
+    }
+    CloseHandle(w->wake);
+    free(w);
     if (SUCCEEDED(hr))
         CoUninitialize();
-    InterlockedDecrement(&live_workers);
     return 0;
+}
+
+/* Hands j to a waiting worker, else to a new one. */
+static wa_err give_to_worker(struct win_job *j)
+{
+    AcquireSRWLockExclusive(&idle_lock);
+    struct worker *w = idle_workers;
+    if (w) {
+        idle_workers = w->next;
+        idle_count--;
+    }
+    ReleaseSRWLockExclusive(&idle_lock);
+    if (w) {
+        w->job = j;
+        SetEvent(w->wake);
+        return WA_E_OK;
+    }
+    w = calloc(1, sizeof *w);
+    if (w)
+        w->wake = CreateEventW(NULL, FALSE, FALSE, NULL);
+    HANDLE t = w && w->wake ? (w->job = j, CreateThread(NULL, 0, worker_thread, w, 0, NULL)) : NULL;
+    if (!t) {
+        DWORD err = GetLastError();
+        if (w && w->wake)
+            CloseHandle(w->wake);
+        free(w);
+        return wa_fail(WA_E_IO, "cannot start a worker thread: error %lu", (unsigned long)err);
+    }
+    CloseHandle(t);
+    return WA_E_OK;
 }
 
 void win_job_drain(int timeout_ms)
@@ -126,15 +219,13 @@ wa_err win_job_start(win_job_fn fn, void *arg, void (*free_arg)(void *), struct 
     j->arg = arg;
     j->free_arg = free_arg;
     InterlockedIncrement(&live_workers);
-    HANDLE t = CreateThread(NULL, 0, job_thread, j, 0, NULL);
-    if (!t) {
-        DWORD err = GetLastError();
+    wa_err e = give_to_worker(j);
+    if (e) {
         InterlockedDecrement(&live_workers);
         j->refs = 1;
         job_unref(j);
-        return wa_fail(WA_E_IO, "CreateThread failed: error %lu", (unsigned long)err);
+        return e;
     }
-    CloseHandle(t);
     *out = j;
     return WA_E_OK;
 }

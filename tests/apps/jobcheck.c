@@ -1,0 +1,96 @@
+/* Checks the tree and action workers (automation/win/win_tree_job.c) under Wine, for
+ * tests/wine/test_jobs.py: a worker is kept and reused between jobs, jobs at once get
+ * workers of their own, and a worker abandoned inside a call into the target is never
+ * reused. Prints one line per check, "ok: ..." or "FAIL: ...", and exits 1 on a failure. */
+#include <windows.h>
+#include <stdio.h>
+
+#include "automation/win/win_tree_job.h"
+
+static int failures;
+
+static void check(bool ok, const char *what)
+{
+    printf("%s: %s\n", ok ? "ok" : "FAIL", what);
+    fflush(stdout);
+    if (!ok)
+        failures++;
+}
+
+struct probe {
+    DWORD thread;   /* the worker that ran the job */
+    HANDLE release; /* NULL, or an event the job waits for outside its gate */
+};
+
+static wa_err note_thread(void *arg, struct win_gate *gate)
+{
+    struct probe *p = arg;
+    p->thread = GetCurrentThreadId();
+    if (p->release) {
+        win_gate_leave(gate); /* as around a call into the target */
+        WaitForSingleObject(p->release, INFINITE);
+        win_gate_enter(gate); /* ends the thread when the job was abandoned */
+    }
+    return WA_E_OK;
+}
+
+/* Runs one job to the end; the thread it ran on, 0 on failure. */
+static DWORD run_one(void)
+{
+    struct probe p = {0};
+    struct win_job *j = NULL;
+    wa_err result = WA_E_IO;
+    bool captured = false;
+    if (win_job_start(note_thread, &p, NULL, &j) != WA_E_OK)
+        return 0;
+    wa_err e = win_job_wait(j, 5000, &result, &captured);
+    win_job_release(j);
+    return e == WA_E_OK && result == WA_E_OK ? p.thread : 0;
+}
+
+int main(void)
+{
+    DWORD first = run_one(), second = run_one(), third = run_one();
+    check(first != 0 && second != 0 && third != 0, "jobs run and return their result");
+    check(first == second && second == third, "one worker is kept and runs job after job");
+
+    /* Two jobs at once: the second cannot wait for the first's worker. */
+    struct probe held = {.release = CreateEventW(NULL, TRUE, FALSE, NULL)}, other = {0};
+    struct win_job *a = NULL, *b = NULL;
+    wa_err ra = WA_E_IO, rb = WA_E_IO;
+    bool captured = false;
+    check(win_job_start(note_thread, &held, NULL, &a) == WA_E_OK &&
+              win_job_start(note_thread, &other, NULL, &b) == WA_E_OK,
+          "two jobs start at once");
+    check(win_job_wait(b, 5000, &rb, &captured) == WA_E_OK && rb == WA_E_OK,
+          "the second finishes while the first is held");
+    SetEvent(held.release);
+    check(win_job_wait(a, 5000, &ra, &captured) == WA_E_OK && ra == WA_E_OK,
+          "the first finishes when let go");
+    check(held.thread != 0 && other.thread != 0 && held.thread != other.thread,
+          "jobs at once run on workers of their own");
+    win_job_release(a);
+    win_job_release(b);
+
+    /* A job abandoned while outside its gate: its worker ends, the next job gets
+     * another. */
+    DWORD before = run_one();
+    struct probe stuck = {.release = CreateEventW(NULL, TRUE, FALSE, NULL)};
+    struct win_job *s = NULL;
+    wa_err rs = WA_E_OK;
+    captured = false;
+    check(win_job_start(note_thread, &stuck, NULL, &s) == WA_E_OK, "a job to abandon starts");
+    Sleep(200); /* it is outside its gate now, waiting */
+    check(win_job_wait(s, 0, &rs, &captured) == WA_E_TIMEOUT && captured,
+          "the abandoned job is caught outside its gate");
+    SetEvent(stuck.release); /* its worker takes the gate back and ends there */
+    win_job_release(s);
+    Sleep(200);
+    DWORD after = run_one();
+    check(after != 0 && after != stuck.thread, "the abandoned job's worker is not reused");
+    check(before != 0, "a worker ran the job before");
+
+    win_job_drain(1000);
+    printf("%d failure(s)\n", failures);
+    return failures ? 1 : 0;
+}
