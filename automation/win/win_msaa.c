@@ -119,7 +119,7 @@ struct list_facts {
     volatile LONG stop; /* the walk is over: readers stop */
 };
 
-#define AHEAD_CAP 8 /* threads reading lists ahead, per walk */
+#define AHEAD_CAP 8 /* tasks reading lists ahead, per walk */
 
 struct win_msaa_ctx {
     HWND root;
@@ -130,7 +130,8 @@ struct win_msaa_ctx {
     struct win_cc *cc;           /* buffers in target processes, made when needed */
     struct list_facts **lists;   /* each its own block: readers write into it */
     size_t nlists, cap_lists;
-    HANDLE ahead[AHEAD_CAP]; /* threads reading lists ahead of the walk */
+    struct win_job *ahead[AHEAD_CAP]; /* tasks reading lists ahead of the walk */
+    HANDLE ahead_done[AHEAD_CAP];     /* their events, set when each is done */
     int nahead;
     HWND popups[WIN_MENU_POPUPS_MAX]; /* a walk of open popup menus: their windows */
     size_t npopups;
@@ -764,7 +765,7 @@ static char *text_of_item(HWND h, bool combo, int i, LRESULT len, bool *answered
     return s;
 }
 
-static DWORD WINAPI read_range(void *p)
+static void read_range(void *p)
 {
     struct text_range *r = p;
     bool answered = true;
@@ -773,7 +774,6 @@ static DWORD WINAPI read_range(void *p)
         if (!answered) /* the list's thread hangs: its other readers stop too */
             InterlockedExchange(r->stop, 1);
     }
-    return 0;
 }
 
 /* Every item's text: half of them read on a second thread, as the target's thread
@@ -793,15 +793,16 @@ static void read_texts(struct win_gate *g, struct list_facts *f, int n)
     for (int i = 0; i < k; i++)
         parts[i] = (struct text_range){f->hwnd,   f->combo,        f->lens, f->texts,
                                        n * i / k, n * (i + 1) / k, &f->stop};
-    HANDLE t[READERS * 4] = {0};
+    struct win_job *t[READERS * 4] = {0};
     win_gate_leave(g);
     for (int i = 1; i < k; i++)
-        t[i] = CreateThread(NULL, 0, read_range, &parts[i], 0, NULL);
+        if (win_task_start(read_range, &parts[i], &t[i]) != WA_E_OK)
+            t[i] = NULL;
     read_range(&parts[0]);
     for (int i = 1; i < k; i++) {
         if (t[i]) {
-            WaitForSingleObject(t[i], INFINITE);
-            CloseHandle(t[i]);
+            WaitForSingleObject(win_job_done(t[i]), INFINITE);
+            win_job_release(t[i]);
         } else {
             read_range(&parts[i]);
         }
@@ -924,13 +925,12 @@ struct ahead {
     struct list_facts *lists[];
 };
 
-static DWORD WINAPI read_ahead(void *p)
+static void read_ahead(void *p)
 {
     struct ahead *a = p;
     for (size_t i = 0; i < a->n; i++)
         read_facts(NULL, a->lists[i]);
     free(a);
-    return 0;
 }
 
 static struct list_facts *find_facts(struct win_msaa_ctx *c, HWND h)
@@ -984,9 +984,10 @@ static void read_lists_ahead(struct win_msaa_ctx *c, struct el_list *l)
         a->lists[a->n++] = f;
         f->ahead = true;
     }
-    HANDLE t = a ? CreateThread(NULL, 0, read_ahead, a, 0, NULL) : NULL;
-    if (t) {
-        c->ahead[c->nahead++] = t;
+    struct win_job *t = NULL;
+    if (a && win_task_start(read_ahead, a, &t) == WA_E_OK) {
+        c->ahead[c->nahead] = t;
+        c->ahead_done[c->nahead++] = win_job_done(t);
     } else if (a) { /* read when their items come */
         for (size_t i = 0; i < a->n; i++)
             a->lists[i]->ahead = false;
@@ -1002,10 +1003,10 @@ static void join_ahead(struct win_msaa_ctx *c, bool stop)
     if (!c->nahead)
         return;
     win_gate_leave(c->gate);
-    WaitForMultipleObjects((DWORD)c->nahead, c->ahead, TRUE, INFINITE);
+    WaitForMultipleObjects((DWORD)c->nahead, c->ahead_done, TRUE, INFINITE);
     win_gate_enter(c->gate);
     for (int i = 0; i < c->nahead; i++)
-        CloseHandle(c->ahead[i]);
+        win_job_release(c->ahead[i]);
     c->nahead = 0;
     for (size_t i = 0; i < c->nlists; i++)
         c->lists[i]->ahead = false;

@@ -266,3 +266,32 @@ void win_job_release(struct win_job *j)
     if (j)
         job_unref(j);
 }
+
+HANDLE win_job_done(struct win_job *j)
+{
+    return j->done;
+}
+
+struct task {
+    void (*fn)(void *arg);
+    void *arg;
+};
+
+static wa_err run_task(void *arg, struct win_gate *gate)
+{
+    (void)gate; /* nobody abandons a task: its gate is held throughout */
+    struct task *t = arg;
+    t->fn(t->arg);
+    return WA_E_OK;
+}
+
+wa_err win_task_start(void (*fn)(void *arg), void *arg, struct win_job **out)
+{
+    *out = NULL;
+    struct task *t = malloc(sizeof *t);
+    if (!t)
+        return wa_fail(WA_E_NOMEM, "out of memory starting a task");
+    t->fn = fn;
+    t->arg = arg;
+    return win_job_start(run_task, t, free, out);
+}

@@ -53,6 +53,15 @@ wa_err win_job_wait(struct win_job *j, int timeout_ms, wa_err *result, bool *cap
 /* Drops the caller's reference (NULL is fine). */
 void win_job_release(struct win_job *j);
 
+/* A task: fn(arg) on a worker like a job's, for work beside a job (a list's texts read
+ * while the walk goes on), with no deadline: the caller waits for win_job_done(*out)
+ * and then releases it. On failure nothing was started and fn will not run. */
+wa_err win_task_start(void (*fn)(void *arg), void *arg, struct win_job **out);
+
+/* An event set once the job's or task's function has returned (manual reset; the job
+ * owns it: valid until win_job_release). */
+HANDLE win_job_done(struct win_job *j);
+
 /* Before the process exits: waits up to timeout_ms for workers still finishing (a
  * worker releases its COM objects, cross-process calls, after its result is in).
  * Workers stuck in a hung target are not waited for beyond the timeout. */

@@ -1,7 +1,8 @@
 /* Checks the tree and action workers (automation/win/win_tree_job.c) under Wine, for
  * tests/wine/test_jobs.py: a worker is kept and reused between jobs, jobs at once get
- * workers of their own, and a worker abandoned inside a call into the target is never
- * reused. Prints one line per check, "ok: ..." or "FAIL: ...", and exits 1 on a failure. */
+ * workers of their own, a worker abandoned inside a call into the target is never
+ * reused, and a task beside a job runs on a kept worker too. Prints one line per check,
+ * "ok: ..." or "FAIL: ...", and exits 1 on a failure. */
 #include <windows.h>
 #include <stdio.h>
 
@@ -32,6 +33,11 @@ static wa_err note_thread(void *arg, struct win_gate *gate)
         win_gate_enter(gate); /* ends the thread when the job was abandoned */
     }
     return WA_E_OK;
+}
+
+static void task_note_thread(void *arg)
+{
+    ((struct probe *)arg)->thread = GetCurrentThreadId();
 }
 
 /* Runs one job to the end; the thread it ran on, 0 on failure. */
@@ -89,6 +95,17 @@ int main(void)
     DWORD after = run_one();
     check(after != 0 && after != stuck.thread, "the abandoned job's worker is not reused");
     check(before != 0, "a worker ran the job before");
+
+    /* A task: its function runs with its argument on a kept worker, and its event is
+     * set when it has returned. */
+    DWORD worker = run_one();
+    struct probe seen = {0};
+    struct win_job *t = NULL;
+    check(win_task_start(task_note_thread, &seen, &t) == WA_E_OK &&
+              WaitForSingleObject(win_job_done(t), 5000) == WAIT_OBJECT_0,
+          "a task runs and its event is set");
+    check(seen.thread != 0 && seen.thread == worker, "the task ran on the kept worker");
+    win_job_release(t);
 
     win_job_drain(1000);
     printf("%d failure(s)\n", failures);
