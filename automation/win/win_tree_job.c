@@ -143,8 +143,11 @@ static DWORD WINAPI worker_thread(void *p)
         }
         LeaveCriticalSection(&j->gate.lock);
         /* Listed before the job's owner hears it is done, so that a job started right
-         * after comes here (and waits the moment this one takes to finish below). */
-        bool listed = list_idle(w);
+         * after comes here (and waits the moment this one takes to finish below). Not
+         * after a job its owner gave up on (a slow or hung target): the owner may have
+         * let go of it already, and then job_unref frees its arg here, releasing that
+         * target's objects, which can block; a later job must not wait behind that. */
+        bool listed = !InterlockedCompareExchange(&j->gate.abandoned, 0, 0) && list_idle(w);
         SetEvent(j->done);
         job_unref(j); /* may free arg, releasing COM objects: before CoUninitialize */
         InterlockedDecrement(&live_workers);

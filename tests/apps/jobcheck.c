@@ -1,8 +1,8 @@
 /* Checks the tree and action workers (automation/win/win_tree_job.c) under Wine, for
  * tests/wine/test_jobs.py: a worker is kept and reused between jobs, jobs at once get
- * workers of their own, a worker abandoned inside a call into the target is never
- * reused, and a task beside a job runs on a kept worker too. Prints one line per check,
- * "ok: ..." or "FAIL: ...", and exits 1 on a failure. */
+ * workers of their own, a worker whose job was given up on is never reused, and a task
+ * beside a job runs on a kept worker too. Prints one line per check, "ok: ..." or
+ * "FAIL: ...", and exits 1 on a failure. */
 #include <windows.h>
 #include <stdio.h>
 
@@ -21,12 +21,14 @@ static void check(bool ok, const char *what)
 struct probe {
     DWORD thread;   /* the worker that ran the job */
     HANDLE release; /* NULL, or an event the job waits for outside its gate */
+    int busy_ms;    /* how long the job works inside its gate */
 };
 
 static wa_err note_thread(void *arg, struct win_gate *gate)
 {
     struct probe *p = arg;
     p->thread = GetCurrentThreadId();
+    Sleep((DWORD)p->busy_ms);
     if (p->release) {
         win_gate_leave(gate); /* as around a call into the target */
         WaitForSingleObject(p->release, INFINITE);
@@ -95,6 +97,22 @@ int main(void)
     DWORD after = run_one();
     check(after != 0 && after != stuck.thread, "the abandoned job's worker is not reused");
     check(before != 0, "a worker ran the job before");
+
+    /* A job given up on while inside its gate (busy in its own code) ends on its own
+     * later; its worker is not reused either: its owner may have let go of it, and the
+     * worker then frees what the job held, which for a hung target can block. */
+    struct probe slow = {.busy_ms = 400};
+    struct win_job *g = NULL;
+    wa_err rg = WA_E_OK;
+    captured = true;
+    check(win_job_start(note_thread, &slow, NULL, &g) == WA_E_OK &&
+              win_job_wait(g, 0, &rg, &captured) == WA_E_TIMEOUT && !captured,
+          "a job busy inside its gate is given up on, not caught");
+    win_job_release(g);
+    Sleep(600); /* it has ended by now */
+    DWORD next = run_one();
+    check(slow.thread != 0 && next != 0 && next != slow.thread,
+          "the worker of a job given up on is not reused");
 
     /* A task: its function runs with its argument on a kept worker, and its event is
      * set when it has returned. */
