@@ -20,6 +20,8 @@ static void check(bool ok, const char *what)
 
 struct probe {
     DWORD thread;   /* the worker that ran the job */
+    HANDLE self;    /* that worker, held open so that its id is not reused */
+    HANDLE started; /* NULL, or an event set once the job runs inside its gate */
     HANDLE release; /* NULL, or an event the job waits for outside its gate */
     int busy_ms;    /* how long the job works inside its gate */
 };
@@ -28,6 +30,9 @@ static wa_err note_thread(void *arg, struct win_gate *gate)
 {
     struct probe *p = arg;
     p->thread = GetCurrentThreadId();
+    p->self = OpenThread(SYNCHRONIZE, FALSE, p->thread);
+    if (p->started)
+        SetEvent(p->started);
     Sleep((DWORD)p->busy_ms);
     if (p->release) {
         win_gate_leave(gate); /* as around a call into the target */
@@ -53,6 +58,8 @@ static DWORD run_one(void)
         return 0;
     wa_err e = win_job_wait(j, 5000, &result, &captured);
     win_job_release(j);
+    if (p.self)
+        CloseHandle(p.self); /* the worker is kept (or has ended): its id is not needed */
     return e == WA_E_OK && result == WA_E_OK ? p.thread : 0;
 }
 
@@ -83,17 +90,21 @@ int main(void)
     /* A job abandoned while outside its gate: its worker ends, the next job gets
      * another. */
     DWORD before = run_one();
-    struct probe stuck = {.release = CreateEventW(NULL, TRUE, FALSE, NULL)};
+    struct probe stuck = {.started = CreateEventW(NULL, TRUE, FALSE, NULL),
+                          .release = CreateEventW(NULL, TRUE, FALSE, NULL)};
     struct win_job *s = NULL;
     wa_err rs = WA_E_OK;
     captured = false;
-    check(win_job_start(note_thread, &stuck, NULL, &s) == WA_E_OK, "a job to abandon starts");
-    Sleep(200); /* it is outside its gate now, waiting */
+    check(win_job_start(note_thread, &stuck, NULL, &s) == WA_E_OK &&
+              WaitForSingleObject(stuck.started, 5000) == WAIT_OBJECT_0,
+          "a job to abandon starts");
+    /* It leaves its gate right after starting, to wait: the wait catches it there. */
     check(win_job_wait(s, 0, &rs, &captured) == WA_E_TIMEOUT && captured,
           "the abandoned job is caught outside its gate");
     SetEvent(stuck.release); /* its worker takes the gate back and ends there */
     win_job_release(s);
-    Sleep(200);
+    check(stuck.self && WaitForSingleObject(stuck.self, 5000) == WAIT_OBJECT_0,
+          "the abandoned job's worker ends");
     DWORD after = run_one();
     check(after != 0 && after != stuck.thread, "the abandoned job's worker is not reused");
     check(before != 0, "a worker ran the job before");
@@ -101,15 +112,18 @@ int main(void)
     /* A job given up on while inside its gate (busy in its own code) ends on its own
      * later; its worker is not reused either: its owner may have let go of it, and the
      * worker then frees what the job held, which for a hung target can block. */
-    struct probe slow = {.busy_ms = 400};
+    /* It is busy far longer than the wait tries to catch it, even on a loaded machine. */
+    struct probe slow = {.started = CreateEventW(NULL, TRUE, FALSE, NULL), .busy_ms = 3000};
     struct win_job *g = NULL;
     wa_err rg = WA_E_OK;
     captured = true;
     check(win_job_start(note_thread, &slow, NULL, &g) == WA_E_OK &&
+              WaitForSingleObject(slow.started, 5000) == WAIT_OBJECT_0 &&
               win_job_wait(g, 0, &rg, &captured) == WA_E_TIMEOUT && !captured,
           "a job busy inside its gate is given up on, not caught");
     win_job_release(g);
-    Sleep(600); /* it has ended by now */
+    check(slow.self && WaitForSingleObject(slow.self, 10000) == WAIT_OBJECT_0,
+          "the worker of a job given up on ends when the job is done");
     DWORD next = run_one();
     check(slow.thread != 0 && next != 0 && next != slow.thread,
           "the worker of a job given up on is not reused");

@@ -19,7 +19,7 @@ class Workers(unittest.TestCase):
                            stdin=subprocess.DEVNULL)
         lines = r.stdout.splitlines()
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertEqual(len([l for l in lines if l.startswith("ok: ")]), 14, r.stdout)
+        self.assertEqual(len([l for l in lines if l.startswith("ok: ")]), 16, r.stdout)
         self.assertIn("0 failure(s)", lines)
 
 
