@@ -14,11 +14,14 @@
 #define IMAGE_MAX_SIDE 32768
 
 /* Freed pixel buffers kept for reuse. Measured under Wine: copying a 1920x1080 capture
- * out took 2.8 ms into a fresh buffer and 0.3 ms into one written before. The pool
- * holds at most POOL_SLOTS buffers and POOL_MAX_BYTES in all; a buffer is taken for an
- * image of at least half its size. Off under AddressSanitizer, whose use-after-free
- * checks reuse would blind. */
-#define POOL_SLOTS     4
+ * out took 2.8 ms into a fresh buffer and 0.3 ms into one written before; a 906x684
+ * window's capture took 8 ms into a fresh one on a loaded day. The pool holds at most
+ * POOL_SLOTS buffers and POOL_MAX_BYTES in all; a buffer is taken for an image of at
+ * least half its size. When it is full, the buffer given back longest ago makes room:
+ * the sizes of the last images are the sizes of the next (a window's captures between
+ * two of the screen), which a pool that kept the largest buffers would never hold.
+ * Off under AddressSanitizer, whose use-after-free checks reuse would blind. */
+#define POOL_SLOTS     8
 #define POOL_MIN_BYTES (1u << 20)
 #define POOL_MAX_BYTES (96u << 20)
 
@@ -36,8 +39,10 @@
 static struct {
     uint8_t *px;
     size_t bytes;
+    uint64_t given; /* when it was given back, in gives */
 } pool[POOL_SLOTS];
 static size_t pool_bytes;
+static uint64_t pool_gives;
 static atomic_flag pool_lock = ATOMIC_FLAG_INIT;
 
 static void pool_enter(void)
@@ -72,29 +77,64 @@ static uint8_t *pool_take(size_t bytes)
     return px;
 }
 
-/* Keeps px (of at least bytes) in a free slot, else in place of the smallest kept buffer
- * if that is smaller; frees what is not kept. */
+/* The slot to put a buffer in: a free one, else the one given back longest ago. */
+static int pool_slot_to_fill(void)
+{
+    int slot = 0;
+    for (int i = 0; i < POOL_SLOTS; i++) {
+        if (!pool[i].px)
+            return i;
+        if (pool[i].given < pool[slot].given)
+            slot = i;
+    }
+    return slot;
+}
+
+/* Keeps px (of bytes) in place of the buffers given back longest ago, as many as it
+ * takes to stay within POOL_MAX_BYTES; frees what is not kept. */
 static void pool_give(uint8_t *px, size_t bytes)
 {
-    if (!POOL_ON || bytes < POOL_MIN_BYTES) {
+    if (!POOL_ON || bytes < POOL_MIN_BYTES || bytes > POOL_MAX_BYTES) {
         free(px);
         return;
     }
+    uint8_t *out[POOL_SLOTS + 1];
+    int n = 0;
     pool_enter();
-    int slot = 0; /* a free slot, else the one with the smallest buffer */
-    for (int i = 0; i < POOL_SLOTS && pool[slot].px; i++)
-        if (!pool[i].px || pool[i].bytes < pool[slot].bytes)
-            slot = i;
-    uint8_t *out = px;
-    size_t kept = pool[slot].px ? pool[slot].bytes : 0;
-    if ((!pool[slot].px || kept < bytes) && pool_bytes - kept + bytes <= POOL_MAX_BYTES) {
-        out = pool[slot].px;
-        pool[slot].px = px;
-        pool[slot].bytes = bytes;
-        pool_bytes = pool_bytes - kept + bytes;
+    int slot = pool_slot_to_fill();
+    for (;;) {
+        if (pool[slot].px) {
+            out[n++] = pool[slot].px;
+            pool_bytes -= pool[slot].bytes;
+            pool[slot].px = NULL;
+        }
+        if (pool_bytes + bytes <= POOL_MAX_BYTES)
+            break;
+        int oldest = -1; /* another buffer must go too */
+        for (int i = 0; i < POOL_SLOTS; i++)
+            if (pool[i].px && (oldest < 0 || pool[i].given < pool[oldest].given))
+                oldest = i;
+        if (oldest < 0)
+            break;
+        out[n++] = pool[oldest].px;
+        pool_bytes -= pool[oldest].bytes;
+        pool[oldest].px = NULL;
     }
+    pool[slot].px = px;
+    pool[slot].bytes = bytes;
+    pool[slot].given = ++pool_gives;
+    pool_bytes += bytes;
     pool_leave();
-    free(out);
+    for (int i = 0; i < n; i++) /* outside the lock: freeing a large block is a system call */
+        free(out[i]);
+}
+
+size_t image_pool_bytes(void)
+{
+    pool_enter();
+    size_t bytes = pool_bytes;
+    pool_leave();
+    return bytes;
 }
 
 static wa_err alloc_pixels(struct wa_image *img, int width, int height, bool bgra, bool zero)

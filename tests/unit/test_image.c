@@ -238,10 +238,41 @@ static void large_buffers_are_reused_and_zeroed(void **state)
     image_cleanup(&c);
 }
 
+/* A window's buffer given back after the pool filled with larger ones (screen captures)
+ * is kept, in place of the one given back longest ago, and comes back for the window's
+ * next capture: the sizes of the last images are the sizes of the next. */
+static void a_window_buffer_is_kept_after_screen_buffers(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    skip();
+#else
+    enum { SCREENS = 10 };
+    struct wa_image screens[SCREENS], w, again;
+    for (int i = 0; i < SCREENS; i++)
+        assert_int_equal(image_alloc_raw(&screens[i], 1920, 1080, true), WA_E_OK);
+    for (int i = 0; i < SCREENS; i++)
+        image_cleanup(&screens[i]); /* the pool is full of screen-sized buffers */
+    size_t full = image_pool_bytes(), bytes = (size_t)906 * 684 * 4;
+    assert_true(full >= (size_t)1920 * 1080 * 4);
+    assert_int_equal(image_alloc_raw(&w, 906, 684, true), WA_E_OK); /* < half: a new one */
+    assert_int_equal(image_pool_bytes(), full);
+    const uint8_t *window = w.px;
+    image_cleanup(&w);
+    size_t kept = image_pool_bytes();
+    assert_int_not_equal(kept, full); /* it is kept (a screen buffer made room, or not) */
+    assert_int_equal(image_alloc_raw(&again, 906, 684, true), WA_E_OK);
+    assert_ptr_equal(again.px, window);
+    assert_int_equal(image_pool_bytes(), kept - bytes); /* taken from the pool */
+    image_cleanup(&again);
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(large_buffers_are_reused_and_zeroed),
+        cmocka_unit_test(a_window_buffer_is_kept_after_screen_buffers),
         cmocka_unit_test(fit_sizes),
         cmocka_unit_test(alloc_and_pixels),
         cmocka_unit_test(downscale_dimensions),
