@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "automation/win/win_input.h"
+#include "automation/win/win_idle.h"
 #include "automation/win/win_utf8.h"
 #include "automation/win/win_window.h"
 #include "base/os.h"
@@ -213,12 +214,51 @@ static void release_keys(const WORD *vks, int n)
     }
 }
 
+/* Wine (8, X11) sets Ctrl, Alt and Shift to the X server's state when a thread's
+ * window is activated (KeymapNotify after FocusIn, handled when that thread next takes
+ * its messages; see X11DRV_KeymapNotify). A modifier SendInput has pressed is let go
+ * then, and ctrl+a types "a": seen once on a Save As dialog that had just come up, whose
+ * file name then read "*.txta..." after set_value's select all and type. Before a chord
+ * with modifiers, the foreground window's thread takes what it has pending. */
+#define FOCUS_CATCH_UP_MS 250
+
+static bool holds_modifier(const struct wa_key_combo *k)
+{
+    for (int i = 0; i < k->count; i++)
+        switch (k->vk[i]) {
+        case VK_CONTROL:
+        case VK_LCONTROL:
+        case VK_RCONTROL:
+        case VK_MENU:
+        case VK_LMENU:
+        case VK_RMENU:
+        case VK_SHIFT:
+        case VK_LSHIFT:
+        case VK_RSHIFT:
+            return true;
+        default:
+            break;
+        }
+    return false;
+}
+
+static void let_activation_catch_up(void)
+{
+    HWND fg = GetForegroundWindow();
+    if (!fg || !under_wine())
+        return;
+    win_input_handled((uint64_t)(uintptr_t)fg, FOCUS_CATCH_UP_MS);
+    wa_err_clear(); /* a slow or hung window: the chord goes anyway, as before */
+}
+
 wa_err win_press_keys(const struct wa_key_combo *k)
 {
     if (!k || k->count <= 0 || k->count > WA_MAX_COMBO_KEYS)
         return wa_fail(WA_E_INVALID_ARGS, "a key combination needs 1 to %d keys",
                        WA_MAX_COMBO_KEYS);
     int n = k->count;
+    if (n > 1 && holds_modifier(k))
+        let_activation_catch_up();
     WORD vks[WA_MAX_COMBO_KEYS];
     INPUT downs[WA_MAX_COMBO_KEYS], ups[WA_MAX_COMBO_KEYS];
     for (int i = 0; i < n; i++)
