@@ -431,6 +431,45 @@ int main(int argc, char **argv)
         free(enc);
         session_free(s);
     }
+    /* A window's tree observation through the core, with no action before it (the first
+     * look of a task, `state`, an MCP observe): the walk, and beside it a capture for
+     * telling later whether the tree still holds. */
+    for (size_t w = 0; w < 2; w++) {
+        if (!walks[w].hwnd)
+            continue;
+        struct session_opts so;
+        session_opts_default(&so);
+        struct session *s = NULL;
+        if (session_new(core, &so, &s)) {
+            fprintf(stderr, "bench: no session: %s\n", wa_err_detail());
+            return 1;
+        }
+        char call[128];
+        snprintf(call, sizeof call,
+                 "{\"action\":\"window_screenshot\",\"window\":\"0x%llx\",\"mode\":\"a11y\"}",
+                 (unsigned long long)walks[w].hwnd);
+        double *walk = calloc((size_t)runs, sizeof *walk);
+        for (int i = 0; i < runs; i++) {
+            struct op_request q;
+            struct op_result r;
+            op_result_init(&r);
+            double t0 = os_clock_ms();
+            if (wire_request_text(call, WIRE_MODEL, NULL, &q) == WA_E_OK)
+                core_perform(s, &q, &r);
+            t[i] = os_clock_ms() - t0;
+            walk[i] = r.obs.tree_ms;
+            snprintf(note, sizeof note, "%s", r.obs.kind == OBS_TREE ? "a tree" : "no tree");
+            op_request_cleanup(&q);
+            op_result_cleanup(&r);
+        }
+        char name[64];
+        snprintf(name, sizeof name, "observe %s through the core", walks[w].name + 10);
+        record(name, t, runs, note);
+        snprintf(name, sizeof name, "  core: walk of %s", walks[w].name + 10);
+        record(name, walk, runs, "");
+        free(walk);
+        session_free(s);
+    }
     for (size_t st = 0; st < 3; st++) {
         struct session_opts so;
         session_opts_default(&so);
