@@ -110,6 +110,12 @@ wa_err os_thread_start(void (*fn)(void *), void *arg);
  * touched. n == 1, or no thread to be had: all on the calling thread. */
 void os_run_pieces(int n, void (*fn)(void *ctx, int i), void *ctx);
 
+/* Runs fn(arg) beside the caller, as os_thread_start does, on os_run_pieces's kept
+ * helper when it is waiting for work (no thread to make: under Wine 8 a new one first
+ * runs 4-10 ms after it is made), else on a new thread. Returns once it is handed over.
+ * While fn runs, os_run_pieces callers run their pieces alone. */
+wa_err os_run_beside(void (*fn)(void *), void *arg);
+
 /* A mutex between the threads of this process. os_mutex_new: NULL when out of memory. */
 struct os_mutex;
 struct os_mutex *os_mutex_new(void);

@@ -70,7 +70,8 @@ void os_path_native(char *path)
 }
 
 /* The shared state of one os_run_pieces call, on the heap: the helper may start after
- * the caller has returned, and whichever of the two lets go of it last frees it. */
+ * the caller has returned, and whichever of the two lets go of it last frees it. An
+ * os_run_beside call is one piece, the helper's alone, that runs task(task_arg). */
 struct pieces {
     atomic_int next;     /* the next piece to take */
     atomic_int finished; /* pieces done */
@@ -78,6 +79,8 @@ struct pieces {
     int n;
     void (*fn)(void *ctx, int i);
     void *ctx;
+    void (*task)(void *arg);
+    void *task_arg;
 };
 
 static void pieces_work(struct pieces *p)
@@ -140,6 +143,32 @@ static bool helper_take(struct pieces *p)
     atomic_store(&helper.job, p);
     os_event_set(helper.wake);
     return true;
+}
+
+static void run_task(void *ctx, int i)
+{
+    (void)i;
+    struct pieces *p = ctx;
+    p->task(p->task_arg);
+}
+
+wa_err os_run_beside(void (*fn)(void *), void *arg)
+{
+    struct pieces *p = malloc(sizeof *p);
+    if (p) {
+        atomic_init(&p->next, 0);
+        atomic_init(&p->finished, 0);
+        atomic_init(&p->refs, 1); /* the helper's: nobody waits for it */
+        p->n = 1;
+        p->fn = run_task;
+        p->ctx = p;
+        p->task = fn;
+        p->task_arg = arg;
+        if (helper_take(p))
+            return WA_E_OK;
+        free(p);
+    }
+    return os_thread_start(fn, arg);
 }
 
 void os_run_pieces(int n, void (*fn)(void *ctx, int i), void *ctx)

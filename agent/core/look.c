@@ -88,8 +88,9 @@ uint64_t call_pixels_now_hash(struct call *k)
     return k->pixels_now == &k->before.image ? call_before_hash(k) : call_image_hash(k->pixels_now);
 }
 
-/* A capture on a thread of its own, beside a tree walk: freed by whichever side is
- * done with it last (the caller gives up on a capture stuck in a hung window). */
+/* A capture beside a tree walk (on the kept helper thread when it is free): freed by
+ * whichever side is done with it last (the caller gives up on a capture stuck in a hung
+ * window). */
 struct side_capture {
     const struct wa_backend *be;
     uint64_t hwnd;
@@ -129,7 +130,7 @@ static struct side_capture *side_capture_start(struct call *k, uint64_t hwnd)
     c->be = k->be;
     c->hwnd = hwnd;
     atomic_init(&c->refs, 2);
-    if (os_thread_start(side_capture_run, c) != WA_E_OK) {
+    if (os_run_beside(side_capture_run, c) != WA_E_OK) {
         os_event_free(c->done);
         free(c);
         return NULL;

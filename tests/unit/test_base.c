@@ -242,6 +242,42 @@ static void run_pieces_from_several_threads(void **state)
         assert_int_equal(callers[i].failures, 0);
 }
 
+/* os_run_beside hands its function to the kept helper when it waits for work: a
+ * counter local to the thread that runs it keeps growing from call to call, where a
+ * new thread each time would start it at 1 again. */
+static _Thread_local int beside_runs;
+
+struct beside {
+    atomic_int done;
+    int runs_seen;
+};
+
+static void run_beside_note(void *arg)
+{
+    struct beside *b = arg;
+    b->runs_seen = ++beside_runs;
+    atomic_store(&b->done, 1);
+}
+
+static void run_beside_uses_the_kept_helper(void **state)
+{
+    (void)state;
+    struct pieces_where w = {{0}};
+    os_run_pieces(16, note_thread, &w); /* the helper is up */
+    int most = 0;
+    for (int call = 0; call < 20; call++) {
+        struct beside b = {0};
+        assert_int_equal(os_run_beside(run_beside_note, &b), WA_E_OK);
+        for (int waited = 0; !atomic_load(&b.done) && waited < 10000; waited++)
+            os_sleep_ms(1);
+        assert_int_equal(atomic_load(&b.done), 1);
+        most = b.runs_seen > most ? b.runs_seen : most;
+        os_sleep_ms(10); /* for the helper to be waiting again */
+    }
+    assert_int_equal(beside_runs, 0); /* never on the caller */
+    assert_true(most >= 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +291,7 @@ int main(void)
         cmocka_unit_test(run_pieces_runs_each_once),
         cmocka_unit_test(run_pieces_keeps_one_helper),
         cmocka_unit_test(run_pieces_from_several_threads),
+        cmocka_unit_test(run_beside_uses_the_kept_helper),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
