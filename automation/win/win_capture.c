@@ -162,27 +162,6 @@ wa_err win_capture_screen(struct wa_rect r, struct wa_image *out)
     return e;
 }
 
-/* True when another process's visible window lies over part of fr above h in the Z
- * order. Windows of h's own process (its menus, drop-downs, dialogs) do not count:
- * they are part of what the user sees of it. */
-static bool covered(HWND h, RECT fr)
-{
-    DWORD pid = 0;
-    GetWindowThreadProcessId(h, &pid);
-    for (HWND a = GetWindow(h, GW_HWNDPREV); a; a = GetWindow(a, GW_HWNDPREV)) {
-        if (!IsWindowVisible(a) || IsIconic(a) || win_window_cloaked(a))
-            continue;
-        DWORD apid = 0;
-        GetWindowThreadProcessId(a, &apid);
-        if (apid == pid)
-            continue;
-        RECT ar, overlap;
-        if (win_window_frame(a, &ar) && IntersectRect(&overlap, &ar, &fr))
-            return true;
-    }
-    return false;
-}
-
 /* A cheap look at 8 x 8 pixels of the block: all black means PrintWindow drew
  * nothing (DirectX and some GPU-composited windows). */
 static bool looks_black(const struct dib *d, int x0, int y0, int w, int h)
@@ -249,7 +228,7 @@ wa_err win_capture_window(uint64_t hwnd, struct wa_image *out, struct wa_rect *f
     /* PrintWindow makes the target paint itself (a message to its thread: a hung one
      * is skipped) and cannot show its open menus; the screen is quicker and exact
      * when nothing covers the window. */
-    bool on_screen = contains(virtual_screen(), r) && !covered(h, fr);
+    bool on_screen = contains(virtual_screen(), r) && !win_window_covered(h, fr);
     if (on_screen || IsHungAppWindow(h)) {
         e = screen_copy(r, out);
     } else if (print_window(h, fr, out) != WA_E_OK) {

@@ -440,6 +440,36 @@ wa_err win_window_at(int x, int y, uint64_t *hwnd)
 
 /* ---- focus ---- */
 
+bool win_window_covered(HWND h, RECT fr)
+{
+    DWORD pid = 0;
+    GetWindowThreadProcessId(h, &pid);
+    for (HWND a = GetWindow(h, GW_HWNDPREV); a; a = GetWindow(a, GW_HWNDPREV)) {
+        if (!IsWindowVisible(a) || IsIconic(a) || win_window_cloaked(a))
+            continue;
+        DWORD apid = 0;
+        GetWindowThreadProcessId(a, &apid);
+        if (apid == pid)
+            continue;
+        RECT ar, overlap;
+        if (win_window_frame(a, &ar) && IntersectRect(&overlap, &ar, &fr))
+            return true;
+    }
+    return false;
+}
+
+/* A window in the foreground can still lie under another program's window: one shown
+ * without being activated (Wine 8 shows a program that starts while another has the
+ * foreground that way: a bench run found testapp in the foreground and notepad over
+ * its buttons, so every click went to notepad). Focusing it brings it to the top. */
+static void raise_if_covered(HWND h)
+{
+    RECT fr;
+    if (hung(h) || !win_window_frame(h, &fr) || !win_window_covered(h, fr))
+        return;
+    SetWindowPos(h, HWND_TOP, 0, 0, 0, 0, SWP_NOMOVE | SWP_NOSIZE | SWP_NOACTIVATE);
+}
+
 static bool is_focused(HWND h)
 {
     HWND fg = GetForegroundWindow();
@@ -532,6 +562,7 @@ wa_err win_focus_window(uint64_t hwnd)
     }
     for (int attempt = 0; attempt < FOCUS_ATTEMPTS; attempt++) {
         if (is_focused(h)) {
+            raise_if_covered(h);
             focus_if_none(to);
             return WA_E_OK;
         }
@@ -540,6 +571,7 @@ wa_err win_focus_window(uint64_t hwnd)
                            (unsigned long long)hwnd);
         focus_attempt(to, attempt);
         if (wait_focused(h, FOCUS_SETTLE_MS)) {
+            raise_if_covered(h);
             focus_if_none(to);
             return WA_E_OK;
         }

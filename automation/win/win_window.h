@@ -46,6 +46,11 @@ char *win_window_class(HWND h);
  * "" when the process cannot be opened (another user's or a protected process). */
 char *win_process_name(DWORD pid);
 
+/* True when another process's visible window lies over part of fr (h's frame) above h
+ * in the Z order. Windows of h's own process (its menus, drop-downs, dialogs) do not
+ * count: they are part of what the user sees of it. */
+bool win_window_covered(HWND h, RECT fr);
+
 /* True for windows DWM hides although they are "visible" (UWP apps on other virtual
  * desktops, suspended store apps). */
 bool win_window_cloaked(HWND h);

@@ -4,7 +4,7 @@
  * Command line
  * ------------
  *   testapp.exe [--log PATH] [--panel main|keypad|controls] [--x X --y Y] [--title TEXT]
- *               [--topmost 1] [--list-select extended]
+ *               [--topmost 1] [--activate 0] [--list-select extended]
  *
  *   --log PATH    append one JSON object per event to PATH (UTF-8, one line each,
  *                 written with a single WriteFile so a reader never sees half a line;
@@ -15,6 +15,8 @@
  *                 default 40,40.
  *   --title TEXT  the main window's title instead of "winagent testapp".
  *   --topmost 1   the window stays above the others (WS_EX_TOPMOST).
+ *   --activate 0  the window comes up on top without being activated (SW_SHOWNOACTIVATE):
+ *                 the window that had the foreground keeps it, under this one.
  *   --list-select extended
  *                 the main panel's list takes several selected items
  *                 (LBS_EXTENDEDSEL) and starts with "Item 3" and "Item 5" selected.
@@ -2108,7 +2110,7 @@ static LRESULT CALLBACK controls_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
 typedef struct {
     const wchar_t *log_path;
     const wchar_t *title;
-    bool keypad, controls, topmost, multi_select;
+    bool keypad, controls, topmost, multi_select, no_activate;
     int x, y;
 } Options;
 
@@ -2126,7 +2128,7 @@ static bool parse_options(int argc, wchar_t **argv, Options *o)
 {
     o->log_path = NULL;
     o->title = NULL;
-    o->keypad = o->controls = o->topmost = o->multi_select = false;
+    o->keypad = o->controls = o->topmost = o->multi_select = o->no_activate = false;
     o->x = 40;
     o->y = 40;
     for (int i = 1; i < argc; i++) {
@@ -2145,6 +2147,8 @@ static bool parse_options(int argc, wchar_t **argv, Options *o)
             o->title = v;
         else if (wcscmp(a, L"--topmost") == 0)
             o->topmost = wcscmp(v, L"0") != 0;
+        else if (wcscmp(a, L"--activate") == 0)
+            o->no_activate = wcscmp(v, L"0") == 0;
         else if (wcscmp(a, L"--list-select") == 0 && wcscmp(v, L"extended") == 0)
             o->multi_select = true;
         else if (wcscmp(a, L"--x") == 0   ? !parse_int(v, &o->x)
@@ -2264,12 +2268,17 @@ int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmdline, int show)
     ACCEL accel_def = {FVIRTKEY | FCONTROL, 'S', IDM_SAVE};
     HACCEL accel = CreateAcceleratorTableW(&accel_def, 1);
 
-    ShowWindow(g.main, show == SW_HIDE ? SW_SHOWNORMAL : show);
-    UpdateWindow(g.main);
-    SetForegroundWindow(g.main);
-    SetFocus(g.keypad     ? g.keys[0]
-             : g.controls ? GetDlgItem(g.main, IDC_CC_LIST)
-                          : main_ctl(IDC_EDIT));
+    if (opt.no_activate) {
+        ShowWindow(g.main, SW_SHOWNOACTIVATE);
+        UpdateWindow(g.main);
+    } else {
+        ShowWindow(g.main, show == SW_HIDE ? SW_SHOWNORMAL : show);
+        UpdateWindow(g.main);
+        SetForegroundWindow(g.main);
+        SetFocus(g.keypad     ? g.keys[0]
+                 : g.controls ? GetDlgItem(g.main, IDC_CC_LIST)
+                              : main_ctl(IDC_EDIT));
+    }
     log_ready(g.keypad ? "keypad" : g.controls ? "controls" : "main");
 
     while (GetMessageW(&msg, NULL, 0, 0) > 0) {

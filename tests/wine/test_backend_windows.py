@@ -123,6 +123,26 @@ class TestappWindow(unittest.TestCase):
             self.assertTrue(window(pad.hwnd)["foreground"])
             self.assertFalse(window(hwnd)["foreground"])
 
+    def test_focus_raises_a_foreground_window_another_program_lies_over(self):
+        # A window shown without activation comes up over the foreground window, which
+        # keeps the foreground: focusing that window must bring it back on top, or
+        # clicks on it go to the other program.
+        with TestApp() as app:
+            hwnd = app.ready["hwnd"]
+            with TestApp("--activate", "0", "--title", "cover") as cover:
+                self.assertTrue(window(hwnd)["foreground"])
+                self.assertFalse(window(cover.ready["hwnd"])["foreground"])
+                r = act({"action": "focus_window", "window": hwnd})
+                self.assertTrue(r["success"], r)
+                l, t, rr, b = app.ready["rect"]
+                bl, bt, br, bb = app.ready["controls"]["OK"]
+                r = act({"action": "click",
+                         "x": int(((bl + br) // 2 - l) * 999 / (rr - l - 1) + 0.5),
+                         "y": int(((bt + bb) // 2 - t) * 999 / (b - t - 1) + 0.5)}, window=hwnd)
+                self.assertTrue(r["success"], r)
+                app.wait_event(lambda e: e.get("event") == "click" and e["control"] == "OK")
+                self.assertFalse([e for e in cover.events() if e.get("event") == "click"])
+
     def test_focus_on_a_window_with_a_modal_dialog_activates_the_dialog(self):
         with TestApp() as app:
             hwnd = app.ready["hwnd"]
