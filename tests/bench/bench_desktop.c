@@ -92,6 +92,22 @@ static double wait_event(const char *log, const char *needle, int before, double
     return -1;
 }
 
+/* s as a JSON string: notes carry window titles, which may hold quotes and
+ * backslashes. */
+static void print_json_string(const char *s)
+{
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
 /* The topmost window whose title or process holds sel, or 0. */
 static uint64_t find(const struct wa_backend *b, const char *sel)
 {
@@ -565,9 +581,13 @@ int main(int argc, char **argv)
 
     if (json) {
         printf("[");
-        for (int i = 0; i < n_stats; i++)
-            printf("%s{\"name\":\"%s\",\"median_ms\":%.2f,\"p95_ms\":%.2f,\"note\":\"%s\"}",
-                   i ? "," : "", stats[i].name, stats[i].median, stats[i].p95, stats[i].note);
+        for (int i = 0; i < n_stats; i++) {
+            printf("%s{\"name\":", i ? "," : "");
+            print_json_string(stats[i].name);
+            printf(",\"median_ms\":%.2f,\"p95_ms\":%.2f,\"note\":", stats[i].median, stats[i].p95);
+            print_json_string(stats[i].note);
+            printf("}");
+        }
         printf("]\n");
     } else {
         printf("%-36s %10s %10s  %s\n", "desktop (live, under this OS)", "median ms", "p95 ms", "");
