@@ -191,6 +191,33 @@ static int plain_walk(uint64_t hwnd)
 }
 #endif
 
+/* A session of the core with the default options; NULL (said on stderr) when none. */
+static struct session *default_session(struct core *core)
+{
+    struct session_opts so;
+    session_opts_default(&so);
+    struct session *s = NULL;
+    if (session_new(core, &so, &s)) {
+        fprintf(stderr, "bench: no session: %s\n", wa_err_detail());
+        return NULL;
+    }
+    return s;
+}
+
+/* Performs one call written as a model writes it; returns the ms it took. *r is the
+ * caller's to clean up. */
+static double perform_call(struct session *s, const char *call, struct op_result *r)
+{
+    struct op_request q;
+    op_result_init(r);
+    double t0 = os_clock_ms();
+    if (wire_request_text(call, WIRE_MODEL, NULL, &q) == WA_E_OK)
+        core_perform(s, &q, r);
+    double ms = os_clock_ms() - t0;
+    op_request_cleanup(&q);
+    return ms;
+}
+
 int main(int argc, char **argv)
 {
     int runs = 15;
@@ -415,26 +442,16 @@ int main(int argc, char **argv)
     char hwnd_text[32];
     snprintf(hwnd_text, sizeof hwnd_text, "0x%llx", (unsigned long long)app);
     { /* the screen as an agent gets it: through the core, restricted windows blacked out */
-        struct session_opts so;
-        session_opts_default(&so);
-        struct session *s = NULL;
-        if (session_new(core, &so, &s)) {
-            fprintf(stderr, "bench: no session: %s\n", wa_err_detail());
+        struct session *s = default_session(core);
+        if (!s)
             return 1;
-        }
         double *cap = calloc((size_t)runs, sizeof *cap), *enc = calloc((size_t)runs, sizeof *enc);
         for (int i = 0; i < runs; i++) {
-            struct op_request q;
             struct op_result r;
-            op_result_init(&r);
-            double t0 = os_clock_ms();
-            if (wire_request_text("{\"action\":\"screenshot\"}", WIRE_MODEL, NULL, &q) == WA_E_OK)
-                core_perform(s, &q, &r);
-            t[i] = os_clock_ms() - t0;
+            t[i] = perform_call(s, "{\"action\":\"screenshot\"}", &r);
             cap[i] = r.obs.capture_ms;
             enc[i] = r.obs.encode_ms;
             snprintf(note, sizeof note, "%dx%d", r.img_w, r.img_h);
-            op_request_cleanup(&q);
             op_result_cleanup(&r);
         }
         char ratio_note[160];
@@ -453,29 +470,19 @@ int main(int argc, char **argv)
     for (size_t w = 0; w < 2; w++) {
         if (!walks[w].hwnd)
             continue;
-        struct session_opts so;
-        session_opts_default(&so);
-        struct session *s = NULL;
-        if (session_new(core, &so, &s)) {
-            fprintf(stderr, "bench: no session: %s\n", wa_err_detail());
+        struct session *s = default_session(core);
+        if (!s)
             return 1;
-        }
         char call[128];
         snprintf(call, sizeof call,
                  "{\"action\":\"window_screenshot\",\"window\":\"0x%llx\",\"mode\":\"a11y\"}",
                  (unsigned long long)walks[w].hwnd);
         double *walk = calloc((size_t)runs, sizeof *walk);
         for (int i = 0; i < runs; i++) {
-            struct op_request q;
             struct op_result r;
-            op_result_init(&r);
-            double t0 = os_clock_ms();
-            if (wire_request_text(call, WIRE_MODEL, NULL, &q) == WA_E_OK)
-                core_perform(s, &q, &r);
-            t[i] = os_clock_ms() - t0;
+            t[i] = perform_call(s, call, &r);
             walk[i] = r.obs.tree_ms;
             snprintf(note, sizeof note, "%s", r.obs.kind == OBS_TREE ? "a tree" : "no tree");
-            op_request_cleanup(&q);
             op_result_cleanup(&r);
         }
         char name[64];
@@ -534,14 +541,8 @@ int main(int argc, char **argv)
         for (int ph = 0; ph < PH_N; ph++)
             phase[ph] = calloc((size_t)runs, sizeof *phase[ph]);
         for (int i = 0; i < runs; i++) {
-            struct op_request q;
             struct op_result r;
-            op_result_init(&r);
-            double t0 = os_clock_ms();
-            if (wire_request_text("{\"action\":\"click\",\"x\":80,\"y\":230}", WIRE_MODEL, NULL,
-                                  &q) == WA_E_OK)
-                core_perform(s, &q, &r);
-            t[i] = os_clock_ms() - t0;
+            t[i] = perform_call(s, "{\"action\":\"click\",\"x\":80,\"y\":230}", &r);
             settle[i] = r.settle_ms;
             own[i] = t[i] - r.settle_ms;
             phase[PH_WAIT][i] = r.wait_ms;
@@ -559,7 +560,6 @@ int main(int argc, char **argv)
                      r.obs.kind == OBS_TREE    ? "observation: tree"
                      : r.obs.kind == OBS_IMAGE ? "observation: image"
                                                : "");
-            op_request_cleanup(&q);
             op_result_cleanup(&r);
         }
         record(stages[st].name, t, runs, note);
