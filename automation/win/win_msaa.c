@@ -131,7 +131,6 @@ struct win_msaa_ctx {
     struct list_facts **lists;   /* each its own block: readers write into it */
     size_t nlists, cap_lists;
     struct win_job *ahead[AHEAD_CAP]; /* tasks reading lists ahead of the walk */
-    HANDLE ahead_done[AHEAD_CAP];     /* their events, set when each is done */
     int nahead;
     HWND popups[WIN_MENU_POPUPS_MAX]; /* a walk of open popup menus: their windows */
     size_t npopups;
@@ -986,8 +985,7 @@ static void read_lists_ahead(struct win_msaa_ctx *c, struct el_list *l)
     }
     struct win_job *t = NULL;
     if (a && win_task_start(read_ahead, a, &t) == WA_E_OK) {
-        c->ahead[c->nahead] = t;
-        c->ahead_done[c->nahead++] = win_job_done(t);
+        c->ahead[c->nahead++] = t;
     } else if (a) { /* read when their items come */
         for (size_t i = 0; i < a->n; i++)
             a->lists[i]->ahead = false;
@@ -1002,8 +1000,11 @@ static void join_ahead(struct win_msaa_ctx *c, bool stop)
         InterlockedExchange(&c->lists[i]->stop, 1);
     if (!c->nahead)
         return;
+    HANDLE done[AHEAD_CAP];
+    for (int i = 0; i < c->nahead; i++)
+        done[i] = win_job_done(c->ahead[i]);
     win_gate_leave(c->gate);
-    WaitForMultipleObjects((DWORD)c->nahead, c->ahead_done, TRUE, INFINITE);
+    WaitForMultipleObjects((DWORD)c->nahead, done, TRUE, INFINITE);
     win_gate_enter(c->gate);
     for (int i = 0; i < c->nahead; i++)
         win_job_release(c->ahead[i]);

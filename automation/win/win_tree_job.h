@@ -33,8 +33,8 @@ void win_gate_leave(struct win_gate *g);
 void win_gate_enter(struct win_gate *g);
 
 /* A job: fn(arg, gate) on a worker thread with COM initialised for the MTA (a waiting
- * worker kept from an earlier job, else a new one). The worker starts holding the gate. fn's result
- * and detail line are handed back. */
+ * worker kept from an earlier job, else a new one). The worker starts holding the gate.
+ * fn's result and detail line are handed back. */
 typedef wa_err (*win_job_fn)(void *arg, struct win_gate *gate);
 struct win_job;
 
