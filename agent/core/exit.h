@@ -8,11 +8,13 @@
 /* X(name, code, word) */
 #define EXIT_MAP(X)                                                                                \
     X(OK, 0, "finished")                                                                           \
-    X(USAGE, 1, "error")              /* usage or configuration error (and failed commands) */     \
-    X(LLM, 2, "LLM error")            /* LLM or network error after retries */                     \
-    X(STEPS, 3, "step limit reached") /* the step limit was reached */                             \
-    X(ACTION, 4, "desktop failure")   /* a desktop action failed fatally */                        \
-    X(BATCH, 5, "task did not pass")  /* batch: a task did not pass */                             \
+    X(USAGE, 1, "error")                /* usage or configuration error (and failed commands) */   \
+    X(LLM, 2, "LLM error")              /* LLM or network error after retries */                   \
+    X(STEPS, 3, "step limit reached")   /* the step limit was reached */                           \
+    X(ACTION, 4, "desktop failure")     /* a desktop action failed fatally */                      \
+    X(BATCH, 5, "task did not pass")    /* batch: a task did not pass */                           \
+    X(BUDGET, 6, "budget spent")        /* the run's token or time budget was spent */             \
+    X(CONFIRM, 7, "needs confirmation") /* an action needs a person's yes; nobody gave it */       \
     X(INTERRUPTED, 130, "interrupted")
 
 enum {
