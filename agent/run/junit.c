@@ -197,8 +197,8 @@ static void attempts_out(struct xml *x, const struct task_state *s)
         }
         if (l->exit_code >= 0)
             putf(x, ", exit code %d", l->exit_code);
-        putf(x, ", %d step%s, %lld tokens, %.1f s", l->steps, l->steps == 1 ? "" : "s",
-             l->tokens, l->time_s);
+        putf(x, ", %d step%s, %lld tokens, %.1f s", l->steps, l->steps == 1 ? "" : "s", l->tokens,
+             l->time_s);
         if (*l->run_folder) {
             puts_(x, ", run folder ");
             xml_text(x, l->run_folder, false);

@@ -194,8 +194,8 @@ static const char *outcome_class(enum outcome o)
 }
 
 /* The task's prompt linked to its run's report, when the run is there; else text. */
-static void put_task_link(struct html *h, const char *dir, const char *folder,
-                          const struct run_row *row, bool have_run, const char *fallback)
+static void put_task_link(struct html *h, const char *folder, const struct run_row *row,
+                          bool have_run, const char *fallback)
 {
     html_put(h, "<td class=\"prompt\">");
     if (have_run && html_is_local_path(folder)) {
@@ -207,7 +207,6 @@ static void put_task_link(struct html *h, const char *dir, const char *folder,
     } else {
         html_text(h, row->task ? row->task : fallback);
     }
-    (void)dir;
     html_put(h, "</td>");
 }
 
@@ -219,7 +218,7 @@ static void put_result_row(struct html *h, const char *dir, const struct result 
     html_putf(h, "<tr class=\"run %s\"><td class=\"id\">", outcome_class(l->outcome));
     html_text(h, l->id);
     html_put(h, "</td>");
-    put_task_link(h, dir, l->run_folder, &row, have, *l->run_folder ? l->run_folder : "(no run)");
+    put_task_link(h, l->run_folder, &row, have, *l->run_folder ? l->run_folder : "(no run)");
     html_put(h, "<td class=\"outcome\">");
     html_text(h, outcome_name(l->outcome));
     html_putf(h, "</td><td class=\"num\">%d</td><td class=\"reason\">", l->attempt);
@@ -242,7 +241,7 @@ static void put_unjudged_row(struct html *h, const char *dir, const char *name)
     if (!read_run(dir, name, &row))
         return;
     html_put(h, "<tr class=\"run pending\"><td class=\"id\"></td>");
-    put_task_link(h, dir, name, &row, true, name);
+    put_task_link(h, name, &row, true, name);
     html_put(h, "<td class=\"outcome\">not judged</td><td class=\"num\"></td>"
                 "<td class=\"reason\">the batch stopped during this run</td><td class=\"num\">");
     if (row.summary)
