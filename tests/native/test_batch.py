@@ -387,6 +387,21 @@ class Budgets(unittest.TestCase):
         self.assertIn(said, facts["summary"])
         self.assertEqual(facts["exitCode"], "6")
 
+    def test_budget_tokens_of_a_batch_run_is_the_budget_outcome(self):
+        b = Batch(["long"])
+        with fake_llm({"steps": [turn(300)], "after_end": "repeat_last"}) as fake:
+            code, err = b.run(fake, "--budget-tokens", "1000", "--junit",
+                              os.path.join(b.tmp, "j.xml"))
+            self.assertLessEqual(len(fake.requests), 4)
+        self.assertEqual(code, 5, err)
+        (r,) = b.results()
+        self.assertEqual((r["outcome"], r["exit_code"], r["tokens"], r["steps"]),
+                         ("budget", 6, 900, 3))
+        self.assertEqual(r["reason"][:len("budget spent: 900 tokens")], "budget spent: 900 tokens")
+        self.assertIn("of a budget of 1000 tokens", r["reason"])
+        (case,) = wajunit.read_valid(self, os.path.join(b.tmp, "j.xml"))["cases"]
+        self.assertEqual((case["verdict"], case["type"]), ("error", "budget"))
+
     def test_budget_seconds_stops_a_run_of_slow_turns(self):
         with fake_llm({"steps": [turn(100, delay_s=1.2)], "after_end": "repeat_last"}) as fake:
             p, run_dir = self.run_one(fake, "--budget-seconds", "2")
