@@ -143,64 +143,64 @@ wa_err results_load(struct results *r, const char *dir, bool *unended)
     return e;
 }
 
-/* The state of the task whose lines are r->lines[idx[0..n)] (in file order). */
-static void task_of(const struct results *r, const size_t *idx, size_t n, struct task_state *s)
+/* The state of the task whose lines are lines[0..n) (in file order). */
+static void task_of(const struct result *const *lines, size_t n, struct task_state *s)
 {
     memset(s, 0, sizeof *s);
     size_t start = 0; /* the latest round begins at its latest first attempt */
     for (size_t k = 0; k < n; k++)
-        if (r->lines[idx[k]].attempt == 1)
+        if (lines[k]->attempt == 1)
             start = k;
-    s->id = r->lines[idx[0]].id;
-    s->first = &r->lines[idx[start]];
-    s->last = &r->lines[idx[n - 1]];
+    s->id = lines[0]->id;
+    s->first = lines[start];
+    s->last = lines[n - 1];
     for (size_t k = start; k < n; k++) {
-        const struct result *l = &r->lines[idx[k]];
-        if (l->outcome == OUT_PASS && !s->passed)
-            s->passed = l;
-        s->tokens += l->tokens;
-        s->time_s += l->time_s;
+        if (lines[k]->outcome == OUT_PASS && !s->passed)
+            s->passed = lines[k];
+        s->tokens += lines[k]->tokens;
+        s->time_s += lines[k]->time_s;
     }
     s->outcome = s->passed ? OUT_PASS : s->last->outcome;
 }
 
 bool results_task(const struct results *r, const char *id, struct task_state *out)
 {
-    size_t *idx = NULL, n = 0;
+    const struct result **lines = NULL;
+    size_t n = 0;
     for (size_t i = 0; i < r->n; i++) {
         if (strcmp(r->lines[i].id, id) != 0)
             continue;
-        size_t *grown = wa_reallocarray(idx, n + 1, sizeof *grown);
+        const struct result **grown = wa_reallocarray(lines, n + 1, sizeof *grown);
         if (!grown)
             break;
-        idx = grown;
-        idx[n++] = i;
+        lines = grown;
+        lines[n++] = &r->lines[i];
     }
     if (n)
-        task_of(r, idx, n, out);
-    free(idx);
+        task_of(lines, n, out);
+    free(lines);
     return n > 0;
 }
 
-static const struct results *sorting; /* qsort has no context argument */
-
-/* By id, then by place in the file. */
-static int by_id_then_line(const void *a, const void *b)
+/* Lines by id, then by place in the file (they are one array). */
+static int by_id_then_place(const void *a, const void *b)
 {
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    int c = strcmp(sorting->lines[x].id, sorting->lines[y].id);
+    const struct result *x = *(const struct result *const *)a;
+    const struct result *y = *(const struct result *const *)b;
+    int c = strcmp(x->id, y->id);
     return c ? c : (x > y) - (x < y);
 }
 
-/* The lines of one task: idx[start..start+count) of the sorted indexes. */
+/* The lines of one task: sorted[start..start+count), the first of them at first. */
 struct group {
-    size_t first_line, start, count;
+    const struct result *first;
+    size_t start, count;
 };
 
 static int by_first_line(const void *a, const void *b)
 {
     const struct group *x = a, *y = b;
-    return (x->first_line > y->first_line) - (x->first_line < y->first_line);
+    return (x->first > y->first) - (x->first < y->first);
 }
 
 wa_err results_tasks(const struct results *r, struct task_state **out, size_t *n)
@@ -208,29 +208,28 @@ wa_err results_tasks(const struct results *r, struct task_state **out, size_t *n
     *out = NULL;
     *n = 0;
     size_t cap = r->n ? r->n : 1;
-    size_t *idx = malloc(cap * sizeof *idx);
+    const struct result **sorted = malloc(cap * sizeof *sorted);
     struct group *groups = malloc(cap * sizeof *groups);
     struct task_state *tasks = calloc(cap, sizeof *tasks);
-    if (!idx || !groups || !tasks) {
-        free(idx);
+    if (!sorted || !groups || !tasks) {
+        free(sorted);
         free(groups);
         free(tasks);
         return wa_fail(WA_E_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < r->n; i++)
-        idx[i] = i;
-    sorting = r;
-    qsort(idx, r->n, sizeof *idx, by_id_then_line);
+        sorted[i] = &r->lines[i];
+    qsort(sorted, r->n, sizeof *sorted, by_id_then_place);
     size_t count = 0;
     for (size_t i = 0, j; i < r->n; i = j) {
-        for (j = i + 1; j < r->n && strcmp(r->lines[idx[j]].id, r->lines[idx[i]].id) == 0; j++)
+        for (j = i + 1; j < r->n && strcmp(sorted[j]->id, sorted[i]->id) == 0; j++)
             ;
-        groups[count++] = (struct group){idx[i], i, j - i};
+        groups[count++] = (struct group){sorted[i], i, j - i};
     }
     qsort(groups, count, sizeof *groups, by_first_line);
     for (size_t t = 0; t < count; t++)
-        task_of(r, idx + groups[t].start, groups[t].count, &tasks[t]);
-    free(idx);
+        task_of(sorted + groups[t].start, groups[t].count, &tasks[t]);
+    free(sorted);
     free(groups);
     *out = tasks;
     *n = count;
