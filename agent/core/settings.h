@@ -46,6 +46,10 @@ enum {
       "longest edge of images sent to the model, pixels (64-8192)")                                \
     X(HISTORY_IMAGES, "history_images", "history-images", SG_RUN, "WINAGENT_HISTORY_IMAGES", "3",  \
       SK_VALUE, "observations kept whole in the conversation (0-100)")                             \
+    X(BUDGET_TOKENS, "budget_tokens", "budget-tokens", SG_RUN, NULL, NULL, SK_VALUE,               \
+      "tokens a run may spend: it stops before the model call that would pass them")               \
+    X(BUDGET_SECONDS, "budget_seconds", "budget-seconds", SG_RUN, NULL, NULL, SK_VALUE,            \
+      "seconds a run may take: it stops before the model call that would pass them")               \
     X(LOG_DIR, "log_dir", "log-dir", SG_RUN, "WINAGENT_LOG_DIR", "logs", SK_VALUE,                 \
       "where run folders are written")                                                             \
     X(SHELL, "shell", "shell", SG_RUN, "WINAGENT_SHELL_POLICY", "on", SK_VALUE,                    \

@@ -13,6 +13,7 @@
 #include "agent/core/exit.h"
 #include "agent/core/host.h"
 #include "agent/core/wire.h"
+#include "agent/run/budget.h"
 #include "agent/run/calltrace.h"
 #include "agent/run/computer.h"
 #include "agent/run/replay.h"
@@ -850,13 +851,26 @@ static int run_steps(struct run *r)
         tools = agent_computer_tools(&r->computer_tool, with_shell, &n_tools);
     }
     bool nudged = false;
+    struct budget_use use = {0};
     for (int step = 1; step <= r->cfg->max_steps; step++) {
         if (os_interrupted())
             return fail_run(r, EXIT_INTERRUPTED, wa_fail(WA_E_INTERRUPTED, "between steps"),
                             os_interrupt_reason(), step - 1);
+        char why[160];
+        use.tokens = r->usage.total_tokens;
+        use.seconds = (double)(os_now_ms() - r->start_ms) / 1000.0;
+        if (budget_spent(&r->cfg->budget, &use, why, sizeof why)) {
+            steplog_progress(&r->log, "%s", why);
+            finish(r, EXIT_BUDGET, step - 1, why);
+            return EXIT_BUDGET;
+        }
+        int64_t turn_start = os_now_ms();
         /* with text, the tools are declared in the system prompt: the server gets none */
         int code =
             run_step(r, step, tools, r->proto.protocol == LLM_PROTO_TEXT ? 0 : n_tools, &nudged);
+        use.turns++;
+        use.last_tokens = r->usage.total_tokens - use.tokens;
+        use.last_seconds = (double)(os_now_ms() - turn_start) / 1000.0;
         if (code >= 0)
             return code;
         if (os_interrupted())
