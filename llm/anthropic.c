@@ -114,7 +114,7 @@ static bool add_assistant(cJSON *messages, const struct llm_message *msg, bool w
 }
 
 /* {"type":"tool_result","tool_use_id","content":[text, image...]} in the user turn that
- * follows the calls. */
+ * follows the calls, with "is_error": true when the call failed (or was never run). */
 static bool add_result(cJSON *messages, const struct llm_tool_call *tc, const struct llm_message *r)
 {
     cJSON *content = content_for(messages, "user");
@@ -127,7 +127,8 @@ static bool add_result(cJSON *messages, const struct llm_tool_call *tc, const st
     return cJSON_AddStringToObject(b, "type", "tool_result") &&
            cJSON_AddStringToObject(b, "tool_use_id", tc->id ? tc->id : "") &&
            llm_add(b, "content", inner) && add_text(inner, text && text[0] ? text : "(empty)") &&
-           (!r || add_images(inner, r->images, r->n_images));
+           (!r || add_images(inner, r->images, r->n_images)) &&
+           ((r && !r->failed) || cJSON_AddTrueToObject(b, "is_error"));
 }
 
 /* Consecutive turns of one role merge, so a round's results open one user turn, results

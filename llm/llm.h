@@ -85,6 +85,9 @@ struct llm_message {
     /* ... and a person agreed to the safety check the call carried: the result says so
      * as the protocol wants (Gemini: "safety_acknowledgement": "true"). */
     bool safety_acknowledged;
+    /* Tool messages: the call failed or was not run (the text says why): the result says
+     * so where the wire has a place for it (Anthropic's is_error, Gemini's "error" key). */
+    bool failed;
     /* Assistant messages whose calls the model wrote in its text (text holds it as
      * written): they go back as that text, and their results as one user turn of text
      * and images, since such a server knows no tool calls or tool messages. */
@@ -141,6 +144,9 @@ wa_err llm_conversation_add_tool_result(struct llm_conversation *c, const char *
 wa_err llm_conversation_add_computer_result(struct llm_conversation *c, const char *call_id,
                                             const char *name, const char *text,
                                             const struct llm_image *image, bool acknowledged);
+/* Marks the last message, a tool result, as a failure (llm_message.failed); false when
+ * the last message is no tool result. */
+bool llm_conversation_mark_failed(struct llm_conversation *c);
 /* Replaces a message's text and drops its images (history trimming): the message
  * keeps its role, ids and tool calls, so the conversation stays well-formed. */
 wa_err llm_message_replace_content(struct llm_message *m, const char *text);

@@ -442,17 +442,20 @@ static char *answer_call(struct run *r, const struct llm_tool_call *call,
     dynbuf_adds(&text, result_text ? result_text : "{}");
     struct llm_image img;
     bool has_img;
+    wa_err added;
     if (is_computer_call(r, call)) { /* the screenshot is the answer; the report beside it */
         has_img = res->obs.kind == OBS_IMAGE;
         img.mime = "image/png";
         img.base64 = res->obs.png_base64;
-        llm_conversation_add_computer_result(&r->conv, call->id, call->name, dynbuf_str(&text),
-                                             has_img ? &img : NULL, acknowledged);
+        added = llm_conversation_add_computer_result(
+            &r->conv, call->id, call->name, dynbuf_str(&text), has_img ? &img : NULL, acknowledged);
     } else {
         observation_for_model(r, &res->obs, &text, &img, &has_img);
-        llm_conversation_add_tool_result(&r->conv, call->id, call->name, dynbuf_str(&text),
-                                         has_img ? &img : NULL);
+        added = llm_conversation_add_tool_result(&r->conv, call->id, call->name, dynbuf_str(&text),
+                                                 has_img ? &img : NULL);
     }
+    if (!added && res->err) /* said as the wire says a failure (is_error, "error") */
+        llm_conversation_mark_failed(&r->conv);
     if (has_img) /* what the model's next pixel coordinates are in */
         r->view = (struct computer_view){res->obs.frame, res->obs.width, res->obs.height};
     dynbuf_cleanup(&text);
@@ -671,7 +674,8 @@ static void refuse_call(struct run *r, const struct llm_tool_call *call, wa_err 
 {
     cJSON *err = wire_error(NULL, code, message);
     char *text = cJSON_PrintUnformatted(err);
-    llm_conversation_add_tool_result(&r->conv, call->id, call->name, text ? text : "{}", NULL);
+    if (!llm_conversation_add_tool_result(&r->conv, call->id, call->name, text ? text : "{}", NULL))
+        llm_conversation_mark_failed(&r->conv);
     cJSON_AddStringToObject(trace, TRACE_NAME, call->name);
     if (call->parsed)
         cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, cJSON_Duplicate(call->parsed, true));

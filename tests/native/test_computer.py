@@ -66,13 +66,15 @@ class GeminiComputerUse(unittest.TestCase):
         # the click's answer: the report as text, the screenshot inside the response
         fr = responses(reqs[1])[-1]
         self.assertEqual(fr["name"], "click_at")
-        self.assertIn('"success":true', fr["response"]["content"])
+        self.assertIn('"success":true', fr["response"]["output"])
         self.assertEqual(fr["parts"][0]["inlineData"]["mimeType"], "image/png")
         self.assertNotIn("safety_acknowledgement", fr["response"])
         # what winagent cannot do is said to the model, and the run goes on
         typed, browser = responses(reqs[2])[-2:]
-        self.assertIn('"success":true', typed["response"]["content"])
-        self.assertIn("not a browser", browser["response"]["content"])
+        self.assertIn('"success":true', typed["response"]["output"])
+        # a failed action's result is the response's "error", as the API reads it
+        self.assertIn("not a browser", browser["response"]["error"])
+        self.assertNotIn("output", browser["response"])
         self.assertTrue(browser["parts"][0]["inlineData"]["data"])
 
     def test_a_browser_only_model_gets_the_browser_without_its_browser_functions(self):
@@ -104,8 +106,8 @@ class SafetyConfirmation(unittest.TestCase):
     def test_unattended_the_action_is_refused_and_the_model_told(self):
         r, fr = self.run_flagged()
         self.assertFalse(clicked_save(r), r.actions())
-        self.assertIn("nobody is here to confirm it", fr["response"]["content"])
-        self.assertIn("Saving over a file", fr["response"]["content"])
+        self.assertIn("nobody is here to confirm it", fr["response"]["error"])
+        self.assertIn("Saving over a file", fr["response"]["error"])
         self.assertNotIn("safety_acknowledgement", fr["response"])
 
     def test_a_person_who_agrees_lets_it_run_and_it_is_acknowledged(self):
@@ -117,7 +119,7 @@ class SafetyConfirmation(unittest.TestCase):
     def test_a_person_who_declines_stops_it(self):
         r, fr = self.run_flagged("--shell", "confirm", answer="n\n")
         self.assertFalse(clicked_save(r), r.actions())
-        self.assertIn("the person declined", fr["response"]["content"])
+        self.assertIn("the person declined", fr["response"]["error"])
         self.assertNotIn("safety_acknowledgement", fr["response"])
 
 
