@@ -109,14 +109,15 @@ TARS_FACTOR, TARS_MIN_PIXELS, TARS_MAX_PIXELS = 28, 100 * 28 * 28, 16384 * 28 * 
 
 
 def smart_resize(width, height):
-    """(width, height) of the image the model sees: sides multiples of 28, bounded area."""
+    """(width, height) of the image the model sees: sides multiples of 28, bounded area;
+    Python's round() as the servers' own code (qwen_vl_utils) uses it: halves to even."""
     import math
-    rb = lambda v: max(TARS_FACTOR, int(math.floor(v / TARS_FACTOR + 0.5)) * TARS_FACTOR)
+    rb = lambda v: max(TARS_FACTOR, round(v / TARS_FACTOR) * TARS_FACTOR)
     w, h = rb(width), rb(height)
     if w * h > TARS_MAX_PIXELS:
         beta = math.sqrt(width * height / TARS_MAX_PIXELS)
-        w = int(math.floor(width / beta / TARS_FACTOR)) * TARS_FACTOR
-        h = int(math.floor(height / beta / TARS_FACTOR)) * TARS_FACTOR
+        w = max(TARS_FACTOR, int(math.floor(width / beta / TARS_FACTOR)) * TARS_FACTOR)
+        h = max(TARS_FACTOR, int(math.floor(height / beta / TARS_FACTOR)) * TARS_FACTOR)
     elif w * h < TARS_MIN_PIXELS:
         beta = math.sqrt(TARS_MIN_PIXELS / (width * height))
         w = int(math.ceil(width * beta / TARS_FACTOR)) * TARS_FACTOR

@@ -129,6 +129,30 @@ static void smart_resize_as_the_server_does(void **state)
     assert_int_equal(w, h);
 }
 
+/* Python's round() takes a half to the even neighbour, and so do the servers' resizes:
+ * sides of 28k + 14 pixels round down when k is even, up when it is odd. */
+static void smart_resize_rounds_halves_to_even(void **state)
+{
+    (void)state;
+    static const int cases[][4] = {
+        {1246, 798, 1232, 784}, /* 44.5 -> 44, 28.5 -> 28 */
+        {1274, 770, 1288, 784}, /* 45.5 -> 46, 27.5 -> 28 */
+        {1330, 742, 1344, 728}, /* 47.5 -> 48, 26.5 -> 26 */
+        {1280, 800, 1288, 812}, /* no half */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int w, h;
+        textcalls_smart_resize(cases[i][0], cases[i][1], &w, &h);
+        assert_int_equal(w, cases[i][2]);
+        assert_int_equal(h, cases[i][3]);
+    }
+    int w, h; /* sizes no image has (a server refuses them) still give whole blocks */
+    textcalls_smart_resize(0, -5, &w, &h);
+    assert_true(w >= 28 && h >= 28 && w % 28 == 0 && h % 28 == 0);
+    textcalls_smart_resize(2000000000, 3, &w, &h);
+    assert_true(w >= 28 && h >= 28 && w % 28 == 0 && h % 28 == 0);
+}
+
 static void coords_to_999(void **state)
 {
     (void)state;
@@ -164,9 +188,12 @@ static void coords_to_999(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(names_round_trip),   cmocka_unit_test(auto_by_model_name),
-        cmocka_unit_test(explicit_protocols), cmocka_unit_test(smart_resize_as_the_server_does),
+        cmocka_unit_test(names_round_trip),
+        cmocka_unit_test(auto_by_model_name),
+        cmocka_unit_test(explicit_protocols),
+        cmocka_unit_test(smart_resize_as_the_server_does),
         cmocka_unit_test(coords_to_999),
+        cmocka_unit_test(smart_resize_rounds_halves_to_even),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
