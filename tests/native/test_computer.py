@@ -227,6 +227,22 @@ class AnthropicComputerUse(unittest.TestCase):
     def test_whole_replies_too(self):
         self.check_actions("--no-stream")
 
+    def test_claude_sonnet_4_6_gets_its_tool_version(self):
+        # the strict fake refuses computer_20250124 for this model, as the API does
+        steps = [{"tool_calls": [call("computer", action="left_click", coordinate=SAVE_PX)]},
+                 {"text": "done"}]
+        with fake_llm({"steps": steps}) as fake:
+            r = ComputerRun(fake, provider="anthropic", model="claude-sonnet-4-6").run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 0, r.err)
+        self.assertEqual([q["response"].get("problems") for q in reqs], [None] * 2)
+        self.assertEqual(reqs[0]["body"]["tools"][0],
+                         {"type": "computer_20251124", "name": "computer", "enable_zoom": True,
+                          "display_width_px": 1000, "display_height_px": 800})
+        headers = {k.lower(): v for k, v in reqs[0]["headers"].items()}
+        self.assertEqual(headers["anthropic-beta"], "computer-use-2025-11-24")
+        self.assertTrue(clicked_save(r), r.actions())
+
     def check_actions(self, *args):
         steps = [
             {"tool_calls": [call("computer", action="left_click", coordinate=SAVE_PX)],

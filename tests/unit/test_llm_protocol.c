@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -153,6 +154,52 @@ static void smart_resize_rounds_halves_to_even(void **state)
     assert_true(w >= 28 && h >= 28 && w % 28 == 0 && h % 28 == 0);
 }
 
+/* The Anthropic computer tool's version by model, however the name is written. */
+static void claude_computer_version_by_model(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *model, *tool;
+    } cases[] = {
+        {"claude-sonnet-4-6", "computer_20251124"},
+        {"claude-opus-4-7", "computer_20251124"},
+        {"claude-opus-4-6-20260205", "computer_20251124"},
+        {"claude-opus-4-5-20251101", "computer_20251124"},
+        {"anthropic/claude-sonnet-4.6", "computer_20251124"},
+        {"claude-sonnet-4-5-20250929", "computer_20250124"},
+        {"claude-sonnet-4-5@20250929", "computer_20250124"},
+        {"us.anthropic.claude-haiku-4-5-20251001-v1:0", "computer_20250124"},
+        {"claude-opus-4-1-20250805", "computer_20250124"},
+        {"claude-opus-4-20250514", "computer_20250124"},
+        {"claude-sonnet-4-0", "computer_20250124"},
+        {"claude-3-7-sonnet-20250219", "computer_20250124"},
+        {"anthropic.claude-3-7-sonnet-20250219-v1:0", "computer_20250124"},
+        /* later or unknown models: the newest */
+        {"claude-opus-4-8", "computer_20251124"},
+        {"claude-haiku-4-6", "computer_20251124"},
+        {"claude-sonnet-5", "computer_20251124"},
+        {"claude-sonnet-latest", "computer_20251124"},
+        {"my-proxy-model", "computer_20251124"},
+        {NULL, "computer_20251124"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct llm_claude_computer *v = llm_claude_computer_for(cases[i].model);
+        if (strcmp(v->tool, cases[i].tool) != 0)
+            fail_msg("%s: %s, not %s", cases[i].model ? cases[i].model : "(none)", v->tool,
+                     cases[i].tool);
+        assert_int_equal(v->zoom, strcmp(v->tool, "computer_20251124") == 0);
+        char beta[64]; /* the header of the tool's own date */
+        snprintf(beta, sizeof beta, "computer-use-%.4s-%.2s-%.2s", v->tool + 9, v->tool + 13,
+                 v->tool + 15);
+        assert_string_equal(v->beta, beta);
+    }
+    /* every row of the table is found by its own id */
+    const char *name, *id;
+    const struct llm_claude_computer *v;
+    for (size_t i = 0; llm_claude_computer_row(i, &name, &id, &v); i++)
+        assert_ptr_equal(llm_claude_computer_for(id), v);
+}
+
 static void coords_to_999(void **state)
 {
     (void)state;
@@ -194,6 +241,7 @@ int main(void)
         cmocka_unit_test(smart_resize_as_the_server_does),
         cmocka_unit_test(coords_to_999),
         cmocka_unit_test(smart_resize_rounds_halves_to_even),
+        cmocka_unit_test(claude_computer_version_by_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
