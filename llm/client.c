@@ -109,6 +109,8 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
     c->s.max_tokens = cfg->max_tokens;
     c->s.temperature = cfg->temperature;
     c->s.tool_choice = llm_strdup(cfg->tool_choice);
+    c->s.store = cfg->store;
+    c->s.stream_options = true;
     c->connect_timeout_s = cfg->connect_timeout_s > 0 ? cfg->connect_timeout_s : 20;
     c->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 300;
     c->max_retries = cfg->max_retries > 0 ? cfg->max_retries : cfg->max_retries < 0 ? 0 : 5;
@@ -365,6 +367,23 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
             free(c->s.tool_choice);
             c->s.tool_choice = NULL;
             client_log(c, "llm: the server rejects tool_choice (%s); leaving it out from now on",
+                       oc.message);
+            llm_wire_cleanup(&w);
+            if ((e = c->ops->build(&c->s, conv, tools, n_tools, &w))) {
+                detail[0] = '\0';
+                goto out;
+            }
+            continue;
+        }
+        /* Older Azure api-versions refuse stream_options alone ("Unrecognized request
+         * argument supplied: stream_options"): ask again without it, still streaming,
+         * for the rest of the client's life (usage then comes without it, or not at all). */
+        if (oc.status == 400 && c->s.stream && c->s.stream_options &&
+            c->s.provider == LLM_PROVIDER_OPENAI && llm_stristr(oc.message, "stream_options")) {
+            c->s.stream_options = false;
+            client_log(c,
+                       "llm: the server refuses stream_options (%s); streaming without it from "
+                       "now on",
                        oc.message);
             llm_wire_cleanup(&w);
             if ((e = c->ops->build(&c->s, conv, tools, n_tools, &w))) {

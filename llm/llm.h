@@ -54,7 +54,8 @@ struct llm_tool_call {
      * text that is no JSON object): what the loop turns into a request and providers
      * send back each turn. Copies of the call copy it. */
     struct cJSON *parsed;
-    /* Gemini's opaque thoughtSignature for this call, echoed back exactly; NULL if none. */
+    /* Gemini's opaque thoughtSignature for this call, echoed back exactly (Responses: the
+     * reasoning items that came before a computer_call, a JSON array); NULL if none. */
     char *thought_signature;
     /* The id was made up here because the server sent none (Gemini is then sent no id). */
     bool id_synthetic;
@@ -235,7 +236,11 @@ struct llm_config {
      * again without it, for the client's lifetime (logged once). */
     const char *tool_choice;
     enum llm_coords text_coords; /* the space UI-TARS coordinates are written in */
-    double temperature;          /* < 0: not sent */
+    /* Responses: the server keeps the responses ("store": true). False (the default, and
+     * what zero-data-retention organisations must use): "store": false, with the reasoning
+     * items' encrypted content asked for and sent back whole. */
+    bool store;
+    double temperature; /* < 0: not sent */
     llm_log_fn log;
     llm_delta_fn on_delta;
     void *ctx;
@@ -258,9 +263,10 @@ void llm_client_free(struct llm_client *c);
  * (connection dropped, fewer bytes than announced, a stream without its end) and an
  * error object mid-stream are retried; a complete body that is not JSON fails at once
  * with WA_E_PARSE; Gemini's MALFORMED_FUNCTION_CALL is retried, then WA_E_PARSE.
- * An OpenAI-compatible server that answers HTTP 400 naming "stream" to a streamed
- * request with tools is asked again at once without streaming, and this client never
- * streams again (logged once); likewise without tool_choice when the 400 names that.
+ * An OpenAI-compatible server that answers HTTP 400 naming "stream_options" is asked
+ * again at once without stream_options, still streaming; one that names "stream" to a
+ * streamed request with tools is asked again without streaming; likewise without
+ * tool_choice when the 400 names that. Each holds for the client's life (logged once).
  * out->text etc. stay empty on failure; attempts, http_status, elapsed_ms are set. */
 wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
                     const struct llm_tool *tools, size_t n_tools, struct llm_reply *out);

@@ -944,12 +944,14 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
     steplog_note(&r.log, "winagent: task: %s", cfg->prompt);
     steplog_note(&r.log,
                  "config: provider=%s model=%s tool_protocol=%s (%s) base_url=%s key=%s mode=%s "
-                 "max_steps=%d max_edge=%d history_images=%d shell=%s dry_run=%s stream=%s env=%s",
+                 "max_steps=%d max_edge=%d history_images=%d shell=%s dry_run=%s stream=%s "
+                 "store=%s env=%s",
                  llm_provider_name(cfg->provider), cfg->model,
                  llm_tool_protocol_name(cfg->protocol.protocol), cfg->protocol.why,
                  cfg->base_url ? cfg->base_url : "(default)", cfg->api_key ? "set" : "none",
                  obs_mode_name(cfg->mode), cfg->max_steps, cfg->max_edge, cfg->history_images,
                  shell, cfg->dry_run ? "yes" : "no", cfg->stream ? "yes" : "no",
+                 cfg->store ? "yes" : "no",
                  cfg->settings.dotenv_path ? cfg->settings.dotenv_path : "(none)");
 
     struct llm_config lc = {
@@ -958,6 +960,7 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
         .model = cfg->model,
         .api_key = cfg->api_key,
         .stream = cfg->stream,
+        .store = cfg->store,
         .temperature = -1,
         /* the client reads 0 as "default" and a negative count as "no retries" */
         .max_retries = cfg->llm_retries < 0    ? 0

@@ -147,6 +147,17 @@ class OpenAIComputerUse(unittest.TestCase):
     def test_whole_replies_too(self):
         self.check_actions("--no-stream")
 
+    def test_stored_on_the_server_when_asked(self):
+        self.check_actions("--store")
+
+    def test_a_storage_setting_neither_on_nor_off_is_refused(self):
+        with fake_llm({"steps": [{"text": "never"}]}) as fake:
+            r = Run(fake, provider="responses", env={"WINAGENT_STORE": "perhaps"}).run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 1, r.err)
+        self.assertIn("WINAGENT_STORE must be on or off, not 'perhaps'", r.err)
+        self.assertEqual(reqs, [])
+
     def check_actions(self, *args):
         steps = [
             {"tool_calls": [call("computer", action={"type": "click", "button": "left",
@@ -169,11 +180,17 @@ class OpenAIComputerUse(unittest.TestCase):
         self.assertEqual(out["output"]["type"], "computer_screenshot")
         self.assertTrue(out["output"]["image_url"].startswith("data:image/png;base64,"))
         self.assertNotIn("acknowledged_safety_checks", out)
-        # the call goes back as it came, after the reasoning that led to it
+        # nothing stored on the server unless --store: the reasoning is asked for
+        # encrypted, and the call goes back as it came, after its reasoning item, whole
+        store = "--store" in args
+        self.assertIs(reqs[0]["body"]["store"], store)
+        self.assertEqual(reqs[0]["body"].get("include"),
+                         None if store else ["reasoning.encrypted_content"])
         sent = reqs[1]["body"]["input"]
         at = [i for i, item in enumerate(sent) if item.get("type") == "computer_call"][-1]
         self.assertEqual(sent[at - 1]["type"], "reasoning")
         self.assertEqual(sent[at - 1]["summary"][0]["text"], "Save is at the top left")
+        self.assertEqual("encrypted_content" in sent[at - 1], not store)
         self.assertEqual(sent[at]["action"]["x"], SAVE_PX[0])
         # winagent's report rides beside, in a user message
         report = reqs[1]["body"]["input"][-1]

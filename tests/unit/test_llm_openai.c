@@ -556,6 +556,45 @@ static void stream_with_tools_refused(void **state)
     fake_llm_stop(&s.f);
 }
 
+/* A server that refuses only stream_options (older Azure api-versions): asked again at
+ * once without it, still streaming, and never sent it again. */
+static void stream_options_refused(void **state)
+{
+    (void)state;
+    struct session s;
+    session_open(&s, "{'refuse':['stream_options'],'steps':[{'text':'one'},{'text':'two'}]}",
+                 LLM_PROVIDER_OPENAI, true);
+    struct llm_reply r;
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
+    assert_string_equal(r.text, "one");
+    assert_int_equal(r.attempts, 2);
+    llm_reply_cleanup(&r);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
+    assert_string_equal(r.text, "two");
+    assert_int_equal(r.attempts, 1);
+    llm_reply_cleanup(&r);
+    assert_string_equal(dynbuf_str(&s.cap.deltas), "onetwo"); /* streamed, both */
+    cJSON *reqs = fake_llm_requests(&s.f);
+    assert_int_equal(cJSON_GetArraySize(reqs), 3);
+    assert_string_equal(str_at(reqs, "0/response/refusal"), "stream_options");
+    for (int i = 1; i < 3; i++) {
+        char path[32];
+        snprintf(path, sizeof path, "%d/body/stream", i);
+        assert_true(cJSON_IsTrue(at(reqs, path)));
+        snprintf(path, sizeof path, "%d/body/stream_options", i);
+        assert_null(at(reqs, path));
+    }
+    cJSON_Delete(reqs);
+    const char *log = dynbuf_str(&s.cap.log);
+    const char *once = strstr(log, "refuses stream_options");
+    assert_non_null(once);
+    assert_null(strstr(once + 1, "refuses stream_options"));
+    assert_null(strstr(log, "refuses streaming"));
+    session_disconnect(&s);
+    assert_schema_valid(&s.f);
+    fake_llm_stop(&s.f);
+}
+
 /* A local server as vLLM and llama.cpp answer: images refused in tool messages (the
  * client never puts them there), streaming with tools refused, tool_choice rejected.
  * Each fallback happens once and holds for the client's lifetime. */
@@ -620,6 +659,7 @@ int main(void)
         cmocka_unit_test(calls_written_as_text),
         cmocka_unit_test(text_round_goes_back_as_text),
         cmocka_unit_test(stream_with_tools_refused),
+        cmocka_unit_test(stream_options_refused),
         cmocka_unit_test(local_server_refusals),
         cmocka_unit_test(every_quirk_streamed_and_not),
         cmocka_unit_test(tool_round_request_shape),
