@@ -6,10 +6,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
+#include "base/dynbuf.h"
 #include "llm/protocol.h"
 #include "llm/textcalls.h"
 
@@ -200,6 +202,50 @@ static void claude_computer_version_by_model(void **state)
         assert_ptr_equal(llm_claude_computer_for(id), v);
 }
 
+/* The table in docs/conformance.md is the code's: between its markers it says exactly
+ * what llm_claude_computer_row gives (the expected text is printed when it does not). */
+static void claude_versions_documented(void **state)
+{
+    (void)state;
+    struct dynbuf want;
+    dynbuf_init(&want, 1 << 16);
+    dynbuf_adds(&want, "| Model | API id | Tool type | Beta header | Zoom |\n"
+                       "|---|---|---|---|---|\n");
+    const char *name, *id;
+    const struct llm_claude_computer *v;
+    for (size_t i = 0; llm_claude_computer_row(i, &name, &id, &v); i++)
+        dynbuf_addf(&want, "| %s | `%s` | `%s` | `%s` | %s |\n", name, id, v->tool, v->beta,
+                    v->zoom ? "`enable_zoom: true`" : "no");
+    v = llm_claude_computer_for("claude-model-from-later");
+    dynbuf_addf(&want, "| any other (a later model) | | `%s` | `%s` | %s |\n", v->tool, v->beta,
+                v->zoom ? "`enable_zoom: true`" : "no");
+    const char *src = getenv("WINAGENT_SRC");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/docs/conformance.md", src && src[0] ? src : ".");
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        fail_msg("cannot read %s", path);
+    struct dynbuf doc;
+    dynbuf_init(&doc, 1 << 22);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
+        dynbuf_add(&doc, buf, n);
+    fclose(fp);
+    static const char begin[] = "<!-- claude-computer-versions: generated, checked by "
+                                "unit.llm_protocol -->\n",
+                      end[] = "<!-- /claude-computer-versions -->";
+    const char *b = strstr(dynbuf_str(&doc), begin);
+    const char *e = b ? strstr(b, end) : NULL;
+    bool same = b && e && (size_t)(e - b) - (sizeof begin - 1) == want.len &&
+                memcmp(b + sizeof begin - 1, dynbuf_str(&want), want.len) == 0;
+    if (!same)
+        fail_msg("%s: the table between\n%s and %s\nmust read:\n%s", path, begin, end,
+                 dynbuf_str(&want));
+    dynbuf_cleanup(&doc);
+    dynbuf_cleanup(&want);
+}
+
 static void coords_to_999(void **state)
 {
     (void)state;
@@ -242,6 +288,7 @@ int main(void)
         cmocka_unit_test(coords_to_999),
         cmocka_unit_test(smart_resize_rounds_halves_to_even),
         cmocka_unit_test(claude_computer_version_by_model),
+        cmocka_unit_test(claude_versions_documented),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
