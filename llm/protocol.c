@@ -233,13 +233,14 @@ static int version_token(const char *tok)
 
 /* "claude-sonnet-4-5-20250929", "anthropic.claude-3-7-sonnet-20250219-v1:0",
  * "claude-opus-4-1@20250805", "claude-sonnet-4.6": the family's word, then the version
- * after it (or before it, as Claude 3 names were written). False when no family is named. */
+ * after it (or before it, as Claude 3 names were written). False when no family is named
+ * (model not NULL). */
 static bool claude_family_of(const char *model, struct claude_family *out)
 {
     enum { MAX_TOKENS = 24 };
     char tok[MAX_TOKENS][16];
     int n = 0, f = -1;
-    for (const char *p = model; p && *p && n < MAX_TOKENS;) {
+    for (const char *p = model; *p && n < MAX_TOKENS;) {
         while (*p && !isalnum((unsigned char)*p))
             p++;
         size_t k = 0;
