@@ -227,6 +227,40 @@ static void text_round(void **state)
     fake_llm_stop(&f);
 }
 
+/* The computer tool of a 100x80 display, as the only tool. */
+static struct llm_computer_tool test_display = {.display_width = 100, .display_height = 80};
+static const struct llm_tool computer_tools[] = {{"computer", NULL, NULL, &test_display}};
+
+/* Asks the model of s (with the computer tool) for its calls, expecting n, and keeps them
+ * in the conversation. */
+static void computer_calls(struct session *s, size_t n)
+{
+    struct llm_reply r;
+    assert_int_equal(llm_complete(s->c, &s->conv, computer_tools, 1, &r), WA_E_OK);
+    assert_int_equal(r.n_calls, n);
+    assert_int_equal(llm_conversation_add_reply(&s->conv, &r), WA_E_OK);
+    llm_reply_cleanup(&r);
+}
+
+/* Answers computer call id with the test screenshot and report; failed marks it so. */
+static void computer_result(struct session *s, const char *id, const char *report, bool failed)
+{
+    struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
+    assert_int_equal(
+        llm_conversation_add_computer_result(&s->conv, id, "computer", report, &img, false),
+        WA_E_OK);
+    assert_true(!failed || llm_conversation_mark_failed(&s->conv));
+}
+
+/* Asks the model of s for its final text, which must be want. */
+static void computer_done(struct session *s, const char *want)
+{
+    struct llm_reply r;
+    assert_int_equal(llm_complete(s->c, &s->conv, computer_tools, 1, &r), WA_E_OK);
+    assert_string_equal(r.text, want);
+    llm_reply_cleanup(&r);
+}
+
 /* The computer tool as a model takes it: the Anthropic version by model family (the
  * fake refuses another, as the API does), enable_zoom with computer_20251124, and a
  * failed action's result marked is_error. */
@@ -250,30 +284,15 @@ static void claude_computer_tool_by_model(void **state)
     struct fake_llm f;
     assert_true(fake_llm_start(&f, "{'steps':[" CLICK_ROUND "," CLICK_ROUND "," CLICK_ROUND
                                    "," CLICK_ROUND "," CLICK_ROUND "]}"));
-    struct llm_computer_tool ct = {.display_width = 100, .display_height = 80};
-    struct llm_tool tools[] = {{"computer", NULL, NULL, &ct}};
-    struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
     for (int i = 0; i < N; i++) {
         struct session s;
         session_attach(&s, &f, LLM_PROVIDER_ANTHROPIC, i % 2 == 0);
         s.cfg.model = cases[i].model;
         session_connect(&s);
-        struct llm_reply r;
-        assert_int_equal(llm_complete(s.c, &s.conv, tools, 1, &r), WA_E_OK);
-        assert_int_equal(r.n_calls, 2);
-        assert_int_equal(llm_conversation_add_reply(&s.conv, &r), WA_E_OK);
-        assert_int_equal(llm_conversation_add_computer_result(&s.conv, "toolu_1", "computer",
-                                                              "{\"success\":true}", &img, false),
-                         WA_E_OK);
-        assert_int_equal(llm_conversation_add_computer_result(
-                             &s.conv, "toolu_2", "computer",
-                             "{\"success\":false,\"error\":\"unsupported\"}", &img, false),
-                         WA_E_OK);
-        assert_true(llm_conversation_mark_failed(&s.conv));
-        llm_reply_cleanup(&r);
-        assert_int_equal(llm_complete(s.c, &s.conv, tools, 1, &r), WA_E_OK);
-        assert_string_equal(r.text, "done");
-        llm_reply_cleanup(&r);
+        computer_calls(&s, 2);
+        computer_result(&s, "toolu_1", "{\"success\":true}", false);
+        computer_result(&s, "toolu_2", "{\"success\":false,\"error\":\"unsupported\"}", true);
+        computer_done(&s, "done");
         cJSON *reqs = fake_llm_requests(&f);
         assert_all_valid(reqs);
         const cJSON *q = cJSON_GetArrayItem(reqs, 2 * i + 1);
@@ -307,9 +326,6 @@ static void responses_storage(void **state)
     "{'text':'saved'}"
     struct fake_llm f;
     assert_true(fake_llm_start(&f, "{'steps':[" CU_ROUND "," CU_ROUND "," CU_ROUND "]}"));
-    struct llm_computer_tool ct = {.display_width = 100, .display_height = 80};
-    struct llm_tool tools[] = {{"computer", NULL, NULL, &ct}};
-    struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
     for (int i = 0; i < 3; i++) {
         bool store = i == 2;
         struct session s;
@@ -317,17 +333,9 @@ static void responses_storage(void **state)
         s.cfg.model = "computer-use-preview";
         s.cfg.store = store;
         session_connect(&s);
-        struct llm_reply r;
-        assert_int_equal(llm_complete(s.c, &s.conv, tools, 1, &r), WA_E_OK);
-        assert_int_equal(r.n_calls, 1);
-        assert_int_equal(llm_conversation_add_reply(&s.conv, &r), WA_E_OK);
-        assert_int_equal(llm_conversation_add_computer_result(&s.conv, "cu_call_1", "computer",
-                                                              "{\"success\":true}", &img, false),
-                         WA_E_OK);
-        llm_reply_cleanup(&r);
-        assert_int_equal(llm_complete(s.c, &s.conv, tools, 1, &r), WA_E_OK);
-        assert_string_equal(r.text, "saved");
-        llm_reply_cleanup(&r);
+        computer_calls(&s, 1);
+        computer_result(&s, "cu_call_1", "{\"success\":true}", false);
+        computer_done(&s, "saved");
         cJSON *reqs = fake_llm_requests(&f);
         assert_all_valid(reqs);
         const cJSON *q = at(cJSON_GetArrayItem(reqs, 2 * i + 1), "body");
