@@ -47,7 +47,8 @@ class Memory:
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.signatures = {}       # (name, args as JSON) -> thoughtSignature
+        self.signatures = {}       # (name, args as JSON) -> the thoughtSignatures it came
+                                   # with (None among them: once without one)
         self.reasoning = {}        # rs id -> {"encrypted": str | None, "stored": bool,
                                    #           "next": id of the item after it | None}
         self.after_reasoning = {}  # item id -> (rs id, item type)
@@ -59,8 +60,8 @@ class Memory:
         with self.lock:
             for p in parts:
                 fc = p.get("functionCall")
-                if isinstance(fc, dict) and p.get("thoughtSignature"):
-                    self.signatures[_call_key(fc)] = p["thoughtSignature"]
+                if isinstance(fc, dict):  # None: once issued without a signature
+                    self.signatures.setdefault(_call_key(fc), set()).add(p.get("thoughtSignature"))
 
     def remember_responses(self, response_id, items, store):
         """The output items of a Responses reply sent, under that request's store."""
@@ -199,8 +200,11 @@ def gemini_thought_signatures(req, memory):
                 fc = part.get("functionCall") if isinstance(part, dict) else None
                 if not isinstance(fc, dict):
                     continue
-                sig = memory.signatures.get(_call_key(fc))
-                if sig and part.get("thoughtSignature") != sig:
+                sigs = memory.signatures.get(_call_key(fc), {None})
+                sig = part.get("thoughtSignature")
+                if sig is not None and sig not in sigs:
+                    out.append(Refusal(400, "Corrupted thought signature."))
+                elif sig not in sigs:
                     out.append(Refusal(400, "Function call is missing a thought_signature in "
                                             "functionCall parts. This is required for tools to "
                                             "work correctly, and missing thought_signature may "

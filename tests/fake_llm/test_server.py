@@ -1443,6 +1443,8 @@ class TestStrictGemini(ServerCase):
                      "name": "desktop", "response": {"output": "waited"}}}]}]
         refused(self, fake, path, gemini_body(turns), 400,
                 "Function call is missing a thought_signature")
+        turns[1]["parts"][0]["thoughtSignature"] = "Zm9yZ2Vk"
+        refused(self, fake, path, gemini_body(turns), 400, "Corrupted thought signature")
         turns[1]["parts"][0]["thoughtSignature"] = "SIG"
         self.assertEqual(post(fake, path, gemini_body(turns))[0], 200)
         # an earlier turn (before the latest user text) is not checked, nor other models
