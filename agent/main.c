@@ -27,7 +27,7 @@ static const char usage_text[] =
     "  winagent --help | --version\n"
     "run options: --provider openai-compatible|google --base-url URL --model NAME\n"
     "  --max-steps N --mode auto|a11y|pixel --max-edge PX --history-images N --log-dir DIR\n"
-    "  --shell on|off|confirm --dry-run --no-stream --audit-log FILE\n"
+    "  --shell on|off|confirm --dry-run --no-stream --store --audit-log FILE\n"
     "  --delivery foreground|background|auto   how input reaches windows (also for the\n"
     "      desktop commands, mcp and serve): background acts through patterns and window\n"
     "      messages, leaving the cursor, the foreground and the focus to the user\n";
