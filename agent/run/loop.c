@@ -443,17 +443,20 @@ static char *answer_call(struct run *r, const struct llm_tool_call *call,
     dynbuf_adds(&text, result_text ? result_text : "{}");
     struct llm_image img;
     bool has_img;
+    wa_err added;
     if (is_computer_call(r, call)) { /* the screenshot is the answer; the report beside it */
         has_img = res->obs.kind == OBS_IMAGE;
         img.mime = "image/png";
         img.base64 = res->obs.png_base64;
-        llm_conversation_add_computer_result(&r->conv, call->id, call->name, dynbuf_str(&text),
-                                             has_img ? &img : NULL, acknowledged);
+        added = llm_conversation_add_computer_result(
+            &r->conv, call->id, call->name, dynbuf_str(&text), has_img ? &img : NULL, acknowledged);
     } else {
         observation_for_model(r, &res->obs, &text, &img, &has_img);
-        llm_conversation_add_tool_result(&r->conv, call->id, call->name, dynbuf_str(&text),
-                                         has_img ? &img : NULL);
+        added = llm_conversation_add_tool_result(&r->conv, call->id, call->name, dynbuf_str(&text),
+                                                 has_img ? &img : NULL);
     }
+    if (!added && res->err) /* said as the wire says a failure (is_error, "error") */
+        llm_conversation_mark_failed(&r->conv);
     if (has_img) /* what the model's next pixel coordinates are in */
         r->view = (struct computer_view){res->obs.frame, res->obs.width, res->obs.height};
     dynbuf_cleanup(&text);
@@ -672,7 +675,8 @@ static void refuse_call(struct run *r, const struct llm_tool_call *call, wa_err 
 {
     cJSON *err = wire_error(NULL, code, message);
     char *text = cJSON_PrintUnformatted(err);
-    llm_conversation_add_tool_result(&r->conv, call->id, call->name, text ? text : "{}", NULL);
+    if (!llm_conversation_add_tool_result(&r->conv, call->id, call->name, text ? text : "{}", NULL))
+        llm_conversation_mark_failed(&r->conv);
     cJSON_AddStringToObject(trace, TRACE_NAME, call->name);
     if (call->parsed)
         cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, cJSON_Duplicate(call->parsed, true));
@@ -954,12 +958,14 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
     steplog_note(&r.log, "winagent: task: %s", cfg->prompt);
     steplog_note(&r.log,
                  "config: provider=%s model=%s tool_protocol=%s (%s) base_url=%s key=%s mode=%s "
-                 "max_steps=%d max_edge=%d history_images=%d shell=%s dry_run=%s stream=%s env=%s",
+                 "max_steps=%d max_edge=%d history_images=%d shell=%s dry_run=%s stream=%s "
+                 "store=%s env=%s",
                  llm_provider_name(cfg->provider), cfg->model,
                  llm_tool_protocol_name(cfg->protocol.protocol), cfg->protocol.why,
                  cfg->base_url ? cfg->base_url : "(default)", cfg->api_key ? "set" : "none",
                  obs_mode_name(cfg->mode), cfg->max_steps, cfg->max_edge, cfg->history_images,
                  shell, cfg->dry_run ? "yes" : "no", cfg->stream ? "yes" : "no",
+                 cfg->store ? "yes" : "no",
                  cfg->settings.dotenv_path ? cfg->settings.dotenv_path : "(none)");
 
     struct llm_config lc = {
@@ -968,6 +974,7 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
         .model = cfg->model,
         .api_key = cfg->api_key,
         .stream = cfg->stream,
+        .store = cfg->store,
         .temperature = -1,
         /* the client reads 0 as "default" and a negative count as "no retries" */
         .max_retries = cfg->llm_retries < 0    ? 0

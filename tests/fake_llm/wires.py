@@ -12,6 +12,8 @@ providers' references (openai-python types/responses, anthropic-sdk-python types
 import json
 import time
 
+from strict import encrypted_reasoning
+
 
 def _split(s, pieces=3):
     n = max(1, min(pieces, len(s)))
@@ -121,7 +123,7 @@ class Responses:
                 computer_calls[item.get("call_id")] = item
             elif t == "computer_call_output":
                 p.extend(Responses._computer_output(item, where, computer_calls))
-            elif t == "reasoning":
+            elif t in ("reasoning", "item_reference"):  # checked in strict.py
                 continue
             else:
                 p.append("%s.type: unknown item type %r" % (where, t))
@@ -229,8 +231,12 @@ class Responses:
     def _items(reply, req):
         items = []
         if reply.reasoning:
-            items.append({"id": "rs_fake%d" % req.n, "type": "reasoning",
-                          "summary": [{"type": "summary_text", "text": reply.reasoning}]})
+            rs = {"id": "rs_fake%d" % req.n, "type": "reasoning",
+                  "summary": [{"type": "summary_text", "text": reply.reasoning}]}
+            include = req.body.get("include")
+            if isinstance(include, list) and "reasoning.encrypted_content" in include:
+                rs["encrypted_content"] = encrypted_reasoning(rs["id"])
+            items.append(rs)
         if reply.text:
             items.append({"id": "msg_fake%d" % req.n, "type": "message", "status": "completed",
                           "role": "assistant",

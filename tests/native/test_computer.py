@@ -66,13 +66,15 @@ class GeminiComputerUse(unittest.TestCase):
         # the click's answer: the report as text, the screenshot inside the response
         fr = responses(reqs[1])[-1]
         self.assertEqual(fr["name"], "click_at")
-        self.assertIn('"success":true', fr["response"]["content"])
+        self.assertIn('"success":true', fr["response"]["output"])
         self.assertEqual(fr["parts"][0]["inlineData"]["mimeType"], "image/png")
         self.assertNotIn("safety_acknowledgement", fr["response"])
         # what winagent cannot do is said to the model, and the run goes on
         typed, browser = responses(reqs[2])[-2:]
-        self.assertIn('"success":true', typed["response"]["content"])
-        self.assertIn("not a browser", browser["response"]["content"])
+        self.assertIn('"success":true', typed["response"]["output"])
+        # a failed action's result is the response's "error", as the API reads it
+        self.assertIn("not a browser", browser["response"]["error"])
+        self.assertNotIn("output", browser["response"])
         self.assertTrue(browser["parts"][0]["inlineData"]["data"])
 
     def test_a_browser_only_model_gets_the_browser_without_its_browser_functions(self):
@@ -104,8 +106,8 @@ class SafetyConfirmation(unittest.TestCase):
     def test_unattended_the_action_is_refused_and_the_model_told(self):
         r, fr = self.run_flagged()
         self.assertFalse(clicked_save(r), r.actions())
-        self.assertIn("nobody is here to confirm it", fr["response"]["content"])
-        self.assertIn("Saving over a file", fr["response"]["content"])
+        self.assertIn("nobody is here to confirm it", fr["response"]["error"])
+        self.assertIn("Saving over a file", fr["response"]["error"])
         self.assertNotIn("safety_acknowledgement", fr["response"])
 
     def test_a_person_who_agrees_lets_it_run_and_it_is_acknowledged(self):
@@ -117,7 +119,7 @@ class SafetyConfirmation(unittest.TestCase):
     def test_a_person_who_declines_stops_it(self):
         r, fr = self.run_flagged("--shell", "confirm", answer="n\n")
         self.assertFalse(clicked_save(r), r.actions())
-        self.assertIn("the person declined", fr["response"]["content"])
+        self.assertIn("the person declined", fr["response"]["error"])
         self.assertNotIn("safety_acknowledgement", fr["response"])
 
 
@@ -145,6 +147,17 @@ class OpenAIComputerUse(unittest.TestCase):
     def test_whole_replies_too(self):
         self.check_actions("--no-stream")
 
+    def test_stored_on_the_server_when_asked(self):
+        self.check_actions("--store")
+
+    def test_a_storage_setting_neither_on_nor_off_is_refused(self):
+        with fake_llm({"steps": [{"text": "never"}]}) as fake:
+            r = Run(fake, provider="responses", env={"WINAGENT_STORE": "perhaps"}).run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 1, r.err)
+        self.assertIn("WINAGENT_STORE must be on or off, not 'perhaps'", r.err)
+        self.assertEqual(reqs, [])
+
     def check_actions(self, *args):
         steps = [
             {"tool_calls": [call("computer", action={"type": "click", "button": "left",
@@ -167,11 +180,17 @@ class OpenAIComputerUse(unittest.TestCase):
         self.assertEqual(out["output"]["type"], "computer_screenshot")
         self.assertTrue(out["output"]["image_url"].startswith("data:image/png;base64,"))
         self.assertNotIn("acknowledged_safety_checks", out)
-        # the call goes back as it came, after the reasoning that led to it
+        # nothing stored on the server unless --store: the reasoning is asked for
+        # encrypted, and the call goes back as it came, after its reasoning item, whole
+        store = "--store" in args
+        self.assertIs(reqs[0]["body"]["store"], store)
+        self.assertEqual(reqs[0]["body"].get("include"),
+                         None if store else ["reasoning.encrypted_content"])
         sent = reqs[1]["body"]["input"]
         at = [i for i, item in enumerate(sent) if item.get("type") == "computer_call"][-1]
         self.assertEqual(sent[at - 1]["type"], "reasoning")
         self.assertEqual(sent[at - 1]["summary"][0]["text"], "Save is at the top left")
+        self.assertEqual("encrypted_content" in sent[at - 1], not store)
         self.assertEqual(sent[at]["action"]["x"], SAVE_PX[0])
         # winagent's report rides beside, in a user message
         report = reqs[1]["body"]["input"][-1]
@@ -224,6 +243,22 @@ class AnthropicComputerUse(unittest.TestCase):
 
     def test_whole_replies_too(self):
         self.check_actions("--no-stream")
+
+    def test_claude_sonnet_4_6_gets_its_tool_version(self):
+        # the strict fake refuses computer_20250124 for this model, as the API does
+        steps = [{"tool_calls": [call("computer", action="left_click", coordinate=SAVE_PX)]},
+                 {"text": "done"}]
+        with fake_llm({"steps": steps}) as fake:
+            r = ComputerRun(fake, provider="anthropic", model="claude-sonnet-4-6").run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 0, r.err)
+        self.assertEqual([q["response"].get("problems") for q in reqs], [None] * 2)
+        self.assertEqual(reqs[0]["body"]["tools"][0],
+                         {"type": "computer_20251124", "name": "computer", "enable_zoom": True,
+                          "display_width_px": 1000, "display_height_px": 800})
+        headers = {k.lower(): v for k, v in reqs[0]["headers"].items()}
+        self.assertEqual(headers["anthropic-beta"], "computer-use-2025-11-24")
+        self.assertTrue(clicked_save(r), r.actions())
 
     def check_actions(self, *args):
         steps = [
