@@ -282,6 +282,45 @@ wa_err win_press_keys(const struct wa_key_combo *k)
     return WA_E_OK;
 }
 
+wa_err win_hold_keys(const struct wa_key_combo *k, bool down)
+{
+    if (!k || k->count <= 0 || k->count > WA_MAX_COMBO_KEYS)
+        return wa_fail(WA_E_INVALID_ARGS, "a key combination needs 1 to %d keys",
+                       WA_MAX_COMBO_KEYS);
+    int n = k->count;
+    WORD vks[WA_MAX_COMBO_KEYS];
+    INPUT in[WA_MAX_COMBO_KEYS];
+    for (int i = 0; i < n; i++)
+        vks[i] = k->vk[i];
+    if (!down) {
+        release_keys(vks, n);
+        return WA_E_OK; /* retried there; what cannot be released is not ours to report */
+    }
+    if (n > 1 || holds_modifier(k))
+        let_activation_catch_up();
+    for (int i = 0; i < n; i++)
+        key_event(&in[i], vks[i], false);
+    UINT sent = SendInput((UINT)n, in, sizeof in[0]);
+    if (sent != (UINT)n) {
+        release_keys(vks, (int)sent); /* all or nothing */
+        return input_blocked(sent, (UINT)n);
+    }
+    return WA_E_OK;
+}
+
+wa_err win_cursor_position(int *x, int *y)
+{
+    POINT p;
+    if (!GetCursorPos(&p)) {
+        char msg[300];
+        return wa_fail(WA_E_ACTION_FAILED, "GetCursorPos failed (%s)",
+                       win_error_text(GetLastError(), msg, sizeof msg));
+    }
+    *x = (int)p.x;
+    *y = (int)p.y;
+    return WA_E_OK;
+}
+
 /* Appends the press and release of one UTF-16 unit, or of Enter / Tab. */
 static UINT add_unit(INPUT *in, wchar_t u)
 {
