@@ -155,17 +155,19 @@ static struct computer_version computer_version(const char *model)
 }
 
 /* {"type":"computer_2025...","name":"computer","display_width_px","display_height_px"}:
- * the display is the screenshots' size, so coordinates come in their pixels. */
+ * the display is the screenshots' size, so coordinates come in their pixels; the
+ * version that has zoom gets it (winagent answers it with the region's image). */
 static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model,
                               wa_err *err)
 {
     (void)err;
     cJSON *t = cJSON_CreateObject();
-    return llm_add(list, NULL, t) &&
-           cJSON_AddStringToObject(t, "type", computer_version(model).type) &&
+    const char *type = computer_version(model).type;
+    return llm_add(list, NULL, t) && cJSON_AddStringToObject(t, "type", type) &&
            cJSON_AddStringToObject(t, "name", "computer") &&
            cJSON_AddNumberToObject(t, "display_width_px", ct->display_width) &&
-           cJSON_AddNumberToObject(t, "display_height_px", ct->display_height);
+           cJSON_AddNumberToObject(t, "display_height_px", ct->display_height) &&
+           (strcmp(type, "computer_20251124") != 0 || cJSON_AddTrueToObject(t, "enable_zoom"));
 }
 
 /* {"name","description","input_schema"} */
