@@ -82,7 +82,47 @@ static bool send_move(RECT vs, int x, int y)
     return SendInput(1, &in, sizeof in) == 1;
 }
 
+/* Wine (8, X11) sets Ctrl, Shift, Alt and Win to the X server's state when it moves the
+ * X pointer, so a modifier SendInput holds (a ctrl+click, a shift+drag) is let go by
+ * every move: measured under Wine, GetAsyncKeyState(VK_CONTROL) reads 0 right after a
+ * move and a list box takes the click as a plain one. The modifiers down before a move
+ * go down again after it. */
+static const WORD modifier_keys[] = {VK_CONTROL, VK_SHIFT, VK_MENU, VK_LWIN, VK_RWIN};
+
+static void key_event(INPUT *in, WORD vk, bool up);
+
+static unsigned modifiers_down(void)
+{
+    unsigned down = 0;
+    for (unsigned i = 0; i < sizeof modifier_keys / sizeof *modifier_keys; i++)
+        if (GetAsyncKeyState(modifier_keys[i]) & 0x8000)
+            down |= 1u << i;
+    return down;
+}
+
+static void keep_modifiers_down(unsigned before)
+{
+    unsigned lost = before & ~modifiers_down();
+    for (unsigned i = 0; i < sizeof modifier_keys / sizeof *modifier_keys; i++)
+        if (lost & (1u << i)) {
+            INPUT in;
+            key_event(&in, modifier_keys[i], false);
+            SendInput(1, &in, sizeof in);
+        }
+}
+
+static wa_err move_pointer(int x, int y);
+
 wa_err win_mouse_move(int x, int y)
+{
+    unsigned held = under_wine() ? modifiers_down() : 0;
+    wa_err e = move_pointer(x, y);
+    if (held)
+        keep_modifiers_down(held);
+    return e;
+}
+
+static wa_err move_pointer(int x, int y)
 {
     RECT vs = virtual_screen();
     if (x < vs.left || x >= vs.right || y < vs.top || y >= vs.bottom)
