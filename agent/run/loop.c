@@ -139,6 +139,14 @@ static void observation_for_model(struct run *r, const struct observation *o, st
                                   struct llm_image *img, bool *has_img)
 {
     *has_img = false;
+    if (o->kind == OBS_IMAGE && r->computer && r->view.width > 0 &&
+        (o->width != r->view.width || o->height != r->view.height)) {
+        /* the model is told one display: an image of a window (a tree that could not be
+         * read) would be another */
+        dynbuf_adds(text, "\n\nObservation: no tree could be read (the image is not sent: "
+                          "take a screenshot).");
+        return;
+    }
     if (o->kind == OBS_IMAGE && (r->computer || r->cfg->protocol.grammar == LLM_TEXT_UITARS)) {
         /* the computer tool and grounding models place points in their own space: no
          * 0-999 here */

@@ -387,6 +387,19 @@ class AnthropicComputerUse(unittest.TestCase):
         self.assertLessEqual(abs(x - 729.5), 3)
         self.assertLessEqual(abs(y - 529.5), 3)
 
+    def test_a_window_image_is_never_sent_beside_the_display(self):
+        """window_tree of a window whose tree cannot be read gets no image of the window:
+        the model's only images are of its display."""
+        red = {"hwnd": 4000, "title": "Target", "process": "target.exe", "pid": 40,
+               "rect": [700, 500, 760, 560], "foreground": True, "color": "#ff0000"}
+        scene = scene_with(window=red)
+        steps = [{"tool_calls": [call("window_tree")]}, {"text": "no tree"}]
+        r, reqs = self.run_steps(steps, scene=scene)
+        os.unlink(scene)
+        res = tool_results(reqs[1])[-1]
+        self.assertIn("no tree could be read", json.dumps(res))
+        self.assertEqual(set(image_sizes(reqs[1])), {DISPLAY})
+
     def test_the_actions_of_each_version(self):
         steps = [
             {"tool_calls": [call("computer", action="mouse_move", coordinate=[300, 200]),

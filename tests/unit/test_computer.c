@@ -146,6 +146,59 @@ static void gemini_35_actions(void **state)
     refused(COMPUTER_GEMINI, "wait", "{\"seconds\":31}", &FULL, "at most 30");
 }
 
+/* The rest of each table, one call each: what it becomes. */
+static void every_other_action(void **state)
+{
+    (void)state;
+    static const struct {
+        enum computer_proto p;
+        const char *name, *json;
+        enum op_id op;
+        const char *text; /* the step's keys or text, or NULL */
+    } rows[] = {
+        {COMPUTER_GEMINI, "hover_at", "{\"x\":1,\"y\":2}", OP_MOVE_AT, NULL},
+        {COMPUTER_GEMINI, "go_back", "{}", OP_KEY, "alt+left"},
+        {COMPUTER_GEMINI, "go_forward", "{}", OP_KEY, "alt+right"},
+        {COMPUTER_GEMINI, "navigate", "{\"url\":\"https://example.com\"}", OP_LAUNCH, NULL},
+        {COMPUTER_GEMINI, "click", "{\"x\":1,\"y\":2}", OP_CLICK_AT, NULL},
+        {COMPUTER_GEMINI, "double_click", "{\"x\":1,\"y\":2}", OP_CLICK_AT, NULL},
+        {COMPUTER_GEMINI, "middle_click", "{\"x\":1,\"y\":2}", OP_CLICK_AT, NULL},
+        {COMPUTER_GEMINI, "type", "{\"text\":\"hi\"}", OP_TYPE, "hi"},
+        {COMPUTER_OPENAI, "computer", "{\"action\":{\"type\":\"click\",\"button\":\"back\"}}",
+         OP_KEY, "alt+left"},
+        {COMPUTER_OPENAI, "computer", "{\"action\":{\"type\":\"type\",\"text\":\"x\"}}", OP_TYPE,
+         "x"},
+        {COMPUTER_ANTHROPIC, "computer", "{\"action\":\"wait\",\"duration\":2}", OP_WAIT, NULL},
+        {COMPUTER_ANTHROPIC, "computer", "{\"action\":\"middle_click\"}", OP_CLICK_AT, NULL},
+        {COMPUTER_ANTHROPIC, "computer", "{\"action\":\"right_click\",\"coordinate\":[1,1]}",
+         OP_CLICK_AT, NULL},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        struct computer_plan pl;
+        planned(rows[i].p, rows[i].name, rows[i].json, &FULL, 1, &pl);
+        const struct op_request *q = &pl.steps[0];
+        assert_int_equal(q->op->id, rows[i].op);
+        if (rows[i].text)
+            assert_string_equal(q->op->id == OP_KEY ? q->keys : q->text, rows[i].text);
+        computer_plan_cleanup(&pl);
+    }
+    struct computer_plan pl;
+    planned(COMPUTER_GEMINI, "double_click", "{\"x\":1,\"y\":2}", &FULL, 1, &pl);
+    assert_int_equal(pl.steps[0].clicks, 2);
+    computer_plan_cleanup(&pl);
+    planned(COMPUTER_GEMINI, "middle_click", "{\"x\":1,\"y\":2}", &FULL, 1, &pl);
+    assert_int_equal(pl.steps[0].button, WA_BUTTON_MIDDLE);
+    computer_plan_cleanup(&pl);
+    planned(COMPUTER_GEMINI, "type", "{\"text\":\"hi\",\"press_enter\":true}", &FULL, 2, &pl);
+    assert_string_equal(pl.steps[1].keys, "enter");
+    computer_plan_cleanup(&pl);
+    planned(COMPUTER_GEMINI, "take_screenshot", "{}", &FULL, 0, &pl); /* the answer has one */
+    computer_plan_cleanup(&pl);
+    planned(COMPUTER_ANTHROPIC, "computer", "{\"action\":\"wait\"}", &FULL, 1, &pl);
+    assert_true(pl.steps[0].seconds == 1);
+    computer_plan_cleanup(&pl);
+}
+
 static void gemini_scrolls_by_pixels_or_by_the_grid(void **state)
 {
     (void)state;
@@ -518,6 +571,7 @@ int main(void)
         cmocka_unit_test(gemini_drags_by_either_set_of_names),
         cmocka_unit_test(gemini_35_actions),
         cmocka_unit_test(gemini_scrolls_by_pixels_or_by_the_grid),
+        cmocka_unit_test(every_other_action),
         cmocka_unit_test(pixels_of_a_full_size_screenshot_are_screen_pixels),
         cmocka_unit_test(pixels_of_a_downscaled_screenshot_are_scaled_back),
         cmocka_unit_test(anthropic_actions_by_version),
