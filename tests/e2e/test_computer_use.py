@@ -71,6 +71,20 @@ def function_responses(req):
             if "functionResponse" in p]
 
 
+def click_red(test, provider, model, call):
+    """One call of the computer tool aimed at testapp's red target, found in the
+    screenshot: the requests, after checking that the click landed within 3 pixels."""
+    steps = [{"tool_calls": [call], "expect": {"has_image": True}},
+             {"text": "clicked red", "expect": {"has_image": True}}]
+    with TestApp() as app:
+        r, reqs = run(test, steps, provider, model)
+        hit = app.wait_event(lambda e: e.get("event") == "click" and e.get("control") == "canvas")
+    test.assertEqual(r.out.strip(), "clicked red")
+    test.assertEqual(hit["target"], "red", hit)
+    assert_near(test, (hit["x"], hit["y"]), RED, "click")
+    return reqs
+
+
 RED = (69.5, 69.5)  # the red target's middle, canvas client pixels
 GREEN = (179.5, 149.5)
 BLUE = (289.5, 229.5)
@@ -78,20 +92,9 @@ BLUE = (289.5, 229.5)
 
 class GeminiComputerUseOnTestapp(unittest.TestCase):
     def test_click_at_lands_on_the_red_target(self):
-        steps = [
-            {"tool_calls": [{"name": "click_at", "arguments": {"x": "${color_x:ff0000}",
-                                                               "y": "${color_y:ff0000}"}}],
-             "expect": {"has_image": True}},
-            {"text": "clicked red", "expect": {"has_image": True}},
-        ]
-        with TestApp() as app:
-            r, reqs = run(self, steps, "gemini", "gemini-3.5-flash")
-            hit = app.wait_event(lambda e: e.get("event") == "click"
-                                 and e.get("control") == "canvas")
-        self.assertEqual(r.out.strip(), "clicked red")
+        reqs = click_red(self, "gemini", "gemini-3.5-flash", {"name": "click_at", "arguments": {
+            "x": "${color_x:ff0000}", "y": "${color_y:ff0000}"}})
         self.assertIn("computerUse", reqs[0]["body"]["tools"][0])
-        self.assertEqual(hit["target"], "red", hit)
-        assert_near(self, (hit["x"], hit["y"]), RED, "click")
         # the click's answer carried the screenshot after it inside the function response
         fr = function_responses(reqs[1])[-1]
         self.assertEqual(fr["name"], "click_at")
@@ -143,20 +146,13 @@ class GeminiComputerUseOnTestapp(unittest.TestCase):
 
 class OpenAIComputerUseOnTestapp(unittest.TestCase):
     def test_click_lands_on_the_red_target(self):
-        steps = [{"tool_calls": [{"name": "computer", "arguments": {"action": {
-            "type": "click", "button": "left",
-            "x": "${pixel_x:ff0000}", "y": "${pixel_y:ff0000}"}}}],
-            "expect": {"has_image": True}},
-            {"text": "clicked red", "expect": {"has_image": True}}]
-        with TestApp() as app:
-            r, reqs = run(self, steps, "responses", "computer-use-preview")
-            hit = app.wait_event(lambda e: e.get("event") == "click"
-                                 and e.get("control") == "canvas")
+        reqs = click_red(self, "responses", "computer-use-preview", {
+            "name": "computer", "arguments": {"action": {
+                "type": "click", "button": "left",
+                "x": "${pixel_x:ff0000}", "y": "${pixel_y:ff0000}"}}})
         tool = reqs[0]["body"]["tools"][0]
         self.assertEqual(tool["type"], "computer_use_preview")
         self.assertEqual((tool["display_width"], tool["display_height"]), DISPLAY)
-        self.assertEqual(hit["target"], "red", hit)
-        assert_near(self, (hit["x"], hit["y"]), RED, "click")
         out = [i for i in reqs[1]["body"]["input"] if i.get("type") == "computer_call_output"]
         self.assertEqual(out[-1]["output"]["type"], "computer_screenshot")
 
@@ -183,17 +179,9 @@ def tool_results(req):
 
 class AnthropicComputerUseOnTestapp(unittest.TestCase):
     def test_left_click_lands_on_the_red_target(self):
-        steps = [{"tool_calls": [{"name": "computer", "arguments": {
-            "action": "left_click", "coordinate": ["${pixel_x:ff0000}", "${pixel_y:ff0000}"]}}],
-            "expect": {"has_image": True}},
-            {"text": "clicked red", "expect": {"has_image": True}}]
-        with TestApp() as app:
-            r, reqs = run(self, steps, "anthropic", "claude-sonnet-4-5")
-            hit = app.wait_event(lambda e: e.get("event") == "click"
-                                 and e.get("control") == "canvas")
+        reqs = click_red(self, "anthropic", "claude-sonnet-4-5", {"name": "computer", "arguments": {
+            "action": "left_click", "coordinate": ["${pixel_x:ff0000}", "${pixel_y:ff0000}"]}})
         self.assertEqual(reqs[0]["body"]["tools"][0]["type"], "computer_20250124")
-        self.assertEqual(hit["target"], "red", hit)
-        assert_near(self, (hit["x"], hit["y"]), RED, "click")
         res = tool_results(reqs[1])
         self.assertEqual([b["type"] for b in res[-1]["content"]], ["text", "image"])
 
