@@ -247,6 +247,20 @@ wa_err backend_press_keys(const struct wa_backend *b, const struct wa_key_combo 
     return b && b->press_keys ? b->press_keys(k) : UNSUPPORTED(b, "press keys");
 }
 
+wa_err backend_hold_keys(const struct wa_backend *b, const struct wa_key_combo *k, bool down)
+{
+    if (!k || k->count <= 0 || k->count > WA_MAX_COMBO_KEYS)
+        return wa_fail(WA_E_INVALID_ARGS, "no keys to hold");
+    return b && b->hold_keys ? b->hold_keys(k, down) : UNSUPPORTED(b, "hold keys down");
+}
+
+wa_err backend_cursor_position(const struct wa_backend *b, int *x, int *y)
+{
+    *x = *y = 0;
+    return b && b->cursor_position ? b->cursor_position(x, y)
+                                   : UNSUPPORTED(b, "tell where the pointer is");
+}
+
 wa_err backend_get_tree(const struct wa_backend *b, uint64_t hwnd, const struct wa_tree_opts *o,
                         struct wa_tree *out)
 {

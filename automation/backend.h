@@ -165,6 +165,11 @@ struct wa_backend {
     wa_err (*mouse_wheel)(int delta, bool horizontal);
     wa_err (*type_text)(const char *utf8);
     wa_err (*press_keys)(const struct wa_key_combo *k);
+    /* Presses a chord's keys in order and leaves them down (down), or releases them in
+     * reverse order (!down): the two halves of press_keys, apart. */
+    wa_err (*hold_keys)(const struct wa_key_combo *k, bool down);
+    /* Where the mouse pointer is, in screen pixels. */
+    wa_err (*cursor_position)(int *x, int *y);
 
     /* ---- background input: window messages to one window, whatever is in front ----
      * Neither moves the cursor, activates a window, changes the focus of another
@@ -253,6 +258,8 @@ wa_err backend_mouse_button(const struct wa_backend *b, enum wa_button btn, bool
 wa_err backend_mouse_wheel(const struct wa_backend *b, int delta, bool horizontal);
 wa_err backend_type_text(const struct wa_backend *b, const char *utf8);
 wa_err backend_press_keys(const struct wa_backend *b, const struct wa_key_combo *k);
+wa_err backend_hold_keys(const struct wa_backend *b, const struct wa_key_combo *k, bool down);
+wa_err backend_cursor_position(const struct wa_backend *b, int *x, int *y);
 wa_err backend_get_tree(const struct wa_backend *b, uint64_t hwnd, const struct wa_tree_opts *o,
                         struct wa_tree *out);
 wa_err backend_element_action(const struct wa_backend *b, struct wa_tree *t, size_t index,

@@ -40,6 +40,17 @@ struct session {
      * window, keyed by "0x<hwnd>", and the window of the last one. */
     cJSON *refs;
     uint64_t refs_last;
+    /* session_opts.one_display: the screen rectangle every observation shows, fixed by
+     * the first screenshot of a monitor. */
+    struct wa_rect display;
+    bool have_display;
+    /* What key_down and mouse_down left pressed, released by key_up and mouse_up or when
+     * the session ends: the keys in the order they went down, the buttons as bits
+     * (1 << enum wa_button) with where each went down. */
+    unsigned short held_keys[WA_MAX_COMBO_KEYS * 2];
+    int n_held_keys;
+    unsigned held_buttons;
+    int down_x[3], down_y[3];
 };
 
 /* What the core looked at before an acting operation, to wait for its effect and to

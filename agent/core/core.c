@@ -11,6 +11,7 @@
 #include "agent/core/look.h"
 #include "agent/core/operations.h"
 #include "agent/core/refs.h"
+#include "agent/core/send.h"
 #include "agent/core/verify.h"
 #include "agent/core/windows.h"
 #include "agent/core/wire.h"
@@ -111,6 +112,7 @@ void session_free(struct session *s)
 {
     if (!s)
         return;
+    send_release_held(s); /* a session never ends with a key or button held */
     tree_cleanup(&s->tree);
     cJSON_Delete(s->refs);
     os_mutex_free(s->lock);
@@ -259,7 +261,9 @@ static void look_after(struct call *k, uint64_t after, bool input)
         k->pixels_now = &k->before.after_image; /* how the window looks, settled */
     else if (after == k->before.window && k->unchanged)
         k->pixels_now = &k->before.image;
-    if (after && observe && reuse && s->o.observe.mode != OBS_PIXEL)
+    if (observe && s->have_display) /* the one display, whatever is in front */
+        e = call_observe_screen(k, s->display, &s->o.observe);
+    else if (after && observe && reuse && s->o.observe.mode != OBS_PIXEL)
         e = call_observe_reusing_tree(k, after, &s->o.observe);
     else if (after && observe)
         e = call_observe(k, after, &s->o.observe);

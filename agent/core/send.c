@@ -276,13 +276,15 @@ wa_err send_text(struct call *k, const char *text)
     return e;
 }
 
-/* win+r opens the Run dialog: a shell by another name. */
-static bool opens_run_dialog(const struct wa_key_combo *c)
+/* win+r opens the Run dialog: a shell by another name; with the keys the session holds
+ * down already (win held by key_down, then r, is win+r too). */
+static bool opens_run_dialog(const struct call *k, const struct wa_key_combo *c)
 {
     bool win = false, r = false;
-    for (int i = 0; i < c->count; i++) {
-        win = win || c->vk[i] == WA_VK_LWIN || c->vk[i] == WA_VK_LWIN + 1;
-        r = r || c->vk[i] == 'R';
+    for (int i = 0; i < c->count + k->s->n_held_keys; i++) {
+        unsigned short vk = i < c->count ? c->vk[i] : k->s->held_keys[i - c->count];
+        win = win || vk == WA_VK_LWIN || vk == WA_VK_LWIN + 1;
+        r = r || vk == 'R';
     }
     return win && r;
 }
@@ -290,7 +292,7 @@ static bool opens_run_dialog(const struct wa_key_combo *c)
 wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)
 {
     for (size_t i = 0; k->c->cfg.shell == SHELL_DENIED && i < n; i++)
-        if (opens_run_dialog(&combos[i]))
+        if (opens_run_dialog(k, &combos[i]))
             return wa_fail(WA_E_SHELL_DISABLED,
                            "%s refused: win+r opens the Run dialog, and the shell permission "
                            "is off",
@@ -311,6 +313,133 @@ wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)
         e = backend_press_keys(k->be, &combos[i]);
     }
     return e;
+}
+
+/* ---- keys and buttons held between operations ---- */
+
+static bool holds_key(const struct session *s, unsigned short vk)
+{
+    for (int i = 0; i < s->n_held_keys; i++)
+        if (s->held_keys[i] == vk)
+            return true;
+    return false;
+}
+
+/* The session now holds c's keys (down) or no longer does (up). */
+static void track_keys(struct session *s, const struct wa_key_combo *c, bool down)
+{
+    for (int i = 0; i < c->count; i++) {
+        unsigned short vk = c->vk[i];
+        if (down && !holds_key(s, vk) &&
+            s->n_held_keys < (int)(sizeof s->held_keys / sizeof *s->held_keys))
+            s->held_keys[s->n_held_keys++] = vk;
+        for (int j = 0; !down && j < s->n_held_keys; j++)
+            if (s->held_keys[j] == vk) {
+                memmove(&s->held_keys[j], &s->held_keys[j + 1],
+                        (size_t)(s->n_held_keys - j - 1) * sizeof *s->held_keys);
+                s->n_held_keys--;
+                break;
+            }
+    }
+}
+
+wa_err send_hold_keys(struct call *k, const struct wa_key_combo *c, bool down, bool keep)
+{
+    if (k->background)
+        return no_background(k, "keys held down are the real keyboard's");
+    if (down && k->c->cfg.shell == SHELL_DENIED && opens_run_dialog(k, c))
+        return wa_fail(WA_E_SHELL_DISABLED,
+                       "%s refused: win+r opens the Run dialog, and the shell permission is off",
+                       k->name);
+    wa_err e = send_foreground(k);
+    if (!e)
+        e = guard_receiver_keyboard(k);
+    if (e || k->dry)
+        return e;
+    e = backend_hold_keys(k->be, c, down);
+    if (!e && (keep || !down))
+        track_keys(k->s, c, down);
+    return e;
+}
+
+void send_release_keys(struct call *k, const struct wa_key_combo *c)
+{
+    if (k->dry)
+        return;
+    char why[512]; /* the operation's own error stays its detail */
+    snprintf(why, sizeof why, "%s", wa_err_detail());
+    backend_hold_keys(k->be, c, false);
+    track_keys(k->s, c, false);
+    wa_err_clear();
+    if (*why)
+        wa_fail(WA_E_OK, "%s", why);
+}
+
+/* The point an input is sent at: the one given, else where the pointer is now. */
+static wa_err point_or_pointer(struct call *k, bool have_point, int *px, int *py)
+{
+    return have_point ? WA_E_OK : backend_cursor_position(k->be, px, py);
+}
+
+wa_err send_button(struct call *k, bool have_point, int px, int py, enum wa_button b, bool down)
+{
+    struct session *s = k->s;
+    if (k->background)
+        return no_background(k, "a button held down is the real mouse's");
+    wa_err e = point_or_pointer(k, have_point, &px, &py);
+    if (!e)
+        e = send_foreground(k);
+    if (!e)
+        e = guard_receiver_at(k, px, py);
+    bool held = (s->held_buttons >> b) & 1u;
+    if (e && !down && held && !k->dry) {
+        /* Refused where it would go up now: it goes up where it went down instead, as a
+         * drag that would end on a refused window does. */
+        char why[512];
+        snprintf(why, sizeof why, "%s", wa_err_detail());
+        wa_err back = guard_receiver_at(k, s->down_x[b], s->down_y[b]);
+        if (!back)
+            back = backend_mouse_move(k->be, s->down_x[b], s->down_y[b]);
+        if (!back && !(back = backend_mouse_button(k->be, b, false)))
+            s->held_buttons &= ~(1u << b);
+        return wa_fail(e, "%s; %s", why,
+                       back ? "the button is still down and goes up when the session ends"
+                            : "the button was released back where it went down");
+    }
+    if (e || k->dry)
+        return e;
+    if (have_point && (e = backend_mouse_move(k->be, px, py)))
+        return e;
+    if ((e = backend_mouse_button(k->be, b, down)))
+        return e;
+    if (down) {
+        s->held_buttons |= 1u << b;
+        s->down_x[b] = px;
+        s->down_y[b] = py;
+    } else {
+        s->held_buttons &= ~(1u << b);
+    }
+    return WA_E_OK;
+}
+
+void send_release_held(struct session *s)
+{
+    const struct wa_backend *be = s->core->be;
+    if (!s->n_held_keys && !s->held_buttons)
+        return;
+    os_mutex_lock(s->core->input);
+    for (int b = WA_BUTTON_LEFT; b <= WA_BUTTON_MIDDLE; b++)
+        if ((s->held_buttons >> b) & 1u)
+            backend_mouse_button(be, (enum wa_button)b, false);
+    s->held_buttons = 0;
+    /* last pressed first, as a person lets go */
+    for (int i = s->n_held_keys - 1; i >= 0; i--) {
+        struct wa_key_combo c = {.vk = {s->held_keys[i]}, .count = 1};
+        backend_hold_keys(be, &c, false);
+    }
+    s->n_held_keys = 0;
+    os_mutex_unlock(s->core->input);
+    wa_err_clear();
 }
 
 wa_err send_element(struct call *k, size_t index, enum wa_element_action a, const char *value,

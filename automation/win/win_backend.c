@@ -86,6 +86,8 @@ static const struct wa_backend win_backend = {
     .mouse_wheel = win_mouse_wheel,
     .type_text = win_type_text,
     .press_keys = win_press_keys,
+    .hold_keys = win_hold_keys,
+    .cursor_position = win_cursor_position,
 
     .get_tree = win_get_tree,
     .element_action = win_element_action,

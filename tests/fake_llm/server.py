@@ -45,6 +45,7 @@ except ImportError:  # imported from elsewhere without this folder on sys.path
     import png_decode
 from wires import WIRES  # the Responses and Messages APIs  # noqa: E402
 import strict  # what the real services refuse, rule by rule  # noqa: E402
+import computer_rules  # safety checks and displays of the computer tools  # noqa: E402
 
 HOST = "127.0.0.1"
 DEFAULT_IDLE_EXIT = 600.0
@@ -664,7 +665,14 @@ def gemini_computer_errors(body):
     if clash:
         errors.append("custom functions named like predefined ones: %s" % sorted(clash))
     calls = {}  # id or name -> args, of predefined calls
-    for content in body.get("contents") or []:
+    contents = body.get("contents") or []
+    last = None  # the latest turn's last answer to the computer tool, which has its screenshot
+    for part in (contents[-1].get("parts") or []) if contents and isinstance(contents[-1], dict) \
+            else []:
+        fr = part.get("functionResponse") if isinstance(part, dict) else None
+        if isinstance(fr, dict) and fr.get("name") not in declared:
+            last = fr
+    for content in contents:
         for part in (content.get("parts") or []) if isinstance(content, dict) else []:
             if not isinstance(part, dict):
                 continue
@@ -678,10 +686,12 @@ def gemini_computer_errors(body):
             if key not in calls:
                 errors.append("functionResponse %r answers no call of the computer tool" % key)
                 continue
+            # older answers may drop their screenshots, as the reference client does; the
+            # latest one carries its own
             images = [p.get("inlineData") for p in fr.get("parts") or [] if isinstance(p, dict)]
-            if not images or not all(isinstance(im, dict) and im.get("mimeType") == "image/png"
-                                     and isinstance(im.get("data"), str) and im["data"]
-                                     for im in images):
+            if (images or fr is last) and not (images and all(
+                    isinstance(im, dict) and im.get("mimeType") == "image/png"
+                    and isinstance(im.get("data"), str) and im["data"] for im in images)):
                 errors.append("functionResponse %r carries no PNG screenshot in its parts" % key)
             resp = fr.get("response")
             if not isinstance(resp, dict):
@@ -1385,6 +1395,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
         problems = WIRES[provider].validate(body, record["headers"]) if provider in WIRES else []
         invalid = gemini_computer_errors(body) if provider == "gemini" else []
+        invalid = invalid + computer_rules.errors(provider, body)
         if invalid:
             record["protocol_errors"] = invalid
         refused = strict.refusals(provider, body, record["headers"], url.query, req.model,

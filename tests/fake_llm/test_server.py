@@ -1643,5 +1643,114 @@ class TestStrictChatCompletions(ServerCase):
         self.assertEqual(post(fake, OAI, openai_body(stream=True))[0], 200)
 
 
+def png_b64(width, height):
+    """A base64 PNG header of width x height (what the computer rules read of an image)."""
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr)
+                            + chunk(b"IEND", b"")).decode()
+
+
+class TestComputerRules(ServerCase):
+    """Each rule of the computer tools refuses a request that breaks it and passes one
+    that keeps it, so the fake cannot agree with a wrong client."""
+
+    STEP = {"text": "ok"}
+    FLAGGED = {"x": 10, "y": 20, "safety_decision": {"decision": "require_confirmation",
+                                                     "explanation": "Saving over a file"}}
+
+    def gemini(self, response):
+        shot = {"inlineData": {"mimeType": "image/png", "data": png_b64(1280, 720)}}
+        return {"tools": [{"computerUse": {"environment": "ENVIRONMENT_DESKTOP"}}],
+                "contents": [
+                    {"role": "user", "parts": [{"text": "save"}]},
+                    {"role": "model", "parts": [{"functionCall": {"name": "click_at",
+                                                                  "args": self.FLAGGED}}]},
+                    {"role": "user", "parts": [{"functionResponse": {
+                        "name": "click_at", "response": response, "parts": [shot]}}]}]}
+
+    def test_gemini_refuses_an_unacknowledged_safety_decision(self):
+        fake = self.start({"steps": [self.STEP]})
+        status, _, data = post(fake, GEM, self.gemini({"content": "refused"}))
+        self.assertEqual(status, 400)
+        err = json.loads(data)["error"]
+        self.assertEqual(err["status"], "INVALID_ARGUMENT")
+        self.assertIn("The safety decision from function call click_at must be acknowledged in "
+                      "the corresponding function response.", err["message"])
+        status, _, _ = post(fake, GEM, self.gemini({"content": "ok",
+                                                    "safety_acknowledgement": "true"}))
+        self.assertEqual(status, 200)
+
+    CHECK = {"id": "cu_sc_1", "code": "malicious_instructions", "message": "Odd text"}
+
+    def responses(self, display=(1280, 720), shot=(1280, 720), **output):
+        return {"model": "computer-use-preview",
+                "tools": [{"type": "computer_use_preview", "display_width": display[0],
+                           "display_height": display[1], "environment": "windows"}],
+                "input": [{"role": "user", "content": "save"},
+                          {"type": "computer_call", "call_id": "c1",
+                           "action": {"type": "click", "button": "left", "x": 1, "y": 2},
+                           "pending_safety_checks": [self.CHECK]},
+                          dict({"type": "computer_call_output", "call_id": "c1",
+                                "output": {"type": "computer_screenshot",
+                                           "image_url": "data:image/png;base64,"
+                                                        + png_b64(*shot)}}, **output)]}
+
+    def refused(self, fake, path, body, want, headers=None):
+        status, _, data = post(fake, path, body, headers)
+        self.assertEqual(status, 400, data)
+        self.assertIn(want, json.loads(data)["error"]["message"])
+
+    def test_responses_refuses_checks_left_pending_or_never_pending(self):
+        fake = self.start({"steps": [self.STEP]})
+        self.refused(fake, "/v1/responses", self.responses(),
+                     "Computer tool has unacknowledged safety check for ['cu_sc_1']")
+        self.refused(fake, "/v1/responses",
+                     self.responses(acknowledged_safety_checks=[{"id": "cu_sc_9"}]),
+                     "must echo the call's pending checks")
+        status, _, _ = post(fake, "/v1/responses",
+                            self.responses(acknowledged_safety_checks=[self.CHECK]))
+        self.assertEqual(status, 200)
+
+    def test_responses_refuses_a_screenshot_unlike_the_display(self):
+        fake = self.start({"steps": [self.STEP]})
+        self.refused(fake, "/v1/responses",
+                     self.responses(shot=(1000, 800), acknowledged_safety_checks=[self.CHECK]),
+                     "a 1000x800 screenshot for the 1280x720 display_width/display_height")
+
+    HEADERS = {"anthropic-version": "2023-06-01", "x-api-key": "k",
+               "anthropic-beta": "computer-use-2025-01-24"}
+
+    def anthropic(self, first=(1280, 720), result=(1280, 720), action="screenshot"):
+        def image(size):
+            return {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                "data": png_b64(*size)}}
+        return {"model": "claude-sonnet-4-5", "max_tokens": 100,
+                "tools": [{"type": "computer_20250124", "name": "computer",
+                           "display_width_px": 1280, "display_height_px": 720}],
+                "messages": [
+                    {"role": "user", "content": [{"type": "text", "text": "save"},
+                                                 image(first)]},
+                    {"role": "assistant", "content": [{"type": "tool_use", "id": "t1",
+                                                       "name": "computer",
+                                                       "input": {"action": action}}]},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                                  "content": [image(result)]}]}]}
+
+    def test_anthropic_refuses_screenshots_unlike_the_display_or_over_the_limits(self):
+        fake = self.start({"steps": [self.STEP, self.STEP]})
+        self.refused(fake, "/v1/messages", self.anthropic(result=(1000, 800)),
+                     "messages.2: a 1000x800 screenshot for the 1280x720 display", self.HEADERS)
+        self.refused(fake, "/v1/messages", self.anthropic(first=(1280, 1024)),
+                     "a 1280x1024 image is over 1568 px or 1150000 pixels", self.HEADERS)
+        self.refused(fake, "/v1/messages", self.anthropic(result=(300, 900), action="zoom"),
+                     "a zoom's 300x900 image is larger than the 1280x720 display", self.HEADERS)
+        for body in (self.anthropic(), self.anthropic(result=(300, 200), action="zoom")):
+            status, _, data = post(fake, "/v1/messages", body, self.HEADERS)
+            self.assertEqual(status, 200, data)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -466,7 +466,9 @@ class Anthropic:
                             p.extend(Anthropic._image(ib, iw))
                     if not isinstance(inner, (list, str)):
                         p.append("%s.content: a string or a list of blocks" % bw)
-                    if b.get("tool_use_id") in computer_uses and not any(
+                    # older results may drop their screenshots; the latest one has its own
+                    if b.get("tool_use_id") in computer_uses and i == len(msgs) - 1 and \
+                            b is Anthropic._last_result(blocks, computer_uses) and not any(
                             isinstance(ib, dict) and ib.get("type") == "image"
                             for ib in inner if isinstance(inner, list)):
                         p.append("%s: the computer tool's result carries no screenshot" % bw)
@@ -492,6 +494,13 @@ class Anthropic:
         if "tool_choice" in body and not isinstance(body["tool_choice"], dict):
             p.append("tool_choice: an object such as {\"type\": \"auto\"}")
         return p
+
+    @staticmethod
+    def _last_result(blocks, computer_uses):
+        """The last tool_result of blocks that answers the computer tool, or None."""
+        found = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"
+                 and b.get("tool_use_id") in computer_uses]
+        return found[-1] if found else None
 
     @staticmethod
     def _computer_tools(tools, headers, p):

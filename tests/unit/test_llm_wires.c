@@ -227,8 +227,9 @@ static void text_round(void **state)
     fake_llm_stop(&f);
 }
 
-/* The computer tool of a 100x80 display, as the only tool. */
-static struct llm_computer_tool test_display = {.display_width = 100, .display_height = 80};
+/* The computer tool of a 1x1 display (the size of TEST_PNG_B64, as the fakes require),
+ * as the only tool. */
+static struct llm_computer_tool test_display = {.display_width = 1, .display_height = 1};
 static const struct llm_tool computer_tools[] = {{"computer", NULL, NULL, &test_display}};
 
 /* Asks the model of s (with the computer tool) for its calls, expecting n, and keeps them
