@@ -605,6 +605,7 @@ def judge_path_renamed(folder, old, new):
 EXPLORER_DIR = os.path.join(WORK, "renames")
 SUITE_APP = os.path.join(WORK, "suiteapp.exe")
 APP_KEY = r"HKCU\Software\Wine\AppDefaults\suiteapp.exe"
+DPI = KeptValues(r"HKCU\Control Panel\Desktop", "LogPixels")
 
 
 def explorer_setup():
@@ -797,11 +798,19 @@ TASKS_ROUND_TWO = [
           Act("click", Pick("Button", "Add application...")),
           Window("Select an executable file"),
           Act("set_value", Pick("ComboBox", "File name:"), value=watest.win_path(SUITE_APP)),
-          Act("click", Pick("Button", "Open")), Window("Wine configuration"),
+          Act("click", Pick("Button", "Open")), Window("Wine configuration for suiteapp.exe"),
           Act("select", Pick("ComboBox", "Windows Version:"), item="Windows XP"),
           Act("click", Pick("Button", "OK"))],
          judge_reg(APP_KEY, "Version", "winxp64"), setup=suite_app_setup,
          cleanup=lambda: reg("delete", APP_KEY)),
+    Task("winecfg_dpi_slider",
+         "In Wine configuration's Graphics tab, move the screen resolution slider one step "
+         "up (120 dpi) and press OK",
+         WINECFG, "Wine configuration",
+         [Act("select", Pick("TabItem", "Graphics")), Act("set_value", Pick("Slider"), value="1"),
+          Act("click", Pick("Button", "OK"))],
+         judge_reg(r"HKCU\Control Panel\Desktop", "LogPixels", "0x78"),
+         setup=DPI.save, cleanup=DPI.restore),
     Task("explorer_rename_in_place",
          "In Wine's explorer, rename draft.txt to final.txt in place (F2)",
          lambda: [Program("windows/explorer.exe", "/root," + watest.win_path(EXPLORER_DIR))],
