@@ -1459,6 +1459,16 @@ def write_report(mode, rows):
     md += ["", "%d of %d runs passed (%d tasks), %.0f s in all." % (
         passed, len(all_rows), len({r["task"] for r in all_rows}),
         sum(r["seconds"] for r in all_rows))]
+    # the pass rate per program (a task's name starts with it) and language
+    per = {}
+    for r in all_rows:
+        key = (r["task"].split("_")[0], r.get("lang", "en"))
+        per.setdefault(key, {}).setdefault(r["mode"], []).append(r["pass"])
+    md += ["", "| program | language | cli | loop |", "|---|---|---|---|"]
+    for (prog, lang), modes in sorted(per.items()):
+        cells = ["%d of %d" % (sum(modes[m]), len(modes[m])) if m in modes else "-"
+                 for m in ("cli", "loop")]
+        md.append("| %s | %s | %s | %s |" % (prog, lang, cells[0], cells[1]))
     path = os.path.join(d, "report.md")
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(md) + "\n")
