@@ -658,6 +658,29 @@ def notepad_replace_plan():
             Act("set_value", Pick("Edit", "Replace With:"), value="Tea")]
 
 
+def notepad_save_in(language, lang, text, about, window, menu, dialog, file_label,
+                    encoding_label, save):
+    """The same task in another language: notepad, typing text of that language and
+    saving it as UTF-8 through Save As, every name in that language."""
+    name = "notepad_%s.txt" % language
+    return Task("notepad_save_" + language, about, NOTEPAD, window,
+                [Type(text), Keys(menu[0], menu=True), Keys(menu[1]), Window(dialog),
+                 Act("set_value", Pick("ComboBox", file_label),
+                     value=watest.win_path(out_path(name))),
+                 Act("select", Pick("ComboBox", encoding_label), item="Unicode (UTF-8)"),
+                 Act("click", Pick("Button", save))],
+                judge_text_file(name, text, "utf-8"), cleanup=remove_outputs(name), lang=lang)
+
+
+def winecfg_version_in(language, lang, about, window, label, ok):
+    """winecfg's Windows version in another language."""
+    return Task("winecfg_version_" + language, about, WINECFG, window,
+                [Act("select", Pick("ComboBox", label), item="Windows XP"),
+                 Act("click", Pick("Button", ok))],
+                judge_reg(NT_VERSION, "ProductName", "Microsoft Windows XP"),
+                cleanup=winver_restore, lang=lang)
+
+
 def NOTEPAD():
     return [Program(SYSTEM32 + "notepad.exe")]
 
@@ -827,41 +850,21 @@ TASKS_ROUND_TWO = [
          [Act("double_click", Pick("ListItem", "", in_list=1)),
           Act("click", Pick("ListItem", "", in_list=1, nth=5)), Keys("enter")],
          judge_started("suite-rows.exe"), setup=winefile_setup, cleanup=winefile_cleanup),
-    Task("notepad_save_german",
-         "Im deutschen Editor einen deutschen Satz tippen und über Datei > Speichern unter "
-         "als UTF-8 speichern",
-         NOTEPAD, "(unbenannt) - Editor",
-         [Type(DE_TEXT), Keys("alt+d", menu=True), Keys("u"), Window("Speichern als"),
-          Act("set_value", Pick("ComboBox", "Dateiname:"),
-              value=watest.win_path(out_path("deutsch.txt"))),
-          Act("select", Pick("ComboBox", "Kodierung:"), item="Unicode (UTF-8)"),
-          Act("click", Pick("Button", "Speichern"))],
-         judge_text_file("deutsch.txt", DE_TEXT, "utf-8"),
-         cleanup=remove_outputs("deutsch.txt"), lang="de_DE.UTF-8"),
-    Task("winecfg_version_german",
-         "In der Wine-Konfiguration die Windows-Version auf Windows XP stellen und OK drücken",
-         WINECFG, "Wine-Konfiguration",
-         [Act("select", Pick("ComboBox", "Windows-Version:"), item="Windows XP"),
-          Act("click", Pick("Button", "OK"))],
-         judge_reg(NT_VERSION, "ProductName", "Microsoft Windows XP"), cleanup=winver_restore,
-         lang="de_DE.UTF-8"),
-    Task("notepad_save_chinese",
-         "在中文记事本里输入一句中文，用 文件 > 另存为 以 UTF-8 保存",
-         NOTEPAD, "(未命名) - 记事本",
-         [Type(ZH_TEXT), Keys("alt+f", menu=True), Keys("a"), Window("另存为"),
-          Act("set_value", Pick("ComboBox", "文件名(N):"),
-              value=watest.win_path(out_path("zhongwen.txt"))),
-          Act("select", Pick("ComboBox", "编码:"), item="Unicode (UTF-8)"),
-          Act("click", Pick("Button", "保存(S)"))],
-         judge_text_file("zhongwen.txt", ZH_TEXT, "utf-8"),
-         cleanup=remove_outputs("zhongwen.txt"), lang="zh_CN.UTF-8"),
-    Task("winecfg_version_chinese",
-         "在 Wine 设置里把 Windows 版本改成 Windows XP 并按确定",
-         WINECFG, "Wine 设置",
-         [Act("select", Pick("ComboBox", "Windows 版本:"), item="Windows XP"),
-          Act("click", Pick("Button", "确定"))],
-         judge_reg(NT_VERSION, "ProductName", "Microsoft Windows XP"), cleanup=winver_restore,
-         lang="zh_CN.UTF-8"),
+    notepad_save_in("german", "de_DE.UTF-8", DE_TEXT,
+                    "Im deutschen Editor einen deutschen Satz tippen und über Datei > "
+                    "Speichern unter als UTF-8 speichern",
+                    "(unbenannt) - Editor", ("alt+d", "u"), "Speichern als", "Dateiname:",
+                    "Kodierung:", "Speichern"),
+    winecfg_version_in("german", "de_DE.UTF-8",
+                       "In der Wine-Konfiguration die Windows-Version auf Windows XP stellen "
+                       "und OK drücken",
+                       "Wine-Konfiguration", "Windows-Version:", "OK"),
+    notepad_save_in("chinese", "zh_CN.UTF-8", ZH_TEXT,
+                    "在中文记事本里输入一句中文，用 文件 > 另存为 以 UTF-8 保存",
+                    "(未命名) - 记事本", ("alt+f", "a"), "另存为", "文件名(N):", "编码:",
+                    "保存(S)"),
+    winecfg_version_in("chinese", "zh_CN.UTF-8", "在 Wine 设置里把 Windows 版本改成 Windows XP 并按确定",
+                       "Wine 设置", "Windows 版本:", "确定"),
 ]
 
 TASKS = [
