@@ -606,6 +606,9 @@ EXPLORER_DIR = os.path.join(WORK, "renames")
 SUITE_APP = os.path.join(WORK, "suiteapp.exe")
 APP_KEY = r"HKCU\Software\Wine\AppDefaults\suiteapp.exe"
 DPI = KeptValues(r"HKCU\Control Panel\Desktop", "LogPixels")
+COLORS = KeptValues(r"HKCU\Control Panel\Colors", "Background")
+METRICS = KeptValues(r"HKCU\Control Panel\Desktop\WindowMetrics", "ScrollWidth",
+                     "ScrollHeight")
 
 
 def explorer_setup():
@@ -834,6 +837,31 @@ TASKS_ROUND_TWO = [
           Act("click", Pick("Button", "OK"))],
          judge_reg(r"HKCU\Control Panel\Desktop", "LogPixels", "0x78"),
          setup=DPI.save, cleanup=DPI.restore),
+    Task("winecfg_color_dialog",
+         "In Wine configuration's Desktop Integration tab, give the Desktop item the colour "
+         "200, 100, 50 in its Color dialog (Define Custom Colors) and press OK twice",
+         WINECFG, "Wine configuration",
+         [Act("select", Pick("TabItem", "Desktop Integration")),
+          Act("select", Pick("ComboBox", "Item:"), item="Desktop"),
+          Act("click", Pick("Button", "")), Window("Color"),
+          Act("click", Pick("Button", "Define Custom Colors >>")),
+          Act("set_value", Pick("Edit", "Red:"), value="200"),
+          Act("set_value", Pick("Edit", "Green:"), value="100"),
+          Act("set_value", Pick("Edit", "Blue:"), value="50"),
+          Act("click", Pick("Button", "OK")), Window("Wine configuration"),
+          Act("click", Pick("Button", "OK"))],
+         judge_reg(r"HKCU\Control Panel\Colors", "Background", "200 100 50"),
+         setup=COLORS.save, cleanup=COLORS.restore),
+    Task("winecfg_scrollbar_spinner",
+         "In Wine configuration's Desktop Integration tab, make the Scrollbar item 20 pixels "
+         "wide with its Size spin button and press OK",
+         WINECFG, "Wine configuration",
+         [Act("select", Pick("TabItem", "Desktop Integration")),
+          Act("select", Pick("ComboBox", "Item:"), item="Scrollbar"),
+          Act("set_value", Pick("Spinner", "Size:"), value="20"),
+          Act("click", Pick("Button", "OK"))],
+         judge_reg(METRICS.key, "ScrollWidth", "-300"),
+         setup=METRICS.save, cleanup=METRICS.restore),
     Task("explorer_rename_in_place",
          "In Wine's explorer, rename draft.txt to final.txt in place (F2)",
          lambda: [Program("windows/explorer.exe", "/root," + watest.win_path(EXPLORER_DIR))],
