@@ -66,14 +66,16 @@ static bool of_target(struct call *k, uint64_t target, uint64_t w)
  * says in a note which window got the input. */
 static wa_err point_receiver(struct call *k, int px, int py)
 {
-    uint64_t target = 0, at = 0;
     bool named = k->names_window;
     /* What the gate refuses is refused as it lies, before anything is raised. */
     wa_err e = guard_receiver_at(k, px, py);
     if (e)
         return e;
-    if (named && call_window(k, &target) == WA_E_OK && target &&
-        backend_window_at(k->be, px, py, &at) == WA_E_OK && at && !of_target(k, target, at)) {
+    uint64_t at = k->receiver;    /* the window under the point, as the gate saw it */
+    uint64_t target = k->r->hwnd; /* the call's window, chosen when it came to the front */
+    if (named && !target && call_window(k, &target) != WA_E_OK)
+        target = 0;
+    if (named && target && at && !of_target(k, target, at)) {
         char over[200], ours[200];
         describe_masked(k, at, over, sizeof over);
         describe_masked(k, target, ours, sizeof ours);
@@ -90,7 +92,7 @@ static wa_err point_receiver(struct call *k, int px, int py)
                        py);
     }
     wa_err_clear();
-    if (at && at != k->receiver) /* raised: the receiver is checked again */
+    if (at != k->receiver) /* raised: the receiver is checked again */
         e = guard_receiver_at(k, px, py);
     if (!e && !named && k->r->has_receiver) {
         char got[200];
