@@ -1288,6 +1288,7 @@ static bool add_window(struct el_list *l, HWND h)
 
 struct child_scan {
     HWND parent;
+    bool combo; /* the parent is a combo box: its list is left out (is_combo_list) */
     struct el_list *list;
     bool ok;
 };
@@ -1304,7 +1305,8 @@ static BOOL CALLBACK scan_child(HWND h, LPARAM lp)
 {
     struct child_scan *s = (struct child_scan *)lp;
     /* EnumChildWindows walks all descendants, in Z order: keep direct children. */
-    if (GetAncestor(h, GA_PARENT) == s->parent && IsWindowVisible(h) && !is_combo_list(h))
+    if (GetAncestor(h, GA_PARENT) == s->parent && IsWindowVisible(h) &&
+        !(s->combo && is_combo_list(h)))
         s->ok = add_window(s->list, h);
     return s->ok;
 }
@@ -1415,12 +1417,12 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
             choose_bar_route(c, &m);
         list_add(l, &m);
     }
-    struct child_scan s = {.parent = h, .list = l, .ok = true};
+    char *cls = class_of(h);
+    enum msaa_item_class k = msaa_class_items(cls);
+    struct child_scan s = {.parent = h, .combo = k == MSAA_ITEMS_COMBOBOX, .list = l, .ok = true};
     EnumChildWindows(h, scan_child, (LPARAM)&s);
     read_lists_ahead(c, l); /* their items are read meanwhile */
 
-    char *cls = class_of(h);
-    enum msaa_item_class k = msaa_class_items(cls);
     const char *type = msaa_class_type_name(cls, (unsigned long)GetWindowLongW(h, GWL_STYLE));
     free(cls);
     if (k != MSAA_ITEMS_NONE) {
