@@ -26,6 +26,82 @@ static void describe_window(struct call *k, uint64_t hwnd, char *out, size_t cap
     }
 }
 
+/* The same, masked as the gate masks it: a restricted window is named as such only. */
+static void describe_masked(struct call *k, uint64_t hwnd, char *out, size_t cap)
+{
+    struct wa_window w;
+    if (hwnd && backend_window_info(k->be, hwnd, &w) == WA_E_OK) {
+        gate_mask_window(k->c->gate, &w);
+        snprintf(out, cap, "\"%.80s\" (%s, 0x%llx)", w.title ? w.title : "",
+                 w.process && *w.process ? w.process : "?", (unsigned long long)hwnd);
+        wa_window_cleanup(&w);
+    } else {
+        snprintf(out, cap, "no window");
+    }
+}
+
+/* Whether window w belongs to the target: the target, a window it owns, an open menu of
+ * its thread, or any window of its program. */
+static bool of_target(struct call *k, uint64_t target, uint64_t w)
+{
+    if (call_in_family(k, target, w))
+        return true;
+    struct wa_window a, b;
+    bool same = false;
+    if (backend_window_info(k->be, target, &a) == WA_E_OK) {
+        if (backend_window_info(k->be, w, &b) == WA_E_OK) {
+            same = a.pid && a.pid == b.pid;
+            wa_window_cleanup(&b);
+        }
+        wa_window_cleanup(&a);
+    }
+    wa_err_clear();
+    return same;
+}
+
+/* The window a point's input goes to, checked by the gate and recorded. When the call
+ * names its target (a ref, --window, the window observed) and another program's window
+ * lies over the point, the target is raised once, as focusing does; still covered:
+ * WA_E_COVERED naming the window there, and nothing is sent. A call that names no target
+ * says in a note which window got the input. */
+static wa_err point_receiver(struct call *k, int px, int py)
+{
+    bool named = k->names_window;
+    /* What the gate refuses is refused as it lies, before anything is raised. */
+    wa_err e = guard_receiver_at(k, px, py);
+    if (e)
+        return e;
+    uint64_t at = k->receiver;    /* the window under the point, as the gate saw it */
+    uint64_t target = k->r->hwnd; /* the call's window, chosen when it came to the front */
+    if (named && !target && call_window(k, &target) != WA_E_OK)
+        target = 0;
+    if (named && target && at && !of_target(k, target, at)) {
+        char over[200], ours[200];
+        describe_masked(k, at, over, sizeof over);
+        describe_masked(k, target, ours, sizeof ours);
+        backend_focus_window(k->be, target);
+        wa_err_clear();
+        if (backend_window_at(k->be, px, py, &at) == WA_E_OK && at && !of_target(k, target, at)) {
+            describe_masked(k, at, over, sizeof over);
+            return wa_fail(WA_E_COVERED,
+                           "%s at (%d,%d) would go to %s, which lies over %s there and stayed "
+                           "in front when the target was raised; nothing was sent",
+                           k->name, px, py, over, ours);
+        }
+        op_result_note(k->r, "%s lay over %s at (%d,%d): raised the target first", over, ours, px,
+                       py);
+    }
+    wa_err_clear();
+    if (at != k->receiver) /* raised: the receiver is checked again */
+        e = guard_receiver_at(k, px, py);
+    if (!e && !named && k->r->has_receiver) {
+        char got[200];
+        describe_masked(k, k->receiver, got, sizeof got);
+        op_result_note(k->r, "no target was named: %s went to %s", k->name, got);
+    }
+    return e;
+}
+
 wa_err send_foreground(struct call *k)
 {
     uint64_t hwnd;
@@ -125,7 +201,7 @@ wa_err send_click(struct call *k, int px, int py, enum wa_button b, int count)
         return post_click(k, px, py, b, count);
     wa_err e = send_foreground(k);
     if (!e)
-        e = guard_receiver_at(k, px, py);
+        e = point_receiver(k, px, py);
     if (e || k->dry)
         return e;
     return backend_click(k->be, px, py, b, count);
@@ -137,7 +213,7 @@ wa_err send_move(struct call *k, int px, int py)
         return no_background(k, "hovering is the real cursor's position");
     wa_err e = send_foreground(k);
     if (!e)
-        e = guard_receiver_at(k, px, py);
+        e = point_receiver(k, px, py);
     if (e || k->dry)
         return e;
     return backend_mouse_move(k->be, px, py);
@@ -154,7 +230,7 @@ wa_err send_drag(struct call *k, int x1, int y1, int x2, int y2, enum wa_button 
     if (!e)
         e = guard_receiver_at(k, x2, y2);
     if (!e)
-        e = guard_receiver_at(k, x1, y1);
+        e = point_receiver(k, x1, y1);
     if (e || k->dry)
         return e;
     if ((e = backend_mouse_move(k->be, x1, y1)) || (e = backend_mouse_button(k->be, b, true)))
@@ -197,7 +273,7 @@ wa_err send_wheel(struct call *k, int px, int py, int notches, bool horizontal)
         return post_wheel(k, px, py, notches, horizontal);
     wa_err e = send_foreground(k);
     if (!e)
-        e = guard_receiver_at(k, px, py);
+        e = point_receiver(k, px, py);
     if (e || k->dry)
         return e;
     return backend_scroll(k->be, true, px, py, notches, horizontal);

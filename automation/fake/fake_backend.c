@@ -181,6 +181,22 @@ static void make_foreground(cJSON *win)
         cJSON *moved = cJSON_DetachItemFromArray(arr, i);
         cJSON_InsertItemInArray(arr, 0, moved);
     }
+    /* "topmost": true windows stay above the others, in their order (appended anew:
+     * cJSON 1.7.15 inserts only at the front) */
+    if (w && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "topmost"))) {
+        cJSON *rest = cJSON_CreateArray();
+        int n = cJSON_GetArraySize(arr);
+        for (int k = 0, at = 0; k < n; k++) {
+            cJSON *t = cJSON_GetArrayItem(arr, at);
+            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "topmost")))
+                at++;
+            else
+                cJSON_AddItemToArray(rest, cJSON_DetachItemFromArray(arr, at));
+        }
+        while (cJSON_GetArraySize(rest) > 0)
+            cJSON_AddItemToArray(arr, cJSON_DetachItemFromArray(rest, 0));
+        cJSON_Delete(rest);
+    }
 }
 
 static wa_err window_from_json(const cJSON *w, struct wa_window *out)

@@ -897,6 +897,75 @@ static void an_action_reports_what_it_changed(void **state)
     rig_close(&t);
 }
 
+/* Notes, and a window of another program over its Send button: one that stays on top
+ * ("topmost"), or one that raising Notes puts behind it. */
+static void load_cover_scene(bool topmost)
+{
+    char text[1400];
+    snprintf(text, sizeof text,
+             "{\"monitors\": [{\"rect\": [0, 0, 1920, 1080], \"primary\": true}],"
+             " \"windows\": ["
+             "  {\"hwnd\": 512, \"title\": \"Cover\", \"process\": \"cover.exe\", \"pid\": 2,"
+             "   \"rect\": [50, 50, 400, 300], \"foreground\": true, \"topmost\": %s},"
+             "  {\"hwnd\": 256, \"title\": \"Notes\", \"process\": \"notes.exe\", \"pid\": 1,"
+             "   \"rect\": [0, 0, 800, 600], \"tree\": {\"type\": \"Window\", \"name\": \"Notes\","
+             "    \"bounds\": [0, 0, 800, 600], \"children\": ["
+             "     {\"type\": \"Button\", \"name\": \"Send\", \"bounds\": [100, 100, 200, 140]},"
+             "     {\"type\": \"Button\", \"name\": \"Far\", \"bounds\": [600, 400, 700, 440]}]}},"
+             "  {\"hwnd\": 1024, \"title\": \"Desktop\", \"process\": \"shell.exe\", \"pid\": 3,"
+             "   \"rect\": [0, 0, 1920, 1080]}]}",
+             topmost ? "true" : "false");
+    assert_int_equal(fake_load_scene(text, NULL), WA_E_OK);
+}
+
+static bool clicked(void)
+{
+    char *acts = fake_actions_json();
+    bool any = strstr(acts, "\"mouse_button\"") != NULL;
+    free(acts);
+    return any;
+}
+
+static void a_click_names_the_window_that_gets_it(void **state)
+{
+    (void)state;
+    struct core_config cfg = {0};
+    struct rig t;
+    open_rig(&t, &cfg, false);
+    /* Another program's window stays over the named target's button: refused, named. */
+    load_cover_scene(true);
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=Notes|ref=Button:Send"), WA_E_COVERED);
+    assert_non_null(strstr(t.r.message, "\"Cover\" (cover.exe, 0x200)"));
+    assert_non_null(strstr(t.r.message, "nothing was sent"));
+    assert_false(clicked());
+    /* A point of the target's frame is as named as a ref: refused the same way. */
+    load_cover_scene(true);
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=Notes|x=188|y=200"), WA_E_COVERED);
+    assert_false(clicked());
+    /* Where the cover does not reach, the click goes to the target. */
+    load_cover_scene(true);
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=Notes|ref=Button:Far"), WA_E_OK);
+    assert_true(clicked());
+    /* One that raising the target puts behind: the target is raised and clicked. */
+    load_cover_scene(false);
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=Notes|ref=Button:Send"), WA_E_OK);
+    assert_true(clicked());
+    assert_true(t.r.has_receiver);
+    assert_int_equal(t.r.receiver.hwnd, 256);
+    /* No target named (a session that has looked at no window): the click goes where
+     * the point is, and the result says where. */
+    rig_close(&t);
+    open_rig(&t, &cfg, false);
+    load_cover_scene(true);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=150|y=120"), WA_E_OK);
+    assert_int_equal(t.r.receiver.hwnd, 512);
+    bool said = false;
+    for (size_t i = 0; i < t.r.n_notes; i++)
+        said = said || strstr(t.r.notes[i], "went to \"Cover\" (cover.exe");
+    assert_true(said);
+    rig_close(&t);
+}
+
 /* One window that turns black where it is clicked, as soon as it is (hung: it takes
  * no messages, so only its pixels tell when the click is done). */
 static void load_paint_scene(bool hung)
@@ -1115,6 +1184,7 @@ int main(void)
         cmocka_unit_test(a_menu_path_names_what_is_there),
         cmocka_unit_test(refs_belong_to_their_client),
         cmocka_unit_test(an_action_reports_what_it_changed),
+        cmocka_unit_test(a_click_names_the_window_that_gets_it),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
