@@ -17,6 +17,7 @@
 #include "base/dynbuf.h"
 #include "base/os.h"
 #include "base/str.h"
+#include "base/term.h"
 
 #define MAX_SESSIONS    64
 #define BODY_MAX_BYTES  (4u << 20)
@@ -510,8 +511,8 @@ static int do_post(struct http_server *hs, struct mg_connection *conn)
                                  dynbuf_str(&out));
     }
     if (k.initialize)
-        fprintf(stderr, "winagent mcp: session %.8s... opened by %s\n", h->id,
-                mg_get_request_info(conn)->remote_addr);
+        term_line(stderr, "winagent mcp: session %.8s... opened by %s", h->id,
+                  mg_get_request_info(conn)->remote_addr);
     release(hs, h);
     dynbuf_cleanup(&out);
     dynbuf_cleanup(&body);
@@ -601,7 +602,7 @@ static int on_mcp(struct mg_connection *conn, void *cbdata)
             return fail(conn, sid ? 404 : 400, "no session %.80s", sid ? sid : "given");
         end_session(hs, h);
         release(hs, h);
-        fprintf(stderr, "winagent mcp: session %.8s... ended by the client\n", sid);
+        term_line(stderr, "winagent mcp: session %.8s... ended by the client", sid);
         return send_status(conn, 200, NULL, NULL, NULL, NULL);
     }
     return fail(conn, 405, "Method Not Allowed: POST, GET or DELETE");
@@ -617,7 +618,7 @@ static int on_other(struct mg_connection *conn, void *cbdata)
 static int on_log(const struct mg_connection *conn, const char *message)
 {
     (void)conn;
-    fprintf(stderr, "winagent mcp: http: %s\n", message);
+    term_line(stderr, "winagent mcp: http: %s", message);
     return 1;
 }
 

@@ -14,6 +14,7 @@
 #include "automation/image.h"
 #include "base/os.h"
 #include "base/str.h"
+#include "base/term.h"
 
 #define POLL_MS              50   /* the folder transport's poll interval */
 #define PARSE_GRACE_MS       2000 /* a request that stays unparseable this long is answered */
@@ -92,8 +93,8 @@ static cJSON *handle_request(struct session *ses, struct rdp *rdp, const cJSON *
     if (token) {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(req, "token");
         if (!cJSON_IsString(t) || !str_equal_secret(token, t->valuestring)) {
-            fprintf(stderr, "winagent serve: request refused: %s token\n",
-                    cJSON_IsString(t) ? "wrong" : "no");
+            term_line(stderr, "winagent serve: request refused: %s token",
+                      cJSON_IsString(t) ? "wrong" : "no");
             return error_response(id, fallback_id, WA_E_DENIED,
                                   cJSON_IsString(t) ? "wrong token" : "missing token");
         }
@@ -110,10 +111,11 @@ static cJSON *handle_request(struct session *ses, struct rdp *rdp, const cJSON *
         int64_t t0 = os_now_ms();
         cJSON *o = rdp_handle(rdp, command->valuestring, params);
         const cJSON *err = cJSON_GetObjectItemCaseSensitive(o, "error");
-        fprintf(stderr, "winagent serve: %s -> %s (%lld ms)\n", command->valuestring,
-                cJSON_IsObject(err) ? cJSON_GetObjectItemCaseSensitive(err, "message")->valuestring
-                                    : "ok",
-                (long long)(os_now_ms() - t0));
+        term_line(stderr, "winagent serve: %s -> %s (%lld ms)", command->valuestring,
+                  cJSON_IsObject(err)
+                      ? cJSON_GetObjectItemCaseSensitive(err, "message")->valuestring
+                      : "ok",
+                  (long long)(os_now_ms() - t0));
         add_envelope(o, id, fallback_id);
         return o;
     }
@@ -134,9 +136,9 @@ static cJSON *handle_request(struct session *ses, struct rdp *rdp, const cJSON *
         r.op = op;
         op_result_set_error(&r, e);
     }
-    fprintf(stderr, "winagent serve: %s -> %s%s%s (%lld ms)\n", command->valuestring,
-            wa_err_code(r.err), r.err ? ": " : "", r.err ? r.message : "",
-            (long long)(os_now_ms() - t0));
+    term_line(stderr, "winagent serve: %s -> %s%s%s (%lld ms)", command->valuestring,
+              wa_err_code(r.err), r.err ? ": " : "", r.err ? r.message : "",
+              (long long)(os_now_ms() - t0));
     struct wire_opts wo = {.names = WIRE_CLI};
     cJSON *o = wire_result(&r, &wo);
     add_envelope(o, id, fallback_id);
@@ -332,11 +334,11 @@ static void answer(struct serve_ipc *s, struct seen_file *f, const char *path, c
     char *res_path = join(s->responses, s->sep, res_name);
     wa_err e = res_path ? write_json(res_path, response) : WA_E_NOMEM;
     if (e)
-        fprintf(stderr, "winagent serve: cannot write %s: %s\n", res_name, wa_err_detail());
+        term_line(stderr, "winagent serve: cannot write %s: %s", res_name, wa_err_detail());
     free(res_path);
     f->answered = true;
     if (os_remove(path) != WA_E_OK)
-        fprintf(stderr, "winagent serve: cannot delete %s: %s\n", f->name, wa_err_detail());
+        term_line(stderr, "winagent serve: cannot delete %s: %s", f->name, wa_err_detail());
 }
 
 static void poll_one(struct serve_ipc *s, struct seen_file *f)
@@ -380,7 +382,7 @@ static void poll_one(struct serve_ipc *s, struct seen_file *f)
             f->hash = h;
             f->since_ms = os_now_ms();
         } else if (os_now_ms() - f->since_ms >= s->grace_ms) {
-            fprintf(stderr, "winagent serve: %s is not valid JSON; giving up on it\n", f->name);
+            term_line(stderr, "winagent serve: %s is not valid JSON; giving up on it", f->name);
             cJSON *r = error_response(NULL, id, WA_E_PARSE,
                                       "the request is not valid JSON (unchanged for 2 s)");
             answer(s, f, path, id, r);
@@ -444,18 +446,18 @@ static int serve_ipc_loop(struct session *ses, const char *dir)
     wa_err e = serve_ipc_open(ses, dir, PARSE_GRACE_MS, &s);
     if (e)
         return exit_fail(e);
-    fprintf(stderr, "winagent serve: watching %s (requests every %d ms)\n", dir, POLL_MS);
+    term_line(stderr, "winagent serve: watching %s (requests every %d ms)", dir, POLL_MS);
     bool gone = false;
     while (!gone && !os_interrupted()) {
         if ((e = serve_ipc_poll(s, &gone))) {
-            fprintf(stderr, "winagent serve: %s\n", wa_err_detail());
+            term_line(stderr, "winagent serve: %s", wa_err_detail());
             break;
         }
         if (!gone)
             os_sleep_ms(POLL_MS);
     }
     if (gone)
-        fprintf(stderr, "winagent serve: %s is gone; stopping\n", dir);
+        term_line(stderr, "winagent serve: %s is gone; stopping", dir);
     serve_ipc_close(s);
     return e ? EXIT_USAGE : os_interrupted() ? EXIT_INTERRUPTED : EXIT_OK;
 }
@@ -537,14 +539,14 @@ static void serve_client(void *arg)
             break;
         }
         if (!cl->proven && now - started > PROVE_MS) {
-            fprintf(stderr, "winagent serve: a client showed no token within %d s; dropped\n",
-                    PROVE_MS / 1000);
+            term_line(stderr, "winagent serve: a client showed no token within %d s; dropped",
+                      PROVE_MS / 1000);
             break;
         }
         if (e == WA_E_TIMEOUT) {
             if (now - last > CLIENT_IDLE_MS) {
-                fprintf(stderr, "winagent serve: a client was idle for %d s; dropped\n",
-                        CLIENT_IDLE_MS / 1000);
+                term_line(stderr, "winagent serve: a client was idle for %d s; dropped",
+                          CLIENT_IDLE_MS / 1000);
                 break;
             }
             continue;
@@ -622,11 +624,11 @@ static int serve_tcp_loop(struct core *core, int port)
     }
     printf("{\"port\":%d,\"token\":\"%s\"}\n", bound, token);
     fflush(stdout);
-    fprintf(stderr, "winagent serve: listening on 127.0.0.1:%d\n", bound);
+    term_line(stderr, "winagent serve: listening on 127.0.0.1:%d", bound);
     while (!os_interrupted()) {
         os_socket client;
         if ((e = os_tcp_accept(l, ACCEPT_WAIT_MS, &client))) {
-            fprintf(stderr, "winagent serve: %s\n", wa_err_detail());
+            term_line(stderr, "winagent serve: %s", wa_err_detail());
             os_sleep_ms(ACCEPT_WAIT_MS); /* e.g. out of descriptors: do not spin */
             continue;
         }

@@ -16,6 +16,7 @@
 #include "agent/run/steplog.h"
 #include "base/os.h"
 #include "base/str.h"
+#include "base/term.h"
 
 #define TASKS_MAX_BYTES   (16u << 20)
 #define DEFAULT_TIMEOUT_S 900 /* a task's wall time when its line gives none */
@@ -468,9 +469,9 @@ static void record_task(struct batch *b, size_t i, enum outcome out, int code,
     cJSON_Delete(line);
     int runs;
     report_index(b->dir, &runs); /* index.html after every task */
-    fprintf(stderr, "[task %zu/%zu] pass %d fail %d error %d timeout %d | %s: %s%s%s (%.1f s)\n",
-            i + 1, b->n, b->tally[OUT_PASS], b->tally[OUT_FAIL], b->tally[OUT_ERROR],
-            b->tally[OUT_TIMEOUT], t->id, outcome_names[out], *why ? ", " : "", why, secs);
+    term_line(stderr, "[task %zu/%zu] pass %d fail %d error %d timeout %d | %s: %s%s%s (%.1f s)",
+              i + 1, b->n, b->tally[OUT_PASS], b->tally[OUT_FAIL], b->tally[OUT_ERROR],
+              b->tally[OUT_TIMEOUT], t->id, outcome_names[out], *why ? ", " : "", why, secs);
 }
 
 /* Runs task i; false when the batch must stop (interrupted). */
