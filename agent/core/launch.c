@@ -74,6 +74,12 @@ static const char *const interpreters[] = {
     "winrm",
     /* terminal hosts: windows that run a shell */
     "windowsterminal",
+    "openconsole",
+    "putty",
+    "kitty",
+    "mobaxterm",
+    "git-bash",
+    "terminus",
     "conemu",
     "conemu64",
     "alacritty",
@@ -292,6 +298,43 @@ static void judge_the_file(const struct wa_backend *be, const char *prog, const 
     wa_program_info_cleanup(&info);
 }
 
+/* "\\\\server\\share\\x.exe", "//server/share", "\\\\?\\UNC\\server\\...": a network path by its
+ * form, whatever the backend can read of it. */
+static bool network_path(const char *p)
+{
+    return str_ieq_n("\\\\?\\UNC\\", p, 8) ||
+           ((p[0] == '\\' || p[0] == '/') && (p[1] == '\\' || p[1] == '/') && p[2] != '?' &&
+            p[2] != '.');
+}
+
+/* Where the file that will start lies: a network share, or anywhere but the system's
+ * program folders (where only an administrator installs), is far. */
+static void judge_the_place(const struct wa_backend *be, struct launch_plan *out)
+{
+    const char *f = out->runs && strpbrk(out->runs, "\\/") ? out->runs : out->path;
+    if (!f)
+        f = strpbrk(out->program, "\\/") ? out->program : NULL;
+    out->file = f;
+    if (!f)
+        return; /* a name nothing resolved: nothing starts */
+    struct wa_program_info info;
+    enum wa_program_place place = WA_PLACE_ELSEWHERE;
+    if (backend_program_info(be, f, &info) == WA_E_OK) {
+        place = info.place;
+        wa_program_info_cleanup(&info);
+    } else {
+        wa_err_clear();
+    }
+    if (network_path(f) || place == WA_PLACE_NETWORK) {
+        out->far = true;
+        snprintf(out->far_reason, sizeof out->far_reason, "%.120s lies on a network share", f);
+    } else if (place != WA_PLACE_SYSTEM) {
+        out->far = true;
+        snprintf(out->far_reason, sizeof out->far_reason,
+                 "%.120s lies outside the system's program folders (Windows, Program Files)", f);
+    }
+}
+
 wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct launch_plan *out)
 {
     memset(out, 0, sizeof *out);
@@ -319,6 +362,7 @@ wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct
               base_name(out->runs));
     if (out->runs || out->path)
         judge_the_file(be, prog, out->runs ? out->runs : out->path, out);
+    judge_the_place(be, out);
     if (out->needs_shell) {
         out->command = str_dup(command);
     } else {

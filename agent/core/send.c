@@ -276,25 +276,48 @@ wa_err send_text(struct call *k, const char *text)
     return e;
 }
 
-/* win+r opens the Run dialog: a shell by another name. */
-static bool opens_run_dialog(const struct wa_key_combo *c)
+static bool chord_has(const struct wa_key_combo *c, unsigned short a, unsigned short b,
+                      unsigned short d)
 {
-    bool win = false, r = false;
-    for (int i = 0; i < c->count; i++) {
-        win = win || c->vk[i] == WA_VK_LWIN || c->vk[i] == WA_VK_LWIN + 1;
-        r = r || c->vk[i] == 'R';
-    }
-    return win && r;
+    for (int i = 0; i < c->count; i++)
+        if (c->vk[i] == a || c->vk[i] == b || c->vk[i] == d)
+            return true;
+    return false;
+}
+
+/* Keys that open the shell's launchers: every chord with the Windows key (win+r the Run
+ * dialog, win+x its menu, win+e Explorer, win+s search, win+1..9 the taskbar's programs,
+ * the key alone the Start menu), ctrl+esc (the Start menu) and ctrl+shift+esc (Task
+ * Manager, whose "Create new task" runs anything). */
+static bool opens_launcher(const struct wa_key_combo *c)
+{
+    bool ctrl = chord_has(c, WA_VK_CONTROL, 0xA2, 0xA3);
+    return chord_has(c, WA_VK_LWIN, WA_VK_LWIN + 1, WA_VK_LWIN) ||
+           (ctrl && chord_has(c, WA_VK_ESCAPE, WA_VK_ESCAPE, WA_VK_ESCAPE));
+}
+
+/* ctrl+v, ctrl+shift+v and shift+insert: what the clipboard holds goes to the receiver. */
+static bool pastes(const struct wa_key_combo *c)
+{
+    bool ctrl = chord_has(c, WA_VK_CONTROL, 0xA2, 0xA3);
+    bool shift = chord_has(c, WA_VK_SHIFT, 0xA0, 0xA1);
+    return (ctrl && chord_has(c, 'V', 'V', 'V')) || (shift && chord_has(c, 0x2D, 0x2D, 0x2D));
 }
 
 wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)
 {
     for (size_t i = 0; k->c->cfg.shell == SHELL_DENIED && i < n; i++)
-        if (opens_run_dialog(&combos[i]))
+        if (opens_launcher(&combos[i]))
             return wa_fail(WA_E_SHELL_DISABLED,
-                           "%s refused: win+r opens the Run dialog, and the shell permission "
-                           "is off",
+                           "%s refused: the Windows key, ctrl+esc and ctrl+shift+esc open the "
+                           "shell's launchers (Run, its win+x menu, Explorer, Start, Task "
+                           "Manager), and the shell permission is off",
                            k->name);
+    for (size_t i = 0; i < n; i++) {
+        wa_err e = pastes(&combos[i]) ? guard_paste(k) : WA_E_OK;
+        if (e)
+            return e;
+    }
     if (k->background)
         return no_background(k, "keys go to whatever has the keyboard focus of the foreground "
                                 "window");
