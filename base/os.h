@@ -149,6 +149,10 @@ wa_err os_random_bytes(void *buf, size_t n);
  * layer or child process can never corrupt the protocol. Call once, before any output. */
 wa_err os_protocol_stdio(FILE **out);
 
+/* Connections waiting to be accepted: room for a burst of clients that each open a new
+ * connection per request, so that none waits out a dropped SYN. */
+#define TCP_BACKLOG 128
+
 /* Loopback TCP, just enough for `winagent serve --port`: one listener on 127.0.0.1
  * (never another address) and blocking sockets with timeouts. Timeouts are in
  * milliseconds; callers poll os_interrupted() between them. */

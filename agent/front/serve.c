@@ -24,6 +24,7 @@
 #define LINE_MAX_MS          10000 /* a request line must be whole this soon after it began */
 #define MAX_CLIENTS          16    /* TCP clients that showed the token, served at once */
 #define MAX_UNPROVEN         32    /* connections that have not shown the token yet */
+#define SLOT_WAIT_MS         2000  /* how long a client past MAX_CLIENTS waits for a slot */
 #define PROVE_MS             5000  /* ... must show it this soon, or are dropped */
 #define IPC_PROTOCOL_VERSION "1.0.0"
 
@@ -495,19 +496,26 @@ static bool shows_token(const struct tcp_server *srv, const char *line, size_t l
     return ok;
 }
 
-/* A connection that showed the token takes a client slot, when one is free. */
+/* A connection that showed the token takes a client slot, when one is free within
+ * SLOT_WAIT_MS: a client that opens a new connection per request may be back before the
+ * thread of its last one saw it close. */
 static bool take_slot(struct tcp_client *cl)
 {
     struct tcp_server *srv = cl->srv;
-    os_mutex_lock(srv->lock);
-    bool room = srv->clients < MAX_CLIENTS;
-    if (room) {
-        srv->clients++;
-        srv->unproven--;
-        cl->proven = true;
+    int64_t until = os_now_ms() + SLOT_WAIT_MS;
+    for (;;) {
+        os_mutex_lock(srv->lock);
+        bool room = srv->clients < MAX_CLIENTS;
+        if (room) {
+            srv->clients++;
+            srv->unproven--;
+            cl->proven = true;
+        }
+        os_mutex_unlock(srv->lock);
+        if (room || os_now_ms() >= until || os_interrupted())
+            return room;
+        os_sleep_ms(5);
     }
-    os_mutex_unlock(srv->lock);
-    return room;
 }
 
 /* Serves one TCP client until it leaves, idles too long, or Ctrl+C: a line in, a line

@@ -52,7 +52,7 @@ wa_err os_tcp_listen_loopback(int port, os_socket *out, int *bound_port)
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((u_short)port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     int len = sizeof a;
-    if (bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 8) != 0 ||
+    if (bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, TCP_BACKLOG) != 0 ||
         getsockname(s, (struct sockaddr *)&a, &len) != 0) {
         e = wa_fail(WA_E_IO, "cannot listen on 127.0.0.1:%d (Winsock error %d)", port,
                     WSAGetLastError());
