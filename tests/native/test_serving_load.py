@@ -1,0 +1,87 @@
+"""The servers stay up, on the native winagent (fake desktop): `mcp --http` and `serve
+--port` answer every request of 16 and 14 clients for 10 s each (new connections per
+request and kept ones, beside two clients that reset theirs before and after the server
+accepts them), answer afterwards, and hold no more descriptors, threads or memory after
+the load than before it (read from /proc). Each prints calls per second, p50 and p99.
+The same load on the Windows build under Wine: tests/wine/test_serving_load.py."""
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+import unittest
+
+import serveload
+
+EXE = os.environ.get("WINAGENT_NATIVE_EXE", "")
+SCENE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scene_notepad.json")
+SECONDS = 10
+MORE_FDS, MORE_THREADS, MORE_MEMORY_KB = 16, 4, 16 * 1024
+
+
+def sample(pid):
+    """The process's open descriptors, threads and resident memory."""
+    status = open("/proc/%d/status" % pid, encoding="utf-8").read()
+    return {"handles": len(os.listdir("/proc/%d/fd" % pid)),
+            "threads": int(re.search(r"Threads:\s+(\d+)", status).group(1)),
+            "memory_kb": int(re.search(r"VmRSS:\s+(\d+)", status).group(1))}
+
+
+def server(*args, env=None):
+    return subprocess.Popen([EXE, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, WINAGENT_FAKE_SCENE=SCENE, **(env or {})))
+
+
+class Load(unittest.TestCase):
+    def check(self, name, pid, run, answers_after):
+        run(2, 0)  # warm up: threads, sessions and buffers as they will stay
+        time.sleep(1)
+        before = sample(pid)
+        report = run(None, 2)
+        time.sleep(2)
+        after = sample(pid)
+        print("\n" + serveload.describe(name, report, before, after), flush=True)
+        self.assertEqual(report["failed"], 0, report["why"])
+        self.assertGreater(report["calls"], 200, report)
+        self.assertGreater(report["resets"], 50, report)
+        self.assertTrue(answers_after(), "no answer after the load")
+        self.assertLessEqual(after["handles"] - before["handles"], MORE_FDS, (before, after))
+        self.assertLessEqual(after["threads"] - before["threads"], MORE_THREADS, (before, after))
+        self.assertLessEqual(after["memory_kb"] - before["memory_kb"], MORE_MEMORY_KB,
+                             (before, after))
+
+    def test_mcp_http_answers_every_request(self):
+        p = server("mcp", "--http", "127.0.0.1:0", env={"WINAGENT_MCP_TOKEN": "load-token"})
+        try:
+            line = p.stderr.readline()
+            port = int(re.search(r"127\.0\.0\.1:(\d+)/mcp", line).group(1))
+            threading.Thread(target=p.stderr.read, daemon=True).start()
+            mcp = serveload.Mcp(port, "load-token")
+            self.check("mcp --http native, 16 clients, %d s" % SECONDS, p.pid,
+                       lambda warm, resetters: serveload.run(
+                           port, warm or SECONDS, mcp.call_new, 14, mcp.call_kept, 2, resetters),
+                       mcp.call_new)
+        finally:
+            p.kill()
+            p.wait(10)
+
+    def test_serve_port_answers_every_request(self):
+        p = server("serve", "--port", "0")
+        try:
+            hello = json.loads(p.stdout.readline())
+            threading.Thread(target=p.stderr.read, daemon=True).start()
+            serve = serveload.Serve(hello["port"], hello["token"])
+            self.check("serve --port native, 14 clients, %d s" % SECONDS, p.pid,
+                       lambda warm, resetters: serveload.run(
+                           serve.port, warm or SECONDS, serve.call_new, 12, serve.call_kept, 2,
+                           resetters),
+                       serve.call_new)
+        finally:
+            p.kill()
+            p.wait(10)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
