@@ -73,6 +73,10 @@ wa_err os_mkdir_p(const char *path);
 wa_err os_read_file(const char *path, size_t max, char **out, size_t *len);
 /* Writes a whole file atomically (a temporary file beside it, then a rename). */
 wa_err os_write_file(const char *path, const void *data, size_t len);
+/* Whether users other than this one (administrators and the system aside) can write
+ * into the folder: add or replace files there, or change who may. WA_E_UNSUPPORTED when
+ * its permissions cannot be read (some network and redirected drives). */
+wa_err os_dir_others_write(const char *path, bool *others);
 /* Removes a file; a missing file is fine. */
 wa_err os_remove(const char *path);
 /* The folder holding the running executable (heap string), or NULL. */

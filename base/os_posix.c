@@ -220,6 +220,19 @@ wa_err os_read_file(const char *path, size_t max, char **out, size_t *len)
     return WA_E_OK;
 }
 
+wa_err os_dir_others_write(const char *path, bool *others)
+{
+    struct stat st;
+    *others = true;
+    if (lstat(path, &st) != 0)
+        return wa_fail(WA_E_IO, "cannot read %s: %s", path, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return wa_fail(WA_E_INVALID_ARGS, "%s is not a folder", path);
+    /* Its owner may change who writes; the group and the rest of the world may write. */
+    *others = (st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & (S_IWGRP | S_IWOTH));
+    return WA_E_OK;
+}
+
 wa_err os_write_file(const char *path, const void *data, size_t len)
 {
     size_t n = strlen(path);

@@ -185,6 +185,9 @@ struct serve_ipc {
     struct seen_file *seen;
     size_t n_seen;
     char started_at[40];
+    char token[33];
+    bool token_required; /* the folder's permissions could not be read */
+    bool announced;      /* handshake.json said ready: at close it says not */
 };
 
 static char *join(const char *dir, char sep, const char *name)
@@ -243,6 +246,51 @@ static wa_err write_handshake(struct serve_ipc *s, bool ready)
     return e;
 }
 
+/* Whoever can put a file in the folder runs commands as this user: a folder others can
+ * write is refused. Where its permissions cannot be read (some redirected and network
+ * drives), every request must carry the token instead. */
+static wa_err check_private(struct serve_ipc *s)
+{
+    bool others = false;
+    wa_err e = os_dir_others_write(s->dir, &others);
+    if (!e && !others)
+        e = os_dir_others_write(s->requests, &others);
+    if (e == WA_E_UNSUPPORTED) {
+        wa_err_clear();
+        s->token_required = true;
+        return WA_E_OK;
+    }
+    if (!e && others)
+        e = wa_fail(WA_E_DENIED,
+                    "%s can be written by other users: whoever can put a request in it runs "
+                    "winagent's commands as you; serve a folder only you can write",
+                    s->dir);
+    return e;
+}
+
+/* The token, made anew, in DIR/token for a controller that reads the folder (and on
+ * stdout for the program that started the server, as serve --port prints its own). */
+static wa_err write_token(struct serve_ipc *s)
+{
+    unsigned char raw[16];
+    wa_err e = os_random_bytes(raw, sizeof raw);
+    for (size_t i = 0; !e && i < sizeof raw; i++)
+        snprintf(s->token + 2 * i, 3, "%02x", raw[i]);
+    char *path = e ? NULL : join(s->dir, s->sep, "token");
+    if (!e && !path)
+        e = wa_fail(WA_E_NOMEM, "out of memory");
+    if (!e)
+        e = os_write_file(path, s->token, strlen(s->token));
+    free(path);
+    return e;
+}
+
+const char *serve_ipc_token(const struct serve_ipc *s, bool *required)
+{
+    *required = s->token_required;
+    return s->token;
+}
+
 wa_err serve_ipc_open(struct session *ses, const char *dir, int grace_ms, struct serve_ipc **out)
 {
     *out = NULL;
@@ -263,8 +311,10 @@ wa_err serve_ipc_open(struct session *ses, const char *dir, int grace_ms, struct
         goto fail;
     }
     if ((e = rdp_new(ses, &s->rdp)) || (e = os_mkdir_p(s->requests)) ||
-        (e = os_mkdir_p(s->responses)) || (e = write_handshake(s, true)))
+        (e = os_mkdir_p(s->responses)) || (e = check_private(s)) || (e = write_token(s)) ||
+        (e = write_handshake(s, true)))
         goto fail;
+    s->announced = true;
     *out = s;
     return WA_E_OK;
 fail:
@@ -276,7 +326,7 @@ void serve_ipc_close(struct serve_ipc *s)
 {
     if (!s)
         return;
-    if (s->handshake && os_is_dir(s->dir))
+    if (s->announced && os_is_dir(s->dir))
         write_handshake(s, false);
     for (size_t i = 0; i < s->n_seen; i++)
         free(s->seen[i].name);
@@ -394,7 +444,7 @@ static void poll_one(struct serve_ipc *s, struct seen_file *f)
         return;
     }
     free(text);
-    cJSON *r = handle_request(s->ses, s->rdp, req, NULL, id);
+    cJSON *r = handle_request(s->ses, s->rdp, req, s->token_required ? s->token : NULL, id);
     cJSON_Delete(req);
     answer(s, f, path, id, r);
     cJSON_Delete(r);
@@ -447,7 +497,22 @@ static int serve_ipc_loop(struct session *ses, const char *dir)
     wa_err e = serve_ipc_open(ses, dir, PARSE_GRACE_MS, &s);
     if (e)
         return exit_fail(e);
-    term_line(stderr, "winagent serve: watching %s (requests every %d ms)", dir, POLL_MS);
+    bool required;
+    const char *token = serve_ipc_token(s, &required);
+    cJSON *hello = cJSON_CreateObject();
+    cJSON_AddStringToObject(hello, "ipc_dir", dir);
+    cJSON_AddStringToObject(hello, "token", token);
+    cJSON_AddBoolToObject(hello, "token_required", required);
+    char *line = cJSON_PrintUnformatted(hello);
+    cJSON_Delete(hello);
+    if (line)
+        printf("%s\n", line);
+    fflush(stdout);
+    free(line);
+    term_line(stderr, "winagent serve: watching %s (requests every %d ms)%s", dir, POLL_MS,
+              required ? "; its permissions cannot be read, so every request must carry the "
+                         "token"
+                       : "");
     bool gone = false;
     while (!gone && !os_interrupted()) {
         if ((e = serve_ipc_poll(s, &gone))) {
