@@ -25,6 +25,7 @@
 
 struct task {
     char *id, *prompt, *check, *setup;
+    char *apps;    /* its allow-list (within the batch's), or NULL */
     int max_steps; /* 0: the batch's */
     double timeout_s;
 };
@@ -99,6 +100,7 @@ static void tasks_free(struct task *t, size_t n)
         free(t[i].prompt);
         free(t[i].check);
         free(t[i].setup);
+        free(t[i].apps);
     }
     free(t);
 }
@@ -116,9 +118,41 @@ static wa_err task_string(const cJSON *o, const char *key, bool required, char *
     return *out ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
 }
 
+/* The entry of a comma-separated list at *p, blanks around it dropped, into out; *p moves
+ * past it. False at the end of the list. */
+static bool next_entry(const char **p, char *out, size_t cap)
+{
+    if (!**p)
+        return false;
+    size_t n = strcspn(*p, ",");
+    const char *s = *p, *e = *p + n;
+    *p = *e ? e + 1 : e;
+    while (s < e && (*s == ' ' || *s == '\t'))
+        s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    snprintf(out, cap, "%.*s", (int)(e - s), s);
+    return true;
+}
+
+/* Whether every entry of the comma-separated list narrow is one of wide's. */
+static bool apps_within(const char *narrow, const char *wide)
+{
+    char entry[300], other[300];
+    for (const char *p = narrow; next_entry(&p, entry, sizeof entry);) {
+        bool found = !*entry;
+        for (const char *q = wide; !found && next_entry(&q, other, sizeof other);)
+            found = str_ieq(entry, other);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
 static wa_err parse_task(const cJSON *o, struct task *t, const char *file, int line)
 {
-    static const char *const known[] = {"id", "prompt", "check", "setup", "max_steps", "timeout_s"};
+    static const char *const known[] = {"id",        "prompt",    "check", "setup",
+                                        "max_steps", "timeout_s", "apps"};
     if (!cJSON_IsObject(o))
         return wa_fail(WA_E_USAGE, "%s line %d: not a JSON object", file, line);
     const cJSON *v;
@@ -130,7 +164,7 @@ static wa_err parse_task(const cJSON *o, struct task *t, const char *file, int l
         if (!ok) /* a misspelt "check" must not quietly pass every task */
             return wa_fail(WA_E_USAGE,
                            "%s line %d: unknown key \"%.40s\" (a task has id, prompt, check, "
-                           "setup, max_steps, timeout_s)",
+                           "setup, max_steps, timeout_s, apps)",
                            file, line, v->string);
     }
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
@@ -147,7 +181,8 @@ static wa_err parse_task(const cJSON *o, struct task *t, const char *file, int l
     wa_err e;
     if ((e = task_string(o, "prompt", true, &t->prompt, file, line)) ||
         (e = task_string(o, "check", false, &t->check, file, line)) ||
-        (e = task_string(o, "setup", false, &t->setup, file, line)))
+        (e = task_string(o, "setup", false, &t->setup, file, line)) ||
+        (e = task_string(o, "apps", false, &t->apps, file, line)))
         return e;
     const cJSON *ms = cJSON_GetObjectItemCaseSensitive(o, "max_steps");
     if (ms && (!cJSON_IsNumber(ms) || ms->valuedouble < 1 || ms->valuedouble > 10000 ||
@@ -195,6 +230,13 @@ static wa_err parse_tasks(char *text, const char *file, struct batch *b)
         b->tasks = grown;
         memset(&b->tasks[b->n], 0, sizeof *b->tasks);
         e = parse_task(o, &b->tasks[b->n], file, line_no);
+        const char *batch_apps = b->cfg ? settings_get(&b->cfg->settings, SET_APPS) : NULL;
+        if (!e && b->tasks[b->n].apps && batch_apps &&
+            !apps_within(b->tasks[b->n].apps, batch_apps))
+            e = wa_fail(WA_E_USAGE,
+                        "%s line %d: \"apps\" names a program --apps does not allow (%.200s): a "
+                        "task narrows the batch's allow-list, never widens it",
+                        file, line_no, batch_apps);
         b->n++;
         cJSON_Delete(o);
         for (size_t i = 0; !e && i + 1 < b->n; i++)
@@ -497,6 +539,10 @@ static bool run_task(struct batch *b, size_t i)
         c.log_dir = b->dir;
         if (t->max_steps)
             c.max_steps = t->max_steps;
+        if (t->apps) { /* the only programs of its run (the copy's settings are not freed) */
+            c.settings.value[SET_APPS] = t->apps;
+            c.settings.source[SET_APPS] = SRC_FLAG;
+        }
         watch_arm(t->timeout_s);
         code = agent_run(&c, &run);
         bool timed_out = watch_disarm();

@@ -1,6 +1,7 @@
 """`winagent batch` on the native winagent (fake desktop, fake model): results.jsonl is
-written a whole line at a time, and --resume reads past a torn last line (a batch
-killed while writing it) without losing the records written after it."""
+written a whole line at a time, --resume reads past a torn last line (a batch
+killed while writing it) without losing the records written after it, and a task line's
+"apps" is the allow-list of its run, within the batch's own."""
 import glob
 import json
 import os
@@ -8,7 +9,7 @@ import subprocess
 import tempfile
 import unittest
 
-from watest import fake_llm
+from watest import fake_llm, read_trace, tool_call
 
 EXE = os.environ.get("WINAGENT_NATIVE_EXE", "")
 SCENE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scene_notepad.json")
@@ -127,6 +128,40 @@ class TornResults(unittest.TestCase):
         self.assertEqual([json.loads(line)["id"] for line in self.lines[:-1]],
                          ["a", "b", "c", "d"])
         self.resumed_again(b, 4)
+
+class TaskApps(unittest.TestCase):
+    def test_a_task_lines_apps_is_its_runs_allow_list(self):
+        b = Batch([])
+        with open(b.file, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"id": "pad", "prompt": "list pad", "apps": "notepad.exe"}) + "\n")
+            f.write(json.dumps({"id": "all", "prompt": "list all"}) + "\n")
+        listing = {"tool_calls": [tool_call({"action": "list_windows"})]}
+        with fake_llm({"steps": [listing, {"text": "done"}, listing, {"text": "done"}]}) as fake:
+            code, err = b.run(fake)
+        self.assertEqual(code, 0, err)
+        seen = {}
+        for trace in glob.glob(os.path.join(self.log_dir(b), "*", "trace.jsonl")):
+            lines = read_trace(os.path.dirname(trace))
+            task = lines[0]["task"]
+            windows = lines[1]["tool_calls"][0]["result"]["data"]["windows"]
+            seen[task] = sorted(w["process"] for w in windows)
+        self.assertEqual(sorted(seen.values()), [["calc.exe", "notepad.exe"], ["notepad.exe"]])
+
+    def test_a_task_narrows_the_batchs_allow_list_and_never_widens_it(self):
+        b = Batch([])
+        with open(b.file, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"id": "calc", "prompt": "x", "apps": "calc.exe"}) + "\n")
+        with model() as fake:
+            code, err = b.run(fake, "--apps", "notepad.exe")
+            self.assertEqual(len(fake.requests), 0)
+        self.assertEqual(code, 1, err)
+        self.assertIn("never widens it", err)
+
+    def log_dir(self, b):
+        found = glob.glob(os.path.join(b.log_dir, "batch-*-nightly"))
+        self.assertEqual(len(found), 1, found)
+        return found[0]
+
 
 if __name__ == "__main__":
     unittest.main()
