@@ -352,6 +352,13 @@ wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct
         needs(out, "%.80s is a shell, script host or interpreter", base_name(prog));
     if (launch_is_script(prog))
         needs(out, "%.80s is a script, shortcut or indirection", base_name(prog));
+    if (network_path(prog)) { /* not even looked up: a lookup sends the user's credentials */
+        needs(out, "%.120s lies on a network share", prog);
+        out->far = true;
+        snprintf(out->far_reason, sizeof out->far_reason, "%s", out->reason);
+        out->command = str_dup(command);
+        return out->command ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+    }
     e = backend_resolve_program(be, prog, &out->path, &out->runs);
     if (e == WA_E_ELEMENT_NOT_FOUND && out->needs_shell)
         e = WA_E_OK; /* the shell is refused anyway, or will say so itself */
