@@ -208,13 +208,14 @@ static wa_err replay_call(struct replay *rp, int stepn, const cJSON *step, const
         term_line(stdout, "%d. step %d: %s %s", rp->calls, stepn, tool ? tool : "?", a ? a : "");
         free(a);
     }
-    steplog_progress(&rp->log, "[replay %d] step %d: %s -> %s", rp->calls, stepn,
+    steplog_progress(&rp->log, "[replay %d] step %d: %s -> %s%s", rp->calls, stepn,
                      res.summary[0] ? res.summary : action,
-                     not_done      ? "skipped"
+                     not_done      ? "skipped: "
                      : skip        ? "skipped (shell)"
                      : e           ? wa_err_code(e)
                      : res.dry_run ? "dry-run"
-                                   : "ok");
+                                   : "ok",
+                     not_done ? not_done : "");
     if (e)
         steplog_note(&rp->log, "  error: %s", res.message);
     op_request_cleanup(&q);
