@@ -191,6 +191,32 @@ class Replay(unittest.TestCase):
         self.assertNotIn("type_text", ops)
 
 
+class TerminalText(unittest.TestCase):
+    def test_titles_and_client_text_reach_the_terminal_escaped(self):
+        evil = {"hwnd": 1400, "title": "Notes" + ESC + "]0;owned\x07" + ESC + "[2J\u202etxt.exe",
+                "class": "Evil", "process": "notes.exe", "pid": 93, "rect": [0, 0, 10, 10],
+                "tree": {"type": "Window", "name": "x"}}
+        env = dict(os.environ, WINAGENT_FAKE_SCENE=scene_with(evil))
+        for args in (["windows"], ["windows", "--json"]):
+            r = subprocess.run([EXE, *args], capture_output=True, text=True, env=env, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            for raw in (ESC, "\x07", "\u202e"):
+                self.assertNotIn(raw, r.stdout, args)
+            self.assertIn("Notes", r.stdout)
+        self.assertIn("\\x1b[2J\\u{202E}", subprocess.run(
+            [EXE, "windows"], capture_output=True, text=True, env=env).stdout)
+        # a client's tool name in the MCP server's log
+        p = subprocess.run([EXE, "mcp"], input="\n".join(json.dumps(m) for m in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "c" + ESC + "[31m", "version": "0"}}},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"name": "state", "arguments": {"window": ESC + "[2J"}}})) + "\n",
+            capture_output=True, text=True, env=env, timeout=60)
+        self.assertIn("winagent mcp:", p.stderr)
+        self.assertNotIn(ESC, p.stderr)
+
+
 class McpOracle(unittest.TestCase):
     def test_a_restricted_title_answers_like_a_missing_one(self):
         p = subprocess.Popen([EXE, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
