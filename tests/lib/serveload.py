@@ -192,3 +192,21 @@ def describe(name, report, before, after):
                 report["p99_ms"] or 0, report["failed"], report["resets"], before["handles"],
                 after["handles"], before["threads"], after["threads"], before["memory_kb"],
                 after["memory_kb"]))
+
+
+def hammer(port, clients, seconds):
+    """clients threads POST to http://127.0.0.1:port/ for seconds, a new connection each
+    (as urllib sends them): how tests/apps/selectcheck.exe is driven by hand."""
+    def post(state):
+        req = urllib.request.Request("http://127.0.0.1:%d/" % port, b'{"a":1}',
+                                     {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status == 200 and bool(r.read())
+    return run(port, seconds, lambda: post({}), clients, post, 0, resetters=0)
+
+
+if __name__ == "__main__":
+    import sys
+    if len(sys.argv) != 4:
+        sys.exit("usage: serveload.py PORT CLIENTS SECONDS   (a new connection per request)")
+    print(hammer(int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])))
