@@ -167,8 +167,9 @@ wa_err os_tcp_listen_loopback(int port, os_socket *out, int *bound_port);
 /* How long a send to an accepted client may block before it fails (a client that
  * stops reading). */
 #define OS_TCP_SEND_TIMEOUT_MS 10000
-/* Waits up to timeout_ms for a client; *out is OS_SOCKET_NONE when none came. */
-wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out);
+/* Waits up to timeout_ms for a client; *out is OS_SOCKET_NONE when none came, and
+ * *peer its IPv4 address (host order; 0 when unknown). */
+wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out, uint32_t *peer);
 /* Receives up to cap bytes: WA_E_OK with *got > 0 for data, WA_E_OK with *got == 0
  * when the peer closed, WA_E_TIMEOUT when nothing came within timeout_ms, WA_E_IO. */
 wa_err os_tcp_recv(os_socket s, void *buf, size_t cap, int timeout_ms, size_t *got);

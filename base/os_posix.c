@@ -443,16 +443,20 @@ wa_err os_tcp_listen_loopback(int port, os_socket *out, int *bound_port)
     return WA_E_OK;
 }
 
-wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out)
+wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out, uint32_t *peer)
 {
     *out = OS_SOCKET_NONE;
+    *peer = 0;
     int rc = wait_readable((int)listener, timeout_ms);
     if (rc == 0 || (rc < 0 && errno == EINTR))
         return WA_E_OK;
     if (rc < 0)
         return wa_fail(WA_E_IO, "cannot wait for a client: %s", strerror(errno));
-    int c = accept((int)listener, NULL, NULL);
+    struct sockaddr_in from;
+    socklen_t from_len = sizeof from;
+    int c = accept((int)listener, (struct sockaddr *)&from, &from_len);
     if (c >= 0) {
+        *peer = from.sin_family == AF_INET ? ntohl(from.sin_addr.s_addr) : 0;
         fcntl(c, F_SETFD, FD_CLOEXEC);
         /* A client that stops reading cannot hold a sender forever. */
         struct timeval tv = {OS_TCP_SEND_TIMEOUT_MS / 1000, (OS_TCP_SEND_TIMEOUT_MS % 1000) * 1000};

@@ -16,17 +16,18 @@
 #include "base/str.h"
 #include "base/term.h"
 
-#define POLL_MS              50   /* the folder transport's poll interval */
-#define PARSE_GRACE_MS       2000 /* a request that stays unparseable this long is answered */
-#define REQUEST_MAX          (16u << 20)     /* bytes of one request (file or line) */
-#define ACCEPT_WAIT_MS       250             /* how often the TCP loops look at Ctrl+C */
-#define CLIENT_IDLE_MS       (5 * 60 * 1000) /* a TCP client silent this long is dropped */
-#define LINE_MAX_MS          10000 /* a request line must be whole this soon after it began */
-#define MAX_CLIENTS          16    /* TCP clients that showed the token, served at once */
-#define MAX_UNPROVEN         32    /* connections that have not shown the token yet */
-#define SLOT_WAIT_MS         2000  /* how long a client past MAX_CLIENTS waits for a slot */
-#define PROVE_MS             5000  /* ... must show it this soon, or are dropped */
-#define IPC_PROTOCOL_VERSION "1.0.0"
+#define POLL_MS                  50   /* the folder transport's poll interval */
+#define PARSE_GRACE_MS           2000 /* a request that stays unparseable this long is answered */
+#define REQUEST_MAX              (16u << 20)     /* bytes of one request (file or line) */
+#define ACCEPT_WAIT_MS           250             /* how often the TCP loops look at Ctrl+C */
+#define CLIENT_IDLE_MS           (5 * 60 * 1000) /* a TCP client silent this long is dropped */
+#define LINE_MAX_MS              10000 /* a request line must be whole this soon after it began */
+#define MAX_CLIENTS              16    /* TCP clients that showed the token, served at once */
+#define MAX_UNPROVEN             48    /* connections that have not shown the token yet */
+#define MAX_UNPROVEN_PER_ADDRESS 24    /* ... of them from one client address */
+#define SLOT_WAIT_MS             2000  /* how long a client past MAX_CLIENTS waits for a slot */
+#define PROVE_MS                 5000  /* ... must show it this soon, or are dropped */
+#define IPC_PROTOCOL_VERSION     "1.0.0"
 
 /* ---- requests and responses ---- */
 
@@ -537,19 +538,59 @@ static void send_line(os_socket client, cJSON *r)
     free(text);
 }
 
+/* Connections of one client address that have not shown the token yet. */
+struct waiting {
+    uint32_t addr;
+    int count;
+};
+
 struct tcp_server {
     struct core *core;
     const char *token;
-    struct os_mutex *lock;
-    int clients;  /* served right now, having shown the token (MAX_CLIENTS) */
-    int unproven; /* connected, no token shown yet (MAX_UNPROVEN); they hold no slot */
+    struct os_mutex *lock; /* the counts below */
+    int clients;           /* served right now, having shown the token (MAX_CLIENTS) */
+    int unproven;          /* connected, no token shown yet (MAX_UNPROVEN); they hold no slot */
+    struct waiting waiting[MAX_UNPROVEN]; /* the unproven by address */
 };
 
 struct tcp_client {
     struct tcp_server *srv;
     os_socket sock;
+    uint32_t peer;
     bool proven; /* it showed the token and holds one of the MAX_CLIENTS slots */
 };
+
+/* One more unproven connection from addr, unless there is no room: in all, or for that
+ * address (a client that floods connections and resets them leaves room to others).
+ * Called with the lock held. */
+static bool unproven_take(struct tcp_server *srv, uint32_t addr)
+{
+    struct waiting *mine = NULL, *free_row = NULL;
+    for (int i = 0; i < MAX_UNPROVEN && !mine; i++) {
+        if (srv->waiting[i].count && srv->waiting[i].addr == addr)
+            mine = &srv->waiting[i];
+        else if (!srv->waiting[i].count && !free_row)
+            free_row = &srv->waiting[i];
+    }
+    if (!mine && free_row)
+        (mine = free_row)->addr = addr;
+    if (!mine || mine->count >= MAX_UNPROVEN_PER_ADDRESS || srv->unproven >= MAX_UNPROVEN)
+        return false;
+    mine->count++;
+    srv->unproven++;
+    return true;
+}
+
+/* The unproven connection from addr is proven or gone. Called with the lock held. */
+static void unproven_release(struct tcp_server *srv, uint32_t addr)
+{
+    for (int i = 0; i < MAX_UNPROVEN; i++)
+        if (srv->waiting[i].count && srv->waiting[i].addr == addr) {
+            srv->waiting[i].count--;
+            break;
+        }
+    srv->unproven--;
+}
 
 /* Whether a request line carries the server's token. */
 static bool shows_token(const struct tcp_server *srv, const char *line, size_t len)
@@ -573,7 +614,7 @@ static bool take_slot(struct tcp_client *cl)
         bool room = srv->clients < MAX_CLIENTS;
         if (room) {
             srv->clients++;
-            srv->unproven--;
+            unproven_release(srv, cl->peer);
             cl->proven = true;
         }
         os_mutex_unlock(srv->lock);
@@ -672,7 +713,7 @@ out:
     if (cl->proven)
         srv->clients--;
     else
-        srv->unproven--;
+        unproven_release(srv, cl->peer);
     os_mutex_unlock(srv->lock);
     free(cl);
 }
@@ -700,7 +741,8 @@ static int serve_tcp_loop(struct core *core, int port)
     term_line(stderr, "winagent serve: listening on 127.0.0.1:%d", bound);
     while (!os_interrupted()) {
         os_socket client;
-        if ((e = os_tcp_accept(l, ACCEPT_WAIT_MS, &client))) {
+        uint32_t peer;
+        if ((e = os_tcp_accept(l, ACCEPT_WAIT_MS, &client, &peer))) {
             term_line(stderr, "winagent serve: %s", wa_err_detail());
             os_sleep_ms(ACCEPT_WAIT_MS); /* e.g. out of descriptors: do not spin */
             continue;
@@ -708,23 +750,22 @@ static int serve_tcp_loop(struct core *core, int port)
         if (client == OS_SOCKET_NONE)
             continue;
         /* No slot before the token: a connection waits among the unproven, which are
-         * few and must show it within PROVE_MS. */
+         * few (per address too) and must show it within PROVE_MS. */
         os_mutex_lock(srv.lock);
-        bool room = srv.unproven < MAX_UNPROVEN;
-        if (room)
-            srv.unproven++;
+        bool room = unproven_take(&srv, peer);
         os_mutex_unlock(srv.lock);
         struct tcp_client *cl = room ? calloc(1, sizeof *cl) : NULL;
         if (cl) {
             cl->srv = &srv;
             cl->sock = client;
+            cl->peer = peer;
             if (os_thread_start(serve_client, cl) == WA_E_OK)
                 continue;
             free(cl);
         }
         if (room) {
             os_mutex_lock(srv.lock);
-            srv.unproven--;
+            unproven_release(&srv, peer);
             os_mutex_unlock(srv.lock);
         }
         send_line(client, error_response(NULL, NULL, WA_E_DENIED,

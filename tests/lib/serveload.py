@@ -169,19 +169,47 @@ class Serve:
     def line(self, i):
         return (json.dumps({"id": i, "token": self.token, "command": "windows"}) + "\n").encode()
 
+    @staticmethod
+    def answered(line):
+        """True for a success; an error answer raises ValueError with its message."""
+        answer = json.loads(line) if line else {}
+        if answer.get("success") is not True:
+            raise ValueError(str(answer.get("error"))[:120] if line else "no answer")
+        return True
+
     def call_new(self):
         with socket.create_connection(("127.0.0.1", self.port), timeout=30) as s:
             s.sendall(self.line(1))
             answer = s.makefile("r", encoding="utf-8").readline()
-        return bool(answer) and json.loads(answer).get("success") is True
+        return self.answered(answer)
 
     def call_kept(self, state):
         if "conn" not in state:
             s = socket.create_connection(("127.0.0.1", self.port), timeout=30)
             state["conn"], state["file"] = s, s.makefile("r", encoding="utf-8")
         state["conn"].sendall(self.line(2))
-        answer = state["file"].readline()
-        return bool(answer) and json.loads(answer).get("success") is True
+        return self.answered(state["file"].readline())
+
+
+def check(test, name, run, answers_after, sample, more, warm_seconds):
+    """The load test of a server, for a unittest.TestCase test: run(warm, resetters) warms
+    the server up for warm_seconds (no resets), then loads it (run(None, 2)) between two
+    samples of what it holds (sample() -> {handles, threads, memory_kb}); every request
+    answered, it answers afterwards, and it holds at most more[k] more of each. Prints
+    what it measured."""
+    run(warm_seconds, 0)  # threads, sessions and buffers as they will stay
+    time.sleep(2)
+    before = sample()
+    report = run(None, 2)
+    time.sleep(2)
+    after = sample()
+    print("\n" + describe(name, report, before, after), flush=True)
+    test.assertEqual(report["failed"], 0, report["why"])
+    test.assertGreater(report["calls"], 200, report)
+    test.assertGreater(report["resets"], 50, report)
+    test.assertTrue(answers_after(), "no answer after the load")
+    for k in ("handles", "threads", "memory_kb"):
+        test.assertLessEqual(after[k] - before[k], more[k], (k, before, after))
 
 
 def describe(name, report, before, after):

@@ -9,7 +9,6 @@ import os
 import re
 import subprocess
 import threading
-import time
 import unittest
 
 import serveload
@@ -17,7 +16,7 @@ import serveload
 EXE = os.environ.get("WINAGENT_NATIVE_EXE", "")
 SCENE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scene_notepad.json")
 SECONDS = 10
-MORE_FDS, MORE_THREADS, MORE_MEMORY_KB = 16, 4, 16 * 1024
+MORE = {"handles": 16, "threads": 4, "memory_kb": 16 * 1024}  # fds, threads, resident KB
 
 
 def sample(pid):
@@ -35,23 +34,6 @@ def server(*args, env=None):
 
 
 class Load(unittest.TestCase):
-    def check(self, name, pid, run, answers_after):
-        run(2, 0)  # warm up: threads, sessions and buffers as they will stay
-        time.sleep(1)
-        before = sample(pid)
-        report = run(None, 2)
-        time.sleep(2)
-        after = sample(pid)
-        print("\n" + serveload.describe(name, report, before, after), flush=True)
-        self.assertEqual(report["failed"], 0, report["why"])
-        self.assertGreater(report["calls"], 200, report)
-        self.assertGreater(report["resets"], 50, report)
-        self.assertTrue(answers_after(), "no answer after the load")
-        self.assertLessEqual(after["handles"] - before["handles"], MORE_FDS, (before, after))
-        self.assertLessEqual(after["threads"] - before["threads"], MORE_THREADS, (before, after))
-        self.assertLessEqual(after["memory_kb"] - before["memory_kb"], MORE_MEMORY_KB,
-                             (before, after))
-
     def test_mcp_http_answers_every_request(self):
         p = server("mcp", "--http", "127.0.0.1:0", env={"WINAGENT_MCP_TOKEN": "load-token"})
         try:
@@ -59,10 +41,11 @@ class Load(unittest.TestCase):
             port = int(re.search(r"127\.0\.0\.1:(\d+)/mcp", line).group(1))
             threading.Thread(target=p.stderr.read, daemon=True).start()
             mcp = serveload.Mcp(port, "load-token")
-            self.check("mcp --http native, 16 clients, %d s" % SECONDS, p.pid,
-                       lambda warm, resetters: serveload.run(
-                           port, warm or SECONDS, mcp.call_new, 14, mcp.call_kept, 2, resetters),
-                       mcp.call_new)
+            serveload.check(self, "mcp --http native, 16 clients, %d s" % SECONDS,
+                            lambda warm, resetters: serveload.run(
+                                port, warm or SECONDS, mcp.call_new, 14, mcp.call_kept, 2,
+                                resetters),
+                            mcp.call_new, lambda: sample(p.pid), MORE, 2)
         finally:
             p.kill()
             p.wait(10)
@@ -73,11 +56,11 @@ class Load(unittest.TestCase):
             hello = json.loads(p.stdout.readline())
             threading.Thread(target=p.stderr.read, daemon=True).start()
             serve = serveload.Serve(hello["port"], hello["token"])
-            self.check("serve --port native, 14 clients, %d s" % SECONDS, p.pid,
-                       lambda warm, resetters: serveload.run(
-                           serve.port, warm or SECONDS, serve.call_new, 12, serve.call_kept, 2,
-                           resetters),
-                       serve.call_new)
+            serveload.check(self, "serve --port native, 14 clients, %d s" % SECONDS,
+                            lambda warm, resetters: serveload.run(
+                                serve.port, warm or SECONDS, serve.call_new, 12,
+                                serve.call_kept, 2, resetters),
+                            serve.call_new, lambda: sample(p.pid), MORE, 2)
         finally:
             p.kill()
             p.wait(10)

@@ -105,11 +105,14 @@ static void test_loopback_tcp(void **state)
     assert_int_equal(getsockname((int)l, (struct sockaddr *)&a, &len), 0);
     assert_int_equal(ntohl(a.sin_addr.s_addr), INADDR_LOOPBACK);
 
-    assert_int_equal(os_tcp_accept(l, 50, &c), WA_E_OK); /* nobody yet */
+    uint32_t peer = 1;
+    assert_int_equal(os_tcp_accept(l, 50, &c, &peer), WA_E_OK); /* nobody yet */
+    assert_int_equal(peer, 0);
     assert_int_equal(c, OS_SOCKET_NONE);
 
     int client = connect_loopback(port);
-    assert_int_equal(os_tcp_accept(l, 1000, &c), WA_E_OK);
+    assert_int_equal(os_tcp_accept(l, 1000, &c, &peer), WA_E_OK);
+    assert_int_equal(peer, INADDR_LOOPBACK);
     assert_true(c != OS_SOCKET_NONE);
 
     char buf[64];

@@ -94,23 +94,22 @@ class HttpUnderLoad(unittest.TestCase):
             call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                     "params": {"name": "windows", "arguments": {}}}
             head = {"Mcp-Session-Id": sid}
-            quiet = []
-            for _ in range(5):
-                t0 = time.monotonic()
-                status, _, body = s.post(call, head)
-                quiet.append(time.monotonic() - t0)
-                self.assertEqual(status, 200, body)
+
+            def five_calls():
+                took = []
+                for _ in range(5):
+                    t0 = time.monotonic()
+                    status, _, body = s.post(call, head)
+                    took.append(time.monotonic() - t0)
+                    self.assertEqual(status, 200, body)
+                return took
+            quiet = five_calls()
             idle = [socket.create_connection(("127.0.0.1", s.port), timeout=5,
                                              source_address=("127.0.0.5", 0))
                     for _ in range(100)]
             try:
                 time.sleep(1.0)  # every one of them accepted, none of them sent a byte
-                loaded = []
-                for _ in range(5):
-                    t0 = time.monotonic()
-                    status, _, body = s.post(call, head)
-                    loaded.append(time.monotonic() - t0)
-                    self.assertEqual(status, 200, body)
+                loaded = five_calls()
                 # the ones past the address's share were closed, having heard why
                 refused = 0
                 for c in idle:

@@ -20,31 +20,13 @@ import time
 import unittest
 
 import watest
-from watest import (AgentRun, TESTAPP_EXE, TestApp, WINAGENT_EXE, fake_llm, read_trace,
-                    tool_call, win_path)
+from watest import (AgentRun, TESTAPP_EXE, TestApp, WINAGENT_EXE, WineProgram, fake_llm,
+                    read_trace, tool_call, win_path)
 
 APPS = os.path.dirname(TESTAPP_EXE)
 SHELLMIMIC = os.path.join(APPS, "shellmimic.exe")
 TERMMIMIC = os.path.join(APPS, "termmimic.exe")
 STATE = watest.Cli("wa-routes-state-")
-
-
-class Program:
-    """A program of ours (or Wine's) under Wine for one test, killed afterwards."""
-
-    def __init__(self, *cmd):
-        self.cmd = ["wine", *cmd]
-
-    def __enter__(self):
-        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        return self
-
-    def __exit__(self, *exc):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-        return False
 
 
 def mcp(*args):
@@ -83,7 +65,8 @@ class ShellOff(unittest.TestCase):
         return j["error"]["message"]
 
     def test_the_run_dialog_in_any_language_and_task_managers_create_new_task(self):
-        with Program(SHELLMIMIC, "run", "Ausf\u00fchren"), Program("taskmgr"):
+        with WineProgram(SHELLMIMIC, "run", "Ausf\u00fchren"), \
+                WineProgram("windows/system32/taskmgr.exe"):
             s = mcp()
             wait_window(s, "Ausf\u00fchren")
             why = self.refused(s, "Ausf\u00fchren")
@@ -102,9 +85,8 @@ class ShellOff(unittest.TestCase):
             self.assertEqual(s.close(), 0)
 
     def test_address_bars_and_explorer_windows(self):
-        with Program(SHELLMIMIC, "addressbar"), \
-                Program(os.path.join(os.environ["WINEPREFIX"], "drive_c", "windows",
-                                     "explorer.exe"), "C:\\"):
+        with WineProgram(SHELLMIMIC, "addressbar"), \
+                WineProgram("windows/explorer.exe", "C:\\"):
             s = mcp()
             wait_window(s, "file dialog")
             self.assertIn("address bar", self.refused(s, "file dialog", "powershell -nop"))
@@ -123,7 +105,8 @@ class ShellOff(unittest.TestCase):
         notes = os.path.join(tmp, "notes.exe")
         shutil.copyfile(TERMMIMIC, notes)
         try:
-            with TestApp(exe_name="alacritty.exe") as app, Program(notes, "window", "notes"):
+            with TestApp(exe_name="alacritty.exe") as app, \
+                    WineProgram(notes, "window", "notes"):
                 s = mcp()
                 self.assertIn("terminal", self.refused(s, "winagent testapp"))
                 wait_window(s, "notes")
@@ -181,7 +164,7 @@ class ShellOff(unittest.TestCase):
 
 class ShellOffInTheLoopAndReplay(unittest.TestCase):
     def test_the_loop_and_its_replay_type_into_no_run_dialog(self):
-        with Program(SHELLMIMIC, "run", "Ausf\u00fchren"):
+        with WineProgram(SHELLMIMIC, "run", "Ausf\u00fchren"):
             s = mcp("--allow-shell")  # the dialog in front: it is where the loop's input goes
             wait_window(s, "Ausf\u00fchren")
             j, _ = s.call("focus", window="Ausf\u00fchren", screenshot=False)
