@@ -242,16 +242,15 @@ const char *gate_shell_route(const struct wa_window *w, const struct wa_window_k
     const char *cls = w->class_name ? w->class_name : "";
     if (AMONG(cls, terminal_classes))
         return "a console or terminal";
-    if (launch_is_interpreter(proc) ||
-        (file && file->original_name && launch_is_interpreter(file->original_name)))
+    if (launch_takes_commands(proc) ||
+        (file && file->original_name && launch_takes_commands(file->original_name)))
         return "a window of a shell, terminal or interpreter";
     if (file && file->executable && file->console)
         return "a window of a console program";
     if (kind && kind->run_dialog)
         return "the Run dialog";
-    if (strcmp(cls, "#32770") == 0 &&
-        (str_ieq(proc, "explorer.exe") || str_ieq(proc, "taskmgr.exe")))
-        return "the Run dialog (a dialog of Explorer or Task Manager)";
+    if (strcmp(cls, "#32770") == 0 && str_ieq(proc, "explorer.exe"))
+        return "the Run dialog (a dialog of Explorer)";
     if (AMONG(proc, launcher_processes) ||
         (str_ieq(proc, "explorer.exe") && AMONG(cls, launcher_classes)))
         return "the taskbar, the desktop or the Start menu, which start programs";

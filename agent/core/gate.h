@@ -54,13 +54,12 @@ wa_err gate_check_window(const struct gate *g, const struct wa_window *w, const 
 
 /* Why w is a route to a shell, which receives no input while the shell permission is
  * off (NULL when it is none), by what it is rather than by its title: a console or a
- * terminal, a window of any program launch counts as a shell, terminal or interpreter
- * (by its name, or its file's version resource: file may be NULL), of a console program,
- * the Run dialog in any language (shell32's, by its controls: kind may be NULL; or a
- * dialog of Explorer or Task Manager), the taskbar, the desktop, the Start menu and
- * search, an address bar (kind: the control the input reaches), and for keys and text
- * (keyboard) Explorer's own windows, whose address bar has no window of its own on
- * Windows 11. */
+ * terminal, a window of a shell, interpreter or terminal on launch's list (by its name,
+ * or its file's version resource: file may be NULL), of a console program, the Run dialog
+ * in any language (shell32's, by its controls: kind may be NULL; or a dialog of
+ * Explorer), the taskbar, the desktop, the Start menu and search, an address bar (kind:
+ * the control the input reaches), and for keys and text (keyboard) Explorer's own
+ * windows, whose address bar has no window of its own on Windows 11. */
 const char *gate_shell_route(const struct wa_window *w, const struct wa_window_kind *kind,
                              const struct wa_program_info *file, bool keyboard);
 

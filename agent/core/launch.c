@@ -8,89 +8,98 @@
 
 #include "base/str.h"
 
-/* Shells, script hosts, interpreters and the system's indirections that run code
- * given to them; matched on the file name without its extension, and as a prefix for
- * versioned names ("python3.12"). */
-static const char *const interpreters[] = {
-    "cmd",
-    "command",
-    "powershell",
-    "powershell_ise",
-    "pwsh",
-    "wscript",
-    "cscript",
-    "mshta",
-    "rundll32",
-    "rundll",
-    "regsvr32",
-    "regsvcs",
-    "regasm",
-    "wsl",
-    "wslhost",
-    "bash",
-    "sh",
-    "zsh",
-    "dash",
-    "busybox",
-    "python",
-    "pythonw",
-    "py",
-    "pyw",
-    "node",
-    "deno",
-    "bun",
-    "perl",
-    "ruby",
-    "php",
-    "lua",
-    "tclsh",
-    "wish",
-    "java",
-    "javaw",
-    "msiexec",
-    "wmic",
-    "schtasks",
-    "at",
-    "forfiles",
-    "certutil",
-    "bitsadmin",
-    "installutil",
-    "msbuild",
-    "conhost",
-    "wt",
-    "runas",
-    "hh",
-    "cmstp",
-    "control",
-    "mmc",
-    "pcalua",
-    "scriptrunner",
-    "odbcconf",
-    "msxsl",
-    "ieexec",
-    "dotnet",
-    "csi",
-    "fsi",
-    "winrm",
+/* Shells, script hosts, interpreters, terminals and the system's indirections that run
+ * code given to them: the one list for launching (each needs the shell permission) and
+ * for typing (with the shell off, the windows of those marked TYPES receive no input:
+ * what is typed there runs). Matched on the file name without its extension, and as a
+ * prefix for versioned names ("python3.12"). */
+enum { LAUNCH_ONLY, TYPES };
+
+static const struct {
+    const char *name;
+    int kind;
+} interpreters[] = {
+    /* shells and interpreters with a prompt: typing there runs commands */
+    {"cmd", TYPES},
+    {"command", TYPES},
+    {"powershell", TYPES},
+    {"powershell_ise", TYPES},
+    {"pwsh", TYPES},
+    {"wsl", TYPES},
+    {"wslhost", TYPES},
+    {"bash", TYPES},
+    {"sh", TYPES},
+    {"zsh", TYPES},
+    {"dash", TYPES},
+    {"busybox", TYPES},
+    {"python", TYPES},
+    {"pythonw", TYPES},
+    {"py", TYPES},
+    {"pyw", TYPES},
+    {"node", TYPES},
+    {"deno", TYPES},
+    {"bun", TYPES},
+    {"perl", TYPES},
+    {"ruby", TYPES},
+    {"php", TYPES},
+    {"lua", TYPES},
+    {"tclsh", TYPES},
+    {"wish", TYPES},
+    {"conhost", TYPES},
+    {"wt", TYPES},
+    {"dotnet", TYPES},
+    {"csi", TYPES},
+    {"fsi", TYPES},
     /* terminal hosts: windows that run a shell */
-    "windowsterminal",
-    "openconsole",
-    "putty",
-    "kitty",
-    "mobaxterm",
-    "git-bash",
-    "terminus",
-    "conemu",
-    "conemu64",
-    "alacritty",
-    "wezterm",
-    "wezterm-gui",
-    "mintty",
-    "hyper",
-    "tabby",
-    "fluent terminal",
-    "cmder",
-    "wineconsole",
+    {"windowsterminal", TYPES},
+    {"openconsole", TYPES},
+    {"putty", TYPES},
+    {"kitty", TYPES},
+    {"mobaxterm", TYPES},
+    {"git-bash", TYPES},
+    {"terminus", TYPES},
+    {"conemu", TYPES},
+    {"conemu64", TYPES},
+    {"alacritty", TYPES},
+    {"wezterm", TYPES},
+    {"wezterm-gui", TYPES},
+    {"mintty", TYPES},
+    {"hyper", TYPES},
+    {"tabby", TYPES},
+    {"fluent terminal", TYPES},
+    {"cmder", TYPES},
+    {"wineconsole", TYPES},
+    /* script hosts and indirections: their own windows take text, not commands */
+    {"wscript", LAUNCH_ONLY},
+    {"cscript", LAUNCH_ONLY},
+    {"mshta", LAUNCH_ONLY},
+    {"rundll32", LAUNCH_ONLY},
+    {"rundll", LAUNCH_ONLY},
+    {"regsvr32", LAUNCH_ONLY},
+    {"regsvcs", LAUNCH_ONLY},
+    {"regasm", LAUNCH_ONLY},
+    {"java", LAUNCH_ONLY},
+    {"javaw", LAUNCH_ONLY},
+    {"msiexec", LAUNCH_ONLY},
+    {"wmic", LAUNCH_ONLY},
+    {"schtasks", LAUNCH_ONLY},
+    {"at", LAUNCH_ONLY},
+    {"forfiles", LAUNCH_ONLY},
+    {"certutil", LAUNCH_ONLY},
+    {"bitsadmin", LAUNCH_ONLY},
+    {"installutil", LAUNCH_ONLY},
+    {"msbuild", LAUNCH_ONLY},
+    {"runas", LAUNCH_ONLY},
+    {"hh", LAUNCH_ONLY},
+    {"cmstp", LAUNCH_ONLY},
+    {"control", LAUNCH_ONLY},
+    {"mmc", LAUNCH_ONLY},
+    {"pcalua", LAUNCH_ONLY},
+    {"scriptrunner", LAUNCH_ONLY},
+    {"odbcconf", LAUNCH_ONLY},
+    {"msxsl", LAUNCH_ONLY},
+    {"ieexec", LAUNCH_ONLY},
+    {"winrm", LAUNCH_ONLY},
 };
 
 /* Extensions that run code or point elsewhere. */
@@ -157,10 +166,12 @@ static const char *extension(const char *path)
     return dot && dot != b ? dot + 1 : "";
 }
 
-bool launch_is_interpreter(const char *program)
+/* The entry of the list that program names (its file name, with or without ".exe" or
+ * ".com", or with a version), or -1. */
+static int interpreter_of(const char *program)
 {
     if (!program)
-        return false;
+        return -1;
     const char *b = base_name(program);
     char stem[128];
     snprintf(stem, sizeof stem, "%s", b);
@@ -169,21 +180,32 @@ bool launch_is_interpreter(const char *program)
         stem[n - 4] = '\0';
     n = strlen(stem);
     for (size_t i = 0; i < sizeof interpreters / sizeof interpreters[0]; i++) {
-        size_t m = strlen(interpreters[i]);
+        size_t m = strlen(interpreters[i].name);
         if (n < m)
             continue;
         char head[128];
         memcpy(head, stem, m);
         head[m] = '\0';
-        if (!str_ieq(head, interpreters[i]))
+        if (!str_ieq(head, interpreters[i].name))
             continue;
         char next = stem[m];
         /* the name itself, or the name with a version: "python3.12", "pwsh-preview" */
         if (next == '\0' ||
             (m > 2 && ((next >= '0' && next <= '9') || next == '.' || next == '-' || next == '_')))
-            return true;
+            return (int)i;
     }
-    return false;
+    return -1;
+}
+
+bool launch_is_interpreter(const char *program)
+{
+    return interpreter_of(program) >= 0;
+}
+
+bool launch_takes_commands(const char *program)
+{
+    int i = interpreter_of(program);
+    return i >= 0 && interpreters[i].kind == TYPES;
 }
 
 bool launch_is_script(const char *program)

@@ -36,6 +36,9 @@ void launch_plan_cleanup(struct launch_plan *p);
 /* True for shells, script hosts, interpreters and terminals ("cmd.exe",
  * "C:\\x\\pwsh.exe", "python3.12", "alacritty.exe"). */
 bool launch_is_interpreter(const char *program);
+/* True for the shells, interpreters and terminals among them, whose windows run what is
+ * typed there ("cmd.exe", "python", "alacritty.exe"; not "rundll32", "mmc", "java"). */
+bool launch_takes_commands(const char *program);
 /* True for files that run as scripts or indirections (.bat .cmd .ps1 .vbs .js .wsf
  * .hta .lnk .url ...). */
 bool launch_is_script(const char *program);

@@ -208,9 +208,11 @@ static const char *const shell_windows[] = {
     " \"process\": \"host.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true,"
     " \"tree\": {\"type\": \"Window\", \"children\": [{\"type\": \"ComboBox\", \"class\": "
     "\"ComboBox\", \"automation_id\": \"12298\", \"bounds\": [10, 910, 500, 930]}]}}",
-    /* Task Manager's "Create new task" */
+    /* Task Manager's "Create new task": shell32's Run dialog in taskmgr.exe */
     "{\"hwnd\": 1280, \"title\": \"Create new task\", \"class\": \"#32770\","
-    " \"process\": \"Taskmgr.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+    " \"process\": \"Taskmgr.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true,"
+    " \"tree\": {\"type\": \"Window\", \"children\": [{\"type\": \"ComboBox\", \"class\": "
+    "\"ComboBox\", \"automation_id\": \"12298\", \"bounds\": [10, 910, 500, 930]}]}}",
     /* terminals by their program */
     "{\"hwnd\": 1280, \"title\": \"~\", \"class\": \"Window Class\","
     " \"process\": \"alacritty.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
@@ -258,6 +260,25 @@ static void routes_to_a_shell_receive_nothing_when_it_is_off(void **state)
             assert_int_equal(actions_hold("press_keys"), shell == 1);
             rig_close(&t);
         }
+    }
+    /* programs on launch's list whose windows take text, not commands (a control panel
+     * applet in rundll32, a Java program), and Task Manager's own window, take typing */
+    static const char *const plain[] = {
+        "{\"hwnd\": 1280, \"title\": \"Internet Settings\", \"class\": \"#32770\","
+        " \"process\": \"rundll32.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+        "{\"hwnd\": 1280, \"title\": \"Editor\", \"class\": \"SunAwtFrame\","
+        " \"process\": \"javaw.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+        "{\"hwnd\": 1280, \"title\": \"Task Manager\", \"class\": \"#32770\","
+        " \"process\": \"taskmgr.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+    };
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+        struct core_config cfg = {.shell = SHELL_DENIED};
+        struct rig p;
+        char *text = with_window(plain[i]);
+        open_on(&p, text, &cfg);
+        free(text);
+        assert_int_equal(rig_do(&p, OP_TYPE, "window=0x500|text=hello"), WA_E_OK);
+        rig_close(&p);
     }
     /* Explorer's window takes clicks (browsing), not keys */
     struct core_config off = {.shell = SHELL_DENIED};
