@@ -63,6 +63,9 @@ static const char *shell_route(struct call *k, const struct wa_window *w, uint64
 {
     if (k->c->cfg.shell != SHELL_DENIED)
         return NULL;
+    if (k->route_judged && k->route_window == w->hwnd && k->route_control == control &&
+        k->route_keyboard == keyboard)
+        return k->route;
     struct wa_window_kind kind, inner;
     struct wa_program_info file;
     bool have_file = w->process_path && *w->process_path &&
@@ -74,6 +77,11 @@ static const char *shell_route(struct call *k, const struct wa_window *w, uint64
     const char *why = gate_shell_route(w, &kind, have_file ? &file : NULL, keyboard);
     if (have_file)
         wa_program_info_cleanup(&file);
+    k->route_judged = true;
+    k->route_window = w->hwnd;
+    k->route_control = control;
+    k->route_keyboard = keyboard;
+    k->route = why;
     return why;
 }
 

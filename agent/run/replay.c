@@ -121,7 +121,8 @@ static const char *not_performed(const cJSON *call, const struct op_request *q, 
                                  const cJSON *recv, wa_err *e)
 {
     const cJSON *was = cJSON_GetObjectItemCaseSensitive(call, TRACE_RESULT);
-    bool succeeded = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "success"));
+    bool succeeded = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "success")) ||
+                     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "ok")); /* older runs */
     if ((q->op->flags & OPF_LAUNCH) && !succeeded)
         return "the recording did not see this program launched";
     if (!(q->op->flags & OPF_INPUT) || cJSON_IsObject(recv) ||

@@ -12,6 +12,10 @@
  *   shellmimic.exe window TITLE  a window with one edit, focused (copied under a
  *                                terminal's name, or built with a terminal's version
  *                                resource as termmimic.exe)
+ *   shellmimic.exe class CLASS TITLE   the same, of window class CLASS (copied as
+ *                                ApplicationFrameHost.exe with "ApplicationFrameWindow",
+ *                                a Store app's frame whose app is suspended; or under an
+ *                                app's name with "Windows.UI.Core.CoreWindow", that app)
  *
  * Exit code 1 on a bad command line or when the window cannot be made.
  */
@@ -41,14 +45,14 @@ static HWND child(const wchar_t *cls, const wchar_t *text, HWND parent, int x, i
                            (HMENU)(INT_PTR)id, GetModuleHandleW(NULL), NULL);
 }
 
-static int window(const wchar_t *title, BOOL address_bar)
+static int window(const wchar_t *cls, const wchar_t *title, BOOL address_bar)
 {
     HINSTANCE inst = GetModuleHandleW(NULL);
     WNDCLASSW wc = {.lpfnWndProc = plain_proc,
                     .hInstance = inst,
                     .hCursor = LoadCursorW(NULL, (LPCWSTR)IDC_ARROW),
                     .hbrBackground = (HBRUSH)(COLOR_BTNFACE + 1),
-                    .lpszClassName = L"WinagentShellMimic"};
+                    .lpszClassName = cls};
     WNDCLASSW band = {.lpfnWndProc = DefWindowProcW,
                       .hInstance = inst,
                       .hbrBackground = (HBRUSH)(COLOR_WINDOW + 1),
@@ -97,8 +101,10 @@ int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmd, int show)
         return 0;
     }
     if (argc >= 2 && wcscmp(argv[1], L"addressbar") == 0)
-        return window(L"winagent file dialog", TRUE);
+        return window(L"WinagentShellMimic", L"winagent file dialog", TRUE);
     if (argc >= 3 && wcscmp(argv[1], L"window") == 0)
-        return window(argv[2], FALSE);
+        return window(L"WinagentShellMimic", argv[2], FALSE);
+    if (argc >= 4 && wcscmp(argv[1], L"class") == 0)
+        return window(argv[2], argv[3], FALSE);
     return 1;
 }
