@@ -212,6 +212,25 @@ def check(test, name, run, answers_after, sample, more, warm_seconds):
         test.assertLessEqual(after[k] - before[k], more[k], (k, before, after))
 
 
+def check_mcp(test, name, port, token, seconds, sample, more, warm_seconds):
+    """check() of `mcp --http` at port: 14 clients on new connections, 2 on kept ones."""
+    mcp = Mcp(port, token)
+    check(test, name, lambda warm, resetters: run(
+        port, warm or seconds, mcp.call_new, 14, mcp.call_kept, 2, resetters),
+        mcp.call_new, sample, more, warm_seconds)
+
+
+def check_serve(test, name, proc, seconds, sample, more, warm_seconds):
+    """check() of the `serve --port 0` running as proc (its first line says where): 12
+    clients on new connections, 2 on kept ones."""
+    hello = json.loads(proc.stdout.readline())
+    threading.Thread(target=proc.stderr.read, daemon=True).start()
+    serve = Serve(hello["port"], hello["token"])
+    check(test, name, lambda warm, resetters: run(
+        serve.port, warm or seconds, serve.call_new, 12, serve.call_kept, 2, resetters),
+        serve.call_new, sample, more, warm_seconds)
+
+
 def describe(name, report, before, after):
     """One line of what a load run measured."""
     return ("%s: %d calls, %.0f calls/s, p50 %.0f ms, p99 %.0f ms, %d failed, %d resets; "

@@ -4,7 +4,6 @@ request and kept ones, beside two clients that reset theirs before and after the
 accepts them), answer afterwards, and hold no more descriptors, threads or memory after
 the load than before it (read from /proc). Each prints calls per second, p50 and p99.
 The same load on the Windows build under Wine: tests/wine/test_serving_load.py."""
-import json
 import os
 import re
 import subprocess
@@ -41,15 +40,10 @@ class Load(unittest.TestCase):
     def test_mcp_http_answers_every_request(self):
         p = server("mcp", "--http", "127.0.0.1:0", env={"WINAGENT_MCP_TOKEN": "load-token"})
         try:
-            line = p.stderr.readline()
-            port = int(re.search(r"127\.0\.0\.1:(\d+)/mcp", line).group(1))
+            port = int(re.search(r"127\.0\.0\.1:(\d+)/mcp", p.stderr.readline()).group(1))
             threading.Thread(target=p.stderr.read, daemon=True).start()
-            mcp = serveload.Mcp(port, "load-token")
-            serveload.check(self, "mcp --http native, 16 clients, %d s" % SECONDS,
-                            lambda warm, resetters: serveload.run(
-                                port, warm or SECONDS, mcp.call_new, 14, mcp.call_kept, 2,
-                                resetters),
-                            mcp.call_new, lambda: sample(p.pid), MORE, 2)
+            serveload.check_mcp(self, "mcp --http native, 16 clients, %d s" % SECONDS, port,
+                                "load-token", SECONDS, lambda: sample(p.pid), MORE, 2)
         finally:
             p.kill()
             p.wait(10)
@@ -57,14 +51,8 @@ class Load(unittest.TestCase):
     def test_serve_port_answers_every_request(self):
         p = server("serve", "--port", "0")
         try:
-            hello = json.loads(p.stdout.readline())
-            threading.Thread(target=p.stderr.read, daemon=True).start()
-            serve = serveload.Serve(hello["port"], hello["token"])
-            serveload.check(self, "serve --port native, 14 clients, %d s" % SECONDS,
-                            lambda warm, resetters: serveload.run(
-                                serve.port, warm or SECONDS, serve.call_new, 12,
-                                serve.call_kept, 2, resetters),
-                            serve.call_new, lambda: sample(p.pid), MORE, 2)
+            serveload.check_serve(self, "serve --port native, 14 clients, %d s" % SECONDS, p,
+                                  SECONDS, lambda: sample(p.pid), MORE, 2)
         finally:
             p.kill()
             p.wait(10)

@@ -13,7 +13,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import unittest
 
 import serveload
@@ -43,26 +42,16 @@ def sample():
 class Load(unittest.TestCase):
     def test_mcp_http_answers_every_request(self):
         with Server(env={"WINAGENT_MCP_TOKEN": "load-test-token"}) as s:
-            mcp = serveload.Mcp(s.port, s.token)
-            serveload.check(self, "mcp --http under Wine, 16 clients, %d s" % MCP_SECONDS,
-                            lambda warm, resetters: serveload.run(
-                                s.port, warm or MCP_SECONDS, mcp.call_new, 14, mcp.call_kept,
-                                2, resetters),
-                            mcp.call_new, sample, MORE, 3)
+            serveload.check_mcp(self, "mcp --http under Wine, 16 clients, %d s" % MCP_SECONDS,
+                                s.port, s.token, MCP_SECONDS, sample, MORE, 3)
 
     def test_serve_port_answers_every_request(self):
         p = subprocess.Popen(["wine", WINAGENT_EXE, "serve", "--port", "0"],
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
         try:
-            hello = json.loads(p.stdout.readline())
-            threading.Thread(target=p.stderr.read, daemon=True).start()
-            serve = serveload.Serve(hello["port"], hello["token"])
-            serveload.check(self, "serve --port under Wine, 14 clients, %d s" % SERVE_SECONDS,
-                            lambda warm, resetters: serveload.run(
-                                serve.port, warm or SERVE_SECONDS, serve.call_new, 12,
-                                serve.call_kept, 2, resetters),
-                            serve.call_new, sample, MORE, 3)
+            serveload.check_serve(self, "serve --port under Wine, 14 clients, %d s"
+                                  % SERVE_SECONDS, p, SERVE_SECONDS, sample, MORE, 3)
         finally:
             p.kill()
             p.wait(10)
