@@ -19,6 +19,7 @@ void wa_window_cleanup(struct wa_window *w)
     free(w->title);
     free(w->class_name);
     free(w->process);
+    free(w->process_path);
     memset(w, 0, sizeof *w);
 }
 
@@ -39,7 +40,8 @@ wa_err wa_window_copy(const struct wa_window *src, struct wa_window *dst)
     dst->title = str_dup(src->title ? src->title : "");
     dst->class_name = str_dup(src->class_name ? src->class_name : "");
     dst->process = str_dup(src->process ? src->process : "");
-    if (!dst->title || !dst->class_name || !dst->process) {
+    dst->process_path = str_dup(src->process_path ? src->process_path : "");
+    if (!dst->title || !dst->class_name || !dst->process || !dst->process_path) {
         wa_window_cleanup(dst);
         return wa_fail(WA_E_NOMEM, "out of memory");
     }
@@ -157,6 +159,30 @@ wa_err backend_program_info(const struct wa_backend *b, const char *path,
         return wa_fail(WA_E_INVALID_ARGS, "no program file");
     return b && b->program_info ? b->program_info(path, out)
                                 : wa_fail(WA_E_UNSUPPORTED, "this backend reads no program files");
+}
+
+wa_err backend_window_kind(const struct wa_backend *b, uint64_t hwnd, struct wa_window_kind *out)
+{
+    memset(out, 0, sizeof *out);
+    return b && b->window_kind && hwnd ? b->window_kind(hwnd, out) : WA_E_OK;
+}
+
+wa_err backend_focused_control(const struct wa_backend *b, uint64_t top, uint64_t *control)
+{
+    *control = 0;
+    return b && b->focused_control && top ? b->focused_control(top, control) : WA_E_OK;
+}
+
+wa_err backend_control_at(const struct wa_backend *b, int x, int y, uint64_t *control)
+{
+    *control = 0;
+    return b && b->control_at ? b->control_at(x, y, control) : WA_E_OK;
+}
+
+wa_err backend_clipboard_owner(const struct wa_backend *b, uint64_t *hwnd)
+{
+    *hwnd = 0;
+    return b && b->clipboard_owner ? b->clipboard_owner(hwnd) : WA_E_OK;
 }
 
 wa_err backend_focus_window(const struct wa_backend *b, uint64_t hwnd)

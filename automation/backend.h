@@ -29,6 +29,7 @@ struct wa_window {
     char *class_name;
     unsigned long pid;
     char *process;       /* executable name, "notepad.exe"; "" when it cannot be read */
+    char *process_path;  /* its full path, "C:\\Windows\\notepad.exe"; "" when unknown */
     struct wa_rect rect; /* the visible frame (DWM extended frame bounds where there are) */
     uint64_t owner;      /* the top-level window that owns it (dialogs, pop-ups); 0: none */
     enum wa_window_state state;
@@ -39,12 +40,21 @@ struct wa_window {
     bool top_level;
 };
 
+/* Where a program file lies. */
+enum wa_program_place {
+    WA_PLACE_ELSEWHERE, /* on a drive of this machine, outside the system's program folders */
+    WA_PLACE_SYSTEM,    /* in the Windows folder or a Program Files folder (installed by an
+                         * administrator: no user can plant a file there) */
+    WA_PLACE_NETWORK,   /* on a network share or a remote (mapped) drive */
+};
+
 /* What a program file is, read from the file itself (not its name). */
 struct wa_program_info {
-    bool executable;     /* a PE image (an .exe, .com, .scr, ... of any name) */
-    bool console;        /* its subsystem is the console: it runs in a terminal */
-    char *original_name; /* its version resource's OriginalFilename (else InternalName),
-                          * "pwsh.exe" for a renamed copy of PowerShell; NULL if none */
+    enum wa_program_place place; /* of the file, its path made whole (no "..", no 8.3) */
+    bool executable;             /* a PE image (an .exe, .com, .scr, ... of any name) */
+    bool console;                /* its subsystem is the console: it runs in a terminal */
+    char *original_name;         /* its version resource's OriginalFilename (else InternalName),
+                                  * "pwsh.exe" for a renamed copy of PowerShell; NULL if none */
 };
 
 void wa_program_info_cleanup(struct wa_program_info *p);
@@ -56,6 +66,17 @@ struct wa_process_state {
                               * when it crashed */
     bool debugged;           /* a debugger holds it (one that came for a crash, or a
                               * developer's) */
+};
+
+/* What a window is by its make rather than its title, for the gate's routes to a shell
+ * (which must be known in any language). */
+struct wa_window_kind {
+    /* The shell's Run dialog (shell32's RunFileDlg: win+r's Run, Task Manager's "Create
+     * new task", rundll32's), known by its controls: the command box and Browse. */
+    bool run_dialog;
+    /* A control inside an address bar (Explorer windows and the common file dialogs:
+     * the band of class "Address Band Root"), whose text runs as a command. */
+    bool address_bar;
 };
 
 struct wa_window_list {
@@ -147,6 +168,19 @@ struct wa_backend {
      * window of it and returns it (0 when none appeared, which is not an error). The
      * core decides beforehand whether the command may run (launch.h). */
     wa_err (*launch)(const char *command, int timeout_ms, uint64_t *hwnd);
+    /* What window hwnd (a top-level window, or a control inside one) is made of: the run
+     * dialog is its top-level window's kind, the address bar its own or its parents'.
+     * NULL: nothing is known (every kind false). */
+    wa_err (*window_kind)(uint64_t hwnd, struct wa_window_kind *out);
+    /* The control that has the keyboard focus in the thread of top-level window top (0
+     * when none): where keys and text sent to top arrive. */
+    wa_err (*focused_control)(uint64_t top, uint64_t *control);
+    /* The deepest child window under screen pixel (x, y), the top-level window itself
+     * where it has no child there (0 when no window is there): what a click there hits. */
+    wa_err (*control_at)(int x, int y, uint64_t *control);
+    /* The window that owns the clipboard's contents (the program that put them there;
+     * 0 when none: empty, or its owner is gone). */
+    wa_err (*clipboard_owner)(uint64_t *hwnd);
     wa_err (*monitors)(struct wa_monitor *out, size_t max, size_t *count);
 
     /* ---- pixels ---- */
@@ -269,6 +303,11 @@ wa_err backend_set_window_state(const struct wa_backend *b, uint64_t hwnd, enum 
 wa_err backend_close_window(const struct wa_backend *b, uint64_t hwnd);
 wa_err backend_launch(const struct wa_backend *b, const char *command, int timeout_ms,
                       uint64_t *hwnd);
+/* These four answer "nothing known" (all false, 0) for a NULL slot, not an error. */
+wa_err backend_window_kind(const struct wa_backend *b, uint64_t hwnd, struct wa_window_kind *out);
+wa_err backend_focused_control(const struct wa_backend *b, uint64_t top, uint64_t *control);
+wa_err backend_control_at(const struct wa_backend *b, int x, int y, uint64_t *control);
+wa_err backend_clipboard_owner(const struct wa_backend *b, uint64_t *hwnd);
 wa_err backend_monitors(const struct wa_backend *b, struct wa_monitor *out, size_t max,
                         size_t *count);
 wa_err backend_capture_screen(const struct wa_backend *b, struct wa_rect r, struct wa_image *out);

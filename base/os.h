@@ -73,6 +73,10 @@ wa_err os_mkdir_p(const char *path);
 wa_err os_read_file(const char *path, size_t max, char **out, size_t *len);
 /* Writes a whole file atomically (a temporary file beside it, then a rename). */
 wa_err os_write_file(const char *path, const void *data, size_t len);
+/* Whether users other than this one (administrators and the system aside) can write
+ * into the folder: add or replace files there, or change who may. WA_E_UNSUPPORTED when
+ * its permissions cannot be read (some network and redirected drives). */
+wa_err os_dir_others_write(const char *path, bool *others);
 /* Removes a file; a missing file is fine. */
 wa_err os_remove(const char *path);
 /* The folder holding the running executable (heap string), or NULL. */
@@ -149,6 +153,10 @@ wa_err os_random_bytes(void *buf, size_t n);
  * layer or child process can never corrupt the protocol. Call once, before any output. */
 wa_err os_protocol_stdio(FILE **out);
 
+/* Connections waiting to be accepted: room for a burst of clients that each open a new
+ * connection per request, so that none waits out a dropped SYN. */
+#define TCP_BACKLOG 128
+
 /* Loopback TCP, just enough for `winagent serve --port`: one listener on 127.0.0.1
  * (never another address) and blocking sockets with timeouts. Timeouts are in
  * milliseconds; callers poll os_interrupted() between them. */
@@ -159,8 +167,9 @@ wa_err os_tcp_listen_loopback(int port, os_socket *out, int *bound_port);
 /* How long a send to an accepted client may block before it fails (a client that
  * stops reading). */
 #define OS_TCP_SEND_TIMEOUT_MS 10000
-/* Waits up to timeout_ms for a client; *out is OS_SOCKET_NONE when none came. */
-wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out);
+/* Waits up to timeout_ms for a client; *out is OS_SOCKET_NONE when none came, and
+ * *peer its IPv4 address (host order; 0 when unknown). */
+wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out, uint32_t *peer);
 /* Receives up to cap bytes: WA_E_OK with *got > 0 for data, WA_E_OK with *got == 0
  * when the peer closed, WA_E_TIMEOUT when nothing came within timeout_ms, WA_E_IO. */
 wa_err os_tcp_recv(os_socket s, void *buf, size_t cap, int timeout_ms, size_t *got);

@@ -220,6 +220,19 @@ wa_err os_read_file(const char *path, size_t max, char **out, size_t *len)
     return WA_E_OK;
 }
 
+wa_err os_dir_others_write(const char *path, bool *others)
+{
+    struct stat st;
+    *others = true;
+    if (lstat(path, &st) != 0)
+        return wa_fail(WA_E_IO, "cannot read %s: %s", path, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return wa_fail(WA_E_INVALID_ARGS, "%s is not a folder", path);
+    /* Its owner may change who writes; the group and the rest of the world may write. */
+    *others = (st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & (S_IWGRP | S_IWOTH));
+    return WA_E_OK;
+}
+
 wa_err os_write_file(const char *path, const void *data, size_t len)
 {
     size_t n = strlen(path);
@@ -419,7 +432,7 @@ wa_err os_tcp_listen_loopback(int port, os_socket *out, int *bound_port)
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t len = sizeof a;
-    if (bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 8) != 0 ||
+    if (bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, TCP_BACKLOG) != 0 ||
         getsockname(s, (struct sockaddr *)&a, &len) != 0) {
         wa_err e = wa_fail(WA_E_IO, "cannot listen on 127.0.0.1:%d: %s", port, strerror(errno));
         close(s);
@@ -430,16 +443,20 @@ wa_err os_tcp_listen_loopback(int port, os_socket *out, int *bound_port)
     return WA_E_OK;
 }
 
-wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out)
+wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out, uint32_t *peer)
 {
     *out = OS_SOCKET_NONE;
+    *peer = 0;
     int rc = wait_readable((int)listener, timeout_ms);
     if (rc == 0 || (rc < 0 && errno == EINTR))
         return WA_E_OK;
     if (rc < 0)
         return wa_fail(WA_E_IO, "cannot wait for a client: %s", strerror(errno));
-    int c = accept((int)listener, NULL, NULL);
+    struct sockaddr_in from;
+    socklen_t from_len = sizeof from;
+    int c = accept((int)listener, (struct sockaddr *)&from, &from_len);
     if (c >= 0) {
+        *peer = from.sin_family == AF_INET ? ntohl(from.sin_addr.s_addr) : 0;
         fcntl(c, F_SETFD, FD_CLOEXEC);
         /* A client that stops reading cannot hold a sender forever. */
         struct timeval tv = {OS_TCP_SEND_TIMEOUT_MS / 1000, (OS_TCP_SEND_TIMEOUT_MS % 1000) * 1000};

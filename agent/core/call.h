@@ -114,6 +114,12 @@ struct call {
     bool background;
     uint64_t text_control; /* background typing: the element's own window (0: the window's
                             * focused control) */
+    /* The last receiver judged as a route to a shell (the shell off), and the verdict:
+     * typing checks its receiver every few characters, and reading its program's file
+     * each time would cost more than the typing. */
+    uint64_t route_window, route_control;
+    const char *route; /* NULL: none */
+    bool route_judged, route_keyboard;
 };
 
 /* The operation's one-line summary for progress ("click (512,300)"). */

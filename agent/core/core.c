@@ -32,10 +32,12 @@ wa_err core_new(const struct core_config *cfg, struct core **out)
     c->cfg = *cfg;
     c->be = cfg->be;
     c->cfg.restricted = c->cfg.restricted_only = c->cfg.audit_path = c->cfg.state_dir = NULL;
+    c->cfg.apps = NULL;
     c->cfg.shell_program = NULL;
     struct gate_config gc = {
         .restricted_extra = cfg->restricted,
         .restricted_only = cfg->restricted_only,
+        .apps = cfg->apps,
         .max_actions_per_s = cfg->max_actions_per_s,
         .audit_path = cfg->audit_path,
     };
@@ -123,7 +125,7 @@ wa_err session_pin_window(struct session *s, const struct window_ref *w)
 {
     struct wa_window win;
     int matched;
-    wa_err e = window_select(s->core->be, w, &win, &matched);
+    wa_err e = window_select(s->core->be, s->core->gate, w, &win, &matched);
     if (e)
         return e;
     s->pinned = win.hwnd;

@@ -10,6 +10,7 @@ wa_err core_config_from_settings(const struct settings *s, bool loop, struct cor
     memset(out, 0, sizeof *out);
     out->dry_run = settings_on(s, SET_DRY_RUN);
     out->restricted = settings_get(s, SET_RESTRICTED);
+    out->apps = settings_get(s, SET_APPS);
     out->audit_path = settings_get(s, SET_AUDIT_LOG);
     out->state_dir = settings_get(s, SET_STATE_DIR);
     out->shell_program = settings_get(s, SET_SHELL_PROGRAM);

@@ -27,6 +27,7 @@ struct core_config {
     bool dry_run;                /* describe acting operations, perform none */
     const char *restricted;      /* more restricted processes (the built-in list stays) */
     const char *restricted_only; /* tests: replaces the built-in list */
+    const char *apps;            /* the allow-list (--apps); NULL or "": none */
     double max_actions_per_s;    /* 0: 10 */
     const char *audit_path;      /* NULL: none */
     const char *state_dir;       /* refs of `state` between processes; NULL: the default */

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "base/term.h"
+
 const char *exit_word(int code)
 {
     switch (code) {
@@ -19,9 +21,9 @@ const char *exit_word(int code)
 int exit_fail(wa_err e)
 {
     const char *d = wa_err_detail();
-    if (*d)
-        fprintf(stderr, "winagent: %s: %s\n", wa_err_message(e), d);
+    if (*d) /* a detail can quote a title, a path or a command */
+        term_line(stderr, "winagent: %s: %s", wa_err_message(e), d);
     else
-        fprintf(stderr, "winagent: %s\n", wa_err_message(e));
+        term_line(stderr, "winagent: %s", wa_err_message(e));
     return EXIT_USAGE;
 }

@@ -1,10 +1,12 @@
-/* The gate's policy: restricted processes, fail-closed refusals, rate limit, audit. */
+/* The gate's policy: restricted processes, the allow-list, fail-closed refusals, rate
+ * limit, audit. */
 #include "agent/core/gate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/core/launch.h"
 #include "base/os.h"
 #include "base/str.h"
 
@@ -21,9 +23,16 @@ static const char default_restricted[] =
 
 #define RATE_WAIT_MAX_MS 1000 /* how long a request waits for a slot before it is refused */
 
+/* A list of program entries: exe names, wildcards or (the allow-list) whole paths. */
+struct entries {
+    char **items;
+    size_t n;
+};
+
 struct gate {
-    char **restricted;
-    size_t n_restricted;
+    struct entries restricted;
+    struct entries apps; /* the allow-list; empty: none */
+    char *apps_text;
     double rate;   /* acting requests per second */
     double tokens; /* token bucket: capacity max(1, rate), refilled at rate per second */
     int64_t refilled_ms;
@@ -31,7 +40,7 @@ struct gate {
     struct os_mutex *lock; /* the bucket and the audit file */
 };
 
-static wa_err add_entries(struct gate *g, const char *list)
+static wa_err add_entries(struct entries *l, const char *list)
 {
     const char *p = list;
     while (p && *p) {
@@ -39,21 +48,62 @@ static wa_err add_entries(struct gate *g, const char *list)
         size_t n = end ? (size_t)(end - p) : strlen(p);
         const char *s = p;
         p = end ? end + 1 : NULL;
-        while (n > 0 && (*s == ' ' || *s == '\t'))
+        while (n > 0 && (*s == ' ' || *s == '\t' || *s == '"'))
             s++, n--;
-        while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '"'))
             n--;
         if (n == 0)
             continue;
-        char **grown = wa_reallocarray(g->restricted, g->n_restricted + 1, sizeof *grown);
+        char **grown = wa_reallocarray(l->items, l->n + 1, sizeof *grown);
         if (!grown)
             return wa_fail(WA_E_NOMEM, "out of memory");
-        g->restricted = grown;
-        if (!(g->restricted[g->n_restricted] = str_ndup(s, n)))
+        l->items = grown;
+        if (!(l->items[l->n] = str_ndup(s, n)))
             return wa_fail(WA_E_NOMEM, "out of memory");
-        g->n_restricted++;
+        for (char *c = l->items[l->n]; *c; c++)
+            if (*c == '/')
+                *c = '\\'; /* one separator, for comparing paths */
+        l->n++;
     }
     return WA_E_OK;
+}
+
+static void free_entries(struct entries *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->items[i]);
+    free(l->items);
+}
+
+static bool is_path(const char *entry)
+{
+    return strchr(entry, '\\') != NULL;
+}
+
+/* The entry of l that a program matches: by its file name (with or without ".exe")
+ * for a name, by its whole path (either separator) for a path. NULL when none. */
+static const char *match_entry(const struct entries *l, const char *name, const char *path)
+{
+    char base[260] = "", stem[260] = "", whole[1024] = "";
+    const char *from = name && *name ? name : path;
+    if (from && *from)
+        snprintf(base, sizeof base, "%s", str_path_base(from));
+    size_t n = strlen(base);
+    if (n > 4 && str_ieq(base + n - 4, ".exe"))
+        snprintf(stem, sizeof stem, "%.*s", (int)(n - 4), base);
+    if (path && *path && strlen(path) < sizeof whole) {
+        snprintf(whole, sizeof whole, "%s", path);
+        for (char *c = whole; *c; c++)
+            if (*c == '/')
+                *c = '\\';
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        const char *pat = l->items[i];
+        if (is_path(pat) ? *whole && str_wildcard(pat, whole)
+                         : (*base && str_wildcard(pat, base)) || (*stem && str_wildcard(pat, stem)))
+            return pat;
+    }
+    return NULL;
 }
 
 wa_err gate_new(const struct gate_config *c, struct gate **out)
@@ -64,9 +114,14 @@ wa_err gate_new(const struct gate_config *c, struct gate **out)
         free(g);
         return wa_fail(WA_E_NOMEM, "out of memory");
     }
-    wa_err e = add_entries(g, c && c->restricted_only ? c->restricted_only : default_restricted);
+    wa_err e = add_entries(&g->restricted,
+                           c && c->restricted_only ? c->restricted_only : default_restricted);
     if (!e && c)
-        e = add_entries(g, c->restricted_extra);
+        e = add_entries(&g->restricted, c->restricted_extra);
+    if (!e && c)
+        e = add_entries(&g->apps, c->apps);
+    if (!e && !(g->apps_text = str_dup(g->apps.n ? c->apps : "")))
+        e = wa_fail(WA_E_NOMEM, "out of memory");
     if (e)
         goto fail;
     g->rate = c && c->max_actions_per_s > 0 ? c->max_actions_per_s : 10;
@@ -87,9 +142,9 @@ void gate_free(struct gate *g)
 {
     if (!g)
         return;
-    for (size_t i = 0; i < g->n_restricted; i++)
-        free(g->restricted[i]);
-    free(g->restricted);
+    free_entries(&g->restricted);
+    free_entries(&g->apps);
+    free(g->apps_text);
     if (g->audit)
         fclose(g->audit);
     os_mutex_free(g->lock);
@@ -100,22 +155,30 @@ const char *gate_restricted(const struct gate *g, const char *process)
 {
     if (!g || !process || !*process)
         return NULL;
-    const char *base = process;
-    for (const char *p = process; *p; p++)
-        if (*p == '\\' || *p == '/')
-            base = p + 1;
-    size_t n = strlen(base);
-    char stem[260] = "";
-    if (n > 4 && n - 4 < sizeof stem && str_ieq(base + n - 4, ".exe")) {
-        memcpy(stem, base, n - 4);
-        stem[n - 4] = '\0';
-    }
-    for (size_t i = 0; i < g->n_restricted; i++) {
-        const char *pat = g->restricted[i];
-        if (str_wildcard(pat, base) || (*stem && str_wildcard(pat, stem)))
-            return pat;
-    }
-    return NULL;
+    return match_entry(&g->restricted, str_path_base(process), NULL);
+}
+
+bool gate_has_apps(const struct gate *g)
+{
+    return g && g->apps.n > 0;
+}
+
+bool gate_app_listed(const struct gate *g, const char *name, const char *path)
+{
+    return !gate_has_apps(g) || match_entry(&g->apps, name, path) != NULL;
+}
+
+bool gate_app_path_listed(const struct gate *g, const char *path)
+{
+    if (!gate_has_apps(g) || !path || !*path)
+        return false;
+    const char *hit = match_entry(&g->apps, NULL, path);
+    return hit && is_path(hit);
+}
+
+const char *gate_apps_text(const struct gate *g)
+{
+    return g && g->apps_text ? g->apps_text : "";
 }
 
 wa_err gate_check_window(const struct gate *g, const struct wa_window *w, const char *what)
@@ -128,52 +191,81 @@ wa_err gate_check_window(const struct gate *g, const struct wa_window *w, const 
     if (gate_restricted(g, w->process))
         return wa_fail(WA_E_DENIED, "%s refused: window 0x%llx belongs to %s, a restricted process",
                        what, (unsigned long long)w->hwnd, w->process);
+    if (!gate_app_listed(g, w->process, w->process_path))
+        return wa_fail(WA_E_DENIED,
+                       "%s refused: window 0x%llx belongs to none of the programs winagent may "
+                       "use (--apps %.200s)",
+                       what, (unsigned long long)w->hwnd, gate_apps_text(g));
     return WA_E_OK;
 }
 
-/* Consoles and terminals by their window class or their process. */
-static const char *const shell_classes[] = {
+/* Consoles and terminals by their window class (their programs are launch's list). */
+static const char *const terminal_classes[] = {
     "ConsoleWindowClass",
     "CASCADIA_HOSTING_WINDOW_CLASS",
     "PseudoConsoleWindow",
     "WineConsoleClass",
+    "VirtualConsoleClass",
     "mintty",
     "PuTTY",
 };
-static const char *const shell_processes[] = {
-    "cmd.exe",
-    "powershell.exe",
-    "pwsh.exe",
-    "powershell_ise.exe",
-    "conhost.exe",
-    "openconsole.exe",
-    "windowsterminal.exe",
-    "wt.exe",
-    "wsl.exe",
-    "bash.exe",
-    "wineconsole.exe",
-    "mintty.exe",
+
+/* The shell's own launchers: the Start menu and search take a typed name and start it. */
+static const char *const launcher_processes[] = {
+    "startmenuexperiencehost.exe", "searchhost.exe", "searchapp.exe", "searchui.exe",
+    "shellexperiencehost.exe",
 };
 
-bool gate_shell_window(const struct wa_window *w)
+/* Explorer's windows that start programs: the taskbar's buttons and the desktop's
+ * icons. */
+static const char *const launcher_classes[] = {
+    "Shell_TrayWnd",
+    "Shell_SecondaryTrayWnd",
+    "Progman",
+    "WorkerW",
+};
+
+static bool among(const char *s, const char *const *list, size_t n)
 {
-    for (size_t i = 0; i < sizeof shell_classes / sizeof *shell_classes; i++)
-        if (w->class_name && str_ieq(w->class_name, shell_classes[i]))
+    for (size_t i = 0; s && i < n; i++)
+        if (str_ieq(s, list[i]))
             return true;
-    const char *proc = w->process ? w->process : "";
-    const char *base = strrchr(proc, '\\');
-    base = base ? base + 1 : proc;
-    for (size_t i = 0; i < sizeof shell_processes / sizeof *shell_processes; i++)
-        if (str_ieq(base, shell_processes[i]))
-            return true;
-    /* The Run dialog (win+r): explorer's dialog box titled "Run". */
-    return w->class_name && strcmp(w->class_name, "#32770") == 0 && str_ieq(base, "explorer.exe") &&
-           w->title && str_ieq(w->title, "Run");
+    return false;
+}
+
+#define AMONG(s, list) among(s, list, sizeof list / sizeof *list)
+
+const char *gate_shell_route(const struct wa_window *w, const struct wa_window_kind *kind,
+                             const struct wa_program_info *file, bool keyboard)
+{
+    const char *proc = str_path_base(w->process ? w->process : "");
+    const char *cls = w->class_name ? w->class_name : "";
+    if (AMONG(cls, terminal_classes))
+        return "a console or terminal";
+    if (launch_takes_commands(proc) ||
+        (file && file->original_name && launch_takes_commands(file->original_name)))
+        return "a window of a shell, terminal or interpreter";
+    if (file && file->executable && file->console)
+        return "a window of a console program";
+    if (kind && kind->run_dialog)
+        return "the Run dialog";
+    if (strcmp(cls, "#32770") == 0 && str_ieq(proc, "explorer.exe"))
+        return "the Run dialog (a dialog of Explorer)";
+    if (AMONG(proc, launcher_processes) ||
+        (str_ieq(proc, "explorer.exe") && AMONG(cls, launcher_classes)))
+        return "the taskbar, the desktop or the Start menu, which start programs";
+    if (kind && kind->address_bar)
+        return "an address bar, which runs what is typed into it";
+    if (keyboard && str_ieq(proc, "explorer.exe") &&
+        (str_ieq(cls, "CabinetWClass") || str_ieq(cls, "ExplorerWClass")))
+        return "an Explorer window, whose address bar runs what is typed into it";
+    return NULL;
 }
 
 bool gate_allows(const struct gate *g, const struct wa_window *w)
 {
-    return w->process && *w->process && !gate_restricted(g, w->process);
+    return w->process && *w->process && !gate_restricted(g, w->process) &&
+           gate_app_listed(g, w->process, w->process_path);
 }
 
 bool gate_mask_window(const struct gate *g, struct wa_window *w)

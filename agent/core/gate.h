@@ -1,8 +1,10 @@
 /* The security gate's policy pieces, used by the core on every operation: which
  * processes are restricted (credential and security prompts, password managers), the
- * refusal of a window (restricted, or whose process cannot be identified: fail closed),
- * the rate limit of acting requests, and the audit log (JSON lines, typed text as its
- * length). Thread-safe: several sessions of one process share one gate. */
+ * allow-list (--apps: when given, the only programs whose windows exist for winagent),
+ * the refusal of a window (restricted, outside the allow-list, or whose process cannot
+ * be identified: fail closed), the rate limit of acting requests, and the audit log
+ * (JSON lines, typed text as its length). Thread-safe: several sessions of one process
+ * share one gate. */
 #ifndef WINAGENT_AGENT_CORE_GATE_H
 #define WINAGENT_AGENT_CORE_GATE_H
 
@@ -19,6 +21,10 @@ struct gate_config {
     const char *restricted_extra;
     /* Replaces the built-in list when not NULL ("" leaves none; for tests only). */
     const char *restricted_only;
+    /* Comma-separated program file names ("notepad.exe", "notepad", wildcards) or whole
+     * paths ("C:\\Tools\\app.exe"): when not NULL or empty, windows of every other
+     * program are refused as restricted ones are, and left out of everything. */
+    const char *apps;
     double max_actions_per_s; /* 0: 10 per second */
     const char *audit_path;   /* NULL: no audit log */
 };
@@ -30,21 +36,40 @@ void gate_free(struct gate *g);
 
 /* The entry of the restricted list that process (an exe name or path) matches, or NULL. */
 const char *gate_restricted(const struct gate *g, const char *process);
-/* Whether w may be acted on or observed: WA_E_DENIED (the detail names the window, its
- * process and why) for a restricted process or one that cannot be identified. what
- * names the operation for the message ("click", "observing"). */
+/* Whether an allow-list was given. */
+bool gate_has_apps(const struct gate *g);
+/* Whether the program (its file name, and its whole path when known: either may be
+ * NULL) is one the allow-list names; true when there is no allow-list. */
+bool gate_app_listed(const struct gate *g, const char *name, const char *path);
+/* Whether the allow-list names exactly this whole path (not only its file name): the
+ * user's word that this file may start wherever it lies. */
+bool gate_app_path_listed(const struct gate *g, const char *path);
+/* The allow-list as given, for messages ("" when none). */
+const char *gate_apps_text(const struct gate *g);
+/* Whether w may be acted on or observed: WA_E_DENIED for a restricted process (the
+ * detail names it), one outside the allow-list or one that cannot be identified (the
+ * detail names neither its title nor its process). what names the operation for the
+ * message ("click", "observing"). */
 wa_err gate_check_window(const struct gate *g, const struct wa_window *w, const char *what);
-/* Whether w is a way into a shell: a console or terminal window (conhost, Windows
- * Terminal, cmd, PowerShell hosts, Wine's console) or the Run dialog. With the shell
- * off, such windows receive no input. */
-bool gate_shell_window(const struct wa_window *w);
+
+/* Why w is a route to a shell, which receives no input while the shell permission is
+ * off (NULL when it is none), by what it is rather than by its title: a console or a
+ * terminal, a window of a shell, interpreter or terminal on launch's list (by its name,
+ * or its file's version resource: file may be NULL), of a console program, the Run dialog
+ * in any language (shell32's, by its controls: kind may be NULL; or a dialog of
+ * Explorer), the taskbar, the desktop, the Start menu and search, an address bar (kind:
+ * the control the input reaches), and for keys and text (keyboard) Explorer's own
+ * windows, whose address bar has no window of its own on Windows 11. */
+const char *gate_shell_route(const struct wa_window *w, const struct wa_window_kind *kind,
+                             const struct wa_program_info *file, bool keyboard);
 
 /* What results say of a window the gate refuses: no title, class, image or tree. */
 #define GATE_RESTRICTED_TITLE "(restricted window)"
 /* Masks w in place when the gate refuses it (title GATE_RESTRICTED_TITLE, no class);
  * true when it did. Its handle and process stay (the process is what is restricted). */
 bool gate_mask_window(const struct gate *g, struct wa_window *w);
-/* Whether the gate allows w (an identified, unrestricted process), without an error. */
+/* Whether the gate allows w (an identified, unrestricted process the allow-list names),
+ * without an error. */
 bool gate_allows(const struct gate *g, const struct wa_window *w);
 /* One slot of the rate limit, waiting at most one second for it; WA_E_DENIED beyond. */
 wa_err gate_take_slot(struct gate *g);

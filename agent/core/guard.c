@@ -54,7 +54,41 @@ static wa_err input_reaches(struct call *k, const struct wa_window *w)
     return e;
 }
 
-wa_err guard_receiver(struct call *k, uint64_t hwnd, const char *where)
+/* Why w (with the control the input reaches inside it, 0 when none is known) is a route
+ * to a shell while the shell permission is off, or NULL: by what they are, read from the
+ * backend (the Run dialog's controls, an address bar around the control, the program's
+ * file). */
+static const char *shell_route(struct call *k, const struct wa_window *w, uint64_t control,
+                               bool keyboard)
+{
+    if (k->c->cfg.shell != SHELL_DENIED)
+        return NULL;
+    if (k->route_judged && k->route_window == w->hwnd && k->route_control == control &&
+        k->route_keyboard == keyboard)
+        return k->route;
+    struct wa_window_kind kind, inner;
+    struct wa_program_info file;
+    bool have_file = w->process_path && *w->process_path &&
+                     backend_program_info(k->be, w->process_path, &file) == WA_E_OK;
+    backend_window_kind(k->be, w->hwnd, &kind);
+    if (control && control != w->hwnd && backend_window_kind(k->be, control, &inner) == WA_E_OK)
+        kind.address_bar = inner.address_bar;
+    wa_err_clear(); /* facts that cannot be read are no refusal of their own */
+    const char *why = gate_shell_route(w, &kind, have_file ? &file : NULL, keyboard);
+    if (have_file)
+        wa_program_info_cleanup(&file);
+    k->route_judged = true;
+    k->route_window = w->hwnd;
+    k->route_control = control;
+    k->route_keyboard = keyboard;
+    k->route = why;
+    return why;
+}
+
+/* The receiver of input, checked: the top-level window hwnd, the control inside it the
+ * input reaches (0: none known), keys or text (keyboard). */
+static wa_err receiver(struct call *k, uint64_t hwnd, uint64_t control, bool keyboard,
+                       const char *where)
 {
     if (!hwnd)
         return wa_fail(WA_E_DENIED, "%s refused: no window would receive it %s", k->name, where);
@@ -68,11 +102,12 @@ wa_err guard_receiver(struct call *k, uint64_t hwnd, const char *where)
     k->receiver = hwnd;
     snprintf(k->receiver_process, sizeof k->receiver_process, "%s", w.process ? w.process : "");
     e = gate_check_window(k->c->gate, &w, k->name);
-    if (!e && k->c->cfg.shell == SHELL_DENIED && gate_shell_window(&w))
+    const char *route = e ? NULL : shell_route(k, &w, control, keyboard);
+    if (route)
         e = wa_fail(WA_E_SHELL_DISABLED,
-                    "%s refused: \"%.80s\" (%s) is a console, a terminal or the Run dialog, "
-                    "and the shell permission is off",
-                    k->name, w.title ? w.title : "", w.process ? w.process : "?");
+                    "%s refused: the window that would receive it is %s, and the shell "
+                    "permission is off",
+                    k->name, route);
     if (!e)
         e = check_expected(k, &w);
     if (!e && k->q->op && (k->q->op->flags & OPF_INPUT) && !k->via_pattern)
@@ -83,6 +118,11 @@ wa_err guard_receiver(struct call *k, uint64_t hwnd, const char *where)
     k->r->receiver = w; /* moved: the result keeps it */
     k->r->has_receiver = true;
     return e;
+}
+
+wa_err guard_receiver(struct call *k, uint64_t hwnd, const char *where)
+{
+    return receiver(k, hwnd, 0, false, where);
 }
 
 wa_err guard_observe(struct call *k, uint64_t hwnd)
@@ -102,26 +142,36 @@ wa_err guard_observe(struct call *k, uint64_t hwnd)
 
 wa_err guard_receiver_at(struct call *k, int px, int py)
 {
-    uint64_t hwnd;
+    uint64_t hwnd, control = 0;
     wa_err e = backend_window_at(k->be, px, py, &hwnd);
     if (e)
         return e;
+    if (backend_control_at(k->be, px, py, &control))
+        wa_err_clear();
     char where[64];
     snprintf(where, sizeof where, "at (%d,%d)", px, py);
-    return guard_receiver(k, hwnd, where);
+    return receiver(k, hwnd, control, false, where);
 }
 
 wa_err guard_receiver_keyboard(struct call *k)
 {
-    uint64_t hwnd;
+    uint64_t hwnd, control = 0;
     wa_err e = backend_foreground_window(k->be, &hwnd);
-    return e ? e : guard_receiver(k, hwnd, "(no window is in the foreground)");
+    if (e)
+        return e;
+    if (hwnd && backend_focused_control(k->be, hwnd, &control))
+        wa_err_clear();
+    return receiver(k, hwnd, control, true, "(no window is in the foreground)");
 }
 
 wa_err guard_element(struct call *k, size_t index)
 {
     const struct wa_tree *t = &k->s->tree;
-    uint64_t own = index < t->count ? t->nodes[index].hwnd : 0;
+    /* The element's own window, else the nearest window above it: an element without a
+     * handle of its own inside another program's child window is that program's. */
+    uint64_t own = 0;
+    for (int i = index < t->count ? (int)index : -1; i >= 0 && !own; i = t->nodes[i].parent)
+        own = t->nodes[i].hwnd;
     if (!own || own == t->hwnd)
         return WA_E_OK;
     struct wa_window w;
@@ -132,6 +182,43 @@ wa_err guard_element(struct call *k, size_t index)
     if (e)
         return e;
     e = gate_check_window(k->c->gate, &w, k->name);
+    struct wa_window_kind kind;
+    if (!e && k->c->cfg.shell == SHELL_DENIED &&
+        backend_window_kind(k->be, own, &kind) == WA_E_OK && kind.address_bar)
+        e = wa_fail(WA_E_SHELL_DISABLED,
+                    "%s refused: the element is in an address bar, which runs what is typed "
+                    "into it, and the shell permission is off",
+                    k->name);
     wa_window_cleanup(&w);
     return e;
+}
+
+/* A paste reaches the receiver with what the clipboard holds: refused while its owner is
+ * a program the gate refuses (a password copied from a password manager), or, with an
+ * allow-list, one that cannot be told. */
+wa_err guard_paste(struct call *k)
+{
+    uint64_t owner = 0;
+    if (backend_clipboard_owner(k->be, &owner)) {
+        wa_err_clear();
+        owner = 0;
+    }
+    struct wa_window w;
+    if (owner && backend_window_info(k->be, owner, &w) == WA_E_OK) {
+        bool allowed = gate_allows(k->c->gate, &w);
+        wa_window_cleanup(&w);
+        if (allowed)
+            return WA_E_OK;
+        return wa_fail(WA_E_DENIED,
+                       "%s refused: it would paste what a restricted program (or one outside "
+                       "--apps) put on the clipboard",
+                       k->name);
+    }
+    wa_err_clear();
+    if (owner || gate_has_apps(k->c->gate))
+        return wa_fail(WA_E_DENIED,
+                       "%s refused: it would paste what an unknown program put on the "
+                       "clipboard, and only the allowed programs' is pasted",
+                       k->name);
+    return WA_E_OK;
 }

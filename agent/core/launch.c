@@ -8,83 +8,98 @@
 
 #include "base/str.h"
 
-/* Shells, script hosts, interpreters and the system's indirections that run code
- * given to them; matched on the file name without its extension, and as a prefix for
- * versioned names ("python3.12"). */
-static const char *const interpreters[] = {
-    "cmd",
-    "command",
-    "powershell",
-    "powershell_ise",
-    "pwsh",
-    "wscript",
-    "cscript",
-    "mshta",
-    "rundll32",
-    "rundll",
-    "regsvr32",
-    "regsvcs",
-    "regasm",
-    "wsl",
-    "wslhost",
-    "bash",
-    "sh",
-    "zsh",
-    "dash",
-    "busybox",
-    "python",
-    "pythonw",
-    "py",
-    "pyw",
-    "node",
-    "deno",
-    "bun",
-    "perl",
-    "ruby",
-    "php",
-    "lua",
-    "tclsh",
-    "wish",
-    "java",
-    "javaw",
-    "msiexec",
-    "wmic",
-    "schtasks",
-    "at",
-    "forfiles",
-    "certutil",
-    "bitsadmin",
-    "installutil",
-    "msbuild",
-    "conhost",
-    "wt",
-    "runas",
-    "hh",
-    "cmstp",
-    "control",
-    "mmc",
-    "pcalua",
-    "scriptrunner",
-    "odbcconf",
-    "msxsl",
-    "ieexec",
-    "dotnet",
-    "csi",
-    "fsi",
-    "winrm",
+/* Shells, script hosts, interpreters, terminals and the system's indirections that run
+ * code given to them: the one list for launching (each needs the shell permission) and
+ * for typing (with the shell off, the windows of those marked TYPES receive no input:
+ * what is typed there runs). Matched on the file name without its extension, and as a
+ * prefix for versioned names ("python3.12"). */
+enum { LAUNCH_ONLY, TYPES };
+
+static const struct {
+    const char *name;
+    int kind;
+} interpreters[] = {
+    /* shells and interpreters with a prompt: typing there runs commands */
+    {"cmd", TYPES},
+    {"command", TYPES},
+    {"powershell", TYPES},
+    {"powershell_ise", TYPES},
+    {"pwsh", TYPES},
+    {"wsl", TYPES},
+    {"wslhost", TYPES},
+    {"bash", TYPES},
+    {"sh", TYPES},
+    {"zsh", TYPES},
+    {"dash", TYPES},
+    {"busybox", TYPES},
+    {"python", TYPES},
+    {"pythonw", TYPES},
+    {"py", TYPES},
+    {"pyw", TYPES},
+    {"node", TYPES},
+    {"deno", TYPES},
+    {"bun", TYPES},
+    {"perl", TYPES},
+    {"ruby", TYPES},
+    {"php", TYPES},
+    {"lua", TYPES},
+    {"tclsh", TYPES},
+    {"wish", TYPES},
+    {"conhost", TYPES},
+    {"wt", TYPES},
+    {"dotnet", TYPES},
+    {"csi", TYPES},
+    {"fsi", TYPES},
     /* terminal hosts: windows that run a shell */
-    "windowsterminal",
-    "conemu",
-    "conemu64",
-    "alacritty",
-    "wezterm",
-    "wezterm-gui",
-    "mintty",
-    "hyper",
-    "tabby",
-    "fluent terminal",
-    "cmder",
-    "wineconsole",
+    {"windowsterminal", TYPES},
+    {"openconsole", TYPES},
+    {"putty", TYPES},
+    {"kitty", TYPES},
+    {"mobaxterm", TYPES},
+    {"git-bash", TYPES},
+    {"terminus", TYPES},
+    {"conemu", TYPES},
+    {"conemu64", TYPES},
+    {"alacritty", TYPES},
+    {"wezterm", TYPES},
+    {"wezterm-gui", TYPES},
+    {"mintty", TYPES},
+    {"hyper", TYPES},
+    {"tabby", TYPES},
+    {"fluent terminal", TYPES},
+    {"cmder", TYPES},
+    {"wineconsole", TYPES},
+    /* script hosts and indirections: their own windows take text, not commands */
+    {"wscript", LAUNCH_ONLY},
+    {"cscript", LAUNCH_ONLY},
+    {"mshta", LAUNCH_ONLY},
+    {"rundll32", LAUNCH_ONLY},
+    {"rundll", LAUNCH_ONLY},
+    {"regsvr32", LAUNCH_ONLY},
+    {"regsvcs", LAUNCH_ONLY},
+    {"regasm", LAUNCH_ONLY},
+    {"java", LAUNCH_ONLY},
+    {"javaw", LAUNCH_ONLY},
+    {"msiexec", LAUNCH_ONLY},
+    {"wmic", LAUNCH_ONLY},
+    {"schtasks", LAUNCH_ONLY},
+    {"at", LAUNCH_ONLY},
+    {"forfiles", LAUNCH_ONLY},
+    {"certutil", LAUNCH_ONLY},
+    {"bitsadmin", LAUNCH_ONLY},
+    {"installutil", LAUNCH_ONLY},
+    {"msbuild", LAUNCH_ONLY},
+    {"runas", LAUNCH_ONLY},
+    {"hh", LAUNCH_ONLY},
+    {"cmstp", LAUNCH_ONLY},
+    {"control", LAUNCH_ONLY},
+    {"mmc", LAUNCH_ONLY},
+    {"pcalua", LAUNCH_ONLY},
+    {"scriptrunner", LAUNCH_ONLY},
+    {"odbcconf", LAUNCH_ONLY},
+    {"msxsl", LAUNCH_ONLY},
+    {"ieexec", LAUNCH_ONLY},
+    {"winrm", LAUNCH_ONLY},
 };
 
 /* Extensions that run code or point elsewhere. */
@@ -151,10 +166,12 @@ static const char *extension(const char *path)
     return dot && dot != b ? dot + 1 : "";
 }
 
-bool launch_is_interpreter(const char *program)
+/* The entry of the list that program names (its file name, with or without ".exe" or
+ * ".com", or with a version), or -1. */
+static int interpreter_of(const char *program)
 {
     if (!program)
-        return false;
+        return -1;
     const char *b = base_name(program);
     char stem[128];
     snprintf(stem, sizeof stem, "%s", b);
@@ -163,21 +180,32 @@ bool launch_is_interpreter(const char *program)
         stem[n - 4] = '\0';
     n = strlen(stem);
     for (size_t i = 0; i < sizeof interpreters / sizeof interpreters[0]; i++) {
-        size_t m = strlen(interpreters[i]);
+        size_t m = strlen(interpreters[i].name);
         if (n < m)
             continue;
         char head[128];
         memcpy(head, stem, m);
         head[m] = '\0';
-        if (!str_ieq(head, interpreters[i]))
+        if (!str_ieq(head, interpreters[i].name))
             continue;
         char next = stem[m];
         /* the name itself, or the name with a version: "python3.12", "pwsh-preview" */
         if (next == '\0' ||
             (m > 2 && ((next >= '0' && next <= '9') || next == '.' || next == '-' || next == '_')))
-            return true;
+            return (int)i;
     }
-    return false;
+    return -1;
+}
+
+bool launch_is_interpreter(const char *program)
+{
+    return interpreter_of(program) >= 0;
+}
+
+bool launch_takes_commands(const char *program)
+{
+    int i = interpreter_of(program);
+    return i >= 0 && interpreters[i].kind == TYPES;
 }
 
 bool launch_is_script(const char *program)
@@ -292,6 +320,43 @@ static void judge_the_file(const struct wa_backend *be, const char *prog, const 
     wa_program_info_cleanup(&info);
 }
 
+/* "\\\\server\\share\\x.exe", "//server/share", "\\\\?\\UNC\\server\\...": a network path by its
+ * form, whatever the backend can read of it. */
+static bool network_path(const char *p)
+{
+    return str_ieq_n("\\\\?\\UNC\\", p, 8) ||
+           ((p[0] == '\\' || p[0] == '/') && (p[1] == '\\' || p[1] == '/') && p[2] != '?' &&
+            p[2] != '.');
+}
+
+/* Where the file that will start lies: a network share, or anywhere but the system's
+ * program folders (where only an administrator installs), is far. */
+static void judge_the_place(const struct wa_backend *be, struct launch_plan *out)
+{
+    const char *f = out->runs && strpbrk(out->runs, "\\/") ? out->runs : out->path;
+    if (!f)
+        f = strpbrk(out->program, "\\/") ? out->program : NULL;
+    out->file = f;
+    if (!f)
+        return; /* a name nothing resolved: nothing starts */
+    struct wa_program_info info;
+    enum wa_program_place place = WA_PLACE_ELSEWHERE;
+    if (backend_program_info(be, f, &info) == WA_E_OK) {
+        place = info.place;
+        wa_program_info_cleanup(&info);
+    } else {
+        wa_err_clear();
+    }
+    if (network_path(f) || place == WA_PLACE_NETWORK) {
+        out->far = true;
+        snprintf(out->far_reason, sizeof out->far_reason, "%.120s lies on a network share", f);
+    } else if (place != WA_PLACE_SYSTEM) {
+        out->far = true;
+        snprintf(out->far_reason, sizeof out->far_reason,
+                 "%.120s lies outside the system's program folders (Windows, Program Files)", f);
+    }
+}
+
 wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct launch_plan *out)
 {
     memset(out, 0, sizeof *out);
@@ -309,6 +374,13 @@ wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct
         needs(out, "%.80s is a shell, script host or interpreter", base_name(prog));
     if (launch_is_script(prog))
         needs(out, "%.80s is a script, shortcut or indirection", base_name(prog));
+    if (network_path(prog)) { /* not even looked up: a lookup sends the user's credentials */
+        needs(out, "%.120s lies on a network share", prog);
+        out->far = true;
+        snprintf(out->far_reason, sizeof out->far_reason, "%s", out->reason);
+        out->command = str_dup(command);
+        return out->command ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+    }
     e = backend_resolve_program(be, prog, &out->path, &out->runs);
     if (e == WA_E_ELEMENT_NOT_FOUND && out->needs_shell)
         e = WA_E_OK; /* the shell is refused anyway, or will say so itself */
@@ -319,6 +391,7 @@ wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct
               base_name(out->runs));
     if (out->runs || out->path)
         judge_the_file(be, prog, out->runs ? out->runs : out->path, out);
+    judge_the_place(be, out);
     if (out->needs_shell) {
         out->command = str_dup(command);
     } else {

@@ -1,9 +1,12 @@
 /* Launch is not a shell: what a launch command would actually run, and whether that
  * needs the shell permission. A program named or given by path starts without it; a
- * command line with arguments, a shell, script host or interpreter, a script file, a
- * shortcut, URL or protocol handler, or a file whose association resolves to one of
- * those, needs it. Parsing is quote-aware: an unquoted path with spaces that names an
- * existing file is that file, never a program plus arguments. */
+ * command line with arguments, a shell, script host, interpreter or terminal, a script
+ * file, a shortcut, URL or protocol handler, or a file whose association resolves to one
+ * of those, needs it; so does a program that lies on a network share or outside the
+ * system's program folders (the plan says so apart: an allow-list that names its whole
+ * path lets it start). Parsing is quote-aware: an unquoted path with spaces that names an
+ * existing file is that file, never a program plus arguments. The list of shells,
+ * interpreters and terminals is the one the gate refuses input to when the shell is off. */
 #ifndef WINAGENT_AGENT_CORE_LAUNCH_H
 #define WINAGENT_AGENT_CORE_LAUNCH_H
 
@@ -18,7 +21,10 @@ struct launch_plan {
     char *runs;    /* what will run it (the program itself, or its association) */
     bool needs_shell;
     char reason[240]; /* why it needs the shell permission */
-    char *command;    /* what the backend is handed to start */
+    const char *file; /* the file that will start (runs, else path; NULL: none known) */
+    bool far;         /* it lies on a network share or outside the system's program folders */
+    char far_reason[240];
+    char *command; /* what the backend is handed to start */
 };
 
 /* Classifies command (as typed by the model or a client). WA_E_INVALID_ARGS for an
@@ -27,9 +33,12 @@ struct launch_plan {
 wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct launch_plan *out);
 void launch_plan_cleanup(struct launch_plan *p);
 
-/* True for shells, script hosts and interpreters ("cmd.exe", "C:\\x\\pwsh.exe",
- * "python3.12"). */
+/* True for shells, script hosts, interpreters and terminals ("cmd.exe",
+ * "C:\\x\\pwsh.exe", "python3.12", "alacritty.exe"). */
 bool launch_is_interpreter(const char *program);
+/* True for the shells, interpreters and terminals among them, whose windows run what is
+ * typed there ("cmd.exe", "python", "alacritty.exe"; not "rundll32", "mmc", "java"). */
+bool launch_takes_commands(const char *program);
 /* True for files that run as scripts or indirections (.bat .cmd .ps1 .vbs .js .wsf
  * .hta .lnk .url ...). */
 bool launch_is_script(const char *program);

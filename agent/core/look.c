@@ -4,16 +4,30 @@
 #include "agent/core/look.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/core/guard.h"
 
-/* Blacks out, in img of frame, every window the gate refuses that lies above `below`
- * in Z order (all of them when below is 0): a password manager over the window, or
- * anywhere on a monitor, never reaches an image. Every visible window counts, not only
- * the listed ones: a restricted program's untitled pop-ups, menus and tool windows are
- * blacked out as its titled windows are. */
+/* Marks rect r (screen pixels) of the mask over frame with v. */
+static void mask_rect(uint8_t *mask, struct wa_rect frame, struct wa_rect r, uint8_t v)
+{
+    r = wa_rect_intersect(r, frame);
+    int w = frame.right - frame.left;
+    for (int y = r.top; y < r.bottom && !wa_rect_empty(r); y++)
+        memset(mask + (size_t)(y - frame.top) * (size_t)w + (size_t)(r.left - frame.left), v,
+               (size_t)(r.right - r.left));
+}
+
+/* Blacks out, in img of frame, what the gate refuses among the windows above `below`
+ * in Z order (all of them when below is 0): each pixel is black when the topmost of
+ * those windows there is one the gate refuses, so a password manager over the window,
+ * or anywhere on a monitor, never reaches an image, and an allowed window over it stays.
+ * Every visible window counts, not only the listed ones: a restricted program's untitled
+ * pop-ups, menus and tool windows are blacked out as its titled windows are. With an
+ * allow-list, an image of the screen shows the allowed programs' windows only: every
+ * other pixel (the desktop, the taskbar, other programs) is black. */
 static wa_err blackout(struct call *k, struct wa_image *img, struct wa_rect frame, uint64_t below)
 {
     struct wa_window_list l;
@@ -21,16 +35,54 @@ static wa_err blackout(struct call *k, struct wa_image *img, struct wa_rect fram
     if (e)
         return wa_fail(e, "cannot tell which windows are on screen, so no image: %s",
                        wa_err_detail());
-    for (size_t i = 0; i < l.count; i++) {
+    bool only_allowed = !below && gate_has_apps(k->c->gate);
+    size_t above = l.count;
+    bool refused = only_allowed;
+    for (size_t i = 0; i < l.count && above == l.count; i++) {
         const struct wa_window *w = &l.items[i];
         if (below && w->hwnd == below)
-            break;
-        if (w->state == WA_WINDOW_MINIMIZED || gate_allows(k->c->gate, w))
-            continue;
-        struct wa_rect r = wa_rect_intersect(w->rect, frame);
-        if (!wa_rect_empty(r))
-            image_fill_rect(img, r.left - frame.left, r.top - frame.top, r.right - frame.left,
-                            r.bottom - frame.top, 0x000000);
+            above = i;
+        else if (w->state != WA_WINDOW_MINIMIZED && !gate_allows(k->c->gate, w) &&
+                 !wa_rect_empty(wa_rect_intersect(w->rect, frame)))
+            refused = true;
+    }
+    int width = frame.right - frame.left, height = frame.bottom - frame.top;
+    uint8_t *mask = refused && width == img->width && height == img->height
+                        ? malloc((size_t)width * (size_t)height)
+                        : NULL;
+    if (refused && !mask && width == img->width && height == img->height) {
+        wa_window_list_cleanup(&l);
+        return wa_fail(WA_E_NOMEM, "out of memory blacking out refused windows");
+    }
+    if (mask) {
+        memset(mask, only_allowed, (size_t)width * (size_t)height);
+        for (size_t i = above; i-- > 0;) { /* bottom up: what lies on top wins */
+            const struct wa_window *w = &l.items[i];
+            if (w->state != WA_WINDOW_MINIMIZED)
+                mask_rect(mask, frame, w->rect, !gate_allows(k->c->gate, w));
+        }
+        for (int y = 0; y < height; y++) {
+            const uint8_t *row = mask + (size_t)y * (size_t)width;
+            for (int x = 0; x < width;) {
+                int run = x;
+                while (run < width && row[run])
+                    run++;
+                if (run > x)
+                    image_fill_rect(img, x, y, run, y + 1, 0x000000);
+                x = run + 1;
+            }
+        }
+        free(mask);
+    } else if (refused) { /* an image not of the frame's size: whole rectangles */
+        for (size_t i = 0; i < above; i++) {
+            const struct wa_window *w = &l.items[i];
+            if (w->state == WA_WINDOW_MINIMIZED || gate_allows(k->c->gate, w))
+                continue;
+            struct wa_rect r = wa_rect_intersect(w->rect, frame);
+            if (!wa_rect_empty(r))
+                image_fill_rect(img, r.left - frame.left, r.top - frame.top, r.right - frame.left,
+                                r.bottom - frame.top, 0x000000);
+        }
     }
     wa_window_list_cleanup(&l);
     wa_err_clear();

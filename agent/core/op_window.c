@@ -6,6 +6,8 @@
 #include "agent/core/operations.h"
 #include "agent/core/guard.h"
 #include "agent/core/windows.h"
+#include "base/str.h"
+#include "base/term.h"
 
 #define LAUNCH_TIMEOUT_MS 10000
 #define SHELL_CAP_BYTES   (16u << 10) /* each of stdout and stderr, head and tail kept */
@@ -99,46 +101,6 @@ wa_err perform_close_window(struct call *k)
     return WA_E_OK;
 }
 
-/* The command as the person confirming it sees it: control characters and the
- * characters that reorder text (bidi controls) escaped, so what is shown is what runs.
- * false when it does not fit in cap whole: the end of a command is never hidden. */
-static bool printable(const char *in, char *out, size_t cap)
-{
-    size_t j = 0;
-    for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
-        char esc[16] = "";
-        unsigned cp = 0;
-        size_t extra = 0;
-        if (*p == 0xE2 && p[1] == 0x80 &&
-            ((p[2] >= 0x8E && p[2] <= 0x8F) || (p[2] >= 0xAA && p[2] <= 0xAE)))
-            cp = 0x2000u + (p[2] - 0x80u), extra = 2; /* U+200E-200F, U+202A-202E */
-        else if (*p == 0xE2 && p[1] == 0x81 && p[2] >= 0xA6 && p[2] <= 0xA9)
-            cp = 0x2040u + (p[2] - 0x80u), extra = 2; /* U+2066-2069 */
-        else if (*p == 0xD8 && p[1] == 0x9C)
-            cp = 0x061C, extra = 1; /* the Arabic letter mark */
-        if (cp)
-            snprintf(esc, sizeof esc, "\\u{%04X}", cp);
-        else if (*p < 0x20 || *p == 0x7f)
-            snprintf(esc, sizeof esc,
-                     *p == '\n'   ? "\\n"
-                     : *p == '\r' ? "\\r"
-                     : *p == '\t' ? "\\t"
-                                  : "\\x%02x",
-                     *p);
-        size_t need = esc[0] ? strlen(esc) : 1;
-        if (j + need + 1 > cap)
-            return false;
-        if (esc[0])
-            memcpy(out + j, esc, need);
-        else
-            out[j] = (char)*p;
-        j += need;
-        p += extra;
-    }
-    out[j] = '\0';
-    return true;
-}
-
 /* The shell permission for a command: refused, confirmed, or given. */
 static wa_err shell_permission(struct call *k, const char *what, const char *command)
 {
@@ -148,8 +110,10 @@ static wa_err shell_permission(struct call *k, const char *what, const char *com
     case SHELL_ASK: {
         if (k->dry)
             return WA_E_OK;
+        /* What is shown is what runs: control and bidi characters escaped, and the end
+         * of a command never hidden (one too long to show whole is refused). */
         char shown[4096];
-        if (!printable(command, shown, sizeof shown))
+        if (!term_escape(command, shown, sizeof shown))
             return wa_fail(WA_E_DENIED,
                            "the command (%zu bytes) is too long to be shown whole for "
                            "confirmation; it was not run",
@@ -181,7 +145,7 @@ static wa_err launched_window_check(struct call *k, uint64_t hwnd, const char *c
         return WA_E_OK;
     return wa_fail(WA_E_DENIED,
                    "\"%.80s\" started, and its window is refused: it belongs to a restricted "
-                   "process, so nothing of it is shown or acted on",
+                   "process (or one outside --apps), so nothing of it is shown or acted on",
                    command);
 }
 
@@ -193,6 +157,21 @@ wa_err perform_launch(struct call *k)
     wa_err e = launch_plan_make(k->be, command, &plan);
     if (e)
         return e;
+    /* With an allow-list, only its programs start (a command line's program too). */
+    const char *file = plan.file ? plan.file : plan.program;
+    if (!gate_app_listed(k->c->gate, str_path_base(file), plan.file)) {
+        e = wa_fail(WA_E_DENIED,
+                    "%s refused: %.120s is none of the programs winagent may use "
+                    "(--apps %.200s)",
+                    k->name, str_path_base(file), gate_apps_text(k->c->gate));
+        goto out;
+    }
+    /* Far from the system's program folders, it needs the shell permission too, unless
+     * the allow-list names that very file. */
+    if (plan.far && !plan.needs_shell && !gate_app_path_listed(k->c->gate, plan.file)) {
+        plan.needs_shell = true;
+        snprintf(plan.reason, sizeof plan.reason, "%s", plan.far_reason);
+    }
     if (plan.needs_shell) {
         char what[400];
         snprintf(what, sizeof what, "launching \"%.80s\" (%s)", command, plan.reason);
@@ -225,6 +204,20 @@ wa_err perform_shell(struct call *k)
     const char *command = k->q->command ? k->q->command : "";
     call_summary(k, "%s %.60s", k->name, command);
     wa_err e = shell_permission(k, "a shell command", command);
+    if (!e && gate_has_apps(k->c->gate)) {
+        /* The shell is a program too: with an allow-list, it runs only when listed. */
+        char shell[260];
+        const char *prog = k->c->shell_program ? k->c->shell_program : "powershell.exe";
+        if (*prog == '"')
+            snprintf(shell, sizeof shell, "%.*s", (int)strcspn(prog + 1, "\""), prog + 1);
+        else
+            snprintf(shell, sizeof shell, "%.*s", (int)strcspn(prog, " \t"), prog);
+        if (!gate_app_listed(k->c->gate, str_path_base(shell), shell))
+            e = wa_fail(WA_E_DENIED,
+                        "%s refused: the shell (%s) is none of the programs winagent may use "
+                        "(--apps %.200s)",
+                        k->name, str_path_base(shell), gate_apps_text(k->c->gate));
+    }
     if (e || k->dry)
         return e;
     if ((e = backend_run_shell(k->be, k->c->shell_program, command, k->q->timeout_s * 1000,

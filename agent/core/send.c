@@ -352,27 +352,52 @@ wa_err send_text(struct call *k, const char *text)
     return e;
 }
 
-/* win+r opens the Run dialog: a shell by another name; with the keys the session holds
- * down already (win held by key_down, then r, is win+r too). */
-static bool opens_run_dialog(const struct call *k, const struct wa_key_combo *c)
+/* Whether the chord, with the keys the session holds down already (win held by key_down,
+ * then r, is win+r too), has one of the keys a, b, d. */
+static bool chord_has(const struct call *k, const struct wa_key_combo *c, unsigned short a,
+                      unsigned short b, unsigned short d)
 {
-    bool win = false, r = false;
     for (int i = 0; i < c->count + k->s->n_held_keys; i++) {
         unsigned short vk = i < c->count ? c->vk[i] : k->s->held_keys[i - c->count];
-        win = win || vk == WA_VK_LWIN || vk == WA_VK_LWIN + 1;
-        r = r || vk == 'R';
+        if (vk == a || vk == b || vk == d)
+            return true;
     }
-    return win && r;
+    return false;
+}
+
+/* Keys that open the shell's launchers: every chord with the Windows key (win+r the Run
+ * dialog, win+x its menu, win+e Explorer, win+s search, win+1..9 the taskbar's programs,
+ * the key alone the Start menu), ctrl+esc (the Start menu) and ctrl+shift+esc (Task
+ * Manager, whose "Create new task" runs anything). */
+static bool opens_launcher(const struct call *k, const struct wa_key_combo *c)
+{
+    bool ctrl = chord_has(k, c, WA_VK_CONTROL, 0xA2, 0xA3);
+    return chord_has(k, c, WA_VK_LWIN, WA_VK_LWIN + 1, WA_VK_LWIN) ||
+           (ctrl && chord_has(k, c, WA_VK_ESCAPE, WA_VK_ESCAPE, WA_VK_ESCAPE));
+}
+
+/* ctrl+v, ctrl+shift+v and shift+insert: what the clipboard holds goes to the receiver. */
+static bool pastes(const struct call *k, const struct wa_key_combo *c)
+{
+    bool ctrl = chord_has(k, c, WA_VK_CONTROL, 0xA2, 0xA3);
+    bool shift = chord_has(k, c, WA_VK_SHIFT, 0xA0, 0xA1);
+    return (ctrl && chord_has(k, c, 'V', 'V', 'V')) || (shift && chord_has(k, c, 0x2D, 0x2D, 0x2D));
 }
 
 wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)
 {
     for (size_t i = 0; k->c->cfg.shell == SHELL_DENIED && i < n; i++)
-        if (opens_run_dialog(k, &combos[i]))
+        if (opens_launcher(k, &combos[i]))
             return wa_fail(WA_E_SHELL_DISABLED,
-                           "%s refused: win+r opens the Run dialog, and the shell permission "
-                           "is off",
+                           "%s refused: the Windows key, ctrl+esc and ctrl+shift+esc open the "
+                           "shell's launchers (Run, its win+x menu, Explorer, Start, Task "
+                           "Manager), and the shell permission is off",
                            k->name);
+    for (size_t i = 0; i < n; i++) {
+        wa_err e = pastes(k, &combos[i]) ? guard_paste(k) : WA_E_OK;
+        if (e)
+            return e;
+    }
     if (k->background)
         return no_background(k, "keys go to whatever has the keyboard focus of the foreground "
                                 "window");
@@ -423,11 +448,14 @@ wa_err send_hold_keys(struct call *k, const struct wa_key_combo *c, bool down, b
 {
     if (k->background)
         return no_background(k, "keys held down are the real keyboard's");
-    if (down && k->c->cfg.shell == SHELL_DENIED && opens_run_dialog(k, c))
+    if (down && k->c->cfg.shell == SHELL_DENIED && opens_launcher(k, c))
         return wa_fail(WA_E_SHELL_DISABLED,
-                       "%s refused: win+r opens the Run dialog, and the shell permission is off",
+                       "%s refused: the Windows key, ctrl+esc and ctrl+shift+esc open the "
+                       "shell's launchers, and the shell permission is off",
                        k->name);
-    wa_err e = send_foreground(k);
+    wa_err e = down && pastes(k, c) ? guard_paste(k) : WA_E_OK;
+    if (!e)
+        e = send_foreground(k);
     if (!e)
         e = guard_receiver_keyboard(k);
     if (e || k->dry)

@@ -8,6 +8,7 @@
 #include "agent/core/dotenv.h"
 #include "base/os.h"
 #include "base/str.h"
+#include "base/term.h"
 
 static const struct {
     const char *name, *flag;
@@ -32,9 +33,23 @@ const char *setting_env(enum setting_id id)
     return table[id].env;
 }
 
-/* .env beside the exe wins over one in the working folder. */
-static wa_err load_dotenv(struct dotenv *d)
+/* The .env to read: the one the user named (--env-file, else WINAGENT_ENV_FILE), else
+ * the one beside the exe, else the working folder's. *trusted: every setting may come
+ * from it (not so for the working folder's: whoever handed over the folder wrote it). */
+static wa_err load_dotenv(struct dotenv *d, struct args *a, bool *trusted)
 {
+    const char *flag = a ? args_value(a, "env-file", NULL) : NULL;
+    char *named = flag ? str_dup(flag) : os_getenv("WINAGENT_ENV_FILE");
+    *trusted = true;
+    if (named && *named) {
+        wa_err e = dotenv_load(d, named);
+        if (e == WA_E_IO)
+            e = wa_fail(WA_E_CONFIG, "cannot read the .env file %s named by %s", named,
+                        flag ? "--env-file" : "WINAGENT_ENV_FILE");
+        free(named);
+        return e;
+    }
+    free(named);
     char *dir = os_exe_dir();
     char beside[4096];
     const char *candidates[2] = {NULL, ".env"};
@@ -47,6 +62,7 @@ static wa_err load_dotenv(struct dotenv *d)
         if (!candidates[i] || !os_path_exists(candidates[i]))
             continue;
         e = dotenv_load(d, candidates[i]);
+        *trusted = i == 0;
         break;
     }
     free(dir);
@@ -106,7 +122,8 @@ wa_err settings_load(struct settings *s, struct args *a, unsigned groups)
         return e;
     struct dotenv d;
     dotenv_init(&d);
-    if ((e = load_dotenv(&d))) {
+    bool trusted;
+    if ((e = load_dotenv(&d, a, &trusted))) {
         dotenv_cleanup(&d);
         return e;
     }
@@ -122,7 +139,10 @@ wa_err settings_load(struct settings *s, struct args *a, unsigned groups)
         }
         free(v);
         const char *f = dotenv_get(&d, table[i].env);
-        if (f && *f) {
+        if (f && *f && !trusted && (table[i].kind & SK_TRUSTED)) {
+            size_t n = strlen(s->ignored);
+            snprintf(s->ignored + n, sizeof s->ignored - n, "%s%s", n ? ", " : "", table[i].env);
+        } else if (f && *f) {
             if (!(s->value[i] = str_dup(f)))
                 e = wa_fail(WA_E_NOMEM, "out of memory");
             s->source[i] = SRC_DOTENV;
@@ -131,6 +151,12 @@ wa_err settings_load(struct settings *s, struct args *a, unsigned groups)
     for (int i = 0; !e && i < SET__COUNT; i++)
         if (!s->value[i] && table[i].def && !(s->value[i] = str_dup(table[i].def)))
             e = wa_fail(WA_E_NOMEM, "out of memory");
+    if (!e && s->ignored[0])
+        term_line(stderr,
+                  "winagent: %s sets %s: not taken, since it lies in the working folder and "
+                  "these decide what runs or where the key goes; name it with --env-file to "
+                  "use them",
+                  d.path ? d.path : ".env", s->ignored);
     dotenv_cleanup(&d);
     scrub_environment();
     return e;

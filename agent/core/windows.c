@@ -26,8 +26,8 @@ static int match_rank(const struct wa_window *w, const char *sel)
     return 0;
 }
 
-wa_err window_select(const struct wa_backend *be, const struct window_ref *w, struct wa_window *out,
-                     int *matched)
+wa_err window_select(const struct wa_backend *be, const struct gate *g, const struct window_ref *w,
+                     struct wa_window *out, int *matched)
 {
     memset(out, 0, sizeof *out);
     *matched = 0;
@@ -38,11 +38,14 @@ wa_err window_select(const struct wa_backend *be, const struct window_ref *w, st
      * inside a window. */
     if (w->number && w->handle) {
         wa_err e = backend_window_info(be, w->handle, out);
-        if (e == WA_E_OK && out->top_level) {
+        if (e == WA_E_OK && out->top_level && gate_allows(g, out)) {
             *matched = 1;
             return e;
         }
-        if (e == WA_E_OK) {
+        if (e == WA_E_OK && out->top_level) { /* a window the gate refuses: as if none */
+            wa_window_cleanup(out);
+            e = WA_E_WINDOW_NOT_FOUND;
+        } else if (e == WA_E_OK) {
             wa_window_cleanup(out);
             return wa_fail(WA_E_DENIED,
                            "0x%llx is not a program's top-level window (the desktop, a "
@@ -61,7 +64,9 @@ wa_err window_select(const struct wa_backend *be, const struct window_ref *w, st
     const struct wa_window *best = NULL;
     int best_rank = 0;
     for (size_t i = 0; i < l.count; i++) {
-        int rank = match_rank(&l.items[i], w->text);
+        /* What the gate refuses matches nothing: a selector cannot tell a restricted
+         * window's title, letter by letter, from a missing one. */
+        int rank = gate_allows(g, &l.items[i]) ? match_rank(&l.items[i], w->text) : 0;
         if (rank > 0)
             (*matched)++;
         if (rank > best_rank) { /* the list is in Z order: the topmost wins among equals */
@@ -116,7 +121,7 @@ wa_err call_window(struct call *k, uint64_t *hwnd)
     wa_err e = WA_E_OK;
     if (k->q->window.given) {
         struct wa_window w;
-        if ((e = window_select(k->be, &k->q->window, &w, &k->r->windows_matched)))
+        if ((e = window_select(k->be, k->c->gate, &k->q->window, &w, &k->r->windows_matched)))
             return e;
         *hwnd = w.hwnd;
         if (k->r->windows_matched > 1 && !k->noted_match++)

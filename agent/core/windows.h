@@ -10,9 +10,10 @@
 /* Picks the window a selector names: a number is a handle when a top-level window
  * has it, else a title fragment; exact titles (or process names) before fragments;
  * among equals the highest in Z order. *matched counts every window that matched.
- * WA_E_WINDOW_NOT_FOUND when none does. */
-wa_err window_select(const struct wa_backend *be, const struct window_ref *w, struct wa_window *out,
-                     int *matched);
+ * Windows the gate refuses do not exist for it: WA_E_WINDOW_NOT_FOUND, with the message
+ * of a window that is not there, when no other matches. */
+wa_err window_select(const struct wa_backend *be, const struct gate *g, const struct window_ref *w,
+                     struct wa_window *out, int *matched);
 /* The window a call works on: its own "window" argument, else the session's pinned
  * window, else (refs) the window of the last state, else the latest observation's,
  * else the foreground window that is not winagent's console. Fills r->hwnd. */

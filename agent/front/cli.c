@@ -12,6 +12,7 @@
 #include "agent/core/wire.h"
 #include "base/os.h"
 #include "base/str.h"
+#include "base/term.h"
 #include "llm/protocol.h"
 
 extern const char prompt_skill[];
@@ -188,8 +189,8 @@ static void print_elements(const struct op_result *r)
 {
     for (size_t i = 0; i < r->n_elements; i++) {
         const struct op_elem *e = &r->elements[i];
-        printf("[%d] %s \"%s\" [%d,%d][%d,%d]\n", e->id, e->type, e->name, e->bounds.left,
-               e->bounds.top, e->bounds.right, e->bounds.bottom);
+        term_line(stdout, "[%d] %s \"%s\" [%d,%d][%d,%d]", e->id, e->type, e->name, e->bounds.left,
+                  e->bounds.top, e->bounds.right, e->bounds.bottom);
     }
 }
 
@@ -200,7 +201,7 @@ static void print_inspect(const struct op_elem *e)
     cJSON_ArrayForEach(v, j)
     {
         char *text = cJSON_IsString(v) ? NULL : cJSON_PrintUnformatted(v);
-        printf("%-14s %s\n", v->string, text ? text : v->valuestring);
+        term_line(stdout, "%-14s %s", v->string, text ? text : v->valuestring);
         free(text);
     }
     cJSON_Delete(j);
@@ -212,15 +213,15 @@ static void print_text(const struct op_def *op, struct op_result *r)
     case OP_LIST_WINDOWS:
         for (size_t i = 0; i < r->windows.count; i++) {
             const struct wa_window *w = &r->windows.items[i];
-            printf("0x%-10llx %-22s pid=%-6lu [%d,%d][%d,%d] %s%s \"%s\"\n",
-                   (unsigned long long)w->hwnd, w->process, w->pid, w->rect.left, w->rect.top,
-                   w->rect.right, w->rect.bottom, state_word(w->state),
-                   w->foreground ? " foreground" : "", w->title);
+            term_line(stdout, "0x%-10llx %-22s pid=%-6lu [%d,%d][%d,%d] %s%s \"%s\"",
+                      (unsigned long long)w->hwnd, w->process, w->pid, w->rect.left, w->rect.top,
+                      w->rect.right, w->rect.bottom, state_word(w->state),
+                      w->foreground ? " foreground" : "", w->title);
         }
         break;
     case OP_TREE:
     case OP_STATE:
-        fputs(r->text ? r->text : "", stdout);
+        term_text(stdout, r->text);
         break;
     case OP_SCREENSHOT:
         printf("%s %dx%d frame=[%d,%d][%d,%d] %zu bytes\n", r->saved_path ? r->saved_path : "",
@@ -229,7 +230,7 @@ static void print_text(const struct op_def *op, struct op_result *r)
         return;
     case OP_GET:
         if (r->has_text)
-            puts(r->text ? r->text : "");
+            term_line(stdout, "%s", r->text ? r->text : "");
         else if (op->id == OP_GET)
             printf("[%d,%d][%d,%d]\n", r->element.bounds.left, r->element.bounds.top,
                    r->element.bounds.right, r->element.bounds.bottom);
@@ -245,27 +246,27 @@ static void print_text(const struct op_def *op, struct op_result *r)
         fputs(r->shell.err ? r->shell.err : "", stderr);
         printf("exit code %d%s\n", r->shell.exit_code, r->shell.timed_out ? " (timed out)" : "");
         break;
-    default:
-        printf("ok: %s", op->cli);
+    default: {
+        char element[600] = "", window[400] = "", waited[120] = "";
         if (r->has_element)
-            printf(" [%d] %s \"%s\"", r->element.id, r->element.type, r->element.name);
-        if (r->via)
-            printf(" via %s", r->via);
-        if (r->delivery && strcmp(r->delivery, "background") == 0)
-            fputs(" (background)", stdout);
-        if (r->dry_run)
-            fputs(" (dry run: nothing done)", stdout);
+            snprintf(element, sizeof element, " [%d] %s \"%s\"", r->element.id, r->element.type,
+                     r->element.name);
         if (r->has_window)
-            printf(" window 0x%llx \"%s\"", (unsigned long long)r->window.hwnd, r->window.title);
+            snprintf(window, sizeof window, " window 0x%llx \"%s\"",
+                     (unsigned long long)r->window.hwnd, r->window.title);
         if (r->condition)
-            printf(" %s after %.1f s", r->condition, r->waited_s);
-        fputc('\n', stdout);
+            snprintf(waited, sizeof waited, " %s after %.1f s", r->condition, r->waited_s);
+        term_line(stdout, "ok: %s%s%s%s%s%s%s%s", op->cli, element, r->via ? " via " : "",
+                  r->via ? r->via : "",
+                  r->delivery && strcmp(r->delivery, "background") == 0 ? " (background)" : "",
+                  r->dry_run ? " (dry run: nothing done)" : "", window, waited);
         if (r->has_text)
-            fputs(r->text ? r->text : "", stdout);
+            term_text(stdout, r->text);
         break;
     }
+    }
     for (size_t i = 0; i < r->n_notes; i++)
-        printf("note: %s\n", r->notes[i]);
+        term_line(stdout, "note: %s", r->notes[i]);
     if (r->has_image && r->saved_path)
         printf("screenshot: %s\n", r->saved_path);
 }
@@ -325,18 +326,18 @@ static int run_op(const struct op_def *op, int argc, char **argv)
     if (r.has_image)
         save_png(op->cli, &r);
     if (!e && (op->id == OP_TREE || op->id == OP_STATE)) /* the verdict, on stderr */
-        fprintf(stderr, "%s; %zu nodes from %s in %.0f ms\n", r.verdict, r.n_elements,
-                r.source ? r.source : "?", r.walk_ms);
+        term_line(stderr, "%s; %zu nodes from %s in %.0f ms", r.verdict, r.n_elements,
+                  r.source ? r.source : "?", r.walk_ms);
     if (json) {
         struct wire_opts wo = {.names = WIRE_CLI};
         cJSON *j = wire_result(&r, &wo);
         char *text = cJSON_PrintUnformatted(j);
         if (text)
-            puts(text);
+            term_json(stdout, text);
         free(text);
         cJSON_Delete(j);
     } else if (e) {
-        fprintf(stderr, "winagent: %s: %s\n", wa_err_code(e), r.message);
+        term_line(stderr, "winagent: %s: %s", wa_err_code(e), r.message);
     } else {
         print_text(op, &r);
     }
@@ -351,7 +352,7 @@ static void print_json(cJSON *j)
 {
     char *s = cJSON_PrintUnformatted(j);
     if (s)
-        puts(s);
+        term_json(stdout, s);
     free(s);
     cJSON_Delete(j);
 }
@@ -430,7 +431,7 @@ out:
 static void print_line(void *ctx, const char *text)
 {
     (void)ctx;
-    puts(text);
+    term_line(stdout, "%s", text);
 }
 
 /* The provider and the tool protocol a run would speak with these settings. */
@@ -445,12 +446,13 @@ static void print_protocol(const struct settings *s)
         llm_tool_protocol_from_name(settings_get(s, SET_TOOL_PROTOCOL), &proto) ||
         llm_coords_choice_from_name(settings_get(s, SET_COORDS), &coords) ||
         llm_protocol_choose(provider, model, proto, coords, &ch)) {
-        printf("run: %s\n", wa_err_detail());
+        term_line(stdout, "run: %s", wa_err_detail());
         wa_err_clear();
         return;
     }
-    printf("run: provider %s, model %s, tool protocol %s (%s)\n", llm_provider_name(provider),
-           model ? model : "(unset)", llm_tool_protocol_name(ch.protocol), ch.why);
+    term_line(stdout, "run: provider %s, model %s, tool protocol %s (%s)",
+              llm_provider_name(provider), model ? model : "(unset)",
+              llm_tool_protocol_name(ch.protocol), ch.why);
 }
 
 /* `winagent config`: every setting, its value (keys masked) and where it came from. */
@@ -465,7 +467,7 @@ static int cmd_config(int argc, char **argv)
     if (!e && args_positional(&a, 0))
         e = wa_fail(WA_E_USAGE, "config takes no arguments");
     if (!e) {
-        printf(".env: %s\n", s.dotenv_path ? s.dotenv_path : "(none found)");
+        term_line(stdout, ".env: %s", s.dotenv_path ? s.dotenv_path : "(none found)");
         settings_print(&s, print_line, NULL);
         print_protocol(&s);
     }

@@ -18,6 +18,7 @@
 #include "automation/image.h"
 #include "base/os.h"
 #include "base/str.h"
+#include "base/term.h"
 
 #define MAX_INFLIGHT 32 /* requests of one server waiting or running */
 
@@ -511,8 +512,8 @@ static void do_initialize(struct req *rq, const cJSON *params, struct reply *rep
     s->version = chosen;
     os_mutex_unlock(s->state);
     const char *cname = str_param(cJSON_GetObjectItemCaseSensitive(params, "clientInfo"), "name");
-    fprintf(stderr, "winagent mcp: %s asked for %s, speaking %s\n", cname ? cname : "a client",
-            asked ? asked : "(no version)", chosen);
+    term_line(stderr, "winagent mcp: %s asked for %s, speaking %s", cname ? cname : "a client",
+              asked ? asked : "(no version)", chosen);
 
     cJSON *res = cJSON_CreateObject();
     cJSON_AddStringToObject(res, "protocolVersion", chosen);
@@ -599,8 +600,8 @@ static void do_tools_call(struct req *rq, const cJSON *params, struct reply *rep
         op_result_set_error(&r, e);
     }
     double secs = (double)(os_now_ms() - t0) / 1000.0;
-    fprintf(stderr, "winagent mcp: %s -> %s%s%s (%.0f ms)\n", name, wa_err_code(r.err),
-            r.err ? ": " : "", r.err ? r.message : "", secs * 1000.0);
+    term_line(stderr, "winagent mcp: %s -> %s%s%s (%.0f ms)", name, wa_err_code(r.err),
+              r.err ? ": " : "", r.err ? r.message : "", secs * 1000.0);
     if (r.err == WA_E_CANCELLED && rq->flight && rq->flight->cancel) {
         rep->none = true; /* the client cancelled it: no response is due */
     } else {

@@ -17,6 +17,7 @@
 #include "base/dynbuf.h"
 #include "base/os.h"
 #include "base/str.h"
+#include "base/term.h"
 
 #define MAX_SESSIONS    64
 #define BODY_MAX_BYTES  (4u << 20)
@@ -28,10 +29,13 @@
  * handful of them can hold. */
 #define HTTP_THREADS            64
 #define HTTP_REQUEST_TIMEOUT_MS "5000"
-/* Connections from one client address at once: past it a request is answered 429 as
- * soon as its headers are in, so one address cannot keep every thread in long calls and
- * event streams. */
-#define PER_ADDRESS_MAX 16
+/* Connections from one client address at once, counted from the moment they are
+ * accepted: past it a connection is answered 429 and closed before its headers are read,
+ * so one address can keep every thread neither in long calls and event streams nor in
+ * idle sockets. 16 busy clients of one address fit, with room for a client's next
+ * connection while its last one is closing. */
+#define PER_ADDRESS_MAX 24
+#define SHARE_WAIT_MS   100 /* how long a connection past the share waits for room */
 #define STRINGIFY_(x)   #x
 #define STRINGIFY(x)    STRINGIFY_(x)
 
@@ -325,14 +329,9 @@ static struct http_server *server_of(const struct mg_connection *conn)
     return mg_get_user_data(mg_get_context(conn));
 }
 
-/* A request's headers are in: count its connection against its address until it
- * closes (one request a connection: keep-alive is off). Past the cap it is answered 429
- * here, before any handler. Dribbling headers hold a thread only until the request
- * timeout, before this is reached. */
-static int on_request(struct mg_connection *conn)
+/* Counts one more connection of addr, unless it has its share already: its row, or NULL. */
+static struct peer *count_in(struct http_server *hs, const char *addr)
 {
-    struct http_server *hs = server_of(conn);
-    const char *addr = mg_get_request_info(conn)->remote_addr;
     struct peer *mine = NULL, *free_row = NULL;
     os_mutex_lock(hs->peers_lock);
     for (int i = 0; i < HTTP_THREADS && !mine; i++) {
@@ -351,11 +350,44 @@ static int on_request(struct mg_connection *conn)
     else
         mine = NULL;
     os_mutex_unlock(hs->peers_lock);
-    if (!mine)
-        return fail(conn, 429, "Too Many Requests: %d connections from %s are being served",
-                    PER_ADDRESS_MAX, addr);
-    mg_set_user_connection_data(conn, mine);
-    return 0;
+    return mine;
+}
+
+/* A connection is accepted: it counts against its address until it closes, from before
+ * its headers are read, so that idle or dribbling connections of one address hold no
+ * more than their share of the threads. Past the cap it is answered 429 at once and
+ * closed unread (civetweb as cmake/civetweb.patch has it), holding no thread: other
+ * addresses are served meanwhile. */
+static int on_connection(const struct mg_connection *c, void **conn_data)
+{
+    struct mg_connection *conn = (struct mg_connection *)c; /* to write the refusal */
+    struct http_server *hs = server_of(conn);
+    const char *addr = mg_get_request_info(conn)->remote_addr;
+    struct peer *mine = NULL;
+    /* A client that opens a new connection per request may be back before its last
+     * connection closed: the count gets a moment to go down. */
+    for (int64_t until = os_now_ms() + SHARE_WAIT_MS; !(mine = count_in(hs, addr));) {
+        if (os_now_ms() >= until || hs->stopping)
+            break;
+        os_sleep_ms(5);
+    }
+    *conn_data = mine;
+    if (mine)
+        return 0;
+    /* Its request is not read: the answer is written whole, as fail() would. */
+    char body[300], head[300];
+    snprintf(body, sizeof body,
+             "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32000,\"message\":"
+             "\"Too Many Requests: %d connections from %s are being served\"}}",
+             PER_ADDRESS_MAX, addr);
+    int n = snprintf(head, sizeof head,
+                     "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\nCache-Control: no-store\r\nRetry-After: 1\r\n"
+                     "Connection: close\r\n\r\n",
+                     strlen(body));
+    mg_write(conn, head, (size_t)n);
+    mg_write(conn, body, strlen(body));
+    return 1;
 }
 
 static void on_close(const struct mg_connection *conn)
@@ -510,8 +542,8 @@ static int do_post(struct http_server *hs, struct mg_connection *conn)
                                  dynbuf_str(&out));
     }
     if (k.initialize)
-        fprintf(stderr, "winagent mcp: session %.8s... opened by %s\n", h->id,
-                mg_get_request_info(conn)->remote_addr);
+        term_line(stderr, "winagent mcp: session %.8s... opened by %s", h->id,
+                  mg_get_request_info(conn)->remote_addr);
     release(hs, h);
     dynbuf_cleanup(&out);
     dynbuf_cleanup(&body);
@@ -601,7 +633,7 @@ static int on_mcp(struct mg_connection *conn, void *cbdata)
             return fail(conn, sid ? 404 : 400, "no session %.80s", sid ? sid : "given");
         end_session(hs, h);
         release(hs, h);
-        fprintf(stderr, "winagent mcp: session %.8s... ended by the client\n", sid);
+        term_line(stderr, "winagent mcp: session %.8s... ended by the client", sid);
         return send_status(conn, 200, NULL, NULL, NULL, NULL);
     }
     return fail(conn, 405, "Method Not Allowed: POST, GET or DELETE");
@@ -617,7 +649,7 @@ static int on_other(struct mg_connection *conn, void *cbdata)
 static int on_log(const struct mg_connection *conn, const char *message)
 {
     (void)conn;
-    fprintf(stderr, "winagent mcp: http: %s\n", message);
+    term_line(stderr, "winagent mcp: http: %s", message);
     return 1;
 }
 
@@ -698,7 +730,7 @@ int mcp_http_serve(struct core *c, const struct mcp_http_opts *o)
     struct mg_callbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.log_message = on_log;
-    cb.begin_request = on_request;
+    cb.init_connection = on_connection;
     cb.connection_close = on_close;
     mg_init_library(0);
     struct mg_context *ctx = mg_start(&cb, &hs, options);

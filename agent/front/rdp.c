@@ -344,17 +344,22 @@ static void add_window(struct rdp *p, bool refs, uint64_t hwnd, const char *titl
                                     e->bounds, e->states, e->value, e->patterns);
             nodes[i] = n;
             cJSON *under = NULL;
+            bool dropped_parent = false;
             for (size_t k = 0; k < i && e->parent; k++)
-                if (r.elements[k].id == e->parent)
+                if (r.elements[k].id == e->parent) {
                     under = nodes[k];
+                    dropped_parent = !under;
+                }
             if (under)
                 cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(under, "children"), n);
-            else if (parent)
+            else if (parent && !dropped_parent)
                 cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(parent, "children"), n);
-            else if (!*root)
+            else if (!*root && !dropped_parent)
                 *root = n;
-            else
+            else { /* a second root, or under one: freed here, once, and never a parent */
                 cJSON_Delete(n);
+                nodes[i] = NULL;
+            }
         }
         free(nodes);
     }

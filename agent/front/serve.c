@@ -14,17 +14,20 @@
 #include "automation/image.h"
 #include "base/os.h"
 #include "base/str.h"
+#include "base/term.h"
 
-#define POLL_MS              50   /* the folder transport's poll interval */
-#define PARSE_GRACE_MS       2000 /* a request that stays unparseable this long is answered */
-#define REQUEST_MAX          (16u << 20)     /* bytes of one request (file or line) */
-#define ACCEPT_WAIT_MS       250             /* how often the TCP loops look at Ctrl+C */
-#define CLIENT_IDLE_MS       (5 * 60 * 1000) /* a TCP client silent this long is dropped */
-#define LINE_MAX_MS          10000 /* a request line must be whole this soon after it began */
-#define MAX_CLIENTS          16    /* TCP clients that showed the token, served at once */
-#define MAX_UNPROVEN         32    /* connections that have not shown the token yet */
-#define PROVE_MS             5000  /* ... must show it this soon, or are dropped */
-#define IPC_PROTOCOL_VERSION "1.0.0"
+#define POLL_MS                  50   /* the folder transport's poll interval */
+#define PARSE_GRACE_MS           2000 /* a request that stays unparseable this long is answered */
+#define REQUEST_MAX              (16u << 20)     /* bytes of one request (file or line) */
+#define ACCEPT_WAIT_MS           250             /* how often the TCP loops look at Ctrl+C */
+#define CLIENT_IDLE_MS           (5 * 60 * 1000) /* a TCP client silent this long is dropped */
+#define LINE_MAX_MS              10000 /* a request line must be whole this soon after it began */
+#define MAX_CLIENTS              16    /* TCP clients that showed the token, served at once */
+#define MAX_UNPROVEN             48    /* connections that have not shown the token yet */
+#define MAX_UNPROVEN_PER_ADDRESS 24    /* ... of them from one client address */
+#define SLOT_WAIT_MS             2000  /* how long a client past MAX_CLIENTS waits for a slot */
+#define PROVE_MS                 5000  /* ... must show it this soon, or are dropped */
+#define IPC_PROTOCOL_VERSION     "1.0.0"
 
 /* ---- requests and responses ---- */
 
@@ -92,8 +95,8 @@ static cJSON *handle_request(struct session *ses, struct rdp *rdp, const cJSON *
     if (token) {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(req, "token");
         if (!cJSON_IsString(t) || !str_equal_secret(token, t->valuestring)) {
-            fprintf(stderr, "winagent serve: request refused: %s token\n",
-                    cJSON_IsString(t) ? "wrong" : "no");
+            term_line(stderr, "winagent serve: request refused: %s token",
+                      cJSON_IsString(t) ? "wrong" : "no");
             return error_response(id, fallback_id, WA_E_DENIED,
                                   cJSON_IsString(t) ? "wrong token" : "missing token");
         }
@@ -110,10 +113,11 @@ static cJSON *handle_request(struct session *ses, struct rdp *rdp, const cJSON *
         int64_t t0 = os_now_ms();
         cJSON *o = rdp_handle(rdp, command->valuestring, params);
         const cJSON *err = cJSON_GetObjectItemCaseSensitive(o, "error");
-        fprintf(stderr, "winagent serve: %s -> %s (%lld ms)\n", command->valuestring,
-                cJSON_IsObject(err) ? cJSON_GetObjectItemCaseSensitive(err, "message")->valuestring
-                                    : "ok",
-                (long long)(os_now_ms() - t0));
+        term_line(stderr, "winagent serve: %s -> %s (%lld ms)", command->valuestring,
+                  cJSON_IsObject(err)
+                      ? cJSON_GetObjectItemCaseSensitive(err, "message")->valuestring
+                      : "ok",
+                  (long long)(os_now_ms() - t0));
         add_envelope(o, id, fallback_id);
         return o;
     }
@@ -134,9 +138,9 @@ static cJSON *handle_request(struct session *ses, struct rdp *rdp, const cJSON *
         r.op = op;
         op_result_set_error(&r, e);
     }
-    fprintf(stderr, "winagent serve: %s -> %s%s%s (%lld ms)\n", command->valuestring,
-            wa_err_code(r.err), r.err ? ": " : "", r.err ? r.message : "",
-            (long long)(os_now_ms() - t0));
+    term_line(stderr, "winagent serve: %s -> %s%s%s (%lld ms)", command->valuestring,
+              wa_err_code(r.err), r.err ? ": " : "", r.err ? r.message : "",
+              (long long)(os_now_ms() - t0));
     struct wire_opts wo = {.names = WIRE_CLI};
     cJSON *o = wire_result(&r, &wo);
     add_envelope(o, id, fallback_id);
@@ -182,6 +186,9 @@ struct serve_ipc {
     struct seen_file *seen;
     size_t n_seen;
     char started_at[40];
+    char token[33];
+    bool token_required; /* the folder's permissions could not be read */
+    bool announced;      /* handshake.json said ready: at close it says not */
 };
 
 static char *join(const char *dir, char sep, const char *name)
@@ -240,6 +247,51 @@ static wa_err write_handshake(struct serve_ipc *s, bool ready)
     return e;
 }
 
+/* Whoever can put a file in the folder runs commands as this user: a folder others can
+ * write is refused. Where its permissions cannot be read (some redirected and network
+ * drives), every request must carry the token instead. */
+static wa_err check_private(struct serve_ipc *s)
+{
+    bool others = false;
+    wa_err e = os_dir_others_write(s->dir, &others);
+    if (!e && !others)
+        e = os_dir_others_write(s->requests, &others);
+    if (e == WA_E_UNSUPPORTED) {
+        wa_err_clear();
+        s->token_required = true;
+        return WA_E_OK;
+    }
+    if (!e && others)
+        e = wa_fail(WA_E_DENIED,
+                    "%s can be written by other users: whoever can put a request in it runs "
+                    "winagent's commands as you; serve a folder only you can write",
+                    s->dir);
+    return e;
+}
+
+/* The token, made anew, in DIR/token for a controller that reads the folder (and on
+ * stdout for the program that started the server, as serve --port prints its own). */
+static wa_err write_token(struct serve_ipc *s)
+{
+    unsigned char raw[16];
+    wa_err e = os_random_bytes(raw, sizeof raw);
+    for (size_t i = 0; !e && i < sizeof raw; i++)
+        snprintf(s->token + 2 * i, 3, "%02x", raw[i]);
+    char *path = e ? NULL : join(s->dir, s->sep, "token");
+    if (!e && !path)
+        e = wa_fail(WA_E_NOMEM, "out of memory");
+    if (!e)
+        e = os_write_file(path, s->token, strlen(s->token));
+    free(path);
+    return e;
+}
+
+const char *serve_ipc_token(const struct serve_ipc *s, bool *required)
+{
+    *required = s->token_required;
+    return s->token;
+}
+
 wa_err serve_ipc_open(struct session *ses, const char *dir, int grace_ms, struct serve_ipc **out)
 {
     *out = NULL;
@@ -260,8 +312,10 @@ wa_err serve_ipc_open(struct session *ses, const char *dir, int grace_ms, struct
         goto fail;
     }
     if ((e = rdp_new(ses, &s->rdp)) || (e = os_mkdir_p(s->requests)) ||
-        (e = os_mkdir_p(s->responses)) || (e = write_handshake(s, true)))
+        (e = os_mkdir_p(s->responses)) || (e = check_private(s)) || (e = write_token(s)) ||
+        (e = write_handshake(s, true)))
         goto fail;
+    s->announced = true;
     *out = s;
     return WA_E_OK;
 fail:
@@ -273,7 +327,7 @@ void serve_ipc_close(struct serve_ipc *s)
 {
     if (!s)
         return;
-    if (s->handshake && os_is_dir(s->dir))
+    if (s->announced && os_is_dir(s->dir))
         write_handshake(s, false);
     for (size_t i = 0; i < s->n_seen; i++)
         free(s->seen[i].name);
@@ -332,11 +386,11 @@ static void answer(struct serve_ipc *s, struct seen_file *f, const char *path, c
     char *res_path = join(s->responses, s->sep, res_name);
     wa_err e = res_path ? write_json(res_path, response) : WA_E_NOMEM;
     if (e)
-        fprintf(stderr, "winagent serve: cannot write %s: %s\n", res_name, wa_err_detail());
+        term_line(stderr, "winagent serve: cannot write %s: %s", res_name, wa_err_detail());
     free(res_path);
     f->answered = true;
     if (os_remove(path) != WA_E_OK)
-        fprintf(stderr, "winagent serve: cannot delete %s: %s\n", f->name, wa_err_detail());
+        term_line(stderr, "winagent serve: cannot delete %s: %s", f->name, wa_err_detail());
 }
 
 static void poll_one(struct serve_ipc *s, struct seen_file *f)
@@ -380,7 +434,7 @@ static void poll_one(struct serve_ipc *s, struct seen_file *f)
             f->hash = h;
             f->since_ms = os_now_ms();
         } else if (os_now_ms() - f->since_ms >= s->grace_ms) {
-            fprintf(stderr, "winagent serve: %s is not valid JSON; giving up on it\n", f->name);
+            term_line(stderr, "winagent serve: %s is not valid JSON; giving up on it", f->name);
             cJSON *r = error_response(NULL, id, WA_E_PARSE,
                                       "the request is not valid JSON (unchanged for 2 s)");
             answer(s, f, path, id, r);
@@ -391,7 +445,7 @@ static void poll_one(struct serve_ipc *s, struct seen_file *f)
         return;
     }
     free(text);
-    cJSON *r = handle_request(s->ses, s->rdp, req, NULL, id);
+    cJSON *r = handle_request(s->ses, s->rdp, req, s->token_required ? s->token : NULL, id);
     cJSON_Delete(req);
     answer(s, f, path, id, r);
     cJSON_Delete(r);
@@ -444,18 +498,33 @@ static int serve_ipc_loop(struct session *ses, const char *dir)
     wa_err e = serve_ipc_open(ses, dir, PARSE_GRACE_MS, &s);
     if (e)
         return exit_fail(e);
-    fprintf(stderr, "winagent serve: watching %s (requests every %d ms)\n", dir, POLL_MS);
+    bool required;
+    const char *token = serve_ipc_token(s, &required);
+    cJSON *hello = cJSON_CreateObject();
+    cJSON_AddStringToObject(hello, "ipc_dir", dir);
+    cJSON_AddStringToObject(hello, "token", token);
+    cJSON_AddBoolToObject(hello, "token_required", required);
+    char *line = cJSON_PrintUnformatted(hello);
+    cJSON_Delete(hello);
+    if (line)
+        printf("%s\n", line);
+    fflush(stdout);
+    free(line);
+    term_line(stderr, "winagent serve: watching %s (requests every %d ms)%s", dir, POLL_MS,
+              required ? "; its permissions cannot be read, so every request must carry the "
+                         "token"
+                       : "");
     bool gone = false;
     while (!gone && !os_interrupted()) {
         if ((e = serve_ipc_poll(s, &gone))) {
-            fprintf(stderr, "winagent serve: %s\n", wa_err_detail());
+            term_line(stderr, "winagent serve: %s", wa_err_detail());
             break;
         }
         if (!gone)
             os_sleep_ms(POLL_MS);
     }
     if (gone)
-        fprintf(stderr, "winagent serve: %s is gone; stopping\n", dir);
+        term_line(stderr, "winagent serve: %s is gone; stopping", dir);
     serve_ipc_close(s);
     return e ? EXIT_USAGE : os_interrupted() ? EXIT_INTERRUPTED : EXIT_OK;
 }
@@ -469,19 +538,59 @@ static void send_line(os_socket client, cJSON *r)
     free(text);
 }
 
+/* Connections of one client address that have not shown the token yet. */
+struct waiting {
+    uint32_t addr;
+    int count;
+};
+
 struct tcp_server {
     struct core *core;
     const char *token;
-    struct os_mutex *lock;
-    int clients;  /* served right now, having shown the token (MAX_CLIENTS) */
-    int unproven; /* connected, no token shown yet (MAX_UNPROVEN); they hold no slot */
+    struct os_mutex *lock; /* the counts below */
+    int clients;           /* served right now, having shown the token (MAX_CLIENTS) */
+    int unproven;          /* connected, no token shown yet (MAX_UNPROVEN); they hold no slot */
+    struct waiting waiting[MAX_UNPROVEN]; /* the unproven by address */
 };
 
 struct tcp_client {
     struct tcp_server *srv;
     os_socket sock;
+    uint32_t peer;
     bool proven; /* it showed the token and holds one of the MAX_CLIENTS slots */
 };
+
+/* One more unproven connection from addr, unless there is no room: in all, or for that
+ * address (a client that floods connections and resets them leaves room to others).
+ * Called with the lock held. */
+static bool unproven_take(struct tcp_server *srv, uint32_t addr)
+{
+    struct waiting *mine = NULL, *free_row = NULL;
+    for (int i = 0; i < MAX_UNPROVEN && !mine; i++) {
+        if (srv->waiting[i].count && srv->waiting[i].addr == addr)
+            mine = &srv->waiting[i];
+        else if (!srv->waiting[i].count && !free_row)
+            free_row = &srv->waiting[i];
+    }
+    if (!mine && free_row)
+        (mine = free_row)->addr = addr;
+    if (!mine || mine->count >= MAX_UNPROVEN_PER_ADDRESS || srv->unproven >= MAX_UNPROVEN)
+        return false;
+    mine->count++;
+    srv->unproven++;
+    return true;
+}
+
+/* The unproven connection from addr is proven or gone. Called with the lock held. */
+static void unproven_release(struct tcp_server *srv, uint32_t addr)
+{
+    for (int i = 0; i < MAX_UNPROVEN; i++)
+        if (srv->waiting[i].count && srv->waiting[i].addr == addr) {
+            srv->waiting[i].count--;
+            break;
+        }
+    srv->unproven--;
+}
 
 /* Whether a request line carries the server's token. */
 static bool shows_token(const struct tcp_server *srv, const char *line, size_t len)
@@ -493,19 +602,26 @@ static bool shows_token(const struct tcp_server *srv, const char *line, size_t l
     return ok;
 }
 
-/* A connection that showed the token takes a client slot, when one is free. */
+/* A connection that showed the token takes a client slot, when one is free within
+ * SLOT_WAIT_MS: a client that opens a new connection per request may be back before the
+ * thread of its last one saw it close. */
 static bool take_slot(struct tcp_client *cl)
 {
     struct tcp_server *srv = cl->srv;
-    os_mutex_lock(srv->lock);
-    bool room = srv->clients < MAX_CLIENTS;
-    if (room) {
-        srv->clients++;
-        srv->unproven--;
-        cl->proven = true;
+    int64_t until = os_now_ms() + SLOT_WAIT_MS;
+    for (;;) {
+        os_mutex_lock(srv->lock);
+        bool room = srv->clients < MAX_CLIENTS;
+        if (room) {
+            srv->clients++;
+            unproven_release(srv, cl->peer);
+            cl->proven = true;
+        }
+        os_mutex_unlock(srv->lock);
+        if (room || os_now_ms() >= until || os_interrupted())
+            return room;
+        os_sleep_ms(5);
     }
-    os_mutex_unlock(srv->lock);
-    return room;
 }
 
 /* Serves one TCP client until it leaves, idles too long, or Ctrl+C: a line in, a line
@@ -537,14 +653,14 @@ static void serve_client(void *arg)
             break;
         }
         if (!cl->proven && now - started > PROVE_MS) {
-            fprintf(stderr, "winagent serve: a client showed no token within %d s; dropped\n",
-                    PROVE_MS / 1000);
+            term_line(stderr, "winagent serve: a client showed no token within %d s; dropped",
+                      PROVE_MS / 1000);
             break;
         }
         if (e == WA_E_TIMEOUT) {
             if (now - last > CLIENT_IDLE_MS) {
-                fprintf(stderr, "winagent serve: a client was idle for %d s; dropped\n",
-                        CLIENT_IDLE_MS / 1000);
+                term_line(stderr, "winagent serve: a client was idle for %d s; dropped",
+                          CLIENT_IDLE_MS / 1000);
                 break;
             }
             continue;
@@ -597,7 +713,7 @@ out:
     if (cl->proven)
         srv->clients--;
     else
-        srv->unproven--;
+        unproven_release(srv, cl->peer);
     os_mutex_unlock(srv->lock);
     free(cl);
 }
@@ -622,34 +738,34 @@ static int serve_tcp_loop(struct core *core, int port)
     }
     printf("{\"port\":%d,\"token\":\"%s\"}\n", bound, token);
     fflush(stdout);
-    fprintf(stderr, "winagent serve: listening on 127.0.0.1:%d\n", bound);
+    term_line(stderr, "winagent serve: listening on 127.0.0.1:%d", bound);
     while (!os_interrupted()) {
         os_socket client;
-        if ((e = os_tcp_accept(l, ACCEPT_WAIT_MS, &client))) {
-            fprintf(stderr, "winagent serve: %s\n", wa_err_detail());
+        uint32_t peer;
+        if ((e = os_tcp_accept(l, ACCEPT_WAIT_MS, &client, &peer))) {
+            term_line(stderr, "winagent serve: %s", wa_err_detail());
             os_sleep_ms(ACCEPT_WAIT_MS); /* e.g. out of descriptors: do not spin */
             continue;
         }
         if (client == OS_SOCKET_NONE)
             continue;
         /* No slot before the token: a connection waits among the unproven, which are
-         * few and must show it within PROVE_MS. */
+         * few (per address too) and must show it within PROVE_MS. */
         os_mutex_lock(srv.lock);
-        bool room = srv.unproven < MAX_UNPROVEN;
-        if (room)
-            srv.unproven++;
+        bool room = unproven_take(&srv, peer);
         os_mutex_unlock(srv.lock);
         struct tcp_client *cl = room ? calloc(1, sizeof *cl) : NULL;
         if (cl) {
             cl->srv = &srv;
             cl->sock = client;
+            cl->peer = peer;
             if (os_thread_start(serve_client, cl) == WA_E_OK)
                 continue;
             free(cl);
         }
         if (room) {
             os_mutex_lock(srv.lock);
-            srv.unproven--;
+            unproven_release(&srv, peer);
             os_mutex_unlock(srv.lock);
         }
         send_line(client, error_response(NULL, NULL, WA_E_DENIED,

@@ -28,11 +28,15 @@ cJSON *serve_handle(struct session *ses, const char *text, size_t len, const cha
 /* The folder transport, one poll at a time (for cmd_serve and tests). */
 struct serve_ipc;
 
-/* Creates DIR/requests and DIR/responses and writes DIR/handshake.json. A request
- * file that does not parse yet is taken as half-written and retried; once it has
- * stayed unchanged for grace_ms it is answered with a parse_error. Only regular
- * files are read (a link is refused). */
+/* Creates DIR/requests and DIR/responses, refuses a DIR other users can write
+ * (WA_E_DENIED: whoever can put a request there runs commands as this user), and writes
+ * a new token to DIR/token and DIR/handshake.json. A request file that does not parse
+ * yet is taken as half-written and retried; once it has stayed unchanged for grace_ms
+ * it is answered with a parse_error. Only regular files are read (a link is refused). */
 wa_err serve_ipc_open(struct session *ses, const char *dir, int grace_ms, struct serve_ipc **out);
+/* The folder's token; *required when every request must carry it (the folder's
+ * permissions could not be read), else a request may go without it. */
+const char *serve_ipc_token(const struct serve_ipc *s, bool *required);
 /* Answers every complete request in name order and deletes it. *gone is set when DIR
  * no longer exists (the controller went away). */
 wa_err serve_ipc_poll(struct serve_ipc *s, bool *gone);

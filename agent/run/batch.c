@@ -20,6 +20,7 @@
 #include "base/args.h"
 #include "base/os.h"
 #include "base/str.h"
+#include "base/term.h"
 
 #define TASKS_MAX_BYTES   (16u << 20)
 #define DEFAULT_TIMEOUT_S 900 /* a task's wall time when its line gives none */
@@ -30,6 +31,7 @@
 
 struct task {
     char *id, *prompt, *check, *setup;
+    char *apps;    /* its allow-list (within the batch's), or NULL */
     int max_steps; /* 0: the batch's */
     double timeout_s;
     struct budget budget; /* its line's; 0: the run setting's */
@@ -113,6 +115,7 @@ static void tasks_free_one(struct task *t)
     free(t->prompt);
     free(t->check);
     free(t->setup);
+    free(t->apps);
 }
 
 static void tasks_free(struct task *t, size_t n)
@@ -135,11 +138,42 @@ static wa_err task_string(const cJSON *o, const char *key, bool required, char *
     return *out ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
 }
 
+/* The entry of a comma-separated list at *p, blanks around it dropped, into out; *p moves
+ * past it. False at the end of the list. */
+static bool next_entry(const char **p, char *out, size_t cap)
+{
+    if (!**p)
+        return false;
+    size_t n = strcspn(*p, ",");
+    const char *s = *p, *e = *p + n;
+    *p = *e ? e + 1 : e;
+    while (s < e && (*s == ' ' || *s == '\t'))
+        s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    snprintf(out, cap, "%.*s", (int)(e - s), s);
+    return true;
+}
+
+/* Whether every entry of the comma-separated list narrow is one of wide's. */
+static bool apps_within(const char *narrow, const char *wide)
+{
+    char entry[300], other[300];
+    for (const char *p = narrow; next_entry(&p, entry, sizeof entry);) {
+        bool found = !*entry;
+        for (const char *q = wide; !found && next_entry(&q, other, sizeof other);)
+            found = str_ieq(entry, other);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
 static wa_err parse_task(const cJSON *o, struct task *t, const char *file, int line)
 {
-    static const char *const known[] = {
-        "id",        "prompt",    "check",         "setup",
-        "max_steps", "timeout_s", "budget_tokens", "budget_seconds"};
+    static const char *const known[] = {"id",    "prompt",        "check",
+                                        "setup", "max_steps",     "timeout_s",
+                                        "apps",  "budget_tokens", "budget_seconds"};
     if (!cJSON_IsObject(o))
         return wa_fail(WA_E_USAGE, "%s line %d: not a JSON object", file, line);
     const cJSON *v;
@@ -151,7 +185,7 @@ static wa_err parse_task(const cJSON *o, struct task *t, const char *file, int l
         if (!ok) /* a misspelt "check" must not quietly pass every task */
             return wa_fail(WA_E_USAGE,
                            "%s line %d: unknown key \"%.40s\" (a task has id, prompt, check, "
-                           "setup, max_steps, timeout_s, budget_tokens, budget_seconds)",
+                           "setup, max_steps, timeout_s, apps, budget_tokens, budget_seconds)",
                            file, line, v->string);
     }
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
@@ -168,7 +202,8 @@ static wa_err parse_task(const cJSON *o, struct task *t, const char *file, int l
     wa_err e;
     if ((e = task_string(o, "prompt", true, &t->prompt, file, line)) ||
         (e = task_string(o, "check", false, &t->check, file, line)) ||
-        (e = task_string(o, "setup", false, &t->setup, file, line)))
+        (e = task_string(o, "setup", false, &t->setup, file, line)) ||
+        (e = task_string(o, "apps", false, &t->apps, file, line)))
         return e;
     const cJSON *ms = cJSON_GetObjectItemCaseSensitive(o, "max_steps");
     if (ms && (!cJSON_IsNumber(ms) || ms->valuedouble < 1 || ms->valuedouble > 10000 ||
@@ -229,6 +264,13 @@ static wa_err parse_tasks(char *text, const char *file, struct batch *b)
         b->tasks = grown;
         memset(&b->tasks[b->n], 0, sizeof *b->tasks);
         e = parse_task(o, &b->tasks[b->n], file, line_no);
+        const char *batch_apps = b->cfg ? settings_get(&b->cfg->settings, SET_APPS) : NULL;
+        if (!e && b->tasks[b->n].apps && batch_apps &&
+            !apps_within(b->tasks[b->n].apps, batch_apps))
+            e = wa_fail(WA_E_USAGE,
+                        "%s line %d: \"apps\" names a program --apps does not allow (%.200s): a "
+                        "task narrows the batch's allow-list, never widens it",
+                        file, line_no, batch_apps);
         b->n++;
         cJSON_Delete(o);
         for (size_t i = 0; !e && i + 1 < b->n; i++)
@@ -632,8 +674,8 @@ static void say_task(const struct batch *b, size_t i, int attempt, enum outcome 
     tally_line(&t, counts, sizeof counts);
     if (b->opt.attempts > 1)
         snprintf(at, sizeof at, " at attempt %d/%d", attempt, b->opt.attempts);
-    fprintf(stderr, "[task %zu/%zu] %s | %s: %s%s%s%s (%.1f s)\n", i + 1, b->n, counts,
-            b->tasks[i].id, outcome_name(out), at, *why ? ", " : "", why, secs);
+    term_line(stderr, "[task %zu/%zu] %s | %s: %s%s%s%s (%.1f s)", i + 1, b->n, counts,
+              b->tasks[i].id, outcome_name(out), at, *why ? ", " : "", why, secs);
 }
 
 /* What the batch's own budget leaves for the next run; false (why said) when nothing. */
@@ -688,6 +730,10 @@ static enum outcome run_attempt(struct batch *b, size_t i, int attempt, const st
         struct budget own = {t->budget.tokens ? t->budget.tokens : b->cfg->budget.tokens,
                              t->budget.seconds ? t->budget.seconds : b->cfg->budget.seconds};
         c.budget = budget_min(own, *left);
+        if (t->apps) { /* the only programs of its run (the copy's settings are not freed) */
+            c.settings.value[SET_APPS] = t->apps;
+            c.settings.source[SET_APPS] = SRC_FLAG;
+        }
         watch_arm(t->timeout_s);
         code = agent_run(&c, &run);
         bool timed_out = watch_disarm();

@@ -27,11 +27,18 @@ static void log_unnamed_elements(struct steplog *log, const struct observation *
     dynbuf_cleanup(&lines);
 }
 
-void calltrace_observation(struct steplog *log, int step, const char *action,
+/* The name a step's files carry: the operation's, from the table only. */
+static const char *file_action(const struct op_def *op)
+{
+    return !op ? "call" : op->model ? op->model : op->name;
+}
+
+void calltrace_observation(struct steplog *log, int step, const struct op_def *op,
                            const struct observation *o, const struct wa_tree *tree, cJSON *trace)
 {
     if (o->kind == OBS_NONE)
         return;
+    const char *action = file_action(op);
     char name[160];
     char *file = NULL;
     if (o->kind == OBS_TREE) {
@@ -105,15 +112,15 @@ static void add_annotation(struct steplog *log, int step, const char *action,
     dynbuf_cleanup(&png);
 }
 
-void calltrace_result(struct steplog *log, int step, const char *action,
+void calltrace_result(struct steplog *log, int step, const struct op_def *op,
                       const struct op_result *res, const struct wa_tree *tree, double total_ms,
                       cJSON *trace)
 {
     add_element_ref(trace, res);
     add_receiver(trace, res);
-    calltrace_observation(log, step, action, &res->obs, tree, trace);
+    calltrace_observation(log, step, op, &res->obs, tree, trace);
     if (res->has_annotate)
-        add_annotation(log, step, action, &res->annotate, trace);
+        add_annotation(log, step, file_action(op), &res->annotate, trace);
     /* Every phase of the call, so that no time goes unaccounted for. */
     double known = res->wait_ms + res->before_ms + res->action_ms + res->annotate_ms +
                    res->settle_ms + res->after_ms + res->obs.capture_ms + res->obs.encode_ms +

@@ -9,10 +9,12 @@
 #include "agent/core/core.h"
 #include "agent/run/steplog.h"
 
-/* Saves the observation's file (step-XX-<action>.png or +a11y.txt) and adds
- * "observation": {kind, file, verdict, frame, width, height} to trace. Also writes the
- * DEBUG lines of unnamed interactive elements of tree (may be NULL) to agent.log. */
-void calltrace_observation(struct steplog *log, int step, const char *action,
+/* Saves the observation's file (step-XX-<action>.png or +a11y.txt, <action> the name
+ * of op in the operation table, "call" when there is none: nothing a model or a trace
+ * wrote becomes part of a file name) and adds "observation": {kind, file, verdict,
+ * frame, width, height} to trace. Also writes the DEBUG lines of unnamed interactive
+ * elements of tree (may be NULL) to agent.log. */
+void calltrace_observation(struct steplog *log, int step, const struct op_def *op,
                            const struct observation *o, const struct wa_tree *tree, cJSON *trace);
 
 /* Adds to trace what the result of one call says beyond its JSON result:
@@ -20,7 +22,7 @@ void calltrace_observation(struct steplog *log, int step, const char *action,
  * the observation (as calltrace_observation), "annotate" (the crosshair image file)
  * and "ms" {before, action, annotate, settle, capture, encode, tree, diff, other} where
  * other is what total_ms leaves unexplained. */
-void calltrace_result(struct steplog *log, int step, const char *action,
+void calltrace_result(struct steplog *log, int step, const struct op_def *op,
                       const struct op_result *res, const struct wa_tree *tree, double total_ms,
                       cJSON *trace);
 

@@ -24,6 +24,7 @@
 #include "agent/run/trace.h"
 #include "base/os.h"
 #include "base/str.h"
+#include "base/term.h"
 #include "llm/textcalls.h"
 
 #define MAX_CALLS_PER_REPLY 16 /* more in one reply are answered with an error */
@@ -194,7 +195,15 @@ static void observation_for_model(struct run *r, const struct observation *o, st
 static bool confirm_on_console(void *ctx, const char *what, const char *command)
 {
     (void)ctx;
-    fprintf(stderr, "\nwinagent wants to run %s:\n  %s\nRun it? [y/N] ", what, command);
+    /* Only escaped text reaches the console: nothing the model wrote can move the
+     * cursor, hide or recolour the question. One too long to show whole is declined. */
+    char shown_what[1024], shown[8192];
+    term_escape(what, shown_what, sizeof shown_what);
+    if (!term_escape(command, shown, sizeof shown)) {
+        fprintf(stderr, "\nwinagent declined %s: it is too long to be shown whole\n", shown_what);
+        return false;
+    }
+    fprintf(stderr, "\nwinagent wants to run %s:\n  %s\nRun it? [y/N] ", shown_what, shown);
     fflush(stderr);
     char answer[16];
     if (!fgets(answer, sizeof answer, stdin))
@@ -575,8 +584,8 @@ static bool run_tool_call(struct run *r, int step, const struct llm_tool_call *c
     bool acted = q.op && op_acts(q.op);
     char summary[320];
     summary_line(call, &q, &res, summary, sizeof summary);
-    const char *action = q.op && q.op->model ? q.op->model : call->name;
-    calltrace_result(&r->log, step, action, &res, session_tree(r->ses), action_ms, trace);
+    calltrace_result(&r->log, step, q.op ? q.op : res.op, &res, session_tree(r->ses), action_ms,
+                     trace);
     const char *note = repetition_note(r, call, res.err != WA_E_OK, acted, &res.obs);
     char *result_text = answer_call(r, call, &res, note, acknowledged, trace);
     if (res.obs.kind != OBS_NONE) {
@@ -681,7 +690,7 @@ static void first_turn(struct run *r)
     cJSON_AddNumberToObject(trace, TRACE_STEP, 0);
     cJSON_AddStringToObject(trace, TRACE_TASK, r->cfg->prompt);
     if (!e && res.obs.kind != OBS_NONE) {
-        calltrace_observation(&r->log, 0, res.op->model, &res.obs, session_tree(r->ses), trace);
+        calltrace_observation(&r->log, 0, res.op, &res.obs, session_tree(r->ses), trace);
         steplog_progress(&r->log, "[step 0/%d] observe -> %s", r->cfg->max_steps, res.obs.verdict);
         observation_for_model(r, &res.obs, &text, &img, &has_img);
         if (has_img && r->computer) /* the one display of the run */
@@ -751,7 +760,11 @@ static int answer(struct run *r, int step, const char *text, cJSON *trace, const
     steplog_progress(&r->log, "[step %d/%d] final answer%s", step, r->cfg->max_steps, stats);
     cJSON_AddStringToObject(trace, TRACE_FINAL_ANSWER, text);
     steplog_trace(&r->log, trace);
-    steplog_print(&r->log, stdout, text); /* scrubbed like the logs */
+    struct dynbuf shown; /* scrubbed like the logs; lines kept, no terminal sequence */
+    dynbuf_init(&shown, 16u << 20);
+    term_escape_buf(&shown, text, true);
+    steplog_print(&r->log, stdout, dynbuf_str(&shown));
+    dynbuf_cleanup(&shown);
     fputc('\n', stdout);
     fflush(stdout);
     finish(r, EXIT_OK, step, NULL);

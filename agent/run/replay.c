@@ -21,6 +21,7 @@
 #include "agent/run/trace.h"
 #include "base/os.h"
 #include "base/str.h"
+#include "base/term.h"
 
 struct replay {
     const struct agent_config *cfg;
@@ -112,6 +113,30 @@ static bool diverged(wa_err e)
            e == WA_E_STALE_REF;
 }
 
+/* Replay acts only where the recording acted: input needs the window that received it
+ * then (or the element it acted on), and a launch the recording's word that it started.
+ * Why a call is not performed (it sent nothing in the recording: skipped), or NULL; *e
+ * is set when it cannot be checked at all (the replay stops there). */
+static const char *not_performed(const cJSON *call, const struct op_request *q, const cJSON *ref,
+                                 const cJSON *recv, wa_err *e)
+{
+    const cJSON *was = cJSON_GetObjectItemCaseSensitive(call, TRACE_RESULT);
+    bool succeeded = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "success")) ||
+                     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "ok")); /* older runs */
+    if ((q->op->flags & OPF_LAUNCH) && !succeeded)
+        return "the recording did not see this program launched";
+    if (!(q->op->flags & OPF_INPUT) || cJSON_IsObject(recv) ||
+        (cJSON_IsObject(ref) && q->element.kind == EREF_ID))
+        return NULL;
+    if (!succeeded)
+        return "it failed in the recording before it reached any window";
+    *e = wa_fail(WA_E_DIVERGED,
+                 "the recording does not name the window that received this %s, so replay "
+                 "cannot tell where it would go; nothing was sent",
+                 q->op->model ? q->op->model : q->op->name);
+    return NULL;
+}
+
 /* One recorded call, checked and performed again; its trace line is written. */
 static wa_err replay_call(struct replay *rp, int stepn, const cJSON *step, const cJSON *call)
 {
@@ -125,21 +150,24 @@ static wa_err replay_call(struct replay *rp, int stepn, const cJSON *step, const
     const cJSON *recv = cJSON_GetObjectItemCaseSensitive(call, TRACE_RECEIVER);
     struct window_expect expect = {str_of(recv, "title"), str_of(recv, "class"),
                                    str_of(recv, "process")};
-    if (!e && cJSON_IsObject(ref) && q.element.kind == EREF_ID)
+    const char *not_done = e ? NULL : not_performed(call, &q, ref, recv, &e);
+    if (!e && !not_done && cJSON_IsObject(ref) && q.element.kind == EREF_ID)
         e = reaim(rp->ses, &q, ref); /* the element's identity is the check */
-    else if (!e && cJSON_IsObject(recv) && (q.op->flags & OPF_INPUT))
+    else if (!e && !not_done && (q.op->flags & OPF_INPUT))
         q.expect = &expect; /* checked at the moment of sending */
-    if (!e) {
+    if (!e && !not_done) {
         e = core_perform(rp->ses, &q, &res);
     } else {
         res.op = q.op;
         op_result_set_error(&res, e);
     }
-    bool skip = e == WA_E_SHELL_DISABLED && core_shell(rp->core) == SHELL_DENIED;
+    bool skip = not_done || (e == WA_E_SHELL_DISABLED && core_shell(rp->core) == SHELL_DENIED);
     if (skip) { /* a trace is no script: its shell commands are not run, and it goes on */
-        rp->skipped++;
-        op_result_note(&res, "skipped: replay runs no shell command unless --shell on|confirm is "
-                             "given");
+        rp->skipped += !not_done;
+        op_result_note(&res, "skipped: %s",
+                       not_done ? not_done
+                                : "replay runs no shell command unless --shell on|confirm is "
+                                  "given");
         e = WA_E_OK;
     }
     if (!e && res.has_shell && res.shell.exit_code != 0) {
@@ -170,7 +198,7 @@ static wa_err replay_call(struct replay *rp, int stepn, const cJSON *step, const
         cJSON_AddItemToObject(t, TRACE_ARGUMENTS, cJSON_Duplicate(args, true));
     struct wire_opts wo = {.names = WIRE_MODEL};
     cJSON_AddItemToObject(t, TRACE_RESULT, wire_result(&res, &wo));
-    calltrace_result(&rp->log, rp->calls, action, &res, session_tree(rp->ses), ms, t);
+    calltrace_result(&rp->log, rp->calls, q.op, &res, session_tree(rp->ses), ms, t);
     if (e && diverged(e))
         cJSON_AddStringToObject(line, TRACE_DIVERGED, res.message);
     steplog_trace(&rp->log, line);
@@ -178,15 +206,17 @@ static wa_err replay_call(struct replay *rp, int stepn, const cJSON *step, const
 
     if (rp->cfg->dry_run) {
         char *a = cJSON_PrintUnformatted(args);
-        printf("%d. step %d: %s %s\n", rp->calls, stepn, tool ? tool : "?", a ? a : "");
+        term_line(stdout, "%d. step %d: %s %s", rp->calls, stepn, tool ? tool : "?", a ? a : "");
         free(a);
     }
-    steplog_progress(&rp->log, "[replay %d] step %d: %s -> %s", rp->calls, stepn,
+    steplog_progress(&rp->log, "[replay %d] step %d: %s -> %s%s", rp->calls, stepn,
                      res.summary[0] ? res.summary : action,
-                     skip          ? "skipped (shell)"
+                     not_done      ? "skipped: "
+                     : skip        ? "skipped (shell)"
                      : e           ? wa_err_code(e)
                      : res.dry_run ? "dry-run"
-                                   : "ok");
+                                   : "ok",
+                     not_done ? not_done : "");
     if (e)
         steplog_note(&rp->log, "  error: %s", res.message);
     op_request_cleanup(&q);

@@ -9,6 +9,7 @@
 #include "base/dynbuf.h"
 #include "base/os.h"
 #include "base/str.h"
+#include "base/term.h"
 
 void steplog_slug(const char *title, char *out, size_t cap)
 {
@@ -106,7 +107,13 @@ static void line(struct steplog *l, bool progress, const char *fmt, va_list ap)
     os_local_time(os_time_ms(), &t);
     dynbuf_addf(&b, "%02d:%02d:%02d.%03d ", t.hour, t.min, t.sec, t.msec);
     size_t stamp = b.len;
-    dynbuf_vaddf(&b, fmt, ap);
+    struct dynbuf raw;
+    dynbuf_init(&raw, 1u << 20);
+    dynbuf_vaddf(&raw, fmt, ap);
+    /* Titles, model text and commands end up here: none becomes a terminal sequence,
+     * on stderr or in agent.log (read with a pager or tail -f). */
+    term_escape_buf(&b, dynbuf_str(&raw), false);
+    dynbuf_cleanup(&raw);
     dynbuf_addc(&b, '\n');
     steplog_print(l, l->log, dynbuf_str(&b));
     if (l->log)
@@ -149,9 +156,22 @@ void steplog_trace(struct steplog *l, const cJSON *obj)
         steplog_note(l, "report.html: %s", wa_err_detail());
 }
 
+/* A plain file name of the run's folder: letters, digits and "-_+.", not starting with
+ * a dot; a name of any other shape could reach outside it. */
+static bool plain_name(const char *name)
+{
+    if (!*name || *name == '.')
+        return false;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              strchr("-_+.", *c)))
+            return false;
+    return !strstr(name, "..");
+}
+
 char *steplog_save(struct steplog *l, const char *name, const void *data, size_t len)
 {
-    if (!l->dir)
+    if (!l->dir || !plain_name(name))
         return NULL;
     char path[4600], unique[400];
     snprintf(unique, sizeof unique, "%s", name);

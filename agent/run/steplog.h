@@ -38,7 +38,8 @@ void steplog_print(struct steplog *l, FILE *f, const char *text);
 /* One trace.jsonl line (the object is not consumed); report.html is rewritten with it. */
 void steplog_trace(struct steplog *l, const cJSON *obj);
 /* Writes a step file; returns its name relative to the folder (heap), NULL on error.
- * name is e.g. "step-03-click+annotate.png"; an existing name gets "-2", "-3"... */
+ * name is e.g. "step-03-click+annotate.png"; an existing name gets "-2", "-3"... A name
+ * that is no plain file name (letters, digits and "-_+.", no leading dot) is refused. */
 char *steplog_save(struct steplog *l, const char *name, const void *data, size_t len);
 
 /* "open-notepad-type-hello" from a prompt: ASCII letters and digits, at most 40. */

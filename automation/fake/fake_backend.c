@@ -211,6 +211,10 @@ static wa_err window_from_json(const cJSON *w, struct wa_window *out)
         .visible = true,
         .top_level = find_window(json_hwnd(cJSON_GetObjectItemCaseSensitive(w, "hwnd"))) == w,
     };
+    const char *proc = tmp.process;
+    tmp.process_path = (char *)(json_str(w, "process_path") ? json_str(w, "process_path")
+                                : strpbrk(proc, "\\/")      ? proc
+                                                            : "");
     const cJSON *pid = cJSON_GetObjectItemCaseSensitive(w, "pid");
     tmp.pid = cJSON_IsNumber(pid) ? (unsigned long)pid->valuedouble : 0;
     const char *st = json_str(w, "state");
@@ -287,18 +291,63 @@ static const cJSON *find_other_window(uint64_t hwnd)
     return NULL;
 }
 
+static cJSON *node_with_hwnd(cJSON *node, uint64_t hwnd);
+static cJSON *child_at(cJSON *node, int x, int y);
+
+/* The top-level window whose tree holds a node with its own window hwnd, and that node. */
+static cJSON *window_of_control(uint64_t hwnd, cJSON **node)
+{
+    cJSON *w;
+    cJSON_ArrayForEach(w, windows_array())
+    {
+        if ((*node = node_with_hwnd(cJSON_GetObjectItemCaseSensitive(w, "tree"), hwnd)))
+            return w;
+    }
+    return NULL;
+}
+
 static wa_err fake_window_info(uint64_t hwnd, struct wa_window *out)
 {
     const cJSON *w = find_window(hwnd);
     if (!w)
         w = find_other_window(hwnd);
-    return w ? window_from_json(w, out) : no_window(hwnd);
+    if (w)
+        return window_from_json(w, out);
+    /* A control with a window of its own: its window's process (or its own "process"),
+     * its class, not a top-level window. */
+    cJSON *node, *top = window_of_control(hwnd, &node);
+    if (!top)
+        return no_window(hwnd);
+    wa_err e = window_from_json(top, out);
+    if (!e && (!str_set(&out->class_name, json_str(node, "class") ? json_str(node, "class") : "") ||
+               (json_str(node, "process") && !str_set(&out->process, json_str(node, "process")))))
+        e = wa_fail(WA_E_NOMEM, "out of memory");
+    out->hwnd = hwnd;
+    out->top_level = false;
+    out->foreground = false;
+    return e;
 }
 
 /* A program's file as the scene's "programs" describe it by path: "console": true,
  * "original_name": "pwsh.exe", "executable": false for what is no PE image. */
+static enum wa_program_place fake_place(const char *path)
+{
+    if ((path[0] == '\\' || path[0] == '/') && (path[1] == '\\' || path[1] == '/'))
+        return WA_PLACE_NETWORK;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(fk.scene, "network_drives"))
+    {
+        if (cJSON_IsString(d) && str_ieq_n(d->valuestring, path, strlen(d->valuestring)))
+            return WA_PLACE_NETWORK;
+    }
+    if (str_ieq_n("C:\\Windows\\", path, 11) || str_ieq_n("C:\\Program Files", path, 16))
+        return strstr(path, "..") ? WA_PLACE_ELSEWHERE : WA_PLACE_SYSTEM;
+    return WA_PLACE_ELSEWHERE;
+}
+
 static wa_err fake_program_info(const char *path, struct wa_program_info *out)
 {
+    out->place = fake_place(path);
     const cJSON *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(fk.scene, "programs"))
     {
@@ -500,6 +549,108 @@ static wa_err fake_launch(const char *command, int timeout_ms, uint64_t *hwnd)
     cJSON_InsertItemInArray(windows_array(), 0, w);
     make_foreground(w);
     *hwnd = json_hwnd(cJSON_GetObjectItemCaseSensitive(w, "hwnd"));
+    return WA_E_OK;
+}
+
+/* ---- what windows are made of ---- */
+
+/* 1 when node (or the node under it with window hwnd) has window hwnd and a node of
+ * class cls at or above it; 0 when hwnd is there without one; -1 when it is not there. */
+static int control_inside(const cJSON *node, uint64_t hwnd, const char *cls)
+{
+    if (!node)
+        return -1;
+    bool here = str_ieq(json_str(node, "class"), cls);
+    if (json_hwnd(cJSON_GetObjectItemCaseSensitive(node, "hwnd")) == hwnd)
+        return here;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(node, "children"))
+    {
+        int r = control_inside(c, hwnd, cls);
+        if (r >= 0)
+            return r || here;
+    }
+    return -1;
+}
+
+/* Whether a tree holds shell32's Run dialog's command box (its control id as the
+ * AutomationId, as UI Automation names a Win32 control). */
+static bool holds_run_command(const cJSON *node)
+{
+    if (!node)
+        return false;
+    if (str_ieq(json_str(node, "class"), "ComboBox") &&
+        str_ieq(json_str(node, "automation_id"), "12298"))
+        return true;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(node, "children"))
+    {
+        if (holds_run_command(c))
+            return true;
+    }
+    return false;
+}
+
+static wa_err fake_window_kind(uint64_t hwnd, struct wa_window_kind *out)
+{
+    cJSON *node = NULL, *top = find_window(hwnd);
+    if (!top && !(top = window_of_control(hwnd, &node)))
+        return no_window(hwnd);
+    const cJSON *tree = cJSON_GetObjectItemCaseSensitive(top, "tree");
+    out->run_dialog = str_ieq(json_str(top, "class"), "#32770") && holds_run_command(tree);
+    out->address_bar = node && control_inside(tree, hwnd, "Address Band Root") == 1;
+    return WA_E_OK;
+}
+
+/* The nearest node at or above the focused one with a window of its own, else 0. */
+static uint64_t focused_window_of(const cJSON *node)
+{
+    if (!node)
+        return 0;
+    bool focused = false;
+    const cJSON *st;
+    cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(node, "states"))
+    {
+        focused = focused || (cJSON_IsString(st) &&
+                              strcmp(st->valuestring, wa_state_words[WA_ST_INDEX_FOCUSED]) == 0);
+    }
+    uint64_t own = json_hwnd(cJSON_GetObjectItemCaseSensitive(node, "hwnd"));
+    if (focused)
+        return own ? own : (uint64_t)-1;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(node, "children"))
+    {
+        uint64_t found = focused_window_of(c);
+        if (found)
+            return found == (uint64_t)-1 && own ? own : found;
+    }
+    return 0;
+}
+
+static wa_err fake_focused_control(uint64_t top, uint64_t *control)
+{
+    cJSON *w = find_window(top);
+    if (!w)
+        return no_window(top);
+    uint64_t own = focused_window_of(cJSON_GetObjectItemCaseSensitive(w, "tree"));
+    *control = own && own != (uint64_t)-1 ? own : top;
+    return WA_E_OK;
+}
+
+static wa_err fake_control_at(int x, int y, uint64_t *control)
+{
+    uint64_t top = 0;
+    fake_window_at(x, y, &top);
+    cJSON *w = top ? find_window(top) : NULL;
+    cJSON *child = w ? child_at(cJSON_GetObjectItemCaseSensitive(w, "tree"), x, y) : NULL;
+    *control = child ? json_hwnd(cJSON_GetObjectItemCaseSensitive(child, "hwnd")) : top;
+    return WA_E_OK;
+}
+
+/* The scene's "clipboard_owner": a window's handle. */
+static wa_err fake_clipboard_owner(uint64_t *hwnd)
+{
+    *hwnd = json_hwnd(cJSON_GetObjectItemCaseSensitive(fk.scene, "clipboard_owner"));
     return WA_E_OK;
 }
 
@@ -1210,6 +1361,10 @@ static const struct wa_backend fake_backend = {
     .close_window = fake_close_window,
     .resolve_program = fake_resolve_program,
     .launch = fake_launch,
+    .window_kind = fake_window_kind,
+    .focused_control = fake_focused_control,
+    .control_at = fake_control_at,
+    .clipboard_owner = fake_clipboard_owner,
     .monitors = fake_monitors,
     .capture_screen = fake_capture_screen,
     .capture_window = fake_capture_window,

@@ -23,10 +23,18 @@
  *               "tool": {"path": "C:\\x\\tool.exe", "console": true,
  *                        "original_name": "pwsh.exe"}},
  *  "shell": {"echo hi": {"exit": 0, "out": "hi\n", "err": ""}},
+ *  "network_drives": ["Z:"]   (remote drives: programs there lie on the network; paths
+ *               starting \\\\ do too, and C:\\Windows\\ and C:\\Program Files are the system's)
+ *  "clipboard_owner": 768   (the window whose program put the clipboard's contents there)
  *  "secure_desktop": true, "winagent_integrity": "medium"   (a UAC prompt's desktop;
  *               winagent's integrity level, beside each window's "integrity")
  *  "steal_focus": {"after": 40, "hwnd": 768}}   (a window that comes to the front once
  *                                                40 bytes have been typed)
+ * A window's "process_path" is its program's whole path (a "process" that holds a path
+ * is one too). A tree node with an "hwnd" of its own is a control: window_info describes
+ * it (its window's process unless it has a "process" of its own), the focus and a click
+ * reach it, and a "class": "Address Band Root" node above it makes it an address bar; a
+ * "#32770" window whose tree holds a ComboBox of automation_id "12298" is the Run dialog.
  * A window's "click_color" becomes its "color" when a mouse button goes down on it; one
  * with "hung": true never says it handled input (backend input_handled). Focusing a
  * window brings it to the front of the Z order, below windows with "topmost": true.

@@ -11,6 +11,7 @@
 #include "automation/win/win_window.h"
 #include "automation/win/win_idle.h"
 #include "automation/win/win_integrity.h"
+#include "automation/win/win_kind.h"
 #include "automation/win/win_post.h"
 #include "automation/win/win_program.h"
 #include "automation/win/win_process.h"
@@ -80,6 +81,10 @@ static const struct wa_backend win_backend = {
     .process_state = win_process_state,
     .unwatch_process = win_unwatch_process,
     .launch = win_launch,
+    .window_kind = win_window_kind,
+    .focused_control = win_focused_control,
+    .control_at = win_control_at,
+    .clipboard_owner = win_clipboard_owner,
     .monitors = win_monitors,
 
     .capture_screen = win_capture_screen,

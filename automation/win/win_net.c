@@ -52,7 +52,7 @@ wa_err os_tcp_listen_loopback(int port, os_socket *out, int *bound_port)
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((u_short)port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     int len = sizeof a;
-    if (bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 8) != 0 ||
+    if (bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, TCP_BACKLOG) != 0 ||
         getsockname(s, (struct sockaddr *)&a, &len) != 0) {
         e = wa_fail(WA_E_IO, "cannot listen on 127.0.0.1:%d (Winsock error %d)", port,
                     WSAGetLastError());
@@ -64,19 +64,33 @@ wa_err os_tcp_listen_loopback(int port, os_socket *out, int *bound_port)
     return WA_E_OK;
 }
 
-wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out)
+wa_err os_tcp_accept(os_socket listener, int timeout_ms, os_socket *out, uint32_t *peer)
 {
     *out = OS_SOCKET_NONE;
+    *peer = 0;
     int rc = wait_readable((SOCKET)listener, timeout_ms);
     if (rc == 0)
         return WA_E_OK;
     if (rc < 0)
         return net_fail("cannot wait for a client");
+    /* The peer's address is asked apart: Wine's accept() fails (WSAENOTCONN) when asked
+     * for the address of a client that reset the connection in the meantime. */
     SOCKET c = accept((SOCKET)listener, NULL, NULL);
-    if (c == INVALID_SOCKET) /* the client may have given up already */
-        return WSAGetLastError() == WSAECONNRESET || WSAGetLastError() == WSAEWOULDBLOCK
+    if (c == INVALID_SOCKET) { /* the client may have given up already */
+        int err = WSAGetLastError();
+        return err == WSAECONNRESET || err == WSAEWOULDBLOCK || err == WSAENOTCONN ||
+                       err == WSAECONNABORTED
                    ? WA_E_OK
                    : net_fail("cannot accept a client");
+    }
+    struct sockaddr_in from;
+    int from_len = sizeof from;
+    if (getpeername(c, (struct sockaddr *)&from, &from_len) != 0) {
+        closesocket(c); /* gone already */
+        return WA_E_OK;
+    }
+    if (from.sin_family == AF_INET)
+        *peer = ntohl(from.sin_addr.s_addr);
     SetHandleInformation((HANDLE)c, HANDLE_FLAG_INHERIT, 0);
     /* A client that stops reading cannot hold a sender forever. */
     DWORD send_ms = OS_TCP_SEND_TIMEOUT_MS;

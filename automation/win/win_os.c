@@ -1,6 +1,7 @@
 /* base/os.h for Windows: UTF-8 paths through the W APIs, console control events,
  * and parent-death detection through the stdin pipe. */
 #include <windows.h>
+#include <aclapi.h>
 #include <bcrypt.h>
 #include <fcntl.h>
 #include <io.h>
@@ -285,6 +286,65 @@ out:
     free(buf);
     CloseHandle(h);
     return e;
+}
+
+/* Whether sid is this user, the system, the administrators or the creator-owner. */
+static bool trusted_sid(PSID sid, PSID self)
+{
+    return (self && EqualSid(sid, self)) || IsWellKnownSid(sid, WinLocalSystemSid) ||
+           IsWellKnownSid(sid, WinBuiltinAdministratorsSid) ||
+           IsWellKnownSid(sid, WinCreatorOwnerSid);
+}
+
+wa_err os_dir_others_write(const char *path, bool *others)
+{
+    *others = true;
+    wchar_t *w = win_utf8_to_wide(path);
+    if (!w)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    DWORD attr = GetFileAttributesW(w);
+    if (attr == INVALID_FILE_ATTRIBUTES || !(attr & FILE_ATTRIBUTE_DIRECTORY) ||
+        (attr & FILE_ATTRIBUTE_REPARSE_POINT)) {
+        free(w);
+        return wa_fail(WA_E_INVALID_ARGS, "%s is not a folder", path);
+    }
+    PSID owner = NULL;
+    PACL dacl = NULL;
+    PSECURITY_DESCRIPTOR sd = NULL;
+    DWORD rc = GetNamedSecurityInfoW(w, SE_FILE_OBJECT,
+                                     OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION, &owner,
+                                     NULL, &dacl, NULL, &sd);
+    free(w);
+    if (rc != ERROR_SUCCESS)
+        return wa_fail(WA_E_UNSUPPORTED, "cannot read who may write %s (error %lu)", path,
+                       (unsigned long)rc);
+    union {
+        TOKEN_USER user;
+        char room[256];
+    } me;
+    HANDLE token;
+    DWORD got = 0;
+    PSID self = NULL;
+    if (OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token)) {
+        if (GetTokenInformation(token, TokenUser, &me, sizeof me, &got))
+            self = me.user.User.Sid;
+        CloseHandle(token);
+    }
+    /* No DACL lets everyone in; an owner who is someone else may change the DACL. */
+    bool open = !dacl || (owner && !trusted_sid(owner, self));
+    const DWORD writes = FILE_ADD_FILE | FILE_WRITE_DATA | FILE_APPEND_DATA |
+                         FILE_ADD_SUBDIRECTORY | FILE_DELETE_CHILD | DELETE | WRITE_DAC |
+                         WRITE_OWNER | GENERIC_WRITE | GENERIC_ALL;
+    for (DWORD i = 0; !open && dacl && i < dacl->AceCount; i++) {
+        ACE_HEADER *ace = NULL;
+        if (!GetAce(dacl, i, (void **)&ace) || ace->AceType != ACCESS_ALLOWED_ACE_TYPE)
+            continue;
+        ACCESS_ALLOWED_ACE *allow = (ACCESS_ALLOWED_ACE *)ace;
+        open = (allow->Mask & writes) && !trusted_sid((PSID)&allow->SidStart, self);
+    }
+    LocalFree(sd);
+    *others = open;
+    return WA_E_OK;
 }
 
 wa_err os_write_file(const char *path, const void *data, size_t len)

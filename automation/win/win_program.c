@@ -2,6 +2,7 @@
  * or GUI subsystem) and its version resource's original name. Launch decides on these,
  * not on the name it was given. */
 #include <windows.h>
+#include <shlobj.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,46 @@ static char *original_name(const wchar_t *path)
     return name;
 }
 
+/* Whether full (a whole path) lies inside folder (no trailing separator needed). */
+static bool inside(const wchar_t *full, const wchar_t *folder)
+{
+    size_t n = wcslen(folder);
+    while (n > 0 && (folder[n - 1] == L'\\' || folder[n - 1] == L'/'))
+        n--;
+    return n > 0 && _wcsnicmp(full, folder, n) == 0 && (full[n] == L'\\' || full[n] == L'/');
+}
+
+/* Where the file lies, its path made whole first: "..", short 8.3 names and relative
+ * parts would otherwise pass for a system folder. */
+static enum wa_program_place place_of(const wchar_t *path)
+{
+    wchar_t full[MAX_PATH * 2], longer[MAX_PATH * 2];
+    DWORD n = GetFullPathNameW(path, MAX_PATH * 2, full, NULL);
+    if (!n || n >= MAX_PATH * 2)
+        return WA_PLACE_ELSEWHERE;
+    n = GetLongPathNameW(full, longer, MAX_PATH * 2);
+    const wchar_t *p = n && n < MAX_PATH * 2 ? longer : full;
+    if (_wcsnicmp(p, L"\\\\?\\UNC\\", 8) == 0 ||
+        ((p[0] == L'\\' || p[0] == L'/') && (p[1] == L'\\' || p[1] == L'/') && p[2] != L'?' &&
+         p[2] != L'.'))
+        return WA_PLACE_NETWORK;
+    if (_wcsnicmp(p, L"\\\\?\\", 4) == 0)
+        p += 4;
+    if (!p[0] || p[1] != L':')
+        return WA_PLACE_ELSEWHERE;
+    wchar_t root[4] = {p[0], L':', L'\\', 0};
+    if (GetDriveTypeW(root) == DRIVE_REMOTE)
+        return WA_PLACE_NETWORK;
+    static const int folders[] = {CSIDL_WINDOWS, CSIDL_PROGRAM_FILES, CSIDL_PROGRAM_FILESX86};
+    for (size_t i = 0; i < sizeof folders / sizeof folders[0]; i++) {
+        wchar_t dir[MAX_PATH];
+        if (SUCCEEDED(SHGetFolderPathW(NULL, folders[i], NULL, SHGFP_TYPE_CURRENT, dir)) &&
+            inside(p, dir))
+            return WA_PLACE_SYSTEM;
+    }
+    return WA_PLACE_ELSEWHERE;
+}
+
 wa_err win_program_info(const char *path, struct wa_program_info *out)
 {
     memset(out, 0, sizeof *out);
@@ -76,6 +117,7 @@ wa_err win_program_info(const char *path, struct wa_program_info *out)
         free(w);
         return wa_fail(WA_E_UNSUPPORTED, "no file %s to read", path);
     }
+    out->place = place_of(w);
     read_pe(w, out);
     if (out->executable)
         out->original_name = original_name(w);

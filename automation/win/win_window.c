@@ -96,7 +96,7 @@ char *win_window_class(HWND h)
     return win_wide_to_utf8_n(buf, n > 0 ? n : 0);
 }
 
-char *win_process_name(DWORD pid)
+char *win_process_path(DWORD pid)
 {
     HANDLE p = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
     if (!p)
@@ -105,13 +105,17 @@ char *win_process_name(DWORD pid)
     DWORD n = sizeof path / sizeof path[0];
     BOOL ok = QueryFullProcessImageNameW(p, 0, path, &n);
     CloseHandle(p);
-    if (!ok)
-        return win_wide_to_utf8_n(L"", 0);
-    const wchar_t *base = path;
-    for (DWORD i = 0; i < n; i++)
-        if (path[i] == L'\\' || path[i] == L'/')
-            base = path + i + 1;
-    return win_wide_to_utf8_n(base, (int)(path + n - base));
+    return win_wide_to_utf8_n(path, ok ? (int)n : 0);
+}
+
+char *win_process_name(DWORD pid)
+{
+    char *path = win_process_path(pid);
+    if (!path)
+        return NULL;
+    const char *base = str_path_base(path);
+    memmove(path, base, strlen(base) + 1);
+    return path;
 }
 
 bool win_window_cloaked(HWND h)
@@ -233,9 +237,14 @@ static void describe(HWND h, char *buf, size_t size)
 }
 
 /* A Store app's frame belongs to ApplicationFrameHost; the app itself is the process of
- * the child window it hosts (its CoreWindow). */
+ * the child window it hosts (its CoreWindow). Minimised, the app is suspended and its
+ * CoreWindow leaves the frame for a top-level window of its own, with the frame's title:
+ * then the one such window is the app. 0 when the app cannot be told (the frame is then
+ * unidentified, and refused). */
 struct hosted {
     DWORD frame_pid, pid;
+    HWND frame;
+    int found;
 };
 
 static BOOL CALLBACK find_hosted(HWND child, LPARAM arg)
@@ -250,13 +259,36 @@ static BOOL CALLBACK find_hosted(HWND child, LPARAM arg)
     return TRUE;
 }
 
-static DWORD hosted_process(HWND frame, DWORD frame_pid, const char *process)
+static BOOL CALLBACK find_detached(HWND top, LPARAM arg)
 {
+    struct hosted *h = (struct hosted *)arg;
+    wchar_t cls[64], title[256], frame_title[256];
+    DWORD pid = 0;
+    GetWindowThreadProcessId(top, &pid);
+    if (!pid || pid == h->frame_pid || !GetClassNameW(top, cls, 64) ||
+        wcscmp(cls, L"Windows.UI.Core.CoreWindow") != 0)
+        return TRUE;
+    int n = InternalGetWindowText(top, title, 256);
+    if (n > 0 && InternalGetWindowText(h->frame, frame_title, 256) == n &&
+        wcscmp(title, frame_title) == 0) {
+        h->pid = pid;
+        h->found++;
+    }
+    return TRUE;
+}
+
+static DWORD hosted_process(HWND frame, DWORD frame_pid, const char *process, bool *unknown)
+{
+    *unknown = false;
     if (!process || _stricmp(process, "ApplicationFrameHost.exe") != 0)
         return 0;
-    struct hosted h = {frame_pid, 0};
+    struct hosted h = {frame_pid, 0, frame, 0};
     EnumChildWindows(frame, find_hosted, (LPARAM)&h);
-    return h.pid;
+    if (h.pid)
+        return h.pid;
+    EnumWindows(find_detached, (LPARAM)&h);
+    *unknown = h.found != 1;
+    return h.found == 1 ? h.pid : 0;
 }
 
 static wa_err fill_info(HWND h, struct wa_window *w)
@@ -268,14 +300,18 @@ static wa_err fill_info(HWND h, struct wa_window *w)
     w->pid = pid;
     w->title = win_window_title(h);
     w->class_name = win_window_class(h);
+    w->process_path = win_process_path(pid);
     w->process = win_process_name(pid);
-    DWORD app = hosted_process(h, pid, w->process);
-    if (app) { /* the gate and the lists know a Store app by its own process */
+    bool unknown;
+    DWORD app = hosted_process(h, pid, w->process, &unknown);
+    if (app || unknown) { /* the gate and the lists know a Store app by its own process */
         free(w->process);
-        w->process = win_process_name(app);
+        free(w->process_path);
+        w->process_path = app ? win_process_path(app) : str_dup("");
+        w->process = app ? win_process_name(app) : str_dup("");
         w->pid = app;
     }
-    if (!w->title || !w->class_name || !w->process) {
+    if (!w->title || !w->class_name || !w->process || !w->process_path) {
         wa_window_cleanup(w);
         return wa_fail(WA_E_NOMEM, "out of memory reading window 0x%llx",
                        (unsigned long long)w->hwnd);

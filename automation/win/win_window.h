@@ -45,6 +45,8 @@ char *win_window_class(HWND h);
 /* The executable's file name for a process id ("notepad.exe") as UTF-8 heap string;
  * "" when the process cannot be opened (another user's or a protected process). */
 char *win_process_name(DWORD pid);
+/* The same, the whole path ("C:\\Windows\\notepad.exe"). */
+char *win_process_path(DWORD pid);
 
 /* True when another process's visible window lies over part of fr (h's frame) above h
  * in the Z order. Windows of h's own process (its menus, drop-downs, dialogs) do not

@@ -82,12 +82,14 @@ def ref_of(state_text, kind, name):
 
 
 class WineProgram:
-    """A Wine program started for one test by its path in the prefix, killed afterwards:
-    `wine notepad` would run it under start.exe, and killing that would leave the
-    program running."""
+    """A Wine program started for one test by its path in the prefix (or a whole path),
+    with arguments, killed afterwards: `wine notepad` would run it under start.exe, and
+    killing that would leave the program running."""
 
-    def __init__(self, path):
-        self.cmd = ["wine", os.path.join(os.environ["WINEPREFIX"], "drive_c", *path.split("/"))]
+    def __init__(self, path, *args):
+        if not os.path.isabs(path):
+            path = os.path.join(os.environ["WINEPREFIX"], "drive_c", *path.split("/"))
+        self.cmd = ["wine", path, *args]
 
     def __enter__(self):
         self.proc = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL,

@@ -3,7 +3,8 @@ written a whole line at a time and --resume reads past a torn last line (a batch
 while writing it) without losing the records written after it; shards split a file by
 task id and merge into one report and one JUnit file valid against Jenkins' schema;
 budgets stop a run before the model call that would pass them; --attempts runs a task
-that did not pass again."""
+that did not pass again; a task line's "apps" is the allow-list of its run, within the
+batch's own."""
 import glob
 import json
 import os
@@ -497,6 +498,40 @@ class Attempts(unittest.TestCase):
                 code, err = b.run(fake, "--attempts", bad)
                 self.assertEqual(code, 1, bad)
             self.assertEqual(fake.requests, [])
+
+
+class TaskApps(unittest.TestCase):
+    def test_a_task_lines_apps_is_its_runs_allow_list(self):
+        b = Batch([])
+        with open(b.file, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"id": "pad", "prompt": "list pad", "apps": "notepad.exe"}) + "\n")
+            f.write(json.dumps({"id": "all", "prompt": "list all"}) + "\n")
+        listing = {"tool_calls": [tool_call({"action": "list_windows"})]}
+        with fake_llm({"steps": [listing, {"text": "done"}, listing, {"text": "done"}]}) as fake:
+            code, err = b.run(fake)
+        self.assertEqual(code, 0, err)
+        seen = {}
+        for trace in glob.glob(os.path.join(self.log_dir(b), "*", "trace.jsonl")):
+            lines = read_trace(os.path.dirname(trace))
+            task = lines[0]["task"]
+            windows = lines[1]["tool_calls"][0]["result"]["data"]["windows"]
+            seen[task] = sorted(w["process"] for w in windows)
+        self.assertEqual(sorted(seen.values()), [["calc.exe", "notepad.exe"], ["notepad.exe"]])
+
+    def test_a_task_narrows_the_batchs_allow_list_and_never_widens_it(self):
+        b = Batch([])
+        with open(b.file, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"id": "calc", "prompt": "x", "apps": "calc.exe"}) + "\n")
+        with model() as fake:
+            code, err = b.run(fake, "--apps", "notepad.exe")
+            self.assertEqual(len(fake.requests), 0)
+        self.assertEqual(code, 1, err)
+        self.assertIn("never widens it", err)
+
+    def log_dir(self, b):
+        found = glob.glob(os.path.join(b.log_dir, "batch-*-nightly"))
+        self.assertEqual(len(found), 1, found)
+        return found[0]
 
 
 if __name__ == "__main__":

@@ -262,9 +262,18 @@ class LoopRuns(unittest.TestCase):
             env = {k: v for k, v in os.environ.items()
                    if not k.startswith("LLM_") and k != "WINAGENT_FAKE_SCENE"}
             env["WINAGENT_FAKE_SCENE"] = SCENE
+            # A working folder's .env decides neither where the key goes nor the key
+            # itself unless the user names it: nothing reaches the server it names.
             p = subprocess.run([EXE, "--log-dir", "logs", "say hi"], env=env, cwd=tmp,
                                capture_output=True, text=True, stdin=subprocess.DEVNULL,
                                timeout=60)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("sets LLM_BASE_URL, LLM_API_KEY: not taken", p.stderr)
+            self.assertIn("--env-file", p.stderr)
+            self.assertEqual(list(fake.requests), [])
+            p = subprocess.run([EXE, "--env-file", ".env", "--log-dir", "logs", "say hi"],
+                               env=env, cwd=tmp, capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL, timeout=60)
             auth = fake.requests[0]["headers"].get("Authorization")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout.strip(), "from dotenv")

@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/os.h"
 #include "base/str.h"
+#include "base/term.h"
 
 static void error_codes_round_trip(void **state)
 {
@@ -151,6 +152,34 @@ struct pieces_seen {
     int runs[64];
 };
 
+/* Text bound for a terminal: control, escape and bidi characters, C1 controls and bytes
+ * that are no UTF-8 become visible escapes; other characters stay; a cut never splits an
+ * escape; JSON keeps its meaning. */
+static void terminal_text_is_escaped(void **state)
+{
+    (void)state;
+    char out[128];
+    assert_true(term_escape("a\x1b[2Kb\r\n\tc\x7f", out, sizeof out));
+    assert_string_equal(out, "a\\x1b[2Kb\\r\\n\\tc\\x7f");
+    assert_true(
+        term_escape("gr\xc3\xbc\xc3\x9f \xe2\x80\xae\xc2\x9b\xe2\x81\xa6", out, sizeof out));
+    assert_string_equal(out, "gr\xc3\xbc\xc3\x9f \\u{202E}\\u{009B}\\u{2066}");
+    assert_true(term_escape("\xff\xc3(", out, sizeof out)); /* no UTF-8 */
+    assert_string_equal(out, "\\xff\\xc3(");
+    assert_false(term_escape("abc\x1b", out, 6)); /* cut before the escape, not in it */
+    assert_string_equal(out, "abc");
+    struct dynbuf b;
+    dynbuf_init(&b, 1024);
+    assert_int_equal(term_escape_buf(&b, "line 1\nline\x1b 2\n", true), WA_E_OK);
+    assert_string_equal(dynbuf_str(&b), "line 1\nline\\x1b 2\n");
+    dynbuf_reset(&b);
+    assert_int_equal(term_json_buf(&b, "{\"t\":\"a\xe2\x80\xae"
+                                       "b\\u001b\x7f\"}"),
+                     WA_E_OK);
+    assert_string_equal(dynbuf_str(&b), "{\"t\":\"a\\u202eb\\u001b\\u007f\"}");
+    dynbuf_cleanup(&b);
+}
+
 static void mark_piece(void *ctx, int i)
 {
     struct pieces_seen *s = ctx;
@@ -287,6 +316,7 @@ int main(void)
         cmocka_unit_test(dynbuf_enforces_cap),
         cmocka_unit_test(dynbuf_redacts_every_occurrence),
         cmocka_unit_test(string_helpers),
+        cmocka_unit_test(terminal_text_is_escaped),
         cmocka_unit_test(dynbuf_reserve_keeps_room),
         cmocka_unit_test(run_pieces_runs_each_once),
         cmocka_unit_test(run_pieces_keeps_one_helper),

@@ -1,5 +1,6 @@
 /* Unit tests: base/os.h services of the serve transports (folder listing, random
- * bytes, UTC time, loopback TCP) on POSIX. */
+ * bytes, UTC time, loopback TCP, who may write a folder) on POSIX, and the ipc folder
+ * refused when others may write it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,8 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/core/core.h"
+#include "agent/front/serve.h"
 #include "base/os.h"
 
 static void test_list_dir_sorted(void **state)
@@ -101,11 +105,14 @@ static void test_loopback_tcp(void **state)
     assert_int_equal(getsockname((int)l, (struct sockaddr *)&a, &len), 0);
     assert_int_equal(ntohl(a.sin_addr.s_addr), INADDR_LOOPBACK);
 
-    assert_int_equal(os_tcp_accept(l, 50, &c), WA_E_OK); /* nobody yet */
+    uint32_t peer = 1;
+    assert_int_equal(os_tcp_accept(l, 50, &c, &peer), WA_E_OK); /* nobody yet */
+    assert_int_equal(peer, 0);
     assert_int_equal(c, OS_SOCKET_NONE);
 
     int client = connect_loopback(port);
-    assert_int_equal(os_tcp_accept(l, 1000, &c), WA_E_OK);
+    assert_int_equal(os_tcp_accept(l, 1000, &c, &peer), WA_E_OK);
+    assert_int_equal(peer, INADDR_LOOPBACK);
     assert_true(c != OS_SOCKET_NONE);
 
     char buf[64];
@@ -133,6 +140,52 @@ static void test_loopback_tcp(void **state)
     assert_int_equal(os_tcp_listen_loopback(70000, &l, &port), WA_E_INVALID_ARGS);
 }
 
+/* Whoever can put a file in the ipc folder runs commands as its user: a folder the group
+ * or the world may write is refused; one only its user may write is served, with a new
+ * token in DIR/token. */
+static void test_ipc_folder_others_may_write_is_refused(void **state)
+{
+    (void)state;
+    char dir[64], token_path[128];
+    snprintf(dir, sizeof dir, "/tmp/wa-ipc-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    bool others = false;
+    assert_int_equal(chmod(dir, 0777), 0);
+    assert_int_equal(os_dir_others_write(dir, &others), WA_E_OK);
+    assert_true(others);
+    struct core_config cfg = {.be = backend_default(), .shell = SHELL_DENIED};
+    struct core *c = NULL;
+    struct session *ses = NULL;
+    assert_int_equal(core_new(&cfg, &c), WA_E_OK);
+    assert_int_equal(session_new(c, NULL, &ses), WA_E_OK);
+    struct serve_ipc *ipc = NULL;
+    assert_int_equal(serve_ipc_open(ses, dir, 0, &ipc), WA_E_DENIED);
+    assert_non_null(strstr(wa_err_detail(), "other users"));
+    assert_null(ipc);
+    snprintf(token_path, sizeof token_path, "%s/token", dir);
+    assert_false(os_path_exists(token_path));
+    assert_int_equal(chmod(dir, 0720), 0); /* the group too */
+    assert_int_equal(serve_ipc_open(ses, dir, 0, &ipc), WA_E_DENIED);
+    assert_int_equal(chmod(dir, 0755), 0);
+    assert_int_equal(os_dir_others_write(dir, &others), WA_E_OK);
+    assert_false(others);
+    assert_int_equal(serve_ipc_open(ses, dir, 0, &ipc), WA_E_OK);
+    bool required = true;
+    const char *token = serve_ipc_token(ipc, &required);
+    assert_false(required);
+    assert_int_equal(strlen(token), 32);
+    char *written = NULL;
+    assert_int_equal(os_read_file(token_path, 100, &written, NULL), WA_E_OK);
+    assert_string_equal(written, token);
+    free(written);
+    serve_ipc_close(ipc);
+    session_free(ses);
+    core_free(c);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -140,6 +193,7 @@ int main(void)
         cmocka_unit_test(test_random_bytes),
         cmocka_unit_test(test_utc_time),
         cmocka_unit_test(test_loopback_tcp),
+        cmocka_unit_test(test_ipc_folder_others_may_write_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

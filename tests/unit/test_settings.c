@@ -90,12 +90,43 @@ static void keys_are_masked_and_leave_the_environment(void **state)
     assert_null(strstr(shown, "secret"));
     settings_cleanup(&s);
 
-    /* from .env, the key is found and masked just the same */
-    assert_int_equal(settings_load(&s, NULL, SG_RUN), WA_E_OK);
+    /* from a .env the user named, the key is found and masked just the same */
+    char *argv[] = {"winagent", "--env-file", ".env", "run"};
+    struct args a;
+    args_init(&a, 4, argv, 1);
+    assert_int_equal(settings_load(&s, &a, SG_RUN), WA_E_OK);
     assert_string_equal(settings_get(&s, SET_API_KEY), "sk-dotenv-secret-123456");
     setting_display(&s, SET_API_KEY, shown, sizeof shown);
     assert_null(strstr(shown, "dotenv-secret"));
     settings_cleanup(&s);
+}
+
+/* A .env in the working folder was written by whoever handed over the folder: what
+ * decides where the key and the screens go or what runs is taken from it only when the
+ * user names it (--env-file or WINAGENT_ENV_FILE); the rest is. */
+static void a_working_folders_env_decides_nothing_it_was_not_trusted_with(void **state)
+{
+    (void)state;
+    struct settings s;
+    assert_int_equal(settings_load(&s, NULL, SG_RUN), WA_E_OK);
+    assert_null(settings_get(&s, SET_BASE_URL));
+    assert_null(settings_get(&s, SET_API_KEY));
+    assert_string_equal(settings_get(&s, SET_MODEL), "from-dotenv"); /* harmless: taken */
+    assert_non_null(strstr(s.ignored, "LLM_BASE_URL"));
+    assert_non_null(strstr(s.ignored, "LLM_API_KEY"));
+    assert_null(strstr(s.ignored, "LLM_MODEL"));
+    settings_cleanup(&s);
+
+    setenv("WINAGENT_ENV_FILE", ".env", 1);
+    assert_int_equal(settings_load(&s, NULL, SG_RUN), WA_E_OK);
+    assert_string_equal(settings_get(&s, SET_BASE_URL), "http://127.0.0.1:9/v1");
+    assert_string_equal(s.ignored, "");
+    settings_cleanup(&s);
+    setenv("WINAGENT_ENV_FILE", "no-such.env", 1);
+    assert_int_equal(settings_load(&s, NULL, SG_RUN), WA_E_CONFIG);
+    assert_non_null(strstr(wa_err_detail(), "no-such.env"));
+    settings_cleanup(&s);
+    unsetenv("WINAGENT_ENV_FILE");
 }
 
 static void keys_never_come_from_the_command_line(void **state)
@@ -164,6 +195,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(flag_over_env_over_dotenv_over_default),
         cmocka_unit_test(keys_are_masked_and_leave_the_environment),
+        cmocka_unit_test(a_working_folders_env_decides_nothing_it_was_not_trusted_with),
         cmocka_unit_test(keys_never_come_from_the_command_line),
         cmocka_unit_test(numbers_out_of_range_are_refused),
         cmocka_unit_test(store_is_off_unless_set),

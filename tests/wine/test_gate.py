@@ -44,21 +44,29 @@ class Gate(unittest.TestCase):
             self.assertEqual(s.close(), 0)
             env = server_env(WINAGENT_RESTRICTED="notepad.exe, TESTAPP.exe")
             s = McpSession(env=env)
-            # Observing it is refused too: a password manager's tree shows its secrets.
+            # Observing it is refused too: a password manager's tree shows its secrets. A
+            # selector sees only what the gate allows: the restricted window answers as a
+            # missing one does, word for word.
             j, res = s.call("state", window=WINDOW)
             self.assertTrue(res["isError"])
-            self.assertEqual(j["error"]["code"], "denied")
+            self.assertEqual(j["error"]["code"], "window_not_found")
             self.assertNotIn("image", [c["type"] for c in res["content"]])
+            gone, _ = s.call("state", window="winagent testapX")
+            self.assertEqual(j["error"]["message"].replace(WINDOW, "W"),
+                             gone["error"]["message"].replace("winagent testapX", "W"))
             j, _ = s.call("windows")
             self.assertNotIn("testapp.exe", [w["process"] for w in j["data"]["windows"]])
             j, res = s.call("click", window=WINDOW, ref=ok)
             self.assertTrue(res["isError"])
-            self.assertEqual(j["error"]["code"], "denied")
-            self.assertIn("testapp.exe", j["error"]["message"])
-            self.assertIn("restricted", j["error"]["message"])
+            self.assertEqual(j["error"]["code"], "window_not_found")
+            self.assertNotIn("testapp.exe", j["error"]["message"])
             self.assertNotIn("image", [c["type"] for c in res["content"]])
             j, res = s.call("type", window=WINDOW, text="nope")
-            self.assertEqual(j["error"]["code"], "denied")
+            self.assertEqual(j["error"]["code"], "window_not_found")
+            # In front, the input it would receive is refused, saying why.
+            j, res = s.call("type", text="nope")
+            self.assertEqual(j["error"]["code"], "denied", j)
+            self.assertIn("restricted", j["error"]["message"])
             self.assertEqual(s.close(), 0)
 
             # The CLI goes through the same gate.
@@ -66,8 +74,8 @@ class Gate(unittest.TestCase):
                                capture_output=True, text=True, timeout=60,
                                stdin=subprocess.DEVNULL, env=env)
             self.assertEqual(r.returncode, 1, r.stdout)
-            self.assertIn("denied", r.stderr)
-            self.assertIn("testapp.exe", r.stderr)
+            self.assertIn("window_not_found", r.stderr)
+            self.assertNotIn("testapp.exe", r.stderr)
 
             time.sleep(1.0)
             self.assertEqual(clicks_on(app, "OK"), [])

@@ -1,7 +1,8 @@
 """The network front ends under load, with the real winagent.exe under Wine: clients
-that dribble their HTTP headers cannot starve `mcp --http` of a legitimate request, one
-client address holds at most 16 connections (a request past them is answered 429 at
-once, other addresses are served),
+that dribble their HTTP headers, or send nothing at all, cannot starve or slow `mcp
+--http`'s requests from other addresses (connections are counted per address from the
+moment they are accepted, before their headers), one client address holds at most 24
+connections (one past them is answered 429 at once, other addresses are served),
 silent connections hold no `serve --port` slot (a client that shows the token is
 served past them, and they are dropped), and serving off loopback needs
 --allow-remote and says that the traffic is clear text. Every connection goes to
@@ -24,13 +25,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_mcp_http import INIT, Server  # noqa: E402
 
 DRIBBLERS = 30
-PER_ADDRESS_MAX = 16
+PER_ADDRESS_MAX = 24
 
 
-def dribble(port, stop, sockets):
+def dribble(port, stop, sockets, source="127.0.0.2"):
     """A connection that sends its request line and then one header byte a second."""
     try:
-        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
     except OSError:
         return
     sockets.append(s)
@@ -82,6 +83,46 @@ class HttpUnderLoad(unittest.TestCase):
             self.assertEqual(status, 200, body)
             self.assertIn("serverInfo", body)
             self.assertLess(took, 10.0)
+
+    def test_idle_sockets_do_not_slow_another_addresss_requests(self):
+        """100 connections that send nothing, from one address: 24 of them wait for
+        their headers on a thread each, the rest are answered 429 and closed at once, so
+        the threads left serve an authenticated client at once (3.5 s when they were
+        counted only once their headers were in)."""
+        with Server() as s:
+            sid = s.session()
+            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                    "params": {"name": "windows", "arguments": {}}}
+            head = {"Mcp-Session-Id": sid}
+
+            def five_calls():
+                took = []
+                for _ in range(5):
+                    t0 = time.monotonic()
+                    status, _, body = s.post(call, head)
+                    took.append(time.monotonic() - t0)
+                    self.assertEqual(status, 200, body)
+                return took
+            quiet = five_calls()
+            idle = [socket.create_connection(("127.0.0.1", s.port), timeout=5,
+                                             source_address=("127.0.0.5", 0))
+                    for _ in range(100)]
+            try:
+                time.sleep(1.0)  # every one of them accepted, none of them sent a byte
+                loaded = five_calls()
+                # the ones past the address's share were closed, having heard why
+                refused = 0
+                for c in idle:
+                    c.settimeout(0.2)
+                    try:
+                        refused += c.recv(100).startswith(b"HTTP/1.1 429")
+                    except OSError:
+                        pass
+            finally:
+                for c in idle:
+                    c.close()
+            self.assertGreaterEqual(refused, 100 - PER_ADDRESS_MAX - 4, refused)
+            self.assertLess(max(loaded), max(quiet) + 1.0, (quiet, loaded))
 
     def test_one_address_holds_at_most_its_share(self):
         with Server() as s:

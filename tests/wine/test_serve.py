@@ -60,6 +60,35 @@ class IpcController:
         return self.response(rid)
 
 
+class FolderAccess(unittest.TestCase):
+    def test_a_folder_others_may_write_is_refused_and_one_gets_a_token(self):
+        base = tempfile.mkdtemp(prefix="wa-ipc-")
+        try:
+            os.chmod(base, 0o777)  # under Wine: an ACL that lets Everyone write
+            r = subprocess.run(["wine", WINAGENT_EXE, "serve", "--ipc-dir", watest.win_path(base)],
+                               capture_output=True, text=True, timeout=60,
+                               stdin=subprocess.DEVNULL, env=server_env())
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("can be written by other users", r.stderr)
+            self.assertFalse(os.path.exists(os.path.join(base, "handshake.json")))
+            os.chmod(base, 0o700)
+            p = subprocess.Popen(["wine", WINAGENT_EXE, "serve", "--ipc-dir",
+                                  watest.win_path(base)], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                 env=server_env())
+            try:
+                hello = json.loads(p.stdout.readline())
+                with open(os.path.join(base, "token"), encoding="utf-8") as f:
+                    self.assertEqual(f.read(), hello["token"])
+                self.assertRegex(hello["token"], r"^[0-9a-f]{32}$")
+                self.assertFalse(hello["token_required"])
+            finally:
+                p.kill()
+                p.wait(10)
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+
+
 class FolderProtocol(unittest.TestCase):
     def setUp(self):
         self.base = tempfile.mkdtemp(prefix="wa-ipc-")

@@ -1,0 +1,455 @@
+/* The gate on the fake desktop, through core_perform as every front end calls it: an
+ * allow-list that is default-deny (listed, observed, acted on, launched), routes to a
+ * shell told by what they are (the Run dialog in any language, address bars, Task
+ * Manager's "Create new task", terminals by name or by their file, the shell's launcher
+ * keys), programs far from the system's folders, pastes checked by the clipboard's
+ * owner, elements checked by the nearest window above them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <lodepng.h>
+
+#include "agent/core/core.h"
+#include "automation/fake/fake_backend.h"
+#include "core_rig.h"
+
+/* Notepad in front with a Save As dialog of its own (an address bar, a file name box),
+ * a scratch program, a password manager; programs near and far. */
+static const char scene[] =
+    "{\"monitors\": [{\"rect\": [0, 0, 1920, 1080], \"primary\": true}],"
+    " \"desktop_color\": \"#3a6ea5\","
+    " \"windows\": ["
+    "  {\"hwnd\": 1300, \"title\": \"Save As\", \"class\": \"#32770\", \"process\": "
+    "\"notepad.exe\","
+    "   \"process_path\": \"C:\\\\Windows\\\\notepad.exe\", \"pid\": 7, \"owner\": 256,"
+    "   \"rect\": [300, 200, 900, 600], \"foreground\": true, \"color\": \"#f0f0f0\","
+    "   \"tree\": {\"type\": \"Window\", \"name\": \"Save As\", \"bounds\": [300, 200, 900, 600],"
+    "     \"children\": ["
+    "     {\"type\": \"Pane\", \"class\": \"Address Band Root\", \"hwnd\": 5001,"
+    "      \"bounds\": [310, 210, 890, 240], \"children\": ["
+    "       {\"type\": \"Edit\", \"name\": \"Address\", \"class\": \"Edit\", \"hwnd\": 5002,"
+    "        \"bounds\": [320, 215, 880, 235], \"patterns\": [\"value\"], \"value\": \"\"}]},"
+    "     {\"type\": \"Edit\", \"name\": \"File name:\", \"class\": \"Edit\", \"hwnd\": 5003,"
+    "      \"bounds\": [320, 500, 880, 520], \"states\": [\"focused\"], \"value\": \"\","
+    "      \"patterns\": [\"value\"]}]}},"
+    "  {\"hwnd\": 256, \"title\": \"Untitled - Notepad\", \"class\": \"Notepad\","
+    "   \"process\": \"notepad.exe\", \"process_path\": \"C:\\\\Windows\\\\notepad.exe\","
+    "   \"pid\": 7, \"rect\": [100, 50, 1100, 850], \"color\": \"#ffffff\","
+    "   \"tree\": {\"type\": \"Window\", \"name\": \"Untitled - Notepad\","
+    "     \"bounds\": [100, 50, 1100, 850], \"children\": ["
+    "     {\"type\": \"Pane\", \"name\": \"Embedded vault\", \"hwnd\": 768,"
+    "      \"bounds\": [600, 700, 900, 800], \"children\": ["
+    "       {\"type\": \"Button\", \"name\": \"Reveal\", \"bounds\": [610, 710, 700, 740],"
+    "        \"patterns\": [\"invoke\"]}]},"
+    "     {\"type\": \"Edit\", \"name\": \"Text Editor\", \"bounds\": [100, 150, 1100, 650],"
+    "      \"value\": \"\", \"patterns\": [\"value\"]}]}},"
+    "  {\"hwnd\": 512, \"title\": \"Scratch\", \"process\": \"scratch.exe\", \"pid\": 8,"
+    "   \"rect\": [1200, 100, 1500, 500], \"color\": \"#dddddd\","
+    "   \"tree\": {\"type\": \"Window\", \"name\": \"Scratch\", \"bounds\": [1200, 100, 1500, "
+    "500]}},"
+    "  {\"hwnd\": 768, \"title\": \"Passwords - KeePass\", \"process\": \"keepass.exe\","
+    "   \"pid\": 9, \"rect\": [1200, 600, 1600, 900], \"color\": \"#ff0000\","
+    "   \"tree\": {\"type\": \"Window\", \"name\": \"Passwords - KeePass\"}}],"
+    " \"launch\": {\"calc\": {\"hwnd\": 1024, \"title\": \"Calculator\", \"process\": "
+    "\"calc.exe\", \"process_path\": \"C:\\\\Windows\\\\System32\\\\calc.exe\","
+    "    \"rect\": [10, 10, 300, 400], \"tree\": {\"type\": \"Window\"}},"
+    "   \"tool\": {\"hwnd\": 1025, \"title\": \"Tool\", \"process\": \"tool.exe\","
+    "    \"process_path\": \"C:\\\\Users\\\\me\\\\tool.exe\","
+    "    \"rect\": [10, 10, 300, 400], \"tree\": {\"type\": \"Window\"}}},"
+    " \"programs\": {\"calc\": {\"path\": \"C:\\\\Windows\\\\System32\\\\calc.exe\"},"
+    "   \"update\": {\"path\": \"\\\\\\\\server\\\\share\\\\update.exe\"},"
+    "   \"mapped\": {\"path\": \"Y:\\\\tools\\\\mapped.exe\"},"
+    "   \"tool\": {\"path\": \"C:\\\\Users\\\\me\\\\tool.exe\"},"
+    "   \"climb\": {\"path\": \"C:\\\\Windows\\\\..\\\\Users\\\\me\\\\climb.exe\"},"
+    "   \"term\": {\"path\": \"C:\\\\Tools\\\\term.exe\", \"original_name\": "
+    "\"alacritty.exe\"},"
+    "   \"con\": {\"path\": \"C:\\\\Tools\\\\con.exe\", \"console\": true}},"
+    " \"network_drives\": [\"Y:\"],"
+    " \"shell\": {\"echo hi\": {\"exit\": 0, \"out\": \"hi\"}}}";
+
+static char state_dir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(state_dir, sizeof state_dir, "/tmp/test_gate.XXXXXX");
+    return mkdtemp(state_dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", state_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The rig on `text` (a scene), with cfg's fields. */
+static void open_on(struct rig *t, const char *text, struct core_config *cfg)
+{
+    rig_open(t, text, cfg, state_dir, false);
+}
+
+/* The scene with one more window in front (its JSON). */
+static char *with_window(const char *window)
+{
+    size_t n = sizeof scene + strlen(window) + 8;
+    char *s = malloc(n);
+    const char *at = strstr(scene, "\"windows\": [") + 13;
+    snprintf(s, n, "%.*s%s,%s", (int)(at - scene), scene, window, at);
+    return s;
+}
+
+/* The scene with one more top-level field (",\"key\": value"). */
+static char *with_field(const char *field)
+{
+    size_t n = sizeof scene + strlen(field) + 8;
+    char *s = malloc(n);
+    snprintf(s, n, "%.*s%s}", (int)(sizeof scene - 2), scene, field);
+    return s;
+}
+
+/* The RGB of screen pixel (x, y) in the rig's last image. */
+static unsigned pixel(struct rig *t, int x, int y)
+{
+    unsigned char *px = NULL;
+    unsigned w = 0, h = 0;
+    assert_int_equal(
+        lodepng_decode32(&px, &w, &h, (const unsigned char *)t->r.png.data, t->r.png.len), 0);
+    int ix = (int)(x * t->r.scale), iy = (int)(y * t->r.scale);
+    const unsigned char *p = px + ((size_t)iy * w + (size_t)ix) * 4;
+    unsigned rgb = (unsigned)p[0] << 16 | (unsigned)p[1] << 8 | p[2];
+    free(px);
+    return rgb;
+}
+
+/* ---- the allow-list ---- */
+
+/* With --apps, only windows of those programs exist: listed, observed, acted on,
+ * launched; everything else answers as if it were not there, and images show only them.
+ * Their own dialogs (the same process) work. */
+static void only_the_allowed_programs_exist(void **state)
+{
+    (void)state;
+    struct core_config cfg = {.shell = SHELL_ALLOWED, .apps = "notepad.exe"};
+    struct rig t;
+    open_on(&t, scene, &cfg);
+    assert_int_equal(rig_do(&t, OP_LIST_WINDOWS, ""), WA_E_OK);
+    assert_int_equal(t.r.windows.count, 2);
+    for (size_t i = 0; i < t.r.windows.count; i++)
+        assert_string_equal(t.r.windows.items[i].process, "notepad.exe");
+    assert_int_equal(t.r.n_notes, 0); /* not even how many others there are */
+    /* selectors and handles of any other window: as a window that is not there */
+    assert_int_equal(rig_do(&t, OP_STATE, "window=Scratch"), WA_E_WINDOW_NOT_FOUND);
+    assert_int_equal(rig_do(&t, OP_FOCUS_WINDOW, "window=0x200"), WA_E_WINDOW_NOT_FOUND);
+    assert_null(strstr(t.r.message, "scratch"));
+    /* input that would reach another program is refused at the moment of sending */
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=1300|y=300"), WA_E_DENIED);
+    assert_non_null(strstr(t.r.message, "--apps"));
+    assert_false(actions_hold("mouse_button"));
+    /* notepad and its own dialog take input */
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=Save As|text=note.txt"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=500|y=300"), WA_E_OK);
+    /* an image of the screen shows the allowed windows only */
+    assert_int_equal(rig_do(&t, OP_SCREENSHOT, "monitor=0"), WA_E_OK);
+    assert_int_equal(pixel(&t, 150, 700), 0xffffff);   /* notepad */
+    assert_int_equal(pixel(&t, 1300, 300), 0x000000);  /* scratch */
+    assert_int_equal(pixel(&t, 1800, 1000), 0x000000); /* the desktop */
+    /* only they start; and the shell, a program too, only when listed */
+    assert_int_equal(rig_do(&t, OP_LAUNCH, "command=calc"), WA_E_DENIED);
+    assert_non_null(strstr(t.r.message, "calc.exe"));
+    assert_int_equal(rig_do(&t, OP_SHELL, "command=echo hi"), WA_E_DENIED);
+    assert_false(actions_hold("launch"));
+    assert_false(actions_hold("run_shell"));
+    rig_close(&t);
+
+    /* listed by name or by whole path; the screen of everything without an allow-list */
+    static const struct {
+        const char *apps;
+        wa_err launch;
+    } lists[] = {
+        {"Notepad, CALC", WA_E_OK},
+        {"notepad.exe,C:/Windows/System32/calc.exe", WA_E_OK},
+        {"notepad.exe,C:\\Other\\calc.exe", WA_E_DENIED},
+        {"notepad.exe,powershell.exe", WA_E_DENIED},
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
+        struct core_config c = {.shell = SHELL_ALLOWED, .apps = lists[i].apps};
+        open_on(&t, scene, &c);
+        assert_int_equal(rig_do(&t, OP_LAUNCH, "command=calc"), lists[i].launch);
+        assert_int_equal(rig_do(&t, OP_SHELL, "command=echo hi"),
+                         strstr(lists[i].apps, "powershell") ? WA_E_OK : WA_E_DENIED);
+        rig_close(&t);
+    }
+    struct core_config all = {0};
+    open_on(&t, scene, &all);
+    assert_int_equal(rig_do(&t, OP_SCREENSHOT, "monitor=0"), WA_E_OK);
+    assert_int_equal(pixel(&t, 1300, 300), 0xdddddd);
+    assert_int_equal(pixel(&t, 1800, 1000), 0x3a6ea5);
+    assert_int_equal(pixel(&t, 1300, 700), 0x000000); /* the restricted one, as ever */
+    rig_close(&t);
+}
+
+/* ---- shell off, honestly ---- */
+
+/* Windows that are routes to a shell, known by what they are, not by an English title. */
+static const char *const shell_windows[] = {
+    /* the Run dialog of a German Windows: Explorer's dialog, whatever its title */
+    "{\"hwnd\": 1280, \"title\": \"Ausf\xc3\xbchren\", \"class\": \"#32770\","
+    " \"process\": \"explorer.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+    /* shell32's Run dialog in another program, by its command box */
+    "{\"hwnd\": 1280, \"title\": \"Neue Aufgabe erstellen\", \"class\": \"#32770\","
+    " \"process\": \"host.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true,"
+    " \"tree\": {\"type\": \"Window\", \"children\": [{\"type\": \"ComboBox\", \"class\": "
+    "\"ComboBox\", \"automation_id\": \"12298\", \"bounds\": [10, 910, 500, 930]}]}}",
+    /* Task Manager's "Create new task": shell32's Run dialog in taskmgr.exe */
+    "{\"hwnd\": 1280, \"title\": \"Create new task\", \"class\": \"#32770\","
+    " \"process\": \"Taskmgr.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true,"
+    " \"tree\": {\"type\": \"Window\", \"children\": [{\"type\": \"ComboBox\", \"class\": "
+    "\"ComboBox\", \"automation_id\": \"12298\", \"bounds\": [10, 910, 500, 930]}]}}",
+    /* terminals by their program */
+    "{\"hwnd\": 1280, \"title\": \"~\", \"class\": \"Window Class\","
+    " \"process\": \"alacritty.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+    "{\"hwnd\": 1280, \"title\": \"wez\", \"class\": \"org.wezfurlong.wezterm\","
+    " \"process\": \"wezterm-gui.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+    "{\"hwnd\": 1280, \"title\": \"con\", \"class\": \"VirtualConsoleClass\","
+    " \"process\": \"ConEmu64.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+    "{\"hwnd\": 1280, \"title\": \"Terminal\", \"class\": \"CASCADIA_HOSTING_WINDOW_CLASS\","
+    " \"process\": \"WindowsTerminal.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+    "{\"hwnd\": 1280, \"title\": \"/home\", \"class\": \"mintty\","
+    " \"process\": \"mintty.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+    /* ... and by their file: a renamed terminal (its version resource), a console program */
+    "{\"hwnd\": 1280, \"title\": \"notes\", \"class\": \"Window Class\","
+    " \"process\": \"C:\\\\Tools\\\\term.exe\", \"rect\": [0, 900, 600, 1000], "
+    "\"foreground\": true}",
+    "{\"hwnd\": 1280, \"title\": \"tool\", \"class\": \"ToolWindow\","
+    " \"process\": \"C:\\\\Tools\\\\con.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": "
+    "true}",
+    /* the Start menu's search, the taskbar */
+    "{\"hwnd\": 1280, \"title\": \"Search\", \"class\": \"Windows.UI.Core.CoreWindow\","
+    " \"process\": \"SearchHost.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+    "{\"hwnd\": 1280, \"title\": \"Taskbar\", \"class\": \"Shell_TrayWnd\","
+    " \"process\": \"explorer.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+    /* Explorer's own window: its address bar has no window of its own on Windows 11 */
+    "{\"hwnd\": 1280, \"title\": \"Documents\", \"class\": \"CabinetWClass\","
+    " \"process\": \"explorer.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+};
+
+static void routes_to_a_shell_receive_nothing_when_it_is_off(void **state)
+{
+    (void)state;
+    for (int shell = 0; shell < 2; shell++) {
+        for (size_t i = 0; i < sizeof shell_windows / sizeof *shell_windows; i++) {
+            struct core_config cfg = {.shell = shell ? SHELL_ALLOWED : SHELL_DENIED};
+            struct rig t;
+            char *text = with_window(shell_windows[i]);
+            open_on(&t, text, &cfg);
+            free(text);
+            wa_err want = shell ? WA_E_OK : WA_E_SHELL_DISABLED;
+            wa_err e = rig_do(&t, OP_TYPE, "window=0x500|text=cmd /c calc");
+            if (e != want)
+                fail_msg("typing into %s: %s (%s)", shell_windows[i], wa_err_code(e), t.r.message);
+            assert_int_equal(rig_do(&t, OP_KEY, "window=0x500|keys=enter"), want);
+            assert_int_equal(actions_hold("type_text"), shell == 1);
+            assert_int_equal(actions_hold("press_keys"), shell == 1);
+            rig_close(&t);
+        }
+    }
+    /* programs on launch's list whose windows take text, not commands (a control panel
+     * applet in rundll32, a Java program), and Task Manager's own window, take typing */
+    static const char *const plain[] = {
+        "{\"hwnd\": 1280, \"title\": \"Internet Settings\", \"class\": \"#32770\","
+        " \"process\": \"rundll32.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+        "{\"hwnd\": 1280, \"title\": \"Editor\", \"class\": \"SunAwtFrame\","
+        " \"process\": \"javaw.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+        "{\"hwnd\": 1280, \"title\": \"Task Manager\", \"class\": \"#32770\","
+        " \"process\": \"taskmgr.exe\", \"rect\": [0, 900, 600, 1000], \"foreground\": true}",
+    };
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+        struct core_config cfg = {.shell = SHELL_DENIED};
+        struct rig p;
+        char *text = with_window(plain[i]);
+        open_on(&p, text, &cfg);
+        free(text);
+        assert_int_equal(rig_do(&p, OP_TYPE, "window=0x500|text=hello"), WA_E_OK);
+        rig_close(&p);
+    }
+    /* Explorer's window takes clicks (browsing), not keys */
+    struct core_config off = {.shell = SHELL_DENIED};
+    struct rig t;
+    char *text = with_window(shell_windows[sizeof shell_windows / sizeof *shell_windows - 1]);
+    open_on(&t, text, &off);
+    free(text);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=100|y=950"), WA_E_OK);
+    rig_close(&t);
+}
+
+/* The address bar of a program's own file dialog: no input, by click, by keys or by its
+ * element; the file name box beside it takes all of them. */
+static void an_address_bar_receives_nothing_when_the_shell_is_off(void **state)
+{
+    (void)state;
+    struct core_config cfg = {.shell = SHELL_DENIED};
+    struct rig t;
+    open_on(&t, scene, &cfg);
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=Save As|text=hello.txt"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_SET_VALUE, "window=Save As|ref=Edit:Address|text=cmd"),
+                     WA_E_SHELL_DISABLED);
+    assert_non_null(strstr(t.r.message, "address bar"));
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=Save As|ref=Edit:Address|text=cmd"),
+                     WA_E_SHELL_DISABLED);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=500|y=225"), WA_E_SHELL_DISABLED);
+    rig_close(&t);
+    /* the focus in the address bar: keys and text go there, and are refused */
+    char *moved = strdup(scene);
+    char *focused = strstr(moved, "\"states\": [\"focused\"], ");
+    memset(focused, ' ', strlen("\"states\": [\"focused\"], "));
+    char *address = strstr(moved, "\"hwnd\": 5002,");
+    size_t n = strlen(moved) + 64;
+    char *text = malloc(n);
+    snprintf(text, n, "%.*s\"states\": [\"focused\"], %s", (int)(address - moved), moved, address);
+    free(moved);
+    open_on(&t, text, &cfg);
+    free(text);
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=Save As|text=powershell"), WA_E_SHELL_DISABLED);
+    assert_int_equal(rig_do(&t, OP_KEY, "window=Save As|keys=enter"), WA_E_SHELL_DISABLED);
+    assert_false(actions_hold("type_text"));
+    assert_false(actions_hold("press_keys"));
+    rig_close(&t);
+}
+
+/* The keys that open the shell's launchers: every chord with the Windows key, ctrl+esc,
+ * ctrl+shift+esc. */
+static void launcher_keys_are_refused_when_the_shell_is_off(void **state)
+{
+    (void)state;
+    static const char *const refused[] = {"win+r",  "win+x",    "win+e",          "win+s",  "win",
+                                          "rwin+1", "ctrl+esc", "ctrl+shift+esc", "a win+x"};
+    struct core_config cfg = {.shell = SHELL_DENIED};
+    struct rig t;
+    open_on(&t, scene, &cfg);
+    char args[80];
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        snprintf(args, sizeof args, "window=notepad|keys=%s", refused[i]);
+        if (rig_do(&t, OP_KEY, args) != WA_E_SHELL_DISABLED)
+            fail_msg("%s was not refused", refused[i]);
+    }
+    assert_false(actions_hold("press_keys"));
+    assert_int_equal(rig_do(&t, OP_KEY, "window=notepad|keys=ctrl+s"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_KEY, "window=notepad|keys=shift+esc"), WA_E_OK);
+    rig_close(&t);
+    struct core_config on = {.shell = SHELL_ALLOWED};
+    open_on(&t, scene, &on);
+    assert_int_equal(rig_do(&t, OP_KEY, "window=notepad|keys=win+x"), WA_E_OK);
+    rig_close(&t);
+}
+
+/* A program on a network share (by its path, or on a remote drive) or outside the
+ * system's program folders needs the shell permission; an allow-list that names that
+ * very file lets it start. */
+static void programs_far_from_the_system_folders_need_the_shell(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *command, *why;
+    } far[] = {
+        {"update", "network share"},
+        {"\\\\server\\share\\update.exe", "network share"},
+        {"mapped", "network share"},
+        {"tool", "outside the system's program folders"},
+        {"climb", "outside the system's program folders"},
+    };
+    struct core_config cfg = {.shell = SHELL_DENIED};
+    struct rig t;
+    open_on(&t, scene, &cfg);
+    char args[120];
+    for (size_t i = 0; i < sizeof far / sizeof *far; i++) {
+        snprintf(args, sizeof args, "command=%s", far[i].command);
+        wa_err e = rig_do(&t, OP_LAUNCH, args);
+        if (e != WA_E_SHELL_DISABLED || !strstr(t.r.message, far[i].why))
+            fail_msg("%s: %s (%s)", far[i].command, wa_err_code(e), t.r.message);
+    }
+    assert_false(actions_hold("launch"));
+    assert_int_equal(rig_do(&t, OP_LAUNCH, "command=calc"), WA_E_OK); /* System32 */
+    rig_close(&t);
+    struct core_config listed = {.shell = SHELL_DENIED, .apps = "C:\\Users\\me\\tool.exe"};
+    open_on(&t, scene, &listed);
+    assert_int_equal(rig_do(&t, OP_LAUNCH, "command=tool"), WA_E_OK);
+    rig_close(&t);
+    struct core_config by_name = {.shell = SHELL_DENIED, .apps = "tool.exe"};
+    open_on(&t, scene, &by_name);
+    assert_int_equal(rig_do(&t, OP_LAUNCH, "command=tool"), WA_E_SHELL_DISABLED);
+    rig_close(&t);
+}
+
+/* ---- pastes, elements ---- */
+
+/* A paste takes what the clipboard holds: refused while its owner is a restricted program,
+ * or (with an allow-list) one outside it or unknown. */
+static void a_paste_is_checked_by_the_clipboards_owner(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *owner, *apps;
+        wa_err want;
+    } cases[] = {
+        {",\"clipboard_owner\": 768", NULL, WA_E_DENIED},
+        {",\"clipboard_owner\": 512", NULL, WA_E_OK},
+        {",\"clipboard_owner\": 512", "notepad.exe", WA_E_DENIED},
+        {",\"clipboard_owner\": 256", "notepad.exe", WA_E_OK},
+        {"", NULL, WA_E_OK},
+        {"", "notepad.exe", WA_E_DENIED},
+    };
+    static const char *const pastes[] = {"ctrl+v", "shift+insert", "ctrl+shift+v"};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        for (size_t k = 0; k < sizeof pastes / sizeof *pastes; k++) {
+            struct core_config cfg = {.apps = cases[i].apps};
+            struct rig t;
+            char *text = with_field(cases[i].owner);
+            open_on(&t, text, &cfg);
+            free(text);
+            char args[80];
+            snprintf(args, sizeof args, "window=notepad|keys=%s", pastes[k]);
+            assert_int_equal(rig_do(&t, OP_KEY, args), cases[i].want);
+            assert_int_equal(actions_hold("press_keys"), cases[i].want == WA_E_OK);
+            if (cases[i].want)
+                assert_non_null(strstr(t.r.message, "clipboard"));
+            rig_close(&t);
+        }
+    }
+}
+
+/* An element without a window of its own belongs to the nearest window above it: a
+ * password manager's control embedded in notepad is the password manager's. */
+static void elements_are_checked_by_the_nearest_window_above_them(void **state)
+{
+    (void)state;
+    struct core_config cfg = {0};
+    struct rig t;
+    open_on(&t, scene, &cfg);
+    assert_int_equal(rig_do(&t, OP_INVOKE, "window=Untitled|ref=Button:Reveal"), WA_E_DENIED);
+    assert_false(actions_hold("element_action"));
+    assert_int_equal(rig_do(&t, OP_SET_VALUE, "window=Untitled|ref=Edit:Text Editor|text=x"),
+                     WA_E_OK);
+    rig_close(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(only_the_allowed_programs_exist),
+        cmocka_unit_test(routes_to_a_shell_receive_nothing_when_it_is_off),
+        cmocka_unit_test(an_address_bar_receives_nothing_when_the_shell_is_off),
+        cmocka_unit_test(launcher_keys_are_refused_when_the_shell_is_off),
+        cmocka_unit_test(programs_far_from_the_system_folders_need_the_shell),
+        cmocka_unit_test(a_paste_is_checked_by_the_clipboards_owner),
+        cmocka_unit_test(elements_are_checked_by_the_nearest_window_above_them),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
