@@ -83,7 +83,7 @@ class Docs(unittest.TestCase):
 
     def test_a_citation_of_a_missing_section_is_found(self):
         append(os.path.join(self.tmp, "agent", "core", "core.c"),
-               "/* see SPEC §9 and docs/contract.md §3a */\n")
+               "/* see %s §9 and docs/contract.md §3a */\n" % "SPEC")
         new = self.new_problems()
         self.assertEqual(len(new), 1, new)
         self.assertRegex(new[0], r"^agent/core/core\.c:\d+: cites §9, which docs/contract\.md")
