@@ -104,17 +104,20 @@ def render(doc, base):
 
 
 def dump_baseline(base):
-    """baseline.json as this script writes it: a set's rows one to a line."""
+    """baseline.json as this script writes it, in the file's own layout (a row to a line),
+    so that a recorded set adds lines and changes few."""
     out = ['{', '  "about": %s,' % json.dumps(base.get("about", "")), '  "sets": [']
     sets = base.get("sets", [])
     for i, s in enumerate(sets):
         out.append('    {"label": %s,' % json.dumps(s["label"]))
         out.append('     "rows": {')
         rows = list(s["rows"].items())
+        last = "}}" + ("," if i + 1 < len(sets) else "")
         for j, (name, pair) in enumerate(rows):
-            out.append('       %s: [%.2f, %.2f]%s' % (json.dumps(name), pair[0], pair[1],
-                                                    "," if j + 1 < len(rows) else ""))
-        out.append('     }}' + ("," if i + 1 < len(sets) else ""))
+            end = "," if j + 1 < len(rows) else last
+            out.append('       %s: [%.2f, %.2f]%s' % (json.dumps(name), pair[0], pair[1], end))
+        if not rows:
+            out.append('     ' + last)
     out.append('  ]' + ("," if "request_sizes" in base else ""))
     if "request_sizes" in base:
         rs = base["request_sizes"]
@@ -123,8 +126,7 @@ def dump_baseline(base):
         out.append('   "rows": [')
         rows = rs.get("rows", [])
         for j, r in enumerate(rows):
-            out.append('     %s%s' % (json.dumps(r), "," if j + 1 < len(rows) else ""))
-        out.append('   ]}')
+            out.append('     %s%s' % (json.dumps(r), "," if j + 1 < len(rows) else "]}"))
     out.append('}')
     return "\n".join(out) + "\n"
 
