@@ -14,12 +14,12 @@ baseline.json is a row or a column of the table.
     table.py                  rewrite the tables in docs/bench.md
     table.py --check          exit 1, saying which table differs, when docs/bench.md is
                               not what baseline.json makes (docs.bench_table)
-    table.py --record LABEL [DESKTOP_JSON]
+    table.py --record LABEL [DESKTOP_JSON] [--sizes]
                               add the rows one ./dev.sh bench run printed (part 3's
                               --json, kept in build/bench/desktop.json) to baseline.json
-                              as its newest set, and part 4's request sizes
-                              (build/bench/request_sizes.json) when there are, then
-                              rewrite the tables
+                              as its newest set, then rewrite the tables; with --sizes,
+                              part 4's request sizes of that run (request_sizes.json
+                              beside it) become the ones part 4 compares with
     --baseline FILE, --doc FILE   other files than the repository's (for tests)
 """
 import json
@@ -138,7 +138,7 @@ def record(base, label, desktop_json, sizes_json):
         raise ValueError("baseline.json already has a set labelled '%s'" % label)
     base.setdefault("sets", []).append(
         {"label": label, "rows": {r["name"]: [r["median_ms"], r["p95_ms"]] for r in rows}})
-    if sizes_json and os.path.exists(sizes_json):
+    if sizes_json:
         with open(sizes_json, encoding="utf-8") as f:
             sizes = json.load(f)
         if sizes:
@@ -161,17 +161,21 @@ def main(argv):
     baseline = option("--baseline", BASELINE)
     doc_path = option("--doc", DOC)
     check = "--check" in args
-    if check:
-        args.remove("--check")
+    sizes = "--sizes" in args
+    args = [a for a in args if a not in ("--check", "--sizes")]
     with open(baseline, encoding="utf-8") as f:
         base = json.load(f)
     if args and args[0] == "--record":
         if len(args) < 2:
-            print("table.py --record LABEL [DESKTOP_JSON]", file=sys.stderr)
+            print("table.py --record LABEL [DESKTOP_JSON] [--sizes]", file=sys.stderr)
             return 2
         desktop_json = args[2] if len(args) > 2 else os.path.join(LAST_RUN, "desktop.json")
         sizes_json = os.path.join(os.path.dirname(desktop_json), "request_sizes.json")
-        record(base, args[1], desktop_json, sizes_json)
+        try:
+            record(base, args[1], desktop_json, sizes_json if sizes else None)
+        except (OSError, ValueError, KeyError) as e:
+            print("table.py --record: %s" % e, file=sys.stderr)
+            return 1
         with open(baseline, "w", encoding="utf-8") as f:
             f.write(dump_baseline(base))
     elif args:

@@ -183,7 +183,23 @@ class BenchTable(unittest.TestCase):
         self.assertIn("| a new row | 1.0 / 2.0 | -", doc)
         self.assertIn("| &nbsp;&nbsp;a new row: part | 0.5 / 0.8 | -", doc)
         code, out = self.table("--record", "now (load 0.5)", run_json)
-        self.assertNotEqual(code, 0, "a label recorded twice")
+        self.assertEqual(code, 1, "a label recorded twice")
+        self.assertIn("already has a set labelled 'now (load 0.5)'", out)
+
+    def test_request_sizes_are_replaced_only_when_asked(self):
+        run_json = os.path.join(self.tmp, "desktop.json")
+        with open(run_json, "w", encoding="utf-8") as f:
+            json.dump([{"name": "capture screen", "median_ms": 1, "p95_ms": 2, "note": ""}], f)
+        with open(os.path.join(self.tmp, "request_sizes.json"), "w", encoding="utf-8") as f:
+            json.dump([{"task": "bigapp", "request": 1, "body": 9000, "added": 9000,
+                        "images": 0}], f)
+        sizes = self.load()["request_sizes"]
+        self.assertEqual(self.table("--record", "a", run_json)[0], 0)
+        self.assertEqual(self.load()["request_sizes"], sizes)
+        self.assertEqual(self.table("--record", "b", run_json, "--sizes")[0], 0)
+        self.assertEqual(self.load()["request_sizes"]["label"], "b")
+        with open(self.doc, encoding="utf-8") as f:
+            self.assertIn("| bigapp | 1 | 9000 | 9000 | 0 |", f.read())
 
     def test_a_doc_without_its_markers_fails(self):
         with open(self.doc, encoding="utf-8") as f:
