@@ -30,7 +30,7 @@ static const char usage_text[] =
     "  winagent --help | --version\n"
     "run options: --provider openai-compatible|google --base-url URL --model NAME\n"
     "  --max-steps N --mode auto|a11y|pixel --max-edge PX --history-images N --log-dir DIR\n"
-    "  --shell on|off|confirm --dry-run --no-stream --audit-log FILE\n"
+    "  --shell on|off|confirm --dry-run --no-stream --store --audit-log FILE\n"
     "  --budget-tokens N --budget-seconds N   what the run may spend: it stops (exit code 6)\n"
     "      before the model call that would pass it\n"
     "  --delivery foreground|background|auto   how input reaches windows (also for the\n"

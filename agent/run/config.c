@@ -44,6 +44,8 @@ static wa_err read_settings(struct agent_config *c)
     c->log_dir = settings_get(s, SET_LOG_DIR);
     c->dry_run = settings_on(s, SET_DRY_RUN);
     c->stream = settings_on(s, SET_STREAM);
+    if ((e = settings_switch(s, SET_STORE, &c->store)))
+        return e;
     const char *mode = settings_get(s, SET_MODE);
     if (obs_mode_parse(mode, &c->mode) != WA_E_OK)
         return wa_fail(WA_E_CONFIG, "mode must be auto, a11y or pixel, not '%s' (from %s)", mode,

@@ -33,6 +33,7 @@ struct agent_config {
     const char *log_dir;
     bool dry_run;
     bool stream;
+    bool store;           /* openai-responses: "store" (llm_config.store) */
     int llm_retries;      /* retries after the first attempt (-1: the client's default) */
     int llm_max_wait_ms;  /* longest single backoff (0: default) */
     int llm_timeout_s;    /* one whole request (0: default) */
