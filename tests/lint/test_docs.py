@@ -113,13 +113,13 @@ class Docs(unittest.TestCase):
         self.contract_before = self.problems("--contract")
         self.assertEqual(self.contract_before, set(), "the contract misses names")
         self.contract_with(
-            settings_row='    X(STORE, "store", "store", SG_RUN, "WINAGENT_STORE", "off", SK_SWITCH,'
-                         ' "keep responses") \\\n',
+            settings_row='    X(WARP, "warp", "warp", SG_RUN, "WINAGENT_WARP", "off", SK_SWITCH,'
+                         ' "move faster") \\\n',
             op_cli="teleport", drop="WINAGENT_MAX_EDGE")
         new = self.new_problems("--contract")
         self.assertEqual(new, sorted([
-            "docs/contract.md: setting store: its flag --store is not in §2",
-            "docs/contract.md: setting store: its variable WINAGENT_STORE is not in §2",
+            "docs/contract.md: setting warp: its flag --warp is not in §2",
+            "docs/contract.md: setting warp: its variable WINAGENT_WARP is not in §2",
             "docs/contract.md: setting max_edge: its flag --max-edge is not in §2",
             "docs/contract.md: setting max_edge: its variable WINAGENT_MAX_EDGE is not in §2",
             "docs/contract.md: the command teleport is not in §2",
