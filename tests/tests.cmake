@@ -8,7 +8,10 @@
 #               (tests/wine/test_*.py), between the wine.up / wine.down fixtures
 #   e2e.*       whole runs: the loop against the fake LLM (tests/e2e/test_*.py)
 #   fuzz.*      the libFuzzer targets of build/fuzz, a few seconds each (tests/fuzz)
-#   docs.*      what the docs give users to copy: the CI workflow validates (tests/ci)
+#   docs.*      what the docs give users to copy or rely on: the CI workflow validates
+#               (tests/ci), the bench table is baseline.json's, the contract names every
+#               setting, command and action
+#   lint.*      format, cppcheck, the layers' include order, the docs' links and size
 
 file(GLOB unit_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/unit/test_*.c)
 foreach(src ${unit_sources})
@@ -52,8 +55,9 @@ add_test(NAME docs.ci_workflow COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/ci/t
 set_tests_properties(docs.ci_workflow PROPERTIES TIMEOUT 120 ENVIRONMENT
   "WINAGENT_SRC=${CMAKE_SOURCE_DIR};WINAGENT_NATIVE_EXE=$<TARGET_FILE:winagent>;PYTHONDONTWRITEBYTECODE=1")
 
-# The lint: the format check, cppcheck and the layers' include order (./dev.sh lint runs
-# the same scripts), and a test that the include-order check fails when it should.
+# The lint: the format check, cppcheck, the layers' include order and the docs' links and
+# size (./dev.sh lint runs the same scripts), and tests that the include-order and the
+# docs checks fail when they should.
 foreach(check format cppcheck)
   add_test(NAME lint.${check} COMMAND bash ${CMAKE_SOURCE_DIR}/tests/lint/${check}.sh)
   set_tests_properties(lint.${check} PROPERTIES TIMEOUT 300)
@@ -61,6 +65,18 @@ endforeach()
 add_test(NAME lint.layers COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/lint/layers.py)
 add_test(NAME lint.layers_check COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/lint/test_layers.py)
 set_tests_properties(lint.layers lint.layers_check PROPERTIES TIMEOUT 120
+  ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
+add_test(NAME lint.docs COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/lint/docs.py)
+add_test(NAME lint.docs_check COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/lint/test_docs.py)
+set_tests_properties(lint.docs lint.docs_check PROPERTIES TIMEOUT 120
+  ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
+
+# The docs against what they describe: the bench table of docs/bench.md is what
+# tests/bench/baseline.json makes, and docs/contract.md names every setting, command and
+# action of the tables.
+add_test(NAME docs.bench_table COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/bench/table.py --check)
+add_test(NAME docs.contract COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/lint/docs.py --contract)
+set_tests_properties(docs.bench_table docs.contract PROPERTIES TIMEOUT 60
   ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
 
 # The unit and native tests of the sanitizer build (build/asan), as one test here.

@@ -55,7 +55,11 @@ echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
 wine "$win/bench_desktop.exe" --testapp-log "$(winpath "$work/events.jsonl")" --json "$@" \
     </dev/null >"$work/desktop.json"
 python3 "$root/tests/bench/compare.py" "$work/desktop.json" "$root/tests/bench/baseline.json"
+# Kept for tests/bench/table.py --record, which makes a run a set of baseline.json.
+mkdir -p "$root/build/bench"
+cp "$work/desktop.json" "$root/build/bench/desktop.json"
 
 echo
 echo "== 4. request size per step (scripted tasks, the real loop, the fake model server)"
-python3 "$root/tests/bench/request_size.py" "$win/winagent.exe" "$root/tests/bench/baseline.json"
+python3 "$root/tests/bench/request_size.py" "$win/winagent.exe" "$root/tests/bench/baseline.json" \
+    --json "$root/build/bench/request_sizes.json"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The include order of winagent's layers, checked over the #include lines.
 
-Folders are layers, lowest first (README, "The tree"):
+Folders are layers, lowest first (docs/layout.md):
 
     base < automation, llm < automation/win, automation/fake
          < agent/core < agent/run < agent/front < agent

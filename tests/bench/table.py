@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""The speed tables of docs/bench.md, made from tests/bench/baseline.json.
+
+baseline.json holds what ./dev.sh bench printed before: "sets" of live-desktop rows
+(part 3; each set a label and {row name: [median ms, p95 ms]}) and "request_sizes"
+(part 4). This script writes them as Markdown tables between the markers
+
+    <!-- bench-table: desktop -->        ...  <!-- /bench-table -->
+    <!-- bench-table: request-sizes -->  ...  <!-- /bench-table -->
+
+of docs/bench.md, the newest set first. It knows no row by name: a row or a set added to
+baseline.json is a row or a column of the table.
+
+    table.py                  rewrite the tables in docs/bench.md
+    table.py --check          exit 1, saying which table differs, when docs/bench.md is
+                              not what baseline.json makes (docs.bench_table)
+    table.py --record LABEL [DESKTOP_JSON] [--sizes]
+                              add the rows one ./dev.sh bench run printed (part 3's
+                              --json, kept in build/bench/desktop.json) to baseline.json
+                              as its newest set, then rewrite the tables; with --sizes,
+                              part 4's request sizes of that run (request_sizes.json
+                              beside it) become the ones part 4 compares with
+    --baseline FILE, --doc FILE   other files than the repository's (for tests)
+"""
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BASELINE = os.path.join(ROOT, "tests", "bench", "baseline.json")
+DOC = os.path.join(ROOT, "docs", "bench.md")
+LAST_RUN = os.path.join(ROOT, "build", "bench")
+MARK = re.compile(r"(<!-- bench-table: ([a-z-]+) -->\n)(.*?)(<!-- /bench-table -->)", re.S)
+
+
+def cell(pair):
+    return "%.1f / %.1f" % (pair[0], pair[1])
+
+
+def row_name(name):
+    """A row's name as a table cell: the bench indents a row that is part of the one
+    above it, which Markdown would trim."""
+    stripped = name.lstrip(" ")
+    return "&nbsp;&nbsp;" * ((len(name) - len(stripped) + 1) // 2) + stripped
+
+
+def row_order(sets):
+    """Every row of every set once: the newest set's order, a row only older sets have
+    placed after the row it followed there."""
+    order = []
+    for s in sets:
+        before = None
+        for name in s["rows"]:
+            if name not in order:
+                order.insert(order.index(before) + 1 if before else len(order), name)
+            before = name
+    return order
+
+
+def desktop_table(base):
+    sets = list(reversed(base.get("sets", [])))  # newest first
+    if not sets:
+        return "(no sets in baseline.json)\n"
+    lines = ["| row (median / p95 ms) | " + " | ".join(s["label"] for s in sets) + " |",
+             "|---|" + "---|" * len(sets)]
+    for name in row_order(sets):
+        cells = [cell(s["rows"][name]) if name in s["rows"] else "-" for s in sets]
+        lines.append("| %s | %s |" % (row_name(name), " | ".join(cells)))
+    out = "\n".join(lines) + "\n"
+    if base.get("about"):
+        out += "\n" + base["about"] + "\n"
+    return out
+
+
+def sizes_table(base):
+    sizes = base.get("request_sizes") or {}
+    rows = sizes.get("rows") or []
+    if not rows:
+        return "(no request sizes in baseline.json)\n"
+    lines = ["| task | request | body (bytes) | added (bytes) | images (bytes) |",
+             "|---|---|---|---|---|"]
+    for r in rows:
+        lines.append("| %s | %d | %d | %d | %d |" % (r["task"], r["request"], r["body"],
+                                                    r["added"], r["images"]))
+    out = "\n".join(lines) + "\n"
+    about = sizes.get("about") or sizes.get("label")
+    if about:
+        out += "\n" + about + "\n"
+    return out
+
+
+TABLES = {"desktop": desktop_table, "request-sizes": sizes_table}
+
+
+def render(doc, base):
+    """doc with every marked table made anew from base; raises on an unknown table."""
+    def one(m):
+        make = TABLES.get(m.group(2))
+        if not make:
+            raise ValueError("unknown table '%s' in the markers" % m.group(2))
+        return m.group(1) + "\n" + make(base) + "\n" + m.group(4)
+    return MARK.sub(one, doc)
+
+
+def dump_baseline(base):
+    """baseline.json as this script writes it, in the file's own layout (a row to a line),
+    so that a recorded set adds lines and changes few."""
+    out = ['{', '  "about": %s,' % json.dumps(base.get("about", "")), '  "sets": [']
+    sets = base.get("sets", [])
+    for i, s in enumerate(sets):
+        out.append('    {"label": %s,' % json.dumps(s["label"]))
+        out.append('     "rows": {')
+        rows = list(s["rows"].items())
+        last = "}}" + ("," if i + 1 < len(sets) else "")
+        for j, (name, pair) in enumerate(rows):
+            end = "," if j + 1 < len(rows) else last
+            out.append('       %s: [%.2f, %.2f]%s' % (json.dumps(name), pair[0], pair[1], end))
+        if not rows:
+            out.append('     ' + last)
+    out.append('  ]' + ("," if "request_sizes" in base else ""))
+    if "request_sizes" in base:
+        rs = base["request_sizes"]
+        out.append('  "request_sizes": {"label": %s,' % json.dumps(rs.get("label", "")))
+        out.append('   "about": %s,' % json.dumps(rs.get("about", "")))
+        out.append('   "rows": [')
+        rows = rs.get("rows", [])
+        for j, r in enumerate(rows):
+            out.append('     %s%s' % (json.dumps(r), "," if j + 1 < len(rows) else "]}"))
+    out.append('}')
+    return "\n".join(out) + "\n"
+
+
+def record(base, label, desktop_json, sizes_json):
+    with open(desktop_json, encoding="utf-8") as f:
+        rows = json.load(f)
+    if any(s["label"] == label for s in base.get("sets", [])):
+        raise ValueError("baseline.json already has a set labelled '%s'" % label)
+    base.setdefault("sets", []).append(
+        {"label": label, "rows": {r["name"]: [r["median_ms"], r["p95_ms"]] for r in rows}})
+    if sizes_json:
+        with open(sizes_json, encoding="utf-8") as f:
+            sizes = json.load(f)
+        if sizes:
+            base["request_sizes"] = {"label": label,
+                                     "about": "Part 4 as ./dev.sh bench printed it (%s)." % label,
+                                     "rows": sizes}
+
+
+def main(argv):
+    args = list(argv)
+
+    def option(name, default):
+        if name in args:
+            i = args.index(name)
+            value = args[i + 1]
+            del args[i:i + 2]
+            return value
+        return default
+
+    baseline = option("--baseline", BASELINE)
+    doc_path = option("--doc", DOC)
+    check = "--check" in args
+    sizes = "--sizes" in args
+    args = [a for a in args if a not in ("--check", "--sizes")]
+    with open(baseline, encoding="utf-8") as f:
+        base = json.load(f)
+    if args and args[0] == "--record":
+        if len(args) < 2:
+            print("table.py --record LABEL [DESKTOP_JSON] [--sizes]", file=sys.stderr)
+            return 2
+        desktop_json = args[2] if len(args) > 2 else os.path.join(LAST_RUN, "desktop.json")
+        sizes_json = os.path.join(os.path.dirname(desktop_json), "request_sizes.json")
+        try:
+            record(base, args[1], desktop_json, sizes_json if sizes else None)
+        except (OSError, ValueError, KeyError) as e:
+            print("table.py --record: %s" % e, file=sys.stderr)
+            return 1
+        with open(baseline, "w", encoding="utf-8") as f:
+            f.write(dump_baseline(base))
+    elif args:
+        print(__doc__, file=sys.stderr)
+        return 2
+    with open(doc_path, encoding="utf-8") as f:
+        doc = f.read()
+    found = [m.group(2) for m in MARK.finditer(doc)]
+    if sorted(found) != sorted(TABLES):
+        print("%s: needs one marked table of each of %s, has %s" % (
+            doc_path, ", ".join(sorted(TABLES)), ", ".join(found) or "none"), file=sys.stderr)
+        return 1
+    made = render(doc, base)
+    if check:
+        if made == doc:
+            return 0
+        for m_doc, m_new in zip(MARK.finditer(doc), MARK.finditer(made)):
+            if m_doc.group(3) != m_new.group(3):
+                print("%s: the %s table is not what %s makes; run tests/bench/table.py" % (
+                    doc_path, m_doc.group(2), os.path.relpath(baseline, ROOT)), file=sys.stderr)
+        return 1
+    if made != doc:
+        with open(doc_path, "w", encoding="utf-8") as f:
+            f.write(made)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

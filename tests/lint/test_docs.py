@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""The docs checks find what they are for: on a copy of the docs and the tables they
+describe, each planted fault (a link to no file or no heading, a README grown past its
+size or given a dated section, a comment citing a section the contract lacks, a setting,
+command or action the contract does not name, a bench table that is not what
+baseline.json makes) adds the line that names it, and what is fine adds none."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+DOCS = os.path.join(HERE, "docs.py")
+TABLE = os.path.join(ROOT, "tests", "bench", "table.py")
+
+
+def run(*args):
+    p = subprocess.run([sys.executable] + list(args), capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+def append(path, text):
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(text)
+
+
+class Docs(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="docs-")
+        for name in ("README.md", "NEWS.md", "SKILL.md"):
+            shutil.copy(os.path.join(ROOT, name), self.tmp)
+        shutil.copytree(os.path.join(ROOT, "docs"), os.path.join(self.tmp, "docs"))
+        for d in ("agent", "automation", "base", "llm"):
+            shutil.copytree(os.path.join(ROOT, d), os.path.join(self.tmp, d))
+        self.before = self.problems()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def problems(self, *flags):
+        code, out = run(DOCS, *flags, self.tmp)
+        lines = set(out.splitlines())
+        self.assertEqual(code, 1 if lines else 0, out)
+        return lines
+
+    def new_problems(self, *flags):
+        before = self.before if not flags else self.contract_before
+        return sorted(self.problems(*flags) - before)
+
+    def test_a_link_to_no_file_is_found(self):
+        append(os.path.join(self.tmp, "docs", "usage.md"), "\nSee [the old page](old-page.md).\n")
+        new = self.new_problems()
+        self.assertEqual(len(new), 1, new)
+        self.assertRegex(new[0], r"^docs/usage\.md:\d+: link to old-page\.md: no such file$")
+
+    def test_a_link_to_no_heading_is_found_and_one_to_a_heading_is_not(self):
+        append(os.path.join(self.tmp, "docs", "usage.md"),
+               "\n[gate](contract.md#3a-the-security-gate) [tree](contract.md#5-the-tree)\n")
+        new = self.new_problems()
+        self.assertEqual(len(new), 1, new)
+        self.assertIn("link to contract.md#5-the-tree: no heading makes #5-the-tree", new[0])
+
+    def test_links_shown_as_code_are_not_links(self):
+        append(os.path.join(self.tmp, "docs", "usage.md"),
+               "\nWrite `[x](missing.md)` for a link.\n\n```\n[y](also-missing.md)\n```\n")
+        self.assertEqual(self.new_problems(), [])
+
+    def test_a_readme_past_its_size_is_found(self):
+        append(os.path.join(self.tmp, "README.md"), "\n" + "a line of lab notes\n" * 800)
+        new = self.new_problems()
+        self.assertEqual(len(new), 1, new)
+        self.assertRegex(new[0], r"^README\.md: \d+ bytes; the front door stays under 15000")
+
+    def test_a_dated_section_in_the_readme_is_found(self):
+        append(os.path.join(self.tmp, "README.md"), "\n### 2026-11-29: what we measured\n")
+        new = [p for p in self.new_problems() if "the front door stays under" not in p]
+        self.assertEqual(len(new), 1, new)
+        self.assertIn("a dated section (### 2026-11-29: what we measured)", new[0])
+
+    def test_a_citation_of_a_missing_section_is_found(self):
+        append(os.path.join(self.tmp, "agent", "core", "core.c"),
+               "/* see %s §9 and docs/contract.md §3a */\n" % "SPEC")
+        new = self.new_problems()
+        self.assertEqual(len(new), 1, new)
+        self.assertRegex(new[0], r"^agent/core/core\.c:\d+: cites §9, which docs/contract\.md")
+
+    def contract_with(self, settings_row=None, op_cli=None, drop=None):
+        if settings_row:
+            path = os.path.join(self.tmp, "agent", "core", "settings.h")
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            anchor = "#define SETTING_MAP(X)" + " " * 0
+            i = text.index(anchor)
+            j = text.index("\n", i)
+            text = text[:j + 1] + settings_row + text[j + 1:]
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        if op_cli:
+            append(os.path.join(self.tmp, "agent", "core", "ops.c"),
+                   '\n/* [OP_X] = {.cli = "%s", .model = "%s"} */\n' % (op_cli, op_cli))
+        if drop:
+            path = os.path.join(self.tmp, "docs", "contract.md")
+            with open(path, encoding="utf-8") as f:
+                lines = [l for l in f if drop not in l]
+            with open(path, "w", encoding="utf-8") as f:
+                f.writelines(lines)
+
+    def test_the_contract_names_every_setting_command_and_action(self):
+        self.contract_before = self.problems("--contract")
+        self.assertEqual(self.contract_before, set(), "the contract misses names")
+        self.contract_with(
+            settings_row='    X(WARP, "warp", "warp", SG_RUN, "WINAGENT_WARP", "off", SK_SWITCH,'
+                         ' "move faster") \\\n',
+            op_cli="teleport", drop="WINAGENT_MAX_EDGE")
+        new = self.new_problems("--contract")
+        self.assertEqual(new, sorted([
+            "docs/contract.md: setting warp: its flag --warp is not in §2",
+            "docs/contract.md: setting warp: its variable WINAGENT_WARP is not in §2",
+            "docs/contract.md: setting max_edge: its flag --max-edge is not in §2",
+            "docs/contract.md: setting max_edge: its variable WINAGENT_MAX_EDGE is not in §2",
+            "docs/contract.md: the command teleport is not in §2",
+            "docs/contract.md: the model's action teleport is not in §3",
+        ]))
+
+
+class BenchTable(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="bench-table-")
+        self.doc = os.path.join(self.tmp, "bench.md")
+        self.base = os.path.join(self.tmp, "baseline.json")
+        shutil.copy(os.path.join(ROOT, "docs", "bench.md"), self.doc)
+        shutil.copy(os.path.join(ROOT, "tests", "bench", "baseline.json"), self.base)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def table(self, *args):
+        return run(TABLE, "--baseline", self.base, "--doc", self.doc, *args)
+
+    def load(self):
+        with open(self.base, encoding="utf-8") as f:
+            return json.load(f)
+
+    def test_the_committed_table_is_what_baseline_json_makes(self):
+        code, out = self.table("--check")
+        self.assertEqual(code, 0, out)
+
+    def test_a_row_added_to_baseline_json_makes_the_check_fail_until_rewritten(self):
+        base = self.load()
+        base["sets"][-1]["rows"]["observe bigapp through the core"] = [120.5, 140.25]
+        with open(self.base, "w", encoding="utf-8") as f:
+            json.dump(base, f)
+        code, out = self.table("--check")
+        self.assertEqual(code, 1, out)
+        self.assertIn("the desktop table is not what", out)
+        self.assertEqual(self.table()[0], 0)
+        self.assertEqual(self.table("--check")[0], 0)
+        with open(self.doc, encoding="utf-8") as f:
+            self.assertIn("| observe bigapp through the core | 120.5 / 140.2 |", f.read())
+
+    def test_a_recorded_run_is_the_newest_column(self):
+        run_json = os.path.join(self.tmp, "desktop.json")
+        with open(run_json, "w", encoding="utf-8") as f:
+            json.dump([{"name": "capture screen", "median_ms": 12.34, "p95_ms": 15.0, "note": ""},
+                       {"name": "a new row", "median_ms": 1.0, "p95_ms": 2.0, "note": "x"},
+                       {"name": "  a new row: part", "median_ms": 0.5, "p95_ms": 0.75,
+                        "note": ""}], f)
+        sets = len(self.load()["sets"])
+        code, out = self.table("--record", "now (load 0.5)", run_json)
+        self.assertEqual(code, 0, out)
+        base = self.load()
+        self.assertEqual(len(base["sets"]), sets + 1)
+        self.assertEqual(base["sets"][-1]["label"], "now (load 0.5)")
+        self.assertEqual(self.table("--check")[0], 0)
+        with open(self.doc, encoding="utf-8") as f:
+            doc = f.read()
+        self.assertIn("| row (median / p95 ms) | now (load 0.5) |", doc)
+        self.assertRegex(doc, r"\| capture screen \| 12\.3 / 15\.0 \| ")
+        self.assertIn("| a new row | 1.0 / 2.0 | -", doc)
+        self.assertIn("| &nbsp;&nbsp;a new row: part | 0.5 / 0.8 | -", doc)
+        code, out = self.table("--record", "now (load 0.5)", run_json)
+        self.assertEqual(code, 1, "a label recorded twice")
+        self.assertIn("already has a set labelled 'now (load 0.5)'", out)
+
+    def test_request_sizes_are_replaced_only_when_asked(self):
+        run_json = os.path.join(self.tmp, "desktop.json")
+        with open(run_json, "w", encoding="utf-8") as f:
+            json.dump([{"name": "capture screen", "median_ms": 1, "p95_ms": 2, "note": ""}], f)
+        with open(os.path.join(self.tmp, "request_sizes.json"), "w", encoding="utf-8") as f:
+            json.dump([{"task": "bigapp", "request": 1, "body": 9000, "added": 9000,
+                        "images": 0}], f)
+        sizes = self.load()["request_sizes"]
+        self.assertEqual(self.table("--record", "a", run_json)[0], 0)
+        self.assertEqual(self.load()["request_sizes"], sizes)
+        self.assertEqual(self.table("--record", "b", run_json, "--sizes")[0], 0)
+        self.assertEqual(self.load()["request_sizes"]["label"], "b")
+        with open(self.doc, encoding="utf-8") as f:
+            self.assertIn("| bigapp | 1 | 9000 | 9000 | 0 |", f.read())
+
+    def test_a_doc_without_its_markers_fails(self):
+        with open(self.doc, encoding="utf-8") as f:
+            text = f.read().replace("<!-- bench-table: request-sizes -->", "")
+        with open(self.doc, "w", encoding="utf-8") as f:
+            f.write(text)
+        code, out = self.table("--check")
+        self.assertEqual(code, 1, out)
+        self.assertIn("needs one marked table of each of desktop, request-sizes", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
