@@ -10,16 +10,26 @@ import watest
 from watest import run_winagent, WineProgram
 
 
-def wait_tree(sel, timeout=30.0):
-    """The tree of the window sel once it exists (the program may still be starting)."""
+def wait_tree(sel, timeout=30.0, ready=None):
+    """The tree of the window sel once it exists (the program may still be starting) and,
+    with ready, once ready(tree) holds: a program fills its window after showing it, so a
+    tree taken at once may hold a toolbar without its buttons yet. Past the timeout, the
+    last tree is returned for the test's own assertions to judge."""
     deadline = time.monotonic() + timeout
     while True:
         r = run_winagent("tree", "--window", sel, "--json")
         if r.returncode == 0:
-            return json.loads(r.stdout)["data"], r.stderr
-        if time.monotonic() > deadline:
+            t = json.loads(r.stdout)["data"]
+            if ready is None or ready(t) or time.monotonic() > deadline:
+                return t, r.stderr
+        elif time.monotonic() > deadline:
             raise AssertionError("no tree of %r within %.0fs: %s" % (sel, timeout, r.stderr))
         time.sleep(0.5)
+
+
+def toolbars_filled(tree):
+    bars = [n for n in tree["elements"] if n["type"] == "ToolBar"]
+    return bool(bars) and all(len(children(tree, b)) > 3 for b in bars)
 
 
 def types(tree):
@@ -111,7 +121,7 @@ class Regedit(unittest.TestCase):
 class Wordpad(unittest.TestCase):
     def test_toolbar_buttons_and_combo_boxes(self):
         with WineProgram("Program Files/Windows NT/Accessories/wordpad.exe"):
-            t, _ = wait_tree("Wine Wordpad")
+            t, _ = wait_tree("Wine Wordpad", ready=toolbars_filled)
             bars = [n for n in t["elements"] if n["type"] == "ToolBar"]
             self.assertTrue(bars, types(t))
             for bar in bars:
