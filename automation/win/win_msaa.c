@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "automation/win/win_msaa.h"
+#include "automation/win/win_coll.h"
 #include "automation/win/win_menu.h"
 #include "automation/win/win_msaa_cc.h"
 #include "automation/win/win_utf8.h"
@@ -128,7 +129,9 @@ struct win_msaa_ctx {
     int nthreads;
     struct thread_state scratch; /* when more threads than that own windows */
     struct win_cc *cc;           /* buffers in target processes, made when needed */
-    struct list_facts **lists;   /* each its own block: readers write into it */
+    struct win_coll **colls;     /* the long collections met (win_coll.h), each once */
+    size_t ncolls, cap_colls;
+    struct list_facts **lists; /* each its own block: readers write into it */
     size_t nlists, cap_lists;
     struct win_job *ahead[AHEAD_CAP]; /* tasks reading lists ahead of the walk */
     int nahead;
@@ -532,6 +535,8 @@ static wa_err info_root(struct win_msaa_ctx *c, struct el_desc *d, struct tree_e
     return WA_E_OK;
 }
 
+static void coll_summary(struct win_msaa_ctx *c, HWND h, struct tree_element_info *out);
+
 static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
 {
     HWND h = d->hwnd;
@@ -617,6 +622,7 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
     if (action && *action)
         out->patterns |= WA_PAT_DEFAULT_ACTION;
     free(action);
+    coll_summary(c, h, out);
     return WA_E_OK;
 }
 
@@ -1026,7 +1032,98 @@ static struct list_facts *list_facts(struct win_msaa_ctx *c, HWND h, bool combo)
     return f;
 }
 
+/* ---- long collections (win_coll.h) ---- */
+
+/* The id a collection names an item by: its index, or its HTREEITEM. */
+static uint64_t item_id(const struct el_desc *d)
+{
+    return d->items == MSAA_ITEMS_LISTBOX || d->items == MSAA_ITEMS_COMBOBOX ? (uint64_t)d->item
+                                                                             : d->item_id;
+}
+
+static struct win_coll *coll_found(struct win_msaa_ctx *c, HWND h)
+{
+    for (size_t i = 0; i < c->ncolls; i++)
+        if (win_coll_hwnd(c->colls[i]) == h)
+            return c->colls[i];
+    return NULL;
+}
+
+/* The collection of control h (of item class k) for this walk, opened once; NULL when
+ * it is none, or does not answer. */
+static struct win_coll *coll_of(struct win_msaa_ctx *c, HWND h, enum msaa_item_class k)
+{
+    struct win_coll *co = coll_found(c, h);
+    if (co || !win_coll_reader(k) || !thread_of(c, h)->responsive || !ctx_cc(c))
+        return co;
+    if (c->ncolls == c->cap_colls) {
+        size_t cap = c->cap_colls ? 2 * c->cap_colls : 4;
+        struct win_coll **p = wa_reallocarray(c->colls, cap, sizeof *p);
+        if (!p)
+            return NULL;
+        c->colls = p;
+        c->cap_colls = cap;
+    }
+    if ((co = win_coll_open(c->cc, h, k)))
+        c->colls[c->ncolls++] = co;
+    return co;
+}
+
+/* A collection control's summary on its node. */
+static void coll_summary(struct win_msaa_ctx *c, HWND h, struct tree_element_info *out)
+{
+    struct win_coll *co = coll_of(c, h, msaa_class_items(out->class_name));
+    if (co)
+        win_coll_summary(co, &out->coll);
+}
+
+/* The items of a long collection listed under parent (0: its top level); false when
+ * the collection does not list its items itself (they are walked as before). */
+static bool add_coll_items(struct win_msaa_ctx *c, struct el_list *l, HWND h,
+                           enum msaa_item_class k, uint64_t parent)
+{
+    struct win_coll *co = coll_of(c, h, k);
+    if (!co || !win_coll_lists(co))
+        return false;
+    uint64_t ids[WIN_COLL_LISTED_MAX];
+    size_t n = win_coll_children(co, parent, ids, WIN_COLL_LISTED_MAX);
+    for (size_t i = 0; i < n; i++) {
+        struct el_desc d = {
+            .kind = EL_ITEM, .hwnd = h, .items = k, .item = (int)ids[i], .item_id = ids[i]};
+        if (!list_add(l, &d))
+            break;
+    }
+    return true;
+}
+
+static void add_cc_items(struct win_msaa_ctx *c, struct el_list *l, HWND h, enum msaa_item_class k,
+                         uint64_t parent);
+
+/* A tree item's children: those its collection lists, else its open branch. */
+static void add_tree_children(struct win_msaa_ctx *c, struct el_list *l, struct el_desc *d)
+{
+    if (!add_coll_items(c, l, d->hwnd, d->items, d->item_id))
+        add_cc_items(c, l, d->hwnd, d->items, d->item_id);
+}
+
+static wa_err info_item_read(struct win_msaa_ctx *c, struct el_desc *d,
+                             struct tree_element_info *out);
+
+/* An item: what its collection read of it, else read on its own, with the identity
+ * every collection item carries. */
 static wa_err info_item(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
+{
+    struct win_coll *co = coll_found(c, d->hwnd);
+    uint64_t id = item_id(d);
+    if (co && win_coll_info(co, id, out))
+        return WA_E_OK;
+    wa_err e = info_item_read(c, d, out);
+    win_cc_item_identity(d->hwnd, d->items, id, out);
+    return e;
+}
+
+static wa_err info_item_read(struct win_msaa_ctx *c, struct el_desc *d,
+                             struct tree_element_info *out)
 {
     HWND h = d->hwnd;
     if (d->items != MSAA_ITEMS_LISTBOX && d->items != MSAA_ITEMS_COMBOBOX) {
@@ -1274,6 +1371,8 @@ static void add_cc_items(struct win_msaa_ctx *c, struct el_list *l, HWND h, enum
 
 static void add_items(struct win_msaa_ctx *c, struct el_list *l, HWND h, enum msaa_item_class k)
 {
+    if (add_coll_items(c, l, h, k, 0))
+        return;
     if (k != MSAA_ITEMS_LISTBOX && k != MSAA_ITEMS_COMBOBOX) {
         add_cc_items(c, l, h, k, 0);
         return;
@@ -1406,7 +1505,7 @@ static wa_err m_first_child(void *ctx, void *el, void **out)
     else if (d->kind == EL_ACC && d->child_id == CHILDID_SELF)
         add_acc_children(c, l, d->acc, d->hwnd);
     else if (d->kind == EL_ITEM && d->items == MSAA_ITEMS_TREEVIEW)
-        add_cc_items(c, l, d->hwnd, d->items, d->item_id);
+        add_tree_children(c, l, d);
     bool any = l->count > 0;
     if (any)
         *out = handle_new(l, 0);
@@ -1525,6 +1624,9 @@ void win_msaa_menubar_apart(struct win_msaa_ctx *c)
 void win_msaa_close(struct win_msaa_ctx *c)
 {
     if (c) {
+        for (size_t i = 0; i < c->ncolls; i++)
+            win_coll_free(c->colls[i]);
+        free(c->colls);
         win_cc_free(c->cc);
         join_ahead(c, true); /* lists whose items were not walked (budget, node cap) */
         for (size_t i = 0; i < c->nlists; i++) {
@@ -1633,6 +1735,70 @@ wa_err win_msaa_action(void *handle, enum wa_element_action a, const char *value
         SysFreeString(b);
         return acc_result(hr, "put_accValue");
     }
+    case WA_ACT_SCROLL_INTO_VIEW: /* the control's own message does that */
+        break;
     }
     return wa_fail(WA_E_UNSUPPORTED, "no MSAA action");
+}
+
+/* ---- items of long collections, beyond what a walk lists ---- */
+
+wa_err win_msaa_find_items(HWND root, HWND h, const struct wa_item_query *q, struct win_gate *gate,
+                           void **handles, struct tree_element_info *infos, size_t max, size_t *n)
+{
+    *n = 0;
+    wchar_t wcls[64];
+    char *cls = win_wide_to_utf8_n(wcls, GetClassNameW(h, wcls, 64));
+    enum msaa_item_class k = msaa_class_items(cls);
+    free(cls);
+    const struct win_cc_reader *rd = win_coll_reader(k);
+    if (!rd || !rd->find)
+        return wa_fail(WA_E_UNSUPPORTED, "the control is no collection that can be searched");
+    struct win_msaa_ctx *c = NULL;
+    wa_err e = win_msaa_open(root, gate, &c);
+    if (e)
+        return e;
+    uint64_t *ids = calloc(max ? max : 1, sizeof *ids);
+    struct win_cc_item *items = calloc(max ? max : 1, sizeof *items);
+    if (!ids || !items)
+        e = wa_fail(WA_E_NOMEM, "out of memory");
+    else if (!thread_of(c, h)->responsive || !ctx_cc(c))
+        e = wa_fail(WA_E_TIMEOUT, "the window does not answer");
+    size_t found = e ? 0 : rd->find(c->cc, h, q, ids, max);
+    for (size_t i = 0; i < found; i++)
+        items[i] = (struct win_cc_item){ids[i], 0};
+    if (found && rd->read)
+        rd->read(c->cc, h, items, found, infos);
+    for (size_t i = 0; i < found; i++) {
+        struct el_list *l = list_new();
+        struct el_desc d = {
+            .kind = EL_ITEM, .hwnd = h, .items = k, .item = (int)ids[i], .item_id = ids[i]};
+        handles[*n] = l && list_add(l, &d) ? handle_new(l, 0) : NULL;
+        list_unref(l);
+        if (!handles[*n]) {
+            e = wa_fail(WA_E_NOMEM, "out of memory");
+            break;
+        }
+        if (!rd->read)
+            info_item(c, desc_of(handles[*n]), &infos[*n]);
+        (*n)++;
+    }
+    for (size_t i = *n; rd->read && i < found; i++) /* what went unused */
+        tree_element_info_cleanup(&infos[i]);
+    free(ids);
+    free(items);
+    win_msaa_close(c);
+    return e;
+}
+
+wa_err win_msaa_element_info(void *handle, struct tree_element_info *out)
+{
+    memset(out, 0, sizeof *out);
+    struct el_desc *d = desc_of(handle);
+    struct win_msaa_ctx *c = NULL;
+    wa_err e = win_msaa_open(GetAncestor(d->hwnd, GA_ROOT), NULL, &c);
+    if (!e)
+        e = m_info(c, handle, out);
+    win_msaa_close(c);
+    return e;
 }

@@ -71,6 +71,16 @@ void win_msaa_describe(void *handle, struct win_msaa_target *out);
  * MSAA object that does it, so the caller can try window messages. */
 wa_err win_msaa_action(void *handle, enum wa_element_action a, const char *value, const char **via);
 
+/* Items of collection control h (a list view, tree view, list box or combo box inside
+ * top-level window root) that q wants, from the control's own data, whether a walk
+ * listed them or not: up to max element handles (released with
+ * win_msaa_release_handle) into handles, and what each is into infos; *n how many.
+ * WA_E_UNSUPPORTED when h is no collection that can be searched. */
+wa_err win_msaa_find_items(HWND root, HWND h, const struct wa_item_query *q, struct win_gate *gate,
+                           void **handles, struct tree_element_info *infos, size_t max, size_t *n);
+/* What the element is now (its bounds and states after it scrolled), read afresh. */
+wa_err win_msaa_element_info(void *handle, struct tree_element_info *out);
+
 /* The element's current accValue (UTF-8, heap). WA_E_DENIED for a protected
  * (password) object, WA_E_UNSUPPORTED when it has none. */
 wa_err win_msaa_value(void *handle, char **out);

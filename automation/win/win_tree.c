@@ -309,3 +309,107 @@ wa_err win_open_menus(uint64_t hwnd, uint64_t *out, size_t max, size_t *count)
     *count = n;
     return WA_E_OK;
 }
+
+/* ---- items of long collections beyond what a walk lists ---- */
+
+#define FIND_MS 10000 /* a search of every item of a collection, at most */
+
+struct find_job {
+    HWND root, h;
+    struct wa_item_query q;
+    char *name, *runtime_id; /* q's strings, owned */
+    size_t max, n;
+    void **handles;
+    struct tree_element_info *infos;
+};
+
+static void find_job_free(void *p)
+{
+    struct find_job *f = p;
+    for (size_t i = 0; i < f->n; i++) {
+        win_msaa_release_handle(f->handles[i]);
+        tree_element_info_cleanup(&f->infos[i]);
+    }
+    free(f->handles);
+    free(f->infos);
+    free(f->name);
+    free(f->runtime_id);
+    free(f);
+}
+
+static wa_err find_job_run(void *arg, struct win_gate *gate)
+{
+    struct find_job *f = arg;
+    return win_msaa_find_items(f->root, f->h, &f->q, gate, f->handles, f->infos, f->max, &f->n);
+}
+
+/* Whether node `parent` of t holds the item info names already. */
+static bool holds_item(const struct wa_tree *t, size_t parent, const struct tree_element_info *info)
+{
+    for (size_t i = parent + 1; i < t->count; i++) {
+        const struct wa_node *n = &t->nodes[i];
+        if (n->parent != (int)parent || !n->coll_item)
+            continue;
+        if (info->runtime_id ? n->runtime_id && strcmp(n->runtime_id, info->runtime_id) == 0
+                             : n->item_index == info->item_index)
+            return true;
+    }
+    return false;
+}
+
+wa_err win_find_items(struct wa_tree *t, size_t index, const struct wa_item_query *q, size_t max,
+                      size_t *added)
+{
+    *added = 0;
+    const struct wa_node *node = &t->nodes[index];
+    HWND h = (HWND)(uintptr_t)node->hwnd;
+    if (!t->source || strcmp(t->source, "msaa") != 0)
+        return wa_fail(WA_E_UNSUPPORTED, "only the HWND tree's collections are searched beyond "
+                                         "what they list");
+    if (!h || !IsWindow(h))
+        return wa_fail(WA_E_STALE_REF, "the collection's window is gone");
+    struct find_job *f = calloc(1, sizeof *f);
+    if (!f)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    f->root = (HWND)(uintptr_t)t->hwnd;
+    f->h = h;
+    f->q = *q;
+    f->max = max;
+    f->name = str_dup(q->name);
+    f->runtime_id = str_dup(q->runtime_id);
+    f->q.name = f->name;
+    f->q.runtime_id = f->runtime_id;
+    f->handles = calloc(max ? max : 1, sizeof *f->handles);
+    f->infos = calloc(max ? max : 1, sizeof *f->infos);
+    if (!f->handles || !f->infos || (q->name && !f->name) || (q->runtime_id && !f->runtime_id)) {
+        find_job_free(f);
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    struct win_job *job = NULL;
+    wa_err e = win_job_start(find_job_run, f, find_job_free, &job);
+    if (e)
+        return e;
+    wa_err result = WA_E_OK;
+    bool captured = false;
+    e = win_job_wait(job, FIND_MS, &result, &captured);
+    if (e == WA_E_OK)
+        e = result;
+    else
+        e = wa_fail(WA_E_TIMEOUT, "the collection was not searched within %d ms", FIND_MS);
+    for (size_t i = 0; e == WA_E_OK && i < f->n; i++) {
+        if (holds_item(t, index, &f->infos[i]))
+            continue;
+        int at = tree_add_node(t, (int)index, &f->infos[i]);
+        if (at < 0) {
+            e = wa_fail(WA_E_NOMEM, "out of memory");
+            break;
+        }
+        if (t->release_handle) { /* the tree's now */
+            t->nodes[at].handle = f->handles[i];
+            f->handles[i] = NULL;
+        }
+        (*added)++;
+    }
+    win_job_release(job);
+    return e;
+}

@@ -1,0 +1,361 @@
+/* Long collections of the HWND tree: what a walk lists of each, and the readers of
+ * list boxes and combo boxes (list views' and tree views' are in win_msaa_cc.c, beside
+ * the buffers in the target process they need). */
+#include "automation/win/win_coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "automation/win/win_utf8.h"
+#include "base/str.h"
+
+struct win_coll {
+    HWND h;
+    const struct win_cc_reader *rd;
+    struct win_cc_view view;
+    bool lists;
+    struct win_cc_item *items; /* listed, n of them */
+    size_t n;
+    struct tree_element_info *infos; /* what was read of each, or NULL */
+};
+
+/* ---- list boxes and combo boxes' lists ---- */
+
+#define LB_TEXT_MAX 8192 /* characters of one item's text */
+
+/* Their items in view: a list box's client area, a combo box's open list. */
+static bool list_view(struct win_cc *cc, HWND h, struct win_cc_view *out)
+{
+    UINT msg[5] = {LB_GETCOUNT, LB_GETTOPINDEX, LB_GETITEMHEIGHT, LB_GETCURSEL, LB_GETCARETINDEX};
+    WPARAM wp[5] = {0};
+    LPARAM lp[5] = {0};
+    LRESULT r[5];
+    memset(out, 0, sizeof *out);
+    if (!win_cc_send_all(cc, h, msg, wp, lp, r, 5) || r[0] < 0)
+        return false;
+    RECT client;
+    out->count = (int)r[0];
+    out->top = r[1] > 0 && r[1] < r[0] ? (int)r[1] : 0;
+    out->per_page =
+        r[2] > 0 && GetClientRect(h, &client) ? (int)((client.bottom - client.top) / r[2]) : 1;
+    out->has_selected = r[3] >= 0 && r[3] < r[0];
+    out->selected = out->has_selected ? (uint64_t)r[3] : 0;
+    out->has_caret = r[4] >= 0 && r[4] < r[0];
+    out->caret = out->has_caret ? (uint64_t)r[4] : 0;
+    return true;
+}
+
+static bool combo_view(struct win_cc *cc, HWND h, struct win_cc_view *out)
+{
+    UINT msg[5] = {CB_GETCOUNT, CB_GETTOPINDEX, CB_GETITEMHEIGHT, CB_GETCURSEL, CB_GETDROPPEDSTATE};
+    WPARAM wp[5] = {0};
+    LPARAM lp[5] = {0};
+    LRESULT r[5];
+    memset(out, 0, sizeof *out);
+    if (!win_cc_send_all(cc, h, msg, wp, lp, r, 5) || r[0] < 0)
+        return false;
+    out->count = (int)r[0];
+    out->top = r[1] > 0 && r[1] < r[0] ? (int)r[1] : 0;
+    out->has_selected = out->has_caret = r[3] >= 0 && r[3] < r[0];
+    out->selected = out->caret = out->has_selected ? (uint64_t)r[3] : 0;
+    RECT list;
+    LRESULT ok = 0;
+    /* Closed, nothing of its list shows: what is listed of a long one is the selected
+     * item and those around it. */
+    if (r[4] > 0 && r[2] > 0 &&
+        win_cc_send(cc, h, CB_GETDROPPEDCONTROLRECT, 0, (LPARAM)&list, &ok) && ok)
+        out->per_page = (int)((list.bottom - list.top) / r[2]);
+    else if (out->has_selected)
+        out->top = (int)out->selected;
+    return true;
+}
+
+static size_t list_listed(struct win_cc *cc, HWND h, const struct win_cc_view *v, int all,
+                          int margin, struct win_cc_item *out, size_t max)
+{
+    (void)cc;
+    (void)h;
+    int from = 0, to = v->count;
+    if (v->count > all) {
+        from = v->top - margin > 0 ? v->top - margin : 0;
+        to = v->top + (v->per_page > 0 ? v->per_page + 1 : 1) + margin;
+        to = to < v->count ? to : v->count;
+    }
+    size_t n = 0;
+    for (int i = from; i < to && n < max; i++)
+        out[n++] = (struct win_cc_item){(uint64_t)i, 0};
+    uint64_t extra[2] = {v->selected, v->caret};
+    bool has[2] = {v->has_selected, v->has_caret};
+    for (int k = 0; k < 2; k++) {
+        bool listed = extra[k] >= (uint64_t)from && extra[k] < (uint64_t)to;
+        for (size_t i = 0; !listed && i < n; i++)
+            listed = out[i].id == extra[k];
+        if (has[k] && !listed && n < max) {
+            size_t at = n++; /* in order */
+            while (at > 0 && out[at - 1].id > extra[k]) {
+                out[at] = out[at - 1];
+                at--;
+            }
+            out[at] = (struct win_cc_item){extra[k], 0};
+        }
+    }
+    return n;
+}
+
+/* An item's text (LB_GETTEXT and CB_GETLBTEXT are copied across processes for lists
+ * that hold strings); NULL when it has none to give. */
+static char *list_text(struct win_cc *cc, HWND h, bool combo, int i)
+{
+    LRESULT len = 0;
+    if (!win_cc_send(cc, h, combo ? CB_GETLBTEXTLEN : LB_GETTEXTLEN, (WPARAM)i, 0, &len) ||
+        len < 0 || len > LB_TEXT_MAX)
+        return NULL;
+    wchar_t *buf = calloc((size_t)len + 256, sizeof *buf); /* room if it grew meanwhile */
+    LRESULT got = 0;
+    char *s = NULL;
+    if (buf &&
+        win_cc_send(cc, h, combo ? CB_GETLBTEXT : LB_GETTEXT, (WPARAM)i, (LPARAM)buf, &got) &&
+        got >= 0)
+        s = win_wide_to_utf8_n(buf, (int)(got < len + 255 ? got : len + 255));
+    free(buf);
+    return s;
+}
+
+static bool list_wants(struct win_cc *cc, HWND h, bool combo, const struct wa_item_query *q, int i)
+{
+    char *name = list_text(cc, h, combo, i);
+    bool yes = name && wa_item_query_names(q, name);
+    free(name);
+    return yes;
+}
+
+/* By the list's own search (LB_FINDSTRING: the items beginning with a text, case
+ * ignored) where the name has a plain beginning, else item by item. */
+static size_t list_find(struct win_cc *cc, HWND h, bool combo, const struct wa_item_query *q,
+                        uint64_t *out, size_t max)
+{
+    LRESULT count = 0;
+    if (!max || !win_cc_send(cc, h, combo ? CB_GETCOUNT : LB_GETCOUNT, 0, 0, &count) || count <= 0)
+        return 0;
+    if (q->index >= 0) {
+        bool there = q->index < count && list_wants(cc, h, combo, q, q->index);
+        if (there)
+            out[0] = (uint64_t)q->index;
+        return there;
+    }
+    size_t n = 0, plain = q->name ? (q->wildcard ? strcspn(q->name, "*?") : strlen(q->name)) : 0;
+    char *head = plain ? str_ndup(q->name, plain) : NULL;
+    wchar_t *prefix = head ? win_utf8_to_wide(head) : NULL;
+    free(head);
+    if (prefix) {
+        LRESULT after = -1, found = -1;
+        UINT msg = combo ? (q->wildcard ? CB_FINDSTRING : CB_FINDSTRINGEXACT)
+                         : (q->wildcard ? LB_FINDSTRING : LB_FINDSTRINGEXACT);
+        while (n < max && win_cc_send(cc, h, msg, (WPARAM)after, (LPARAM)prefix, &found) &&
+               found >= 0 && found > after) {
+            if (list_wants(cc, h, combo, q, (int)found))
+                out[n++] = (uint64_t)found;
+            after = found;
+        }
+        free(prefix);
+        return n;
+    }
+    for (int i = 0; i < count && n < max; i++)
+        if (list_wants(cc, h, combo, q, i))
+            out[n++] = (uint64_t)i;
+    return n;
+}
+
+static size_t lb_find(struct win_cc *cc, HWND h, const struct wa_item_query *q, uint64_t *out,
+                      size_t max)
+{
+    return list_find(cc, h, false, q, out, max);
+}
+
+static size_t cb_find(struct win_cc *cc, HWND h, const struct wa_item_query *q, uint64_t *out,
+                      size_t max)
+{
+    return list_find(cc, h, true, q, out, max);
+}
+
+/* Scrolls so that item id shows: to the top when it is above the view, to the bottom
+ * when below. A closed combo box shows no item: nothing to scroll. */
+static wa_err list_show(struct win_cc *cc, HWND h, bool combo, uint64_t id)
+{
+    struct win_cc_view v;
+    if (!(combo ? combo_view(cc, h, &v) : list_view(cc, h, &v)))
+        return wa_fail(WA_E_TIMEOUT, "the list did not answer");
+    if (id >= (uint64_t)v.count)
+        return wa_fail(WA_E_ELEMENT_NOT_FOUND, "the list has no item %llu",
+                       (unsigned long long)id + 1);
+    if (v.per_page <= 0 || (id >= (uint64_t)v.top && id < (uint64_t)(v.top + v.per_page)))
+        return WA_E_OK;
+    int top = id < (uint64_t)v.top ? (int)id : (int)id - v.per_page + 1;
+    LRESULT r = 0;
+    if (!win_cc_send(cc, h, combo ? CB_SETTOPINDEX : LB_SETTOPINDEX, (WPARAM)top, 0, &r))
+        return wa_fail(WA_E_TIMEOUT, "the list did not answer");
+    return r == LB_ERR ? wa_fail(WA_E_ACTION_FAILED, "the list did not scroll") : WA_E_OK;
+}
+
+static wa_err lb_show(struct win_cc *cc, HWND h, uint64_t id)
+{
+    return list_show(cc, h, false, id);
+}
+
+static wa_err cb_show(struct win_cc *cc, HWND h, uint64_t id)
+{
+    return list_show(cc, h, true, id);
+}
+
+static const struct win_cc_reader list_box_reader = {
+    .kind = MSAA_ITEMS_LISTBOX,
+    .view = list_view,
+    .listed = list_listed,
+    .find = lb_find,
+    .show = lb_show,
+};
+
+static const struct win_cc_reader combo_box_reader = {
+    .kind = MSAA_ITEMS_COMBOBOX,
+    .view = combo_view,
+    .listed = list_listed,
+    .find = cb_find,
+    .show = cb_show,
+};
+
+const struct win_cc_reader *win_coll_reader(enum msaa_item_class k)
+{
+    switch (k) {
+    case MSAA_ITEMS_LISTVIEW:
+        return &win_cc_list_view_reader;
+    case MSAA_ITEMS_TREEVIEW:
+        return &win_cc_tree_view_reader;
+    case MSAA_ITEMS_LISTBOX:
+        return &list_box_reader;
+    case MSAA_ITEMS_COMBOBOX:
+        return &combo_box_reader;
+    default:
+        return NULL;
+    }
+}
+
+/* ---- one collection, as a walk lists it ---- */
+
+struct win_coll *win_coll_open(struct win_cc *cc, HWND h, enum msaa_item_class k)
+{
+    const struct win_cc_reader *rd = win_coll_reader(k);
+    struct win_coll *c = rd && cc ? calloc(1, sizeof *c) : NULL;
+    if (!c)
+        return NULL;
+    c->h = h;
+    c->rd = rd;
+    if (!rd->view(cc, h, &c->view)) {
+        free(c);
+        return NULL;
+    }
+    /* A list view is read here whatever its length (its rows together); short lists and
+     * trees are walked as they always were. */
+    c->lists = k == MSAA_ITEMS_LISTVIEW || c->view.count > WIN_COLL_SHORT;
+    if (!c->lists || !(c->items = calloc(WIN_COLL_LISTED_MAX, sizeof *c->items)))
+        return c;
+    c->n =
+        rd->listed(cc, h, &c->view, WIN_COLL_SHORT, WIN_COLL_MARGIN, c->items, WIN_COLL_LISTED_MAX);
+    if (rd->read && c->n && (c->infos = calloc(c->n, sizeof *c->infos)))
+        rd->read(cc, h, c->items, c->n, c->infos);
+    return c;
+}
+
+void win_coll_free(struct win_coll *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; c->infos && i < c->n; i++)
+        tree_element_info_cleanup(&c->infos[i]);
+    free(c->infos);
+    free(c->items);
+    free(c);
+}
+
+HWND win_coll_hwnd(const struct win_coll *c)
+{
+    return c->h;
+}
+
+bool win_coll_lists(const struct win_coll *c)
+{
+    return c->lists;
+}
+
+static bool shows(const struct tree_element_info *info)
+{
+    return !(info->states & WA_ST_OFFSCREEN) && !wa_rect_empty(info->bounds);
+}
+
+void win_coll_summary(const struct win_coll *c, struct wa_collection *out)
+{
+    *out = (struct wa_collection){.is = true, .count = c->view.count, .first = -1, .last = -1};
+    if (c->infos) { /* what was read says what shows */
+        for (size_t i = 0; i < c->n; i++) {
+            if (!shows(&c->infos[i]))
+                continue;
+            out->in_view++;
+            if (c->view.top < 0)
+                continue;
+            int idx = (int)c->items[i].id;
+            out->first = out->first < 0 || idx < out->first ? idx : out->first;
+            out->last = idx > out->last ? idx : out->last;
+        }
+    } else if (c->view.top >= 0 && c->view.per_page > 0 && c->view.count > 0) {
+        out->first = c->view.top;
+        out->last = c->view.top + c->view.per_page - 1;
+        out->last = out->last < c->view.count ? out->last : c->view.count - 1;
+        out->in_view = out->last - out->first + 1;
+    }
+}
+
+static int top_of(const struct win_coll *c, size_t i)
+{
+    return c->infos && !wa_rect_empty(c->infos[i].bounds) ? c->infos[i].bounds.top : INT32_MAX;
+}
+
+size_t win_coll_children(const struct win_coll *c, uint64_t parent, uint64_t *out, size_t max)
+{
+    size_t *at = calloc(c->n ? c->n : 1, sizeof *at), n = 0;
+    if (!at)
+        return 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->items[i].parent == parent)
+            at[n++] = i;
+    /* In display order: by where they are (a tree's caret and holders were asked apart);
+     * those with no place (inside a closed branch) last, as listed. */
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0 && top_of(c, at[b - 1]) > top_of(c, at[b]); b--) {
+            size_t tmp = at[b];
+            at[b] = at[b - 1];
+            at[b - 1] = tmp;
+        }
+    size_t k = 0;
+    for (; k < n && k < max; k++)
+        out[k] = c->items[at[k]].id;
+    free(at);
+    return k;
+}
+
+bool win_coll_info(const struct win_coll *c, uint64_t id, struct tree_element_info *out)
+{
+    for (size_t i = 0; c->infos && i < c->n; i++) {
+        if (c->items[i].id != id)
+            continue;
+        const struct tree_element_info *in = &c->infos[i];
+        *out = *in;
+        out->type = str_dup(in->type);
+        out->name = str_dup(in->name);
+        out->automation_id = str_dup(in->automation_id);
+        out->class_name = str_dup(in->class_name);
+        out->value = str_dup(in->value);
+        out->runtime_id = str_dup(in->runtime_id);
+        out->accelerator = str_dup(in->accelerator);
+        return true;
+    }
+    return false;
+}
