@@ -265,3 +265,22 @@ wa_err perform_select(struct call *k)
         op_result_note(k->r, "%d items are named \"%s\"; chose the first", count, item);
     return pattern(k, (size_t)at, WA_ACT_SELECT, NULL);
 }
+
+wa_err perform_scroll_into_view(struct call *k)
+{
+    size_t i;
+    wa_err e = call_element(k, ARG_ELEMENT, &i); /* an item off screen is scrolled there */
+    if (e)
+        return e;
+    struct wa_tree *t = &k->s->tree;
+    call_summary(k, "%s [%d] %s \"%.60s\"", k->name, k->r->element.id, t->nodes[i].type,
+                 t->nodes[i].name);
+    if (k->dry || tree_node_on_screen(t, i)) {
+        k->r->via = "none: in view";
+        return WA_E_OK;
+    }
+    const char *via = NULL;
+    e = send_element(k, i, WA_ACT_SCROLL_INTO_VIEW, NULL, &via);
+    k->r->via = via;
+    return e;
+}
