@@ -1,0 +1,187 @@
+"""Big windows as users meet them (bigapp: a 3,000-row report list view and a 2,000-item
+tree view under an edit box; regedit's HKEY_CLASSES_ROOT), through the command line and
+the loop: what is on screen is observed, the rest counted, any item reached by `find`,
+and acting on one scrolls it into view first. The program's own log judges."""
+import os
+import re
+import time
+import unittest
+
+import watest
+from watest import Cli, TestApp, WineProgram, fake_llm
+from server import observation_texts  # noqa: E402 (tests/fake_llm, on sys.path by watest)
+
+BIGAPP_EXE = os.path.join(os.path.dirname(watest.TESTAPP_EXE), "bigapp.exe")
+SEL = "winagent bigwin"
+
+
+class BigApp(TestApp):
+    """tests/apps/bigapp.exe with its event log (TestApp's helpers)."""
+
+    def __init__(self, *args):
+        super().__init__()
+        self.exe = BIGAPP_EXE
+        self.args = ["--log", watest.win_path(self.log_path), *args]
+
+
+def line_of(text, pattern):
+    """The first line of a listing matching the regex, or AssertionError."""
+    for line in text.splitlines():
+        if re.search(pattern, line):
+            return line
+    raise AssertionError("no line like %r in:\n%s" % (pattern, text[-3000:]))
+
+
+def ref(line):
+    return int(re.match(r"\s*\[(\d+)\]", line).group(1))
+
+
+def wait_state(cli, sel, timeout=30.0):
+    """`state` of the window sel once it exists (the program may still be starting)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        r = cli.run("state", "--window", sel, check=False)
+        if r.returncode == 0:
+            return r.stdout
+        if time.monotonic() > deadline:
+            raise AssertionError("no state of %r within %.0fs: %s" % (sel, timeout, r.stderr))
+        time.sleep(0.5)
+
+
+class BigWindowCli(unittest.TestCase):
+    def setUp(self):
+        self.app = BigApp()
+        self.app.__enter__()
+        self.cli = Cli("wa-bigwin-")
+
+    def tearDown(self):
+        self.app.kill()
+
+    def state(self):
+        return self.cli.run("state", "--window", SEL).stdout
+
+    def test_what_shows_is_observed_and_the_rest_counted(self):
+        text = self.state()
+        line_of(text, r'\] Edit "Filter:" @')  # the edit box above the lists
+        files = line_of(text, r'\] List "Files" @\(\d+,\d+\) 3000 items, 0-\d+ shown')
+        first, last = map(int, re.search(r"(\d+)-(\d+) shown", files).groups())
+        self.assertEqual(first, 0)
+        self.assertGreater(last, 20)  # the rows a 560-pixel list shows
+        rows = [l for l in text.splitlines() if '] ListItem "report-' in l]
+        self.assertLess(len(rows), last + 10)  # what shows and a few around, not 3,000
+        shown = [l for l in rows if "offscreen" not in l]
+        self.assertEqual(len(shown), last - first + 1)
+        line_of(text, r'\] Tree "Folders" @\(\d+,\d+\) 2000 items, \d+ shown')
+        line_of(text, r'\] TreeItem "item-00-03" @')
+        self.assertNotIn('"item-39-48"', text)
+        self.assertNotIn("WARNING", text)
+
+    def test_rows_in_view_after_scrolling_to_the_end(self):
+        text = self.state()
+        self.cli.run("click", str(ref(line_of(text, r'\] ListItem "report-3\.txt"'))))
+        self.cli.run("keys", "ctrl+end", "--window", SEL)
+        self.app.wait_event(lambda e: e.get("event") == "list_select" and e["index"] == 2999)
+        text = self.state()
+        files = line_of(text, r'\] List "Files" @\(\d+,\d+\) 3000 items, \d+-2999 shown')
+        first = int(re.search(r"(\d+)-2999 shown", files).group(1))
+        self.assertGreater(first, 2900)
+        for i in (first, 2999):
+            row = line_of(text, r'\] ListItem "report-%d\.txt"' % i)
+            self.assertNotIn("offscreen", row)
+        self.assertIn("selected", line_of(text, r'\] ListItem "report-2999\.txt"'))
+        self.assertNotIn('"report-0.txt"', text)
+
+    def test_find_reaches_a_far_row_and_select_selects_it(self):
+        r = self.cli.run("find", "~report-2718*", "--window", SEL)
+        found = line_of(r.stdout, r'\] ListItem "report-2718\.txt"')
+        self.cli.run("select", str(ref(found)))
+        e = self.app.wait_event(lambda e: e.get("event") == "list_select")
+        self.assertEqual((e["index"], e["text"]), (2718, "report-2718.txt"))
+        # scrolled into view, as a person would see it
+        row = line_of(self.state(), r'\] ListItem "report-2718\.txt"')
+        self.assertNotIn("offscreen", row)
+        self.assertIn("selected", row)
+
+    def test_find_reaches_a_far_tree_item(self):
+        r = self.cli.json("find", "item-33-07", "--window", SEL)
+        item = r["data"]["matches"][0]
+        self.assertEqual((item["type"], item["name"]), ("TreeItem", "item-33-07"))
+        self.assertIn("offscreen", item["states"])
+        self.cli.run("select", str(item["id"]))
+        e = self.app.wait_event(lambda e: e.get("event") == "tree_select")
+        self.assertEqual(e["text"], "item-33-07")
+
+    def test_json_carries_the_summary(self):
+        data = self.cli.json("state", "--window", SEL)["data"]
+        files = [e for e in data["elements"] if e["type"] == "List" and e["name"] == "Files"][0]
+        self.assertEqual(files["items"]["count"], 3000)
+        self.assertEqual(files["items"]["shown"][0], 0)
+        rows = [e for e in data["elements"] if e["parent"] == files["id"]
+                and e["type"] == "ListItem"]
+        self.assertEqual([r["index"] for r in rows[:3]], [0, 1, 2])
+
+
+class RegeditClassesRoot(unittest.TestCase):
+    """regedit with HKEY_CLASSES_ROOT open: hundreds of keys, those in view listed."""
+
+    def test_hkcr_is_observed_with_what_is_in_view(self):
+        cli = Cli("wa-bigwin-reg-")
+        with WineProgram("windows/regedit.exe"):
+            text = wait_state(cli, "Registry Editor")
+            hkcr = line_of(text, r'\] TreeItem "HKEY_CLASSES_ROOT"')
+            cli.run("expand", str(ref(hkcr)))
+            text = cli.run("state", "--window", "Registry Editor").stdout
+            tree = line_of(text, r'\] Tree "[^"]*" @\(\d+,\d+\) \d+ items, \d+ shown')
+            count = int(re.search(r"\) (\d+) items", tree).group(1))
+            self.assertGreater(count, 100)
+            keys = [l for l in text.splitlines() if "] TreeItem " in l]
+            self.assertLess(len(keys), 120)  # what shows, not every key
+            shown = [l for l in keys if "offscreen" not in l]
+            self.assertGreater(len(shown), 5)
+            # a key far down, by its name, reached and selected
+            r = cli.json("find", "TreeItem:txtfile", "--window", "Registry Editor")
+            cli.run("select", str(r["data"]["matches"][0]["id"]))
+            text = cli.run("state", "--window", "Registry Editor").stdout
+            self.assertIn("selected", line_of(text, r'\] TreeItem "txtfile"'))
+
+
+class BigWindowLoop(unittest.TestCase):
+    """The loop: a scripted model that sees the observation, finds row 2,718 with the
+    desktop tool's find and selects the id find gave it."""
+
+    def test_model_finds_and_selects_a_far_row(self):
+        with BigApp() as app:
+            seen = {}
+
+            def policy(req):
+                texts = "\n".join(observation_texts(req))
+                step = seen.get("step", 0)
+                seen["step"] = step + 1
+                if step == 0:
+                    return {"tool_calls": [watest.tool_call(
+                        {"action": "window_screenshot", "mode": "a11y"})]}
+                if step == 1:
+                    seen["observed"] = texts
+                    return {"tool_calls": [watest.tool_call(
+                        {"action": "find", "selector": "~report-2718*"})]}
+                if step == 2:
+                    m = re.findall(r'"matches":\[\{"id":(\d+)', texts.replace(" ", ""))
+                    if not m:
+                        return {"text": "FAILED: no match in " + texts[-800:]}
+                    return {"tool_calls": [watest.tool_call(
+                        {"action": "select", "element": int(m[-1])})]}
+                return {"text": "done"} if step == 3 else None
+
+            with fake_llm({"steps": []}) as fake:
+                fake.policy = policy
+                run = watest.AgentRun(fake, "--max-steps", "6", "--mode", "a11y",
+                                      prompt="select row 2718 of the Files list")
+                run.run(timeout=240)
+            self.assertEqual(run.code, 0, run.err[-2000:])
+            self.assertRegex(seen.get("observed", ""), r'List \\?"Files\\?" @\(\d+,\d+\) 3000 items')
+            e = app.wait_event(lambda e: e.get("event") == "list_select")
+            self.assertEqual(e["index"], 2718)
+
+
+if __name__ == "__main__":
+    watest.main()
