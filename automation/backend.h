@@ -114,6 +114,10 @@ struct wa_tree_opts {
     int budget_ms;     /* default 3000; a hung target never blocks longer (+ grace) */
     bool keep_handles; /* keep element handles to act on nodes later */
     bool prefer_msaa;  /* skip UI Automation */
+    /* The last tree of the same window (handles kept), or NULL: what is unchanged since
+     * (by the source's fingerprints and what it heard of changes) may be taken from it
+     * instead of asked of the program again. Read before get_tree returns only. */
+    const struct wa_tree *prev;
 };
 
 struct wa_backend {

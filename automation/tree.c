@@ -92,6 +92,7 @@ int tree_add_node(struct wa_tree *t, int parent, const struct tree_element_info 
     n->coll = info->coll;
     n->coll_item = info->coll_item;
     n->item_index = info->coll_item ? info->item_index : -1;
+    n->sig = info->sig;
     if (!n->type || !n->name || (info->value && !n->value) ||
         (info->automation_id && !n->automation_id) || (info->class_name && !n->class_name) ||
         (info->runtime_id && !n->runtime_id) || (info->accelerator && !n->accelerator)) {
@@ -111,6 +112,51 @@ void tree_element_info_cleanup(struct tree_element_info *i)
     free(i->runtime_id);
     free(i->accelerator);
     memset(i, 0, sizeof *i);
+}
+
+bool tree_element_info_copy(const struct tree_element_info *in, struct tree_element_info *out)
+{
+    *out = *in;
+    out->type = str_dup(in->type);
+    out->name = str_dup(in->name);
+    out->automation_id = str_dup(in->automation_id);
+    out->class_name = str_dup(in->class_name);
+    out->value = str_dup(in->value);
+    out->runtime_id = str_dup(in->runtime_id);
+    out->accelerator = str_dup(in->accelerator);
+    if ((in->type && !out->type) || (in->name && !out->name) ||
+        (in->automation_id && !out->automation_id) || (in->class_name && !out->class_name) ||
+        (in->value && !out->value) || (in->runtime_id && !out->runtime_id) ||
+        (in->accelerator && !out->accelerator)) {
+        tree_element_info_cleanup(out);
+        return false;
+    }
+    return true;
+}
+
+bool tree_node_info(const struct wa_tree *t, size_t i, struct tree_element_info *out)
+{
+    const struct wa_node *n = &t->nodes[i];
+    struct tree_element_info view = {
+        .type = n->type,
+        .name = n->name,
+        .automation_id = n->automation_id,
+        .class_name = n->class_name,
+        .value = n->value,
+        .runtime_id = n->runtime_id,
+        .bounds = n->bounds,
+        .states = n->states,
+        .patterns = n->patterns,
+        .hwnd = n->hwnd,
+        .child_id = n->child_id,
+        .accelerator = n->accelerator,
+        .items_unreadable = n->items_unreadable,
+        .coll = n->coll,
+        .coll_item = n->coll_item,
+        .item_index = n->item_index,
+        .sig = n->sig,
+    };
+    return tree_element_info_copy(&view, out);
 }
 
 /* Copies s[0..n) with blanks trimmed at both ends and '&' markers removed when

@@ -116,6 +116,10 @@ struct wa_node {
      * there (list rows), or -1 where items are not indexed (tree items). */
     bool coll_item;
     int item_index;
+    /* The source's fingerprint of what it read of the element without asking the
+     * program (0: none): a later walk that finds the same fingerprint may take what it
+     * read then instead of asking again. */
+    uint64_t sig;
     void *handle; /* the source's element, owned by the tree; released by it */
 };
 
@@ -132,6 +136,8 @@ struct wa_tree {
     bool truncated;     /* node budget hit */
     bool timed_out;     /* time budget hit: the tree is partial */
     double walk_ms;
+    /* The source's moment of the walk (what it heard of changes since is newer), or 0. */
+    uint64_t stamp;
     /* Releases node handles at cleanup; set by whoever filled the tree. */
     void (*release_handle)(void *handle);
 };
@@ -159,6 +165,7 @@ struct tree_element_info {
     struct wa_collection coll; /* see struct wa_node */
     bool coll_item;
     int item_index;
+    uint64_t sig;
 };
 
 /* A source of elements. Each returned element handle is owned by the caller of the
@@ -205,6 +212,12 @@ int tree_add_node(struct wa_tree *t, int parent, const struct tree_element_info 
 
 /* Frees the strings of an info and zeroes it. */
 void tree_element_info_cleanup(struct tree_element_info *info);
+/* A deep copy of in into out (out's old strings are not freed); false when out of memory
+ * (out is then empty). */
+bool tree_element_info_copy(const struct tree_element_info *in, struct tree_element_info *out);
+/* What node i of t says, as the info a source gave (a deep copy); false when out of
+ * memory. */
+bool tree_node_info(const struct wa_tree *t, size_t i, struct tree_element_info *out);
 
 /* A menu item's text as its name and accelerator: '&' markers removed when `marked`
  * (text straight from the menu functions; MSAA and UIA names have none), everything

@@ -153,6 +153,18 @@ static bool side_capture_finish(struct side_capture *c, struct wa_image *img, st
     return ok;
 }
 
+/* The last tree of window hwnd the call has (the session's, or the look before's once
+ * the session's moved there), whose unchanged parts a walk may take; NULL when none. */
+static const struct wa_tree *last_tree(const struct call *k, uint64_t hwnd)
+{
+    const struct session *s = k->s;
+    if (s->have_tree && s->tree.hwnd == hwnd)
+        return &s->tree;
+    if (k->before.have_tree && k->before.tree.hwnd == hwnd)
+        return &k->before.tree;
+    return NULL;
+}
+
 /* The session now looks at window hwnd, seen in frame; marked: its element ids are the
  * numbered marks of an image. */
 static void session_observed(struct session *s, uint64_t hwnd, struct wa_rect frame, bool marked)
@@ -172,19 +184,22 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     struct wa_tree tree;
     struct observe_capture cap = {capture_window, capture_screen, k};
     observation_cleanup(&k->r->obs);
+    struct wa_tree_opts to = {
+        .budget_ms = o->tree_budget_ms, .keep_handles = true, .prev = last_tree(k, hwnd)};
     /* The pixels as the walk found them, so that a later look can tell the tree still
-     * holds: the settle's last capture after an action, else one taken while the tree
-     * is walked, which is also the image if the tree is rejected. */
+     * holds: the settle's last capture after an action, else, on a first look, one taken
+     * while the tree is walked, which is also the image if the tree is rejected. A later
+     * look takes what is unchanged of the last walk instead, for less than the capture
+     * would cost beside it. */
     uint64_t pixels = 0;
     bool have_pixels = false;
     struct side_capture *side = NULL;
     if (k->pixels_now) {
         pixels = call_pixels_now_hash(k);
         have_pixels = true;
-    } else if (o->mode != OBS_PIXEL) {
+    } else if (o->mode != OBS_PIXEL && !to.prev) {
         side = side_capture_start(k, hwnd);
     }
-    struct wa_tree_opts to = {.budget_ms = o->tree_budget_ms, .keep_handles = true};
     double t0 = os_clock_ms();
     wa_err walked = o->mode == OBS_PIXEL ? WA_E_OK : backend_get_tree(k->be, hwnd, &to, &tree);
     double tree_ms = (os_clock_ms() - t0);
@@ -269,12 +284,16 @@ wa_err call_fresh_tree(struct call *k, uint64_t hwnd)
     wa_err e = guard_observe(k, hwnd);
     if (e)
         return e;
-    struct wa_tree_opts to = {.budget_ms = s->o.observe.tree_budget_ms, .keep_handles = true};
+    struct wa_tree_opts to = {
+        .budget_ms = s->o.observe.tree_budget_ms, .keep_handles = true, .prev = last_tree(k, hwnd)};
+    struct wa_tree tree;
+    e = backend_get_tree(k->be, hwnd, &to, &tree);
     tree_cleanup(&s->tree);
     s->have_tree = false;
     s->have_tree_pixels = false;
-    if ((e = backend_get_tree(k->be, hwnd, &to, &s->tree)))
+    if (e)
         return e;
+    s->tree = tree;
     s->have_tree = true;
     session_observed(s, hwnd, s->tree.frame, false);
     k->fresh = true;

@@ -241,7 +241,58 @@ const struct win_cc_reader *win_coll_reader(enum msaa_item_class k)
 
 /* ---- one collection, as a walk lists it ---- */
 
-struct win_coll *win_coll_open(struct win_cc *cc, HWND h, enum msaa_item_class k)
+static void read_items(struct win_cc *cc, struct win_coll *c)
+{
+    if (c->rd->read && c->n && (c->infos = calloc(c->n, sizeof *c->infos)))
+        c->rd->read(cc, c->h, &c->view, c->items, c->n, c->infos);
+}
+
+static void forget_items(struct win_coll *c)
+{
+    for (size_t i = 0; c->infos && i < c->n; i++)
+        tree_element_info_cleanup(&c->infos[i]);
+    free(c->infos);
+    c->infos = NULL;
+    c->n = 0;
+}
+
+static bool shows(const struct tree_element_info *info);
+
+/* Whether the items read still fill the view as the control shows it: the first item in
+ * view at the top of them, each next row right below the one before, as many rows as
+ * fit or down to the last, the caret among them. (An item opened or closed, a scroll, an
+ * item added or taken away: a gap, a row missing, or another first row.) */
+static bool fills_view(const struct win_coll *c)
+{
+    size_t *rows = calloc(c->n ? c->n : 1, sizeof *rows), k = 0;
+    bool caret = !c->view.has_caret;
+    for (size_t i = 0; rows && i < c->n; i++) {
+        caret = caret || c->items[i].id == c->view.caret;
+        if (shows(&c->infos[i]))
+            rows[k++] = i;
+    }
+    for (size_t a = 1; a < k; a++) /* by where they are */
+        for (size_t b = a; b > 0 && c->infos[rows[b - 1]].bounds.top > c->infos[rows[b]].bounds.top;
+             b--) {
+            size_t t = rows[b];
+            rows[b] = rows[b - 1];
+            rows[b - 1] = t;
+        }
+    bool ok = rows && caret && k > 0 && c->items[rows[0]].id == c->view.first;
+    /* rows one pitch apart (a row's height; a pixel more where a control keeps one
+     * between rows' rectangles), so none is missing between them */
+    const struct wa_rect *r0 = ok ? &c->infos[rows[0]].bounds : NULL;
+    int pitch = k > 1 ? c->infos[rows[1]].bounds.top - r0->top : 0;
+    ok = ok && (k < 2 || (pitch >= r0->bottom - r0->top && pitch <= r0->bottom - r0->top + 1));
+    for (size_t i = 1; ok && i < k; i++)
+        ok = c->infos[rows[i]].bounds.top - c->infos[rows[i - 1]].bounds.top == pitch;
+    ok = ok && ((int)k >= c->view.per_page || c->items[rows[k - 1]].id == c->view.last);
+    free(rows);
+    return ok;
+}
+
+struct win_coll *win_coll_open(struct win_cc *cc, HWND h, enum msaa_item_class k,
+                               const struct win_coll_listing *last)
 {
     const struct win_cc_reader *rd = win_coll_reader(k);
     struct win_coll *c = rd && cc ? calloc(1, sizeof *c) : NULL;
@@ -258,10 +309,19 @@ struct win_coll *win_coll_open(struct win_cc *cc, HWND h, enum msaa_item_class k
     c->lists = k == MSAA_ITEMS_LISTVIEW || c->view.count > WIN_COLL_SHORT;
     if (!c->lists || !(c->items = calloc(WIN_COLL_LISTED_MAX, sizeof *c->items)))
         return c;
+    /* A tree's rows are asked one by one (each is the next of the one before): what the
+     * last walk listed is taken where it still fills the view. */
+    if (k == MSAA_ITEMS_TREEVIEW && last && last->h == h && last->n && rd->read) {
+        c->n = last->n < WIN_COLL_LISTED_MAX ? last->n : WIN_COLL_LISTED_MAX;
+        memcpy(c->items, last->items, c->n * sizeof *c->items);
+        read_items(cc, c);
+        if (c->infos && fills_view(c))
+            return c;
+        forget_items(c);
+    }
     c->n =
         rd->listed(cc, h, &c->view, WIN_COLL_SHORT, WIN_COLL_MARGIN, c->items, WIN_COLL_LISTED_MAX);
-    if (rd->read && c->n && (c->infos = calloc(c->n, sizeof *c->infos)))
-        rd->read(cc, h, c->items, c->n, c->infos);
+    read_items(cc, c);
     return c;
 }
 
@@ -269,9 +329,7 @@ void win_coll_free(struct win_coll *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; c->infos && i < c->n; i++)
-        tree_element_info_cleanup(&c->infos[i]);
-    free(c->infos);
+    forget_items(c);
     free(c->items);
     free(c);
 }
@@ -343,19 +401,8 @@ size_t win_coll_children(const struct win_coll *c, uint64_t parent, uint64_t *ou
 
 bool win_coll_info(const struct win_coll *c, uint64_t id, struct tree_element_info *out)
 {
-    for (size_t i = 0; c->infos && i < c->n; i++) {
-        if (c->items[i].id != id)
-            continue;
-        const struct tree_element_info *in = &c->infos[i];
-        *out = *in;
-        out->type = str_dup(in->type);
-        out->name = str_dup(in->name);
-        out->automation_id = str_dup(in->automation_id);
-        out->class_name = str_dup(in->class_name);
-        out->value = str_dup(in->value);
-        out->runtime_id = str_dup(in->runtime_id);
-        out->accelerator = str_dup(in->accelerator);
-        return true;
-    }
+    for (size_t i = 0; c->infos && i < c->n; i++)
+        if (c->items[i].id == id)
+            return tree_element_info_copy(&c->infos[i], out);
     return false;
 }

@@ -28,10 +28,21 @@ const struct win_cc_reader *win_coll_reader(enum msaa_item_class k);
 /* One collection control as one walk lists it. */
 struct win_coll;
 
+/* What the last walk listed of a tree view (its items, with the items holding them). */
+struct win_coll_listing {
+    HWND h;
+    struct win_cc_item *items;
+    size_t n;
+};
+
 /* Asks control h of kind k what it holds and which items to list, and reads those
- * items where its reader reads them together. NULL when h is no collection, its reader
- * is missing, or it does not answer. */
-struct win_coll *win_coll_open(struct win_cc *cc, HWND h, enum msaa_item_class k);
+ * items where its reader reads them together. A tree view takes what `last` listed
+ * (NULL: nothing) where it still fills the view as it shows now (the first row in view
+ * at the top, row after row without a gap, the caret among them), and only otherwise
+ * asks for its rows one by one again. NULL when h is no collection, its reader is
+ * missing, or it does not answer. */
+struct win_coll *win_coll_open(struct win_cc *cc, HWND h, enum msaa_item_class k,
+                               const struct win_coll_listing *last);
 void win_coll_free(struct win_coll *c);
 HWND win_coll_hwnd(const struct win_coll *c);
 /* The summary its node carries (tree.h struct wa_collection). */

@@ -16,6 +16,7 @@
 
 #include "automation/win/win_msaa.h"
 #include "automation/win/win_coll.h"
+#include "automation/win/win_events.h"
 #include "automation/win/win_menu.h"
 #include "automation/win/win_msaa_cc.h"
 #include "automation/win/win_utf8.h"
@@ -75,6 +76,7 @@ struct el_desc {
                            * popup's client object, the bar's OBJID_MENU object) */
     long bar_items;       /* EL_MENUBAR with items_by_acc: how many acc has */
     bool apart;           /* EL_MENUBAR: its items are walked apart (win_msaa_open_menubar) */
+    bool reused; /* EL_WINDOW: taken from the last walk (it has no MSAA children of its own) */
 };
 
 /* The children of one element (or the root alone), shared by the handles into it. */
@@ -140,6 +142,7 @@ struct win_msaa_ctx {
     bool popup_walk;
     bool bar_walk;  /* a walk of root's menu bar alone: the bar is the root element */
     bool bar_apart; /* a walk of the window whose bar's items are walked apart */
+    const struct win_msaa_reuse *reuse; /* what may be taken of the last walk, or NULL */
 };
 
 /* ---- lists and handles ---- */
@@ -537,9 +540,18 @@ static wa_err info_root(struct win_msaa_ctx *c, struct el_desc *d, struct tree_e
 
 static void coll_summary(struct win_msaa_ctx *c, HWND h, struct tree_element_info *out);
 
+static uint64_t window_sig(struct win_msaa_ctx *c, HWND h);
+static bool take_window(struct win_msaa_ctx *c, struct el_desc *d, uint64_t sig,
+                        struct tree_element_info *out);
+static void sign_window(struct el_desc *d, const char *type, uint64_t sig,
+                        struct tree_element_info *out);
+
 static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
 {
     HWND h = d->hwnd;
+    uint64_t sig = window_sig(c, h);
+    if (take_window(c, d, sig, out))
+        return WA_E_OK;
     LONG style = GetWindowLongW(h, GWL_STYLE);
     struct thread_state *ts = thread_of(c, h);
     out->class_name = class_of(h);
@@ -623,6 +635,7 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
         out->patterns |= WA_PAT_DEFAULT_ACTION;
     free(action);
     coll_summary(c, h, out);
+    sign_window(d, type, sig, out);
     return WA_E_OK;
 }
 
@@ -1049,6 +1062,8 @@ static struct win_coll *coll_found(struct win_msaa_ctx *c, HWND h)
     return NULL;
 }
 
+static const struct win_coll_listing *last_listing(const struct win_msaa_reuse *r, HWND h);
+
 /* The collection of control h (of item class k) for this walk, opened once; NULL when
  * it is none, or does not answer. */
 static struct win_coll *coll_of(struct win_msaa_ctx *c, HWND h, enum msaa_item_class k)
@@ -1064,7 +1079,7 @@ static struct win_coll *coll_of(struct win_msaa_ctx *c, HWND h, enum msaa_item_c
         c->colls = p;
         c->cap_colls = cap;
     }
-    if ((co = win_coll_open(c->cc, h, k)))
+    if ((co = win_coll_open(c->cc, h, k, last_listing(c->reuse, h))))
         c->colls[c->ncolls++] = co;
     return co;
 }
@@ -1433,6 +1448,8 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
                  strcmp(type, "RadioButton") == 0 || strcmp(type, "Text") == 0 ||
                  strcmp(type, "Edit") == 0))
         return;
+    if (d->reused)
+        return; /* none: only a window without MSAA children of its own is taken */
     /* The generic standard object's children are the child windows, listed already:
      * asking for them made an object per child window (11 ms for testapp's 16). Standard
      * objects of other roles (a status bar's parts) and windows' own objects have
@@ -1668,11 +1685,24 @@ static wa_err acc_result(HRESULT hr, const char *what)
     return win_hr_fail(WA_E_ACTION_FAILED, hr, what);
 }
 
+/* The MSAA object an action on a window takes: asked for now when the walk took the
+ * window from the walk before it and so never asked. */
+static IAccessible *window_object(struct el_desc *d)
+{
+    if (d->kind == EL_WINDOW && !d->client_tried) {
+        d->client_tried = true;
+        if (ping(NULL, d->hwnd))
+            d->client = object_from_window(NULL, d->hwnd, OBJID_CLIENT);
+        d->client_standard = d->client && made_here(d->client);
+    }
+    return d->kind == EL_WINDOW ? d->client : NULL;
+}
+
 wa_err win_msaa_value(void *handle, char **out)
 {
     *out = NULL;
     struct el_desc *d = desc_of(handle);
-    IAccessible *acc = d->kind == EL_ACC ? d->acc : d->kind == EL_WINDOW ? d->client : NULL;
+    IAccessible *acc = d->kind == EL_ACC ? d->acc : window_object(d);
     long id = d->kind == EL_ACC ? d->child_id : CHILDID_SELF;
     if (!acc)
         return wa_fail(WA_E_UNSUPPORTED, "no MSAA object");
@@ -1686,7 +1716,7 @@ wa_err win_msaa_value(void *handle, char **out)
 wa_err win_msaa_action(void *handle, enum wa_element_action a, const char *value, const char **via)
 {
     struct el_desc *d = desc_of(handle);
-    IAccessible *acc = d->kind == EL_ACC ? d->acc : d->kind == EL_WINDOW ? d->client : NULL;
+    IAccessible *acc = d->kind == EL_ACC ? d->acc : window_object(d);
     long id = d->kind == EL_ACC ? d->child_id : CHILDID_SELF;
     if (!acc)
         return wa_fail(WA_E_UNSUPPORTED, "no MSAA object");
@@ -1768,7 +1798,7 @@ wa_err win_msaa_find_items(HWND root, HWND h, const struct wa_item_query *q, str
     for (size_t i = 0; i < found; i++)
         items[i] = (struct win_cc_item){ids[i], 0};
     if (found && rd->read)
-        rd->read(c->cc, h, items, found, infos);
+        rd->read(c->cc, h, NULL, items, found, infos);
     for (size_t i = 0; i < found; i++) {
         struct el_list *l = list_new();
         struct el_desc d = {
@@ -1801,4 +1831,219 @@ wa_err win_msaa_element_info(void *handle, struct tree_element_info *out)
         e = m_info(c, handle, out);
     win_msaa_close(c);
     return e;
+}
+
+/* ---- what a walk takes of the last one ---- */
+
+struct reused_window {
+    HWND h;
+    uint64_t sig;
+    struct tree_element_info info;
+};
+
+struct win_msaa_reuse {
+    uint64_t stamp;          /* the last walk's moment (win_events) */
+    struct reused_window *w; /* by h */
+    size_t nw;
+    struct win_coll_listing *lists; /* tree views' */
+    size_t nlists;
+};
+
+/* What can be said of a window without asking its program (no message, no MSAA call):
+ * a change of any of it makes the window read again. */
+static uint64_t window_sig(struct win_msaa_ctx *c, HWND h)
+{
+    uint64_t x = 1469598103934665603ull;
+#define MIX(v)                                                                                     \
+    do {                                                                                           \
+        x ^= (uint64_t)(v);                                                                        \
+        x *= 1099511628211ull;                                                                     \
+    } while (0)
+    RECT r = {0};
+    GetWindowRect(h, &r);
+    MIX((uintptr_t)h);
+    MIX(GetWindowLongW(h, GWL_STYLE));
+    MIX(GetWindowLongW(h, GWL_EXSTYLE));
+    MIX(GetWindowLongPtrW(h, GWLP_ID));
+    MIX(r.left);
+    MIX(r.top);
+    MIX(r.right);
+    MIX(r.bottom);
+    MIX(IsWindowVisible(h));
+    MIX(IsWindowEnabled(h));
+    MIX(thread_of(c, h)->focus == h);
+    wchar_t text[256];
+    int n = InternalGetWindowText(h, text, 256);
+    for (int i = 0; i < n; i++)
+        MIX(text[i]);
+    /* the label a control takes its name from, when it has one */
+    HWND label = GetWindow(h, GW_HWNDPREV);
+    while (label && !IsWindowVisible(label))
+        label = GetWindow(label, GW_HWNDPREV);
+    n = label ? InternalGetWindowText(label, text, 256) : 0;
+    for (int i = 0; i < n; i++)
+        MIX(text[i]);
+#undef MIX
+    return x ? x : 1;
+}
+
+/* Types whose MSAA children are not walked (win_msaa.c window_children). */
+static bool childless_type(const char *type)
+{
+    static const char *const kinds[] = {"Button", "CheckBox", "RadioButton", "Text", "Edit"};
+    for (size_t i = 0; type && i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(type, kinds[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Marks what info_window read as one a later walk may take: a window whose MSAA side is
+ * oleacc's standard object (what it says follows from the window and the messages read
+ * again anyway) and that has no MSAA children of its own. */
+static void sign_window(struct el_desc *d, const char *type, uint64_t sig,
+                        struct tree_element_info *out)
+{
+    bool standard = !d->client || d->client_standard;
+    bool childless = childless_type(type) || msaa_class_items(out->class_name) != MSAA_ITEMS_NONE ||
+                     !d->client || msaa_role_is_generic(d->client_role);
+    out->sig = standard && childless ? sig : 0;
+}
+
+static int by_hwnd(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const struct reused_window *)a)->h;
+    uintptr_t y = (uintptr_t)((const struct reused_window *)b)->h;
+    return (x > y) - (x < y);
+}
+
+/* The window's text by one WM_GETTEXT where it is short (most are), else as
+ * message_text reads it. */
+static char *short_text(struct win_gate *g, HWND h)
+{
+    wchar_t buf[512];
+    LRESULT got = 0;
+    if (!send_msg(g, h, WM_GETTEXT, 512, (LPARAM)buf, MESSAGE_MS, &got) || got < 0)
+        return NULL;
+    return got < 511 ? win_wide_to_utf8_n(buf, (int)got) : message_text(g, h);
+}
+
+/* What a window read again says now that is not in its fingerprint: its value, check,
+ * drop-down state, position, focus, and what its collection holds. */
+static void read_again(struct win_msaa_ctx *c, HWND h, struct tree_element_info *out)
+{
+    const char *type = out->type ? out->type : "";
+    LRESULT r = 0;
+    out->states &= ~(unsigned)WA_ST_FOCUSED;
+    if (thread_of(c, h)->focus == h)
+        out->states |= WA_ST_FOCUSED;
+    if ((strcmp(type, "Edit") == 0 || strcmp(type, "ComboBox") == 0) && out->value) {
+        free(out->value); /* a password field had none, and still has none */
+        out->value = short_text(c->gate, h);
+    }
+    if (strcmp(type, "CheckBox") == 0 || strcmp(type, "RadioButton") == 0) {
+        out->states &= ~(unsigned)WA_ST_CHECKED;
+        if (send_msg(c->gate, h, BM_GETCHECK, 0, 0, MESSAGE_MS, &r) && r == BST_CHECKED)
+            out->states |= WA_ST_CHECKED;
+    }
+    if (strcmp(type, "ComboBox") == 0 &&
+        send_msg(c->gate, h, CB_GETDROPPEDSTATE, 0, 0, MESSAGE_MS, &r)) {
+        out->states &= ~(unsigned)(WA_ST_EXPANDED | WA_ST_COLLAPSED);
+        out->states |= r ? WA_ST_EXPANDED : WA_ST_COLLAPSED;
+    }
+    char *range = range_value(c->gate, h, type);
+    if (range) {
+        free(out->value);
+        out->value = range;
+    }
+    coll_summary(c, h, out);
+}
+
+/* What the last walk read of window h, taken when nothing was heard of it since and its
+ * fingerprint is the same, with what it says now read again. */
+static bool take_window(struct win_msaa_ctx *c, struct el_desc *d, uint64_t sig,
+                        struct tree_element_info *out)
+{
+    const struct win_msaa_reuse *r = c->reuse;
+    struct reused_window key = {.h = d->hwnd};
+    const struct reused_window *w = r ? bsearch(&key, r->w, r->nw, sizeof *r->w, by_hwnd) : NULL;
+    if (!w || w->sig != sig || !thread_of(c, d->hwnd)->responsive ||
+        win_events_since(d->hwnd, r->stamp) || !tree_element_info_copy(&w->info, out))
+        return false;
+    d->reused = true;
+    read_again(c, d->hwnd, out);
+    out->sig = sig;
+    return true;
+}
+
+static const struct win_coll_listing *last_listing(const struct win_msaa_reuse *r, HWND h)
+{
+    for (size_t i = 0; r && i < r->nlists; i++)
+        if (r->lists[i].h == h)
+            return &r->lists[i];
+    return NULL;
+}
+
+/* The tree items node i of prev (a tree view) listed, with the items holding them. */
+static void add_listing(struct win_msaa_reuse *r, const struct wa_tree *prev, size_t i)
+{
+    HWND h = (HWND)(uintptr_t)prev->nodes[i].hwnd;
+    struct win_coll_listing *l = wa_reallocarray(r->lists, r->nlists + 1, sizeof *l);
+    if (!l)
+        return;
+    r->lists = l;
+    l = &r->lists[r->nlists];
+    *l = (struct win_coll_listing){.h = h, .items = calloc(WIN_COLL_LISTED_MAX, sizeof *l->items)};
+    for (size_t j = i + 1;
+         l->items && j < prev->count && prev->nodes[j].depth > prev->nodes[i].depth &&
+         l->n < WIN_COLL_LISTED_MAX;
+         j++) {
+        const struct wa_node *n = &prev->nodes[j];
+        uint64_t id = n->coll_item ? win_cc_tree_item(h, n->runtime_id) : 0;
+        const struct wa_node *p = &prev->nodes[n->parent];
+        if (id)
+            l->items[l->n++] = (struct win_cc_item){
+                id, n->parent == (int)i ? 0 : win_cc_tree_item(h, p->runtime_id)};
+    }
+    r->nlists += l->items != NULL;
+}
+
+struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev)
+{
+    if (!prev || !prev->count || !prev->source || strcmp(prev->source, "msaa") != 0)
+        return NULL;
+    struct win_msaa_reuse *r = calloc(1, sizeof *r);
+    if (!r || !(r->w = calloc(prev->count, sizeof *r->w))) {
+        free(r);
+        return NULL;
+    }
+    r->stamp = prev->stamp;
+    for (size_t i = 0; i < prev->count; i++) {
+        const struct wa_node *n = &prev->nodes[i];
+        if (n->hwnd && n->sig && !n->coll_item && tree_node_info(prev, i, &r->w[r->nw].info)) {
+            r->w[r->nw].h = (HWND)(uintptr_t)n->hwnd;
+            r->w[r->nw++].sig = n->sig;
+        }
+        if (n->coll.is && n->hwnd && n->class_name && str_ieq(n->class_name, "SysTreeView32"))
+            add_listing(r, prev, i);
+    }
+    qsort(r->w, r->nw, sizeof *r->w, by_hwnd);
+    return r;
+}
+
+void win_msaa_reuse_free(struct win_msaa_reuse *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->nw; i++)
+        tree_element_info_cleanup(&r->w[i].info);
+    for (size_t i = 0; i < r->nlists; i++)
+        free(r->lists[i].items);
+    free(r->lists);
+    free(r->w);
+    free(r);
+}
+
+void win_msaa_reuse(struct win_msaa_ctx *c, const struct win_msaa_reuse *r)
+{
+    c->reuse = r;
 }

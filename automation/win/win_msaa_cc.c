@@ -13,7 +13,8 @@
 #include "base/dynbuf.h"
 #include "base/str.h"
 
-#define MESSAGE_MS 500 /* per message */
+#define MESSAGE_MS 500  /* per message */
+#define EXPAND_MS  3000 /* opening a tree item, which its program may fill meanwhile */
 /* The buffer: the item structure, a RECT, then the text. */
 #define REMOTE_SIZE 8192
 #define OFF_STRUCT  0
@@ -591,10 +592,14 @@ wa_err win_cc_action(HWND h, enum msaa_item_class k, uint64_t item, enum wa_elem
         bool want = a == WA_ACT_EXPAND;
         LRESULT state = 0;
         bool sent = send_cc(cc, NULL, h, TVM_GETITEMSTATE, (WPARAM)item, TVIS_EXPANDED, &state);
+        /* A program fills the item as it opens (regedit reads HKEY_CLASSES_ROOT's hundreds
+         * of keys then): more time than a message that only reads. */
+        DWORD_PTR v = 0;
         if (sent && ((state & TVIS_EXPANDED) != 0) != want)
-            sent = send_cc(cc, NULL, h, TVM_EXPAND, want ? TVE_EXPAND : TVE_COLLAPSE, (LPARAM)item,
-                           &ok) &&
+            sent = SendMessageTimeoutW(h, TVM_EXPAND, want ? TVE_EXPAND : TVE_COLLAPSE,
+                                       (LPARAM)item, SMTO_ABORTIFHUNG, EXPAND_MS, &v) &&
                    send_cc(cc, NULL, h, TVM_GETITEMSTATE, (WPARAM)item, TVIS_EXPANDED, &state);
+        ok = (LRESULT)v;
         if (!sent)
             e = result(false, 0, "TVM_EXPAND");
         else if (((state & TVIS_EXPANDED) != 0) != want)
@@ -832,14 +837,16 @@ static void place(HWND h, RECT rc, const RECT *area, struct tree_element_info *o
 
 static bool lv_view(struct win_cc *cc, HWND h, struct win_cc_view *out)
 {
-    UINT msg[5] = {LVM_GETITEMCOUNT, LVM_GETTOPINDEX, LVM_GETCOUNTPERPAGE, LVM_GETNEXTITEM,
-                   LVM_GETNEXTITEM};
-    WPARAM wp[5] = {0, 0, 0, (WPARAM)-1, (WPARAM)-1};
-    LPARAM lp[5] = {0, 0, 0, LVNI_FOCUSED, LVNI_SELECTED};
-    LRESULT r[5];
+    UINT msg[6] = {LVM_GETITEMCOUNT, LVM_GETTOPINDEX, LVM_GETCOUNTPERPAGE,
+                   LVM_GETNEXTITEM,  LVM_GETNEXTITEM, LVM_GETVIEW};
+    WPARAM wp[6] = {0, 0, 0, (WPARAM)-1, (WPARAM)-1, 0};
+    LPARAM lp[6] = {0, 0, 0, LVNI_FOCUSED, LVNI_SELECTED, 0};
+    LRESULT r[6];
     memset(out, 0, sizeof *out);
-    if (!win_cc_send_all(cc, h, msg, wp, lp, r, 5) || r[0] < 0)
+    if (!win_cc_send_all(cc, h, msg, wp, lp, r, 6) || r[0] < 0)
         return false;
+    out->rows = r[5] == LV_VIEW_DETAILS ||
+                (r[5] < 0 && (GetWindowLongW(h, GWL_STYLE) & LVS_TYPEMASK) == LVS_REPORT);
     out->count = (int)r[0];
     out->top = r[1] > 0 && r[1] < r[0] ? (int)r[1] : 0;
     out->per_page = r[2] > 0 ? (int)r[2] : 1;
@@ -905,17 +912,20 @@ static char *cells_value(const struct columns *c, char **cells)
     return v;
 }
 
-/* One batch of list view rows: the first cell with the state, the other cells, the
- * rectangle, for every row at once. */
-static void lv_read_batch(struct win_cc *cc, HWND h, const struct columns *cols,
+/* One batch of list view rows: the first cell with the state, the other cells, and the
+ * rectangle, for every row at once; where rows lie one under the other (report view),
+ * the first row's rectangle and the next one's place the others. */
+static void lv_read_batch(struct win_cc *cc, HWND h, const struct columns *cols, bool rows,
                           const struct win_cc_item *items, size_t n,
                           struct tree_element_info *infos)
 {
     int ncol = cols->count >= 2 ? cols->count : 1;
-    size_t cell = sizeof(LVITEMW) + SLOT_BYTES, row = (size_t)ncol * cell + sizeof(RECT);
+    size_t cell = sizeof(LVITEMW) + SLOT_BYTES, row = (size_t)ncol * cell;
+    size_t rects = rows ? 2 : n, at_rects = n * row; /* the rectangles after the rows */
     struct block b;
     struct sends s;
-    if (!sends_init(&s, n * (size_t)(ncol + 1)) || !block_new(cc, h, n * row, &b)) {
+    if (!sends_init(&s, n * (size_t)ncol + rects) ||
+        !block_new(cc, h, at_rects + rects * sizeof(RECT), &b)) {
         sends_cleanup(&s);
         return;
     }
@@ -935,22 +945,30 @@ static void lv_read_batch(struct win_cc *cc, HWND h, const struct columns *cols,
             sends_add(&s, c == 0 ? LVM_GETITEMW : LVM_GETITEMTEXTW, c == 0 ? 0 : (WPARAM)i,
                       block_at(&b, off));
         }
-        RECT in = {.left = LVIR_SELECTBOUNDS}; /* icon and label: where a click selects */
-        memcpy(b.local + k * row + (size_t)ncol * cell, &in, sizeof in);
-        sends_add(&s, LVM_GETITEMRECT, (WPARAM)i, block_at(&b, k * row + (size_t)ncol * cell));
     }
+    for (size_t k = 0; k < rects; k++) {
+        RECT in = {.left = LVIR_SELECTBOUNDS}; /* icon and label: where a click selects */
+        memcpy(b.local + at_rects + k * sizeof(RECT), &in, sizeof in);
+        sends_add(&s, LVM_GETITEMRECT, (WPARAM)(rows ? items[0].id + k : items[k].id),
+                  block_at(&b, at_rects + k * sizeof(RECT)));
+    }
+    size_t first_rect = n * (size_t)ncol;
     bool answered = block_put(&b) && win_cc_send_all(cc, h, s.msg, s.wp, s.lp, s.res, s.n);
     if (!answered) {
         b.r->leak = true;
     } else if (block_get(&b)) {
-        RECT area;
+        RECT area, r0, r1;
         item_area(h, &area);
+        memcpy(&r0, b.local + at_rects, sizeof r0);
+        memcpy(&r1, b.local + at_rects + (rects > 1 ? sizeof(RECT) : 0), sizeof r1);
+        int pitch =
+            rows && s.res[first_rect] > 0 && s.res[first_rect + 1] > 0 ? r1.top - r0.top : 0;
         for (size_t k = 0; k < n; k++) {
             struct tree_element_info *out = &infos[k];
             char *cells[COLUMNS_MAX] = {0};
             LVITEMW first;
             memcpy(&first, b.local + k * row, sizeof first);
-            if (s.res[k * (size_t)(ncol + 1)] > 0) {
+            if (s.res[k * (size_t)ncol] > 0) {
                 cells[0] = slot_text(&b, k * row + sizeof(LVITEMW), first.pszText);
                 if (first.state & LVIS_SELECTED)
                     out->states |= WA_ST_SELECTED;
@@ -964,8 +982,16 @@ static void lv_read_batch(struct win_cc *cc, HWND h, const struct columns *cols,
             for (int c = 1; c < ncol; c++)
                 free(cells[c]);
             RECT rc;
-            memcpy(&rc, b.local + k * row + (size_t)ncol * cell, sizeof rc);
-            if (s.res[k * (size_t)(ncol + 1) + (size_t)ncol] > 0)
+            bool placed = false;
+            if (pitch > 0) {
+                int dy = (int)((int64_t)items[k].id - (int64_t)items[0].id) * pitch;
+                rc = (RECT){r0.left, r0.top + dy, r0.right, r0.bottom + dy};
+                placed = true;
+            } else if (!rows) {
+                memcpy(&rc, b.local + at_rects + k * sizeof(RECT), sizeof rc);
+                placed = s.res[first_rect + k] > 0;
+            }
+            if (placed)
                 place(h, rc, &area, out);
             else
                 out->states |= WA_ST_OFFSCREEN;
@@ -975,9 +1001,62 @@ static void lv_read_batch(struct win_cc *cc, HWND h, const struct columns *cols,
     sends_cleanup(&s);
 }
 
-static void lv_read(struct win_cc *cc, HWND h, const struct win_cc_item *items, size_t n,
-                    struct tree_element_info *infos)
+/* The header control of list view h, found without a message; NULL when none shows. */
+static HWND header_of(HWND h)
 {
+    for (HWND c = GetWindow(h, GW_CHILD); c; c = GetWindow(c, GW_HWNDNEXT)) {
+        wchar_t cls[32];
+        if (IsWindowVisible(c) && GetClassNameW(c, cls, 32) && _wcsicmp(cls, WC_HEADERW) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+/* A report view's columns (header texts), as columns_of reads them, in one batch: the
+ * count and every text asked together. */
+static const struct columns *lv_columns(struct win_cc *cc, HWND h, bool report)
+{
+    struct columns *c = &cc->cols;
+    if (c->list == h)
+        return c;
+    columns_cleanup(c);
+    c->list = h;
+    HWND hd = report ? header_of(h) : NULL;
+    size_t cell = sizeof(HDITEMW) + SLOT_BYTES;
+    struct block b;
+    struct sends s;
+    if (!hd || !sends_init(&s, COLUMNS_MAX + 1))
+        return c;
+    if (block_new(cc, hd, COLUMNS_MAX * cell, &b)) {
+        sends_add(&s, HDM_GETITEMCOUNT, 0, 0);
+        for (int i = 0; i < COLUMNS_MAX; i++) {
+            HDITEMW hi = {.mask = HDI_TEXT,
+                          .pszText = (LPWSTR)(b.remote + (size_t)i * cell + sizeof(HDITEMW)),
+                          .cchTextMax = SLOT_CHARS};
+            memcpy(b.local + (size_t)i * cell, &hi, sizeof hi);
+            sends_add(&s, HDM_GETITEMW, (WPARAM)i, block_at(&b, (size_t)i * cell));
+        }
+        bool answered = block_put(&b) && win_cc_send_all(cc, hd, s.msg, s.wp, s.lp, s.res, s.n);
+        if (answered && s.res[0] >= 2 && block_get(&b)) {
+            c->count = s.res[0] > COLUMNS_MAX ? COLUMNS_MAX : (int)s.res[0];
+            for (int i = 0; i < c->count; i++)
+                c->names[i] = s.res[1 + i] > 0
+                                  ? slot_text(&b, (size_t)i * cell + sizeof(HDITEMW), NULL)
+                                  : NULL;
+        }
+        if (!answered)
+            b.r->leak = true;
+        block_free(&b, answered);
+    }
+    sends_cleanup(&s);
+    return c;
+}
+
+static void lv_read(struct win_cc *cc, HWND h, const struct win_cc_view *view,
+                    const struct win_cc_item *items, size_t n, struct tree_element_info *infos)
+{
+    struct win_cc_view asked;
+    bool rows = view ? view->rows : lv_view(cc, h, &asked) && asked.rows;
     for (size_t k = 0; k < n; k++) {
         struct tree_element_info *out = &infos[k];
         memset(out, 0, sizeof *out);
@@ -986,12 +1065,12 @@ static void lv_read(struct win_cc *cc, HWND h, const struct win_cc_item *items, 
         out->child_id = (long)items[k].id + 1;
         win_cc_item_identity(h, MSAA_ITEMS_LISTVIEW, items[k].id, out);
     }
-    struct remote *r = remote_for(cc, h);
-    if (!r)
+    if (!remote_for(cc, h))
         return; /* another bitness, or no access: the rows without their facts */
-    const struct columns *cols = columns_of(cc, r, h);
+    const struct columns *cols = lv_columns(cc, h, rows);
     for (size_t k = 0; k < n; k += BATCH_ROWS)
-        lv_read_batch(cc, h, cols, items + k, n - k < BATCH_ROWS ? n - k : BATCH_ROWS, infos + k);
+        lv_read_batch(cc, h, cols, rows, items + k, n - k < BATCH_ROWS ? n - k : BATCH_ROWS,
+                      infos + k);
 }
 
 /* The first cells of rows [from, from + n), read together. texts[i] NULL where none
@@ -1118,13 +1197,15 @@ const struct win_cc_reader win_cc_list_view_reader = {
 
 static bool tv_view(struct win_cc *cc, HWND h, struct win_cc_view *out)
 {
-    UINT msg[4] = {TVM_GETCOUNT, TVM_GETVISIBLECOUNT, TVM_GETNEXTITEM, TVM_GETNEXTITEM};
-    WPARAM wp[4] = {0, 0, TVGN_FIRSTVISIBLE, TVGN_CARET};
-    LPARAM lp[4] = {0, 0, 0, 0};
-    LRESULT r[4];
+    UINT msg[5] = {TVM_GETCOUNT, TVM_GETVISIBLECOUNT, TVM_GETNEXTITEM, TVM_GETNEXTITEM,
+                   TVM_GETNEXTITEM};
+    WPARAM wp[5] = {0, 0, TVGN_FIRSTVISIBLE, TVGN_CARET, TVGN_LASTVISIBLE};
+    LPARAM lp[5] = {0, 0, 0, 0, 0};
+    LRESULT r[5];
     memset(out, 0, sizeof *out);
-    if (!win_cc_send_all(cc, h, msg, wp, lp, r, 4) || r[0] < 0)
+    if (!win_cc_send_all(cc, h, msg, wp, lp, r, 5) || r[0] < 0)
         return false;
+    out->last = r[4] > 0 ? (uint64_t)r[4] : 0;
     out->count = (int)r[0];
     out->top = -1;
     out->per_page = r[1] > 0 ? (int)r[1] : 1;
@@ -1212,9 +1293,7 @@ void win_cc_item_identity(HWND h, enum msaa_item_class k, uint64_t id,
         tv_runtime_id(h, id, out);
 }
 
-/* Parses a tree item's runtime id ("tv:<list>:<item>") for window h; 0 when it is
- * another's. */
-static uint64_t tv_item_of(HWND h, const char *runtime_id)
+uint64_t win_cc_tree_item(HWND h, const char *runtime_id)
 {
     unsigned long long list = 0, item = 0;
     if (!runtime_id || sscanf(runtime_id, "tv:%llx:%llx", &list, &item) != 2 ||
@@ -1278,9 +1357,10 @@ static void tv_read_batch(struct win_cc *cc, HWND h, const struct win_cc_item *i
     sends_cleanup(&s);
 }
 
-static void tv_read(struct win_cc *cc, HWND h, const struct win_cc_item *items, size_t n,
-                    struct tree_element_info *infos)
+static void tv_read(struct win_cc *cc, HWND h, const struct win_cc_view *v,
+                    const struct win_cc_item *items, size_t n, struct tree_element_info *infos)
 {
+    (void)v;
     for (size_t k = 0; k < n; k++) {
         struct tree_element_info *out = &infos[k];
         memset(out, 0, sizeof *out);
@@ -1372,7 +1452,7 @@ static size_t tv_all_items(struct win_cc *cc, HWND h, uint64_t *all, size_t cap)
 static size_t tv_find(struct win_cc *cc, HWND h, const struct wa_item_query *q, uint64_t *out,
                       size_t max)
 {
-    uint64_t one = tv_item_of(h, q->runtime_id);
+    uint64_t one = win_cc_tree_item(h, q->runtime_id);
     if (q->runtime_id) {
         char *name = NULL;
         if (!one || !max)

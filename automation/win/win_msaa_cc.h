@@ -52,6 +52,8 @@ struct win_cc_view {
     int top;        /* indexed items: the first in view (-1: not indexed) */
     int per_page;   /* items that fit in view */
     uint64_t first; /* tree views: the first item in view (0: none) */
+    uint64_t last;  /* tree views: the last item a scroll to the end shows (0: none) */
+    bool rows;      /* list views: rows one under the other, one height apart (report) */
     bool has_caret; /* the item with the keyboard focus (caret) is known */
     uint64_t caret;
     bool has_selected; /* a selected item (the first) is known */
@@ -80,10 +82,10 @@ struct win_cc_reader {
     size_t (*listed)(struct win_cc *cc, HWND h, const struct win_cc_view *v, int all, int margin,
                      struct win_cc_item *out, size_t max);
     /* What n items are, read together (a few round trips for all of them, not a few
-     * each): infos[i] for items[i], with coll_item and item_index set. NULL: the
-     * source reads each item its own way. */
-    void (*read)(struct win_cc *cc, HWND h, const struct win_cc_item *items, size_t n,
-                 struct tree_element_info *infos);
+     * each): infos[i] for items[i], with coll_item and item_index set; v: the view as
+     * view() just said it, or NULL. NULL: the source reads each item its own way. */
+    void (*read)(struct win_cc *cc, HWND h, const struct win_cc_view *v,
+                 const struct win_cc_item *items, size_t n, struct tree_element_info *infos);
     /* Items q names, from the control's own data (every item, listed or not), in
      * display order, at most max; their count. */
     size_t (*find)(struct win_cc *cc, HWND h, const struct wa_item_query *q, uint64_t *out,
@@ -99,6 +101,8 @@ extern const struct win_cc_reader win_cc_list_view_reader, win_cc_tree_view_read
  * item while it lives). */
 void win_cc_item_identity(HWND h, enum msaa_item_class k, uint64_t id,
                           struct tree_element_info *out);
+/* The tree item of tree view h a runtime id of win_cc_item_identity names, or 0. */
+uint64_t win_cc_tree_item(HWND h, const char *runtime_id);
 
 /* A message to h through cc's gate: false when it failed or timed out. */
 bool win_cc_send(struct win_cc *cc, HWND h, UINT msg, WPARAM wp, LPARAM lp, LRESULT *res);

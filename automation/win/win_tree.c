@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "automation/win/win_events.h"
 #include "automation/win/win_menu.h"
 #include "automation/win/win_msaa.h"
 #include "automation/win/win_tree_job.h"
@@ -24,8 +25,10 @@
 struct tree_job {
     HWND hwnd;
     struct wa_tree_opts opts;
-    struct wa_tree tree;  /* the worker's until it has finished (or was captured) */
-    struct wa_tree menus; /* the open popup menus, walked apart, until spliced into tree */
+    struct win_msaa_reuse *reuse; /* what the last walk of the window read, or NULL */
+    uint64_t stamp;               /* win_events' moment of the walk */
+    struct wa_tree tree;          /* the worker's until it has finished (or was captured) */
+    struct wa_tree menus;         /* the open popup menus, walked apart, until spliced into tree */
 };
 
 static void tree_job_free(void *p)
@@ -33,6 +36,7 @@ static void tree_job_free(void *p)
     struct tree_job *j = p;
     tree_cleanup(&j->tree);
     tree_cleanup(&j->menus);
+    win_msaa_reuse_free(j->reuse);
     free(j);
 }
 
@@ -184,6 +188,7 @@ static wa_err tree_job_run(void *arg, struct win_gate *gate)
 {
     struct tree_job *j = arg;
     int64_t start = os_now_ms();
+    j->stamp = win_events_now(); /* what is heard from now on is newer than this walk */
     walk_popups(j, gate);
     if (j->menus.count > 1)
         j->opts.max_nodes -= (int)j->menus.count - 1; /* the popups' nodes count too */
@@ -209,6 +214,7 @@ static wa_err tree_job_run(void *arg, struct win_gate *gate)
     struct win_msaa_ctx *m = NULL;
     wa_err e = win_msaa_open(j->hwnd, gate, &m);
     if (e == WA_E_OK) {
+        win_msaa_reuse(m, j->reuse);
         bool responsive = win_msaa_root_responsive(m);
         bar = start_bar_walk(j, budget, responsive, &b);
         if (bar)
@@ -245,6 +251,10 @@ wa_err win_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree 
     j->hwnd = h;
     if (o)
         j->opts = *o;
+    j->opts.prev = NULL; /* the caller's: what the walk may take of it is copied now */
+    win_events_listen();
+    if (o && o->prev && o->prev->hwnd == hwnd)
+        j->reuse = win_msaa_reuse_new(o->prev);
     if (j->opts.max_nodes <= 0)
         j->opts.max_nodes = 500;
     if (j->opts.budget_ms <= 0)
@@ -265,6 +275,7 @@ wa_err win_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree 
         e = result;
         if (e == WA_E_OK) {
             *out = j->tree;
+            out->stamp = j->stamp;
             tree_init(&j->tree);
         }
     } else if (captured && j->tree.count > 0) {
