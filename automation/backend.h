@@ -118,6 +118,9 @@ struct wa_tree_opts {
      * (by the source's fingerprints and what it heard of changes) may be taken from it
      * instead of asked of the program again. Read before get_tree returns only. */
     const struct wa_tree *prev;
+    /* For each node of prev, or NULL: its pixels are the same now as when it was walked
+     * (tree_pix.h), so what it is may be taken without asking the program. */
+    const bool *prev_same;
 };
 
 struct wa_backend {

@@ -120,6 +120,8 @@ struct wa_node {
      * program (0: none): a later walk that finds the same fingerprint may take what it
      * read then instead of asking again. */
     uint64_t sig;
+    /* Its row's pixels in a capture taken before the walk (tree_pix.h), or 0. */
+    uint64_t pix;
     void *handle; /* the source's element, owned by the tree; released by it */
 };
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "agent/core/guard.h"
+#include "automation/tree_pix.h"
 
 /* Blacks out, in img of frame, every window the gate refuses that lies above `below`
  * in Z order (all of them when below is 0): a password manager over the window, or
@@ -175,6 +176,45 @@ static void session_observed(struct session *s, uint64_t hwnd, struct wa_rect fr
     s->marked = marked;
 }
 
+/* The pixels a walk of hwnd goes by: the settle's last capture after an action, else in
+ * a session that looks again one taken now, before the walk (kept in k->walk_image: the
+ * observation's image should the tree be rejected). Rows that look as they did when the
+ * last tree was walked are taken from it (tree_pix.h); a capture taken beside the walk
+ * could show a row newer than the text read of it, so it is taken first. NULL when there
+ * are none (a one-shot session, or the capture failed). */
+static const struct wa_image *walk_pixels(struct call *k, uint64_t hwnd, struct wa_rect *frame)
+{
+    if (k->pixels_now) {
+        *frame = k->pixels_frame;
+        return k->pixels_now;
+    }
+    if (k->s->o.refs_on_disk)
+        return NULL; /* one command a process: no later look to pay for */
+    image_cleanup(&k->walk_image);
+    if (backend_capture_window(k->be, hwnd, &k->walk_image, &k->walk_frame) != WA_E_OK)
+        return NULL;
+    k->walk_window = hwnd;
+    *frame = k->walk_frame;
+    return &k->walk_image;
+}
+
+/* Walks hwnd into *tree with what may be taken of the last tree of it: the windows that
+ * are as they were, and the rows that look as they did in px (NULL: none); the new rows
+ * get their fingerprints from px. */
+static wa_err walk_with_last(struct call *k, uint64_t hwnd, int budget_ms,
+                             const struct wa_image *px, struct wa_rect frame, struct wa_tree *tree)
+{
+    struct wa_tree_opts to = {
+        .budget_ms = budget_ms, .keep_handles = true, .prev = last_tree(k, hwnd)};
+    bool *same = to.prev && px ? tree_pix_same(to.prev, px, frame) : NULL;
+    to.prev_same = same;
+    wa_err e = backend_get_tree(k->be, hwnd, &to, tree);
+    free(same);
+    if (!e && px)
+        tree_pix_set(tree, px, frame);
+    return e;
+}
+
 wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
 {
     struct session *s = k->s;
@@ -184,24 +224,26 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     struct wa_tree tree;
     struct observe_capture cap = {capture_window, capture_screen, k};
     observation_cleanup(&k->r->obs);
-    struct wa_tree_opts to = {
-        .budget_ms = o->tree_budget_ms, .keep_handles = true, .prev = last_tree(k, hwnd)};
     /* The pixels as the walk found them, so that a later look can tell the tree still
-     * holds: the settle's last capture after an action, else, on a first look, one taken
-     * while the tree is walked, which is also the image if the tree is rejected. A later
-     * look takes what is unchanged of the last walk instead, for less than the capture
-     * would cost beside it. */
+     * holds and which rows look as they did; in a one-shot session a capture beside the
+     * walk, which is also the image if the tree is rejected. */
     uint64_t pixels = 0;
     bool have_pixels = false;
     struct side_capture *side = NULL;
-    if (k->pixels_now) {
-        pixels = call_pixels_now_hash(k);
+    struct wa_rect px_frame = {0, 0, 0, 0};
+    double t0 = os_clock_ms();
+    const struct wa_image *px = o->mode != OBS_PIXEL ? walk_pixels(k, hwnd, &px_frame) : NULL;
+    double capture_ms = os_clock_ms() - t0;
+    t0 = os_clock_ms();
+    if (px) {
+        pixels = px == k->pixels_now ? call_pixels_now_hash(k) : call_image_hash(px);
         have_pixels = true;
-    } else if (o->mode != OBS_PIXEL && !to.prev) {
+    } else if (o->mode != OBS_PIXEL && s->o.refs_on_disk) {
         side = side_capture_start(k, hwnd);
     }
-    double t0 = os_clock_ms();
-    wa_err walked = o->mode == OBS_PIXEL ? WA_E_OK : backend_get_tree(k->be, hwnd, &to, &tree);
+    wa_err walked = o->mode == OBS_PIXEL
+                        ? WA_E_OK
+                        : walk_with_last(k, hwnd, o->tree_budget_ms, px, px_frame, &tree);
     double tree_ms = (os_clock_ms() - t0);
     if (side_capture_finish(side, &k->walk_image, &k->walk_frame)) {
         k->walk_window = hwnd;
@@ -213,6 +255,7 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     else
         e = observe_window_tree(k->be, hwnd, o, &cap, walked, &k->r->obs, &tree);
     k->r->obs.tree_ms = tree_ms;
+    k->r->obs.capture_ms += capture_ms;
     image_cleanup(&k->walk_image);
     k->walk_window = 0;
     if (e)
@@ -284,10 +327,14 @@ wa_err call_fresh_tree(struct call *k, uint64_t hwnd)
     wa_err e = guard_observe(k, hwnd);
     if (e)
         return e;
-    struct wa_tree_opts to = {
-        .budget_ms = s->o.observe.tree_budget_ms, .keep_handles = true, .prev = last_tree(k, hwnd)};
+    struct wa_rect px_frame = {0, 0, 0, 0};
+    const struct wa_image *px = walk_pixels(k, hwnd, &px_frame);
     struct wa_tree tree;
-    e = backend_get_tree(k->be, hwnd, &to, &tree);
+    e = walk_with_last(k, hwnd, s->o.observe.tree_budget_ms, px, px_frame, &tree);
+    if (px == &k->walk_image) {
+        image_cleanup(&k->walk_image);
+        k->walk_window = 0;
+    }
     tree_cleanup(&s->tree);
     s->have_tree = false;
     s->have_tree_pixels = false;

@@ -241,10 +241,48 @@ const struct win_cc_reader *win_coll_reader(enum msaa_item_class k)
 
 /* ---- one collection, as a walk lists it ---- */
 
-static void read_items(struct win_cc *cc, struct win_coll *c)
+/* What the listed items are: taken from `last` where an item's row looks as it did
+ * (the view being where it was), the others read together. */
+static void read_items(struct win_cc *cc, struct win_coll *c, const struct win_coll_listing *last)
 {
-    if (c->rd->read && c->n && (c->infos = calloc(c->n, sizeof *c->infos)))
-        c->rd->read(cc, c->h, &c->view, c->items, c->n, c->infos);
+    if (!c->rd->read || !c->n || !(c->infos = calloc(c->n, sizeof *c->infos)))
+        return;
+    struct win_cc_item *ask = calloc(c->n, sizeof *ask);
+    size_t *at = calloc(c->n, sizeof *at), nask = 0;
+    struct tree_element_info *got = calloc(c->n, sizeof *got);
+    for (size_t i = 0; ask && at && got && i < c->n; i++) {
+        const struct tree_element_info *was = NULL;
+        for (size_t j = 0; last && !was && j < last->n; j++)
+            if (last->items[j].id == c->items[i].id)
+                was = last->same[j];
+        if (!was || !tree_element_info_copy(was, &c->infos[i])) {
+            at[nask] = i;
+            ask[nask++] = c->items[i];
+        }
+    }
+    if (nask)
+        c->rd->read(cc, c->h, &c->view, ask, nask, got);
+    for (size_t k = 0; k < nask; k++)
+        c->infos[at[k]] = got[k];
+    free(ask);
+    free(at);
+    free(got);
+}
+
+/* Whether the view is where it was when `last` was listed: as many items, the same
+ * first row (a tree) or the same rows listed (a list, whose listing follows its top). */
+static bool view_kept(const struct win_coll *c, const struct win_coll_listing *last, bool tree)
+{
+    if (!last || last->h != c->h || last->count != c->view.count)
+        return false;
+    if (tree)
+        return last->first && last->first == c->view.first;
+    if (last->n != c->n)
+        return false;
+    for (size_t i = 0; i < c->n; i++)
+        if (last->items[i].id != c->items[i].id)
+            return false;
+    return true;
 }
 
 static void forget_items(struct win_coll *c)
@@ -311,17 +349,18 @@ struct win_coll *win_coll_open(struct win_cc *cc, HWND h, enum msaa_item_class k
         return c;
     /* A tree's rows are asked one by one (each is the next of the one before): what the
      * last walk listed is taken where it still fills the view. */
-    if (k == MSAA_ITEMS_TREEVIEW && last && last->h == h && last->n && rd->read) {
+    bool tree = k == MSAA_ITEMS_TREEVIEW;
+    if (tree && last && last->h == h && last->n && rd->read) {
         c->n = last->n < WIN_COLL_LISTED_MAX ? last->n : WIN_COLL_LISTED_MAX;
         memcpy(c->items, last->items, c->n * sizeof *c->items);
-        read_items(cc, c);
+        read_items(cc, c, view_kept(c, last, true) ? last : NULL);
         if (c->infos && fills_view(c))
             return c;
         forget_items(c);
     }
     c->n =
         rd->listed(cc, h, &c->view, WIN_COLL_SHORT, WIN_COLL_MARGIN, c->items, WIN_COLL_LISTED_MAX);
-    read_items(cc, c);
+    read_items(cc, c, view_kept(c, last, tree) ? last : NULL);
     return c;
 }
 

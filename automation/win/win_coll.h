@@ -28,19 +28,25 @@ const struct win_cc_reader *win_coll_reader(enum msaa_item_class k);
 /* One collection control as one walk lists it. */
 struct win_coll;
 
-/* What the last walk listed of a tree view (its items, with the items holding them). */
+/* What the last walk listed of a collection: its items (with the items holding them),
+ * and what each was where its row looks the same now (tree_pix.h). */
 struct win_coll_listing {
     HWND h;
+    int count;      /* the items it held */
+    uint64_t first; /* tree views: the first row that showed (0: none) */
     struct win_cc_item *items;
+    struct tree_element_info **same; /* per item, or NULL where it must be read again */
     size_t n;
 };
 
 /* Asks control h of kind k what it holds and which items to list, and reads those
- * items where its reader reads them together. A tree view takes what `last` listed
- * (NULL: nothing) where it still fills the view as it shows now (the first row in view
- * at the top, row after row without a gap, the caret among them), and only otherwise
- * asks for its rows one by one again. NULL when h is no collection, its reader is
- * missing, or it does not answer. */
+ * items where its reader reads them together; with `last` (what the last walk listed of
+ * it, or NULL), while the view is where it was, an item whose row looks the same is
+ * taken from it instead of read again. A tree view takes the rows `last` listed where
+ * they still fill the view as it shows now (the first row in view at the top, row after
+ * row without a gap, the caret among them), and only otherwise asks for its rows one by
+ * one again. NULL when h is no collection, its reader is missing, or it does not
+ * answer. */
 struct win_coll *win_coll_open(struct win_cc *cc, HWND h, enum msaa_item_class k,
                                const struct win_coll_listing *last);
 void win_coll_free(struct win_coll *c);

@@ -143,6 +143,8 @@ struct win_msaa_ctx {
     bool bar_walk;  /* a walk of root's menu bar alone: the bar is the root element */
     bool bar_apart; /* a walk of the window whose bar's items are walked apart */
     const struct win_msaa_reuse *reuse; /* what may be taken of the last walk, or NULL */
+    HWND *taken; /* the windows taken from it, whose names are as they were too */
+    size_t ntaken, cap_taken;
 };
 
 /* ---- lists and handles ---- */
@@ -1568,6 +1570,10 @@ static wa_err m_window_text(void *ctx, uint64_t hwnd, char **out)
 {
     struct win_msaa_ctx *c = ctx;
     HWND h = (HWND)(uintptr_t)hwnd;
+    *out = NULL;
+    for (size_t i = 0; i < c->ntaken; i++)
+        if (c->taken[i] == h)
+            return WA_E_OK; /* no name from its text the last time, and its text is the same */
     *out = text_name(c->gate, h, thread_of(c, h)->responsive);
     return WA_E_OK;
 }
@@ -1644,6 +1650,7 @@ void win_msaa_close(struct win_msaa_ctx *c)
         for (size_t i = 0; i < c->ncolls; i++)
             win_coll_free(c->colls[i]);
         free(c->colls);
+        free(c->taken);
         win_cc_free(c->cc);
         join_ahead(c, true); /* lists whose items were not walked (budget, node cap) */
         for (size_t i = 0; i < c->nlists; i++) {
@@ -1859,28 +1866,25 @@ static uint64_t window_sig(struct win_msaa_ctx *c, HWND h)
         x ^= (uint64_t)(v);                                                                        \
         x *= 1099511628211ull;                                                                     \
     } while (0)
-    RECT r = {0};
-    GetWindowRect(h, &r);
+    /* one call for the place, style and state: each is a round trip to the server */
+    WINDOWINFO wi = {.cbSize = sizeof wi};
+    GetWindowInfo(h, &wi);
     MIX((uintptr_t)h);
-    MIX(GetWindowLongW(h, GWL_STYLE));
-    MIX(GetWindowLongW(h, GWL_EXSTYLE));
-    MIX(GetWindowLongPtrW(h, GWLP_ID));
-    MIX(r.left);
-    MIX(r.top);
-    MIX(r.right);
-    MIX(r.bottom);
-    MIX(IsWindowVisible(h));
-    MIX(IsWindowEnabled(h));
+    MIX(wi.dwStyle);
+    MIX(wi.dwExStyle);
+    MIX(wi.rcWindow.left);
+    MIX(wi.rcWindow.top);
+    MIX(wi.rcWindow.right);
+    MIX(wi.rcWindow.bottom);
     MIX(thread_of(c, h)->focus == h);
     wchar_t text[256];
     int n = InternalGetWindowText(h, text, 256);
     for (int i = 0; i < n; i++)
         MIX(text[i]);
-    /* the label a control takes its name from, when it has one */
+    /* the label a control may take its name from: the window just before it */
     HWND label = GetWindow(h, GW_HWNDPREV);
-    while (label && !IsWindowVisible(label))
-        label = GetWindow(label, GW_HWNDPREV);
     n = label ? InternalGetWindowText(label, text, 256) : 0;
+    MIX((uintptr_t)label);
     for (int i = 0; i < n; i++)
         MIX(text[i]);
 #undef MIX
@@ -1970,6 +1974,16 @@ static bool take_window(struct win_msaa_ctx *c, struct el_desc *d, uint64_t sig,
         win_events_since(d->hwnd, r->stamp) || !tree_element_info_copy(&w->info, out))
         return false;
     d->reused = true;
+    if (c->ntaken == c->cap_taken) {
+        size_t cap = c->cap_taken ? 2 * c->cap_taken : 16;
+        HWND *p = wa_reallocarray(c->taken, cap, sizeof *p);
+        if (p) {
+            c->taken = p;
+            c->cap_taken = cap;
+        }
+    }
+    if (c->ntaken < c->cap_taken)
+        c->taken[c->ntaken++] = d->hwnd;
     read_again(c, d->hwnd, out);
     out->sig = sig;
     return true;
@@ -1983,8 +1997,10 @@ static const struct win_coll_listing *last_listing(const struct win_msaa_reuse *
     return NULL;
 }
 
-/* The tree items node i of prev (a tree view) listed, with the items holding them. */
-static void add_listing(struct win_msaa_reuse *r, const struct wa_tree *prev, size_t i)
+/* The items node i of prev (a list or tree view) listed, with the items holding them
+ * and, where same says an item's row looks as it did, what it was. */
+static void add_listing(struct win_msaa_reuse *r, const struct wa_tree *prev, const bool *same,
+                        size_t i, bool tree)
 {
     HWND h = (HWND)(uintptr_t)prev->nodes[i].hwnd;
     struct win_coll_listing *l = wa_reallocarray(r->lists, r->nlists + 1, sizeof *l);
@@ -1992,22 +2008,43 @@ static void add_listing(struct win_msaa_reuse *r, const struct wa_tree *prev, si
         return;
     r->lists = l;
     l = &r->lists[r->nlists];
-    *l = (struct win_coll_listing){.h = h, .items = calloc(WIN_COLL_LISTED_MAX, sizeof *l->items)};
-    for (size_t j = i + 1;
-         l->items && j < prev->count && prev->nodes[j].depth > prev->nodes[i].depth &&
-         l->n < WIN_COLL_LISTED_MAX;
+    *l = (struct win_coll_listing){.h = h,
+                                   .count = prev->nodes[i].coll.count,
+                                   .items = calloc(WIN_COLL_LISTED_MAX, sizeof *l->items),
+                                   .same = calloc(WIN_COLL_LISTED_MAX, sizeof *l->same)};
+    if (!l->items || !l->same) {
+        free(l->items);
+        free(l->same);
+        return;
+    }
+    int first_top = INT32_MAX;
+    for (size_t j = i + 1; j < prev->count && prev->nodes[j].depth > prev->nodes[i].depth &&
+                           l->n < WIN_COLL_LISTED_MAX;
          j++) {
         const struct wa_node *n = &prev->nodes[j];
-        uint64_t id = n->coll_item ? win_cc_tree_item(h, n->runtime_id) : 0;
+        if (!n->coll_item)
+            continue;
+        uint64_t id = tree ? win_cc_tree_item(h, n->runtime_id) : (uint64_t)n->item_index;
+        if (tree ? !id : n->item_index < 0)
+            continue;
         const struct wa_node *p = &prev->nodes[n->parent];
-        if (id)
-            l->items[l->n++] = (struct win_cc_item){
-                id, n->parent == (int)i ? 0 : win_cc_tree_item(h, p->runtime_id)};
+        uint64_t parent = !tree || n->parent == (int)i ? 0 : win_cc_tree_item(h, p->runtime_id);
+        if (same && same[j] && (l->same[l->n] = calloc(1, sizeof **l->same)) &&
+            !tree_node_info(prev, j, l->same[l->n])) {
+            free(l->same[l->n]);
+            l->same[l->n] = NULL;
+        }
+        if (tree && !(n->states & WA_ST_OFFSCREEN) && !wa_rect_empty(n->bounds) &&
+            n->bounds.top < first_top) {
+            first_top = n->bounds.top;
+            l->first = id;
+        }
+        l->items[l->n++] = (struct win_cc_item){id, parent};
     }
-    r->nlists += l->items != NULL;
+    r->nlists++;
 }
 
-struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev)
+struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev, const bool *same)
 {
     if (!prev || !prev->count || !prev->source || strcmp(prev->source, "msaa") != 0)
         return NULL;
@@ -2023,8 +2060,10 @@ struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev)
             r->w[r->nw].h = (HWND)(uintptr_t)n->hwnd;
             r->w[r->nw++].sig = n->sig;
         }
-        if (n->coll.is && n->hwnd && n->class_name && str_ieq(n->class_name, "SysTreeView32"))
-            add_listing(r, prev, i);
+        bool tree = n->class_name && str_ieq(n->class_name, "SysTreeView32");
+        if (n->coll.is && n->hwnd &&
+            (tree || (n->class_name && str_ieq(n->class_name, "SysListView32"))))
+            add_listing(r, prev, same, i, tree);
     }
     qsort(r->w, r->nw, sizeof *r->w, by_hwnd);
     return r;
@@ -2036,8 +2075,15 @@ void win_msaa_reuse_free(struct win_msaa_reuse *r)
         return;
     for (size_t i = 0; i < r->nw; i++)
         tree_element_info_cleanup(&r->w[i].info);
-    for (size_t i = 0; i < r->nlists; i++)
+    for (size_t i = 0; i < r->nlists; i++) {
+        for (size_t j = 0; j < r->lists[i].n; j++)
+            if (r->lists[i].same[j]) {
+                tree_element_info_cleanup(r->lists[i].same[j]);
+                free(r->lists[i].same[j]);
+            }
+        free(r->lists[i].same);
         free(r->lists[i].items);
+    }
     free(r->lists);
     free(r->w);
     free(r);

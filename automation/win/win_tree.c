@@ -252,9 +252,10 @@ wa_err win_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree 
     if (o)
         j->opts = *o;
     j->opts.prev = NULL; /* the caller's: what the walk may take of it is copied now */
+    j->opts.prev_same = NULL;
     win_events_listen();
     if (o && o->prev && o->prev->hwnd == hwnd)
-        j->reuse = win_msaa_reuse_new(o->prev);
+        j->reuse = win_msaa_reuse_new(o->prev, o->prev_same);
     if (j->opts.max_nodes <= 0)
         j->opts.max_nodes = 500;
     if (j->opts.budget_ms <= 0)
