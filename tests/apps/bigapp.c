@@ -35,6 +35,8 @@
  * Messages it takes from others (posted to the main window):
  *   WM_APP+1  wParam row: toggles the row's name between "report-i.txt" and
  *             "report-i.txt (changed)" (logs row_changed).
+ * Text typed into the edit that reads "rename N" does the same to row N; "resize N"
+ * sets row N's Size cell to "1234 KB" (logs cell_changed).
  *
  * Log lines ("event", "t" in ms since start):
  *   ready         hwnd, pid, title, rect, client_rect, controls {name: rect},
@@ -43,6 +45,7 @@
  *   tree_select   text            (TVN_SELCHANGED)
  *   text_changed  text            (the edit)
  *   row_changed   index, text
+ *   cell_changed  index, column, text
  *   Exit code 0 after the window was closed, 1 on a bad command line or a failed start.
  */
 #define WIN32_LEAN_AND_MEAN
@@ -294,6 +297,28 @@ static void change_row(int i)
     end(&l);
 }
 
+static void resize_row(int i)
+{
+    if (i < 0 || i >= g.rows)
+        return;
+    LVITEMW it = {.iSubItem = 1, .pszText = (LPWSTR)L"1234 KB"};
+    SendMessageW(g.list, LVM_SETITEMTEXTW, (WPARAM)i, (LPARAM)&it);
+    struct line l;
+    begin(&l, "cell_changed");
+    add(&l, ",\"index\":%d,\"column\":1,\"text\":\"1234 KB\"", i);
+    end(&l);
+}
+
+/* What the edit's text asks for: "rename N", "resize N". */
+static void edit_command(const wchar_t *text)
+{
+    int n = 0;
+    if (swscanf(text, L"rename %d", &n) == 1)
+        change_row(n);
+    else if (swscanf(text, L"resize %d", &n) == 1)
+        resize_row(n);
+}
+
 static LRESULT CALLBACK main_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
 {
     switch (msg) {
@@ -323,6 +348,7 @@ static LRESULT CALLBACK main_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
             add(&l, ",\"text\":");
             add_str(&l, text);
             end(&l);
+            edit_command(text);
         }
         break;
     case WM_APP + 1:

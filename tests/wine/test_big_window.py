@@ -8,7 +8,7 @@ import time
 import unittest
 
 import watest
-from watest import Cli, TestApp, WineProgram, fake_llm
+from watest import Cli, McpSession, TestApp, WineProgram, fake_llm
 from server import observation_texts  # noqa: E402 (tests/fake_llm, on sys.path by watest)
 
 BIGAPP_EXE = os.path.join(os.path.dirname(watest.TESTAPP_EXE), "bigapp.exe")
@@ -143,6 +143,57 @@ class RegeditClassesRoot(unittest.TestCase):
             cli.run("select", str(r["data"]["matches"][0]["id"]))
             text = cli.run("state", "--window", "Registry Editor").stdout
             self.assertIn("selected", line_of(text, r'\] TreeItem "txtfile"'))
+
+
+class LaterLooks(unittest.TestCase):
+    """In one session (MCP), a later look takes what is unchanged of the last one and reads
+    what changed: a row renamed, a cell changed, the edit's new text, a scroll."""
+
+    def test_a_later_look_shows_every_change(self):
+        with BigApp() as app:
+            mcp = McpSession()
+            try:
+                def state():
+                    _, res = mcp.call("state", window=SEL)
+                    return "\n".join(c["text"] for c in res["content"][1:] if c["type"] == "text")
+
+                first = state()
+                edit = ref(line_of(first, r'\] Edit "Filter:"'))
+                self.assertIn('"report-7.txt"', first)
+                mcp.call("fill", ref=str(edit), text="rename 7")
+                app.wait_event(lambda e: e.get("event") == "row_changed" and e["index"] == 7)
+                text = state()
+                self.assertIn('value="rename 7"', line_of(text, r'\] Edit "Filter:"'))
+                line_of(text, r'\] ListItem "report-7\.txt \(changed\)"')
+                self.assertIn('value="Size: 42 KB; Type: Text Document"',
+                              line_of(text, r'\] ListItem "report-6\.txt"'))
+                edit = ref(line_of(text, r'\] Edit "Filter:"'))
+                mcp.call("fill", ref=str(edit), text="resize 9")
+                app.wait_event(lambda e: e.get("event") == "cell_changed" and e["index"] == 9)
+                text = state()
+                self.assertIn('value="Size: 1234 KB; Type: Text Document"',
+                              line_of(text, r'\] ListItem "report-9\.txt"'))
+                line_of(text, r'\] ListItem "report-7\.txt \(changed\)"')
+                # a row listed beside the view (off screen): no pixels tell, it is read
+                below = int(re.search(r"3000 items, 0-(\d+)", line_of(
+                    text, r'\] List "Files"')).group(1)) + 2
+                edit = ref(line_of(text, r'\] Edit "Filter:"'))
+                mcp.call("fill", ref=str(edit), text="rename %d" % below)
+                app.wait_event(lambda e: e.get("event") == "row_changed" and e["index"] == below)
+                text = state()
+                self.assertIn("offscreen", line_of(
+                    text, r'\] ListItem "report-%d\.txt \(changed\)"' % below))
+                # scrolled away and back: the rows in view are the ones shown
+                files = ref(line_of(text, r'\] List "Files"'))
+                mcp.call("scroll", ref=str(files), direction="down", amount=10)
+                text = state()
+                first_shown = int(re.search(r"3000 items, (\d+)-", line_of(
+                    text, r'\] List "Files"')).group(1))
+                self.assertGreater(first_shown, 10)
+                self.assertNotIn("offscreen", line_of(text, r'\] ListItem "report-%d\.txt"'
+                                                      % first_shown))
+            finally:
+                mcp.close()
 
 
 class BigWindowLoop(unittest.TestCase):
