@@ -33,6 +33,7 @@ struct win_coll;
 struct win_coll_listing {
     HWND h;
     int count;      /* the items it held */
+    int top;        /* lists: the first item that showed (-1: none) */
     uint64_t first; /* tree views: the first row that showed (0: none) */
     struct win_cc_item *items;
     struct tree_element_info **same; /* per item, or NULL where it must be read again */

@@ -44,6 +44,7 @@ _Static_assert(MSAA_STATE_PROTECTED == STATE_SYSTEM_PROTECTED, "oleacc.h state v
 #define PING_MS       300  /* how long a window's thread may take to answer WM_NULL */
 #define MESSAGE_MS    500  /* and any other message */
 #define LABEL_MAX     80   /* bytes: longer static text before a control is no label */
+#define BAR_ITEMS_MAX 64   /* menu bar items a later walk may take from the last one */
 
 enum el_kind {
     EL_WINDOW,   /* a window */
@@ -146,6 +147,8 @@ struct win_msaa_ctx {
     HWND *taken; /* the windows taken from it, whose names are as they were too */
     size_t ntaken, cap_taken;
 };
+
+static const struct win_coll_listing *last_listing(const struct win_msaa_reuse *r, HWND h);
 
 /* ---- lists and handles ---- */
 
@@ -641,8 +644,12 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
     return WA_E_OK;
 }
 
+static bool take_bar_item(struct win_msaa_ctx *c, int pos, struct tree_element_info *out);
+
 static wa_err info_acc(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
 {
+    if (d->in_bar && take_bar_item(c, (int)d->child_id - 1, out))
+        return WA_E_OK; /* it looks as it did */
     long role = ROLE_SYSTEM_MENUITEM, state = 0;
     if (!d->in_bar) /* what a menu bar holds is known: a round trip fewer per item */
         acc_long(c->gate, d->acc, d->child_id, false, &role);
@@ -994,6 +1001,9 @@ static void read_lists_ahead(struct win_msaa_ctx *c, struct el_list *l)
         free(cls);
         if (k != MSAA_ITEMS_LISTBOX && k != MSAA_ITEMS_COMBOBOX)
             continue;
+        /* a list box shown as it was is read only where its rows changed */
+        if (k == MSAA_ITEMS_LISTBOX && last_listing(c->reuse, l->d[i].hwnd))
+            continue;
         struct list_facts *f = find_facts(c, l->d[i].hwnd)
                                    ? NULL
                                    : new_facts(c, l->d[i].hwnd, k == MSAA_ITEMS_COMBOBOX);
@@ -1064,8 +1074,6 @@ static struct win_coll *coll_found(struct win_msaa_ctx *c, HWND h)
     return NULL;
 }
 
-static const struct win_coll_listing *last_listing(const struct win_msaa_reuse *r, HWND h);
-
 /* The collection of control h (of item class k) for this walk, opened once; NULL when
  * it is none, or does not answer. */
 static struct win_coll *coll_of(struct win_msaa_ctx *c, HWND h, enum msaa_item_class k)
@@ -1125,6 +1133,7 @@ static void add_tree_children(struct win_msaa_ctx *c, struct el_list *l, struct 
 
 static wa_err info_item_read(struct win_msaa_ctx *c, struct el_desc *d,
                              struct tree_element_info *out);
+static bool take_list_item(struct win_msaa_ctx *c, HWND h, int i, struct tree_element_info *out);
 
 /* An item: what its collection read of it, else read on its own, with the identity
  * every collection item carries. */
@@ -1133,6 +1142,9 @@ static wa_err info_item(struct win_msaa_ctx *c, struct el_desc *d, struct tree_e
     struct win_coll *co = coll_found(c, d->hwnd);
     uint64_t id = item_id(d);
     if (co && win_coll_info(co, id, out))
+        return WA_E_OK;
+    if ((d->items == MSAA_ITEMS_LISTBOX || d->items == MSAA_ITEMS_COMBOBOX) &&
+        take_list_item(c, d->hwnd, d->item, out))
         return WA_E_OK;
     wa_err e = info_item_read(c, d, out);
     win_cc_item_identity(d->hwnd, d->items, id, out);
@@ -1289,7 +1301,8 @@ static wa_err m_info(void *ctx, void *el, struct tree_element_info *out)
     case EL_MENUBAR:
         return info_menubar(d, out);
     case EL_MENUITEM:
-        win_menu_item_info(d->in_bar ? d->hwnd : NULL, d->menu, d->pos, out);
+        if (!d->in_bar || !take_bar_item(c, d->pos, out))
+            win_menu_item_info(d->in_bar ? d->hwnd : NULL, d->menu, d->pos, out);
         return WA_E_OK;
     case EL_POPUP:
         return info_popup(c, d, out);
@@ -1849,7 +1862,10 @@ struct reused_window {
 };
 
 struct win_msaa_reuse {
-    uint64_t stamp;          /* the last walk's moment (win_events) */
+    volatile LONG refs; /* the window's walk, and its menu bar's walked apart */
+    uint64_t stamp;     /* the last walk's moment (win_events) */
+    /* The menu bar's items by position, where they look as they did; else NULL. */
+    struct tree_element_info *bar[BAR_ITEMS_MAX];
     struct reused_window *w; /* by h */
     size_t nw;
     struct win_coll_listing *lists; /* tree views' */
@@ -1997,6 +2013,32 @@ static const struct win_coll_listing *last_listing(const struct win_msaa_reuse *
     return NULL;
 }
 
+/* A menu bar item (at position pos) that looks as it did: what it was, into out. */
+static bool take_bar_item(struct win_msaa_ctx *c, int pos, struct tree_element_info *out)
+{
+    const struct win_msaa_reuse *r = c->reuse;
+    return r && pos >= 0 && pos < BAR_ITEMS_MAX && r->bar[pos] &&
+           tree_element_info_copy(r->bar[pos], out);
+}
+
+/* A list or combo box item (index i of list h) that looks as it did, while the list shows
+ * what it did (as many items, the same first in view): what it was, into out. */
+static bool take_list_item(struct win_msaa_ctx *c, HWND h, int i, struct tree_element_info *out)
+{
+    const struct win_coll_listing *l = last_listing(c->reuse, h);
+    struct win_coll *co = coll_found(c, h);
+    struct wa_collection now;
+    if (!l || !co)
+        return false;
+    win_coll_summary(co, &now);
+    if (now.count != l->count || now.first != l->top)
+        return false;
+    for (size_t k = 0; k < l->n; k++)
+        if (l->items[k].id == (uint64_t)i)
+            return l->same[k] && tree_element_info_copy(l->same[k], out);
+    return false;
+}
+
 /* The items node i of prev (a list or tree view) listed, with the items holding them
  * and, where same says an item's row looks as it did, what it was. */
 static void add_listing(struct win_msaa_reuse *r, const struct wa_tree *prev, const bool *same,
@@ -2010,6 +2052,7 @@ static void add_listing(struct win_msaa_reuse *r, const struct wa_tree *prev, co
     l = &r->lists[r->nlists];
     *l = (struct win_coll_listing){.h = h,
                                    .count = prev->nodes[i].coll.count,
+                                   .top = prev->nodes[i].coll.first,
                                    .items = calloc(WIN_COLL_LISTED_MAX, sizeof *l->items),
                                    .same = calloc(WIN_COLL_LISTED_MAX, sizeof *l->same)};
     if (!l->items || !l->same) {
@@ -2053,26 +2096,47 @@ struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev, const bool
         free(r);
         return NULL;
     }
+    r->refs = 1;
     r->stamp = prev->stamp;
+    int bar_pos = 0;
     for (size_t i = 0; i < prev->count; i++) {
         const struct wa_node *n = &prev->nodes[i];
+        bool in_bar = n->parent >= 0 && strcmp(prev->nodes[n->parent].type, "MenuBar") == 0;
+        if (in_bar && same && same[i] && bar_pos < BAR_ITEMS_MAX &&
+            (r->bar[bar_pos] = calloc(1, sizeof *r->bar[bar_pos])) &&
+            !tree_node_info(prev, i, r->bar[bar_pos])) {
+            free(r->bar[bar_pos]);
+            r->bar[bar_pos] = NULL;
+        }
+        bar_pos += in_bar;
         if (n->hwnd && n->sig && !n->coll_item && tree_node_info(prev, i, &r->w[r->nw].info)) {
             r->w[r->nw].h = (HWND)(uintptr_t)n->hwnd;
             r->w[r->nw++].sig = n->sig;
         }
         bool tree = n->class_name && str_ieq(n->class_name, "SysTreeView32");
-        if (n->coll.is && n->hwnd &&
-            (tree || (n->class_name && str_ieq(n->class_name, "SysListView32"))))
+        if (n->coll.is && n->hwnd && n->class_name)
             add_listing(r, prev, same, i, tree);
     }
     qsort(r->w, r->nw, sizeof *r->w, by_hwnd);
     return r;
 }
 
+struct win_msaa_reuse *win_msaa_reuse_ref(struct win_msaa_reuse *r)
+{
+    if (r)
+        InterlockedIncrement(&r->refs);
+    return r;
+}
+
 void win_msaa_reuse_free(struct win_msaa_reuse *r)
 {
-    if (!r)
+    if (!r || InterlockedDecrement(&r->refs) != 0)
         return;
+    for (int i = 0; i < BAR_ITEMS_MAX; i++)
+        if (r->bar[i]) {
+            tree_element_info_cleanup(r->bar[i]);
+            free(r->bar[i]);
+        }
     for (size_t i = 0; i < r->nw; i++)
         tree_element_info_cleanup(&r->w[i].info);
     for (size_t i = 0; i < r->nlists; i++) {

@@ -93,7 +93,8 @@ static wa_err add_menus(struct tree_job *j)
  * and under Wine those calls cost a third of a walk of testapp when made in turn. */
 struct bar_job {
     HWND hwnd;
-    bool responsive; /* the window's thread answered the walk of the window */
+    bool responsive;              /* the window's thread answered the walk of the window */
+    struct win_msaa_reuse *reuse; /* what the last walk read of the bar (a reference) */
     struct tree_walk_opts opts;
     struct wa_tree tree;
 };
@@ -102,6 +103,7 @@ static void bar_job_free(void *p)
 {
     struct bar_job *b = p;
     tree_cleanup(&b->tree);
+    win_msaa_reuse_free(b->reuse);
     free(b);
 }
 
@@ -111,6 +113,7 @@ static wa_err bar_job_run(void *arg, struct win_gate *gate)
     struct win_msaa_ctx *m = NULL;
     wa_err e = win_msaa_open_menubar(b->hwnd, gate, b->responsive, &m);
     if (!e) {
+        win_msaa_reuse(m, b->reuse);
         b->tree.release_handle = win_msaa_release_handle;
         e = tree_walk(&win_msaa_source, m, &b->opts, &b->tree);
     }
@@ -141,6 +144,7 @@ static struct win_job *start_bar_walk(struct tree_job *j, int budget_ms, bool re
     if (!b)
         return NULL;
     b->hwnd = j->hwnd;
+    b->reuse = win_msaa_reuse_ref(j->reuse);
     b->responsive = responsive;
     b->opts = (struct tree_walk_opts){
         .max_nodes = j->opts.max_nodes,
