@@ -83,6 +83,18 @@ wa_err call_capture(struct call *k, uint64_t hwnd, struct wa_rect rect, struct w
     return hwnd ? capture_window(k, hwnd, out, frame) : capture_screen(k, rect, out);
 }
 
+wa_err call_capture_copy(struct call *k, uint64_t hwnd, const struct wa_image *img,
+                         struct wa_rect frame, struct wa_image *out)
+{
+    wa_err e = image_alloc_raw(out, img->width, img->height, img->bgra);
+    if (e)
+        return e;
+    memcpy(out->px, img->px, (size_t)img->width * (size_t)img->height * 4);
+    if ((e = blackout(k, out, frame, hwnd)))
+        image_cleanup(out);
+    return e;
+}
+
 /* The hash of the image k->pixels_now points at (the look before's is cached). */
 uint64_t call_pixels_now_hash(struct call *k)
 {
