@@ -665,6 +665,12 @@ static void CALLBACK take_answer(HWND h, UINT msg, ULONG_PTR data, LRESULT resul
 bool win_cc_send_all(struct win_cc *cc, HWND h, const UINT *msg, const WPARAM *wp, const LPARAM *lp,
                      LRESULT *res, size_t n)
 {
+    return win_send_all(cc->gate, h, msg, wp, lp, res, n);
+}
+
+bool win_send_all(struct win_gate *g, HWND h, const UINT *msg, const WPARAM *wp, const LPARAM *lp,
+                  LRESULT *res, size_t n)
+{
     for (size_t i = 0; i < n; i++)
         res[i] = -1;
     if (!n)
@@ -672,7 +678,7 @@ bool win_cc_send_all(struct win_cc *cc, HWND h, const UINT *msg, const WPARAM *w
     struct answers *b = calloc(1, sizeof *b + n * sizeof b->a[0]);
     if (!b)
         return false;
-    win_gate_leave(cc->gate);
+    win_gate_leave(g);
     for (size_t i = 0; i < n; i++) {
         b->a[i] = (struct answer){b, -1};
         InterlockedIncrement(&b->pending);
@@ -688,7 +694,7 @@ bool win_cc_send_all(struct win_cc *cc, HWND h, const UINT *msg, const WPARAM *w
             break;
         MsgWaitForMultipleObjects(0, NULL, FALSE, MESSAGE_MS - waited, QS_SENDMESSAGE);
     }
-    win_gate_enter(cc->gate);
+    win_gate_enter(g);
     bool all = b->pending <= 0;
     for (size_t i = 0; i < n; i++)
         res[i] = b->a[i].res;

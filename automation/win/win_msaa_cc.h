@@ -111,5 +111,8 @@ bool win_cc_send(struct win_cc *cc, HWND h, UINT msg, WPARAM wp, LPARAM lp, LRES
  * -1 where no answer came within the message timeout; false when some did not come. */
 bool win_cc_send_all(struct win_cc *cc, HWND h, const UINT *msg, const WPARAM *wp, const LPARAM *lp,
                      LRESULT *res, size_t n);
+/* The same through gate g (NULL: none), for callers without a struct win_cc. */
+bool win_send_all(struct win_gate *g, HWND h, const UINT *msg, const WPARAM *wp, const LPARAM *lp,
+                  LRESULT *res, size_t n);
 
 #endif
