@@ -58,7 +58,7 @@ static bool combo_view(struct win_cc *cc, HWND h, struct win_cc_view *out)
     out->top = r[1] > 0 && r[1] < r[0] ? (int)r[1] : 0;
     out->has_selected = out->has_caret = r[3] >= 0 && r[3] < r[0];
     out->selected = out->caret = out->has_selected ? (uint64_t)r[3] : 0;
-    RECT list;
+    RECT list = {0};
     LRESULT ok = 0;
     /* Closed, nothing of its list shows: what is listed of a long one is the selected
      * item and those around it. */
@@ -207,10 +207,88 @@ static wa_err cb_show(struct win_cc *cc, HWND h, uint64_t id)
     return list_show(cc, h, true, id);
 }
 
+/* The first item in view: a list's top index. */
+static int v_top(const struct win_cc_view *v)
+{
+    return v && v->top > 0 ? v->top : 0;
+}
+
+/* The rows of a long list box, read together where the messages allow: their lengths
+ * and selection in one batch, each text by LB_GETTEXT (Wine copies it across processes
+ * only when sent and waited for), places from the top row and the row height. A list
+ * drawn by its owner without strings has no texts to give. */
+static void lb_read(struct win_cc *cc, HWND h, const struct win_cc_view *v,
+                    const struct win_cc_item *items, size_t n, struct tree_element_info *infos)
+{
+    LONG style = GetWindowLongW(h, GWL_STYLE);
+    bool owner = (style & (LBS_OWNERDRAWFIXED | LBS_OWNERDRAWVARIABLE)) != 0;
+    bool text = !owner || (style & LBS_HASSTRINGS);
+    bool multi = (style & (LBS_MULTIPLESEL | LBS_EXTENDEDSEL)) != 0;
+    bool rows = !(style & (LBS_OWNERDRAWVARIABLE | LBS_MULTICOLUMN));
+    UINT *msg = calloc(2 * n + 1, sizeof *msg);
+    WPARAM *wp = calloc(2 * n + 1, sizeof *wp);
+    LPARAM *lp = calloc(2 * n + 1, sizeof *lp);
+    LRESULT *res = calloc(2 * n + 1, sizeof *res);
+    for (size_t k = 0; k < n; k++) {
+        struct tree_element_info *out = &infos[k];
+        memset(out, 0, sizeof *out);
+        out->type = str_dup("ListItem");
+        out->patterns = WA_PAT_SELECT;
+        out->child_id = (long)items[k].id + 1;
+        win_cc_item_identity(h, MSAA_ITEMS_LISTBOX, items[k].id, out);
+        if (msg && wp && lp && res) {
+            msg[2 * k] = LB_GETTEXTLEN;
+            msg[2 * k + 1] = LB_GETSEL;
+            wp[2 * k] = wp[2 * k + 1] = (WPARAM)items[k].id;
+        }
+    }
+    size_t nmsg = 2 * n;
+    if (msg && wp && lp && res) {
+        msg[nmsg] = LB_GETITEMHEIGHT;
+        win_cc_send_all(cc, h, msg, wp, lp, res, nmsg + 1);
+    }
+    RECT client = {0};
+    POINT origin = {0, 0};
+    bool placed = rows && res && res[nmsg] > 0 && GetClientRect(h, &client);
+    if (placed)
+        MapWindowPoints(h, NULL, &origin, 1);
+    for (size_t k = 0; k < n; k++) {
+        struct tree_element_info *out = &infos[k];
+        int i = (int)items[k].id;
+        if (text && res && res[2 * k] >= 0)
+            out->name = list_text(cc, h, false, i);
+        if (multi ? res && res[2 * k + 1] > 0 : v && v->has_selected && v->selected == items[k].id)
+            out->states |= WA_ST_SELECTED;
+        RECT ir = {0};
+        LRESULT r = 0;
+        if (placed) {
+            int y = client.top + (i - v_top(v)) * (int)res[nmsg];
+            ir = (RECT){client.left, y, client.right, y + (int)res[nmsg]};
+        } else if (!win_cc_send(cc, h, LB_GETITEMRECT, (WPARAM)i, (LPARAM)&ir, &r) || r == LB_ERR ||
+                   !GetClientRect(h, &client)) {
+            out->states |= WA_ST_OFFSCREEN;
+            continue;
+        }
+        RECT vis;
+        if (!IntersectRect(&vis, &ir, &client) || 2 * (vis.bottom - vis.top) < ir.bottom - ir.top)
+            out->states |= WA_ST_OFFSCREEN;
+        if (!placed)
+            MapWindowPoints(h, NULL, (POINT *)&ir, 2);
+        else
+            OffsetRect(&ir, origin.x, origin.y);
+        out->bounds = (struct wa_rect){ir.left, ir.top, ir.right, ir.bottom};
+    }
+    free(msg);
+    free(wp);
+    free(lp);
+    free(res);
+}
+
 static const struct win_cc_reader list_box_reader = {
     .kind = MSAA_ITEMS_LISTBOX,
     .view = list_view,
     .listed = list_listed,
+    .read = lb_read,
     .find = lb_find,
     .show = lb_show,
 };
@@ -342,9 +420,12 @@ struct win_coll *win_coll_open(struct win_cc *cc, HWND h, enum msaa_item_class k
         free(c);
         return NULL;
     }
-    /* A list view is read here whatever its length (its rows together); short lists and
-     * trees are walked as they always were. */
-    c->lists = k == MSAA_ITEMS_LISTVIEW || c->view.count > WIN_COLL_SHORT;
+    /* A list view is read here whatever its length (its rows together), and a list box
+     * or tree that holds more than a few views' worth; short ones (and combo boxes, whose
+     * lists rarely show) are walked as they always were. */
+    bool pages = k != MSAA_ITEMS_COMBOBOX && c->view.per_page > 0 &&
+                 c->view.count > WIN_COLL_PAGES * c->view.per_page;
+    c->lists = k == MSAA_ITEMS_LISTVIEW || c->view.count > WIN_COLL_SHORT || pages;
     if (!c->lists || !(c->items = calloc(WIN_COLL_LISTED_MAX, sizeof *c->items)))
         return c;
     /* A tree's rows are asked one by one (each is the next of the one before): what the
@@ -358,8 +439,8 @@ struct win_coll *win_coll_open(struct win_cc *cc, HWND h, enum msaa_item_class k
             return c;
         forget_items(c);
     }
-    c->n =
-        rd->listed(cc, h, &c->view, WIN_COLL_SHORT, WIN_COLL_MARGIN, c->items, WIN_COLL_LISTED_MAX);
+    c->n = rd->listed(cc, h, &c->view, pages ? 0 : WIN_COLL_SHORT, WIN_COLL_MARGIN, c->items,
+                      WIN_COLL_LISTED_MAX);
     read_items(cc, c, view_kept(c, last, tree) ? last : NULL);
     return c;
 }

@@ -17,8 +17,9 @@
 #include "automation/tree.h"
 #include "automation/win/win_msaa_cc.h"
 
-#define WIN_COLL_SHORT      100 /* a collection of at most this many items is listed whole */
-#define WIN_COLL_MARGIN     3   /* items listed beyond those in view, above and below */
+#define WIN_COLL_SHORT      100 /* a collection of at most this many items is listed whole, */
+#define WIN_COLL_PAGES      3   /* unless it holds more than this many views' worth */
+#define WIN_COLL_MARGIN     2   /* items listed beyond those in view, above and below */
 #define WIN_COLL_LISTED_MAX 256 /* items listed of one collection, at most */
 
 /* The reader of collection kind k, or NULL when k is no such kind. List boxes and combo

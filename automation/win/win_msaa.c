@@ -149,6 +149,7 @@ struct win_msaa_ctx {
 };
 
 static const struct win_coll_listing *last_listing(const struct win_msaa_reuse *r, HWND h);
+static struct win_coll *coll_of(struct win_msaa_ctx *c, HWND h, enum msaa_item_class k);
 
 /* ---- lists and handles ---- */
 
@@ -640,7 +641,8 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
         out->patterns |= WA_PAT_DEFAULT_ACTION;
     free(action);
     coll_summary(c, h, out);
-    sign_window(d, type, sig, out);
+    if (ts->responsive) /* what a window that did not answer told is not worth keeping */
+        sign_window(d, type, sig, out);
     return WA_E_OK;
 }
 
@@ -695,71 +697,26 @@ static struct win_cc *ctx_cc(struct win_msaa_ctx *c)
     return c->cc;
 }
 
-/* The answers to messages sent without waiting: one round trip for all of them. */
-struct batch {
-    volatile LONG pending;
-    LRESULT *results;
-};
-
-struct batch_slot {
-    struct batch *b;
-    size_t i;
-};
-
-static void CALLBACK batch_answer(HWND h, UINT msg, ULONG_PTR data, LRESULT result)
-{
-    (void)h;
-    (void)msg;
-    struct batch_slot *s = (struct batch_slot *)data;
-    s->b->results[s->i] = result;
-    InterlockedDecrement(&s->b->pending);
-}
-
 /* Sends msg with wparam 0..n-1 (lparam 0: no pointer, so the messages need not wait for
- * each other) and waits up to MESSAGE_MS for every answer; out[i] is -1 where none
- * came. The target's thread answers them together, so n messages cost about one round
- * trip instead of n. */
+ * each other) and waits up to the message timeout for every answer; out[i] is -1 where
+ * none came. The target's thread answers them together (win_send_all). */
 static void send_batch(struct win_gate *g, HWND h, UINT msg, size_t n, LRESULT *out)
 {
-    for (size_t i = 0; i < n; i++)
-        out[i] = -1;
-    /* Answers after the deadline still arrive on this thread's next message check:
-     * what they write into is then left allocated (leaked), never freed under them. */
-    struct batch *b = calloc(1, sizeof *b);
-    struct batch_slot *slots = calloc(n, sizeof *slots);
-    LRESULT *res = calloc(n, sizeof *res);
-    if (!b || !slots || !res) {
-        free(b);
-        free(slots);
-        free(res);
-        return;
-    }
-    b->results = res;
-    win_gate_leave(g);
+    UINT *m = calloc(n ? n : 1, sizeof *m);
+    WPARAM *wp = calloc(n ? n : 1, sizeof *wp);
+    LPARAM *lp = calloc(n ? n : 1, sizeof *lp);
     for (size_t i = 0; i < n; i++) {
-        slots[i] = (struct batch_slot){b, i};
-        res[i] = -1;
-        InterlockedIncrement(&b->pending);
-        if (!SendMessageCallbackW(h, msg, (WPARAM)i, 0, batch_answer, (ULONG_PTR)&slots[i]))
-            InterlockedDecrement(&b->pending);
+        out[i] = -1;
+        if (m && wp) {
+            m[i] = msg;
+            wp[i] = (WPARAM)i;
+        }
     }
-    DWORD start = GetTickCount();
-    MSG m;
-    while (b->pending > 0) {
-        PeekMessageW(&m, NULL, 0, 0, PM_NOREMOVE); /* delivers the answers */
-        DWORD waited = GetTickCount() - start;
-        if (b->pending <= 0 || waited >= MESSAGE_MS)
-            break;
-        MsgWaitForMultipleObjects(0, NULL, FALSE, MESSAGE_MS - waited, QS_SENDMESSAGE);
-    }
-    win_gate_enter(g);
-    for (size_t i = 0; i < n; i++)
-        out[i] = res[i];
-    if (b->pending <= 0) {
-        free(b);
-        free(slots);
-        free(res);
-    }
+    if (m && wp && lp)
+        win_send_all(g, h, m, wp, lp, out, n);
+    free(m);
+    free(wp);
+    free(lp);
 }
 
 /* The texts of items [from, to) of a list, by messages sent straight (no gate). */
@@ -1001,8 +958,9 @@ static void read_lists_ahead(struct win_msaa_ctx *c, struct el_list *l)
         free(cls);
         if (k != MSAA_ITEMS_LISTBOX && k != MSAA_ITEMS_COMBOBOX)
             continue;
-        /* a list box shown as it was is read only where its rows changed */
-        if (k == MSAA_ITEMS_LISTBOX && last_listing(c->reuse, l->d[i].hwnd))
+        /* a long list box lists what is in view, read by its collection */
+        struct win_coll *co = k == MSAA_ITEMS_LISTBOX ? coll_of(c, l->d[i].hwnd, k) : NULL;
+        if (co && win_coll_lists(co))
             continue;
         struct list_facts *f = find_facts(c, l->d[i].hwnd)
                                    ? NULL
