@@ -103,12 +103,13 @@ static size_t list_listed(struct win_cc *cc, HWND h, const struct win_cc_view *v
 }
 
 /* An item's text (LB_GETTEXT and CB_GETLBTEXT are copied across processes for lists
- * that hold strings); NULL when it has none to give. */
-static char *list_text(struct win_cc *cc, HWND h, bool combo, int i)
+ * that hold strings), of length len (-1: asked here first); NULL when it has none to
+ * give. */
+static char *list_text(struct win_cc *cc, HWND h, bool combo, int i, LRESULT len)
 {
-    LRESULT len = 0;
-    if (!win_cc_send(cc, h, combo ? CB_GETLBTEXTLEN : LB_GETTEXTLEN, (WPARAM)i, 0, &len) ||
-        len < 0 || len > LB_TEXT_MAX)
+    if (len < 0 && !win_cc_send(cc, h, combo ? CB_GETLBTEXTLEN : LB_GETTEXTLEN, (WPARAM)i, 0, &len))
+        return NULL;
+    if (len < 0 || len > LB_TEXT_MAX)
         return NULL;
     wchar_t *buf = calloc((size_t)len + 256, sizeof *buf); /* room if it grew meanwhile */
     LRESULT got = 0;
@@ -123,7 +124,7 @@ static char *list_text(struct win_cc *cc, HWND h, bool combo, int i)
 
 static bool list_wants(struct win_cc *cc, HWND h, bool combo, const struct wa_item_query *q, int i)
 {
-    char *name = list_text(cc, h, combo, i);
+    char *name = list_text(cc, h, combo, i, -1);
     bool yes = name && wa_item_query_names(q, name);
     free(name);
     return yes;
@@ -256,7 +257,7 @@ static void lb_read(struct win_cc *cc, HWND h, const struct win_cc_view *v,
         struct tree_element_info *out = &infos[k];
         int i = (int)items[k].id;
         if (text && res && res[2 * k] >= 0)
-            out->name = list_text(cc, h, false, i);
+            out->name = list_text(cc, h, false, i, res[2 * k]);
         if (multi ? res && res[2 * k + 1] > 0 : v && v->has_selected && v->selected == items[k].id)
             out->states |= WA_ST_SELECTED;
         RECT ir = {0};

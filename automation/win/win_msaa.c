@@ -146,6 +146,11 @@ struct win_msaa_ctx {
     const struct win_msaa_reuse *reuse; /* what may be taken of the last walk, or NULL */
     HWND *taken; /* the windows taken from it, whose names are as they were too */
     size_t ntaken, cap_taken;
+    struct {
+        HWND h;
+        char *name;
+    } * classes; /* each window's class, once asked */
+    size_t nclasses, cap_classes;
 };
 
 static const struct win_coll_listing *last_listing(const struct win_msaa_reuse *r, HWND h);
@@ -367,6 +372,27 @@ static char *class_of(HWND h)
     return win_wide_to_utf8_n(cls, n > 0 ? n : 0);
 }
 
+/* class_of, asked of the server once a walk per window (a walk asks it of each window
+ * three times over). A heap copy, as class_of's. */
+static char *ctx_class(struct win_msaa_ctx *c, HWND h)
+{
+    for (size_t i = 0; i < c->nclasses; i++)
+        if (c->classes[i].h == h)
+            return str_dup(c->classes[i].name);
+    char *cls = class_of(h);
+    if (cls && c->nclasses == c->cap_classes) {
+        size_t cap = c->cap_classes ? 2 * c->cap_classes : 32;
+        void *p = wa_reallocarray(c->classes, cap, sizeof *c->classes);
+        if (p) {
+            c->classes = p;
+            c->cap_classes = cap;
+        }
+    }
+    if (cls && c->nclasses < c->cap_classes && (c->classes[c->nclasses].name = str_dup(cls)))
+        c->classes[c->nclasses++].h = h;
+    return cls;
+}
+
 static char *stored_text(HWND h)
 {
     wchar_t buf[1024];
@@ -560,7 +586,7 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
         return WA_E_OK;
     LONG style = GetWindowLongW(h, GWL_STYLE);
     struct thread_state *ts = thread_of(c, h);
-    out->class_name = class_of(h);
+    out->class_name = ctx_class(c, h);
     out->bounds = rect_of(h);
     out->hwnd = (uint64_t)(uintptr_t)h;
 
@@ -953,7 +979,7 @@ static void read_lists_ahead(struct win_msaa_ctx *c, struct el_list *l)
     for (size_t i = 0; i < l->count && c->nahead < AHEAD_CAP; i++) {
         if (l->d[i].kind != EL_WINDOW)
             continue;
-        char *cls = class_of(l->d[i].hwnd);
+        char *cls = ctx_class(c, l->d[i].hwnd);
         enum msaa_item_class k = msaa_class_items(cls);
         free(cls);
         if (k != MSAA_ITEMS_LISTBOX && k != MSAA_ITEMS_COMBOBOX)
@@ -1408,7 +1434,7 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
     EnumChildWindows(h, scan_child, (LPARAM)&s);
     read_lists_ahead(c, l); /* their items are read meanwhile */
 
-    char *cls = class_of(h);
+    char *cls = ctx_class(c, h);
     enum msaa_item_class k = msaa_class_items(cls);
     const char *type = msaa_class_type_name(cls, (unsigned long)GetWindowLongW(h, GWL_STYLE));
     free(cls);
@@ -1622,6 +1648,9 @@ void win_msaa_close(struct win_msaa_ctx *c)
             win_coll_free(c->colls[i]);
         free(c->colls);
         free(c->taken);
+        for (size_t i = 0; i < c->nclasses; i++)
+            free(c->classes[i].name);
+        free(c->classes);
         win_cc_free(c->cc);
         join_ahead(c, true); /* lists whose items were not walked (budget, node cap) */
         for (size_t i = 0; i < c->nlists; i++) {
