@@ -4,6 +4,7 @@ the loop: what is on screen is observed, the rest counted, any item reached by `
 and acting on one scrolls it into view first. The program's own log judges."""
 import os
 import re
+import tempfile
 import time
 import unittest
 
@@ -194,6 +195,84 @@ class LaterLooks(unittest.TestCase):
                                                       % first_shown))
             finally:
                 mcp.close()
+
+
+class FileDialogFolder(unittest.TestCase):
+    """notepad's Open dialog on a folder of 400 files: the files in view listed, the rest
+    counted; a far one found, selected and opened (notepad then shows what it holds)."""
+
+    def test_a_far_file_is_found_and_opened(self):
+        folder = tempfile.mkdtemp(prefix="wa-many-")
+        for i in range(400):
+            with open(os.path.join(folder, "file-%04d.txt" % i), "w") as f:
+                f.write("hello %d" % i)
+        cli = Cli("wa-bigwin-dlg-")
+        with WineProgram("windows/system32/notepad.exe"):
+            wait_state(cli, "Untitled - Notepad")
+            cli.run("keys", "ctrl+o", "--window", "Untitled - Notepad")
+            text = wait_state(cli, "Open")
+            name = ref(line_of(text, r'\] (Edit|ComboBox) "File name:?"'))
+            cli.run("fill", str(name), watest.win_path(folder))
+            cli.run("keys", "enter", "--window", "Open")
+            deadline = time.monotonic() + 30
+            while True:
+                text = cli.run("state", "--window", "Open").stdout
+                m = re.search(r'\] List "[^"]*" @\(\d+,\d+\) (\d+) items', text)
+                if m and int(m.group(1)) >= 400:
+                    break
+                self.assertLess(time.monotonic(), deadline, text[-2000:])
+                time.sleep(0.5)
+            rows = [l for l in text.splitlines() if '] ListItem "file-' in l]
+            self.assertLess(len(rows), 120)  # what shows and a few around, not 400
+            self.assertTrue([l for l in rows if "offscreen" not in l], text[-2000:])
+            r = cli.json("find", "~file-0350*", "--window", "Open")
+            cli.run("select", str(r["data"]["matches"][0]["id"]))
+            cli.run("keys", "enter", "--window", "Open")
+            deadline = time.monotonic() + 30
+            while "hello 350" not in cli.run("state", "--window", "Notepad", check=False).stdout:
+                self.assertLess(time.monotonic(), deadline, "file-0350.txt was not opened")
+                time.sleep(0.5)
+
+
+class RegeditLoop(unittest.TestCase):
+    """The loop on regedit: a scripted model opens HKEY_CLASSES_ROOT, sees its keys in
+    view counted, finds a far key by name and selects it."""
+
+    def test_model_opens_hkcr_and_selects_a_far_key(self):
+        cli = Cli("wa-bigwin-regloop-")
+        with WineProgram("windows/regedit.exe"):
+            wait_state(cli, "Registry Editor")
+            seen = {}
+
+            def policy(req):
+                texts = "\n".join(observation_texts(req))
+                step = seen.get("step", 0)
+                seen["step"] = step + 1
+                call = lambda **a: {"tool_calls": [watest.tool_call(a)]}  # noqa: E731
+                if step == 0:
+                    return call(action="window_screenshot", mode="a11y")
+                if step == 1:
+                    m = re.findall(r'\[(\d+)\] TreeItem \\?"HKEY_CLASSES_ROOT', texts)
+                    return call(action="expand", element=int(m[-1])) if m else \
+                        {"text": "FAILED: no HKCR in " + texts[-800:]}
+                if step == 2:
+                    seen["observed"] = texts
+                    return call(action="find", selector="TreeItem:txtfile")
+                if step == 3:
+                    m = re.findall(r'"matches":\[\{"id":(\d+)', texts.replace(" ", ""))
+                    return call(action="select", element=int(m[-1])) if m else \
+                        {"text": "FAILED: no match in " + texts[-800:]}
+                return {"text": "done"} if step == 4 else None
+
+            with fake_llm({"steps": []}) as fake:
+                fake.policy = policy
+                run = watest.AgentRun(fake, "--max-steps", "8", "--mode", "a11y",
+                                      prompt="open HKEY_CLASSES_ROOT and select txtfile")
+                run.run(timeout=300)
+            self.assertEqual(run.code, 0, run.err[-2000:])
+            self.assertRegex(seen.get("observed", ""), r'Tree \\?"[^"]*\\?" @\(\d+,\d+\) \d{3,} items')
+            text = cli.run("state", "--window", "Registry Editor").stdout
+            self.assertIn("selected", line_of(text, r'\] TreeItem "txtfile"'))
 
 
 class BigWindowLoop(unittest.TestCase):
