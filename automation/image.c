@@ -197,6 +197,21 @@ void image_fit(int width, int height, int max_edge, int *out_w, int *out_h)
         *out_h = 1;
 }
 
+int image_edge_within(int width, int height, int max_edge, long max_pixels, int max_short)
+{
+    int edge = width > height ? width : height;
+    if (max_edge > 0 && edge > max_edge)
+        edge = max_edge;
+    for (; edge > 1; edge--) {
+        int w, h;
+        image_fit(width, height, edge, &w, &h);
+        if ((max_pixels <= 0 || (long)w * h <= max_pixels) &&
+            (max_short <= 0 || (w < h ? w : h) <= max_short))
+            break;
+    }
+    return edge;
+}
+
 /* Exact 2:3 reduction (1920x1080 -> 1280x720, the most common case): every 3x3 block
  * of source pixels becomes 2x2, each destination pixel the area-weighted mean of the
  * source pixels it covers (weights 4,2,2,1 over 9). The same result as stb's box

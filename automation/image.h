@@ -41,6 +41,12 @@ wa_err image_downscale(const struct wa_image *src, int max_edge, struct wa_image
 /* The size image_downscale would produce. */
 void image_fit(int width, int height, int max_edge, int *out_w, int *out_h);
 
+/* The largest longest edge, at most max_edge, for which image_fit's size of a width x
+ * height image holds at most max_pixels pixels and has its shorter edge at most
+ * max_short (either 0: no such limit): what to downscale to for a consumer that
+ * would otherwise scale the image again itself. */
+int image_edge_within(int width, int height, int max_edge, long max_pixels, int max_short);
+
 /* Appends a PNG of img (8-bit RGB, alpha dropped) to out. Tuned for speed on screen
  * content: a cheap filter and fast deflate, at most ~1.3x the size of a thorough
  * encoder's output. */

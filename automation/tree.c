@@ -756,6 +756,26 @@ wa_err tree_format(const struct wa_tree *t, const struct tree_format_opts *opts,
     return e;
 }
 
+/* Items in view that have no name (rows a program draws itself, from data of its own:
+ * owner-drawn lists without text) and the named ones: when most rows in view have
+ * none, only the image tells them apart. */
+static void items_in_view(const struct wa_tree *t, size_t *unnamed, size_t *named)
+{
+    *unnamed = *named = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        const struct wa_node *n = &t->nodes[i];
+        if (strcmp(n->type, "ListItem") != 0 && strcmp(n->type, "TreeItem") != 0)
+            continue;
+        if (wa_rect_empty(n->bounds) || (n->states & WA_ST_OFFSCREEN) ||
+            wa_rect_empty(wa_rect_intersect(n->bounds, t->frame)))
+            continue;
+        if (n->name && *n->name)
+            (*named)++;
+        else
+            (*unnamed)++;
+    }
+}
+
 bool tree_is_useful(const struct wa_tree *t, char *reason, size_t reason_size)
 {
     size_t named = 0, interactive = 0, interactive_named = 0;
@@ -785,6 +805,15 @@ bool tree_is_useful(const struct wa_tree *t, char *reason, size_t reason_size)
     }
     if (named == 0) {
         snprintf(reason, reason_size, "%zu elements but none has Name", t->count);
+        return false;
+    }
+    size_t rows_unnamed, rows_named;
+    items_in_view(t, &rows_unnamed, &rows_named);
+    if (rows_unnamed >= 3 && rows_unnamed > rows_named) {
+        snprintf(reason, reason_size,
+                 "%zu items in view have no names (the program draws them): only the image "
+                 "tells them apart",
+                 rows_unnamed);
         return false;
     }
     snprintf(reason, reason_size, "%zu elements (%zu interactive), %zu with names", t->count,

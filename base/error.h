@@ -49,7 +49,10 @@
     X(SECURE_DESKTOP, "secure_desktop_active",                                                     \
       "the secure desktop (a UAC prompt) is up: no input reaches it")                              \
     X(BACKGROUND_UNAVAILABLE, "background_unavailable",                                            \
-      "no background route: the action needs the foreground, the real mouse or the keyboard")
+      "no background route: the action needs the foreground, the real mouse or the keyboard")      \
+    X(COVERED, "covered", "another program's window lies over the point")                          \
+    X(TARGET_GONE, "target_gone", "the target program ended while acting (it crashed)")            \
+    X(TARGET_HUNG, "target_hung", "the target program stopped answering while acting")
 
 typedef enum {
 #define WA_X_ENUM(name, code, msg) WA_E_##name,

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "llm/protocol.h"
 #include "llm/provider.h"
 #include "llm/retry.h"
 #include "llm/text.h"
@@ -114,7 +115,7 @@ static bool add_assistant(cJSON *messages, const struct llm_message *msg, bool w
 }
 
 /* {"type":"tool_result","tool_use_id","content":[text, image...]} in the user turn that
- * follows the calls. */
+ * follows the calls, with "is_error": true when the call failed (or was never run). */
 static bool add_result(cJSON *messages, const struct llm_tool_call *tc, const struct llm_message *r)
 {
     cJSON *content = content_for(messages, "user");
@@ -127,7 +128,8 @@ static bool add_result(cJSON *messages, const struct llm_tool_call *tc, const st
     return cJSON_AddStringToObject(b, "type", "tool_result") &&
            cJSON_AddStringToObject(b, "tool_use_id", tc->id ? tc->id : "") &&
            llm_add(b, "content", inner) && add_text(inner, text && text[0] ? text : "(empty)") &&
-           (!r || add_images(inner, r->images, r->n_images));
+           (!r || add_images(inner, r->images, r->n_images)) &&
+           ((r && !r->failed) || cJSON_AddTrueToObject(b, "is_error"));
 }
 
 /* Consecutive turns of one role merge, so a round's results open one user turn, results
@@ -138,34 +140,21 @@ static const struct llm_encoder anthropic_encoder = {
     .result = add_result,
 };
 
-/* The computer tool's version and the beta header that enables it, by model: Claude
- * Opus 4.5 and later take computer_20251124, the others computer_20250124. */
-struct computer_version {
-    const char *type, *beta;
-};
-
-static struct computer_version computer_version(const char *model)
-{
-    static const char *const newer[] = {"opus-4-5", "opus-4.5", "opus-4-6", "opus-4.6",
-                                        "opus-5",   "sonnet-5", NULL};
-    for (size_t i = 0; model && newer[i]; i++)
-        if (strstr(model, newer[i]))
-            return (struct computer_version){"computer_20251124", "computer-use-2025-11-24"};
-    return (struct computer_version){"computer_20250124", "computer-use-2025-01-24"};
-}
-
-/* {"type":"computer_2025...","name":"computer","display_width_px","display_height_px"}:
- * the display is the screenshots' size, so coordinates come in their pixels. */
+/* {"type":"computer_2025...","name":"computer","display_width_px","display_height_px"},
+ * the version the model takes (llm/protocol.h), with enable_zoom where the version has
+ * the zoom action: the display is the screenshots' size, so coordinates come in their
+ * pixels. */
 static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model,
                               wa_err *err)
 {
     (void)err;
+    const struct llm_claude_computer *v = llm_claude_computer_for(model);
     cJSON *t = cJSON_CreateObject();
-    return llm_add(list, NULL, t) &&
-           cJSON_AddStringToObject(t, "type", computer_version(model).type) &&
+    return llm_add(list, NULL, t) && cJSON_AddStringToObject(t, "type", v->tool) &&
            cJSON_AddStringToObject(t, "name", "computer") &&
            cJSON_AddNumberToObject(t, "display_width_px", ct->display_width) &&
-           cJSON_AddNumberToObject(t, "display_height_px", ct->display_height);
+           cJSON_AddNumberToObject(t, "display_height_px", ct->display_height) &&
+           (!v->zoom || cJSON_AddTrueToObject(t, "enable_zoom"));
 }
 
 /* {"name","description","input_schema"} */
@@ -219,7 +208,7 @@ static wa_err anthropic_build(const struct llm_settings *s, const struct llm_con
     for (size_t i = 0; i < n_tools; i++)
         computer = computer || tools[i].computer;
     if (!e && computer)
-        e = llm_wire_add_header(out, "anthropic-beta: %s", computer_version(s->model).beta);
+        e = llm_wire_add_header(out, "anthropic-beta: %s", llm_claude_computer_for(s->model)->beta);
     if (!e && s->api_key && s->api_key[0])
         e = llm_wire_add_header(out, "x-api-key: %s", s->api_key);
     return e;

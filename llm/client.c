@@ -109,6 +109,8 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
     c->s.max_tokens = cfg->max_tokens;
     c->s.temperature = cfg->temperature;
     c->s.tool_choice = llm_strdup(cfg->tool_choice);
+    c->s.store = cfg->store;
+    c->s.stream_options = true;
     c->connect_timeout_s = cfg->connect_timeout_s > 0 ? cfg->connect_timeout_s : 20;
     c->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 300;
     c->max_retries = cfg->max_retries > 0 ? cfg->max_retries : cfg->max_retries < 0 ? 0 : 5;
@@ -322,6 +324,44 @@ static void describe_request(const struct llm_wire *w, char *out, size_t outsz)
         snprintf(out + n, outsz - n, "]");
 }
 
+/* A request setting a server refuses with HTTP 400 naming it: dropped (and logged) for
+ * the rest of the client's life, so the request can be sent again without it. False when
+ * the refusal names none of them. */
+static bool drop_refused(struct llm_client *c, const struct outcome *oc, size_t n_tools)
+{
+    if (oc->status != 400)
+        return false;
+    const char *m = oc->message;
+    bool openai = c->s.provider == LLM_PROVIDER_OPENAI;
+    /* Local servers that reject tool_choice (vLLM without auto tool choice, older builds) */
+    if (c->s.tool_choice && n_tools &&
+        (llm_stristr(m, "tool_choice") || llm_stristr(m, "tool choice"))) {
+        free(c->s.tool_choice);
+        c->s.tool_choice = NULL;
+        client_log(c, "llm: the server rejects tool_choice (%s); leaving it out from now on", m);
+        return true;
+    }
+    /* Older Azure api-versions refuse stream_options alone ("Unrecognized request
+     * argument supplied: stream_options"): still streaming, usage then comes without it
+     * or not at all */
+    if (openai && c->s.stream && c->s.stream_options && llm_stristr(m, "stream_options")) {
+        c->s.stream_options = false;
+        client_log(
+            c, "llm: the server refuses stream_options (%s); streaming without it from now on", m);
+        return true;
+    }
+    /* Local servers (llama.cpp builds, some proxies) refuse streaming together with tools */
+    if (openai && c->s.stream && n_tools && llm_stristr(m, "stream")) {
+        c->s.stream = false;
+        client_log(c,
+                   "llm: the server refuses streaming with tools (%s); asking without streaming "
+                   "from now on",
+                   m);
+        return true;
+    }
+    return false;
+}
+
 wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
                     const struct llm_tool *tools, size_t n_tools, struct llm_reply *out)
 {
@@ -358,30 +398,8 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
         }
         if (e == WA_E_INTERRUPTED)
             break;
-        /* Local servers that reject tool_choice (vLLM without auto tool choice, older
-         * builds): ask again without it, for the rest of the client's life. */
-        if (oc.status == 400 && c->s.tool_choice && n_tools &&
-            (llm_stristr(oc.message, "tool_choice") || llm_stristr(oc.message, "tool choice"))) {
-            free(c->s.tool_choice);
-            c->s.tool_choice = NULL;
-            client_log(c, "llm: the server rejects tool_choice (%s); leaving it out from now on",
-                       oc.message);
-            llm_wire_cleanup(&w);
-            if ((e = c->ops->build(&c->s, conv, tools, n_tools, &w))) {
-                detail[0] = '\0';
-                goto out;
-            }
-            continue;
-        }
-        /* Local servers (llama.cpp builds, some proxies) refuse streaming together with
-         * tools: ask again without streaming, for the rest of the client's life. */
-        if (oc.status == 400 && c->s.stream && n_tools && c->s.provider == LLM_PROVIDER_OPENAI &&
-            llm_stristr(oc.message, "stream")) {
-            c->s.stream = false;
-            client_log(c,
-                       "llm: the server refuses streaming with tools (%s); asking without "
-                       "streaming from now on",
-                       oc.message);
+        /* A setting the server refuses is dropped and the request built again at once. */
+        if (drop_refused(c, &oc, n_tools)) {
             llm_wire_cleanup(&w);
             if ((e = c->ops->build(&c->s, conv, tools, n_tools, &w))) {
                 detail[0] = '\0'; /* the build's own detail stands */

@@ -221,6 +221,14 @@ wa_err llm_conversation_add_computer_result(struct llm_conversation *c, const ch
     return WA_E_OK;
 }
 
+bool llm_conversation_mark_failed(struct llm_conversation *c)
+{
+    if (!c->n_messages || c->messages[c->n_messages - 1].role != LLM_ROLE_TOOL)
+        return false;
+    c->messages[c->n_messages - 1].failed = true;
+    return true;
+}
+
 wa_err llm_message_replace_content(struct llm_message *m, const char *text)
 {
     wa_err e = llm_set_str(&m->text, text);

@@ -106,10 +106,12 @@ static bool add_model(cJSON *contents, const struct llm_message *m, bool with_ca
     return ok;
 }
 
-/* A call's function response in the user turn after the calls. r: the result (NULL:
- * missing). A computer action's result carries its screenshot in the response's own
- * parts and the acknowledgement of a safety check the person agreed to; other results'
- * images follow as parts of the turn (add_result_images). */
+/* A call's function response in the user turn after the calls: {"name", "id"?,
+ * "response": {"output": text}}, or {"error": text} for a call that failed or was not run
+ * (r NULL: missing), as the API reads those keys. A computer action's result carries its
+ * screenshot in the response's own parts and the acknowledgement of a safety check the
+ * person agreed to; other results' images follow as parts of the turn
+ * (add_result_images). */
 static bool add_function_response(cJSON *contents, const struct llm_tool_call *tc,
                                   const struct llm_message *r)
 {
@@ -126,7 +128,7 @@ static bool add_function_response(cJSON *contents, const struct llm_tool_call *t
     ok = cJSON_AddStringToObject(fr, "name", tc->name ? tc->name : "") &&
          (tc->id_synthetic || !tc->id || !tc->id[0] || cJSON_AddStringToObject(fr, "id", tc->id)) &&
          llm_add(fr, "response", resp) &&
-         cJSON_AddStringToObject(resp, "content", text ? text : "");
+         cJSON_AddStringToObject(resp, r && !r->failed ? "output" : "error", text ? text : "");
     if (!ok || !r || !r->computer)
         return ok;
     if (r->safety_acknowledged && !cJSON_AddStringToObject(resp, "safety_acknowledgement", "true"))

@@ -54,7 +54,8 @@ struct llm_tool_call {
      * text that is no JSON object): what the loop turns into a request and providers
      * send back each turn. Copies of the call copy it. */
     struct cJSON *parsed;
-    /* Gemini's opaque thoughtSignature for this call, echoed back exactly; NULL if none. */
+    /* Gemini's opaque thoughtSignature for this call, echoed back exactly (Responses: the
+     * reasoning items that came before a computer_call, a JSON array); NULL if none. */
     char *thought_signature;
     /* The id was made up here because the server sent none (Gemini is then sent no id). */
     bool id_synthetic;
@@ -85,6 +86,9 @@ struct llm_message {
     /* ... and a person agreed to the safety check the call carried: the result says so
      * as the protocol wants (Gemini: "safety_acknowledgement": "true"). */
     bool safety_acknowledged;
+    /* Tool messages: the call failed or was not run (the text says why): the result says
+     * so where the wire has a place for it (Anthropic's is_error, Gemini's "error" key). */
+    bool failed;
     /* Assistant messages whose calls the model wrote in its text (text holds it as
      * written): they go back as that text, and their results as one user turn of text
      * and images, since such a server knows no tool calls or tool messages. */
@@ -141,6 +145,9 @@ wa_err llm_conversation_add_tool_result(struct llm_conversation *c, const char *
 wa_err llm_conversation_add_computer_result(struct llm_conversation *c, const char *call_id,
                                             const char *name, const char *text,
                                             const struct llm_image *image, bool acknowledged);
+/* Marks the last message, a tool result, as a failure (llm_message.failed); false when
+ * the last message is no tool result. */
+bool llm_conversation_mark_failed(struct llm_conversation *c);
 /* Replaces a message's text and drops its images (history trimming): the message
  * keeps its role, ids and tool calls, so the conversation stays well-formed. */
 wa_err llm_message_replace_content(struct llm_message *m, const char *text);
@@ -229,7 +236,11 @@ struct llm_config {
      * again without it, for the client's lifetime (logged once). */
     const char *tool_choice;
     enum llm_coords text_coords; /* the space UI-TARS coordinates are written in */
-    double temperature;          /* < 0: not sent */
+    /* Responses: the server keeps the responses ("store": true). False (the default, and
+     * what zero-data-retention organisations must use): "store": false, with the reasoning
+     * items' encrypted content asked for and sent back whole. */
+    bool store;
+    double temperature; /* < 0: not sent */
     llm_log_fn log;
     llm_delta_fn on_delta;
     void *ctx;
@@ -252,9 +263,10 @@ void llm_client_free(struct llm_client *c);
  * (connection dropped, fewer bytes than announced, a stream without its end) and an
  * error object mid-stream are retried; a complete body that is not JSON fails at once
  * with WA_E_PARSE; Gemini's MALFORMED_FUNCTION_CALL is retried, then WA_E_PARSE.
- * An OpenAI-compatible server that answers HTTP 400 naming "stream" to a streamed
- * request with tools is asked again at once without streaming, and this client never
- * streams again (logged once); likewise without tool_choice when the 400 names that.
+ * An OpenAI-compatible server that answers HTTP 400 naming "stream_options" is asked
+ * again at once without stream_options, still streaming; one that names "stream" to a
+ * streamed request with tools is asked again without streaming; likewise without
+ * tool_choice when the 400 names that. Each holds for the client's life (logged once).
  * out->text etc. stay empty on failure; attempts, http_status, elapsed_ms are set. */
 wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
                     const struct llm_tool *tools, size_t n_tools, struct llm_reply *out);

@@ -203,7 +203,7 @@ static wa_err openai_build(const struct llm_settings *s, const struct llm_conver
         ok = cJSON_AddStringToObject(root, "tool_choice", s->tool_choice) != NULL;
     if (ok)
         ok = cJSON_AddBoolToObject(root, "stream", s->stream) != NULL;
-    if (ok && s->stream) {
+    if (ok && s->stream && s->stream_options) {
         cJSON *so = cJSON_CreateObject();
         ok = llm_add(root, "stream_options", so) && cJSON_AddTrueToObject(so, "include_usage");
     }

@@ -22,6 +22,10 @@ struct llm_settings {
     int max_tokens;
     double temperature;
     char *tool_choice; /* OpenAI-compatible: sent with tools when not NULL */
+    bool store;        /* Responses: llm_config.store */
+    /* OpenAI-compatible, streaming: stream_options.include_usage is sent (cleared for the
+     * client's life when the server refuses stream_options) */
+    bool stream_options;
 };
 
 #define LLM_WIRE_MAX_HEADERS 8

@@ -241,6 +241,20 @@ static bool add_function(cJSON *list, const struct llm_tool *t, wa_err *err)
            llm_add_function(o, t, "parameters", err) && cJSON_AddFalseToObject(o, "strict");
 }
 
+/* "store" as set; without storage (zero data retention forces it) the reasoning items
+ * exist only in the replies, so their encrypted content is asked for: they go back whole
+ * (keep_reasoning, add_computer_call), never by id alone. */
+static bool add_storage(cJSON *root, bool store)
+{
+    if (!cJSON_AddBoolToObject(root, "store", store))
+        return false;
+    if (store)
+        return true;
+    cJSON *include = cJSON_CreateArray();
+    return llm_add(root, "include", include) &&
+           llm_add(include, NULL, cJSON_CreateString("reasoning.encrypted_content"));
+}
+
 static wa_err responses_build(const struct llm_settings *s, const struct llm_conversation *conv,
                               const struct llm_tool *tools, size_t n_tools, struct llm_wire *out)
 {
@@ -259,6 +273,8 @@ static wa_err responses_build(const struct llm_settings *s, const struct llm_con
     if (ok)
         ok = cJSON_AddBoolToObject(root, "stream", s->stream) &&
              cJSON_AddStringToObject(root, "truncation", "auto");
+    if (ok)
+        ok = add_storage(root, s->store);
     if (ok && s->max_tokens > 0)
         ok = cJSON_AddNumberToObject(root, "max_output_tokens", s->max_tokens) != NULL;
     if (ok && s->temperature >= 0)

@@ -467,9 +467,23 @@ static bool name_in(const struct ui_action *a, const char *const *names)
     return false;
 }
 
+/* Coordinates a model writes are pixels or 0-1000: anything beyond this many is no
+ * point on any screen (and a double that large has no long to become). */
+#define UI_COORD_MAX 1e6
+
+/* v rounded to a whole number, as the coordinate of a call. */
 static bool add_num(cJSON *o, const char *k, double v)
 {
-    return cJSON_AddNumberToObject(o, k, (double)(long)(v < 0 ? v - 0.5 : v + 0.5)) != NULL;
+    return cJSON_AddNumberToObject(o, k, round(v)) != NULL;
+}
+
+/* Whether every coordinate read is a finite number within UI_COORD_MAX. */
+static bool ui_in_range(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(fabs(v[i]) <= UI_COORD_MAX)) /* NaN fails too */
+            return false;
+    return true;
 }
 
 /* "ctrl c", "Ctrl+Shift+S" -> "ctrl+c", "ctrl+shift+s" (winagent's key syntax). */
@@ -521,6 +535,10 @@ static wa_err ui_action_calls(struct textcalls *t, struct llm_ids *ids, const st
             cJSON_Delete(args);
             return malformed("a point needs two numbers", s, end);
         }
+        if (!ui_in_range((double[]){x, y}, 2)) {
+            cJSON_Delete(args);
+            return malformed("a coordinate out of range", s, end);
+        }
         ok = ok && add_num(args, "x", x) && add_num(args, "y", y);
     } else if (name_is(a, "drag") || name_is(a, "select")) {
         action = "drag";
@@ -528,6 +546,10 @@ static wa_err ui_action_calls(struct textcalls *t, struct llm_ids *ids, const st
         if (!ui_get_point(a, POINT_KEYS, &x, &y) || !ui_get_point(a, END_KEYS, &x2, &y2)) {
             cJSON_Delete(args);
             return malformed("drag needs a start and an end point", s, end);
+        }
+        if (!ui_in_range((double[]){x, y, x2, y2}, 4)) {
+            cJSON_Delete(args);
+            return malformed("a coordinate out of range", s, end);
         }
         ok = ok && add_num(args, "x", x) && add_num(args, "y", y) && add_num(args, "to_x", x2) &&
              add_num(args, "to_y", y2);
@@ -541,8 +563,13 @@ static wa_err ui_action_calls(struct textcalls *t, struct llm_ids *ids, const st
         }
         ok = cJSON_AddStringToObject(args, "action", action) &&
              cJSON_AddStringToObject(args, "direction", dir);
-        if (ok && ui_get_point(a, POINT_KEYS, &x, &y))
+        if (ok && ui_get_point(a, POINT_KEYS, &x, &y)) {
+            if (!ui_in_range((double[]){x, y}, 2)) {
+                cJSON_Delete(args);
+                return malformed("a coordinate out of range", s, end);
+            }
             ok = add_num(args, "x", x) && add_num(args, "y", y);
+        }
     } else if (name_in(a, keys)) {
         action = "key";
         const char *k = ui_arg(a, "key");
@@ -722,13 +749,22 @@ wa_err textcalls_parse(const char *text, unsigned mask, enum llm_coords uitars_c
 #define TARS_MIN_PIXELS (100 * 28 * 28)
 #define TARS_MAX_PIXELS (16384 * 28 * 28)
 
+/* v / f rounded to a whole number as Python's round() does it (a half goes to the even
+ * neighbour: 2.5 -> 2, 3.5 -> 4), times f: the model servers' resize is Python. */
 static int round_by(double v, int f)
 {
-    return (int)floor(v / f + 0.5) * f;
+    double q = v / f, r = floor(q);
+    double frac = q - r;
+    if (frac > 0.5 || (frac == 0.5 && fmod(r, 2) != 0))
+        r += 1;
+    return (int)r * f;
 }
 
 void textcalls_smart_resize(int w, int h, int *rw, int *rh)
 {
+    /* a side outside 1..2^20 pixels is no image sent: kept in range so nothing overflows */
+    w = w < 1 ? 1 : w > (1 << 20) ? 1 << 20 : w;
+    h = h < 1 ? 1 : h > (1 << 20) ? 1 << 20 : h;
     int bw = round_by(w, TARS_FACTOR), bh = round_by(h, TARS_FACTOR);
     bw = bw < TARS_FACTOR ? TARS_FACTOR : bw;
     bh = bh < TARS_FACTOR ? TARS_FACTOR : bh;
@@ -736,6 +772,8 @@ void textcalls_smart_resize(int w, int h, int *rw, int *rh)
         double beta = sqrt((double)w * h / TARS_MAX_PIXELS);
         bw = (int)floor(w / beta / TARS_FACTOR) * TARS_FACTOR;
         bh = (int)floor(h / beta / TARS_FACTOR) * TARS_FACTOR;
+        bw = bw < TARS_FACTOR ? TARS_FACTOR : bw; /* a side never goes below one block */
+        bh = bh < TARS_FACTOR ? TARS_FACTOR : bh;
     } else if ((double)bw * bh < TARS_MIN_PIXELS) {
         double beta = sqrt((double)TARS_MIN_PIXELS / ((double)w * h));
         bw = (int)ceil(w * beta / TARS_FACTOR) * TARS_FACTOR;

@@ -50,7 +50,8 @@ wa_err textcalls_parse(const char *text, unsigned mask, enum llm_coords uitars_c
 
 /* UI-TARS-1.5's (Qwen2.5-VL's) "smart resize" of a w x h image, as the model server
  * does it before the model sees the image: both sides rounded to multiples of 28, the
- * pixel count kept within [100, 16384] * 28 * 28 by scaling with the aspect ratio. */
+ * pixel count kept within [100, 16384] * 28 * 28 by scaling with the aspect ratio. The
+ * sides round as Python's round() does (halves to the even multiple), as the servers do. */
 void textcalls_smart_resize(int w, int h, int *rw, int *rh);
 
 /* The call's arguments with x, y, to_x, to_y moved from the call's space (c->coords) to

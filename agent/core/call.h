@@ -40,6 +40,17 @@ struct session {
      * window, keyed by "0x<hwnd>", and the window of the last one. */
     cJSON *refs;
     uint64_t refs_last;
+    /* session_opts.one_display: the screen rectangle every observation shows, fixed by
+     * the first screenshot of a monitor. */
+    struct wa_rect display;
+    bool have_display;
+    /* What key_down and mouse_down left pressed, released by key_up and mouse_up or when
+     * the session ends: the keys in the order they went down, the buttons as bits
+     * (1 << enum wa_button) with where each went down. */
+    unsigned short held_keys[WA_MAX_COMBO_KEYS * 2];
+    int n_held_keys;
+    unsigned held_buttons;
+    int down_x[3], down_y[3];
 };
 
 /* What the core looked at before an acting operation, to wait for its effect and to
@@ -60,6 +71,10 @@ struct before_look {
     struct wa_rect after_frame;
     bool have_tree;
     struct wa_tree tree; /* its tree (taken from the session when the after look comes) */
+    uintptr_t watch;     /* a hold on the window's process (backend_watch_process), or 0 */
+    unsigned long pid;   /* that process, and its name, for messages */
+    char process[64];
+    int64_t at_ms; /* when the look ended: the input goes right after */
 };
 
 /* One request being performed. */
@@ -73,13 +88,17 @@ struct call {
     /* The window that received the last input the call sent, for the audit. */
     uint64_t receiver;
     char receiver_process[260];
-    const char *name; /* the operation's name in the caller's front end */
-    bool fresh;       /* the session's tree was walked during this call */
+    const char *name;  /* the operation's name in the caller's front end */
+    bool names_window; /* the request names its window (call_names_window, asked before
+                        * the look before made one the session's) */
+    bool fresh;        /* the session's tree was walked during this call */
     struct before_look before;
     bool settled;        /* the operation waited for its own effect (text read back) */
     int noted_match;     /* the note that a selector matched several windows is made */
     int64_t progress_at; /* when the front end was last told of progress */
     bool unchanged;      /* the settle saw no change at all (pixels, foreground) */
+    bool silent;         /* the settle got no answer from the window's thread (busy, hung,
+                          * or gone): what became of its program is asked (verify.h) */
     bool may_open_menu;  /* the input can open a menu: the settle waits longer for one */
     const struct wa_image *pixels_now; /* the window as it looks now, when known */
     struct wa_rect pixels_frame;       /* what pixels_now shows (screen pixels) */

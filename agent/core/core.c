@@ -11,6 +11,7 @@
 #include "agent/core/look.h"
 #include "agent/core/operations.h"
 #include "agent/core/refs.h"
+#include "agent/core/send.h"
 #include "agent/core/verify.h"
 #include "agent/core/windows.h"
 #include "agent/core/wire.h"
@@ -111,6 +112,7 @@ void session_free(struct session *s)
 {
     if (!s)
         return;
+    send_release_held(s); /* a session never ends with a key or button held */
     tree_cleanup(&s->tree);
     cJSON_Delete(s->refs);
     os_mutex_free(s->lock);
@@ -262,7 +264,9 @@ static void look_after(struct call *k, uint64_t after, bool input)
         k->pixels_now = &k->before.image;
         k->pixels_frame = k->before.frame;
     }
-    if (after && observe && reuse && s->o.observe.mode != OBS_PIXEL)
+    if (observe && s->have_display) /* the one display, whatever is in front */
+        e = call_observe_screen(k, s->display, &s->o.observe);
+    else if (after && observe && reuse && s->o.observe.mode != OBS_PIXEL)
         e = call_observe_reusing_tree(k, after, &s->o.observe);
     else if (after && observe)
         e = call_observe(k, after, &s->o.observe);
@@ -320,9 +324,31 @@ static void return_state(struct call *k, uint64_t win)
     dynbuf_cleanup(&text);
 }
 
-/* After an acting call: the wait for its effect, the look after it and what changed,
- * the window's state, the image and fresh state asked for. */
-static void after_action(struct call *k)
+/* A target that crashed or hung while acting: the action's error, the windows that
+ * opened and closed meanwhile (a crash dialog) reported, and named in the message. */
+static wa_err target_lost(struct call *k, wa_err fate)
+{
+    char why[512];
+    snprintf(why, sizeof why, "%s", wa_err_detail());
+    call_report_changes(k); /* windows only: the lost window's tree is not walked */
+    char lines[400];
+    size_t n = 0;
+    for (const char *p = dynbuf_str(&k->r->changes); *p && n + 3 < sizeof lines; p++) {
+        if (*p != '\n') {
+            lines[n++] = *p;
+        } else if (p[1]) {
+            lines[n++] = ';';
+            lines[n++] = ' ';
+        }
+    }
+    lines[n] = '\0';
+    return wa_fail(fate, "%s%s%s", why, n ? "; " : "", lines);
+}
+
+/* After an acting call: the wait for its effect, what became of the target when it went
+ * silent (target_gone, target_hung), the look after it and what changed, the window's
+ * state, the image and fresh state asked for. */
+static wa_err after_action(struct call *k)
 {
     struct session *s = k->s;
     const struct op_request *q = k->q;
@@ -332,6 +358,14 @@ static void after_action(struct call *k)
     double start = os_clock_ms(), settled_before = r->settle_ms;
     if (!k->dry && !k->settled && input)
         call_settle(k);
+    wa_err fate = k->silent && !k->dry ? call_target_fate(k) : WA_E_OK;
+    if (fate) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", wa_err_detail());
+        report_window_state(k, call_after_window(k));
+        wa_fail(fate, "%s", why);
+        return target_lost(k, fate);
+    }
     uint64_t after = call_after_window(k);
     look_after(k, after, input);
     if (input && !k->dry)
@@ -350,6 +384,26 @@ static void after_action(struct call *k)
                    r->obs.tree_ms + r->diff_ms + record;
     double all = os_clock_ms() - start;
     r->after_ms = all > named ? all - named : 0;
+    return WA_E_OK;
+}
+
+/* An input operation that failed the way a dying or hung target makes it fail (no
+ * answer, its window or element gone): what became of the target says which. */
+static wa_err lost_or(struct call *k, wa_err e)
+{
+    bool input = (k->q->op->flags & OPF_INPUT) != 0;
+    if (k->dry || !input || !k->before.have ||
+        (e != WA_E_TIMEOUT && e != WA_E_ACTION_FAILED && e != WA_E_WINDOW_NOT_FOUND &&
+         e != WA_E_STALE_REF && e != WA_E_FOCUS_LOST && e != WA_E_FOCUS_FAILED))
+        return e;
+    char why[512];
+    snprintf(why, sizeof why, "%s", wa_err_detail());
+    wa_err fate = call_target_fate(k);
+    if (!fate) {
+        wa_fail(e, "%s", why); /* the operation's own error stands */
+        return e;
+    }
+    return target_lost(k, fate);
 }
 
 /* Audits an acting request's outcome. */
@@ -467,6 +521,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
     os_mutex_lock(s->lock);
     wa_err e = take_turn(&k, acts, input, &lock);
     bool locked = !e && input;
+    k.names_window = call_names_window(&k);
     if (!e && input && !k.dry)
         look_before(&k);
     if (!e) {
@@ -477,13 +532,15 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
     }
     r->dry_run = k.dry;
     if (!e && acts)
-        after_action(&k);
+        e = after_action(&k);
+    else if (e && acts)
+        e = lost_or(&k, e);
     if (locked) {
         os_input_unlock(lock);
         os_mutex_unlock(c->input);
     }
     record(&k, e, acts);
-    look_cleanup(&k.before);
+    look_cleanup(c->be, &k.before);
     os_mutex_unlock(s->lock);
     return e;
 }

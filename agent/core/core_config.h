@@ -65,6 +65,11 @@ struct session_opts {
      * where the user typed them. Every other front end (the model, MCP, serve, the ipc
      * folder, replay) is refused them with invalid_args. */
     bool files_allowed;
+    /* One display for the whole session (the computer-use protocols): the first
+     * screenshot of a monitor fixes its screen rectangle, and from then on every
+     * observation (after acting, a screenshot without a monitor, window or region) is an
+     * image of that rectangle at one size, whatever window is in front. */
+    bool one_display;
 };
 
 void session_opts_default(struct session_opts *o);

@@ -44,6 +44,12 @@ void observation_cleanup(struct observation *o)
     observation_init(o);
 }
 
+int observe_edge(const struct observe_opts *o, int width, int height)
+{
+    return image_edge_within(width, height, o->max_edge > 0 ? o->max_edge : 1280, o->max_pixels,
+                             o->max_short_edge);
+}
+
 wa_err observation_set_image(struct observation *out, const struct wa_image *img, int max_edge)
 {
     struct wa_image small = {0};
@@ -95,7 +101,7 @@ static wa_err observe_pixels(const struct wa_backend *b, uint64_t hwnd,
     if (e)
         return e;
     out->frame = frame;
-    e = observation_set_image(out, &img, o->max_edge);
+    e = observation_set_image(out, &img, observe_edge(o, img.width, img.height));
     image_cleanup(&img);
     return e;
 }
@@ -166,7 +172,7 @@ static wa_err observe_marked(const struct wa_backend *b, uint64_t hwnd,
         out->marked = true;
         free(out->text);
         out->text = dynbuf_take(&text);
-        e = out->text ? observation_set_image(out, &img, o->max_edge)
+        e = out->text ? observation_set_image(out, &img, observe_edge(o, img.width, img.height))
                       : wa_fail(WA_E_NOMEM, "out of memory");
     }
     dynbuf_cleanup(&text);
@@ -248,7 +254,7 @@ wa_err observe_screen(const struct wa_backend *b, struct wa_rect r, const struct
     out->hwnd = 0;
     snprintf(out->verdict, sizeof out->verdict, "screen [%d,%d][%d,%d]", r.left, r.top, r.right,
              r.bottom);
-    e = observation_set_image(out, &img, o->max_edge);
+    e = observation_set_image(out, &img, observe_edge(o, img.width, img.height));
     image_cleanup(&img);
     return e;
 }

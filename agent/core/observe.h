@@ -47,7 +47,14 @@ struct observe_opts {
     enum obs_mode mode;
     int max_edge;       /* longest edge of images, pixels (default 1280) */
     int tree_budget_ms; /* time budget of a tree walk */
+    /* Further limits of the images sent (0: none): pixels in all, and the shorter edge
+     * (a model service's own sizes, past which it would scale the image itself). */
+    long max_pixels;
+    int max_short_edge;
 };
+
+/* The longest edge an image of width x height is scaled to under o's limits. */
+int observe_edge(const struct observe_opts *o, int width, int height);
 
 /* How observations capture pixels: the core's captures black out restricted windows.
  * NULL: straight from the backend. */

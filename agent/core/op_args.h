@@ -74,6 +74,12 @@ enum {
         "How long the move from press to release takes, in milliseconds "                          \
         "(default 150, at most 10000).",                                                           \
         NULL)                                                                                      \
+    ROW(CLICKS, clicks, INT, "clicks", NULL, "count", NULL, 1, 3, REJECT, 0,                       \
+        "How many clicks: 2 is a double click, 3 a triple click (default 1).", NULL)               \
+    ROW(HOLD, hold, STR, "hold", NULL, "modifiers", NULL, 0, 0, REJECT, 0,                         \
+        "Keys held down during the action and released after it: ctrl, shift, alt, win, or "       \
+        "a combination (ctrl+shift).",                                                             \
+        NULL)                                                                                      \
     ROW(DIRECTION, direction, ENUM, "direction", NULL, NULL, "up,down,left,right", 0, 0, REJECT,   \
         0, "Scroll direction.", NULL)                                                              \
     ROW(AMOUNT, amount, INT, "amount", NULL, "clicks,notches,times", NULL, 1, 100, REJECT, 0,      \

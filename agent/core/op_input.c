@@ -71,6 +71,61 @@ static wa_err aim_at(struct call *k, enum op_arg el, enum op_arg xa, enum op_arg
     return WA_E_OK;
 }
 
+/* Where the pointer is, as an aim (an operation at a pixel given without one). */
+static wa_err aim_pointer(struct call *k, struct aim *out)
+{
+    memset(out, 0, sizeof *out);
+    struct wa_rect frame;
+    wa_err e = backend_cursor_position(k->be, &out->px, &out->py);
+    if (!e)
+        e = call_frame(k, &frame);
+    if (e)
+        return e;
+    out->nx = pixel_to_norm(out->px, frame.left, wa_rect_width(frame));
+    out->ny = pixel_to_norm(out->py, frame.top, wa_rect_height(frame));
+    out->have = true;
+    return WA_E_OK;
+}
+
+/* An aim at x,y, or where the pointer is when the request gives no point. */
+static wa_err aim_or_pointer(struct call *k, struct aim *out)
+{
+    wa_err e = aim_at(k, ARG_ELEMENT, ARG_X, ARG_Y, false, out);
+    return e || out->have ? e : aim_pointer(k, out);
+}
+
+/* The keys an operation holds down during its input ("hold": ctrl, shift+alt...); none
+ * when not asked. */
+static wa_err held_keys(struct call *k, struct wa_key_combo *held)
+{
+    held->count = 0;
+    if (!k->q->hold || !*k->q->hold)
+        return WA_E_OK;
+    if (k->background)
+        return wa_fail(WA_E_BACKGROUND_UNAVAILABLE,
+                       "%s has no background route: keys held during it are the real keyboard's",
+                       k->name);
+    return keys_parse_combo(k->q->hold, held);
+}
+
+/* Presses the held keys, once the gate has allowed the window under (px, py) too, so
+ * that nothing goes down for an input that will be refused. */
+static wa_err hold_down(struct call *k, const struct wa_key_combo *held, int px, int py)
+{
+    if (!held->count)
+        return WA_E_OK;
+    wa_err e = guard_receiver_at(k, px, py);
+    return e ? e : send_hold_keys(k, held, true, false);
+}
+
+/* Lets the held keys go whatever the input did; e stays the result. */
+static wa_err hold_up(struct call *k, const struct wa_key_combo *held, wa_err e)
+{
+    if (held->count)
+        send_release_keys(k, held);
+    return e;
+}
+
 static void report_point(struct call *k, const struct aim *a)
 {
     struct op_result *r = k->r;
@@ -157,7 +212,11 @@ static wa_err background_click(struct call *k, const struct aim *a, enum wa_butt
 static wa_err click(struct call *k, enum wa_button b, int count)
 {
     struct aim a;
-    wa_err e = aim_at(k, ARG_ELEMENT, ARG_X, ARG_Y, true, &a);
+    struct wa_key_combo held;
+    wa_err e = k->q->op->id == OP_CLICK_AT ? aim_or_pointer(k, &a)
+                                           : aim_at(k, ARG_ELEMENT, ARG_X, ARG_Y, true, &a);
+    if (!e)
+        e = held_keys(k, &held);
     if (e)
         return e;
     if (k->r->has_element && (k->r->element.states & WA_ST_DISABLED))
@@ -171,7 +230,9 @@ static wa_err click(struct call *k, enum wa_button b, int count)
     annotate(k, &a, NULL);
     if (k->background)
         return background_click(k, &a, b, count);
-    return send_click(k, a.px, a.py, b, count);
+    if ((e = hold_down(k, &held, a.px, a.py)))
+        return e;
+    return hold_up(k, &held, send_click(k, a.px, a.py, b, count));
 }
 
 wa_err perform_click(struct call *k)
@@ -196,27 +257,70 @@ wa_err perform_middle_click(struct call *k)
 
 wa_err perform_click_at(struct call *k)
 {
-    return click(k, k->q->button, 1);
+    return click(k, k->q->button, k->q->clicks);
 }
 
-wa_err perform_mouse_move(struct call *k)
+static wa_err move(struct call *k)
 {
     struct aim a;
+    struct wa_key_combo held;
     wa_err e = aim_at(k, ARG_ELEMENT, ARG_X, ARG_Y, true, &a);
+    if (!e)
+        e = held_keys(k, &held);
     if (e)
         return e;
     call_summary(k, "%s (%d,%d)", k->name, a.nx, a.ny);
     report_point(k, &a);
     annotate(k, &a, NULL);
-    return send_move(k, a.px, a.py);
+    if ((e = hold_down(k, &held, a.px, a.py)))
+        return e;
+    return hold_up(k, &held, send_move(k, a.px, a.py));
+}
+
+wa_err perform_mouse_move(struct call *k)
+{
+    return move(k);
+}
+
+wa_err perform_move_at(struct call *k)
+{
+    return move(k);
+}
+
+/* A button pressed and left down, or released: at x,y or where the pointer is. */
+static wa_err button(struct call *k, bool down)
+{
+    struct aim a;
+    bool given = op_request_has(k->q, ARG_X) || op_request_has(k->q, ARG_Y);
+    wa_err e = aim_or_pointer(k, &a);
+    if (e)
+        return e;
+    static const char *const names[] = {"left", "right", "middle"};
+    call_summary(k, "%s %s (%d,%d)", k->name, names[k->q->button], a.nx, a.ny);
+    report_point(k, &a);
+    annotate(k, &a, NULL);
+    return send_button(k, given, a.px, a.py, k->q->button, down);
+}
+
+wa_err perform_mouse_down(struct call *k)
+{
+    return button(k, true);
+}
+
+wa_err perform_mouse_up(struct call *k)
+{
+    return button(k, false);
 }
 
 static wa_err drag(struct call *k)
 {
     struct aim from, to;
+    struct wa_key_combo held;
     wa_err e = aim_at(k, ARG_ELEMENT, ARG_X, ARG_Y, true, &from);
     if (!e)
         e = aim_at(k, ARG_TO_ELEMENT, ARG_TO_X, ARG_TO_Y, true, &to);
+    if (!e)
+        e = held_keys(k, &held);
     if (e)
         return e;
     struct op_result *r = k->r;
@@ -228,7 +332,10 @@ static wa_err drag(struct call *k)
     r->to_px = to.px;
     r->to_py = to.py;
     annotate(k, &from, &to);
-    return send_drag(k, from.px, from.py, to.px, to.py, k->q->button, k->q->duration_ms);
+    if ((e = hold_down(k, &held, from.px, from.py)))
+        return e;
+    return hold_up(k, &held,
+                   send_drag(k, from.px, from.py, to.px, to.py, k->q->button, k->q->duration_ms));
 }
 
 wa_err perform_drag(struct call *k)
@@ -241,19 +348,44 @@ wa_err perform_drag_at(struct call *k)
     return drag(k);
 }
 
+/* The rectangle of the window the call goes to (a session with one display frames the
+ * screen, not the window in front). */
+static wa_err window_rect(struct call *k, struct wa_rect *out)
+{
+    uint64_t hwnd;
+    struct wa_window w;
+    wa_err e = call_window(k, &hwnd);
+    if (!e)
+        e = backend_window_info(k->be, hwnd, &w);
+    if (e)
+        return e;
+    *out = w.rect;
+    wa_window_cleanup(&w);
+    return WA_E_OK;
+}
+
 static wa_err scroll(struct call *k)
 {
     const struct op_request *q = k->q;
     struct aim a;
-    wa_err e = aim_at(k, ARG_ELEMENT, ARG_X, ARG_Y, false, &a);
+    struct wa_key_combo held;
+    wa_err e = q->op->id == OP_SCROLL_AT ? aim_or_pointer(k, &a)
+                                         : aim_at(k, ARG_ELEMENT, ARG_X, ARG_Y, false, &a);
+    if (!e)
+        e = held_keys(k, &held);
     if (e)
         return e;
     if (!a.have) { /* the middle of the frame, so the wheel reaches the target window */
         struct wa_rect f;
-        if ((e = call_frame(k, &f)))
+        if ((e = k->s->have_display ? window_rect(k, &f) : call_frame(k, &f)))
             return e;
         wa_rect_center(f, &a.px, &a.py);
         a.nx = a.ny = 500;
+        struct wa_rect frame;
+        if (k->s->have_display && !call_frame(k, &frame)) { /* 0-999 of the display */
+            a.nx = pixel_to_norm(a.px, frame.left, wa_rect_width(frame));
+            a.ny = pixel_to_norm(a.py, frame.top, wa_rect_height(frame));
+        }
     }
     static const char *const dirs[] = {"up", "down", "left", "right"};
     bool horizontal = q->direction == DIR_LEFT || q->direction == DIR_RIGHT;
@@ -263,7 +395,9 @@ static wa_err scroll(struct call *k)
     annotate(k, &a, NULL);
     if (k->background)
         k->r->via = horizontal ? "message:WM_MOUSEHWHEEL" : "message:WM_MOUSEWHEEL";
-    return send_wheel(k, a.px, a.py, notches, horizontal);
+    if ((e = hold_down(k, &held, a.px, a.py)))
+        return e;
+    return hold_up(k, &held, send_wheel(k, a.px, a.py, notches, horizontal));
 }
 
 wa_err perform_scroll(struct call *k)
@@ -350,4 +484,26 @@ wa_err perform_key(struct call *k)
     call_summary(k, "%s %.80s", k->name, k->q->keys);
     k->may_open_menu = opens_menu(combos, n);
     return send_keys(k, combos, n);
+}
+
+/* One chord pressed and left down (down), or released. */
+static wa_err hold(struct call *k, bool down)
+{
+    struct wa_key_combo c;
+    wa_err e = keys_parse_combo(k->q->keys ? k->q->keys : "", &c);
+    if (e)
+        return e;
+    call_summary(k, "%s %.80s", k->name, k->q->keys);
+    k->may_open_menu = down ? false : opens_menu(&c, 1); /* alt let go opens the menu bar */
+    return send_hold_keys(k, &c, down, true);
+}
+
+wa_err perform_key_down(struct call *k)
+{
+    return hold(k, true);
+}
+
+wa_err perform_key_up(struct call *k)
+{
+    return hold(k, false);
 }

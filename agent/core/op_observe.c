@@ -81,11 +81,66 @@ static wa_err pick_monitor(struct call *k, struct wa_rect *out, int *index)
     return WA_E_OK;
 }
 
+/* The region x,y to x2,y2 (screen pixels, the far corner outside it), clipped to the
+ * virtual screen. */
+static wa_err region_rect(struct call *k, struct wa_rect *out)
+{
+    const struct op_request *q = k->q;
+    static const enum op_arg corners[] = {ARG_X, ARG_Y, ARG_TO_X, ARG_TO_Y};
+    for (size_t i = 0; i < sizeof corners / sizeof *corners; i++)
+        if (!op_request_has(q, corners[i]))
+            return wa_fail(WA_E_INVALID_ARGS, "a region needs x, y, x2 and y2 (screen pixels)");
+    struct wa_rect screen;
+    wa_err e = backend_virtual_screen(k->be, &screen);
+    if (e)
+        return e;
+    *out = wa_rect_intersect((struct wa_rect){q->x, q->y, q->to_x, q->to_y}, screen);
+    if (q->to_x <= q->x || q->to_y <= q->y || wa_rect_empty(*out))
+        return wa_fail(WA_E_INVALID_ARGS,
+                       "the region [%d,%d][%d,%d] is empty or off the screen [%d,%d][%d,%d]", q->x,
+                       q->y, q->to_x, q->to_y, screen.left, screen.top, screen.right,
+                       screen.bottom);
+    return WA_E_OK;
+}
+
+/* The screen rectangle a screenshot without a window shows: the region asked for, the
+ * monitor asked for, else the session's one display (fixed by the first such
+ * screenshot when the session keeps one), else the target window's monitor. */
+static wa_err screen_rect(struct call *k, struct wa_rect *out, char *what, size_t cap)
+{
+    const struct op_request *q = k->q;
+    struct session *s = k->s;
+    int index = 0;
+    wa_err e;
+    if (op_request_has(q, ARG_X) || op_request_has(q, ARG_Y) || op_request_has(q, ARG_TO_X) ||
+        op_request_has(q, ARG_TO_Y)) {
+        if ((e = region_rect(k, out)))
+            return e;
+        snprintf(what, cap, "region [%d,%d][%d,%d]", out->left, out->top, out->right, out->bottom);
+        return WA_E_OK;
+    }
+    if (q->monitor < 0 && s->have_display) {
+        *out = s->display;
+        snprintf(what, cap, "display");
+        return WA_E_OK;
+    }
+    if ((e = pick_monitor(k, out, &index)))
+        return e;
+    if (q->monitor < 0 && s->o.one_display) {
+        s->display = *out;
+        s->have_display = true;
+    }
+    snprintf(what, cap, "monitor %d", index);
+    return WA_E_OK;
+}
+
 wa_err perform_screenshot(struct call *k)
 {
     const struct op_request *q = k->q;
     struct op_result *r = k->r;
     wa_err e;
+    if (q->window.given && (op_request_has(q, ARG_X) || op_request_has(q, ARG_TO_X)))
+        return wa_fail(WA_E_INVALID_ARGS, "a region is of the screen: give it without a window");
     if (q->window.given) {
         uint64_t hwnd;
         if ((e = call_window(k, &hwnd)) || (e = guard_observe(k, hwnd)))
@@ -96,8 +151,8 @@ wa_err perform_screenshot(struct call *k)
         call_summary(k, "%s window 0x%llx", k->name, (unsigned long long)hwnd);
     } else {
         struct wa_rect mon;
-        int index;
-        if ((e = pick_monitor(k, &mon, &index)))
+        char what[80];
+        if ((e = screen_rect(k, &mon, what, sizeof what)))
             return e;
         struct observe_opts o = k->s->o.observe;
         if (q->max_edge > 0)
@@ -115,7 +170,7 @@ wa_err perform_screenshot(struct call *k)
         r->origin_x = mon.left;
         r->origin_y = mon.top;
         r->frame = mon;
-        call_summary(k, "%s monitor %d", k->name, index);
+        call_summary(k, "%s %s", k->name, what);
     }
     if (q->path && k->dry) {
         op_result_note(r, "dry run: %zu bytes of PNG not written to %s", r->png.len, q->path);
@@ -405,6 +460,22 @@ wa_err perform_find(struct call *k)
     free(keep);
     call_summary(k, "%s '%.60s': %zu", k->name, sel, found);
     return e;
+}
+
+wa_err perform_pointer(struct call *k)
+{
+    struct op_result *r = k->r;
+    wa_err e = backend_cursor_position(k->be, &r->px, &r->py);
+    if (e)
+        return e;
+    struct wa_rect frame = k->s->have_frame ? k->s->frame : (struct wa_rect){0, 0, 0, 0};
+    if (wa_rect_empty(frame) && (e = backend_virtual_screen(k->be, &frame)))
+        return e;
+    r->nx = pixel_to_norm(r->px, frame.left, wa_rect_width(frame));
+    r->ny = pixel_to_norm(r->py, frame.top, wa_rect_height(frame));
+    r->has_point = true;
+    call_summary(k, "%s at (%d,%d)", k->name, r->px, r->py);
+    return WA_E_OK;
 }
 
 /* Sleeps in slices, so a cancelled request stops within one; tells the front end how

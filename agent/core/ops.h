@@ -28,14 +28,19 @@
     X(MIDDLE_CLICK, middle_click)                                                                  \
     X(CLICK_AT, click_at)                                                                          \
     X(MOUSE_MOVE, mouse_move)                                                                      \
+    X(MOVE_AT, move_at)                                                                            \
     X(DRAG, drag)                                                                                  \
     X(DRAG_AT, drag_at)                                                                            \
+    X(MOUSE_DOWN, mouse_down)                                                                      \
+    X(MOUSE_UP, mouse_up)                                                                          \
     X(SCROLL, scroll)                                                                              \
     X(SCROLL_AT, scroll_at)                                                                        \
     X(TYPE, type)                                                                                  \
     X(SET_VALUE, set_value)                                                                        \
     X(CLEAR, clear)                                                                                \
     X(KEY, key)                                                                                    \
+    X(KEY_DOWN, key_down)                                                                          \
+    X(KEY_UP, key_up)                                                                              \
     X(INVOKE, invoke)                                                                              \
     X(TOGGLE, toggle)                                                                              \
     X(EXPAND, expand)                                                                              \
@@ -47,6 +52,7 @@
     X(INSPECT, inspect)                                                                            \
     X(FIND, find)                                                                                  \
     X(WAIT, wait)                                                                                  \
+    X(POINTER, pointer)                                                                            \
     X(LIST_WINDOWS, list_windows)                                                                  \
     X(FOCUS_WINDOW, focus_window)                                                                  \
     X(MOVE_WINDOW, move_window)                                                                    \

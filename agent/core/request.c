@@ -71,7 +71,12 @@ const char *op_arg_help(const struct op_def *op, enum op_arg a)
     if (!point)
         return d->help;
     const char *axis = a == ARG_X || a == ARG_TO_X ? "x" : "y";
-    const char *what = a == ARG_TO_X || a == ARG_TO_Y ? " to release at" : "";
+    bool to = a == ARG_TO_X || a == ARG_TO_Y;
+    const char *what = op->id == OP_SCREENSHOT
+                           ? (to ? " of the region's bottom-right corner (outside it)"
+                                 : " of the region's top-left corner")
+                       : to ? " to release at"
+                            : "";
     if (op_arg_unit(op, a) == UNIT_PIXEL)
         snprintf(buf, sizeof buf, "Screen %s%s, in pixels%s.", axis, what,
                  op->id == OP_MOVE_WINDOW ? " (the window's new left or top edge)" : "");
@@ -88,6 +93,7 @@ void op_request_init(struct op_request *r, const struct op_def *op)
     memset(r, 0, sizeof *r);
     r->op = op;
     r->amount = 3;
+    r->clicks = 1;
     r->seconds = 1.0;
     r->timeout = 10.0;
     r->timeout_s = 60;

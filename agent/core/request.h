@@ -42,9 +42,10 @@ struct op_request {
     uint64_t have; /* bit 1 << ARG_x for every argument given */
     struct elem_ref element, to_element, visible, enabled, gone, scope;
     struct window_ref window;
-    int x, y, to_x, to_y, width, height, amount, monitor, max_edge, depth, duration_ms, timeout_s;
+    int x, y, to_x, to_y, width, height, amount, clicks, monitor, max_edge, depth, duration_ms,
+        timeout_s;
     double seconds, timeout;
-    char *text, *item, *keys, *selector, *path, *command, *menu_path;
+    char *text, *item, *keys, *hold, *selector, *path, *command, *menu_path;
     enum wa_button button;
     enum scroll_dir direction;
     enum get_what what;

@@ -26,6 +26,82 @@ static void describe_window(struct call *k, uint64_t hwnd, char *out, size_t cap
     }
 }
 
+/* The same, masked as the gate masks it: a restricted window is named as such only. */
+static void describe_masked(struct call *k, uint64_t hwnd, char *out, size_t cap)
+{
+    struct wa_window w;
+    if (hwnd && backend_window_info(k->be, hwnd, &w) == WA_E_OK) {
+        gate_mask_window(k->c->gate, &w);
+        snprintf(out, cap, "\"%.80s\" (%s, 0x%llx)", w.title ? w.title : "",
+                 w.process && *w.process ? w.process : "?", (unsigned long long)hwnd);
+        wa_window_cleanup(&w);
+    } else {
+        snprintf(out, cap, "no window");
+    }
+}
+
+/* Whether window w belongs to the target: the target, a window it owns, an open menu of
+ * its thread, or any window of its program. */
+static bool of_target(struct call *k, uint64_t target, uint64_t w)
+{
+    if (call_in_family(k, target, w))
+        return true;
+    struct wa_window a, b;
+    bool same = false;
+    if (backend_window_info(k->be, target, &a) == WA_E_OK) {
+        if (backend_window_info(k->be, w, &b) == WA_E_OK) {
+            same = a.pid && a.pid == b.pid;
+            wa_window_cleanup(&b);
+        }
+        wa_window_cleanup(&a);
+    }
+    wa_err_clear();
+    return same;
+}
+
+/* The window a point's input goes to, checked by the gate and recorded. When the call
+ * names its target (a ref, --window, the window observed) and another program's window
+ * lies over the point, the target is raised once, as focusing does; still covered:
+ * WA_E_COVERED naming the window there, and nothing is sent. A call that names no target
+ * says in a note which window got the input. */
+static wa_err point_receiver(struct call *k, int px, int py)
+{
+    bool named = k->names_window;
+    /* What the gate refuses is refused as it lies, before anything is raised. */
+    wa_err e = guard_receiver_at(k, px, py);
+    if (e)
+        return e;
+    uint64_t at = k->receiver;    /* the window under the point, as the gate saw it */
+    uint64_t target = k->r->hwnd; /* the call's window, chosen when it came to the front */
+    if (named && !target && call_window(k, &target) != WA_E_OK)
+        target = 0;
+    if (named && target && at && !of_target(k, target, at)) {
+        char over[200], ours[200];
+        describe_masked(k, at, over, sizeof over);
+        describe_masked(k, target, ours, sizeof ours);
+        backend_focus_window(k->be, target);
+        wa_err_clear();
+        if (backend_window_at(k->be, px, py, &at) == WA_E_OK && at && !of_target(k, target, at)) {
+            describe_masked(k, at, over, sizeof over);
+            return wa_fail(WA_E_COVERED,
+                           "%s at (%d,%d) would go to %s, which lies over %s there and stayed "
+                           "in front when the target was raised; nothing was sent",
+                           k->name, px, py, over, ours);
+        }
+        op_result_note(k->r, "%s lay over %s at (%d,%d): raised the target first", over, ours, px,
+                       py);
+    }
+    wa_err_clear();
+    if (at != k->receiver) /* raised: the receiver is checked again */
+        e = guard_receiver_at(k, px, py);
+    if (!e && !named && k->r->has_receiver) {
+        char got[200];
+        describe_masked(k, k->receiver, got, sizeof got);
+        op_result_note(k->r, "no target was named: %s went to %s", k->name, got);
+    }
+    return e;
+}
+
 wa_err send_foreground(struct call *k)
 {
     uint64_t hwnd;
@@ -125,7 +201,7 @@ wa_err send_click(struct call *k, int px, int py, enum wa_button b, int count)
         return post_click(k, px, py, b, count);
     wa_err e = send_foreground(k);
     if (!e)
-        e = guard_receiver_at(k, px, py);
+        e = point_receiver(k, px, py);
     if (e || k->dry)
         return e;
     return backend_click(k->be, px, py, b, count);
@@ -137,7 +213,7 @@ wa_err send_move(struct call *k, int px, int py)
         return no_background(k, "hovering is the real cursor's position");
     wa_err e = send_foreground(k);
     if (!e)
-        e = guard_receiver_at(k, px, py);
+        e = point_receiver(k, px, py);
     if (e || k->dry)
         return e;
     return backend_mouse_move(k->be, px, py);
@@ -154,7 +230,7 @@ wa_err send_drag(struct call *k, int x1, int y1, int x2, int y2, enum wa_button 
     if (!e)
         e = guard_receiver_at(k, x2, y2);
     if (!e)
-        e = guard_receiver_at(k, x1, y1);
+        e = point_receiver(k, x1, y1);
     if (e || k->dry)
         return e;
     if ((e = backend_mouse_move(k->be, x1, y1)) || (e = backend_mouse_button(k->be, b, true)))
@@ -197,7 +273,7 @@ wa_err send_wheel(struct call *k, int px, int py, int notches, bool horizontal)
         return post_wheel(k, px, py, notches, horizontal);
     wa_err e = send_foreground(k);
     if (!e)
-        e = guard_receiver_at(k, px, py);
+        e = point_receiver(k, px, py);
     if (e || k->dry)
         return e;
     return backend_scroll(k->be, true, px, py, notches, horizontal);
@@ -276,13 +352,15 @@ wa_err send_text(struct call *k, const char *text)
     return e;
 }
 
-/* win+r opens the Run dialog: a shell by another name. */
-static bool opens_run_dialog(const struct wa_key_combo *c)
+/* win+r opens the Run dialog: a shell by another name; with the keys the session holds
+ * down already (win held by key_down, then r, is win+r too). */
+static bool opens_run_dialog(const struct call *k, const struct wa_key_combo *c)
 {
     bool win = false, r = false;
-    for (int i = 0; i < c->count; i++) {
-        win = win || c->vk[i] == WA_VK_LWIN || c->vk[i] == WA_VK_LWIN + 1;
-        r = r || c->vk[i] == 'R';
+    for (int i = 0; i < c->count + k->s->n_held_keys; i++) {
+        unsigned short vk = i < c->count ? c->vk[i] : k->s->held_keys[i - c->count];
+        win = win || vk == WA_VK_LWIN || vk == WA_VK_LWIN + 1;
+        r = r || vk == 'R';
     }
     return win && r;
 }
@@ -290,7 +368,7 @@ static bool opens_run_dialog(const struct wa_key_combo *c)
 wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)
 {
     for (size_t i = 0; k->c->cfg.shell == SHELL_DENIED && i < n; i++)
-        if (opens_run_dialog(&combos[i]))
+        if (opens_run_dialog(k, &combos[i]))
             return wa_fail(WA_E_SHELL_DISABLED,
                            "%s refused: win+r opens the Run dialog, and the shell permission "
                            "is off",
@@ -311,6 +389,133 @@ wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)
         e = backend_press_keys(k->be, &combos[i]);
     }
     return e;
+}
+
+/* ---- keys and buttons held between operations ---- */
+
+static bool holds_key(const struct session *s, unsigned short vk)
+{
+    for (int i = 0; i < s->n_held_keys; i++)
+        if (s->held_keys[i] == vk)
+            return true;
+    return false;
+}
+
+/* The session now holds c's keys (down) or no longer does (up). */
+static void track_keys(struct session *s, const struct wa_key_combo *c, bool down)
+{
+    for (int i = 0; i < c->count; i++) {
+        unsigned short vk = c->vk[i];
+        if (down && !holds_key(s, vk) &&
+            s->n_held_keys < (int)(sizeof s->held_keys / sizeof *s->held_keys))
+            s->held_keys[s->n_held_keys++] = vk;
+        for (int j = 0; !down && j < s->n_held_keys; j++)
+            if (s->held_keys[j] == vk) {
+                memmove(&s->held_keys[j], &s->held_keys[j + 1],
+                        (size_t)(s->n_held_keys - j - 1) * sizeof *s->held_keys);
+                s->n_held_keys--;
+                break;
+            }
+    }
+}
+
+wa_err send_hold_keys(struct call *k, const struct wa_key_combo *c, bool down, bool keep)
+{
+    if (k->background)
+        return no_background(k, "keys held down are the real keyboard's");
+    if (down && k->c->cfg.shell == SHELL_DENIED && opens_run_dialog(k, c))
+        return wa_fail(WA_E_SHELL_DISABLED,
+                       "%s refused: win+r opens the Run dialog, and the shell permission is off",
+                       k->name);
+    wa_err e = send_foreground(k);
+    if (!e)
+        e = guard_receiver_keyboard(k);
+    if (e || k->dry)
+        return e;
+    e = backend_hold_keys(k->be, c, down);
+    if (!e && (keep || !down))
+        track_keys(k->s, c, down);
+    return e;
+}
+
+void send_release_keys(struct call *k, const struct wa_key_combo *c)
+{
+    if (k->dry)
+        return;
+    char why[512]; /* the operation's own error stays its detail */
+    snprintf(why, sizeof why, "%s", wa_err_detail());
+    backend_hold_keys(k->be, c, false);
+    track_keys(k->s, c, false);
+    wa_err_clear();
+    if (*why)
+        wa_fail(WA_E_OK, "%s", why);
+}
+
+/* The point an input is sent at: the one given, else where the pointer is now. */
+static wa_err point_or_pointer(struct call *k, bool have_point, int *px, int *py)
+{
+    return have_point ? WA_E_OK : backend_cursor_position(k->be, px, py);
+}
+
+wa_err send_button(struct call *k, bool have_point, int px, int py, enum wa_button b, bool down)
+{
+    struct session *s = k->s;
+    if (k->background)
+        return no_background(k, "a button held down is the real mouse's");
+    wa_err e = point_or_pointer(k, have_point, &px, &py);
+    if (!e)
+        e = send_foreground(k);
+    if (!e)
+        e = guard_receiver_at(k, px, py);
+    bool held = (s->held_buttons >> b) & 1u;
+    if (e && !down && held && !k->dry) {
+        /* Refused where it would go up now: it goes up where it went down instead, as a
+         * drag that would end on a refused window does. */
+        char why[512];
+        snprintf(why, sizeof why, "%s", wa_err_detail());
+        wa_err back = guard_receiver_at(k, s->down_x[b], s->down_y[b]);
+        if (!back)
+            back = backend_mouse_move(k->be, s->down_x[b], s->down_y[b]);
+        if (!back && !(back = backend_mouse_button(k->be, b, false)))
+            s->held_buttons &= ~(1u << b);
+        return wa_fail(e, "%s; %s", why,
+                       back ? "the button is still down and goes up when the session ends"
+                            : "the button was released back where it went down");
+    }
+    if (e || k->dry)
+        return e;
+    if (have_point && (e = backend_mouse_move(k->be, px, py)))
+        return e;
+    if ((e = backend_mouse_button(k->be, b, down)))
+        return e;
+    if (down) {
+        s->held_buttons |= 1u << b;
+        s->down_x[b] = px;
+        s->down_y[b] = py;
+    } else {
+        s->held_buttons &= ~(1u << b);
+    }
+    return WA_E_OK;
+}
+
+void send_release_held(struct session *s)
+{
+    const struct wa_backend *be = s->core->be;
+    if (!s->n_held_keys && !s->held_buttons)
+        return;
+    os_mutex_lock(s->core->input);
+    for (int b = WA_BUTTON_LEFT; b <= WA_BUTTON_MIDDLE; b++)
+        if ((s->held_buttons >> b) & 1u)
+            backend_mouse_button(be, (enum wa_button)b, false);
+    s->held_buttons = 0;
+    /* last pressed first, as a person lets go */
+    for (int i = s->n_held_keys - 1; i >= 0; i--) {
+        struct wa_key_combo c = {.vk = {s->held_keys[i]}, .count = 1};
+        backend_hold_keys(be, &c, false);
+    }
+    s->n_held_keys = 0;
+    os_mutex_unlock(s->core->input);
+    wa_err_clear();
 }
 
 wa_err send_element(struct call *k, size_t index, enum wa_element_action a, const char *value,

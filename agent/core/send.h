@@ -33,4 +33,19 @@ wa_err send_focus(struct call *k, size_t index, const char **via);
 /* Brings the call's window to the front when another one is there. */
 wa_err send_foreground(struct call *k);
 
+/* Presses a chord's keys and leaves them down (down), or releases them, through the
+ * gate (the foreground window receives them). keep: the session holds them after this
+ * operation (key_down), to be released by key_up or when the session ends; otherwise
+ * the operation releases them itself with send_release_keys. */
+wa_err send_hold_keys(struct call *k, const struct wa_key_combo *c, bool down, bool keep);
+/* Releases keys the operation pressed, whatever is in front now: a release carries
+ * nothing, and a key left down would change all later input. */
+void send_release_keys(struct call *k, const struct wa_key_combo *c);
+/* Presses (down) or releases button b at screen pixel (px, py), or where the pointer is
+ * when !have_point, through the gate. A release refused where the pointer is goes up
+ * where the button went down, with the refusal as the error. */
+wa_err send_button(struct call *k, bool have_point, int px, int py, enum wa_button b, bool down);
+/* Releases every key and button the session holds (when it ends). */
+void send_release_held(struct session *s);
+
 #endif

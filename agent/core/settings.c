@@ -158,6 +158,17 @@ bool settings_on(const struct settings *s, enum setting_id id)
     return v && (str_ieq(v, "on") || str_ieq(v, "true") || str_ieq(v, "yes") || !strcmp(v, "1"));
 }
 
+wa_err settings_switch(const struct settings *s, enum setting_id id, bool *out)
+{
+    const char *v = s->value[id];
+    *out = settings_on(s, id);
+    if (!v || *out || str_ieq(v, "off") || str_ieq(v, "false") || str_ieq(v, "no") ||
+        !strcmp(v, "0"))
+        return WA_E_OK;
+    return wa_fail(WA_E_CONFIG, "%s must be on or off, not '%s' (from %s)",
+                   table[id].env ? table[id].env : table[id].name, v, setting_source_name(s, id));
+}
+
 const char *setting_source_name(const struct settings *s, enum setting_id id)
 {
     static _Thread_local char buf[600];

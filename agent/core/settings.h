@@ -46,6 +46,10 @@ enum {
       "longest edge of images sent to the model, pixels (64-8192)")                                \
     X(HISTORY_IMAGES, "history_images", "history-images", SG_RUN, "WINAGENT_HISTORY_IMAGES", "3",  \
       SK_VALUE, "observations kept whole in the conversation (0-100)")                             \
+    X(BUDGET_TOKENS, "budget_tokens", "budget-tokens", SG_RUN, NULL, NULL, SK_VALUE,               \
+      "tokens a run may spend: it stops before the model call that would pass them")               \
+    X(BUDGET_SECONDS, "budget_seconds", "budget-seconds", SG_RUN, NULL, NULL, SK_VALUE,            \
+      "seconds a run may take: it stops before the model call that would pass them")               \
     X(LOG_DIR, "log_dir", "log-dir", SG_RUN, "WINAGENT_LOG_DIR", "logs", SK_VALUE,                 \
       "where run folders are written")                                                             \
     X(SHELL, "shell", "shell", SG_RUN, "WINAGENT_SHELL_POLICY", "on", SK_VALUE,                    \
@@ -61,6 +65,9 @@ enum {
       "the focus stay the user's) or auto (background, else foreground)")                          \
     X(STREAM, "stream", "no-stream", SG_RUN, NULL, "on", SK_NEGATE,                                \
       "server-sent events from the model server")                                                  \
+    X(STORE, "store", "store", SG_RUN, "WINAGENT_STORE", "off", SK_SWITCH,                         \
+      "openai-responses: the server keeps the responses (store: true); off sends store: false "    \
+      "and the reasoning back whole, encrypted, as zero data retention requires")                  \
     X(AUDIT_LOG, "audit_log", "audit-log", SG_RUN | SG_DESK, "WINAGENT_AUDIT_LOG", NULL, SK_VALUE, \
       "append one JSON line per acting operation to this file")                                    \
     X(RESTRICTED, "restricted", NULL, 0, "WINAGENT_RESTRICTED", NULL, SK_VALUE,                    \
@@ -109,6 +116,9 @@ void settings_cleanup(struct settings *s);
 const char *settings_get(const struct settings *s, enum setting_id id);
 /* "on", "true", "yes", "1" (any case). */
 bool settings_on(const struct settings *s, enum setting_id id);
+/* An on/off setting: "on", "true", "yes", "1" or "off", "false", "no", "0" (any case);
+ * anything else is WA_E_CONFIG naming the setting and where its value came from. */
+wa_err settings_switch(const struct settings *s, enum setting_id id, bool *out);
 /* Whole number in [lo, hi]; def when unset; WA_E_CONFIG naming the setting and where
  * its value came from. */
 wa_err settings_int(const struct settings *s, enum setting_id id, int lo, int hi, int def,

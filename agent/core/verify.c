@@ -21,17 +21,39 @@
                                * shows its popup later than most effects */
 #define SETTLE_STABLE_MS 50   /* after a change, this long unchanged: it has settled */
 #define SETTLE_MAX_MS    1500 /* the longest wait */
+#define SETTLE_PROBE_MS  300  /* the last question whether the window answers */
 #define VERIFY_MAX_MS    2000 /* the longest wait for typed text to be read back */
 #define VERIFY_POLL_MS   20
 #define CHANGE_LINES     20
+#define FATE_HUNG_MS     5000 /* no answer this long after the input: hung (as Windows counts) */
+#define FATE_DEBUGGED_MS                                                                           \
+    12000 /* ... unless a debugger holds it: one that came for a crash (Wine's winedbg --auto)     \
+           * ends it within seconds, and how it ended is worth the wait */
+#define FATE_POLL_MS 100
+#define FATE_EXIT_MS 500 /* a program whose last window went: the time it has to end */
 
-void look_cleanup(struct before_look *b)
+void look_cleanup(const struct wa_backend *be, struct before_look *b)
 {
+    backend_unwatch_process(be, b->watch);
     image_cleanup(&b->image);
     image_cleanup(&b->after_image);
     wa_window_list_cleanup(&b->windows);
     tree_cleanup(&b->tree);
     memset(b, 0, sizeof *b);
+}
+
+/* A hold on the process of the call's window, so that what became of it can be told
+ * after acting (call_target_fate); its name and pid from the window list just read. */
+static void watch_target(struct call *k)
+{
+    struct before_look *b = &k->before;
+    if (backend_watch_process(k->be, b->window, &b->watch) != WA_E_OK)
+        b->watch = 0;
+    for (size_t i = 0; i < b->windows.count; i++)
+        if (b->windows.items[i].hwnd == b->window) {
+            b->pid = b->windows.items[i].pid;
+            snprintf(b->process, sizeof b->process, "%s", b->windows.items[i].process);
+        }
 }
 
 void look_before(struct call *k)
@@ -48,6 +70,7 @@ void look_before(struct call *k)
     b->window = hwnd;
     backend_foreground_window(k->be, &b->fg);
     b->have_windows = backend_list_windows(k->be, &b->windows) == WA_E_OK;
+    watch_target(k);
     b->have_image = backend_capture_window(k->be, hwnd, &b->image, &b->frame) == WA_E_OK;
     /* The tree before: the session's (what the model was shown) or, where there is
      * none of this window (one-shot act, the CLI, MCP), a walk now. */
@@ -68,6 +91,7 @@ void look_before(struct call *k)
     }
     wa_err_clear();
     k->r->before_ms = os_clock_ms() - t0;
+    b->at_ms = os_now_ms();
 }
 
 /* Takes the session's tree as the tree before the action (the after observation
@@ -116,7 +140,9 @@ void call_settle(struct call *k)
             break;
         }
         if (first && hwnd) {
-            idle = backend_input_handled(k->be, hwnd, SETTLE_MAX_MS) == WA_E_OK;
+            wa_err answered = backend_input_handled(k->be, hwnd, SETTLE_MAX_MS);
+            idle = answered == WA_E_OK;
+            k->silent = answered == WA_E_TIMEOUT || answered == WA_E_WINDOW_NOT_FOUND;
             wa_err_clear(); /* not idle: the pixels alone tell */
         } else if (os_sleep_ms(idle && changed ? SETTLE_FRAME_MS : SETTLE_POLL_MS) != WA_E_OK) {
             break;
@@ -150,6 +176,14 @@ void call_settle(struct call *k)
             break;
         }
     }
+    /* Under Wine the click reaches the thread after the first round trips (the X
+     * server in between), and a program that crashed or hung over it stops answering
+     * only then: asked once more, now that the input has had its effect. */
+    if (!k->silent && hwnd && b->watch) {
+        wa_err answered = backend_input_handled(k->be, hwnd, SETTLE_PROBE_MS);
+        k->silent = answered == WA_E_TIMEOUT || answered == WA_E_WINDOW_NOT_FOUND;
+        wa_err_clear();
+    }
     if (have_prev && prev.px != b->image.px) {
         image_cleanup(&b->after_image);
         b->after_image = prev; /* the last capture: what the window looks like now */
@@ -157,6 +191,77 @@ void call_settle(struct call *k)
         b->have_after_image = true;
     }
     k->r->settle_ms = os_clock_ms() - c0;
+}
+
+/* ---- what became of the target ---- */
+
+/* An exit code that is an exception's: the program crashed (0xC0000005 and the other
+ * errors, a breakpoint). */
+static bool crash_code(unsigned long code)
+{
+    return (code & 0xC0000000UL) == 0xC0000000UL || code == 0x80000003UL;
+}
+
+/* Whether process pid still shows a window of its own. */
+static bool has_windows(struct call *k, unsigned long pid)
+{
+    struct wa_window_list l;
+    bool any = false;
+    if (!pid || backend_list_windows(k->be, &l) != WA_E_OK) {
+        wa_err_clear();
+        return true; /* not known: as if it had, so nobody waits for it to end */
+    }
+    for (size_t i = 0; i < l.count && !any; i++)
+        any = l.items[i].pid == pid;
+    wa_window_list_cleanup(&l);
+    return any;
+}
+
+wa_err call_target_fate(struct call *k)
+{
+    struct before_look *b = &k->before;
+    if (!b->have || !b->watch)
+        return WA_E_OK;
+    const char *who = *b->process ? b->process : "the program";
+    int64_t exit_by = 0;
+    for (;;) {
+        struct wa_process_state ps;
+        if (backend_process_state(k->be, b->watch, &ps) != WA_E_OK)
+            memset(&ps, 0, sizeof ps);
+        if (ps.ended) {
+            if (!crash_code(ps.exit_code))
+                return WA_E_OK; /* it exited: the action closed it */
+            return wa_fail(WA_E_TARGET_GONE,
+                           "%s (pid %lu) ended with exception 0x%08lx %.0f ms after the input: "
+                           "it crashed; what the action did is not known",
+                           who, b->pid, ps.exit_code, (double)(os_now_ms() - b->at_ms));
+        }
+        wa_err_clear();
+        int64_t now = os_now_ms();
+        if (!call_window_alive(k, b->window)) {
+            /* Its window closed: a program whose last window went is given a moment
+             * to end, to read how it ended; one that shows others goes on. */
+            if (!exit_by && has_windows(k, b->pid))
+                return WA_E_OK;
+            if (!exit_by)
+                exit_by = now + FATE_EXIT_MS;
+            if (now >= exit_by)
+                return WA_E_OK;
+        } else if (backend_input_handled(k->be, b->window, FATE_POLL_MS) == WA_E_OK) {
+            return WA_E_OK; /* it answers again: it was busy */
+        } else if (now - b->at_ms >= (ps.debugged ? FATE_DEBUGGED_MS : FATE_HUNG_MS)) {
+            wa_err_clear();
+            return wa_fail(WA_E_TARGET_HUNG,
+                           "%s (pid %lu) has not answered for %.0f ms since the input: %s; what "
+                           "the action did is not known",
+                           who, b->pid, (double)(now - b->at_ms),
+                           ps.debugged ? "a debugger holds it (it crashed and a crash dialog "
+                                         "waits, or it stopped at a breakpoint)"
+                                       : "it is hung");
+        }
+        wa_err_clear();
+        os_sleep_ms(FATE_POLL_MS);
+    }
 }
 
 /* ---- text read back ---- */

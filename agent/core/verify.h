@@ -11,12 +11,20 @@
 /* Before an acting operation: the foreground window, the window list, a capture of the
  * operation's window, and its tree (walked now where the session has none of it). */
 void look_before(struct call *k);
-void look_cleanup(struct before_look *b);
+/* Releases what the look holds (images, trees, the hold on the window's process). */
+void look_cleanup(const struct wa_backend *be, struct before_look *b);
 /* Waits until the action's effect is seen: the window's thread handled the input and
  * a capture after the change shows none more (where the backend cannot tell: captures
  * that stop changing for a while), or captures that never change for SETTLE_QUIET_MS;
  * within SETTLE_MAX_MS. */
 void call_settle(struct call *k);
+/* What became of the call's program after its input: WA_E_TARGET_GONE when the process
+ * ended with an exception's exit code (it crashed), WA_E_TARGET_HUNG when its window has
+ * answered nothing for 5 s since the input (12 s while a debugger holds it: Wine's
+ * crash debugger ends a crashed program in that time); WA_E_OK when it answers, exited
+ * normally, or only closed the window. Waits while none of these is known, within
+ * those limits. */
+wa_err call_target_fate(struct call *k);
 /* The value read back before typing (NULL when it cannot be read): index is the
  * element's, or NULL for the control with the keyboard focus. */
 char *call_read_before(struct call *k, const size_t *index);

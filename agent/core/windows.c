@@ -146,6 +146,13 @@ wa_err call_window(struct call *k, uint64_t *hwnd)
     return e;
 }
 
+bool call_names_window(struct call *k)
+{
+    struct session *s = k->s;
+    return k->q->window.given || s->pinned || (s->o.refs && uses_ref(k->q)) ||
+           (s->target && call_window_alive(k, s->target));
+}
+
 wa_err call_frame(struct call *k, struct wa_rect *frame)
 {
     struct session *s = k->s;

@@ -17,6 +17,9 @@ wa_err window_select(const struct wa_backend *be, const struct window_ref *w, st
  * window, else (refs) the window of the last state, else the latest observation's,
  * else the foreground window that is not winagent's console. Fills r->hwnd. */
 wa_err call_window(struct call *k, uint64_t *hwnd);
+/* Whether the call names its window (--window, a pinned window, a ref, the window of the
+ * last observation) rather than taking the one in front. */
+bool call_names_window(struct call *k);
 /* The frame 0-999 coordinates span: the latest observation's, else the window's. */
 wa_err call_frame(struct call *k, struct wa_rect *frame);
 /* Forgets the observation when the call names another window than it showed. */

@@ -365,6 +365,8 @@ static cJSON *result_data(const struct op_result *r)
         cJSON_AddItemToObject(d, "to_point", pair_json(r->to_nx, r->to_ny));
         cJSON_AddItemToObject(d, "to_pixel", pair_json(r->to_px, r->to_py));
     }
+    if (r->has_point && r->has_receiver) /* the window the point's input went to */
+        cJSON_AddItemToObject(d, "received_by", wire_window(&r->receiver));
     if (r->via)
         cJSON_AddStringToObject(d, "via", r->via);
     if (r->delivery)
@@ -464,6 +466,7 @@ cJSON *wire_result(const struct op_result *r, const struct wire_opts *o)
                                     r->read_back);
         if (r->has_window_state)
             cJSON_AddItemToObject(j, "window_state", window_state_json(&r->window_state));
+        add_changes(j, r); /* a target that crashed or hung: the windows that came and went */
         return j;
     }
     cJSON *j = cJSON_CreateObject();

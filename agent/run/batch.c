@@ -10,10 +10,14 @@
 #include "agent/core/core.h"
 #include "agent/core/exit.h"
 #include "agent/core/host.h"
+#include "agent/run/budget.h"
 #include "agent/run/config.h"
+#include "agent/run/junit.h"
 #include "agent/run/loop.h"
 #include "agent/run/report_index.h"
+#include "agent/run/results.h"
 #include "agent/run/steplog.h"
+#include "base/args.h"
 #include "base/os.h"
 #include "base/str.h"
 
@@ -21,27 +25,39 @@
 #define DEFAULT_TIMEOUT_S 900 /* a task's wall time when its line gives none */
 #define SHELL_TIMEOUT_S   300 /* a setup or check command */
 #define WATCH_TICK_MS     100
+#define SHARDS_MAX        1000
+#define ATTEMPTS_MAX      100
 
 struct task {
     char *id, *prompt, *check, *setup;
     int max_steps; /* 0: the batch's */
     double timeout_s;
+    struct budget budget; /* its line's; 0: the run setting's */
 };
 
-/* dry_run: a --dry-run batch ran its task without acting and judged nothing (no setup,
- * no check): it is no pass. */
-enum outcome { OUT_NONE, OUT_PASS, OUT_FAIL, OUT_ERROR, OUT_TIMEOUT, OUT_DRY_RUN, OUT__COUNT };
-static const char *const outcome_names[] = {"", "pass", "fail", "error", "timeout", "dry_run"};
+/* What the command line asks of a batch beside the run options. */
+struct batch_opts {
+    bool resume;
+    int shard_i, shard_n; /* the I-th of N parts (1-based); 0/0: every task */
+    int attempts;         /* tries of a task that did not pass */
+    const char *junit;    /* JUnit XML to write, or NULL */
+    struct budget whole;  /* what the whole batch may spend */
+};
 
 struct batch {
     struct agent_config *cfg;
-    struct task *tasks;
+    struct batch_opts opt;
+    struct task *tasks; /* the tasks of this shard */
     size_t n;
+    size_t in_file;     /* tasks in the file, every shard's */
     char *dir;          /* LOGDIR/batch-... */
-    enum outcome *done; /* the latest outcome of each task (resume) */
-    int tally[OUT__COUNT];
-    struct core *core; /* setup and check commands */
+    char suite[96];     /* the JUnit suite: the file's name, and the shard */
+    struct results res; /* every line of results.jsonl, read and written */
+    int *next_attempt;  /* per task: the attempt it starts at; 0 when it is done (resume) */
+    struct core *core;  /* setup and check commands */
     struct session *ses;
+    int64_t started_ms;     /* this batch's start: the time of its budget */
+    long long spent_tokens; /* by this batch's runs: the tokens of its budget */
 };
 
 /* ---- the wall-time watchdog: interrupts the running task when its time is up ---- */
@@ -91,14 +107,18 @@ static bool watch_disarm(void)
 
 /* ---- the tasks file ---- */
 
+static void tasks_free_one(struct task *t)
+{
+    free(t->id);
+    free(t->prompt);
+    free(t->check);
+    free(t->setup);
+}
+
 static void tasks_free(struct task *t, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        free(t[i].id);
-        free(t[i].prompt);
-        free(t[i].check);
-        free(t[i].setup);
-    }
+    for (size_t i = 0; i < n; i++)
+        tasks_free_one(&t[i]);
     free(t);
 }
 
@@ -117,7 +137,9 @@ static wa_err task_string(const cJSON *o, const char *key, bool required, char *
 
 static wa_err parse_task(const cJSON *o, struct task *t, const char *file, int line)
 {
-    static const char *const known[] = {"id", "prompt", "check", "setup", "max_steps", "timeout_s"};
+    static const char *const known[] = {
+        "id",        "prompt",    "check",         "setup",
+        "max_steps", "timeout_s", "budget_tokens", "budget_seconds"};
     if (!cJSON_IsObject(o))
         return wa_fail(WA_E_USAGE, "%s line %d: not a JSON object", file, line);
     const cJSON *v;
@@ -129,7 +151,7 @@ static wa_err parse_task(const cJSON *o, struct task *t, const char *file, int l
         if (!ok) /* a misspelt "check" must not quietly pass every task */
             return wa_fail(WA_E_USAGE,
                            "%s line %d: unknown key \"%.40s\" (a task has id, prompt, check, "
-                           "setup, max_steps, timeout_s)",
+                           "setup, max_steps, timeout_s, budget_tokens, budget_seconds)",
                            file, line, v->string);
     }
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
@@ -159,6 +181,19 @@ static wa_err parse_task(const cJSON *o, struct task *t, const char *file, int l
         return wa_fail(WA_E_USAGE, "%s line %d: \"timeout_s\" must be seconds, 1-86400", file,
                        line);
     t->timeout_s = to ? to->valuedouble : DEFAULT_TIMEOUT_S;
+    const cJSON *bt = cJSON_GetObjectItemCaseSensitive(o, "budget_tokens");
+    if (bt && (!cJSON_IsNumber(bt) || !(bt->valuedouble >= 1 && bt->valuedouble <= 1e12) ||
+               bt->valuedouble != (double)(long long)bt->valuedouble))
+        return wa_fail(WA_E_USAGE,
+                       "%s line %d: \"budget_tokens\" must be a whole number of tokens, "
+                       "1-1000000000000",
+                       file, line);
+    t->budget.tokens = bt ? (long long)bt->valuedouble : 0;
+    const cJSON *bs = cJSON_GetObjectItemCaseSensitive(o, "budget_seconds");
+    if (bs && (!cJSON_IsNumber(bs) || !(bs->valuedouble >= 1 && bs->valuedouble <= 31536000)))
+        return wa_fail(WA_E_USAGE, "%s line %d: \"budget_seconds\" must be seconds, 1-31536000",
+                       file, line);
+    t->budget.seconds = bs ? bs->valuedouble : 0;
     return WA_E_OK;
 }
 
@@ -217,10 +252,35 @@ static wa_err load_tasks(const char *file, struct batch *b)
     return e;
 }
 
+/* ---- shards ---- */
+
+int batch_shard_of(const char *id, int n)
+{
+    uint64_t h = 14695981039346656037ULL; /* FNV-1a of the id's bytes: the same everywhere */
+    for (const unsigned char *p = (const unsigned char *)id; *p; p++) {
+        h ^= *p;
+        h *= 1099511628211ULL;
+    }
+    return n > 0 ? (int)(h % (uint64_t)n) + 1 : 1;
+}
+
+/* Keeps the tasks of shard i of n, in their order; the others are freed. */
+static void select_shard(struct batch *b, int i, int n)
+{
+    size_t kept = 0;
+    for (size_t k = 0; k < b->n; k++) {
+        if (batch_shard_of(b->tasks[k].id, n) == i)
+            b->tasks[kept++] = b->tasks[k];
+        else
+            tasks_free_one(&b->tasks[k]);
+    }
+    b->n = kept;
+}
+
 /* ---- the batch folder ---- */
 
-/* "tasks" from "C:\\x\\tasks.jsonl", as a slug. */
-static void batch_name(const char *file, char *out, size_t cap)
+/* "tasks" from "C:\\x\\tasks.jsonl", as a slug, and "-shard-2-of-3" for a shard. */
+static void batch_name(const char *file, const struct batch_opts *o, char *out, size_t cap)
 {
     char stem[200];
     snprintf(stem, sizeof stem, "%s", str_path_base(file));
@@ -228,6 +288,9 @@ static void batch_name(const char *file, char *out, size_t cap)
     if (dot && dot != stem)
         *dot = '\0';
     steplog_slug(stem, out, cap);
+    size_t len = strlen(out);
+    if (o->shard_n && len < cap)
+        snprintf(out + len, cap - len, "-shard-%d-of-%d", o->shard_i, o->shard_n);
 }
 
 /* The newest LOGDIR/batch-<stamp>-<name> folder, or NULL. */
@@ -274,33 +337,6 @@ static char *new_batch_dir(const char *log_dir, const char *name)
     return str_dup(path);
 }
 
-static enum outcome outcome_by_name(const char *s)
-{
-    for (int i = OUT_PASS; i <= OUT_TIMEOUT; i++)
-        if (strcmp(s, outcome_names[i]) == 0)
-            return (enum outcome)i;
-    return OUT_NONE;
-}
-
-/* What the text of results.jsonl (modified in place) says of each task: the latest
- * whole line of an id wins. A line that is not one JSON object, such as the torn last
- * line of a batch killed while writing it, says nothing. */
-static void parse_results(struct batch *b, char *text)
-{
-    for (char *line = text, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        cJSON *o = cJSON_ParseWithOpts(line, NULL, true); /* nothing may follow it */
-        const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
-        const cJSON *out = cJSON_GetObjectItemCaseSensitive(o, "outcome");
-        for (size_t i = 0; cJSON_IsString(id) && cJSON_IsString(out) && i < b->n; i++)
-            if (strcmp(b->tasks[i].id, id->valuestring) == 0)
-                b->done[i] = outcome_by_name(out->valuestring);
-        cJSON_Delete(o);
-    }
-}
-
 /* One whole line appended to DIR/FILE in a single write, so that a batch killed meanwhile
  * leaves at worst a torn last line, never two records run into each other. */
 static void append_line(const char *dir, const char *file, const char *text, size_t len)
@@ -315,30 +351,10 @@ static void append_line(const char *dir, const char *file, const char *text, siz
     fclose(f);
 }
 
-/* results.jsonl of the batch being resumed. A last line without its line end (torn) is
- * ended, so that the next record starts a line of its own; what it holds counts only if
- * it is a whole record. */
-static void read_results(struct batch *b)
+/* o as one line of results.jsonl, and into the batch's results. */
+static void append_result(struct batch *b, const cJSON *o)
 {
-    char path[4200], *text = NULL;
-    size_t len = 0;
-    snprintf(path, sizeof path, "%s" OS_SEP "results.jsonl", b->dir);
-    if (os_read_file(path, 64u << 20, &text, &len) != WA_E_OK)
-        return;
-    if (len && text[len - 1] != '\n') {
-        fprintf(stderr,
-                "batch: the last line of %s has no line end (the batch stopped while writing "
-                "it): it counts only if whole, and the next result starts a line of its own\n",
-                path);
-        append_line(b->dir, "results.jsonl", "\n", 1);
-    }
-    parse_results(b, text);
-    free(text);
-}
-
-/* o as one line of results.jsonl. */
-static void append_result(const char *dir, const cJSON *o)
-{
+    results_add(&b->res, o);
     char *text = cJSON_PrintUnformatted(o);
     size_t n = text ? strlen(text) : 0;
     char *line = text ? realloc(text, n + 2) : NULL;
@@ -348,39 +364,111 @@ static void append_result(const char *dir, const cJSON *o)
     }
     line[n] = '\n';
     line[n + 1] = '\0';
-    append_line(dir, "results.jsonl", line, n + 1);
+    append_line(b->dir, "results.jsonl", line, n + 1);
     free(line);
 }
 
-wa_err batch_check_tasks(char *text, const char *results, size_t *n_tasks)
+/* ---- where each task stands (--resume) ---- */
+
+static int by_id(const void *a, const void *b)
 {
-    struct batch b = {0};
-    wa_err e = parse_tasks(text, "tasks", &b);
-    *n_tasks = b.n;
-    if (!e && results) {
-        char *copy = str_dup(results);
-        if (!copy || !(b.done = calloc(b.n, sizeof *b.done)))
-            e = wa_fail(WA_E_NOMEM, "out of memory");
-        else
-            parse_results(&b, copy);
-        free(copy);
+    return strcmp((*(const struct task *const *)a)->id, (*(const struct task *const *)b)->id);
+}
+
+/* The tasks by id, for looking them up: an array of n pointers (free() it), NULL when out of
+ * memory. */
+static struct task **tasks_by_id(const struct batch *b)
+{
+    struct task **sorted = malloc((b->n ? b->n : 1) * sizeof *sorted);
+    if (!sorted)
+        return NULL;
+    for (size_t i = 0; i < b->n; i++)
+        sorted[i] = &b->tasks[i];
+    qsort(sorted, b->n, sizeof *sorted, by_id);
+    return sorted;
+}
+
+static const struct task *task_named(struct task *const *sorted, size_t n, const char *id)
+{
+    struct task key = {.id = (char *)id}, *k = &key;
+    struct task *const *found = bsearch(&k, sorted, n, sizeof *sorted, by_id);
+    return found ? *found : NULL;
+}
+
+/* Where each task starts, from the results read: a task that passed, or failed with every
+ * attempt made, is done (0); one that failed with attempts left goes on with the next;
+ * every other (errored, timed out, never judged) starts again from its first attempt. */
+static wa_err place_tasks(struct batch *b)
+{
+    for (size_t i = 0; i < b->n; i++)
+        b->next_attempt[i] = 1;
+    struct task_state *states;
+    size_t n;
+    struct task **sorted = tasks_by_id(b);
+    wa_err e = sorted ? results_tasks(&b->res, &states, &n) : wa_fail(WA_E_NOMEM, "out of memory");
+    if (e) {
+        free(sorted);
+        return e;
     }
-    tasks_free(b.tasks, b.n);
-    free(b.done);
-    return e;
+    for (size_t k = 0; k < n; k++) {
+        const struct task *t = task_named(sorted, b->n, states[k].id);
+        if (!t)
+            continue; /* a task no longer in the file, or in another shard */
+        int *next = &b->next_attempt[t - b->tasks];
+        const struct task_state *s = &states[k];
+        if (s->outcome == OUT_PASS ||
+            (s->outcome == OUT_FAIL && s->last->attempt >= b->opt.attempts))
+            *next = 0;
+        else if (s->outcome == OUT_FAIL)
+            *next = s->last->attempt + 1;
+    }
+    free(states);
+    free(sorted);
+    return WA_E_OK;
+}
+
+/* The tally of this batch's tasks (those of the file and shard) from its results. */
+static void batch_tally(const struct batch *b, struct tally *t)
+{
+    memset(t, 0, sizeof *t);
+    struct task_state *states;
+    size_t n;
+    struct task **sorted = tasks_by_id(b);
+    if (!sorted || results_tasks(&b->res, &states, &n) != WA_E_OK) {
+        free(sorted);
+        return;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (task_named(sorted, b->n, states[k].id))
+            tally_add(t, &states[k]);
+    if (b->opt.attempts > t->attempts)
+        t->attempts = b->opt.attempts;
+    free(states);
+    free(sorted);
 }
 
 /* batch.json: the tasks file and where the batch stood. */
 static void write_state(const struct batch *b, const char *file, const char *state, const char *at)
 {
+    struct tally t;
+    batch_tally(b, &t);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "tasks_file", file);
     cJSON_AddNumberToObject(o, "tasks", (double)b->n);
+    if (b->opt.shard_n) {
+        char shard[32];
+        snprintf(shard, sizeof shard, "%d/%d", b->opt.shard_i, b->opt.shard_n);
+        cJSON_AddStringToObject(o, "shard", shard);
+        cJSON_AddNumberToObject(o, "tasks_in_file", (double)b->in_file);
+    }
+    cJSON_AddNumberToObject(o, "attempts", b->opt.attempts);
     cJSON_AddStringToObject(o, "state", state);
     if (at)
         cJSON_AddStringToObject(o, "stopped_at", at);
-    for (int i = OUT_PASS; i < OUT__COUNT; i++)
-        cJSON_AddNumberToObject(o, outcome_names[i], b->tally[i]);
+    for (int i = OUT_NONE + 1; i < OUT__COUNT; i++)
+        cJSON_AddNumberToObject(o, outcome_name((enum outcome)i), t.outcome[i]);
+    cJSON_AddNumberToObject(o, "pass@1", t.pass_first);
+    cJSON_AddNumberToObject(o, "tokens", (double)t.tokens);
     char path[4200];
     snprintf(path, sizeof path, "%s" OS_SEP "batch.json", b->dir);
     char *text = cJSON_Print(o);
@@ -388,6 +476,56 @@ static void write_state(const struct batch *b, const char *file, const char *sta
         os_write_file(path, text, strlen(text));
     free(text);
     cJSON_Delete(o);
+}
+
+/* The JUnit file of --junit, from every result so far. */
+static void write_junit(const struct batch *b)
+{
+    if (!b->opt.junit)
+        return;
+    /* only this batch's tasks: results of tasks since dropped from the file stay out */
+    struct results mine;
+    results_init(&mine);
+    struct task **sorted = tasks_by_id(b);
+    for (size_t i = 0; sorted && i < b->res.n; i++)
+        if (task_named(sorted, b->n, b->res.lines[i].id))
+            results_add(&mine, b->res.lines[i].json);
+    free(sorted);
+    wa_err e = junit_write(&mine, b->suite, b->opt.attempts, b->opt.junit);
+    if (e)
+        fprintf(stderr, "batch: cannot write the JUnit file %s: %s\n", b->opt.junit,
+                *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+    results_cleanup(&mine);
+}
+
+wa_err batch_check_tasks(char *text, const char *results, const struct batch_check_opts *o,
+                         struct batch_check *out)
+{
+    memset(out, 0, sizeof *out);
+    struct batch b = {.opt.attempts = o->attempts > 0 ? o->attempts : 1};
+    results_init(&b.res);
+    wa_err e = parse_tasks(text, "tasks", &b);
+    out->in_file = b.n;
+    if (!e && o->shard_n > 0)
+        select_shard(&b, o->shard_i, o->shard_n);
+    out->tasks = b.n;
+    if (!e && !(b.next_attempt = calloc(b.n ? b.n : 1, sizeof *b.next_attempt)))
+        e = wa_fail(WA_E_NOMEM, "out of memory");
+    if (!e && results)
+        e = results_parse(&b.res, results);
+    if (!e)
+        e = place_tasks(&b);
+    for (size_t i = 0; !e && i < b.n; i++)
+        out->done += b.next_attempt[i] == 0;
+    if (!e)
+        batch_tally(&b, &out->tally);
+    if (!e && o->junit) {
+        e = junit_render(&b.res, "tasks", b.opt.attempts, o->junit);
+    }
+    tasks_free(b.tasks, b.n);
+    free(b.next_attempt);
+    results_cleanup(&b.res);
+    return e;
 }
 
 /* ---- running ---- */
@@ -420,7 +558,8 @@ static int run_shell(struct batch *b, const char *command, char *why, size_t cap
 /* The outcome of a run that ended with code (not interrupted by Ctrl+C): a finished run
  * passes when its check does; a dry run judges nothing. why says what decided it. */
 static enum outcome judge(struct batch *b, const struct task *t, int code, bool timed_out,
-                          char *why, size_t cap)
+                          const struct budget *budget, const struct run_outcome *run, char *why,
+                          size_t cap)
 {
     if (code == EXIT_INTERRUPTED && timed_out) {
         snprintf(why, cap, "wall time of %.0f s ran out", t->timeout_s);
@@ -430,51 +569,100 @@ static enum outcome judge(struct batch *b, const struct task *t, int code, bool 
         snprintf(why, cap, "dry run: nothing was done, so no check was run");
         return OUT_DRY_RUN;
     }
-    if (code == EXIT_OK) {
+    enum outcome out = outcome_of_exit(code);
+    char limit[64];
+    switch (out) {
+    case OUT_PASS: {
         int rc = t->check ? run_shell(b, t->check, why, cap) : 0;
         if (rc > 0)
             snprintf(why, cap, "check exited with %d", rc);
         return rc == 0 ? OUT_PASS : rc < 0 ? OUT_ERROR : OUT_FAIL;
     }
-    if (code == EXIT_STEPS || code == EXIT_ACTION) {
+    case OUT_FAIL:
         snprintf(why, cap, "the run ended without a final answer (exit code %d)", code);
-        return OUT_FAIL;
+        break;
+    case OUT_BUDGET:
+        budget_describe(budget, limit, sizeof limit);
+        snprintf(why, cap, "budget spent: %lld tokens, %.1f s of a budget of %s", run->total_tokens,
+                 run->total_ms / 1000.0, limit);
+        break;
+    case OUT_NEEDS_CONFIRMATION:
+        snprintf(why, cap,
+                 "an action needed a person's confirmation and nobody was there to give it "
+                 "(exit code %d)",
+                 code);
+        break;
+    default:
+        snprintf(why, cap, "the run failed (exit code %d)", code);
     }
-    snprintf(why, cap, "the run failed (exit code %d)", code);
-    return OUT_ERROR;
+    return out;
 }
 
-/* Appends the task's line to results.jsonl, renews index.html and says the tally. */
-static void record_task(struct batch *b, size_t i, enum outcome out, int code,
-                        const struct run_outcome *run, const char *why, double secs)
+/* Appends one attempt's line to results.jsonl and renews index.html. */
+static void record_attempt(struct batch *b, size_t i, int attempt, enum outcome out, int code,
+                           const struct run_outcome *run, const char *why, double secs)
 {
-    const struct task *t = &b->tasks[i];
-    b->done[i] = out;
-    b->tally[out]++;
     cJSON *line = cJSON_CreateObject();
-    cJSON_AddStringToObject(line, "id", t->id);
-    cJSON_AddStringToObject(line, "outcome", outcome_names[out]);
+    cJSON_AddStringToObject(line, RESULT_ID, b->tasks[i].id);
+    cJSON_AddStringToObject(line, RESULT_OUTCOME, outcome_name(out));
+    cJSON_AddNumberToObject(line, RESULT_ATTEMPTS, attempt);
     if (code >= 0)
-        cJSON_AddNumberToObject(line, "exit_code", code);
+        cJSON_AddNumberToObject(line, RESULT_EXIT_CODE, code);
     else
-        cJSON_AddNullToObject(line, "exit_code");
-    cJSON_AddNumberToObject(line, "steps", run->steps);
-    cJSON_AddNumberToObject(line, "tokens", (double)run->total_tokens);
-    cJSON_AddNumberToObject(line, "time_s", (double)(int64_t)(secs * 10.0 + 0.5) / 10.0);
-    cJSON_AddStringToObject(line, "run_folder", run->dir[0] ? str_path_base(run->dir) : "");
+        cJSON_AddNullToObject(line, RESULT_EXIT_CODE);
+    cJSON_AddNumberToObject(line, RESULT_STEPS, run->steps);
+    cJSON_AddNumberToObject(line, RESULT_TOKENS, (double)run->total_tokens);
+    cJSON_AddNumberToObject(line, RESULT_TIME_S, (double)(int64_t)(secs * 10.0 + 0.5) / 10.0);
+    cJSON_AddStringToObject(line, RESULT_RUN_FOLDER, run->dir[0] ? str_path_base(run->dir) : "");
     if (*why)
-        cJSON_AddStringToObject(line, "reason", why);
-    append_result(b->dir, line);
+        cJSON_AddStringToObject(line, RESULT_REASON, why);
+    append_result(b, line);
     cJSON_Delete(line);
     int runs;
-    report_index(b->dir, &runs); /* index.html after every task */
-    fprintf(stderr, "[task %zu/%zu] pass %d fail %d error %d timeout %d | %s: %s%s%s (%.1f s)\n",
-            i + 1, b->n, b->tally[OUT_PASS], b->tally[OUT_FAIL], b->tally[OUT_ERROR],
-            b->tally[OUT_TIMEOUT], t->id, outcome_names[out], *why ? ", " : "", why, secs);
+    report_index(b->dir, &runs); /* index.html after every attempt */
 }
 
-/* Runs task i; false when the batch must stop (interrupted). */
-static bool run_task(struct batch *b, size_t i)
+/* The tally after task i, with how it ended. */
+static void say_task(const struct batch *b, size_t i, int attempt, enum outcome out,
+                     const char *why, double secs)
+{
+    struct tally t;
+    char counts[256], at[48] = "";
+    batch_tally(b, &t);
+    tally_line(&t, counts, sizeof counts);
+    if (b->opt.attempts > 1)
+        snprintf(at, sizeof at, " at attempt %d/%d", attempt, b->opt.attempts);
+    fprintf(stderr, "[task %zu/%zu] %s | %s: %s%s%s%s (%.1f s)\n", i + 1, b->n, counts,
+            b->tasks[i].id, outcome_name(out), at, *why ? ", " : "", why, secs);
+}
+
+/* What the batch's own budget leaves for the next run; false (why said) when nothing. */
+static bool batch_budget_left(const struct batch *b, struct budget *left, char *why, size_t cap)
+{
+    double elapsed = (double)(os_now_ms() - b->started_ms) / 1000.0;
+    *left = (struct budget){0};
+    if (b->opt.whole.tokens > 0) {
+        left->tokens = b->opt.whole.tokens - b->spent_tokens;
+        if (left->tokens <= 0) {
+            snprintf(why, cap, "not run: the batch's budget of %lld tokens was spent (%lld)",
+                     b->opt.whole.tokens, b->spent_tokens);
+            return false;
+        }
+    }
+    if (b->opt.whole.seconds > 0) {
+        left->seconds = b->opt.whole.seconds - elapsed;
+        if (left->seconds < 1) {
+            snprintf(why, cap, "not run: the batch's budget of %g s was spent (%.0f s)",
+                     b->opt.whole.seconds, elapsed);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* One attempt at task i: setup, run, check. Its outcome, OUT_NONE when the batch must
+ * stop (interrupted). */
+static enum outcome run_attempt(struct batch *b, size_t i, int attempt, const struct budget *left)
 {
     const struct task *t = &b->tasks[i];
     int64_t t0 = os_now_ms();
@@ -496,26 +684,62 @@ static bool run_task(struct batch *b, size_t i)
         c.log_dir = b->dir;
         if (t->max_steps)
             c.max_steps = t->max_steps;
+        /* the task line's limits, else the run options'; at most what the batch has left */
+        struct budget own = {t->budget.tokens ? t->budget.tokens : b->cfg->budget.tokens,
+                             t->budget.seconds ? t->budget.seconds : b->cfg->budget.seconds};
+        c.budget = budget_min(own, *left);
         watch_arm(t->timeout_s);
         code = agent_run(&c, &run);
         bool timed_out = watch_disarm();
+        b->spent_tokens += run.total_tokens;
         if (code == EXIT_INTERRUPTED && !timed_out) {
             fprintf(stderr,
                     "[task %zu/%zu] %s interrupted (%s): the batch stops here; "
                     "--resume runs it again\n",
                     i + 1, b->n, t->id, os_interrupt_reason() ? os_interrupt_reason() : "");
-            return false;
+            return OUT_NONE;
         }
-        out = judge(b, t, code, timed_out, why, sizeof why);
+        out = judge(b, t, code, timed_out, &c.budget, &run, why, sizeof why);
     }
     if (os_interrupted()) { /* Ctrl+C during its setup or check: not judged */
         fprintf(stderr,
                 "[task %zu/%zu] %s interrupted: the batch stops here; --resume runs it "
                 "again\n",
                 i + 1, b->n, t->id);
-        return false;
+        return OUT_NONE;
     }
-    record_task(b, i, out, code, &run, why, (double)(os_now_ms() - t0) / 1000.0);
+    double secs = (double)(os_now_ms() - t0) / 1000.0;
+    record_attempt(b, i, attempt, out, code, &run, why, secs);
+    bool again = out != OUT_PASS && out != OUT_DRY_RUN && attempt < b->opt.attempts;
+    if (again)
+        fprintf(stderr, "[task %zu/%zu] %s: %s at attempt %d/%d%s%s; trying again\n", i + 1, b->n,
+                t->id, outcome_name(out), attempt, b->opt.attempts, *why ? ", " : "", why);
+    else
+        say_task(b, i, attempt, out, why, secs);
+    return out;
+}
+
+/* Task i from its next attempt until one passes or none is left; false when the batch
+ * must stop (interrupted). */
+static bool run_task(struct batch *b, size_t i)
+{
+    for (int attempt = b->next_attempt[i]; attempt <= b->opt.attempts; attempt++) {
+        struct budget left;
+        char why[200];
+        if (!batch_budget_left(b, &left, why, sizeof why)) {
+            if (attempt == b->next_attempt[i] && b->next_attempt[i] == 1) {
+                struct run_outcome none = {0};
+                record_attempt(b, i, attempt, OUT_BUDGET, -1, &none, why, 0);
+                say_task(b, i, attempt, OUT_BUDGET, why, 0);
+            }
+            return true;
+        }
+        enum outcome out = run_attempt(b, i, attempt, &left);
+        if (out == OUT_NONE)
+            return false;
+        if (out == OUT_PASS || out == OUT_DRY_RUN)
+            break;
+    }
     return true;
 }
 
@@ -537,27 +761,44 @@ static wa_err check_shell_policy(const struct batch *b, const char *file)
 }
 
 static const char batch_usage[] =
-    "usage: winagent batch TASKS.jsonl [--resume] [run options]\n"
+    "usage: winagent batch TASKS.jsonl [--resume] [--shard I/N] [--attempts N] [--junit FILE]\n"
+    "                      [--batch-budget-tokens N] [--batch-budget-seconds N] [run options]\n"
     "  one task per line: {\"id\", \"prompt\", \"check\"?, \"setup\"?, \"max_steps\"?, "
-    "\"timeout_s\"?}\n"
-    "  --resume  continue the latest batch of that file: tasks that passed or failed are\n"
-    "            kept, the others run again\n";
+    "\"timeout_s\"?,\n"
+    "                      \"budget_tokens\"?, \"budget_seconds\"?}\n"
+    "  --resume      continue the latest batch of that file (and shard): tasks that passed,\n"
+    "                or failed every attempt, are kept; the others run again\n"
+    "  --shard I/N   run only the I-th of N parts of the tasks (1-based), chosen by a hash\n"
+    "                of each task's id: every task is in exactly one part, always the same\n"
+    "  --attempts N  run a task that did not pass again, its setup first, up to N times\n"
+    "                (default 1); results.jsonl has every attempt, the tally pass@1 and\n"
+    "                pass@N\n"
+    "  --junit FILE  also write the results as JUnit XML, for CI systems\n"
+    "  --batch-budget-tokens N, --batch-budget-seconds N\n"
+    "                what the whole batch may spend; a task's run gets at most what is left,\n"
+    "                and tasks left when it is spent are not run (outcome budget).\n"
+    "                --budget-tokens and --budget-seconds (run options) limit each run\n"
+    "  merge the folders of several shards: winagent report BATCHDIR... [--out DIR]\n";
 
-static int start(struct batch *b, const char *file, bool resume)
+static int start(struct batch *b, const char *file)
 {
     wa_err e = load_tasks(file, b);
+    b->in_file = b->n;
+    if (!e && b->opt.shard_n)
+        select_shard(b, b->opt.shard_i, b->opt.shard_n);
     if (!e)
         e = check_shell_policy(b, file);
     if (e) {
         exit_fail(e);
         return EXIT_USAGE;
     }
-    char name[48];
-    batch_name(file, name, sizeof name);
-    if (resume) {
+    char name[64];
+    batch_name(file, &b->opt, name, sizeof name);
+    snprintf(b->suite, sizeof b->suite, "%s", name);
+    if (b->opt.resume) {
         if (!(b->dir = latest_batch(b->cfg->log_dir, name))) {
-            exit_fail(wa_fail(WA_E_USAGE, "--resume: no earlier batch of %s in %s", file,
-                              b->cfg->log_dir));
+            exit_fail(wa_fail(WA_E_USAGE, "--resume: no earlier batch of %s%s in %s", file,
+                              b->opt.shard_n ? " (this shard)" : "", b->cfg->log_dir));
             return EXIT_USAGE;
         }
     } else if (os_mkdir_p(b->cfg->log_dir) != WA_E_OK ||
@@ -565,10 +806,22 @@ static int start(struct batch *b, const char *file, bool resume)
         exit_fail(wa_fail(WA_E_IO, "cannot create a batch folder in %s", b->cfg->log_dir));
         return EXIT_USAGE;
     }
-    if (!(b->done = calloc(b->n, sizeof *b->done)))
+    if (!(b->next_attempt = calloc(b->n ? b->n : 1, sizeof *b->next_attempt)))
         return exit_fail(wa_fail(WA_E_NOMEM, "out of memory"));
-    if (resume)
-        read_results(b);
+    bool unended = false;
+    if (b->opt.resume && (e = results_load(&b->res, b->dir, &unended)) && e != WA_E_USAGE)
+        return exit_fail(e);
+    if (unended) {
+        fprintf(stderr,
+                "batch: the last line of %s" OS_SEP "results.jsonl has no line end (the batch "
+                "stopped while writing it): it counts only if whole, and the next result starts "
+                "a line of its own\n",
+                b->dir);
+        append_line(b->dir, "results.jsonl", "\n", 1);
+    }
+    append_line(b->dir, "results.jsonl", "", 0); /* there even when nothing runs */
+    if ((e = place_tasks(b)))
+        return exit_fail(e);
     struct core_config cc;
     if ((e = core_config_from_settings(&b->cfg->settings, true, &cc)) ||
         (cc.be = host_backend(), !cc.be) || (e = core_new(&cc, &b->core))) {
@@ -584,70 +837,130 @@ static int start(struct batch *b, const char *file, bool resume)
     return EXIT_OK;
 }
 
-static int run_batch(struct batch *b, const char *file, bool resume)
+static int run_batch(struct batch *b, const char *file)
 {
-    int code = start(b, file, resume);
+    int code = start(b, file);
     if (code != EXIT_OK)
         return code;
     if (!watchdog.mu && (!(watchdog.mu = os_mutex_new()) || os_thread_start(watch, &watchdog)))
         return exit_fail(wa_fail(WA_E_IO, "cannot start the wall-time watchdog"));
+    b->started_ms = os_now_ms();
     size_t kept = 0;
     for (size_t i = 0; i < b->n; i++)
-        if (b->done[i] == OUT_PASS || b->done[i] == OUT_FAIL) {
-            b->tally[b->done[i]]++;
-            kept++;
-        }
-    fprintf(stderr, "batch: %zu task%s from %s; folder %s\n", b->n, b->n == 1 ? "" : "s", file,
-            b->dir);
-    if (resume)
+        kept += b->next_attempt[i] == 0;
+    fprintf(stderr, "batch: %zu task%s from %s", b->n, b->n == 1 ? "" : "s", file);
+    if (b->opt.shard_n)
+        fprintf(stderr, " (shard %d/%d of its %zu)", b->opt.shard_i, b->opt.shard_n, b->in_file);
+    fprintf(stderr, "; folder %s\n", b->dir);
+    if (b->opt.resume)
         fprintf(stderr, "batch: resuming: %zu task%s kept (pass or fail), %zu to run\n", kept,
                 kept == 1 ? "" : "s", b->n - kept);
     write_state(b, file, "running", NULL);
+    if (b->n == 0) {
+        int runs;
+        report_index(b->dir, &runs);
+    }
     for (size_t i = 0; i < b->n; i++) {
-        if (resume && (b->done[i] == OUT_PASS || b->done[i] == OUT_FAIL))
+        if (b->next_attempt[i] == 0)
             continue;
         if (os_interrupted() || !run_task(b, i)) {
             write_state(b, file, "interrupted", b->tasks[i].id);
+            write_junit(b);
             return EXIT_INTERRUPTED;
         }
     }
     write_state(b, file, "finished", NULL);
-    bool all = b->tally[OUT_PASS] == (int)b->n;
-    bool dry = b->tally[OUT_DRY_RUN] == (int)b->n;
-    fprintf(stderr,
-            "batch %s: pass %d fail %d error %d timeout %d dry_run %d of %zu; results: %s" OS_SEP
-            "results.jsonl\n",
+    write_junit(b);
+    struct tally t;
+    batch_tally(b, &t);
+    char counts[256], pass_at[96];
+    tally_line(&t, counts, sizeof counts);
+    tally_pass_at(&t, pass_at, sizeof pass_at);
+    bool all = t.outcome[OUT_PASS] == (int)b->n;
+    bool dry = b->n && t.outcome[OUT_DRY_RUN] == (int)b->n;
+    fprintf(stderr, "batch %s: %s of %zu; %s; results: %s" OS_SEP "results.jsonl%s%s\n",
             all   ? "passed"
             : dry ? "dry run"
                   : "did not pass",
-            b->tally[OUT_PASS], b->tally[OUT_FAIL], b->tally[OUT_ERROR], b->tally[OUT_TIMEOUT],
-            b->tally[OUT_DRY_RUN], b->n, b->dir);
+            counts, b->n, pass_at, b->dir, b->opt.junit ? ", JUnit: " : "",
+            b->opt.junit ? b->opt.junit : "");
     return all || dry ? EXIT_OK : EXIT_BATCH;
+}
+
+/* The batch's own options out of argv, into o; the rest (the file and the run options)
+ * into rest/n_rest. */
+static wa_err batch_options(int argc, char **argv, struct batch_opts *o, bool *help, char **rest,
+                            int *n_rest)
+{
+    struct args a;
+    args_init(&a, argc, argv, 1);
+    *help = args_flag(&a, "help", "h");
+    o->resume = args_flag(&a, "resume", NULL);
+    const char *shard = args_value(&a, "shard", NULL);
+    o->attempts = args_int(&a, "attempts", NULL, 1);
+    o->junit = args_value(&a, "junit", NULL);
+    const char *tokens = args_value(&a, "batch-budget-tokens", NULL);
+    const char *seconds = args_value(&a, "batch-budget-seconds", NULL);
+    if (a.err)
+        return a.err;
+    char *end;
+    if (shard) {
+        long i = strtol(shard, &end, 10), n = *end == '/' ? strtol(end + 1, &end, 10) : 0;
+        if (*end || n < 1 || n > SHARDS_MAX || i < 1 || i > n)
+            return wa_fail(WA_E_USAGE,
+                           "--shard takes I/N, the I-th of N parts counted from 1 (1 <= I <= N "
+                           "<= %d), not '%s'",
+                           SHARDS_MAX, shard);
+        o->shard_i = (int)i;
+        o->shard_n = (int)n;
+    }
+    if (o->attempts < 1 || o->attempts > ATTEMPTS_MAX)
+        return wa_fail(WA_E_USAGE, "--attempts must be a whole number from 1 to %d", ATTEMPTS_MAX);
+    if (o->junit && !*o->junit)
+        return wa_fail(WA_E_USAGE, "--junit needs a file name");
+    if (tokens) {
+        long long v = strtoll(tokens, &end, 10);
+        if (*end || v < 1 || v > 1000000000000LL)
+            return wa_fail(WA_E_USAGE,
+                           "--batch-budget-tokens must be a whole number of tokens, not '%s'",
+                           tokens);
+        o->whole.tokens = v;
+    }
+    if (seconds) {
+        double v = strtod(seconds, &end);
+        if (*end || !(v >= 1 && v <= 31536000))
+            return wa_fail(WA_E_USAGE,
+                           "--batch-budget-seconds must be seconds, 1-31536000, not '%s'", seconds);
+        o->whole.seconds = v;
+    }
+    *n_rest = 0;
+    rest[(*n_rest)++] = argv[0];
+    for (int i = 1; i < argc; i++)
+        if (i >= (int)(sizeof a.used / sizeof *a.used) || !a.used[i])
+            rest[(*n_rest)++] = argv[i];
+    return WA_E_OK;
 }
 
 int cmd_batch(int argc, char **argv)
 {
-    /* argv: "batch" FILE [--resume] [run options]; the file takes the prompt's place. */
+    /* argv: "batch" FILE [batch options] [run options]; the file takes the prompt's place. */
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     if (!rest)
         return exit_fail(wa_fail(WA_E_NOMEM, "out of memory"));
+    struct batch b = {0};
+    bool help = false;
     int n = 0;
-    bool resume = false, help = false;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--resume") == 0)
-            resume = true;
-        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-            help = true;
-        else
-            rest[n++] = argv[i];
-    }
+    wa_err e = batch_options(argc, argv, &b.opt, &help, rest, &n);
     if (help) {
         free(rest);
         fputs(batch_usage, stdout);
         return EXIT_OK;
     }
     struct agent_config cfg;
-    wa_err e = config_load(n, rest, &cfg);
+    if (!e)
+        e = config_load(n, rest, &cfg);
+    else
+        memset(&cfg, 0, sizeof cfg);
     free(rest);
     if (e) {
         config_cleanup(&cfg);
@@ -656,13 +969,15 @@ int cmd_batch(int argc, char **argv)
         return EXIT_USAGE;
     }
     os_interrupt_install(true);
-    struct batch b = {.cfg = &cfg};
+    b.cfg = &cfg;
+    results_init(&b.res);
     char *file = cfg.prompt; /* the positional argument */
-    int code = run_batch(&b, file, resume);
+    int code = run_batch(&b, file);
     session_free(b.ses);
     core_free(b.core);
     tasks_free(b.tasks, b.n);
-    free(b.done);
+    free(b.next_attempt);
+    results_cleanup(&b.res);
     free(b.dir);
     config_cleanup(&cfg);
     return code;

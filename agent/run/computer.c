@@ -1,5 +1,7 @@
 /* Computer-use actions of the three protocols mapped onto the core's operations: one
- * table of action names per protocol into one set of kinds, then one emitter per kind. */
+ * table of action names per protocol into one set of kinds, then one emitter per kind.
+ * Every point is brought to a screen pixel here, over the run's one display, and
+ * performed by the operations that take screen pixels. */
 #include "agent/run/computer.h"
 
 #include <math.h>
@@ -10,6 +12,10 @@
 #include "base/dynbuf.h"
 #include "base/str.h"
 
+/* Wheel notches for a distance in pixels: a notch scrolls three lines, about 50 pixels
+ * of the usual list or document at 100 %. */
+#define PIXELS_PER_NOTCH 50
+
 enum kind {
     K_CLICK,
     K_DOUBLE,
@@ -18,12 +24,19 @@ enum kind {
     K_MIDDLE,
     K_MOVE,
     K_DRAG,
+    K_MOUSE_DOWN,
+    K_MOUSE_UP,
     K_SCROLL,
     K_TYPE,
     K_TYPE_AT, /* Gemini type_text_at: click, clear, type, Enter */
     K_KEY,
+    K_KEY_DOWN,
+    K_KEY_UP,
+    K_HOLD_KEY, /* Anthropic hold_key: keys down for a duration */
     K_WAIT,
     K_SCREENSHOT,
+    K_ZOOM,
+    K_CURSOR,
     K_NAVIGATE,
     K_FIXED_KEY,   /* a key combination of the table's own (go_back: alt+left) */
     K_UNSUPPORTED, /* known, but winagent cannot do it: the table says what instead */
@@ -34,8 +47,6 @@ struct action_row {
     enum kind kind;
     const char *extra; /* K_FIXED_KEY: the keys; K_UNSUPPORTED: what to do instead */
 };
-
-#define NO_HOLD "pressing and holding is not supported here; use drag_and_drop or a click"
 
 static const struct action_row gemini_actions[] = {
     /* the first action set (gemini-2.5-computer-use-preview-10-2025 and kin) */
@@ -58,17 +69,17 @@ static const struct action_row gemini_actions[] = {
     {"triple_click", K_TRIPLE, NULL},
     {"middle_click", K_MIDDLE, NULL},
     {"right_click", K_RIGHT, NULL},
+    {"mouse_down", K_MOUSE_DOWN, NULL},
+    {"mouse_up", K_MOUSE_UP, NULL},
     {"move", K_MOVE, NULL},
     {"type", K_TYPE, NULL},
     {"scroll", K_SCROLL, NULL},
     {"wait", K_WAIT, NULL},
     {"press_key", K_KEY, NULL},
+    {"key_down", K_KEY_DOWN, NULL},
+    {"key_up", K_KEY_UP, NULL},
     {"hotkey", K_KEY, NULL},
     {"take_screenshot", K_SCREENSHOT, NULL},
-    {"mouse_down", K_UNSUPPORTED, NO_HOLD},
-    {"mouse_up", K_UNSUPPORTED, NO_HOLD},
-    {"key_down", K_UNSUPPORTED, "use hotkey with the whole combination"},
-    {"key_up", K_UNSUPPORTED, "use hotkey with the whole combination"},
     {NULL, K_UNSUPPORTED, NULL},
 };
 
@@ -89,16 +100,16 @@ static const struct action_row anthropic_actions[] = {
     {"triple_click", K_TRIPLE, NULL},
     {"mouse_move", K_MOVE, NULL},
     {"left_click_drag", K_DRAG, NULL},
+    {"left_mouse_down", K_MOUSE_DOWN, NULL},
+    {"left_mouse_up", K_MOUSE_UP, NULL},
     {"type", K_TYPE, NULL},
     {"key", K_KEY, NULL},
+    {"hold_key", K_HOLD_KEY, NULL},
     {"scroll", K_SCROLL, NULL},
     {"wait", K_WAIT, NULL},
     {"screenshot", K_SCREENSHOT, NULL},
-    {"left_mouse_down", K_UNSUPPORTED, NO_HOLD},
-    {"left_mouse_up", K_UNSUPPORTED, NO_HOLD},
-    {"hold_key", K_UNSUPPORTED, "use key with the whole combination"},
-    {"zoom", K_UNSUPPORTED, "take a screenshot instead"},
-    {"cursor_position", K_UNSUPPORTED, "the pointer is where your last action put it"},
+    {"zoom", K_ZOOM, NULL},
+    {"cursor_position", K_CURSOR, NULL},
     {NULL, K_UNSUPPORTED, NULL},
 };
 
@@ -118,6 +129,21 @@ bool computer_gemini_desktop(const char *model)
         if (strncmp(model, *m, strlen(*m)) == 0)
             return false;
     return true;
+}
+
+void computer_image_limits(enum computer_proto p, int max_edge, int *edge, long *pixels,
+                           int *short_edge)
+{
+    *edge = max_edge > 0 ? max_edge : 1280;
+    *pixels = 0;
+    *short_edge = 0;
+    if (p == COMPUTER_ANTHROPIC) { /* past either, the API downscales the image itself */
+        *edge = *edge < 1568 ? *edge : 1568;
+        *pixels = 1150000;
+    } else if (p == COMPUTER_OPENAI) { /* high detail: within 2048 square, short edge 768 */
+        *edge = *edge < 2048 ? *edge : 2048;
+        *short_edge = 768;
+    }
 }
 
 static const struct action_row *rows_of(enum computer_proto p)
@@ -153,9 +179,9 @@ static const char *get_str(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* An integer argument (numbers, and numeric strings as models send them); false when
- * absent or not a number. Range-checked before conversion. */
-static bool get_int(const cJSON *o, const char *key, int *out)
+/* A number argument (numbers, and numeric strings as models send them); false when
+ * absent or not a number. Range-checked. */
+static bool get_num(const cJSON *o, const char *key, double *out)
 {
     const cJSON *v = get(o, key);
     double d;
@@ -167,6 +193,15 @@ static bool get_int(const cJSON *o, const char *key, int *out)
     else
         return false;
     if (!(d > -1e7 && d < 1e7))
+        return false;
+    *out = d;
+    return true;
+}
+
+static bool get_int(const cJSON *o, const char *key, int *out)
+{
+    double d;
+    if (!get_num(o, key, &d))
         return false;
     *out = (int)lround(d);
     return true;
@@ -182,28 +217,55 @@ static bool get_bool(const cJSON *o, const char *key, bool def)
     return def;
 }
 
-/* A point the model named, converted: norm (Gemini) keeps 0-999 of the frame, else a
- * screen pixel. */
+/* ---- points ---- */
+
+wa_err computer_pixel_to_screen(const struct computer_view *v, int x, int y, int *sx, int *sy)
+{
+    int fw = wa_rect_width(v->frame), fh = wa_rect_height(v->frame);
+    if (v->width <= 0 || v->height <= 0 || fw <= 0 || fh <= 0)
+        return wa_fail(WA_E_INVALID_ARGS, "no screenshot has been sent yet: take one first");
+    if (x < 0 || y < 0 || x >= v->width || y >= v->height)
+        return wa_fail(WA_E_INVALID_ARGS,
+                       "(%d,%d) is outside the %dx%d screenshot (pixels from its top-left)", x, y,
+                       v->width, v->height);
+    /* the screen pixel under the middle of image pixel x: exact when not downscaled */
+    *sx = v->frame.left + (int)floor((x + 0.5) * fw / v->width);
+    *sy = v->frame.top + (int)floor((y + 0.5) * fh / v->height);
+    return WA_E_OK;
+}
+
+bool computer_screen_to_pixel(const struct computer_view *v, int sx, int sy, int *x, int *y)
+{
+    int fw = wa_rect_width(v->frame), fh = wa_rect_height(v->frame);
+    if (fw <= 0 || fh <= 0 || sx < v->frame.left || sy < v->frame.top || sx >= v->frame.right ||
+        sy >= v->frame.bottom)
+        return false;
+    *x = (int)((int64_t)(sx - v->frame.left) * v->width / fw);
+    *y = (int)((int64_t)(sy - v->frame.top) * v->height / fh);
+    return true;
+}
+
+/* Gemini's 0-999 grid over the display to the screen pixel in the middle of the cell
+ * (the reference client's x / 1000 * width, centred). */
+static wa_err grid_to_screen(const struct computer_view *v, int x, int y, const char *what, int *sx,
+                             int *sy)
+{
+    int fw = wa_rect_width(v->frame), fh = wa_rect_height(v->frame);
+    if (fw <= 0 || fh <= 0)
+        return wa_fail(WA_E_INVALID_ARGS, "no screenshot has been sent yet: take one first");
+    if (x < 0 || x > 999 || y < 0 || y > 999)
+        return wa_fail(WA_E_INVALID_ARGS, "%s (%d,%d) is outside 0-999", what, x, y);
+    *sx = v->frame.left + (int)(((int64_t)x * 2 + 1) * fw / 2000);
+    *sy = v->frame.top + (int)(((int64_t)y * 2 + 1) * fh / 2000);
+    return WA_E_OK;
+}
+
+/* A point, in screen pixels. */
 struct point {
-    bool norm;
     int x, y;
 };
 
-static wa_err point_from(const struct computer_view *v, bool norm, int x, int y, const char *what,
-                         struct point *out)
-{
-    out->norm = norm;
-    if (norm) {
-        if (x < 0 || x > 999 || y < 0 || y > 999)
-            return wa_fail(WA_E_INVALID_ARGS, "%s (%d,%d) is outside 0-999", what, x, y);
-        out->x = x;
-        out->y = y;
-        return WA_E_OK;
-    }
-    return computer_pixel_to_screen(v, x, y, &out->x, &out->y);
-}
-
-/* The point of keys xk, yk (Gemini, OpenAI) or of the array key ak (Anthropic's
+/* The point of keys xk, yk (Gemini, OpenAI) or of the array key xk (Anthropic's
  * "coordinate": [x, y]). found false: no point given (not an error here). */
 static wa_err read_point(enum computer_proto p, const cJSON *args, const char *xk, const char *yk,
                          const struct computer_view *v, struct point *out, bool *found)
@@ -212,7 +274,7 @@ static wa_err read_point(enum computer_proto p, const cJSON *args, const char *x
     *found = false;
     if (p == COMPUTER_ANTHROPIC) {
         const cJSON *c = get(args, xk);
-        if (!c)
+        if (!c || cJSON_IsNull(c))
             return WA_E_OK;
         const cJSON *cx = cJSON_GetArrayItem(c, 0), *cy = cJSON_GetArrayItem(c, 1);
         if (!cJSON_IsArray(c) || cJSON_GetArraySize(c) != 2 || !cJSON_IsNumber(cx) ||
@@ -230,7 +292,8 @@ static wa_err read_point(enum computer_proto p, const cJSON *args, const char *x
                            p == COMPUTER_GEMINI ? "0-999" : "pixels of the screenshot");
     }
     *found = true;
-    return point_from(v, p == COMPUTER_GEMINI, x, y, xk, out);
+    return p == COMPUTER_GEMINI ? grid_to_screen(v, x, y, xk, &out->x, &out->y)
+                                : computer_pixel_to_screen(v, x, y, &out->x, &out->y);
 }
 
 static wa_err need_point(enum computer_proto p, const cJSON *args, const char *xk, const char *yk,
@@ -245,139 +308,14 @@ static wa_err need_point(enum computer_proto p, const cJSON *args, const char *x
     return e;
 }
 
-wa_err computer_pixel_to_screen(const struct computer_view *v, int x, int y, int *sx, int *sy)
-{
-    int fw = wa_rect_width(v->frame), fh = wa_rect_height(v->frame);
-    if (v->width <= 0 || v->height <= 0 || fw <= 0 || fh <= 0)
-        return wa_fail(WA_E_INVALID_ARGS, "no screenshot has been sent yet: take one first");
-    if (x < 0 || y < 0 || x >= v->width || y >= v->height)
-        return wa_fail(WA_E_INVALID_ARGS,
-                       "(%d,%d) is outside the %dx%d screenshot (pixels from its top-left)", x, y,
-                       v->width, v->height);
-    /* the screen pixel under the middle of image pixel x: exact when not downscaled */
-    *sx = v->frame.left + (int)floor((x + 0.5) * fw / v->width);
-    *sy = v->frame.top + (int)floor((y + 0.5) * fh / v->height);
-    return WA_E_OK;
-}
+/* ---- keys ---- */
 
-/* ---- emitting requests ---- */
-
-static wa_err add_step(struct computer_plan *p, enum op_id id, struct op_request **out)
-{
-    if (p->n == COMPUTER_MAX_STEPS)
-        return wa_fail(WA_E_INVALID_ARGS, "too many actions in one call: at most %d steps",
-                       COMPUTER_MAX_STEPS);
-    *out = &p->steps[p->n++];
-    op_request_init(*out, op_def(id));
-    return WA_E_OK;
-}
-
-/* x, y (or to_x, to_y) of a point on an operation measured in 0-999 of the frame. */
-static wa_err set_norm(struct op_request *q, const struct computer_view *v, const struct point *pt,
-                       enum op_arg xa, enum op_arg ya)
-{
-    int x = pt->x, y = pt->y;
-    if (!pt->norm) {
-        x = pixel_to_norm(pt->x, v->frame.left, wa_rect_width(v->frame));
-        y = pixel_to_norm(pt->y, v->frame.top, wa_rect_height(v->frame));
-    }
-    wa_err e = op_request_set_number(q, xa, x);
-    return e ? e : op_request_set_number(q, ya, y);
-}
-
-static wa_err set_pixels(struct op_request *q, const struct point *pt, enum op_arg xa,
-                         enum op_arg ya)
-{
-    wa_err e = op_request_set_number(q, xa, pt->x);
-    return e ? e : op_request_set_number(q, ya, pt->y);
-}
-
-/* A click of button at a point: pixel points use the screen-pixel operation (exact);
- * 0-999 points the model's own. */
-static wa_err emit_click(struct computer_plan *p, const struct computer_view *v,
-                         const struct point *pt, const char *button)
-{
-    struct op_request *q = NULL;
-    wa_err e;
-    if (!pt->norm) {
-        if ((e = add_step(p, OP_CLICK_AT, &q)) || (e = set_pixels(q, pt, ARG_X, ARG_Y)))
-            return e;
-        return op_request_set_text(q, ARG_BUTTON, button);
-    }
-    enum op_id id = strcmp(button, "right") == 0    ? OP_RIGHT_CLICK
-                    : strcmp(button, "middle") == 0 ? OP_MIDDLE_CLICK
-                                                    : OP_CLICK;
-    if ((e = add_step(p, id, &q)))
-        return e;
-    return set_norm(q, v, pt, ARG_X, ARG_Y);
-}
-
-static wa_err emit_at(struct computer_plan *p, const struct computer_view *v, enum op_id id,
-                      const struct point *pt)
-{
-    struct op_request *q = NULL;
-    wa_err e = add_step(p, id, &q);
-    return e ? e : set_norm(q, v, pt, ARG_X, ARG_Y);
-}
-
-static wa_err emit_text(struct computer_plan *p, enum op_id id, enum op_arg a, const char *text)
-{
-    struct op_request *q = NULL;
-    wa_err e = add_step(p, id, &q);
-    return e ? e : op_request_set_text(q, a, text);
-}
-
-static wa_err emit_drag(struct computer_plan *p, const struct computer_view *v,
-                        const struct point *from, const struct point *to)
-{
-    struct op_request *q = NULL;
-    wa_err e;
-    if (!from->norm) {
-        if ((e = add_step(p, OP_DRAG_AT, &q)) || (e = set_pixels(q, from, ARG_X, ARG_Y)))
-            return e;
-        return set_pixels(q, to, ARG_TO_X, ARG_TO_Y);
-    }
-    if ((e = add_step(p, OP_DRAG, &q)) || (e = set_norm(q, v, from, ARG_X, ARG_Y)))
-        return e;
-    return set_norm(q, v, to, ARG_TO_X, ARG_TO_Y);
-}
-
-/* notches: wheel notches, clamped to the operation's 1-100. at NULL: the middle of
- * the window. */
-static wa_err emit_scroll(struct computer_plan *p, const struct computer_view *v,
-                          const struct point *at, const char *direction, int notches)
-{
-    struct op_request *q = NULL;
-    wa_err e;
-    if (at && !at->norm)
-        e = add_step(p, OP_SCROLL_AT, &q);
-    else
-        e = add_step(p, OP_SCROLL, &q);
-    if (e || (e = op_request_set_text(q, ARG_DIRECTION, direction)))
-        return e;
-    if ((e = op_request_set_number(q, ARG_AMOUNT, notches < 1 ? 1 : notches > 100 ? 100 : notches)))
-        return e;
-    if (!at)
-        return WA_E_OK;
-    return at->norm ? set_norm(q, v, at, ARG_X, ARG_Y) : set_pixels(q, at, ARG_X, ARG_Y);
-}
-
-static wa_err emit_wait(struct computer_plan *p, double seconds)
-{
-    struct op_request *q = NULL;
-    wa_err e = add_step(p, OP_WAIT, &q);
-    return e ? e
-             : op_request_set_number(q, ARG_SECONDS,
-                                     seconds < 0    ? 0
-                                     : seconds > 30 ? 30
-                                                    : seconds);
-}
-
-/* Keys as one combination "a+b+c": Gemini's "Control+C" as it is, a list joined. */
+/* Keys as one combination "a+b+c": Gemini's "Control+C" as it is, a list joined. An
+ * empty list is none (*out ""). */
 static wa_err keys_text(const cJSON *v, char *out, size_t cap)
 {
     out[0] = '\0';
-    if (cJSON_IsString(v) && v->valuestring[0]) {
+    if (cJSON_IsString(v)) {
         snprintf(out, cap, "%s", v->valuestring);
         return WA_E_OK;
     }
@@ -392,43 +330,165 @@ static wa_err keys_text(const cJSON *v, char *out, size_t cap)
             return wa_fail(WA_E_INVALID_ARGS, "too many keys");
         len += (size_t)n;
     }
-    return out[0] ? WA_E_OK : wa_fail(WA_E_INVALID_ARGS, "no keys given");
+    return WA_E_OK;
+}
+
+/* The keys a call names (a key it must have): a string or a list of names. */
+static wa_err need_keys(const cJSON *args, const char *field, const char *name, char *out,
+                        size_t cap)
+{
+    wa_err e = keys_text(get(args, field), out, cap);
+    if (!e && !out[0])
+        e = wa_fail(WA_E_INVALID_ARGS, "no keys given");
+    return e ? wa_fail(WA_E_INVALID_ARGS, "%s needs \"%s\": %s", name, field, wa_err_detail())
+             : WA_E_OK;
+}
+
+/* The modifier keys held during a pointer action: OpenAI's "keys" list, Anthropic's
+ * "text" ("shift", "ctrl+shift"; the reference client's "key" too); "" when none. */
+static wa_err held_keys(enum computer_proto p, const cJSON *args, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (p == COMPUTER_OPENAI)
+        return keys_text(get(args, "keys"), out, cap);
+    if (p == COMPUTER_ANTHROPIC) {
+        const char *t = get_str(args, "text");
+        if (!t)
+            t = get_str(args, "key");
+        snprintf(out, cap, "%s", t ? t : "");
+    }
+    return WA_E_OK;
+}
+
+/* ---- emitting requests ---- */
+
+static wa_err add_step(struct computer_plan *p, enum op_id id, struct op_request **out)
+{
+    if (p->n == COMPUTER_MAX_STEPS)
+        return wa_fail(WA_E_INVALID_ARGS, "too many actions in one call: at most %d steps",
+                       COMPUTER_MAX_STEPS);
+    p->release[p->n] = false;
+    *out = &p->steps[p->n++];
+    op_request_init(*out, op_def(id));
+    return WA_E_OK;
+}
+
+/* A step at a point (NULL: none, where the pointer is) with keys held ("" or NULL:
+ * none). */
+static wa_err add_at(struct computer_plan *p, enum op_id id, const struct point *at,
+                     const char *hold, struct op_request **out)
+{
+    wa_err e = add_step(p, id, out);
+    if (!e && at && !(e = op_request_set_number(*out, ARG_X, at->x)))
+        e = op_request_set_number(*out, ARG_Y, at->y);
+    if (!e && hold && *hold)
+        e = op_request_set_text(*out, ARG_HOLD, hold);
+    return e;
+}
+
+static wa_err emit_click(struct computer_plan *p, const struct point *at, const char *button,
+                         int clicks, const char *hold)
+{
+    struct op_request *q = NULL;
+    wa_err e = add_at(p, OP_CLICK_AT, at, hold, &q);
+    if (!e)
+        e = op_request_set_text(q, ARG_BUTTON, button);
+    return e || clicks == 1 ? e : op_request_set_number(q, ARG_CLICKS, clicks);
+}
+
+static wa_err emit_text(struct computer_plan *p, enum op_id id, enum op_arg a, const char *text)
+{
+    struct op_request *q = NULL;
+    wa_err e = add_step(p, id, &q);
+    return e ? e : op_request_set_text(q, a, text);
+}
+
+static wa_err emit_drag(struct computer_plan *p, const struct point *from, const struct point *to,
+                        const char *hold)
+{
+    struct op_request *q = NULL;
+    wa_err e = add_at(p, OP_DRAG_AT, from, hold, &q);
+    if (!e)
+        e = op_request_set_number(q, ARG_TO_X, to->x);
+    return e ? e : op_request_set_number(q, ARG_TO_Y, to->y);
+}
+
+/* notches: wheel notches, clamped to the operation's 1-100. at NULL: where the pointer
+ * is (mid: the middle of the window in front instead). */
+static wa_err emit_scroll(struct computer_plan *p, const struct point *at, bool mid,
+                          const char *direction, int notches, const char *hold)
+{
+    struct op_request *q = NULL;
+    wa_err e = add_at(p, at || !mid ? OP_SCROLL_AT : OP_SCROLL, at, hold, &q);
+    if (!e)
+        e = op_request_set_text(q, ARG_DIRECTION, direction);
+    return e ? e
+             : op_request_set_number(q, ARG_AMOUNT,
+                                     notches < 1     ? 1
+                                     : notches > 100 ? 100
+                                                     : notches);
+}
+
+static wa_err emit_wait(struct computer_plan *p, double seconds)
+{
+    struct op_request *q = NULL;
+    wa_err e = add_step(p, OP_WAIT, &q);
+    if (!e && (seconds < 0 || seconds > 30))
+        e = wa_fail(WA_E_INVALID_ARGS, "%g seconds: at most 30 are waited at a time", seconds);
+    return e ? e : op_request_set_number(q, ARG_SECONDS, seconds);
 }
 
 /* ---- one action ---- */
 
-/* Notches for Gemini's magnitude: 0-999 of the frame's extent along the scroll (800 when
- * absent, as the reference client), one notch for about 50 pixels (three lines). */
-static int gemini_notches(const cJSON *args, const struct computer_view *v, bool vertical)
+/* Wheel notches for a distance in pixels, rounded, at least one. */
+static int notches_for(double pixels)
 {
-    int magnitude = 800;
-    get_int(args, "magnitude", &magnitude);
-    int extent = vertical ? wa_rect_height(v->frame) : wa_rect_width(v->frame);
-    double px = (magnitude < 0 ? 0 : magnitude > 999 ? 999 : magnitude) * extent / 999.0;
-    return (int)lround(px / 50.0);
+    long n = lround(fabs(pixels) / PIXELS_PER_NOTCH);
+    return n < 1 ? 1 : n > 100 ? 100 : (int)n;
 }
 
-static wa_err plan_scroll(enum computer_proto p, const cJSON *args, const struct computer_view *v,
-                          struct computer_plan *out)
+/* The pixels Gemini asks to scroll: the 3.5 scroll's magnitude_in_pixels (300 when
+ * absent); the first set's magnitude, 0-999 of the display's extent along the scroll
+ * (800 when absent, as the reference client). */
+static double gemini_scroll_pixels(const char *name, const cJSON *args,
+                                   const struct computer_view *v, bool vertical)
+{
+    double px = 300, magnitude = 800;
+    if (strcmp(name, "scroll") == 0 &&
+        (get_num(args, "magnitude_in_pixels", &px) || !get_num(args, "magnitude", &magnitude)))
+        return px;
+    get_num(args, "magnitude", &magnitude);
+    int extent = vertical ? wa_rect_height(v->frame) : wa_rect_width(v->frame);
+    return (magnitude < 0 ? 0 : magnitude > 999 ? 999 : magnitude) * extent / 1000.0;
+}
+
+static wa_err plan_scroll(enum computer_proto p, const char *name, const cJSON *args,
+                          const struct computer_view *v, struct computer_plan *out)
 {
     struct point at;
     bool found;
+    char hold[128];
     const char *xk = p == COMPUTER_ANTHROPIC ? "coordinate" : "x";
     wa_err e = read_point(p, args, xk, "y", v, &at, &found);
+    if (!e)
+        e = held_keys(p, args, hold, sizeof hold);
     if (e)
         return e;
+    /* Gemini's scroll_document: the window in front; Anthropic's without a point: where
+     * the pointer is */
+    bool mid = p == COMPUTER_GEMINI;
     if (p == COMPUTER_OPENAI) { /* scroll_x, scroll_y: pixels, signed */
         int sx = 0, sy = 0;
         get_int(args, "scroll_x", &sx);
         get_int(args, "scroll_y", &sy);
         if (!sx && !sy)
             return wa_fail(WA_E_INVALID_ARGS, "scroll needs scroll_x or scroll_y (pixels)");
-        if (sy && (e = emit_scroll(out, v, found ? &at : NULL, sy > 0 ? "down" : "up",
-                                   (abs(sy) + 49) / 50)))
+        if (sy && (e = emit_scroll(out, found ? &at : NULL, mid, sy > 0 ? "down" : "up",
+                                   notches_for(sy), hold)))
             return e;
         if (sx)
-            e = emit_scroll(out, v, found ? &at : NULL, sx > 0 ? "right" : "left",
-                            (abs(sx) + 49) / 50);
+            e = emit_scroll(out, found ? &at : NULL, mid, sx > 0 ? "right" : "left",
+                            notches_for(sx), hold);
         return e;
     }
     const char *dir = get_str(args, p == COMPUTER_ANTHROPIC ? "scroll_direction" : "direction");
@@ -437,15 +497,16 @@ static wa_err plan_scroll(enum computer_proto p, const cJSON *args, const struct
         return wa_fail(WA_E_INVALID_ARGS, "scroll needs \"%s\": up, down, left or right",
                        p == COMPUTER_ANTHROPIC ? "scroll_direction" : "direction");
     char lower[8];
-    snprintf(lower, sizeof lower, "%c%s", dir[0] | 0x20, dir + 1);
+    snprintf(lower, sizeof lower, "%s", dir);
     for (char *c = lower; *c; c++)
         *c = (char)(*c | 0x20);
     int notches = 3;
     if (p == COMPUTER_ANTHROPIC)
         get_int(args, "scroll_amount", &notches); /* wheel clicks */
     else
-        notches = gemini_notches(args, v, lower[0] == 'u' || lower[0] == 'd');
-    return emit_scroll(out, v, found ? &at : NULL, lower, notches);
+        notches =
+            notches_for(gemini_scroll_pixels(name, args, v, lower[0] == 'u' || lower[0] == 'd'));
+    return emit_scroll(out, found ? &at : NULL, mid, lower, notches, hold);
 }
 
 static wa_err plan_type_at(const cJSON *args, const struct computer_view *v,
@@ -458,7 +519,7 @@ static wa_err plan_type_at(const cJSON *args, const struct computer_view *v,
         return e;
     if (!text)
         return wa_fail(WA_E_INVALID_ARGS, "type_text_at needs \"text\"");
-    if ((e = emit_click(out, v, &at, "left")))
+    if ((e = emit_click(out, &at, "left", 1, NULL)))
         return e;
     /* defaults of the reference client: clear first, no Enter */
     if (get_bool(args, "clear_before_typing", true) &&
@@ -475,14 +536,23 @@ static wa_err plan_drag(enum computer_proto p, const cJSON *args, const struct c
                         struct computer_plan *out)
 {
     struct point from, to;
-    wa_err e;
-    if (p == COMPUTER_GEMINI) {
-        if ((e = need_point(p, args, "x", "y", v, &from)) ||
-            (e = need_point(p, args, "destination_x", "destination_y", v, &to)))
-            return e;
-    } else if (p == COMPUTER_ANTHROPIC) {
+    char hold[128];
+    wa_err e = held_keys(p, args, hold, sizeof hold);
+    if (e)
+        return e;
+    if (p == COMPUTER_ANTHROPIC) {
+        hold[0] = '\0'; /* text is not a modifier here */
         if ((e = need_point(p, args, "start_coordinate", NULL, v, &from)) ||
             (e = need_point(p, args, "coordinate", NULL, v, &to)))
+            return e;
+    } else if (p == COMPUTER_GEMINI && (get(args, "start_x") || get(args, "end_x"))) {
+        /* the 3.5 set's names */
+        if ((e = need_point(p, args, "start_x", "start_y", v, &from)) ||
+            (e = need_point(p, args, "end_x", "end_y", v, &to)))
+            return e;
+    } else if (p == COMPUTER_GEMINI) {
+        if ((e = need_point(p, args, "x", "y", v, &from)) ||
+            (e = need_point(p, args, "destination_x", "destination_y", v, &to)))
             return e;
     } else { /* path: [{x, y}, ...]: pressed on the first, released on the last */
         const cJSON *path = get(args, "path");
@@ -493,7 +563,97 @@ static wa_err plan_drag(enum computer_proto p, const cJSON *args, const struct c
             (e = need_point(p, cJSON_GetArrayItem(path, n - 1), "x", "y", v, &to)))
             return e;
     }
-    return emit_drag(out, v, &from, &to);
+    return emit_drag(out, &from, &to, hold);
+}
+
+/* Anthropic's zoom: the region [x1, y1, x2, y2] of the screenshot as an image of its
+ * own, at the screen's full resolution where the display holds it, else scaled down to
+ * the display's size. */
+static wa_err plan_zoom(const cJSON *args, const struct computer_view *v, struct computer_plan *out)
+{
+    const cJSON *r = get(args, "region");
+    double c[4];
+    for (int i = 0; i < 4; i++) {
+        const cJSON *n = cJSON_GetArrayItem(r, i);
+        if (!cJSON_IsArray(r) || cJSON_GetArraySize(r) != 4 || !cJSON_IsNumber(n))
+            return wa_fail(WA_E_INVALID_ARGS,
+                           "zoom needs \"region\": [x1, y1, x2, y2] in pixels of the screenshot");
+        c[i] = n->valuedouble;
+    }
+    if (c[0] < 0 || c[1] < 0 || c[2] > v->width || c[3] > v->height || c[2] <= c[0] || c[3] <= c[1])
+        return wa_fail(WA_E_INVALID_ARGS,
+                       "the region [%g, %g, %g, %g] is not a rectangle inside the %dx%d screenshot",
+                       c[0], c[1], c[2], c[3], v->width, v->height);
+    int fw = wa_rect_width(v->frame), fh = wa_rect_height(v->frame);
+    struct wa_rect s = {v->frame.left + (int)floor(c[0] * fw / v->width),
+                        v->frame.top + (int)floor(c[1] * fh / v->height),
+                        v->frame.left + (int)ceil(c[2] * fw / v->width),
+                        v->frame.top + (int)ceil(c[3] * fh / v->height)};
+    int rw = wa_rect_width(s), rh = wa_rect_height(s);
+    double scale = fmin(1.0, fmin((double)v->width / rw, (double)v->height / rh));
+    struct op_request *q = NULL;
+    wa_err e = add_step(out, OP_SCREENSHOT, &q);
+    static const enum op_arg corners[] = {ARG_X, ARG_Y, ARG_TO_X, ARG_TO_Y};
+    const int values[] = {s.left, s.top, s.right, s.bottom};
+    for (int i = 0; !e && i < 4; i++)
+        e = op_request_set_number(q, corners[i], values[i]);
+    int edge = (int)floor((rw > rh ? rw : rh) * scale + 1e-6);
+    return e ? e : op_request_set_number(q, ARG_MAX_EDGE, edge < 64 ? 64 : edge);
+}
+
+/* Mouse button down or up, at a point or where the pointer is. */
+static wa_err plan_button(enum computer_proto p, const cJSON *args, const struct computer_view *v,
+                          bool down, struct computer_plan *out)
+{
+    struct point at;
+    bool found;
+    struct op_request *q = NULL;
+    wa_err e =
+        read_point(p, args, p == COMPUTER_ANTHROPIC ? "coordinate" : "x", "y", v, &at, &found);
+    return e ? e : add_at(out, down ? OP_MOUSE_DOWN : OP_MOUSE_UP, found ? &at : NULL, NULL, &q);
+}
+
+/* Anthropic's hold_key: the keys down for `duration` seconds, then up (up even when
+ * the wait was cut short). */
+static wa_err plan_hold_key(const cJSON *args, struct computer_plan *out)
+{
+    char keys[256];
+    double seconds = 1;
+    wa_err e = need_keys(args, "text", "hold_key", keys, sizeof keys);
+    if (!e && !get_num(args, "duration", &seconds))
+        e = wa_fail(WA_E_INVALID_ARGS, "hold_key needs \"duration\" in seconds");
+    if (!e && (seconds < 0 || seconds > 30))
+        e = wa_fail(WA_E_INVALID_ARGS, "hold_key holds keys 0-30 seconds, not %g", seconds);
+    if (!e)
+        e = emit_text(out, OP_KEY_DOWN, ARG_KEYS, keys);
+    if (!e)
+        e = emit_wait(out, seconds);
+    if (!e && !(e = emit_text(out, OP_KEY_UP, ARG_KEYS, keys)))
+        out->release[out->n - 1] = true;
+    return e;
+}
+
+/* The wait's seconds: Anthropic's duration, the others' seconds; 5 for wait_5_seconds,
+ * else 1 when not given (Gemini 3.5's default, and the reference clients' wait). */
+static wa_err plan_wait(enum computer_proto p, const char *name, const cJSON *args,
+                        struct computer_plan *out)
+{
+    double seconds = strcmp(name, "wait_5_seconds") == 0 ? 5 : 1;
+    get_num(args, p == COMPUTER_ANTHROPIC ? "duration" : "seconds", &seconds);
+    return emit_wait(out, seconds);
+}
+
+/* The point a pointer action needs, with the keys held during it. */
+static wa_err point_and_keys(enum computer_proto p, const cJSON *args,
+                             const struct computer_view *v, bool optional, struct point *at,
+                             bool *found, char *hold, size_t cap)
+{
+    const char *xk = p == COMPUTER_ANTHROPIC ? "coordinate" : "x";
+    wa_err e =
+        optional ? read_point(p, args, xk, "y", v, at, found) : need_point(p, args, xk, "y", v, at);
+    if (!optional)
+        *found = true;
+    return e ? e : held_keys(p, args, hold, cap);
 }
 
 static wa_err plan_one(enum computer_proto p, const char *name, const cJSON *args,
@@ -505,10 +665,12 @@ static wa_err plan_one(enum computer_proto p, const char *name, const cJSON *arg
             row = r;
     if (!row)
         return unknown_action(p, name);
-    const char *xk = p == COMPUTER_ANTHROPIC ? "coordinate" : "x";
     struct point at;
+    bool found;
     wa_err e = WA_E_OK;
-    char keys[256];
+    char keys[256], hold[128];
+    /* Anthropic clicks without a coordinate click where the pointer is */
+    bool optional = p == COMPUTER_ANTHROPIC;
     switch (row->kind) {
     case K_CLICK: {
         const char *button = "left";
@@ -519,34 +681,38 @@ static wa_err plan_one(enum computer_proto p, const char *name, const cJSON *arg
             button = b && strcmp(b, "right") == 0   ? "right"
                      : b && strcmp(b, "wheel") == 0 ? "middle"
                                                     : "left";
-            if (cJSON_GetArraySize(get(args, "keys")) > 0)
-                return wa_fail(WA_E_INVALID_ARGS,
-                               "clicking with keys held is not supported here; click, or "
-                               "use keypress");
         }
-        if ((e = need_point(p, args, xk, "y", v, &at)))
+        if ((e = point_and_keys(p, args, v, optional, &at, &found, hold, sizeof hold)))
             return e;
-        return emit_click(out, v, &at, button);
+        return emit_click(out, found ? &at : NULL, button, 1, hold);
     }
     case K_RIGHT:
     case K_MIDDLE:
-        if ((e = need_point(p, args, xk, "y", v, &at)))
-            return e;
-        return emit_click(out, v, &at, row->kind == K_RIGHT ? "right" : "middle");
     case K_DOUBLE:
-    case K_TRIPLE: /* a double click and a click within the double-click time */
-        if ((e = need_point(p, args, xk, "y", v, &at)) ||
-            (e = emit_at(out, v, OP_DOUBLE_CLICK, &at)))
+    case K_TRIPLE:
+        if ((e = point_and_keys(p, args, v, optional, &at, &found, hold, sizeof hold)))
             return e;
-        return row->kind == K_TRIPLE ? emit_click(out, v, &at, "left") : WA_E_OK;
-    case K_MOVE:
-        if ((e = need_point(p, args, xk, "y", v, &at)))
+        return emit_click(out, found ? &at : NULL,
+                          row->kind == K_RIGHT    ? "right"
+                          : row->kind == K_MIDDLE ? "middle"
+                                                  : "left",
+                          row->kind == K_DOUBLE   ? 2
+                          : row->kind == K_TRIPLE ? 3
+                                                  : 1,
+                          hold);
+    case K_MOVE: {
+        struct op_request *q = NULL;
+        if ((e = point_and_keys(p, args, v, false, &at, &found, hold, sizeof hold)))
             return e;
-        return emit_at(out, v, OP_MOUSE_MOVE, &at);
+        return add_at(out, OP_MOVE_AT, &at, hold, &q);
+    }
     case K_DRAG:
         return plan_drag(p, args, v, out);
+    case K_MOUSE_DOWN:
+    case K_MOUSE_UP:
+        return plan_button(p, args, v, row->kind == K_MOUSE_DOWN, out);
     case K_SCROLL:
-        return plan_scroll(p, args, v, out);
+        return plan_scroll(p, name, args, v, out);
     case K_TYPE_AT:
         return plan_type_at(args, v, out);
     case K_TYPE: {
@@ -559,23 +725,37 @@ static wa_err plan_one(enum computer_proto p, const char *name, const cJSON *arg
             e = emit_text(out, OP_KEY, ARG_KEYS, "enter");
         return e;
     }
-    case K_KEY: {
-        const char *field = p == COMPUTER_ANTHROPIC                                  ? "text"
-                            : p == COMPUTER_GEMINI && strcmp(name, "press_key") == 0 ? "key"
-                                                                                     : "keys";
-        if ((e = keys_text(get(args, field), keys, sizeof keys)))
-            return wa_fail(WA_E_INVALID_ARGS, "%s needs \"%s\": %s", name, field, wa_err_detail());
-        return emit_text(out, OP_KEY, ARG_KEYS, keys);
+    case K_KEY:
+    case K_KEY_DOWN:
+    case K_KEY_UP: {
+        /* Anthropic: text; Gemini: press_key, key_down and key_up take key; the rest keys */
+        const char *field = p == COMPUTER_ANTHROPIC ? "text"
+                            : p == COMPUTER_GEMINI && strcmp(name, "hotkey") != 0 &&
+                                    strcmp(name, "key_combination") != 0 && !get(args, "keys")
+                                ? "key"
+                                : "keys";
+        if ((e = need_keys(args, field, name, keys, sizeof keys)))
+            return e;
+        return emit_text(out,
+                         row->kind == K_KEY_DOWN ? OP_KEY_DOWN
+                         : row->kind == K_KEY_UP ? OP_KEY_UP
+                                                 : OP_KEY,
+                         ARG_KEYS, keys);
     }
+    case K_HOLD_KEY:
+        return plan_hold_key(args, out);
     case K_FIXED_KEY:
         return emit_text(out, OP_KEY, ARG_KEYS, row->extra);
-    case K_WAIT: {
-        int seconds = strcmp(name, "wait_5_seconds") == 0 ? 5 : 2;
-        get_int(args, p == COMPUTER_ANTHROPIC ? "duration" : "seconds", &seconds);
-        return emit_wait(out, seconds);
-    }
+    case K_WAIT:
+        return plan_wait(p, name, args, out);
     case K_SCREENSHOT:
         return WA_E_OK; /* the answer carries a fresh screenshot whatever the action */
+    case K_ZOOM:
+        return plan_zoom(args, v, out);
+    case K_CURSOR: {
+        struct op_request *q = NULL;
+        return add_step(out, OP_POINTER, &q);
+    }
     case K_NAVIGATE: {
         const char *url = get_str(args, "url");
         if (!url || !url[0])
@@ -621,23 +801,42 @@ wa_err computer_plan_call(enum computer_proto p, const char *name, const cJSON *
                 : wa_fail(WA_E_INVALID_ARGS, "the action has no \"type\"");
 }
 
-bool computer_needs_confirmation(enum computer_proto p, const cJSON *args, char *why, size_t cap)
+const char *computer_action_name(enum computer_proto p, const char *name, const cJSON *args)
+{
+    if (p == COMPUTER_GEMINI)
+        return name ? name : "";
+    const cJSON *a = get(args, "action");
+    if (cJSON_IsString(a))
+        return a->valuestring;
+    if (!cJSON_IsObject(a))
+        a = cJSON_GetArrayItem(get(args, "actions"), 0);
+    const char *type = get_str(a, "type");
+    return type ? type : name ? name : "computer";
+}
+
+enum computer_safety computer_safety_check(enum computer_proto p, const cJSON *args, char *why,
+                                           size_t cap)
 {
     why[0] = '\0';
     if (p == COMPUTER_GEMINI) {
         const cJSON *sd = get(args, "safety_decision");
         const char *decision = get_str(sd, "decision");
-        if (!decision || strcmp(decision, "require_confirmation") != 0)
-            return false;
+        if (!decision ||
+            (strcmp(decision, "require_confirmation") != 0 && strcmp(decision, "blocked") != 0))
+            return COMPUTER_SAFE;
         const char *ex = get_str(sd, "explanation");
-        snprintf(why, cap, "%s", ex ? ex : "the model asks for confirmation");
-        return true;
+        bool blocked = strcmp(decision, "blocked") == 0;
+        snprintf(why, cap, "%s",
+                 ex        ? ex
+                 : blocked ? "the service's safety check blocked it"
+                           : "the model asks for confirmation");
+        return blocked ? COMPUTER_BLOCKED : COMPUTER_CONFIRM;
     }
     if (p != COMPUTER_OPENAI)
-        return false;
+        return COMPUTER_SAFE;
     const cJSON *checks = get(args, "pending_safety_checks"), *c;
     if (cJSON_GetArraySize(checks) <= 0)
-        return false;
+        return COMPUTER_SAFE;
     size_t len = 0;
     cJSON_ArrayForEach(c, checks)
     {
@@ -651,7 +850,7 @@ bool computer_needs_confirmation(enum computer_proto p, const cJSON *args, char 
             break;
         len += (size_t)n;
     }
-    return true;
+    return COMPUTER_CONFIRM;
 }
 
 void computer_plan_init(struct computer_plan *p)

@@ -1,6 +1,7 @@
 /* The run's configuration from the command line and the one settings resolution. */
 #include "agent/run/config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ static wa_err read_settings(struct agent_config *c)
 {
     const struct settings *s = &c->settings;
     wa_err e = WA_E_OK;
+    int tokens;
     const char *provider = settings_get(s, SET_PROVIDER);
     if (llm_provider_from_name(provider, &c->provider) != WA_E_OK)
         return wa_fail(WA_E_CONFIG,
@@ -42,6 +44,8 @@ static wa_err read_settings(struct agent_config *c)
     c->log_dir = settings_get(s, SET_LOG_DIR);
     c->dry_run = settings_on(s, SET_DRY_RUN);
     c->stream = settings_on(s, SET_STREAM);
+    if ((e = settings_switch(s, SET_STORE, &c->store)))
+        return e;
     const char *mode = settings_get(s, SET_MODE);
     if (obs_mode_parse(mode, &c->mode) != WA_E_OK)
         return wa_fail(WA_E_CONFIG, "mode must be auto, a11y or pixel, not '%s' (from %s)", mode,
@@ -51,8 +55,11 @@ static wa_err read_settings(struct agent_config *c)
         (e = settings_int(s, SET_HISTORY_IMAGES, 0, 100, 3, &c->history_images)) ||
         (e = settings_int(s, SET_LLM_RETRIES, 0, 20, -1, &c->llm_retries)) ||
         (e = settings_int(s, SET_LLM_MAX_WAIT_MS, 1, 3600000, 0, &c->llm_max_wait_ms)) ||
-        (e = settings_int(s, SET_LLM_TIMEOUT_S, 1, 3600, 0, &c->llm_timeout_s)))
+        (e = settings_int(s, SET_LLM_TIMEOUT_S, 1, 3600, 0, &c->llm_timeout_s)) ||
+        (e = settings_int(s, SET_BUDGET_TOKENS, 1, INT_MAX, 0, &tokens)) ||
+        (e = settings_num(s, SET_BUDGET_SECONDS, 1, 31536000, 0, &c->budget.seconds)))
         return e;
+    c->budget.tokens = tokens;
     return WA_E_OK;
 }
 

@@ -8,6 +8,7 @@
 
 #include "agent/core/observe.h"
 #include "agent/core/settings.h"
+#include "agent/run/budget.h"
 #include "base/error.h"
 #include "llm/llm.h"
 #include "llm/protocol.h"
@@ -32,9 +33,11 @@ struct agent_config {
     const char *log_dir;
     bool dry_run;
     bool stream;
-    int llm_retries;     /* retries after the first attempt (-1: the client's default) */
-    int llm_max_wait_ms; /* longest single backoff (0: default) */
-    int llm_timeout_s;   /* one whole request (0: default) */
+    bool store;           /* openai-responses: "store" (llm_config.store) */
+    int llm_retries;      /* retries after the first attempt (-1: the client's default) */
+    int llm_max_wait_ms;  /* longest single backoff (0: default) */
+    int llm_timeout_s;    /* one whole request (0: default) */
+    struct budget budget; /* --budget-tokens, --budget-seconds (0: none) */
 };
 
 /* Parses the run's command line (argv[0] is the program) and fills c. On a usage or

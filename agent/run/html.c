@@ -94,6 +94,40 @@ bool html_is_local_name(const char *name)
     return name && *name && name[0] != '.' && !strpbrk(name, "/\\:");
 }
 
+bool html_is_local_path(const char *path)
+{
+    if (!path || !*path)
+        return false;
+    for (const char *p = path;;) {
+        size_t n = strcspn(p, "/");
+        char name[256];
+        if (n == 0 || n >= sizeof name)
+            return false;
+        memcpy(name, p, n);
+        name[n] = '\0';
+        if (!html_is_local_name(name))
+            return false;
+        if (!p[n])
+            return true;
+        p += n + 1;
+    }
+}
+
+void html_url_path(struct html *h, const char *path)
+{
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, "/");
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
+        html_url(h, name);
+        p += n;
+        if (*p == '/') {
+            html_put(h, "/");
+            p++;
+        }
+    }
+}
+
 /* 1234 -> "1,234" (tokens). */
 void html_count(struct html *h, double v)
 {

@@ -31,6 +31,10 @@ void html_text(struct html *h, const char *s);
 void html_url(struct html *h, const char *name);
 /* True for a plain file name in the page's folder: never a path that leads elsewhere. */
 bool html_is_local_name(const char *name);
+/* True for a path below the page's folder: "/"-separated names, each a local name. */
+bool html_is_local_path(const char *path);
+/* Such a path as a relative URL: each name percent-encoded, the "/" kept. */
+void html_url_path(struct html *h, const char *path);
 /* 1234 -> "1,234". */
 void html_count(struct html *h, double v);
 /* Milliseconds as "312 ms", "4.2 s" or "3 min 05 s". */

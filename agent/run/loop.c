@@ -3,6 +3,7 @@
 #include "agent/run/loop.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "agent/core/exit.h"
 #include "agent/core/host.h"
 #include "agent/core/wire.h"
+#include "agent/run/budget.h"
 #include "agent/run/calltrace.h"
 #include "agent/run/computer.h"
 #include "agent/run/replay.h"
@@ -62,7 +64,9 @@ struct run {
     int unchanged;
     uint64_t last_obs_hash;
     bool have_obs_hash;
-    const char *stop_reason; /* set when a repetition ends the run */
+    const char *stop_reason; /* set when a repetition or a refused action ends the run */
+    int stop_code;           /* its exit code (0: EXIT_ACTION) */
+    char stop_text[700];     /* what stop_reason points to when it is made up */
     int bad_text_calls;      /* replies whose call written as text could not be read */
     /* The protocol spoken now: the configured one, until a server that takes no tools
      * turns auto's functions into text for the rest of the run. */
@@ -72,9 +76,10 @@ struct run {
     double llm_ms, agent_ms;
     int64_t start_ms;
     struct run_outcome *out; /* NULL: nobody asked */
-    /* The computer tool protocol: the provider's computer tool, its protocol, the
-     * screenshot the model last saw (what its pixel coordinates are in) and whether a
-     * person can be asked to confirm what a safety check flags. */
+    /* The computer tool protocol: the provider's computer tool, its protocol, the one
+     * display the model is told of (what its coordinates are in, fixed by the first
+     * screenshot) and whether a person can be asked to confirm what a safety check
+     * flags. */
     bool computer;
     enum computer_proto cu_proto;
     struct llm_computer_tool computer_tool;
@@ -135,6 +140,14 @@ static void observation_for_model(struct run *r, const struct observation *o, st
                                   struct llm_image *img, bool *has_img)
 {
     *has_img = false;
+    if (o->kind == OBS_IMAGE && r->computer && r->view.width > 0 &&
+        (o->width != r->view.width || o->height != r->view.height)) {
+        /* the model is told one display: an image of a window (a tree that could not be
+         * read) would be another */
+        dynbuf_adds(text, "\n\nObservation: no tree could be read (the image is not sent: "
+                          "take a screenshot).");
+        return;
+    }
     if (o->kind == OBS_IMAGE && (r->computer || r->cfg->protocol.grammar == LLM_TEXT_UITARS)) {
         /* the computer tool and grounding models place points in their own space: no
          * 0-999 here */
@@ -299,24 +312,57 @@ static void fail_result(struct op_result *res, wa_err e)
              *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
 }
 
-/* A safety check of the protocol: the person is asked as the shell's confirmation asks
- * (--shell confirm, or a console attached); unattended, the action is refused. */
-static wa_err confirm_computer(struct run *r, const struct llm_tool_call *call, const char *why,
-                               bool *acknowledged)
+/* Ends the run after this call (its answer is not sent): code and the reason. */
+static void stop_run(struct run *r, int code, const char *fmt, ...) WA_PRINTF(3, 4);
+static void stop_run(struct run *r, int code, const char *fmt, ...)
 {
-    if (!r->can_confirm)
-        return wa_fail(WA_E_DENIED,
-                       "refused: this action carries a safety check that needs a person's "
-                       "confirmation (%.300s), and nobody is here to confirm it in this "
-                       "unattended run; do the task another way, or end it saying why",
-                       why);
-    char what[400];
-    snprintf(what, sizeof what, "an action the model's safety check flagged (%.300s)", why);
-    if (!confirm_on_console(NULL, what, call->arguments ? call->arguments : "{}"))
-        return wa_fail(WA_E_DENIED, "refused: the person declined this action (%.300s)", why);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->stop_text, sizeof r->stop_text, fmt, ap);
+    va_end(ap);
+    r->stop_reason = r->stop_text;
+    r->stop_code = code;
+}
+
+/* The service's safety check of a computer call. A flagged action runs only after a
+ * person agreed (asked as the shell's confirmation asks: --shell confirm, or a console
+ * attached), and its answer then acknowledges the check. Nobody there, a person who says
+ * no, or a check that blocks it: the action is not performed and the run ends here,
+ * since both services refuse any answer to that call but an acknowledged one. False
+ * when the call must not run. */
+static bool computer_allowed(struct run *r, const struct llm_tool_call *call, bool *acknowledged)
+{
+    char why[400];
+    enum computer_safety safety = computer_safety_check(r->cu_proto, call->parsed, why, sizeof why);
+    const char *action = computer_action_name(r->cu_proto, call->name, call->parsed);
+    if (safety == COMPUTER_SAFE)
+        return true;
+    if (safety == COMPUTER_BLOCKED) {
+        stop_run(r, EXIT_ACTION,
+                 "the service's safety check blocked %.60s (\"%.300s\"); it was not performed",
+                 action, why);
+        return false;
+    }
+    if (!r->can_confirm) {
+        stop_run(r, EXIT_CONFIRM,
+                 "%.60s needs a person's confirmation (the model's safety check: \"%.300s\"), "
+                 "and nobody is here to confirm it in this unattended run; it was not performed",
+                 action, why);
+        return false;
+    }
+    char what[500];
+    snprintf(what, sizeof what, "%.60s, which the model's safety check flagged (%.300s)", action,
+             why);
+    if (!confirm_on_console(NULL, what, call->arguments ? call->arguments : "{}")) {
+        stop_run(r, EXIT_CONFIRM,
+                 "the person declined %.60s (the model's safety check: \"%.300s\"); it was not "
+                 "performed",
+                 action, why);
+        return false;
+    }
     steplog_note(&r->log, "  safety check confirmed by the person: %s", why);
     *acknowledged = true;
-    return WA_E_OK;
+    return true;
 }
 
 /* A fresh screenshot into res->obs when the action left none: the computer tool's
@@ -336,11 +382,55 @@ static void ensure_screenshot(struct run *r, struct op_result *res)
     op_result_cleanup(&shot);
 }
 
+/* Performs the plan's steps in order into res, stopping at the first failure but for
+ * the steps that let go of what the call pressed; q gets the last step performed (or
+ * the one that failed), res its result. */
+static void perform_plan(struct run *r, struct computer_plan *plan, struct op_request *q,
+                         struct op_result *res, cJSON *steps)
+{
+    size_t last = plan->n;
+    bool failed = false;
+    for (size_t i = 0; i < plan->n; i++) {
+        if (failed && !plan->release[i])
+            continue;
+        cJSON_AddItemToArray(steps, wire_request_args(&plan->steps[i], WIRE_MODEL, 0));
+        if (failed) { /* its own result: the failure stays the call's */
+            struct op_result scratch;
+            op_result_init(&scratch);
+            core_perform(r->ses, &plan->steps[i], &scratch);
+            op_result_cleanup(&scratch);
+            continue;
+        }
+        if (last < plan->n)
+            op_result_cleanup(res);
+        last = i;
+        failed = core_perform(r->ses, &plan->steps[i], res) || os_interrupted();
+    }
+    if (last < plan->n) {
+        *q = plan->steps[last];
+        op_request_init(&plan->steps[last], NULL);
+    }
+}
+
+/* cursor_position's answer: where the pointer is, in pixels of the screenshot. */
+static void note_pointer(struct run *r, const struct op_request *q, struct op_result *res)
+{
+    int x, y;
+    if (!q->op || q->op->id != OP_POINTER || res->err)
+        return;
+    if (computer_screen_to_pixel(&r->view, res->px, res->py, &x, &y))
+        op_result_note(res, "X=%d,Y=%d (the pointer, in pixels of the screenshot)", x, y);
+    else
+        op_result_note(res, "the pointer is off the screenshot, at screen pixel (%d,%d)", res->px,
+                       res->py);
+}
+
 /* Performs a call of the computer tool: its safety check first, then its action as
- * core requests in order, stopping at the first failure; q and res are the last
- * request performed and its result. The trace has what the model sent and the
- * requests it became. */
-static void perform_computer(struct run *r, const struct llm_tool_call *call, struct op_request *q,
+ * core requests in order; q and res are the last request performed and its result.
+ * The trace has what the model sent and the requests it became. False when the call
+ * was not performed and the run ends without answering it (a safety check nobody
+ * agreed to). */
+static bool perform_computer(struct run *r, const struct llm_tool_call *call, struct op_request *q,
                              struct op_result *res, cJSON *trace, bool *acknowledged)
 {
     *acknowledged = false;
@@ -349,36 +439,24 @@ static void perform_computer(struct run *r, const struct llm_tool_call *call, st
         cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, cJSON_Duplicate(call->parsed, true));
     else
         cJSON_AddStringToObject(trace, TRACE_ARGUMENTS_RAW, call->arguments);
+    if (call->parsed && !computer_allowed(r, call, acknowledged)) {
+        cJSON_AddItemToObject(trace, TRACE_RESULT, wire_error(NULL, WA_E_DENIED, r->stop_reason));
+        return false;
+    }
     struct computer_plan plan;
     computer_plan_init(&plan);
-    char why[400];
     wa_err e = WA_E_OK;
     if (!call->parsed)
         e = wa_fail(WA_E_INVALID_ARGS, "arguments are not valid JSON: %.200s",
                     call->arguments ? call->arguments : "(none)");
-    if (!e && computer_needs_confirmation(r->cu_proto, call->parsed, why, sizeof why))
-        e = confirm_computer(r, call, why, acknowledged);
     if (!e)
         e = computer_plan_call(r->cu_proto, call->name, call->parsed, &r->view, &plan);
-    if (e) {
+    if (e)
         fail_result(res, e);
-    } else {
-        cJSON *steps = cJSON_AddArrayToObject(trace, "steps");
-        size_t i = 0;
-        for (; i < plan.n; i++) {
-            if (i)
-                op_result_cleanup(res);
-            cJSON_AddItemToArray(steps, wire_request_args(&plan.steps[i], WIRE_MODEL, 0));
-            if (core_perform(r->ses, &plan.steps[i], res) || os_interrupted())
-                break;
-        }
-        if (plan.n) { /* the last request performed is the caller's */
-            size_t last = i < plan.n ? i : plan.n - 1;
-            *q = plan.steps[last];
-            op_request_init(&plan.steps[last], NULL);
-        }
-    }
+    else
+        perform_plan(r, &plan, q, res, cJSON_AddArrayToObject(trace, "steps"));
     computer_plan_cleanup(&plan);
+    note_pointer(r, q, res);
     const char *action = call->name;
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(call->parsed, "action");
     if (cJSON_IsString(a))
@@ -392,6 +470,7 @@ static void perform_computer(struct run *r, const struct llm_tool_call *call, st
                  was);
     }
     ensure_screenshot(r, res);
+    return true;
 }
 
 /* Performs the call's request (or says why there is none) into res; the trace records
@@ -442,19 +521,26 @@ static char *answer_call(struct run *r, const struct llm_tool_call *call,
     dynbuf_adds(&text, result_text ? result_text : "{}");
     struct llm_image img;
     bool has_img;
+    wa_err added;
     if (is_computer_call(r, call)) { /* the screenshot is the answer; the report beside it */
         has_img = res->obs.kind == OBS_IMAGE;
         img.mime = "image/png";
         img.base64 = res->obs.png_base64;
-        llm_conversation_add_computer_result(&r->conv, call->id, call->name, dynbuf_str(&text),
-                                             has_img ? &img : NULL, acknowledged);
+        added = llm_conversation_add_computer_result(
+            &r->conv, call->id, call->name, dynbuf_str(&text), has_img ? &img : NULL, acknowledged);
     } else {
         observation_for_model(r, &res->obs, &text, &img, &has_img);
-        llm_conversation_add_tool_result(&r->conv, call->id, call->name, dynbuf_str(&text),
-                                         has_img ? &img : NULL);
+        added = llm_conversation_add_tool_result(&r->conv, call->id, call->name, dynbuf_str(&text),
+                                                 has_img ? &img : NULL);
     }
-    if (has_img) /* what the model's next pixel coordinates are in */
-        r->view = (struct computer_view){res->obs.frame, res->obs.width, res->obs.height};
+    if (!added && res->err) /* said as the wire says a failure (is_error, "error") */
+        llm_conversation_mark_failed(&r->conv);
+    struct wa_rect f = res->obs.frame, d = r->view.frame; /* a zoom shows another one */
+    bool display = f.left == d.left && f.top == d.top && f.right == d.right && f.bottom == d.bottom;
+    if (has_img && is_computer_call(r, call) && display &&
+        (res->obs.width != r->view.width || res->obs.height != r->view.height))
+        steplog_note(&r->log, "  note: a screenshot of %dx%d, not the display's %dx%d",
+                     res->obs.width, res->obs.height, r->view.width, r->view.height);
     dynbuf_cleanup(&text);
     return result_text;
 }
@@ -472,10 +558,18 @@ static bool run_tool_call(struct run *r, int step, const struct llm_tool_call *c
     op_result_init(&res);
     int64_t t0 = os_now_ms();
     bool acknowledged = false;
-    if (is_computer_call(r, call))
-        perform_computer(r, call, &q, &res, trace, &acknowledged);
-    else
+    if (is_computer_call(r, call)) {
+        if (!perform_computer(r, call, &q, &res, trace, &acknowledged)) {
+            steplog_progress(
+                &r->log, "[step %d/%d] %s -> not performed: %s", step, r->cfg->max_steps,
+                computer_action_name(r->cu_proto, call->name, call->parsed), r->stop_reason);
+            op_request_cleanup(&q);
+            op_result_cleanup(&res);
+            return false;
+        }
+    } else {
         perform_call(r, call, &q, &res, trace);
+    }
     double action_ms = (double)(os_now_ms() - t0);
     r->agent_ms += action_ms;
     bool acted = q.op && op_acts(q.op);
@@ -555,11 +649,12 @@ static int exit_for_llm_error(wa_err e)
     return e == WA_E_INTERRUPTED ? EXIT_INTERRUPTED : EXIT_LLM;
 }
 
-/* Observes the window in front (else the monitor) for the first turn. */
+/* Observes the window in front (else the monitor) for the first turn; the computer
+ * tool's display (the monitor in front, the first time). */
 static wa_err first_observation(struct run *r, struct op_result *res)
 {
     struct op_request q;
-    op_request_init(&q, op_def(OP_OBSERVE));
+    op_request_init(&q, op_def(r->computer ? OP_SCREENSHOT : OP_OBSERVE));
     wa_err e = core_perform(r->ses, &q, res);
     if (e) { /* no window in front: show the monitor instead */
         op_request_init(&q, op_def(OP_SCREENSHOT));
@@ -589,7 +684,7 @@ static void first_turn(struct run *r)
         calltrace_observation(&r->log, 0, res.op->model, &res.obs, session_tree(r->ses), trace);
         steplog_progress(&r->log, "[step 0/%d] observe -> %s", r->cfg->max_steps, res.obs.verdict);
         observation_for_model(r, &res.obs, &text, &img, &has_img);
-        if (has_img)
+        if (has_img && r->computer) /* the one display of the run */
             r->view = (struct computer_view){res.obs.frame, res.obs.width, res.obs.height};
     } else {
         steplog_progress(&r->log, "[step 0/%d] no first observation: %s", r->cfg->max_steps,
@@ -671,7 +766,8 @@ static void refuse_call(struct run *r, const struct llm_tool_call *call, wa_err 
 {
     cJSON *err = wire_error(NULL, code, message);
     char *text = cJSON_PrintUnformatted(err);
-    llm_conversation_add_tool_result(&r->conv, call->id, call->name, text ? text : "{}", NULL);
+    if (!llm_conversation_add_tool_result(&r->conv, call->id, call->name, text ? text : "{}", NULL))
+        llm_conversation_mark_failed(&r->conv);
     cJSON_AddStringToObject(trace, TRACE_NAME, call->name);
     if (call->parsed)
         cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, cJSON_Duplicate(call->parsed, true));
@@ -735,6 +831,14 @@ static bool run_calls(struct run *r, int step, const struct llm_reply *reply, cJ
         }
         if (*skip) {
             refuse_call(r, &reply->calls[i], WA_E_STALE_REF, skip, ct);
+            continue;
+        }
+        if (r->stop_reason) { /* the run ends: no answer goes back for the rest */
+            all_ok = false;
+            cJSON_AddStringToObject(ct, TRACE_NAME, reply->calls[i].name);
+            cJSON_AddItemToObject(
+                ct, TRACE_RESULT,
+                wire_error(NULL, WA_E_CANCELLED, "not run: the run ended before it"));
             continue;
         }
         if (!run_tool_call(r, step, &reply->calls[i], i == 0 ? stats : "", ct))
@@ -827,7 +931,8 @@ static int run_step(struct run *r, int step, const struct llm_tool *tools, size_
         steplog_trace(&r->log, trace);
     } else if (reply.n_calls == 0) {
         code = answer(r, step, reply.text, trace, stats, nudged);
-    } else if (run_calls(r, step, &reply, trace, stats) && reply.after_calls && !os_interrupted()) {
+    } else if (run_calls(r, step, &reply, trace, stats) && reply.after_calls && !os_interrupted() &&
+               !r->stop_reason) {
         /* the answer the model gave after its calls stands now that they all succeeded:
          * no turn is spent to hear it again */
         code = answer(r, step, reply.after_calls, trace, "", nudged);
@@ -844,28 +949,42 @@ static int run_steps(struct run *r)
     size_t n_tools;
     bool with_shell = core_shell(r->core) != SHELL_DENIED;
     const struct llm_tool *tools = agent_tools(with_shell, &n_tools);
-    if (r->computer) { /* the display declared is the first screenshot's */
+    if (r->computer) { /* the display declared is the first screenshot's, for the whole run */
         r->computer_tool.display_width = r->view.width;
         r->computer_tool.display_height = r->view.height;
         tools = agent_computer_tools(&r->computer_tool, with_shell, &n_tools);
     }
     bool nudged = false;
+    struct budget_use use = {0};
     for (int step = 1; step <= r->cfg->max_steps; step++) {
         if (os_interrupted())
             return fail_run(r, EXIT_INTERRUPTED, wa_fail(WA_E_INTERRUPTED, "between steps"),
                             os_interrupt_reason(), step - 1);
+        char why[160];
+        use.tokens = r->usage.total_tokens;
+        use.seconds = (double)(os_now_ms() - r->start_ms) / 1000.0;
+        if (budget_spent(&r->cfg->budget, &use, why, sizeof why)) {
+            steplog_progress(&r->log, "%s", why);
+            finish(r, EXIT_BUDGET, step - 1, why);
+            return EXIT_BUDGET;
+        }
+        int64_t turn_start = os_now_ms();
         /* with text, the tools are declared in the system prompt: the server gets none */
         int code =
             run_step(r, step, tools, r->proto.protocol == LLM_PROTO_TEXT ? 0 : n_tools, &nudged);
+        use.turns++;
+        use.last_tokens = r->usage.total_tokens - use.tokens;
+        use.last_seconds = (double)(os_now_ms() - turn_start) / 1000.0;
         if (code >= 0)
             return code;
         if (os_interrupted())
             return fail_run(r, EXIT_INTERRUPTED, wa_fail(WA_E_INTERRUPTED, "after the tool calls"),
                             os_interrupt_reason(), step);
         if (r->stop_reason) {
+            int stop = r->stop_code ? r->stop_code : EXIT_ACTION;
             steplog_progress(&r->log, "stopping: %s", r->stop_reason);
-            finish(r, EXIT_ACTION, step, r->stop_reason);
-            return EXIT_ACTION;
+            finish(r, stop, step, r->stop_reason);
+            return stop;
         }
     }
     char reason[96];
@@ -911,6 +1030,11 @@ static wa_err open_desktop(struct run *r)
     so.model_names = true;
     so.observe.mode = r->computer ? OBS_PIXEL : cfg->mode; /* the computer tool sees pixels */
     so.observe.max_edge = cfg->max_edge;
+    if (r->computer) { /* one display, within what the service takes without scaling it */
+        so.one_display = true;
+        computer_image_limits(r->cu_proto, cfg->max_edge, &so.observe.max_edge,
+                              &so.observe.max_pixels, &so.observe.max_short_edge);
+    }
     so.after = AFTER_OBSERVE;
     so.annotate = true;
     return session_new(r->core, &so, &r->ses);
@@ -940,12 +1064,14 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
     steplog_note(&r.log, "winagent: task: %s", cfg->prompt);
     steplog_note(&r.log,
                  "config: provider=%s model=%s tool_protocol=%s (%s) base_url=%s key=%s mode=%s "
-                 "max_steps=%d max_edge=%d history_images=%d shell=%s dry_run=%s stream=%s env=%s",
+                 "max_steps=%d max_edge=%d history_images=%d shell=%s dry_run=%s stream=%s "
+                 "store=%s env=%s",
                  llm_provider_name(cfg->provider), cfg->model,
                  llm_tool_protocol_name(cfg->protocol.protocol), cfg->protocol.why,
                  cfg->base_url ? cfg->base_url : "(default)", cfg->api_key ? "set" : "none",
                  obs_mode_name(cfg->mode), cfg->max_steps, cfg->max_edge, cfg->history_images,
                  shell, cfg->dry_run ? "yes" : "no", cfg->stream ? "yes" : "no",
+                 cfg->store ? "yes" : "no",
                  cfg->settings.dotenv_path ? cfg->settings.dotenv_path : "(none)");
 
     struct llm_config lc = {
@@ -954,6 +1080,7 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
         .model = cfg->model,
         .api_key = cfg->api_key,
         .stream = cfg->stream,
+        .store = cfg->store,
         .temperature = -1,
         /* the client reads 0 as "default" and a negative count as "no retries" */
         .max_retries = cfg->llm_retries < 0    ? 0
@@ -986,7 +1113,13 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
     llm_conversation_set_system(&r.conv, system);
     free(system);
     first_turn(&r);
-    code = run_steps(&r);
+    if (r.computer && r.view.width <= 0)
+        code = fail_run(&r, EXIT_ACTION,
+                        wa_fail(WA_E_ACTION_FAILED, "the computer tool needs a screenshot of the "
+                                                    "screen to tell the model its display"),
+                        "no first screenshot", 0);
+    else
+        code = run_steps(&r);
     llm_conversation_cleanup(&r.conv);
 out:
     session_free(r.ses);

@@ -1,4 +1,5 @@
-/* index.html of a folder of runs: one row per run, linking to its report.html. */
+/* index.html of a folder of runs: one row per run, linking to its report.html; of a batch
+ * folder, one row per attempt of its results.jsonl under the tally. */
 #include "agent/run/report_index.h"
 
 #include <stdbool.h>
@@ -10,6 +11,7 @@
 
 #include "agent/run/html.h"
 #include "agent/run/report.h"
+#include "agent/run/results.h"
 #include "agent/run/trace.h"
 #include "base/os.h"
 #include "base/str.h"
@@ -86,9 +88,10 @@ static const char index_style[] =
     "font-variant-numeric:tabular-nums}\n"
     ".runs td.time{white-space:nowrap;color:var(--muted)}\n"
     ".runs tr.failed td.outcome{color:var(--err);font-weight:600}\n"
-    ".runs tr.ok td.outcome{color:var(--ok)}.runs tr.pending td.outcome{color:#e67700}\n";
+    ".runs tr.ok td.outcome{color:var(--ok)}.runs tr.pending td.outcome{color:#e67700}\n"
+    ".runs tr.skipped td.outcome{color:var(--muted)}.runs td.reason{color:var(--muted)}\n";
 
-wa_err report_index(const char *log_dir, int *runs)
+static wa_err runs_index(const char *log_dir, int *runs)
 {
     *runs = 0;
     struct os_dir_list list;
@@ -152,4 +155,187 @@ wa_err report_index(const char *log_dir, int *runs)
     if (!e)
         *runs = (int)n;
     return e;
+}
+
+/* ---- the index of a batch folder: its results ---- */
+
+/* The trace of the run folder dir/name (its report.html built when it has none) into row;
+ * false when there is no such run. */
+static bool read_run(const char *dir, const char *name, struct run_row *row)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s/trace.jsonl", dir, name);
+    if (!os_path_exists(path))
+        return false;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int unreadable;
+    if (report_read_trace(path, row_line, row, &unreadable) != WA_E_OK)
+        return false;
+    snprintf(path, sizeof path, "%s/%s/report.html", dir, name);
+    if (!os_path_exists(path)) {
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        report_rebuild(path);
+    }
+    return true;
+}
+
+static void clear_row(struct run_row *row)
+{
+    free(row->task);
+    cJSON_Delete(row->summary);
+    memset(row, 0, sizeof *row);
+}
+
+static const char *outcome_class(enum outcome o)
+{
+    return o == OUT_PASS                                     ? "ok"
+           : o == OUT_DRY_RUN || o == OUT_NEEDS_CONFIRMATION ? "skipped"
+                                                             : "failed";
+}
+
+/* The task's prompt linked to its run's report, when the run is there; else text. */
+static void put_task_link(struct html *h, const char *folder, const struct run_row *row,
+                          bool have_run, const char *fallback)
+{
+    html_put(h, "<td class=\"prompt\">");
+    if (have_run && html_is_local_path(folder)) {
+        html_put(h, "<a href=\"");
+        html_url_path(h, folder);
+        html_put(h, "/report.html\">");
+        html_text(h, row->task ? row->task : folder);
+        html_put(h, "</a>");
+    } else {
+        html_text(h, row->task ? row->task : fallback);
+    }
+    html_put(h, "</td>");
+}
+
+static void put_result_row(struct html *h, const char *dir, const struct result *l)
+{
+    struct run_row row = {0};
+    bool have =
+        *l->run_folder && html_is_local_path(l->run_folder) && read_run(dir, l->run_folder, &row);
+    html_putf(h, "<tr class=\"run %s\"><td class=\"id\">", outcome_class(l->outcome));
+    html_text(h, l->id);
+    html_put(h, "</td>");
+    put_task_link(h, l->run_folder, &row, have, *l->run_folder ? l->run_folder : "(no run)");
+    html_put(h, "<td class=\"outcome\">");
+    html_text(h, outcome_name(l->outcome));
+    html_putf(h, "</td><td class=\"num\">%d</td><td class=\"reason\">", l->attempt);
+    html_text(h, l->reason ? l->reason : "");
+    html_put(h, "</td><td class=\"num\">");
+    if (l->exit_code >= 0)
+        html_putf(h, "%d", l->exit_code);
+    html_putf(h, "</td><td class=\"num\">%d</td><td class=\"num\">", l->steps);
+    html_ms(h, l->time_s * 1000.0);
+    html_put(h, "</td><td class=\"num\">");
+    html_count(h, (double)l->tokens);
+    html_put(h, "</td></tr>\n");
+    clear_row(&row);
+}
+
+/* A run folder of dir that no result names: a run the batch stopped during. */
+static void put_unjudged_row(struct html *h, const char *dir, const char *name)
+{
+    struct run_row row = {0};
+    if (!read_run(dir, name, &row))
+        return;
+    html_put(h, "<tr class=\"run pending\"><td class=\"id\"></td>");
+    put_task_link(h, name, &row, true, name);
+    html_put(h, "<td class=\"outcome\">not judged</td><td class=\"num\"></td>"
+                "<td class=\"reason\">the batch stopped during this run</td><td class=\"num\">");
+    if (row.summary)
+        html_putf(h, "%.0f", num_field(row.summary, TRACE_EXIT_CODE, -1));
+    html_putf(h, "</td><td class=\"num\">%.0f</td><td class=\"num\">",
+              num_field(row.summary, TRACE_STEPS, row.steps));
+    if (cJSON_IsNumber(field(row.summary, TRACE_TOTAL_MS)))
+        html_ms(h, num_field(row.summary, TRACE_TOTAL_MS, 0));
+    html_put(h, "</td><td class=\"num\">");
+    if (cJSON_IsNumber(field(row.summary, TRACE_TOTAL_TOKENS)))
+        html_count(h, num_field(row.summary, TRACE_TOTAL_TOKENS, 0));
+    html_put(h, "</td></tr>\n");
+    clear_row(&row);
+}
+
+static bool named_by_a_result(const struct results *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->lines[i].run_folder, name) == 0)
+            return true;
+    return false;
+}
+
+static wa_err batch_index(const char *dir, int *rows)
+{
+    *rows = 0;
+    struct results res;
+    results_init(&res);
+    struct task_state *tasks = NULL;
+    size_t n_tasks = 0;
+    wa_err e = results_load(&res, dir, NULL);
+    if (!e)
+        e = results_tasks(&res, &tasks, &n_tasks);
+    struct os_dir_list list = {0};
+    if (!e)
+        e = os_list_dir(dir, &list);
+    if (e) {
+        free(tasks);
+        results_cleanup(&res);
+        return e;
+    }
+    os_dir_list_sort(&list);
+    struct tally t = {0};
+    for (size_t i = 0; i < n_tasks; i++)
+        tally_add(&t, &tasks[i]);
+    int allowed = results_attempts_allowed(dir);
+    if (allowed > t.attempts)
+        t.attempts = allowed;
+    char counts[256], pass_at[96];
+    tally_line(&t, counts, sizeof counts);
+    tally_pass_at(&t, pass_at, sizeof pass_at);
+    struct html h;
+    html_init(&h, INDEX_MAX_BYTES, NULL);
+    html_head(&h, "winagent batch", index_style);
+    html_put(&h, "<body>\n<header><h1>winagent batch ");
+    html_text(&h, str_path_base(dir));
+    html_putf(&h, "</h1><p class=\"meta tally\">%d task%s: ", t.tasks, t.tasks == 1 ? "" : "s");
+    html_text(&h, counts);
+    html_put(&h, "</p><p class=\"meta\">");
+    html_text(&h, pass_at);
+    html_put(&h, "; ");
+    html_count(&h, (double)t.tokens);
+    html_put(&h, " tokens; ");
+    html_ms(&h, t.time_s * 1000.0);
+    html_put(&h, "</p></header>\n");
+    html_put(&h, "<table class=\"runs\"><thead><tr><th>task</th><th>prompt</th><th>outcome</th>"
+                 "<th>attempt</th><th>reason</th><th>exit code</th><th>steps</th><th>duration</th>"
+                 "<th>tokens</th></tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < res.n; i++)
+        put_result_row(&h, dir, &res.lines[i]);
+    for (size_t i = 0; i < list.count; i++)
+        if (!named_by_a_result(&res, list.names[i]))
+            put_unjudged_row(&h, dir, list.names[i]);
+    html_put(&h, "</tbody></table>\n</body>\n</html>\n");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    e = h.full ? wa_fail(WA_E_TOO_LARGE, "the index of %s is too large", dir)
+               : os_write_file(path, h.b.data, h.b.len);
+    html_cleanup(&h);
+    os_dir_list_cleanup(&list);
+    free(tasks);
+    *rows = (int)res.n;
+    results_cleanup(&res);
+    return e;
+}
+
+bool report_is_batch(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/results.jsonl", dir);
+    return os_path_exists(path);
+}
+
+wa_err report_index(const char *dir, int *rows)
+{
+    return report_is_batch(dir) ? batch_index(dir, rows) : runs_index(dir, rows);
 }

@@ -77,13 +77,16 @@ const struct llm_tool *agent_computer_tools(const struct llm_computer_tool *comp
 
 extern const char prompt_system[];
 extern const char prompt_text_calls[];
-extern const char prompt_uitars[];
+extern const char prompt_uitars10[];
+extern const char prompt_uitars15[];
 extern const char prompt_computer[];
 
 char *agent_system_prompt(const struct llm_protocol_choice *p, bool with_shell)
 {
+    /* a grounding model knows its own grammar only: UI-TARS-1.5 (pixels) writes
+     * point='<point>x y</point>', 1.0 (0-1000) start_box='(x,y)' */
     if (p->protocol == LLM_PROTO_TEXT && p->grammar == LLM_TEXT_UITARS)
-        return str_dup(prompt_uitars);     /* a grounding model knows its own grammar only */
+        return str_dup(p->coords == LLM_COORDS_PIXELS ? prompt_uitars15 : prompt_uitars10);
     if (p->protocol == LLM_PROTO_COMPUTER) /* the provider's tool: no desktop function */
         return str_dup(prompt_computer);
     if (p->protocol != LLM_PROTO_TEXT)

@@ -191,6 +191,22 @@ static void make_foreground(cJSON *win)
         cJSON *moved = cJSON_DetachItemFromArray(arr, i);
         cJSON_InsertItemInArray(arr, 0, moved);
     }
+    /* "topmost": true windows stay above the others, in their order (appended anew:
+     * cJSON 1.7.15 inserts only at the front) */
+    if (w && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "topmost"))) {
+        cJSON *rest = cJSON_CreateArray();
+        int n = cJSON_GetArraySize(arr);
+        for (int k = 0, at = 0; k < n; k++) {
+            cJSON *t = cJSON_GetArrayItem(arr, at);
+            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "topmost")))
+                at++;
+            else
+                cJSON_AddItemToArray(rest, cJSON_DetachItemFromArray(arr, at));
+        }
+        while (cJSON_GetArraySize(rest) > 0)
+            cJSON_AddItemToArray(arr, cJSON_DetachItemFromArray(rest, 0));
+        cJSON_Delete(rest);
+    }
 }
 
 static wa_err window_from_json(const cJSON *w, struct wa_window *out)
@@ -748,7 +764,8 @@ static wa_err fake_type_text(const char *utf8)
     return WA_E_OK;
 }
 
-static wa_err fake_press_keys(const struct wa_key_combo *k)
+/* {"keys": "Ctrl+S"} of a chord, for the record. */
+static cJSON *keys_fields(const struct wa_key_combo *k)
 {
     cJSON *f = cJSON_CreateObject();
     char names[128] = "";
@@ -757,7 +774,25 @@ static wa_err fake_press_keys(const struct wa_key_combo *k)
         len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? "+" : "",
                                 keys_vk_name(k->vk[i]));
     cJSON_AddStringToObject(f, "keys", names);
-    record("press_keys", f);
+    return f;
+}
+
+static wa_err fake_press_keys(const struct wa_key_combo *k)
+{
+    record("press_keys", keys_fields(k));
+    return WA_E_OK;
+}
+
+static wa_err fake_hold_keys(const struct wa_key_combo *k, bool down)
+{
+    record(down ? "key_down" : "key_up", keys_fields(k));
+    return WA_E_OK;
+}
+
+static wa_err fake_cursor_position(int *x, int *y)
+{
+    *x = fk.cursor_x;
+    *y = fk.cursor_y;
     return WA_E_OK;
 }
 
@@ -1376,6 +1411,8 @@ static const struct wa_backend fake_backend = {
     .mouse_wheel = fake_mouse_wheel,
     .type_text = fake_type_text,
     .press_keys = fake_press_keys,
+    .hold_keys = fake_hold_keys,
+    .cursor_position = fake_cursor_position,
     .get_tree = fake_get_tree,
     .find_items = fake_find_items,
     .element_action = fake_element_action,

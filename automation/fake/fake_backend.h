@@ -28,7 +28,8 @@
  *  "steal_focus": {"after": 40, "hwnd": 768}}   (a window that comes to the front once
  *                                                40 bytes have been typed)
  * A window's "click_color" becomes its "color" when a mouse button goes down on it; one
- * with "hung": true never says it handled input (backend input_handled).
+ * with "hung": true never says it handled input (backend input_handled). Focusing a
+ * window brings it to the front of the Z order, below windows with "topmost": true.
  *
  * Programs resolve by the names in "programs" and "launch"; the window at a point
  * is the first window (in list order, which is Z order) whose rect holds it.

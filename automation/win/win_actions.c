@@ -4,6 +4,8 @@
 #include <windows.h>
 #include <ole2.h>
 #include <oleacc.h>
+#include <commctrl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,6 +221,75 @@ static wa_err combo_set_value(HWND h, const char *value, const char **via)
     return select_item(h, MSAA_ITEMS_COMBOBOX, (int)i, via);
 }
 
+/* ---- track bars and up-down controls: a position set as a user's drag or click sets it ---- */
+
+static bool range_class(HWND h, bool *slider)
+{
+    wchar_t cls[32];
+    if (GetClassNameW(h, cls, 32) <= 0)
+        return false;
+    *slider = _wcsicmp(cls, TRACKBAR_CLASSW) == 0;
+    return *slider || _wcsicmp(cls, UPDOWN_CLASSW) == 0;
+}
+
+/* The position of a track bar or up-down control (its buddy edit shows the same). */
+static wa_err range_get(HWND h, bool slider, LRESULT *pos)
+{
+    return send_msg(h, slider ? TBM_GETPOS : UDM_GETPOS32, 0, 0, false, pos);
+}
+
+/* Sets the position and tells the owner as the control does when a user moves it (a
+ * scroll message with the new position, then the end of the move): an owner that
+ * reacts to the control only then (winecfg's DPI) sees the change. The position is
+ * read back: a value outside the range is clamped by the control, and is refused. */
+static wa_err range_set_value(HWND h, bool slider, const char *value, const char **via)
+{
+    char *end = NULL;
+    long want = strtol(value ? value : "", &end, 10);
+    if (!value || !*value || *end)
+        return wa_fail(WA_E_INVALID_ARGS, "a %s takes a whole number, not \"%.40s\"",
+                       slider ? "slider" : "spin button", value ? value : "");
+    LONG style = GetWindowLongW(h, GWL_STYLE);
+    bool vertical = slider ? (style & TBS_VERT) != 0 : !(style & UDS_HORZ);
+    /* Outside the range the control would clamp it: refused before anything moves
+     * (an up-down's range as UDM_GETRANGE gives it: 16 bits, max in the low word). */
+    LRESULT lo = 0, hi = 0, range = 0;
+    wa_err e = slider ? send_msg(h, TBM_GETRANGEMIN, 0, 0, false, &lo)
+                      : send_msg(h, UDM_GETRANGE, 0, 0, false, &range);
+    if (!e && slider)
+        e = send_msg(h, TBM_GETRANGEMAX, 0, 0, false, &hi);
+    if (!e && !slider) {
+        lo = (short)HIWORD(range);
+        hi = (short)LOWORD(range);
+        if (lo > hi) { /* a reversed up-down counts down */
+            LRESULT t = lo;
+            lo = hi;
+            hi = t;
+        }
+    }
+    if (e)
+        return e;
+    if (want < (long)lo || want > (long)hi)
+        return wa_fail(WA_E_INVALID_ARGS, "the %s takes %ld to %ld, not %ld",
+                       slider ? "slider" : "spin button", (long)lo, (long)hi, want);
+    *via = slider ? "message:TBM_SETPOS" : "message:UDM_SETPOS32";
+    e = slider ? send_msg(h, TBM_SETPOS, TRUE, (LPARAM)want, false, NULL)
+               : send_msg(h, UDM_SETPOS32, 0, (LPARAM)want, false, NULL);
+    HWND owner = GetParent(h);
+    UINT scroll = vertical ? WM_VSCROLL : WM_HSCROLL;
+    if (!e && owner)
+        e = send_msg(owner, scroll, MAKEWPARAM(slider ? TB_THUMBPOSITION : SB_THUMBPOSITION, want),
+                     (LPARAM)h, true, NULL);
+    if (!e && owner)
+        e = send_msg(owner, scroll, MAKEWPARAM(slider ? TB_ENDTRACK : SB_ENDSCROLL, want),
+                     (LPARAM)h, true, NULL);
+    LRESULT got = 0;
+    if (!e && !(e = range_get(h, slider, &got)) && (long)(int)got != want)
+        e = wa_fail(WA_E_ACTION_FAILED, "the control holds %ld, not %ld (outside its range?)",
+                    (long)(int)got, want);
+    return e;
+}
+
 /* The window-message path for a window (items == MSAA_ITEMS_NONE) or an item. */
 static wa_err message_action(HWND h, enum msaa_item_class items, int item, uint64_t item_id,
                              enum wa_element_action a, const char *value, const char **via)
@@ -263,6 +334,9 @@ static wa_err message_action(HWND h, enum msaa_item_class items, int item, uint6
         *via = "message:CB_SHOWDROPDOWN";
         return send_msg(h, CB_SHOWDROPDOWN, a == WA_ACT_EXPAND, 0, true, NULL);
     }
+    bool slider = false;
+    if (a == WA_ACT_SET_VALUE && range_class(h, &slider))
+        return range_set_value(h, slider, value, via);
     if (a == WA_ACT_SET_VALUE && strcmp(type, "Edit") == 0)
         return edit_set_value(h, value, via);
     if (a == WA_ACT_SET_VALUE && strcmp(type, "ComboBox") == 0)
@@ -293,8 +367,13 @@ static wa_err action_run(void *arg, struct win_gate *gate)
     } else if (j->handle) {
         struct win_msaa_target t;
         win_msaa_describe(j->handle, &t);
-        /* MSAA selection on a window only moves the focus: radios take BM_CLICK. */
-        if (!(t.is_window && j->a == WA_ACT_SELECT)) {
+        /* MSAA selection on a window only moves the focus: radios take BM_CLICK; and
+         * Wine's put_accValue answers S_OK on a track bar and sets nothing. */
+        bool slider;
+        bool by_message =
+            t.is_window &&
+            (j->a == WA_ACT_SELECT || (j->a == WA_ACT_SET_VALUE && range_class(t.hwnd, &slider)));
+        if (!by_message) {
             e = win_msaa_action(j->handle, j->a, j->value, &j->via);
             if (e != WA_E_UNSUPPORTED)
                 return e;
@@ -372,9 +451,20 @@ static bool text_holder(HWND h)
                      _wcsicmp(cls, L"ComboBox") == 0 || _wcsicmp(cls, L"Scintilla") == 0);
 }
 
-/* The window text of an edit-like control, by message (with a timeout). */
+/* The window text of an edit-like control, or the position of a track bar or up-down
+ * control, by message (with a timeout). */
 static wa_err message_value(HWND h, char **out)
 {
+    bool slider = false;
+    LRESULT pos = 0;
+    if (h && IsWindow(h) && range_class(h, &slider)) {
+        wa_err e = range_get(h, slider, &pos);
+        char buf[24];
+        snprintf(buf, sizeof buf, "%ld", (long)(int)pos);
+        if (!e && !(*out = str_dup(buf)))
+            e = wa_fail(WA_E_NOMEM, "out of memory");
+        return e;
+    }
     if (!h || !IsWindow(h) || !text_holder(h))
         return wa_fail(WA_E_UNSUPPORTED, "the control exposes no value to read back");
     if (GetWindowLongW(h, GWL_STYLE) & ES_PASSWORD)
@@ -426,13 +516,15 @@ static wa_err value_run(void *arg, struct win_gate *gate)
     } else if (j->handle) {
         struct win_msaa_target t;
         win_msaa_describe(j->handle, &t);
-        if (t.is_window && text_holder(t.hwnd))
+        bool slider;
+        if (t.is_window && (text_holder(t.hwnd) || range_class(t.hwnd, &slider)))
             return message_value(t.hwnd, &j->value);
         if ((e = win_msaa_value(j->handle, &j->value)) != WA_E_UNSUPPORTED)
             return e;
         h = t.hwnd;
     }
-    if (h && !text_holder(h)) {
+    bool slider;
+    if (h && !text_holder(h) && !range_class(h, &slider)) {
         /* a control's client object may still say what it holds */
         IAccessible *acc = NULL;
         if (SUCCEEDED(AccessibleObjectFromWindow(h, (DWORD)OBJID_CLIENT, &IID_IAccessible,

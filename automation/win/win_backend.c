@@ -13,6 +13,7 @@
 #include "automation/win/win_integrity.h"
 #include "automation/win/win_post.h"
 #include "automation/win/win_program.h"
+#include "automation/win/win_process.h"
 
 typedef BOOL(WINAPI *set_dpi_context_fn)(HANDLE);
 typedef HRESULT(WINAPI *set_dpi_awareness_fn)(int);
@@ -75,6 +76,9 @@ static const struct wa_backend win_backend = {
     .program_info = win_program_info,
     .input_reaches = win_input_reaches,
     .input_handled = win_input_handled,
+    .watch_process = win_watch_process,
+    .process_state = win_process_state,
+    .unwatch_process = win_unwatch_process,
     .launch = win_launch,
     .monitors = win_monitors,
 
@@ -86,6 +90,8 @@ static const struct wa_backend win_backend = {
     .mouse_wheel = win_mouse_wheel,
     .type_text = win_type_text,
     .press_keys = win_press_keys,
+    .hold_keys = win_hold_keys,
+    .cursor_position = win_cursor_position,
 
     .get_tree = win_get_tree,
     .element_action = win_element_action,

@@ -322,9 +322,19 @@ const struct win_cc_reader *win_coll_reader(enum msaa_item_class k)
 
 /* What the listed items are: taken from `last` where an item's row looks as it did
  * (the view being where it was), the others read together. */
+/* A list box drawn by its owner without strings: its rows are known by their data, which
+ * the source reads its own way (win_msaa.c). */
+static bool owner_data(HWND h, enum msaa_item_class k)
+{
+    LONG style = GetWindowLongW(h, GWL_STYLE);
+    return k == MSAA_ITEMS_LISTBOX && (style & (LBS_OWNERDRAWFIXED | LBS_OWNERDRAWVARIABLE)) &&
+           !(style & LBS_HASSTRINGS);
+}
+
 static void read_items(struct win_cc *cc, struct win_coll *c, const struct win_coll_listing *last)
 {
-    if (!c->rd->read || !c->n || !(c->infos = calloc(c->n, sizeof *c->infos)))
+    if (!c->rd->read || !c->n || owner_data(c->h, c->rd->kind) ||
+        !(c->infos = calloc(c->n, sizeof *c->infos)))
         return;
     struct win_cc_item *ask = calloc(c->n, sizeof *ask);
     size_t *at = calloc(c->n, sizeof *at), nask = 0;

@@ -82,7 +82,47 @@ static bool send_move(RECT vs, int x, int y)
     return SendInput(1, &in, sizeof in) == 1;
 }
 
+/* Wine (8, X11) sets Ctrl, Shift, Alt and Win to the X server's state when it moves the
+ * X pointer, so a modifier SendInput holds (a ctrl+click, a shift+drag) is let go by
+ * every move: measured under Wine, GetAsyncKeyState(VK_CONTROL) reads 0 right after a
+ * move and a list box takes the click as a plain one. The modifiers down before a move
+ * go down again after it. */
+static const WORD modifier_keys[] = {VK_CONTROL, VK_SHIFT, VK_MENU, VK_LWIN, VK_RWIN};
+
+static void key_event(INPUT *in, WORD vk, bool up);
+
+static unsigned modifiers_down(void)
+{
+    unsigned down = 0;
+    for (unsigned i = 0; i < sizeof modifier_keys / sizeof *modifier_keys; i++)
+        if (GetAsyncKeyState(modifier_keys[i]) & 0x8000)
+            down |= 1u << i;
+    return down;
+}
+
+static void keep_modifiers_down(unsigned before)
+{
+    unsigned lost = before & ~modifiers_down();
+    for (unsigned i = 0; i < sizeof modifier_keys / sizeof *modifier_keys; i++)
+        if (lost & (1u << i)) {
+            INPUT in;
+            key_event(&in, modifier_keys[i], false);
+            SendInput(1, &in, sizeof in);
+        }
+}
+
+static wa_err move_pointer(int x, int y);
+
 wa_err win_mouse_move(int x, int y)
+{
+    unsigned held = under_wine() ? modifiers_down() : 0;
+    wa_err e = move_pointer(x, y);
+    if (held)
+        keep_modifiers_down(held);
+    return e;
+}
+
+static wa_err move_pointer(int x, int y)
 {
     RECT vs = virtual_screen();
     if (x < vs.left || x >= vs.right || y < vs.top || y >= vs.bottom)
@@ -284,6 +324,45 @@ wa_err win_press_keys(const struct wa_key_combo *k)
         release_keys(vks, n - (int)up_sent);
         return input_blocked(up_sent, (UINT)n);
     }
+    return WA_E_OK;
+}
+
+wa_err win_hold_keys(const struct wa_key_combo *k, bool down)
+{
+    if (!k || k->count <= 0 || k->count > WA_MAX_COMBO_KEYS)
+        return wa_fail(WA_E_INVALID_ARGS, "a key combination needs 1 to %d keys",
+                       WA_MAX_COMBO_KEYS);
+    int n = k->count;
+    WORD vks[WA_MAX_COMBO_KEYS];
+    INPUT in[WA_MAX_COMBO_KEYS];
+    for (int i = 0; i < n; i++)
+        vks[i] = k->vk[i];
+    if (!down) {
+        release_keys(vks, n);
+        return WA_E_OK; /* retried there; what cannot be released is not ours to report */
+    }
+    if (n > 1 || holds_modifier(k))
+        let_activation_catch_up();
+    for (int i = 0; i < n; i++)
+        key_event(&in[i], vks[i], false);
+    UINT sent = SendInput((UINT)n, in, sizeof in[0]);
+    if (sent != (UINT)n) {
+        release_keys(vks, (int)sent); /* all or nothing */
+        return input_blocked(sent, (UINT)n);
+    }
+    return WA_E_OK;
+}
+
+wa_err win_cursor_position(int *x, int *y)
+{
+    POINT p;
+    if (!GetCursorPos(&p)) {
+        char msg[300];
+        return wa_fail(WA_E_ACTION_FAILED, "GetCursorPos failed (%s)",
+                       win_error_text(GetLastError(), msg, sizeof msg));
+    }
+    *x = (int)p.x;
+    *y = (int)p.y;
     return WA_E_OK;
 }
 

@@ -18,5 +18,9 @@ wa_err win_mouse_wheel(int delta, bool horizontal);
 wa_err win_type_text(const char *utf8);
 /* Presses a chord: keys down in order, up in reverse. Never leaves a key down. */
 wa_err win_press_keys(const struct wa_key_combo *k);
+/* Presses a chord's keys and leaves them down, or releases them in reverse order. */
+wa_err win_hold_keys(const struct wa_key_combo *k, bool down);
+/* The pointer's position in screen pixels (physical: the process is DPI aware). */
+wa_err win_cursor_position(int *x, int *y);
 
 #endif

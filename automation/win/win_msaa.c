@@ -110,13 +110,19 @@ struct list_facts {
     int count;
     int cursel;              /* the selected item of a single-selection list, or -1 */
     unsigned char *selected; /* multiple selection: a flag per item; NULL: ask per item */
-    bool rows;               /* rows of one height from `top`: bounds without a message */
+    /* Where the items are: the list box itself, or a combo box's list (the child list
+     * of a simple combo box, the open drop-down list of another); NULL: nowhere (a
+     * closed drop-down). */
+    HWND rows_in;
+    bool rows; /* rows of one height from `top`: bounds without a message */
     int top, height;
-    RECT area;    /* list box: its client area; combo box: its open drop-down list */
-    POINT origin; /* list box: the client area's origin on the screen */
-    bool dropped; /* combo box: the drop-down list is open */
-    int *lens;    /* each item's text length (-1: not known), asked all at once */
-    char **texts; /* each item's text, read before the items are walked */
+    RECT area;       /* rows_in's client area (client pixels); a drop-down list whose
+                      * window was not found: its screen rectangle */
+    POINT origin;    /* rows_in's client area's origin on the screen */
+    bool dropped;    /* combo box: the drop-down list is open */
+    uintptr_t *data; /* owner-drawn items without text: each item's data, its identity */
+    int *lens;       /* each item's text length (-1: not known), asked all at once */
+    char **texts;    /* each item's text, read before the items are walked */
     int ntexts;
     bool read;          /* the facts above are there */
     bool ahead;         /* a thread reads them ahead of the walk, until joined */
@@ -650,8 +656,13 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
     if (ts->responsive && (strcmp(type, "CheckBox") == 0 || strcmp(type, "RadioButton") == 0) &&
         send_msg(c->gate, h, BM_GETCHECK, 0, 0, MESSAGE_MS, &r) && r == BST_CHECKED)
         s |= WA_ST_CHECKED;
-    if (ts->responsive && strcmp(type, "ComboBox") == 0 &&
-        send_msg(c->gate, h, CB_GETDROPPEDSTATE, 0, 0, MESSAGE_MS, &r)) {
+    /* A simple combo box's list is always open: neither expanded nor collapsed. */
+    bool simple_combo = strcmp(type, "ComboBox") == 0 && (style & 3) == CBS_SIMPLE &&
+                        str_ieq(out->class_name, "ComboBox");
+    if (simple_combo)
+        s &= ~(unsigned)(WA_ST_EXPANDED | WA_ST_COLLAPSED);
+    else if (ts->responsive && strcmp(type, "ComboBox") == 0 &&
+             send_msg(c->gate, h, CB_GETDROPPEDSTATE, 0, 0, MESSAGE_MS, &r)) {
         s &= ~(unsigned)(WA_ST_EXPANDED | WA_ST_COLLAPSED);
         s |= r ? WA_ST_EXPANDED : WA_ST_COLLAPSED;
     }
@@ -663,6 +674,8 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
     out->patterns = patterns_for_type(type);
     if ((out->patterns & WA_PAT_VALUE) && strcmp(type, "Edit") == 0 && (style & ES_READONLY))
         out->patterns &= ~(unsigned)WA_PAT_VALUE;
+    if (simple_combo)
+        out->patterns &= ~(unsigned)WA_PAT_EXPAND;
     if (action && *action)
         out->patterns |= WA_PAT_DEFAULT_ACTION;
     free(action);
@@ -861,6 +874,41 @@ static void item_lengths(struct win_gate *g, struct list_facts *f, UINT msg)
     free(r);
 }
 
+/* Where list box lb (a list box, or a combo box's list) shows its rows: its client area
+ * on the screen, and for rows of one height (not owner-drawn variable, not in columns)
+ * the top row and the height, so each row's place needs no message. */
+static void rows_of(struct win_gate *g, struct list_facts *f, HWND lb)
+{
+    LONG style = GetWindowLongW(lb, GWL_STYLE);
+    LRESULT top = 0, height = 0;
+    if (!GetClientRect(lb, &f->area))
+        return;
+    f->rows_in = lb;
+    f->origin = (POINT){0, 0};
+    MapWindowPoints(lb, NULL, &f->origin, 1);
+    if (!(style & (LBS_OWNERDRAWVARIABLE | LBS_MULTICOLUMN)) &&
+        send_msg(g, lb, LB_GETTOPINDEX, 0, 0, MESSAGE_MS, &top) && top >= 0 &&
+        send_msg(g, lb, LB_GETITEMHEIGHT, 0, 0, MESSAGE_MS, &height) && height > 0) {
+        f->rows = true;
+        f->top = (int)top;
+        f->height = (int)height;
+    }
+}
+
+/* Each item's data (LB_GETITEMDATA or CB_GETITEMDATA, in one batch): what an owner-drawn
+ * list without text keeps per row (a pointer of the program's), the row's identity. */
+static void item_data(struct win_gate *g, struct list_facts *f, UINT msg)
+{
+    size_t n = (size_t)(f->count < ITEM_CAP ? f->count : ITEM_CAP);
+    LRESULT *r = calloc(n ? n : 1, sizeof *r);
+    if (r && (f->data = calloc(n ? n : 1, sizeof *f->data))) {
+        send_batch(g, f->hwnd, msg, n, r);
+        for (size_t i = 0; i < n; i++)
+            f->data[i] = (uintptr_t)r[i];
+    }
+    free(r);
+}
+
 static void facts_of_list(struct win_gate *g, struct list_facts *f)
 {
     HWND h = f->hwnd;
@@ -889,32 +937,71 @@ static void facts_of_list(struct win_gate *g, struct list_facts *f)
     } else if (send_msg(g, h, LB_GETCURSEL, 0, 0, MESSAGE_MS, &r)) {
         f->cursel = (int)r;
     }
-    LRESULT top = 0, height = 0;
-    if (!(f->style & (LBS_OWNERDRAWVARIABLE | LBS_MULTICOLUMN)) && GetClientRect(h, &f->area) &&
-        send_msg(g, h, LB_GETTOPINDEX, 0, 0, MESSAGE_MS, &top) && top >= 0 &&
-        send_msg(g, h, LB_GETITEMHEIGHT, 0, 0, MESSAGE_MS, &height) && height > 0) {
-        f->rows = true;
-        f->top = (int)top;
-        f->height = (int)height;
-        MapWindowPoints(h, NULL, &f->origin, 1);
+    rows_of(g, f, h);
+    if (!items_have_text(f->style, false))
+        item_data(g, f, LB_GETITEMDATA);
+}
+
+/* ---- combo boxes ---- */
+
+struct dropped_list {
+    RECT want; /* where the combo box says its drop-down list is */
+    HWND found;
+};
+
+static BOOL CALLBACK find_dropped(HWND h, LPARAM lp)
+{
+    struct dropped_list *d = (struct dropped_list *)lp;
+    wchar_t cls[16];
+    RECT r;
+    if (IsWindowVisible(h) && GetClassNameW(h, cls, 16) > 0 && _wcsicmp(cls, L"ComboLBox") == 0 &&
+        GetWindowRect(h, &r) && r.left == d->want.left && r.top == d->want.top) {
+        d->found = h;
+        return FALSE;
     }
+    return TRUE;
+}
+
+/* The list that shows a combo box's items: a simple combo box's child list, or the open
+ * drop-down list (a window of the combo box's thread, with no owner under Wine and no
+ * cross-process GetComboBoxInfo: found by the place CB_GETDROPPEDCONTROLRECT gives).
+ * NULL for a closed drop-down. */
+static HWND combo_list(struct win_gate *g, struct list_facts *f)
+{
+    HWND h = f->hwnd;
+    if ((f->style & 3) == CBS_SIMPLE)
+        return FindWindowExW(h, NULL, L"ComboLBox", NULL);
+    LRESULT dropped = 0, r = 0;
+    struct dropped_list d = {.found = NULL};
+    if (!send_msg(g, h, CB_GETDROPPEDSTATE, 0, 0, MESSAGE_MS, &dropped) || !dropped ||
+        !send_msg(g, h, CB_GETDROPPEDCONTROLRECT, 0, (LPARAM)&d.want, MESSAGE_MS, &r))
+        return NULL;
+    f->dropped = true;
+    f->area = d.want;
+    EnumThreadWindows(GetWindowThreadProcessId(h, NULL), find_dropped, (LPARAM)&d);
+    return d.found;
 }
 
 static void facts_of_combo(struct win_gate *g, struct list_facts *f)
 {
     HWND h = f->hwnd;
-    LRESULT r = 0, dropped = 0, top = 0, height = 0;
+    LRESULT r = 0, top = 0, height = 0;
     f->cursel = send_msg(g, h, CB_GETCURSEL, 0, 0, MESSAGE_MS, &r) ? (int)r : -1;
     if (send_msg(g, h, CB_GETCOUNT, 0, 0, MESSAGE_MS, &r) && r > 0) {
         f->count = (int)r;
         item_lengths(g, f, CB_GETLBTEXTLEN);
+        if (!items_have_text(f->style, true))
+            item_data(g, f, CB_GETITEMDATA);
     }
-    /* Items have a place only while the drop-down list is open. */
-    if (send_msg(g, h, CB_GETDROPPEDSTATE, 0, 0, MESSAGE_MS, &dropped) && dropped &&
-        send_msg(g, h, CB_GETDROPPEDCONTROLRECT, 0, (LPARAM)&f->area, MESSAGE_MS, &r) &&
-        send_msg(g, h, CB_GETTOPINDEX, 0, 0, MESSAGE_MS, &top) &&
-        send_msg(g, h, CB_GETITEMHEIGHT, 0, 0, MESSAGE_MS, &height) && height > 0) {
-        f->dropped = true;
+    /* Items have a place where their list shows: always for a simple combo box, for
+     * the others while the drop-down list is open. */
+    HWND list = combo_list(g, f);
+    if (list) {
+        rows_of(g, f, list);
+    } else if (f->dropped && send_msg(g, h, CB_GETTOPINDEX, 0, 0, MESSAGE_MS, &top) &&
+               send_msg(g, h, CB_GETITEMHEIGHT, 0, 0, MESSAGE_MS, &height) && height > 0) {
+        /* the list's window was not found: rows from the list's rectangle */
+        f->rows = true;
         f->top = (int)top;
         f->height = (int)height;
     }
@@ -1041,6 +1128,34 @@ static struct list_facts *list_facts(struct win_msaa_ctx *c, HWND h, bool combo)
     return f;
 }
 
+/* An item's place on the screen, from where its list shows its rows (list_facts);
+ * offscreen when scrolled out of view, more than half hidden below the last row, or in
+ * a drop-down list that is closed. */
+static void place_item(struct win_msaa_ctx *c, struct list_facts *f, int i,
+                       struct tree_element_info *out)
+{
+    RECT ir = {0}, client = f->area;
+    LRESULT r = 0;
+    if (f->rows) {
+        ir = (RECT){client.left, client.top + (i - f->top) * f->height, client.right,
+                    client.top + (i - f->top + 1) * f->height};
+        if (!f->rows_in) /* a drop-down list's rectangle, inside its border */
+            OffsetRect(&ir, 1, 1);
+    } else if (!f->rows_in ||
+               !send_msg(c->gate, f->rows_in, LB_GETITEMRECT, (WPARAM)i, (LPARAM)&ir, MESSAGE_MS,
+                         &r) ||
+               r == LB_ERR) {
+        out->states |= WA_ST_OFFSCREEN;
+        return;
+    }
+    RECT vis;
+    if (!IntersectRect(&vis, &ir, &client) || 2 * (vis.bottom - vis.top) < ir.bottom - ir.top)
+        out->states |= WA_ST_OFFSCREEN;
+    if (f->rows_in)
+        OffsetRect(&ir, f->origin.x, f->origin.y);
+    out->bounds = (struct wa_rect){ir.left, ir.top, ir.right, ir.bottom};
+}
+
 /* ---- long collections (win_coll.h) ---- */
 
 /* The id a collection names an item by: its index, or its HTREEITEM. */
@@ -1164,36 +1279,13 @@ static wa_err info_item_read(struct win_msaa_ctx *c, struct el_desc *d,
     else if (!combo && !f->selected && (f->style & (LBS_MULTIPLESEL | LBS_EXTENDEDSEL)) &&
              send_msg(c->gate, h, LB_GETSEL, (WPARAM)d->item, 0, MESSAGE_MS, &r) && r > 0)
         out->states |= WA_ST_SELECTED;
-    if (!combo) {
-        RECT ir = {0}, client = f->area;
-        if (f->rows) {
-            ir = (RECT){client.left, client.top + (d->item - f->top) * f->height, client.right,
-                        client.top + (d->item - f->top + 1) * f->height};
-        } else if (!send_msg(c->gate, h, LB_GETITEMRECT, (WPARAM)d->item, (LPARAM)&ir, MESSAGE_MS,
-                             &r) ||
-                   r == LB_ERR || !GetClientRect(h, &client)) {
-            return WA_E_OK;
-        }
-        /* Scrolled out of view, or more than half hidden below the last row. */
-        RECT vis;
-        if (!IntersectRect(&vis, &ir, &client) || 2 * (vis.bottom - vis.top) < ir.bottom - ir.top)
-            out->states |= WA_ST_OFFSCREEN;
-        if (f->rows)
-            OffsetRect(&ir, f->origin.x, f->origin.y);
-        else
-            MapWindowPoints(h, NULL, (POINT *)&ir, 2);
-        out->bounds = (struct wa_rect){ir.left, ir.top, ir.right, ir.bottom};
-        return WA_E_OK;
+    if (f->data && d->item < f->count && d->item < ITEM_CAP && f->data[d->item] != (uintptr_t)-1) {
+        char id[64]; /* a row without text is known by its data */
+        snprintf(id, sizeof id, "item.%llx.%llx", (unsigned long long)(uintptr_t)h,
+                 (unsigned long long)f->data[d->item]);
+        out->runtime_id = str_dup(id);
     }
-    if (f->dropped) {
-        const RECT *lr = &f->area;
-        int y = lr->top + 1 + (d->item - f->top) * f->height;
-        out->bounds = (struct wa_rect){lr->left + 1, y, lr->right - 1, y + f->height};
-        if (y < lr->top || y + f->height > lr->bottom)
-            out->states |= WA_ST_OFFSCREEN;
-    } else {
-        out->states |= WA_ST_OFFSCREEN;
-    }
+    place_item(c, f, d->item, out);
     return WA_E_OK;
 }
 
@@ -1307,15 +1399,25 @@ static bool add_window(struct el_list *l, HWND h)
 
 struct child_scan {
     HWND parent;
+    bool combo; /* the parent is a combo box: its list is left out (is_combo_list) */
     struct el_list *list;
     bool ok;
 };
+
+/* A simple combo box's list: its items are the combo box's own (listed under it, placed
+ * in this list), so the list is no element of its own. */
+static bool is_combo_list(HWND h)
+{
+    wchar_t cls[16];
+    return GetClassNameW(h, cls, 16) > 0 && _wcsicmp(cls, L"ComboLBox") == 0;
+}
 
 static BOOL CALLBACK scan_child(HWND h, LPARAM lp)
 {
     struct child_scan *s = (struct child_scan *)lp;
     /* EnumChildWindows walks all descendants, in Z order: keep direct children. */
-    if (GetAncestor(h, GA_PARENT) == s->parent && IsWindowVisible(h))
+    if (GetAncestor(h, GA_PARENT) == s->parent && IsWindowVisible(h) &&
+        !(s->combo && is_combo_list(h)))
         s->ok = add_window(s->list, h);
     return s->ok;
 }
@@ -1391,9 +1493,7 @@ static void add_items(struct win_msaa_ctx *c, struct el_list *l, HWND h, enum ms
         add_cc_items(c, l, h, k, 0);
         return;
     }
-    if (!items_have_text(GetWindowLongW(h, GWL_STYLE), k == MSAA_ITEMS_COMBOBOX))
-        return;
-    LRESULT n = 0;
+    LRESULT n = 0; /* owner-drawn items without text too: their places tell them apart */
     if (!thread_of(c, h)->responsive ||
         !send_msg(c->gate, h, k == MSAA_ITEMS_COMBOBOX ? CB_GETCOUNT : LB_GETCOUNT, 0, 0,
                   MESSAGE_MS, &n) ||
@@ -1430,12 +1530,12 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
             choose_bar_route(c, &m);
         list_add(l, &m);
     }
-    struct child_scan s = {.parent = h, .list = l, .ok = true};
+    char *cls = ctx_class(c, h);
+    enum msaa_item_class k = msaa_class_items(cls);
+    struct child_scan s = {.parent = h, .combo = k == MSAA_ITEMS_COMBOBOX, .list = l, .ok = true};
     EnumChildWindows(h, scan_child, (LPARAM)&s);
     read_lists_ahead(c, l); /* their items are read meanwhile */
 
-    char *cls = ctx_class(c, h);
-    enum msaa_item_class k = msaa_class_items(cls);
     const char *type = msaa_class_type_name(cls, (unsigned long)GetWindowLongW(h, GWL_STYLE));
     free(cls);
     if (k != MSAA_ITEMS_NONE) {
@@ -1657,6 +1757,7 @@ void win_msaa_close(struct win_msaa_ctx *c)
             struct list_facts *f = c->lists[i];
             free(f->selected);
             free(f->lens);
+            free(f->data);
             for (int k = 0; f->texts && k < f->ntexts; k++)
                 free(f->texts[k]);
             free(f->texts);

@@ -2,7 +2,8 @@
  * a tree walk or an action on it returns within its budget. */
 
 /*
- *   hangapp.exe [--log PATH] [--hang-after MS | --hang-on-getobject | --hang-on-gettext]
+ *   hangapp.exe [--log PATH] [--hang-after MS | --hang-on-getobject | --hang-on-gettext |
+ *                --hang-on-click | --crash-on-click]
  *
  * Shows the window "winagent hangapp" (client 400x200 at 60,60) with a static label
  * "Notes:", an edit and a button "Hung button", and writes one JSON line
@@ -14,7 +15,10 @@
  * the window gets WM_GETOBJECT (an accessibility client asking for its object), or
  * with --hang-on-gettext only when the button is asked for its text (WM_GETTEXT, as
  * oleacc's standard object does inside get_accName): a hang in the middle of a call
- * into the target, after the window answered others.
+ * into the target, after the window answered others; with --hang-on-click when the button
+ * is clicked (BN_CLICKED: a program that hangs over an action), and with --crash-on-click
+ * the button's click writes through a null pointer instead (a program that crashes over
+ * an action: its exit code is the exception's, 0xC0000005, once Wine's debugger ends it).
  * Kill it from outside. Exit code 1 on a bad command line or when the log or the
  * window cannot be made.
  */
@@ -24,7 +28,7 @@
 #include <wchar.h>
 
 static HANDLE g_log = INVALID_HANDLE_VALUE;
-static BOOL g_hang_on_getobject, g_hang_on_gettext;
+static BOOL g_hang_on_getobject, g_hang_on_gettext, g_hang_on_click, g_crash_on_click;
 static WNDPROC g_button_proc;
 
 static void log_line(const char *line)
@@ -34,6 +38,13 @@ static void log_line(const char *line)
     DWORD n;
     WriteFile(g_log, line, (DWORD)strlen(line), &n, NULL);
     FlushFileBuffers(g_log);
+}
+
+/* A null pointer the compiler cannot see through. */
+static uintptr_t lp_null(void)
+{
+    static volatile uintptr_t zero;
+    return zero;
 }
 
 _Noreturn static void hang(void)
@@ -53,6 +64,14 @@ static LRESULT CALLBACK wnd_proc(HWND h, UINT msg, WPARAM wp, LPARAM lp)
     case WM_TIMER:
         KillTimer(h, 1);
         hang();
+    case WM_COMMAND:
+        if (LOWORD(wp) == 102 && HIWORD(wp) == BN_CLICKED && g_crash_on_click) {
+            log_line("{\"event\":\"crashing\"}\n");
+            *(volatile int *)(uintptr_t)lp_null() = 1;
+        }
+        if (LOWORD(wp) == 102 && HIWORD(wp) == BN_CLICKED && g_hang_on_click)
+            hang();
+        break;
     case WM_DESTROY:
         PostQuitMessage(0);
         return 0;
@@ -85,6 +104,10 @@ int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmd, int show)
             g_hang_on_getobject = TRUE;
         else if (wcscmp(argv[i], L"--hang-on-gettext") == 0)
             g_hang_on_gettext = TRUE;
+        else if (wcscmp(argv[i], L"--hang-on-click") == 0)
+            g_hang_on_click = TRUE;
+        else if (wcscmp(argv[i], L"--crash-on-click") == 0)
+            g_crash_on_click = TRUE;
         else
             return 1;
     }
@@ -123,7 +146,7 @@ int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmd, int show)
     snprintf(line, sizeof line, "{\"event\":\"ready\",\"hwnd\":\"0x%llx\",\"pid\":%lu}\n",
              (unsigned long long)(uintptr_t)h, (unsigned long)GetCurrentProcessId());
     log_line(line);
-    if (!g_hang_on_getobject && !g_hang_on_gettext)
+    if (!g_hang_on_getobject && !g_hang_on_gettext && !g_hang_on_click && !g_crash_on_click)
         SetTimer(h, 1, (UINT)(hang_after > 0 ? hang_after : 1), NULL);
     MSG m;
     while (GetMessageW(&m, NULL, 0, 0) > 0) {

@@ -42,7 +42,9 @@
  *                  a click). Canvas: control "canvas", button, x, y, target.
  *   checkbox       control "Enable feature", checked
  *   text_changed   control "edit" | "dialog_edit", text (the whole text)
- *   list_select    index, text;  list_double_click  index, text
+ *   list_select    index, text;  list_double_click  index, text. With --list-select
+ *                  extended, list_select also has selected: the indexes of every selected
+ *                  item, in order (index is then the item with the focus rectangle)
  *   combo_select   index, text;  combo_dropdown  open
  *   wheel          control "list" | "canvas", delta (+120 per notch away from the user),
  *                  horizontal (true for WM_MOUSEHWHEEL), x, y (client pixels of the
@@ -1751,6 +1753,31 @@ static void log_index_text(const char *event, HWND ctl, UINT get_cur, UINT get_l
     line_end(&l);
 }
 
+/* list_select of the multiple-selection list: the item with the focus rectangle and
+ * every selected item. */
+static void log_list_selection(HWND ctl)
+{
+    wchar_t text[64] = L"";
+    int caret = (int)SendMessageW(ctl, LB_GETCARETINDEX, 0, 0);
+    if (caret >= 0 && SendMessageW(ctl, LB_GETTEXTLEN, (WPARAM)caret, 0) < 64)
+        SendMessageW(ctl, LB_GETTEXT, (WPARAM)caret, (LPARAM)text);
+    int items[64];
+    int n = (int)SendMessageW(ctl, LB_GETSELITEMS, 64, (LPARAM)items);
+    Line l;
+    line_begin(&l, "list_select");
+    line_int(&l, "index", caret);
+    line_str(&l, "text", caret >= 0 ? text : NULL);
+    put_key(&l, "selected");
+    puts_(&l, "[");
+    for (int i = 0; i < n; i++) {
+        char num[16];
+        snprintf(num, sizeof num, "%s%d", i ? "," : "", items[i]);
+        puts_(&l, num);
+    }
+    puts_(&l, "]");
+    line_end(&l);
+}
+
 static void log_menu(HWND hwnd, UINT id)
 {
     wchar_t text[64];
@@ -1839,7 +1866,9 @@ static void main_command(HWND hwnd, int id, int code, HWND ctl)
             log_text_changed("edit", ctl);
         return;
     case IDC_LIST:
-        if (code == LBN_SELCHANGE)
+        if (code == LBN_SELCHANGE && g.multi_select)
+            log_list_selection(ctl);
+        else if (code == LBN_SELCHANGE)
             log_index_text("list_select", ctl, LB_GETCURSEL, LB_GETTEXTLEN, LB_GETTEXT);
         else if (code == LBN_DBLCLK)
             log_index_text("list_double_click", ctl, LB_GETCURSEL, LB_GETTEXTLEN, LB_GETTEXT);

@@ -1,7 +1,9 @@
 """`winagent batch` with the real winagent.exe under Wine, the scripted model and the
 real shell (cmd.exe): checks decide pass and fail, each task's wall time is enforced,
 an interrupted batch resumes with only what was left, and the batch's index.html opens
-cleanly in headless Chromium."""
+cleanly in headless Chromium; a task that fails once passes at its second attempt (its
+setup run again first), and shards given Windows paths merge into one report and one
+valid JUnit file."""
 import glob
 import json
 import os
@@ -11,6 +13,7 @@ import time
 import unittest
 
 import wabrowser
+import wajunit
 import watest
 from watest import TestApp, fake_llm, tool_call, win_path, run_dirs, WINAGENT_EXE
 
@@ -30,10 +33,10 @@ class Batch:
             for t in tasks:
                 f.write(json.dumps(t) + "\n")
 
-    def argv(self, fake, *extra):
+    def argv(self, fake, *extra, log_dir=None):
         return ["wine", WINAGENT_EXE, "batch", win_path(self.file), *extra,
                 "--provider", "openai-compatible", "--base-url", fake.url + "/v1",
-                "--model", "fake-model", "--log-dir", win_path(self.log_dir)]
+                "--model", "fake-model", "--log-dir", win_path(log_dir or self.log_dir)]
 
     def env(self):
         env = dict(os.environ, LLM_API_KEY=KEY, WINAGENT_SHELL=SHELL, WINAGENT_LLM_RETRIES="0")
@@ -41,25 +44,25 @@ class Batch:
             env.pop(k, None)
         return env
 
-    def start(self, fake, *extra):
-        return subprocess.Popen(self.argv(fake, *extra), env=self.env(), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, encoding="utf-8",
-                                errors="replace")
+    def start(self, fake, *extra, log_dir=None):
+        return subprocess.Popen(self.argv(fake, *extra, log_dir=log_dir), env=self.env(),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, encoding="utf-8", errors="replace")
 
-    def run(self, fake, *extra, timeout=240):
-        p = self.start(fake, *extra)
+    def run(self, fake, *extra, timeout=240, log_dir=None):
+        p = self.start(fake, *extra, log_dir=log_dir)
         out, err = p.communicate(timeout=timeout)
         return p.returncode, out, err
 
-    def folder(self):
-        found = glob.glob(os.path.join(self.log_dir, "batch-*-nightly"))
+    def folder(self, log_dir=None):
+        found = glob.glob(os.path.join(log_dir or self.log_dir, "batch-*-nightly*"))
         assert len(found) == 1, os.listdir(self.log_dir) if os.path.isdir(self.log_dir) else None
         return found[0]
 
-    def results(self):
-        if not glob.glob(os.path.join(self.log_dir, "batch-*-nightly")):
+    def results(self, log_dir=None):
+        if not glob.glob(os.path.join(log_dir or self.log_dir, "batch-*-nightly*")):
             return []  # not made yet
-        path = os.path.join(self.folder(), "results.jsonl")
+        path = os.path.join(self.folder(log_dir), "results.jsonl")
         if not os.path.exists(path):
             return []
         with open(path, encoding="utf-8") as f:
@@ -162,6 +165,66 @@ class Batches(unittest.TestCase):
         self.assertEqual(code, 1, err)
         self.assertIn("nightly.jsonl line 2", err)
         self.assertIn('unknown key "promt"', err)
+
+    def test_a_task_that_fails_once_passes_at_its_second_attempt(self):
+        b = Batch([])
+        setups, mark = os.path.join(b.tmp, "setups.txt"), os.path.join(b.tmp, "checked")
+        # the first check fails and leaves a mark; the second finds it
+        check = 'if exist "%s" (exit 0) else (type nul > "%s" & exit 1)' % (win_path(mark),
+                                                                           win_path(mark))
+        with open(b.file, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"id": "flaky", "prompt": "answer", "check": check,
+                                "setup": 'echo attempt>> "%s"' % win_path(setups)}) + "\n")
+        junit = os.path.join(b.tmp, "junit.xml")
+        with fake_llm({"steps": [final("first"), final("second")]}) as fake:
+            code, out, err = b.run(fake, "--attempts", "3", "--junit", win_path(junit))
+            self.assertEqual(len(fake.requests), 2)
+        self.assertEqual(code, 0, err)
+        self.assertEqual([(r["attempts"], r["outcome"]) for r in b.results()],
+                         [(1, "fail"), (2, "pass")])
+        self.assertEqual(b.results()[0]["reason"], "check exited with 1")
+        with open(setups, encoding="utf-8") as f:
+            self.assertEqual(f.read().split(), ["attempt", "attempt"])  # before each attempt
+        self.assertIn("pass@1 0/1, pass@3 1/1", err)
+        j = wajunit.read_valid(self, junit)
+        self.assertEqual([(c["name"], c["verdict"]) for c in j["cases"]], [("flaky", None)])
+        self.assertEqual(j["properties"]["pass@3"], "1/1")
+
+    def test_shards_with_windows_paths_merge_into_one_report(self):
+        tasks = [{"id": "task-%d" % i, "prompt": "answer %d" % i, "check": "exit 0"}
+                 for i in range(1, 5)]
+        b = Batch(tasks)
+        shards = os.path.join(b.tmp, "shards")
+        folders, ids = [], []
+        with fake_llm({"steps": [final("done")], "after_end": "repeat_last"}) as fake:
+            for i in (1, 2):
+                log_dir = os.path.join(shards, "shard-%d" % i)
+                code, out, err = b.run(fake, "--shard", "%d/2" % i, log_dir=log_dir)
+                self.assertEqual(code, 0, err)
+                folders.append(b.folder(log_dir))
+                ids += [r["id"] for r in b.results(log_dir)]
+            self.assertEqual(len(fake.requests), 4)
+        self.assertEqual(sorted(ids), [t["id"] for t in tasks])
+        p = watest.run_winagent("report", *[win_path(f) + "\\" for f in folders],
+                                "--out", win_path(shards), timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("merged 2 batch folders: 4 tasks: pass 4", p.stderr)
+        with open(os.path.join(shards, "results.jsonl"), encoding="utf-8") as f:
+            merged = [json.loads(line) for line in f]
+        self.assertEqual(sorted(r["id"] for r in merged), sorted(ids))
+        for r in merged:  # relative, with "/", whatever the separators given
+            self.assertRegex(r["run_folder"], r"^shard-[12]/batch-[0-9-]+-nightly-shard-[12]"
+                                              r"-of-2/[^/\\]+$")
+        j = wajunit.read_valid(self, os.path.join(shards, "junit.xml"))
+        self.assertEqual(sorted(c["name"] for c in j["cases"]), sorted(ids))
+        index = wabrowser.page_facts(os.path.join(shards, "index.html"), follow=True)
+        wabrowser.assert_page_sound(self, index, shards)
+        self.assertEqual(index["rows"], 4)
+        self.assertEqual(len(index["followed"]), 4)
+        for page in index["followed"]:
+            self.assertTrue(page["loaded"])
+            self.assertEqual(page["finalAnswer"], "done")
+        watest.assert_secret_absent(self, b.tmp, KEY)
 
 
 if __name__ == "__main__":

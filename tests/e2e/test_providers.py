@@ -137,8 +137,8 @@ class LocalServers(unittest.TestCase):
     def test_uitars_grammar_lands_on_its_target(self):
         # UI-TARS-1.5 writes points in pixels of the screenshot after its smart resize.
         steps = [
-            {"text": "Thought: The red square is the target.\nAction: click(start_box="
-                     "'<|box_start|>(${tars_x:ff0000},${tars_y:ff0000})<|box_end|>')",
+            {"text": "Thought: The red square is the target.\nAction: click(point="
+                     "'<point>${tars_x:ff0000} ${tars_y:ff0000}</point>')",
              "expect": {"has_image": True}},
             {"text": "Thought: Done.\nAction: finished(content='clicked red')"},
         ]

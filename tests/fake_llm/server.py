@@ -44,6 +44,8 @@ except ImportError:  # imported from elsewhere without this folder on sys.path
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import png_decode
 from wires import WIRES  # the Responses and Messages APIs  # noqa: E402
+import strict  # what the real services refuse, rule by rule  # noqa: E402
+import computer_rules  # safety checks and displays of the computer tools  # noqa: E402
 
 HOST = "127.0.0.1"
 DEFAULT_IDLE_EXIT = 600.0
@@ -77,6 +79,10 @@ REFUSALS = {
     "tool_choice": {"object": "error", "type": "BadRequestError", "param": None, "code": 400,
                     "message": "\"auto\" tool choice requires --enable-auto-tool-choice and "
                                "--tool-call-parser to be set"},
+    # Azure OpenAI's older api-versions: stream_options is an unknown argument there
+    "stream_options": {"error": {"message": "Unrecognized request argument supplied: "
+                                            "stream_options",
+                                 "type": "invalid_request_error", "param": None, "code": None}},
 }
 EXPECTS = frozenset({"has_image", "has_tree", "contains", "not_contains", "tool_result_for"})
 STEP_KEYS = frozenset({
@@ -109,14 +115,15 @@ TARS_FACTOR, TARS_MIN_PIXELS, TARS_MAX_PIXELS = 28, 100 * 28 * 28, 16384 * 28 * 
 
 
 def smart_resize(width, height):
-    """(width, height) of the image the model sees: sides multiples of 28, bounded area."""
+    """(width, height) of the image the model sees: sides multiples of 28, bounded area;
+    Python's round() as the servers' own code (qwen_vl_utils) uses it: halves to even."""
     import math
-    rb = lambda v: max(TARS_FACTOR, int(math.floor(v / TARS_FACTOR + 0.5)) * TARS_FACTOR)
+    rb = lambda v: max(TARS_FACTOR, round(v / TARS_FACTOR) * TARS_FACTOR)
     w, h = rb(width), rb(height)
     if w * h > TARS_MAX_PIXELS:
         beta = math.sqrt(width * height / TARS_MAX_PIXELS)
-        w = int(math.floor(width / beta / TARS_FACTOR)) * TARS_FACTOR
-        h = int(math.floor(height / beta / TARS_FACTOR)) * TARS_FACTOR
+        w = max(TARS_FACTOR, int(math.floor(width / beta / TARS_FACTOR)) * TARS_FACTOR)
+        h = max(TARS_FACTOR, int(math.floor(height / beta / TARS_FACTOR)) * TARS_FACTOR)
     elif w * h < TARS_MIN_PIXELS:
         beta = math.sqrt(TARS_MIN_PIXELS / (width * height))
         w = int(math.ceil(width * beta / TARS_FACTOR)) * TARS_FACTOR
@@ -606,6 +613,8 @@ def refusal(refuse, req):
         return "tool_choice"
     if "tools_without_parser" in refuse and body.get("tools"):
         return "tools_without_parser"
+    if "stream_options" in refuse and "stream_options" in body:
+        return "stream_options"
     return None
 
 
@@ -656,7 +665,14 @@ def gemini_computer_errors(body):
     if clash:
         errors.append("custom functions named like predefined ones: %s" % sorted(clash))
     calls = {}  # id or name -> args, of predefined calls
-    for content in body.get("contents") or []:
+    contents = body.get("contents") or []
+    last = None  # the latest turn's last answer to the computer tool, which has its screenshot
+    for part in (contents[-1].get("parts") or []) if contents and isinstance(contents[-1], dict) \
+            else []:
+        fr = part.get("functionResponse") if isinstance(part, dict) else None
+        if isinstance(fr, dict) and fr.get("name") not in declared:
+            last = fr
+    for content in contents:
         for part in (content.get("parts") or []) if isinstance(content, dict) else []:
             if not isinstance(part, dict):
                 continue
@@ -670,10 +686,12 @@ def gemini_computer_errors(body):
             if key not in calls:
                 errors.append("functionResponse %r answers no call of the computer tool" % key)
                 continue
+            # older answers may drop their screenshots, as the reference client does; the
+            # latest one carries its own
             images = [p.get("inlineData") for p in fr.get("parts") or [] if isinstance(p, dict)]
-            if not images or not all(isinstance(im, dict) and im.get("mimeType") == "image/png"
-                                     and isinstance(im.get("data"), str) and im["data"]
-                                     for im in images):
+            if (images or fr is last) and not (images and all(
+                    isinstance(im, dict) and im.get("mimeType") == "image/png"
+                    and isinstance(im.get("data"), str) and im["data"] for im in images)):
                 errors.append("functionResponse %r carries no PNG screenshot in its parts" % key)
             resp = fr.get("response")
             if not isinstance(resp, dict):
@@ -1366,25 +1384,33 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             record["outcome"] = "sent"
             return record
 
-        problems = WIRES[provider].validate(body, record["headers"]) if provider in WIRES else []
-        invalid = gemini_computer_errors(body) if provider == "gemini" else []
-        if invalid:
-            record["protocol_errors"] = invalid
-        problems = problems + invalid
-        if problems:  # the API's own 400: the request is not what the reference says
-            record["response"] = {"kind": "invalid", "status": 400, "problems": problems}
+        # a local server's own refusals come first: it does not check what OpenAI checks
+        local = refusal(fake.scenario.refuse, req)
+        if local:  # the server's own 400: no step is consumed
+            record["response"] = {"kind": "refused", "status": 400, "refusal": local}
             req.n = fake._add_record(record)
-            err = error_body(provider, 400, {}, req.model)
-            err["error"]["message"] = "fake_llm: " + "; ".join(problems)
-            self.send_json(400, err)
+            self.send_json(400, REFUSALS[local])
             record["outcome"] = "sent"
             return record
 
-        refused = refusal(fake.scenario.refuse, req)
-        if refused:  # the server's own 400: no step is consumed
-            record["response"] = {"kind": "refused", "status": 400, "refusal": refused}
+        problems = WIRES[provider].validate(body, record["headers"]) if provider in WIRES else []
+        invalid = gemini_computer_errors(body) if provider == "gemini" else []
+        invalid = invalid + computer_rules.errors(provider, body)
+        if invalid:
+            record["protocol_errors"] = invalid
+        refused = strict.refusals(provider, body, record["headers"], url.query, req.model,
+                                  fake.memory)
+        problems = problems + invalid
+        if problems or refused:  # the API's own answer: the request is not what it takes
+            status = refused[0].status if refused else 400
+            record["response"] = {"kind": "invalid", "status": status,
+                                  "problems": problems + [r.message for r in refused]}
             req.n = fake._add_record(record)
-            self.send_json(400, REFUSALS[refused])
+            err = error_body(provider, status, {}, req.model)
+            err["error"]["message"] = "; ".join(
+                (["fake_llm: " + "; ".join(problems)] if problems else [])
+                + [r.message for r in refused])
+            self.send_json(status, err)
             record["outcome"] = "sent"
             return record
 
@@ -1448,6 +1474,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         """
         reply = Reply(step, req, req.n)
         q = reply.quirks
+        self.fake.remember(req, reply)
         if not req.stream:
             if cut and cut[0] == "error":
                 self.send_json(200, stream_error_object(req.provider))
@@ -1674,6 +1701,9 @@ class FakeLLM:
         self._threads = []
         self._stop_lock = threading.Lock()
         self.idle_exited = False
+        # what this server answered, which later requests must give back as the real
+        # services want it (strict.py)
+        self.memory = strict.Memory()
 
     # -- lifecycle
 
@@ -1747,6 +1777,20 @@ class FakeLLM:
         index = self._policy_turns
         self._policy_turns += 1
         return index, copy.deepcopy(step)
+
+    def remember(self, req, reply):
+        """Notes what a reply issues that later requests are checked against: Gemini's
+        thought signatures, the Responses API's reasoning items and stored responses."""
+        if req.provider == "gemini":
+            parts, _ = _gemini_calls(reply)
+            sig = _gemini_signature(reply)
+            if parts and sig:
+                parts[0]["thoughtSignature"] = sig
+            self.memory.remember_gemini(parts)
+        elif req.provider == "responses":
+            self.memory.remember_responses("resp_fake%d" % req.n,
+                                           WIRES["responses"]._items(reply, req),
+                                           strict.stored(req.body))
 
     def _add_record(self, record):
         """Append a record (assigning its number) and write it to the JSONL file."""

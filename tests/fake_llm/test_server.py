@@ -47,13 +47,25 @@ OLD_TREE = """Window: "Old" (old.exe) hwnd=0x1 frame=[0,0][10,10]
 
 # ------------------------------------------------------------------------- helpers
 
+GEMINI_KEY = "AIza-test-key"
+
+
+def request_headers(path, headers):
+    """JSON, and for Gemini the API key in its header (as the API wants it) unless the
+    test gives its own headers or a key in the query."""
+    h = {"Content-Type": "application/json"}
+    if "/models/" in path and "key=" not in path and headers is None:
+        h["x-goog-api-key"] = GEMINI_KEY
+    h.update(headers or {})
+    return h
+
+
 def post(fake, path, body, headers=None, timeout=10):
     """POST JSON; returns (status, headers dict with lower-case names, body bytes)."""
     conn = http.client.HTTPConnection("127.0.0.1", fake.port, timeout=timeout)
     try:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
-        h = {"Content-Type": "application/json"}
-        h.update(headers or {})
+        h = request_headers(path, headers)
         conn.request("POST", path, body=data, headers=h)
         resp = conn.getresponse()
         return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
@@ -64,8 +76,7 @@ def post(fake, path, body, headers=None, timeout=10):
 def open_stream(fake, path, body, headers=None, timeout=10):
     """POST and return (conn, response) without reading the body."""
     conn = http.client.HTTPConnection("127.0.0.1", fake.port, timeout=timeout)
-    h = {"Content-Type": "application/json"}
-    h.update(headers or {})
+    h = request_headers(path, headers)
     conn.request("POST", path, body=json.dumps(body).encode(), headers=h)
     return conn, conn.getresponse()
 
@@ -1357,6 +1368,388 @@ class TestResponsesAndMessages(ServerCase):
                      "unexpected tool_use_id", "text content blocks must be non-empty",
                      "without tool_result blocks immediately after: t1"):
             self.assertIn(want, msg)
+
+
+def refused(test, fake, path, body, status, want, headers=None):
+    """POSTs body and checks the fake refused it as the real service would: the status,
+    the message, and no step taken."""
+    st, _, data = post(fake, path, body, headers)
+    test.assertEqual(st, status, data)
+    err = json.loads(data)
+    test.assertIn(want, err["error"]["message"])
+    test.assertEqual(fake.requests[-1]["response"]["kind"], "invalid")
+    test.assertIsNone(fake.requests[-1]["step"])
+
+
+class TestStrictGemini(ServerCase):
+    """Each Gemini rule of strict.py refuses what the API refuses, and lets pass what it
+    takes."""
+
+    CALLS = [{"role": "user", "parts": [{"text": "go"}]},
+             {"role": "model", "parts": [
+                 {"functionCall": {"name": "desktop", "args": {"action": "wait"}, "id": "a"}},
+                 {"functionCall": {"name": "powershell", "args": {}, "id": "b"}}]}]
+
+    def answers(self, *responses):
+        return self.CALLS + [{"role": "user", "parts": [{"functionResponse": r}
+                                                        for r in responses]}]
+
+    def test_the_key_in_its_header_or_query(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        refused(self, fake, GEM, gemini_body(), 403, "unregistered callers", headers={})
+        refused(self, fake, GEM, gemini_body(), 401, "Expected OAuth 2 access token",
+                headers={"Authorization": "Bearer AIza-key"})
+        self.assertEqual(post(fake, GEM, gemini_body())[0], 200)
+        self.assertEqual(post(fake, GEM + "?key=AIza-key", gemini_body(), headers={})[0], 200)
+
+    def test_one_function_response_per_call_each_answering_its_call(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        a = {"name": "desktop", "id": "a", "response": {"output": "waited"}}
+        b = {"name": "powershell", "id": "b", "response": {"error": "denied"}}
+        refused(self, fake, GEM, gemini_body(self.answers(a)), 400,
+                "number of function response parts is equal to the number of function call")
+        refused(self, fake, GEM, gemini_body(self.answers(a, dict(b, name="desktop"))), 400,
+                "answers no function call of the turn before")
+        refused(self, fake, GEM, gemini_body(self.answers(a, dict(b, id="zz"))), 400,
+                "answers no function call of the turn before")
+        refused(self, fake, GEM, gemini_body([{"role": "user", "parts": [
+            {"functionResponse": a}]}]), 400, "comes immediately after a function call turn")
+        self.assertEqual(post(fake, GEM, gemini_body(self.answers(b, a)))[0], 200)
+
+    def test_function_responses_shaped_as_documented(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        a = {"name": "desktop", "id": "a", "response": {"output": "waited"}}
+        b = {"name": "powershell", "id": "b", "response": {"output": "ok"}}
+        refused(self, fake, GEM, gemini_body(self.answers(a, dict(b, response="ok"))), 400,
+                "response: a JSON object (Struct) is required")
+        refused(self, fake, GEM, gemini_body(self.answers(
+            a, dict(b, parts=[{"text": "a screenshot"}]))), 400, "inline data")
+        shot = {"inlineData": {"mimeType": "image/png", "data": "iVBORw0K"}}
+        self.assertEqual(post(fake, GEM, gemini_body(self.answers(a, dict(b, parts=[shot]))))[0],
+                         200)
+
+    def test_gemini_3_calls_go_back_with_their_thought_signature(self):
+        call = {"name": "desktop", "arguments": {"action": "wait"}}
+        fake = self.start({"steps": [{"tool_calls": [call], "quirks": {"thought_signature": "SIG"}},
+                                     {"text": "ok"}], "after_end": "repeat_last"})
+        path = "/v1beta/models/gemini-3-flash-preview:generateContent"
+        st, _, data = post(fake, path, gemini_body())
+        part = json.loads(data)["candidates"][0]["content"]["parts"][0]
+        self.assertEqual(part["thoughtSignature"], "SIG")
+        fc = dict(part["functionCall"])
+        turns = [{"role": "user", "parts": [{"text": "hi"}]},
+                 {"role": "model", "parts": [{"functionCall": fc}]},
+                 {"role": "user", "parts": [{"functionResponse": {
+                     "name": "desktop", "response": {"output": "waited"}}}]}]
+        refused(self, fake, path, gemini_body(turns), 400,
+                "Function call is missing a thought_signature")
+        turns[1]["parts"][0]["thoughtSignature"] = "Zm9yZ2Vk"
+        refused(self, fake, path, gemini_body(turns), 400, "Corrupted thought signature")
+        turns[1]["parts"][0]["thoughtSignature"] = "SIG"
+        self.assertEqual(post(fake, path, gemini_body(turns))[0], 200)
+        # an earlier turn (before the latest user text) is not checked, nor other models
+        turns[1]["parts"][0].pop("thoughtSignature")
+        later = turns + [{"role": "model", "parts": [{"text": "done"}]},
+                         {"role": "user", "parts": [{"text": "and now?"}]}]
+        self.assertEqual(post(fake, path, gemini_body(later))[0], 200)
+        self.assertEqual(post(fake, GEM, gemini_body(turns))[0], 200)
+
+
+class TestStrictResponses(ServerCase):
+    """Each Responses rule of strict.py: storage, include, references, reasoning items
+    given back whole and with the item that followed them."""
+
+    CLICK = {"tool_calls": [{"name": "computer", "arguments": {
+        "action": {"type": "click", "button": "left", "x": 5, "y": 9}}}],
+        "reasoning": "the button is there"}
+    TOOLS = [{"type": "computer_use_preview", "display_width": 100, "display_height": 80,
+              "environment": "windows"}]
+    SHOT = {"type": "computer_screenshot", "image_url": "data:image/png;base64,iVBORw0K"}
+
+    def body(self, input_items, **kw):
+        return dict({"model": "computer-use-preview", "input": input_items,
+                     "tools": self.TOOLS}, **kw)
+
+    def first(self, fake, **kw):
+        """The first request, answered with reasoning and a computer_call: its items."""
+        st, _, data = post(fake, "/v1/responses",
+                           self.body([{"role": "user", "content": "go"}], **kw))
+        self.assertEqual(st, 200, data)
+        return json.loads(data)["output"]
+
+    def echo(self, items):
+        return [{"role": "user", "content": "go"}] + items + [
+            {"type": "computer_call_output", "call_id": items[-1]["call_id"], "output": self.SHOT}]
+
+    def test_store_and_include_are_what_the_api_takes(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        user = [{"role": "user", "content": "go"}]
+        refused(self, fake, "/v1/responses", self.body(user, store="no"), 400,
+                "Invalid type for 'store'")
+        refused(self, fake, "/v1/responses", self.body(user, include=["reasoning.secrets"]), 400,
+                "Invalid value for 'include'")
+        st, _, _ = post(fake, "/v1/responses", self.body(
+            user, store=False, include=["reasoning.encrypted_content"]))
+        self.assertEqual(st, 200)
+
+    def test_without_storage_reasoning_goes_back_whole(self):
+        fake = self.start({"steps": [self.CLICK, {"text": "ok"}], "after_end": "repeat_last"})
+        opts = {"store": False, "include": ["reasoning.encrypted_content"]}
+        items = self.first(fake, **opts)
+        self.assertEqual([i["type"] for i in items], ["reasoning", "computer_call"])
+        rs = items[0]
+        self.assertTrue(rs["encrypted_content"])
+        by_id = dict(rs)
+        del by_id["encrypted_content"]
+        refused(self, fake, "/v1/responses", self.body(self.echo([by_id, items[1]]), **opts),
+                404, "Items are not persisted when `store` is set to false")
+        refused(self, fake, "/v1/responses", self.body(self.echo(
+            [dict(rs, encrypted_content="Zm9yZ2Vk"), items[1]]), **opts), 400,
+            "could not be verified")
+        refused(self, fake, "/v1/responses", self.body(self.echo(
+            [dict(rs, id="rs_madeup"), items[1]]), **opts), 404, "Item with id 'rs_madeup'")
+        swapped = [{"role": "user", "content": "go"}, items[1], rs,
+                   {"type": "computer_call_output", "call_id": items[1]["call_id"],
+                    "output": self.SHOT}]
+        refused(self, fake, "/v1/responses", self.body(swapped, **opts), 400,
+                "provided without its required following item")
+        self.assertEqual(post(fake, "/v1/responses", self.body(self.echo(items), **opts))[0], 200)
+
+    def test_stored_reasoning_may_go_back_by_id(self):
+        fake = self.start({"steps": [self.CLICK, {"text": "ok"}], "after_end": "repeat_last"})
+        items = self.first(fake)  # store defaults to true
+        self.assertNotIn("encrypted_content", items[0])
+        self.assertEqual(post(fake, "/v1/responses", self.body(self.echo(items)))[0], 200)
+
+    def test_a_computer_call_goes_back_after_its_reasoning(self):
+        fake = self.start({"steps": [self.CLICK, {"text": "ok"}], "after_end": "repeat_last"})
+        items = self.first(fake)
+        refused(self, fake, "/v1/responses", self.body(self.echo(items[1:])), 400,
+                "of type 'computer_call' was provided without its required 'reasoning' item")
+
+    def test_references_name_only_what_was_stored(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        user = [{"role": "user", "content": "go"}]
+        st, _, data = post(fake, "/v1/responses", self.body(user, store=False))
+        unstored = json.loads(data)["id"]
+        refused(self, fake, "/v1/responses", self.body(user, previous_response_id=unstored), 400,
+                "Previous response with id '%s' not found" % unstored)
+        refused(self, fake, "/v1/responses", self.body(
+            user + [{"type": "item_reference", "id": "msg_gone"}]), 404,
+            "Items are not persisted")
+        st, _, data = post(fake, "/v1/responses", self.body(user))
+        stored = json.loads(data)
+        self.assertEqual(post(fake, "/v1/responses", self.body(
+            user + [{"type": "item_reference", "id": stored["output"][0]["id"]}],
+            previous_response_id=stored["id"]))[0], 200)
+
+
+class TestStrictMessages(ServerCase):
+    """Each Messages rule of strict.py and wires.py: the computer tool's version by model,
+    enable_zoom, every tool_use answered, is_error a boolean."""
+
+    HEADERS = {"anthropic-version": "2023-06-01", "x-api-key": "k",
+               "anthropic-beta": "computer-use-2025-01-24,computer-use-2025-11-24"}
+
+    def body(self, model, tool_type, **tool):
+        return {"model": model, "max_tokens": 100,
+                "messages": [{"role": "user", "content": "go"}],
+                "tools": [dict({"type": tool_type, "name": "computer", "display_width_px": 100,
+                                "display_height_px": 80}, **tool)]}
+
+    def test_each_model_takes_its_computer_tool_version(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        h = self.HEADERS
+        refused(self, fake, "/v1/messages", self.body("claude-sonnet-4-6", "computer_20250124"),
+                400, "'claude-sonnet-4-6' does not support tool types: computer_20250124.",
+                headers=h)
+        refused(self, fake, "/v1/messages",
+                self.body("claude-sonnet-4-5-20250929", "computer_20251124"), 400,
+                "does not support tool types: computer_20251124", headers=h)
+        refused(self, fake, "/v1/messages",
+                self.body("claude-sonnet-4-5", "computer_20250124", enable_zoom=True), 400,
+                "enable_zoom: Extra inputs are not permitted", headers=h)
+        for model, tool in (("claude-sonnet-4-6", "computer_20251124"),
+                            ("claude-opus-4-7", "computer_20251124"),
+                            ("claude-3-7-sonnet-20250219", "computer_20250124"),
+                            ("claude-opus-4-20250514", "computer_20250124")):
+            zoom = {"enable_zoom": True} if tool == "computer_20251124" else {}
+            st, _, data = post(fake, "/v1/messages", self.body(model, tool, **zoom), h)
+            self.assertEqual(st, 200, (model, data))
+
+    def test_every_tool_use_answered_and_is_error_a_boolean(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        turns = [{"role": "user", "content": "go"},
+                 {"role": "assistant", "content": [
+                     {"type": "tool_use", "id": "t1", "name": "desktop", "input": {}},
+                     {"type": "tool_use", "id": "t2", "name": "desktop", "input": {}}]},
+                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                               "content": "ok"}]}]
+        body = {"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": turns}
+        refused(self, fake, "/v1/messages", body, 400,
+                "tool_use ids were found without tool_result blocks immediately after: t2",
+                headers=self.HEADERS)
+        turns[2]["content"].append({"type": "tool_result", "tool_use_id": "t2",
+                                    "content": "failed", "is_error": "yes"})
+        refused(self, fake, "/v1/messages", body, 400, "is_error: Input should be a valid boolean",
+                headers=self.HEADERS)
+        turns[2]["content"][1]["is_error"] = True
+        self.assertEqual(post(fake, "/v1/messages", body, self.HEADERS)[0], 200)
+
+
+class TestStrictChatCompletions(ServerCase):
+    """Each Chat Completions rule of strict.py: OpenAI's request schema, every tool_call_id
+    answered, stream_options only when streaming; and Azure's refusal of stream_options."""
+
+    CALL = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "desktop", "arguments": "{}"}},
+        {"id": "c2", "type": "function", "function": {"name": "desktop", "arguments": "{}"}}]}
+
+    def test_requests_follow_the_schema(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        refused(self, fake, OAI, {"model": "gpt-test"}, 400, "missing required property 'messages'")
+        refused(self, fake, OAI, openai_body(messages=[{"role": "robot", "content": "hi"}]), 400,
+                "Invalid request")
+        refused(self, fake, OAI, dict(openai_body(), temperature="warm"), 400, "temperature")
+        self.assertEqual(post(fake, OAI, openai_body())[0], 200)
+
+    def test_every_tool_call_id_answered(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        user = {"role": "user", "content": "go"}
+        one = {"role": "tool", "tool_call_id": "c1", "content": "done"}
+        refused(self, fake, OAI, openai_body(messages=[user, self.CALL, one]), 400,
+                "did not have response messages: c2")
+        refused(self, fake, OAI, openai_body(messages=[user, one]), 400,
+                "must be a response to a preceeding message with 'tool_calls'")
+        refused(self, fake, OAI, openai_body(messages=[
+            user, self.CALL, one, dict(one, tool_call_id="c3")]), 400,
+            "must be a response to a preceeding message with 'tool_calls'")
+        two = dict(one, tool_call_id="c2")
+        self.assertEqual(post(fake, OAI, openai_body(messages=[user, self.CALL, one, two]))[0],
+                         200)
+
+    def test_stream_options_only_when_streaming(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        refused(self, fake, OAI, dict(openai_body(), stream_options={"include_usage": True}), 400,
+                "only allowed when 'stream' is enabled")
+        self.assertEqual(post(fake, OAI, openai_body(stream=True, include_usage=True))[0], 200)
+
+    def test_a_server_that_refuses_stream_options(self):
+        fake = self.start({"refuse": ["stream_options"], "steps": [{"text": "ok"}]})
+        st, _, data = post(fake, OAI, openai_body(stream=True, include_usage=True))
+        self.assertEqual(st, 400)
+        self.assertEqual(json.loads(data)["error"]["message"],
+                         "Unrecognized request argument supplied: stream_options")
+        self.assertEqual(post(fake, OAI, openai_body(stream=True))[0], 200)
+
+
+def png_b64(width, height):
+    """A base64 PNG header of width x height (what the computer rules read of an image)."""
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr)
+                            + chunk(b"IEND", b"")).decode()
+
+
+class TestComputerRules(ServerCase):
+    """Each rule of the computer tools refuses a request that breaks it and passes one
+    that keeps it, so the fake cannot agree with a wrong client."""
+
+    STEP = {"text": "ok"}
+    FLAGGED = {"x": 10, "y": 20, "safety_decision": {"decision": "require_confirmation",
+                                                     "explanation": "Saving over a file"}}
+
+    def gemini(self, response):
+        shot = {"inlineData": {"mimeType": "image/png", "data": png_b64(1280, 720)}}
+        return {"tools": [{"computerUse": {"environment": "ENVIRONMENT_DESKTOP"}}],
+                "contents": [
+                    {"role": "user", "parts": [{"text": "save"}]},
+                    {"role": "model", "parts": [{"functionCall": {"name": "click_at",
+                                                                  "args": self.FLAGGED}}]},
+                    {"role": "user", "parts": [{"functionResponse": {
+                        "name": "click_at", "response": response, "parts": [shot]}}]}]}
+
+    def test_gemini_refuses_an_unacknowledged_safety_decision(self):
+        fake = self.start({"steps": [self.STEP]})
+        status, _, data = post(fake, GEM, self.gemini({"content": "refused"}))
+        self.assertEqual(status, 400)
+        err = json.loads(data)["error"]
+        self.assertEqual(err["status"], "INVALID_ARGUMENT")
+        self.assertIn("The safety decision from function call click_at must be acknowledged in "
+                      "the corresponding function response.", err["message"])
+        status, _, _ = post(fake, GEM, self.gemini({"content": "ok",
+                                                    "safety_acknowledgement": "true"}))
+        self.assertEqual(status, 200)
+
+    CHECK = {"id": "cu_sc_1", "code": "malicious_instructions", "message": "Odd text"}
+
+    def responses(self, display=(1280, 720), shot=(1280, 720), **output):
+        return {"model": "computer-use-preview",
+                "tools": [{"type": "computer_use_preview", "display_width": display[0],
+                           "display_height": display[1], "environment": "windows"}],
+                "input": [{"role": "user", "content": "save"},
+                          {"type": "computer_call", "call_id": "c1",
+                           "action": {"type": "click", "button": "left", "x": 1, "y": 2},
+                           "pending_safety_checks": [self.CHECK]},
+                          dict({"type": "computer_call_output", "call_id": "c1",
+                                "output": {"type": "computer_screenshot",
+                                           "image_url": "data:image/png;base64,"
+                                                        + png_b64(*shot)}}, **output)]}
+
+    def refused(self, fake, path, body, want, headers=None):
+        status, _, data = post(fake, path, body, headers)
+        self.assertEqual(status, 400, data)
+        self.assertIn(want, json.loads(data)["error"]["message"])
+
+    def test_responses_refuses_checks_left_pending_or_never_pending(self):
+        fake = self.start({"steps": [self.STEP]})
+        self.refused(fake, "/v1/responses", self.responses(),
+                     "Computer tool has unacknowledged safety check for ['cu_sc_1']")
+        self.refused(fake, "/v1/responses",
+                     self.responses(acknowledged_safety_checks=[{"id": "cu_sc_9"}]),
+                     "must echo the call's pending checks")
+        status, _, _ = post(fake, "/v1/responses",
+                            self.responses(acknowledged_safety_checks=[self.CHECK]))
+        self.assertEqual(status, 200)
+
+    def test_responses_refuses_a_screenshot_unlike_the_display(self):
+        fake = self.start({"steps": [self.STEP]})
+        self.refused(fake, "/v1/responses",
+                     self.responses(shot=(1000, 800), acknowledged_safety_checks=[self.CHECK]),
+                     "a 1000x800 screenshot for the 1280x720 display_width/display_height")
+
+    HEADERS = {"anthropic-version": "2023-06-01", "x-api-key": "k",
+               "anthropic-beta": "computer-use-2025-01-24"}
+
+    def anthropic(self, first=(1280, 720), result=(1280, 720), action="screenshot"):
+        def image(size):
+            return {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                "data": png_b64(*size)}}
+        return {"model": "claude-sonnet-4-5", "max_tokens": 100,
+                "tools": [{"type": "computer_20250124", "name": "computer",
+                           "display_width_px": 1280, "display_height_px": 720}],
+                "messages": [
+                    {"role": "user", "content": [{"type": "text", "text": "save"},
+                                                 image(first)]},
+                    {"role": "assistant", "content": [{"type": "tool_use", "id": "t1",
+                                                       "name": "computer",
+                                                       "input": {"action": action}}]},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                                  "content": [image(result)]}]}]}
+
+    def test_anthropic_refuses_screenshots_unlike_the_display_or_over_the_limits(self):
+        fake = self.start({"steps": [self.STEP, self.STEP]})
+        self.refused(fake, "/v1/messages", self.anthropic(result=(1000, 800)),
+                     "messages.2: a 1000x800 screenshot for the 1280x720 display", self.HEADERS)
+        self.refused(fake, "/v1/messages", self.anthropic(first=(1280, 1024)),
+                     "a 1280x1024 image is over 1568 px or 1150000 pixels", self.HEADERS)
+        self.refused(fake, "/v1/messages", self.anthropic(result=(300, 900), action="zoom"),
+                     "a zoom's 300x900 image is larger than the 1280x720 display", self.HEADERS)
+        for body in (self.anthropic(), self.anthropic(result=(300, 200), action="zoom")):
+            status, _, data = post(fake, "/v1/messages", body, self.HEADERS)
+            self.assertEqual(status, 200, data)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Validate JSON documents against one definition of a JSON/OpenAPI schema file.
 
-Written for ../shared/specs/openai-chat-completions.schema.json: it supports what that
-file uses -- type (also lists), nullable, enum, properties, required,
+Written for specs/openai-chat-completions.schema.json (OpenAI's OpenAPI description of
+Chat Completions requests): it supports what that file uses -- type (also lists),
+nullable, enum, properties, required,
 additionalProperties, items, minItems/maxItems, minimum/maximum, minLength/maxLength,
 pattern, anyOf, oneOf (exactly one branch), allOf and local $ref. Annotations
 (description, format, discriminator, default, x-*) are ignored.

@@ -12,6 +12,8 @@ providers' references (openai-python types/responses, anthropic-sdk-python types
 import json
 import time
 
+from strict import encrypted_reasoning
+
 
 def _split(s, pieces=3):
     n = max(1, min(pieces, len(s)))
@@ -121,7 +123,7 @@ class Responses:
                 computer_calls[item.get("call_id")] = item
             elif t == "computer_call_output":
                 p.extend(Responses._computer_output(item, where, computer_calls))
-            elif t == "reasoning":
+            elif t in ("reasoning", "item_reference"):  # checked in strict.py
                 continue
             else:
                 p.append("%s.type: unknown item type %r" % (where, t))
@@ -229,8 +231,12 @@ class Responses:
     def _items(reply, req):
         items = []
         if reply.reasoning:
-            items.append({"id": "rs_fake%d" % req.n, "type": "reasoning",
-                          "summary": [{"type": "summary_text", "text": reply.reasoning}]})
+            rs = {"id": "rs_fake%d" % req.n, "type": "reasoning",
+                  "summary": [{"type": "summary_text", "text": reply.reasoning}]}
+            include = req.body.get("include")
+            if isinstance(include, list) and "reasoning.encrypted_content" in include:
+                rs["encrypted_content"] = encrypted_reasoning(rs["id"])
+            items.append(rs)
         if reply.text:
             items.append({"id": "msg_fake%d" % req.n, "type": "message", "status": "completed",
                           "role": "assistant",
@@ -460,7 +466,9 @@ class Anthropic:
                             p.extend(Anthropic._image(ib, iw))
                     if not isinstance(inner, (list, str)):
                         p.append("%s.content: a string or a list of blocks" % bw)
-                    if b.get("tool_use_id") in computer_uses and not any(
+                    # older results may drop their screenshots; the latest one has its own
+                    if b.get("tool_use_id") in computer_uses and i == len(msgs) - 1 and \
+                            b is Anthropic._last_result(blocks, computer_uses) and not any(
                             isinstance(ib, dict) and ib.get("type") == "image"
                             for ib in inner if isinstance(inner, list)):
                         p.append("%s: the computer tool's result carries no screenshot" % bw)
@@ -486,6 +494,13 @@ class Anthropic:
         if "tool_choice" in body and not isinstance(body["tool_choice"], dict):
             p.append("tool_choice: an object such as {\"type\": \"auto\"}")
         return p
+
+    @staticmethod
+    def _last_result(blocks, computer_uses):
+        """The last tool_result of blocks that answers the computer tool, or None."""
+        found = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"
+                 and b.get("tool_use_id") in computer_uses]
+        return found[-1] if found else None
 
     @staticmethod
     def _computer_tools(tools, headers, p):

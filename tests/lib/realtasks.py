@@ -15,6 +15,7 @@ items there with the keyboard, after checking that the open menu is in what they
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -33,15 +34,37 @@ SUITE_KEY = r"HKCU\Software\WinagentSuite"
 
 class Pick:
     """An element by type and name; `below` = (type, name) of a label the element is
-    the nearest below (dialogs whose edits all carry one name); name None: any."""
+    the nearest below (dialogs whose edits all carry one name); name None: any.
+    Rows without names (a list the program draws itself) are picked by place, as one
+    reading the image would: `in_list` k keeps the items of the k-th List of the
+    listing (0-based), `nth` takes the n-th match (0-based) in listing order."""
 
-    def __init__(self, type_, name=None, below=None):
+    def __init__(self, type_, name=None, below=None, nth=0, in_list=None):
         self.type, self.name, self.below = type_, name, below
+        self.nth, self.in_list = nth, in_list
+
+    def items_of_list(self, lines):
+        """The lines under the in_list-th List of a listing with depths (a tree)."""
+        lists = [i for i, l in enumerate(lines) if l["type"] == "List" and l["depth"] is not None]
+        if self.in_list >= len(lists):
+            return []
+        at = lists[self.in_list]
+        depth = lines[at]["depth"]
+        out = []
+        for l in lines[at + 1:]:
+            if l["depth"] is None or l["depth"] <= depth:
+                break
+            out.append(l)
+        return out
 
     def find(self, lines):
         """The matching line of a parsed listing, or None."""
+        if self.in_list is not None:
+            lines = self.items_of_list(lines)
         cands = [l for l in lines if l["type"] == self.type
                  and (self.name is None or l["name"] == self.name)]
+        if self.nth:
+            return cands[self.nth] if len(cands) > self.nth else None
         if self.below:
             label = [l for l in lines if (l["type"], l["name"]) == self.below]
             if not label or label[0]["y"] is None:
@@ -57,11 +80,15 @@ class Pick:
 
 
 class Act:
-    """An element action: click, double_click, right_click, set_value, select, expand."""
+    """An element action: click, double_click, right_click, set_value, select, expand.
+    expect: error codes the action must fail with (a click another program's window
+    covers, a program that crashes over it), within `within` seconds; the driver
+    records each such failure in task.failures as (code, seconds, message)."""
 
-    def __init__(self, action, pick, value=None, item=None, menu=False):
+    def __init__(self, action, pick, value=None, item=None, menu=False, expect=(), within=30):
         self.action, self.pick, self.value, self.item = action, pick, value, item
         self.menu = menu  # it opens a menu: the next observation must show it
+        self.expect, self.within = expect, within
 
 
 class Keys:
@@ -108,7 +135,10 @@ def parse_listing(text):
     for line in text.splitlines():
         m = LINE.match(line)
         if m:
+            # marks listed beside an image have no indent and no place: no depth
+            tree = m.group(5) is not None
             out.append({"ref": int(m.group(2)), "type": m.group(3),
+                        "depth": len(m.group(1)) // 2 if tree else None,
                         "name": re.sub(r"\\(.)", r"\1", m.group(4)),
                         "x": int(m.group(5)) if m.group(5) else None,
                         "y": int(m.group(6)) if m.group(6) else None, "rest": m.group(7)})
@@ -140,7 +170,7 @@ class Program:
 
     def start(self):
         if self.path == "testapp":
-            self.app = TestApp().__enter__()
+            self.app = TestApp(*self.args).__enter__()
             self.proc = self.app.proc
             return self
         exe = os.path.join(os.environ["WINEPREFIX"], "drive_c", *self.path.split("/"))
@@ -223,6 +253,79 @@ def file_text(path):
         return None
 
 
+# ---- the grounds of other languages ----
+
+
+class Ground:
+    """The Wine ground of another language (tests/wine/harness.sh with
+    WINAGENT_WINE_LANG): a display and a prefix of its own, made once under that locale
+    and kept in build/native/wine/<lang>/ like the main one. Brought up when a task of
+    that language first runs, down when the suite's test ends."""
+
+    up_now = {}
+
+    def __init__(self, lang):
+        self.lang = lang
+        self.state = os.path.join(os.environ.get("WINAGENT_WINE_STATE", ""),
+                                  lang.split(".")[0])
+
+    def harness(self, cmd):
+        env = dict(os.environ, WINAGENT_WINE_LANG=self.lang)
+        for k in ("DISPLAY", "WINEPREFIX", "LANG", "LC_ALL"):
+            env.pop(k, None)
+        r = subprocess.run(["bash", os.path.join(watest.SRC, "tests", "wine", "harness.sh"),
+                            cmd], env=env, capture_output=True, text=True, timeout=600,
+                           stdin=subprocess.DEVNULL)
+        if r.returncode != 0:
+            raise StepFailed("the %s ground did not come %s: %s" % (self.lang, cmd,
+                                                                   r.stderr[-500:]))
+
+    def env(self):
+        """The variables of the running ground (its env.sh)."""
+        out = {}
+        with open(os.path.join(self.state, "env.sh"), encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r'^export (\w+)="?(.*?)"?$', line.strip())
+                if m:
+                    out[m.group(1)] = m.group(2)
+        return out
+
+    @classmethod
+    def of(cls, lang):
+        g = cls.up_now.get(lang)
+        if not g:
+            g = cls(lang)
+            g.harness("up")
+            cls.up_now[lang] = g
+        return g
+
+    @classmethod
+    def down_all(cls):
+        for g in cls.up_now.values():
+            g.harness("down")
+        cls.up_now.clear()
+
+
+class on_ground:
+    """While a task of another language runs, every program, winagent and `reg` call of
+    the suite runs on that language's ground (os.environ is what they all read)."""
+
+    def __init__(self, lang):
+        self.lang, self.saved = lang, None
+
+    def __enter__(self):
+        if self.lang:
+            self.saved = dict(os.environ)
+            os.environ.update(Ground.of(self.lang).env())
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is not None:
+            os.environ.clear()
+            os.environ.update(self.saved)
+        return False
+
+
 # ---- the task table ----
 
 
@@ -232,14 +335,18 @@ class Task:
     cleanup() in any case."""
 
     def __init__(self, name, about, programs, window, plan, judge, setup=None, cleanup=None,
-                 prompt=None):
+                 prompt=None, lang=None):
+        """lang: the locale of the ground it runs on (a prefix of its own, Ground)."""
         self.name, self.about, self.programs, self.window = name, about, programs, window
         self.plan, self.judge_fn = plan, judge
         self.setup_fn, self.cleanup_fn = setup, cleanup
         self.prompt = prompt or about
+        self.lang = lang
         self.running = []
+        self.failures = []  # (code, seconds, message) of the steps expected to fail
 
     def start(self):
+        self.failures = []
         if self.setup_fn:
             self.setup_fn()
         self.running = []
@@ -411,6 +518,383 @@ def winver_restore():
     wine_quiet("winecfg.exe", "-v", "win7")
 
 
+# ---- round two: the common dialogs, the value dialogs, the controls, other languages ----
+
+NOTEPAD_KEY = r"HKCU\Software\Microsoft\Notepad"
+NOTEPAD_FONT = KeptValues(NOTEPAD_KEY, "lfFaceName", "lfWeight", "lfItalic")
+NOTEPAD_PAGE = KeptValues(NOTEPAD_KEY, "szHeader", "iMarginLeft")
+DE_TEXT = "Grüße aus Köln: Äpfel, Öl und Straße"
+ZH_TEXT = "你好，世界：记事本保存中文"
+
+
+def notepad_font_setup():
+    NOTEPAD_FONT.save()
+    reg("add", NOTEPAD_KEY, "/v", "lfFaceName", "/d", "DejaVu Sans")
+    reg("add", NOTEPAD_KEY, "/v", "lfWeight", "/t", "REG_DWORD", "/d", "400")
+
+
+def judge_failed(codes, within, *words):
+    """The step expected to fail did, with one of codes, within `within` seconds, its
+    message naming each of words."""
+    def judge(task):
+        if not task.failures:
+            return False, "no step failed as expected"
+        code, took, msg = task.failures[0]
+        ok = code in codes and took <= within and all(w in msg for w in words)
+        return ok, "%s after %.1f s: %s" % (code, took, msg[:200])
+    return judge
+
+
+def judge_crash(task):
+    ok, detail = judge_failed(("target_gone", "target_hung"), 20)(task)
+    gone = task.main.wait_exit(30)
+    return ok and gone, detail + "; notepad %s" % ("ended" if gone else "still runs")
+
+
+def wait_debugger_gone():
+    """Wine's crash debugger shows a console for a while: the next task starts without it."""
+    poll(lambda: '"Wine Debugger"' not in window_list(), 30, 0.5)
+
+
+def judge_text_file(name, want, encoding):
+    def judge(task):
+        def read():
+            try:
+                with open(out_path(name), "rb") as f:
+                    return f.read()
+            except OSError:
+                return None
+        data = poll(read, 8)
+        text = data.decode(encoding, "replace").lstrip("\ufeff") if data else None
+        return text == want, "%s holds %r" % (name, text)
+    return judge
+
+
+def judge_lines(name, want):
+    """The file's lines, whatever line ends the program chose."""
+    def judge(task):
+        text = poll(lambda: file_text(out_path(name)), 8)
+        got = text.replace("\r\n", "\n").split("\n") if text is not None else None
+        return got == want, "%s holds %r" % (name, text)
+    return judge
+
+
+def judge_export(task):
+    try:
+        with open(out_path("suite.reg"), "rb") as f:
+            text = f.read().decode("utf-16", "replace")
+    except OSError:
+        return False, "no suite.reg"
+    want = ("[HKEY_CURRENT_USER\\Software\\WinagentSuite]", '"Kept"="stays"')
+    return all(w in text for w in want), "suite.reg: %r" % text[:300]
+
+
+def judge_renamed(task):
+    new, old = reg_query(SUITE_KEY, "NewName"), reg_query(SUITE_KEY, "OldName")
+    return new == "x" and old is None, "NewName = %r, OldName = %r" % (new, old)
+
+
+def judge_path_renamed(folder, old, new):
+    def judge(task):
+        there = poll(lambda: os.path.exists(os.path.join(folder, new)), 8)
+        gone = not os.path.exists(os.path.join(folder, old))
+        return there and gone, "%s: %s" % (folder, sorted(os.listdir(folder)))
+    return judge
+
+
+EXPLORER_DIR = os.path.join(WORK, "renames")
+SUITE_APP = os.path.join(WORK, "suiteapp.exe")
+APP_KEY = r"HKCU\Software\Wine\AppDefaults\suiteapp.exe"
+DPI = KeptValues(r"HKCU\Control Panel\Desktop", "LogPixels")
+COLORS = KeptValues(r"HKCU\Control Panel\Colors", "Background")
+METRICS = KeptValues(r"HKCU\Control Panel\Desktop\WindowMetrics", "ScrollWidth",
+                     "ScrollHeight")
+
+
+def explorer_setup():
+    os.makedirs(EXPLORER_DIR, exist_ok=True)
+    for n in os.listdir(EXPLORER_DIR):
+        os.remove(os.path.join(EXPLORER_DIR, n))
+    with open(os.path.join(EXPLORER_DIR, "draft.txt"), "w") as f:
+        f.write("draft")
+
+
+def suite_app_setup():
+    shutil.copy(watest.TESTAPP_EXE, SUITE_APP)
+    reg("delete", APP_KEY)
+
+
+def winefile_setup():
+    """A program in C:\\ root: the row after the five folders of a new prefix."""
+    shutil.copy(watest.TESTAPP_EXE, os.path.join(os.environ["WINEPREFIX"], "drive_c",
+                                                 "suite-rows.exe"))
+
+
+def winefile_cleanup():
+    subprocess.run(["pkill", "-f", "suite-rows.exe"], capture_output=True)
+    try:
+        os.remove(os.path.join(os.environ["WINEPREFIX"], "drive_c", "suite-rows.exe"))
+    except OSError:
+        pass
+
+
+def judge_started(image):
+    """A program the task opened runs (as `ps` shows Wine's processes)."""
+    def judge(task):
+        def running():
+            r = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True)
+            return [line for line in r.stdout.splitlines() if image in line]
+        found = poll(running, 15, 0.5)
+        return bool(found), "running: %s" % (found or "nothing named " + image)
+    return judge
+
+
+def open_setup():
+    with open(out_path("opened.txt"), "w", newline="") as f:
+        f.write("second line")
+
+
+def notepad_replace_plan():
+    return [Act("set_value", Pick("Edit"), value="milk Milk"), Keys("alt+s", menu=True),
+            Keys("r"), Window("Replace"),
+            Act("set_value", Pick("Edit", "Find What:"), value="Milk"),
+            Act("set_value", Pick("Edit", "Replace With:"), value="Tea")]
+
+
+def notepad_save_in(language, lang, text, about, window, menu, dialog, file_label,
+                    encoding_label, save):
+    """The same task in another language: notepad, typing text of that language and
+    saving it as UTF-8 through Save As, every name in that language."""
+    name = "notepad_%s.txt" % language
+    return Task("notepad_save_" + language, about, NOTEPAD, window,
+                [Type(text), Keys(menu[0], menu=True), Keys(menu[1]), Window(dialog),
+                 Act("set_value", Pick("ComboBox", file_label),
+                     value=watest.win_path(out_path(name))),
+                 Act("select", Pick("ComboBox", encoding_label), item="Unicode (UTF-8)"),
+                 Act("click", Pick("Button", save))],
+                judge_text_file(name, text, "utf-8"), cleanup=remove_outputs(name), lang=lang)
+
+
+def winecfg_version_in(language, lang, about, window, label, ok):
+    """winecfg's Windows version in another language."""
+    return Task("winecfg_version_" + language, about, WINECFG, window,
+                [Act("select", Pick("ComboBox", label), item="Windows XP"),
+                 Act("click", Pick("Button", ok))],
+                judge_reg(NT_VERSION, "ProductName", "Microsoft Windows XP"),
+                cleanup=winver_restore, lang=lang)
+
+
+def NOTEPAD():
+    return [Program(SYSTEM32 + "notepad.exe")]
+
+
+def REGEDIT():
+    return [Program("windows/regedit.exe")]
+
+
+def WINECFG():
+    return [Program(SYSTEM32 + "winecfg.exe")]
+
+
+TASKS_ROUND_TWO = [
+    Task("notepad_font_by_click",
+         "In Notepad's Edit > Font dialog, click DejaVu Serif in the Font list and Bold in "
+         "the Font Style list, press OK and quit Notepad",
+         NOTEPAD, "Untitled - Notepad",
+         [Keys("alt+e", menu=True), Keys("f"), Window("Font"),
+          Act("click", Pick("ListItem", "DejaVu Serif")), Act("click", Pick("ListItem", "Bold")),
+          Act("click", Pick("Button", "OK")), Window("Untitled - Notepad"),
+          Keys("alt+f", menu=True), Keys("x")],
+         judge_notepad_saved({"lfFaceName": "DejaVu Serif", "lfWeight": "0x2bc"}),
+         setup=notepad_font_setup, cleanup=NOTEPAD_FONT.restore),
+    Task("notepad_page_setup",
+         "In Notepad's File > Page Setup, set the header to 'Suite header' and the left "
+         "margin to 30 mm, press OK and quit Notepad",
+         NOTEPAD, "Untitled - Notepad",
+         [Keys("alt+f", menu=True), Keys("t"), Window("Page Setup"),
+          Act("set_value", Pick("Edit", "Header:"), value="Suite header"),
+          Act("set_value", Pick("Edit", "Left:"), value="30"),
+          Act("click", Pick("Button", "OK")), Window("Untitled - Notepad"),
+          Keys("alt+f", menu=True), Keys("x")],
+         judge_notepad_saved({"szHeader": "Suite header", "iMarginLeft": "0xbb8"}),
+         setup=NOTEPAD_PAGE.save, cleanup=NOTEPAD_PAGE.restore),
+    Task("notepad_replace_match_case",
+         "In Notepad, type 'milk Milk', replace the capitalised Milk by Tea in Search > "
+         "Replace with Match Case on, and save the text as a file",
+         NOTEPAD, "Untitled - Notepad",
+         notepad_replace_plan() +
+         [Act("click", Pick("CheckBox", "Match Case")),
+          # the first press finds the next match, the second replaces it and looks for
+          # another: none is left, and a message box says so
+          Act("click", Pick("Button", "Replace")), Act("click", Pick("Button", "Replace")),
+          Window("Notepad"), Act("click", Pick("Button", "OK")),
+          Window("Replace"), Act("click", Pick("Button", "Cancel")),
+          Window("Untitled - Notepad"), Keys("ctrl+s"), Window("Save As"),
+          Act("set_value", Pick("ComboBox", "File name:"),
+              value=watest.win_path(out_path("replaced.txt"))),
+          Act("click", Pick("Button", "Save"))],
+         judge_file("replaced.txt", "milk Tea"), cleanup=remove_outputs("replaced.txt")),
+    Task("notepad_open_file",
+         "In Notepad, open a file through File > Open, add a first line to it and save it",
+         NOTEPAD, "Untitled - Notepad",
+         [Keys("ctrl+o"), Window("Open"),
+          Act("set_value", Pick("ComboBox", "File name:"),
+              value=watest.win_path(out_path("opened.txt"))),
+          Act("click", Pick("Button", "Open")), Window("opened.txt - Notepad"),
+          Type("first line\n"), Keys("ctrl+s")],
+         judge_lines("opened.txt", ["first line", "second line"]),
+         setup=open_setup, cleanup=remove_outputs("opened.txt")),
+    Task("notepad_replace_all_crash",
+         "In Notepad, replace every Milk by Tea with Replace All, which crashes Wine 8's "
+         "notepad: the click must come back within 20 s saying the program went or hung",
+         NOTEPAD, "Untitled - Notepad",
+         notepad_replace_plan() +
+         [Act("click", Pick("Button", "Replace All"), expect=("target_gone", "target_hung"))],
+         judge_crash, cleanup=wait_debugger_gone),
+    Task("notepad_click_covered",
+         "Click into Notepad's text while another program's window stays on top of it: the "
+         "click must be refused, naming that window",
+         lambda: [Program(SYSTEM32 + "notepad.exe", wait_title="Untitled - Notepad"),
+                  Program("testapp", "--topmost", "1", "--x", "200", "--y", "200",
+                          "--title", "Cover app")],
+         "Untitled - Notepad",
+         [Act("click", Pick("Edit"), expect=("covered",))],
+         judge_failed(("covered",), 20, "Cover app", "testapp.exe")),
+    Task("regedit_dword_decimal",
+         "In the Registry Editor, add a DWORD value Count = 1234, typed in decimal in its Edit "
+         "DWORD dialog",
+         REGEDIT, "Registry Editor",
+         regedit_to_suite_key() + [Keys("alt+e", menu=True), Keys("n", menu=True), Keys("d"),
+                                   Type("Count"), Keys("enter"),
+                                   Act("double_click", Pick("ListItem", "Count")),
+                                   Window("Edit DWORD"),
+                                   Act("click", Pick("RadioButton", "Decimal")),
+                                   Act("set_value", Pick("Edit", "Value data:"), value="1234"),
+                                   Act("click", Pick("Button", "OK"))],
+         judge_reg(SUITE_KEY, "Count", "0x4d2"),
+         setup=suite_key_setup(), cleanup=suite_key_cleanup),
+    Task("regedit_dword_hex",
+         "In the Registry Editor, add a DWORD value Mask = ff, typed in hexadecimal",
+         REGEDIT, "Registry Editor",
+         regedit_to_suite_key() + [Keys("alt+e", menu=True), Keys("n", menu=True), Keys("d"),
+                                   Type("Mask"), Keys("enter"),
+                                   Act("double_click", Pick("ListItem", "Mask")),
+                                   Window("Edit DWORD"),
+                                   Act("set_value", Pick("Edit", "Value data:"), value="ff"),
+                                   Act("click", Pick("Button", "OK"))],
+         judge_reg(SUITE_KEY, "Mask", "0xff"),
+         setup=suite_key_setup(), cleanup=suite_key_cleanup),
+    Task("regedit_multi_string",
+         "In the Registry Editor, add a multi-string value Lines holding 'one' and 'two'",
+         REGEDIT, "Registry Editor",
+         regedit_to_suite_key() + [Keys("alt+e", menu=True), Keys("n", menu=True), Keys("m"),
+                                   Type("Lines"), Keys("enter"),
+                                   Act("double_click", Pick("ListItem", "Lines")),
+                                   Window("Edit Multi-String"),
+                                   Act("set_value", Pick("Edit", "Value data:"),
+                                       value="one\r\ntwo"),
+                                   Act("click", Pick("Button", "OK"))],
+         judge_reg(SUITE_KEY, "Lines", "one\\0two"),
+         setup=suite_key_setup(), cleanup=suite_key_cleanup),
+    Task("regedit_rename_value",
+         "In the Registry Editor, rename the value OldName to NewName in place (Edit > Rename)",
+         REGEDIT, "Registry Editor",
+         regedit_to_suite_key() + [Act("click", Pick("ListItem", "OldName")),
+                                   Keys("alt+e", menu=True), Keys("r"),
+                                   Act("set_value", Pick("Edit", ""), value="NewName"),
+                                   Keys("enter")],
+         judge_renamed, setup=suite_key_setup(("OldName", "x")), cleanup=suite_key_cleanup),
+    Task("regedit_export_branch",
+         "In the Registry Editor, export the selected branch HKCU\\Software\\WinagentSuite to a "
+         ".reg file through Registry > Export",
+         REGEDIT, "Registry Editor",
+         regedit_to_suite_key() + [Keys("alt+r", menu=True), Keys("e"),
+                                   Window("Export Registry File"),
+                                   Act("click", Pick("RadioButton", "Selected branch:")),
+                                   Act("set_value", Pick("ComboBox", "File name:"),
+                                       value=watest.win_path(out_path("suite.reg"))),
+                                   Act("click", Pick("Button", "Save"))],
+         judge_export, setup=suite_key_setup(("Kept", "stays")),
+         cleanup=lambda: (suite_key_cleanup(), remove_outputs("suite.reg")())),
+    Task("winecfg_add_application",
+         "In Wine configuration's Applications tab, add an application through Add "
+         "application... (an Open dialog), give it Windows XP and press OK",
+         WINECFG, "Wine configuration",
+         [Act("select", Pick("TabItem", "Applications")),
+          Act("click", Pick("Button", "Add application...")),
+          Window("Select an executable file"),
+          Act("set_value", Pick("ComboBox", "File name:"), value=watest.win_path(SUITE_APP)),
+          Act("click", Pick("Button", "Open")), Window("Wine configuration for suiteapp.exe"),
+          Act("select", Pick("ComboBox", "Windows Version:"), item="Windows XP"),
+          Act("click", Pick("Button", "OK"))],
+         judge_reg(APP_KEY, "Version", "winxp64"), setup=suite_app_setup,
+         cleanup=lambda: reg("delete", APP_KEY)),
+    Task("winecfg_dpi_slider",
+         "In Wine configuration's Graphics tab, move the screen resolution slider one step "
+         "up (120 dpi) and press OK",
+         WINECFG, "Wine configuration",
+         [Act("select", Pick("TabItem", "Graphics")), Act("set_value", Pick("Slider"), value="1"),
+          Act("click", Pick("Button", "OK"))],
+         judge_reg(r"HKCU\Control Panel\Desktop", "LogPixels", "0x78"),
+         setup=DPI.save, cleanup=DPI.restore),
+    Task("winecfg_color_dialog",
+         "In Wine configuration's Desktop Integration tab, give the Desktop item the colour "
+         "200, 100, 50 in its Color dialog (Define Custom Colors) and press OK twice",
+         WINECFG, "Wine configuration",
+         [Act("select", Pick("TabItem", "Desktop Integration")),
+          Act("select", Pick("ComboBox", "Item:"), item="Desktop"),
+          Act("click", Pick("Button", "")), Window("Color"),
+          Act("click", Pick("Button", "Define Custom Colors >>")),
+          Act("set_value", Pick("Edit", "Red:"), value="200"),
+          Act("set_value", Pick("Edit", "Green:"), value="100"),
+          Act("set_value", Pick("Edit", "Blue:"), value="50"),
+          Act("click", Pick("Button", "OK")), Window("Wine configuration"),
+          Act("click", Pick("Button", "OK"))],
+         judge_reg(r"HKCU\Control Panel\Colors", "Background", "200 100 50"),
+         setup=COLORS.save, cleanup=COLORS.restore),
+    Task("winecfg_scrollbar_spinner",
+         "In Wine configuration's Desktop Integration tab, make the Scrollbar item 20 pixels "
+         "wide with its Size spin button and press OK",
+         WINECFG, "Wine configuration",
+         [Act("select", Pick("TabItem", "Desktop Integration")),
+          Act("select", Pick("ComboBox", "Item:"), item="Scrollbar"),
+          Act("set_value", Pick("Spinner", "Size:"), value="20"),
+          Act("click", Pick("Button", "OK"))],
+         judge_reg(METRICS.key, "ScrollWidth", "-300"),
+         setup=METRICS.save, cleanup=METRICS.restore),
+    Task("explorer_rename_in_place",
+         "In Wine's explorer, rename draft.txt to final.txt in place (F2)",
+         lambda: [Program("windows/explorer.exe", "/root," + watest.win_path(EXPLORER_DIR))],
+         "renames",
+         [Act("click", Pick("ListItem", "draft.txt")), Keys("f2"),
+          Act("set_value", Pick("Edit", ""), value="final.txt"), Keys("enter")],
+         judge_path_renamed(EXPLORER_DIR, "draft.txt", "final.txt"), setup=explorer_setup),
+    Task("winefile_rows_by_place",
+         "In Wine File Manager (rows it draws itself, without names), open drive C: from the "
+         "file pane and start the program listed after its five folders",
+         lambda: [Program(SYSTEM32 + "winefile.exe",
+                          cwd=os.path.join(os.environ["WINEPREFIX"], "drive_c"))],
+         "Wine File Manager",
+         [Act("double_click", Pick("ListItem", "", in_list=1)),
+          Act("click", Pick("ListItem", "", in_list=1, nth=5)), Keys("enter")],
+         judge_started("suite-rows.exe"), setup=winefile_setup, cleanup=winefile_cleanup),
+    notepad_save_in("german", "de_DE.UTF-8", DE_TEXT,
+                    "Im deutschen Editor einen deutschen Satz tippen und über Datei > "
+                    "Speichern unter als UTF-8 speichern",
+                    "(unbenannt) - Editor", ("alt+d", "u"), "Speichern als", "Dateiname:",
+                    "Kodierung:", "Speichern"),
+    winecfg_version_in("german", "de_DE.UTF-8",
+                       "In der Wine-Konfiguration die Windows-Version auf Windows XP stellen "
+                       "und OK drücken",
+                       "Wine-Konfiguration", "Windows-Version:", "OK"),
+    notepad_save_in("chinese", "zh_CN.UTF-8", ZH_TEXT,
+                    "在中文记事本里输入一句中文，用 文件 > 另存为 以 UTF-8 保存",
+                    "(未命名) - 记事本", ("alt+f", "a"), "另存为", "文件名(N):", "编码:",
+                    "保存(S)"),
+    winecfg_version_in("chinese", "zh_CN.UTF-8", "在 Wine 设置里把 Windows 版本改成 Windows XP 并按确定",
+                       "Wine 设置", "Windows 版本:", "确定"),
+]
+
 TASKS = [
     Task("notepad_save_as",
          "In Notepad, type a note, open the File menu with the keyboard, choose Save As and "
@@ -542,7 +1026,7 @@ TASKS = [
          "In testapp, choose File > Recent > 2 todo.txt in one menu call",
          lambda: [Program("testapp")], "winagent testapp",
          [MenuPath("File > Recent > 2 todo.txt")], judge_testapp_menu("2 todo.txt")),
-]
+] + TASKS_ROUND_TWO
 
 
 # ---- the drivers ----
@@ -597,6 +1081,18 @@ class CliDriver:
                                  % (sel, r.stdout[-800:], r.stderr[-300:]))
             time.sleep(0.3)
 
+    def expect_failure(self, task, step, args):
+        """An action that must fail with one of step.expect within step.within seconds."""
+        t0 = time.monotonic()
+        r = self.wa(*args)
+        took = time.monotonic() - t0
+        m = re.search(r"^winagent: (\w+): (.*)$", r.stderr, re.M)
+        if r.returncode == 0 or not m or m.group(1) not in step.expect:
+            raise StepFailed("winagent %s should have failed with %s: %s %s"
+                             % (" ".join(args), "/".join(step.expect), r.stdout[-500:],
+                                r.stderr[-500:]))
+        task.failures.append((m.group(1), took, m.group(2)))
+
     def run(self, task):
         sel = task.window
         lines = self.state(sel)
@@ -624,6 +1120,9 @@ class CliDriver:
                 args = ["menu", step.path]
             elif isinstance(step, MoveWindow):
                 args, window_arg = ["move", sel] + [str(v) for v in step.rect], []
+            if isinstance(step, Act) and step.expect:
+                self.expect_failure(task, step, args + window_arg)
+                continue
             r = self.wa(*args, *window_arg, "--return-state")
             if r.returncode != 0 and isinstance(step, Act) and (
                     "stale_ref" in r.stderr or ("timeout" in r.stderr and step.action in (
@@ -691,7 +1190,10 @@ class ModelScript:
     LOOKS = 12  # observations it takes before giving up on an element or a window
 
     def __init__(self, task):
+        self.task = task
         self.plan = list(task.plan)
+        self.expecting = None  # the Act whose failure the next result must show
+        self.sent_at = 0.0
         self.i = 0
         self.looks = 0
         self.expect_menu = False
@@ -730,6 +1232,20 @@ class ModelScript:
                 return self.look()
             self.expect_menu = False
             self.looks = 0
+        elif self.expecting and FAILED_RESULT.search(text):
+            step, self.expecting = self.expecting, None
+            m = re.search(r'"code"\s*:\s*"(\w+)"', text)
+            if not m or m.group(1) not in step.expect:
+                self.done = True
+                return self.fail("step %d should have failed with %s: %s"
+                                 % (self.i, "/".join(step.expect), text[-800:]))
+            msg = re.search(r'"message"\s*:\s*"((?:[^"\\]|\\.)*)"', text)
+            self.task.failures.append((m.group(1), time.monotonic() - self.sent_at,
+                                       msg.group(1) if msg else ""))
+        elif self.expecting:
+            self.done = True
+            return self.fail("step %d should have failed with %s: %s"
+                             % (self.i, "/".join(self.expecting.expect), text[-800:]))
         elif self.i and not self.focusing and FAILED_RESULT.search(text):
             if '"timeout"' in text and self.retries < 2:
                 # the program was too busy to answer (winecfg building a page): look
@@ -775,6 +1291,9 @@ class ModelScript:
                                                                             text[-1500:]))
                     return self.look()
                 self.looks = 0
+                if step.expect:
+                    self.expecting = step
+                    self.sent_at = time.monotonic()
                 args = {"action": step.action, "element": el["ref"]}
                 if step.value is not None:
                     args["value"] = step.value
@@ -916,17 +1435,21 @@ def run_task(task, driver):
     t0 = time.monotonic()
     row = {"task": task.name, "mode": driver.mode, "pass": False, "calls": 0,
            "model_turns": None, "seconds": 0.0, "detail": ""}
+    row["lang"] = task.lang or "en"
+    ground = on_ground(task.lang)
     try:
+        ground.__enter__()
         task.start()
         driver.run(task)
         ok, detail = task.judge()
         row["pass"], row["detail"] = bool(ok), detail
         if getattr(driver, "notes", None):
             row["detail"] += " (" + "; ".join(driver.notes) + ")"
-    except (StepFailed, AssertionError, subprocess.TimeoutExpired) as exc:
+    except (StepFailed, AssertionError, subprocess.TimeoutExpired, OSError) as exc:
         row["detail"] = "%s: %s" % (type(exc).__name__, str(exc)[:1500])
     finally:
         task.stop()
+        ground.__exit__()
         row["calls"] = driver.calls
         row["model_turns"] = driver.turns
         row["seconds"] = round(time.monotonic() - t0, 1)
@@ -967,6 +1490,16 @@ def write_report(mode, rows):
     md += ["", "%d of %d runs passed (%d tasks), %.0f s in all." % (
         passed, len(all_rows), len({r["task"] for r in all_rows}),
         sum(r["seconds"] for r in all_rows))]
+    # the pass rate per program (a task's name starts with it) and language
+    per = {}
+    for r in all_rows:
+        key = (r["task"].split("_")[0], r.get("lang", "en"))
+        per.setdefault(key, {}).setdefault(r["mode"], []).append(r["pass"])
+    md += ["", "| program | language | cli | loop |", "|---|---|---|---|"]
+    for (prog, lang), modes in sorted(per.items()):
+        cells = ["%d of %d" % (sum(modes[m]), len(modes[m])) if m in modes else "-"
+                 for m in ("cli", "loop")]
+        md.append("| %s | %s | %s | %s |" % (prog, lang, cells[0], cells[1]))
     path = os.path.join(d, "report.md")
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(md) + "\n")
@@ -1007,6 +1540,7 @@ def test_case(driver_class):
         return test
 
     def tear_down_class(cls):
+        Ground.down_all()
         path = write_report(driver_class.mode, rows)
         print("report: " + path)
 

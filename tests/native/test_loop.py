@@ -641,10 +641,11 @@ class ToolProtocols(unittest.TestCase):
 
     def test_uitars_grammar_in_smart_resized_pixels(self):
         # Notepad's window is 1000x800 pixels; the model sees it as 1008x812 (multiples of
-        # 28): Save's centre (130,30) in the image is written as (131,30).
+        # 28): Save's centre (130,30) in the image is written as (131,30), in UI-TARS-1.5's
+        # own grammar, which its prompt teaches.
         steps = [
-            {"text": "Thought: I click Save.\nAction: click(start_box='<|box_start|>(131,30)"
-                     "<|box_end|>')", "expect": {"has_image": True}},
+            {"text": "Thought: I click Save.\nAction: click(point='<point>131 30</point>')",
+             "expect": {"has_image": True}},
             {"text": "Thought: Saved.\nAction: finished(content='saved it')",
              "expect": {"contains": "A screenshot of the screen is attached."}},
         ]
@@ -655,11 +656,24 @@ class ToolProtocols(unittest.TestCase):
         self.assertEqual(r.out.strip(), "saved it")
         self.assertEqual([q["expect_failures"] for q in reqs], [[], []])
         self.assertIn({"op": "mouse_move", "x": 230, "y": 80}, r.actions())
-        self.assertIn("Action Space", reqs[0]["body"]["messages"][0]["content"])
+        system = reqs[0]["body"]["messages"][0]["content"]
+        self.assertIn("Action Space", system)
+        self.assertIn("click(point='<point>x1 y1</point>')", system)
+        self.assertNotIn("start_box", system)
         self.assertNotIn("tools", reqs[0]["body"])
         trace = read_trace(r.run_dir())
         self.assertEqual(trace[1]["tool_calls"][0]["arguments"],
                          {"action": "click", "x": 130, "y": 37})
+
+    def test_uitars_1_0_is_taught_its_own_grammar(self):
+        steps = [{"text": "Thought: Nothing to do.\nAction: finished(content='nothing')"}]
+        with fake_llm({"steps": steps}) as fake:
+            r = Run(fake, "--model", "UI-TARS-7B-DPO").run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 0, r.err)
+        system = reqs[0]["body"]["messages"][0]["content"]
+        self.assertIn("click(start_box='<|box_start|>(x1,y1)<|box_end|>')", system)
+        self.assertNotIn("<point>", system)
 
     def test_computer_needs_a_provider_with_one_and_config_shows_the_protocol(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "WINAGENT_"))}

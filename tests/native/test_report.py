@@ -193,7 +193,8 @@ class Index(unittest.TestCase):
         for argv, words in (([], "usage: winagent report"),
                             ([empty], "neither a run folder"),
                             ([empty + "/nope"], "is not a folder"),
-                            ([empty, empty], "usage: winagent report"),
+                            ([empty, empty], "not a batch folder"),  # a merge of batches
+                            ([empty, "--out", empty], "usage: winagent report"),
                             (["--bogus", empty], "--bogus")):
             p = subprocess.run([EXE, "report", *argv], capture_output=True, text=True)
             self.assertEqual(p.returncode, 1, (argv, p.stderr))

@@ -166,7 +166,7 @@ const char *fake_llm_header(const cJSON *list, int n, const char *name)
 int fake_llm_validate_openai(const struct fake_llm *f)
 {
     char schema[1024], cmd[3072];
-    snprintf(schema, sizeof schema, "%s/../shared/specs/openai-chat-completions.schema.json",
+    snprintf(schema, sizeof schema, "%s/tests/fake_llm/specs/openai-chat-completions.schema.json",
              fake_llm_src());
     if (access(schema, R_OK) != 0) {
         fprintf(stderr, "schema %s not found: OpenAI request validation skipped\n", schema);

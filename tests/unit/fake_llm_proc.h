@@ -33,8 +33,9 @@ const cJSON *fake_llm_body(const cJSON *list, int n);
 const char *fake_llm_header(const cJSON *list, int n, const char *name);
 
 /* Runs tests/fake_llm/validate_schema.py over the recorded OpenAI requests against
- * ../shared/specs/openai-chat-completions.schema.json. Returns 0 when all are valid,
- * 77 when the schema is not there (the caller skips), anything else on failure. */
+ * tests/fake_llm/specs/openai-chat-completions.schema.json (which the server also checks
+ * each request against as it comes). Returns 0 when all are valid, 77 when the schema is
+ * not there (the caller skips), anything else on failure. */
 int fake_llm_validate_openai(const struct fake_llm *f);
 
 /* Where the repository is (WINAGENT_SRC, else "."). */

@@ -121,6 +121,12 @@ static const struct {
     {OP_MIDDLE_CLICK, "window=notepad|ref=Button:Save", "mouse_button"},
     {OP_CLICK_AT, "x=500|y=400", "mouse_button"},
     {OP_MOUSE_MOVE, "window=notepad|ref=Button:Save", "mouse_move"},
+    {OP_MOVE_AT, "x=500|y=400|hold=shift", "mouse_move"},
+    {OP_MOUSE_DOWN, "x=500|y=400", "mouse_button"},
+    {OP_MOUSE_UP, "x=510|y=400", "mouse_button"},
+    {OP_KEY_DOWN, "window=notepad|keys=shift", "key_down"},
+    {OP_KEY_UP, "window=notepad|keys=shift", "key_up"},
+    {OP_POINTER, "", NULL},
     {OP_DRAG, "window=notepad|ref=Button:Save|x2=500|y2=500", "mouse_button"},
     {OP_DRAG_AT, "x=500|y=400|x2=600|y2=500", "mouse_button"},
     {OP_SCROLL, "window=notepad|direction=down", "mouse_wheel"},
@@ -187,6 +193,154 @@ static void every_operation_performs(void **state)
         acting += op_acts(op_def(every_op[i].op));
     assert_int_equal(lines, acting);
     free(text);
+}
+
+/* Keys and buttons pressed and left down go through the gate like every input, a
+ * release refused where the pointer is goes up where the button went down, and a
+ * session never ends with anything held. */
+static void held_keys_and_buttons_are_gated_and_released(void **state)
+{
+    (void)state;
+    struct core_config cfg = {0};
+    struct rig t;
+    open_rig(&t, &cfg, false);
+    assert_int_equal(rig_do(&t, OP_KEY_DOWN, "keys=ctrl"), WA_E_OK);
+    assert_true(actions_hold("{\"keys\":\"Ctrl\",\"op\":\"key_down\"}"));
+    assert_int_equal(rig_do(&t, OP_MOUSE_DOWN, "x=500|y=400"), WA_E_OK);
+    assert_true(actions_hold("\"button\":\"left\",\"down\":true,\"x\":500,\"y\":400"));
+    /* the button would go up over the password manager: it goes up back at (500,400) */
+    assert_int_equal(rig_do(&t, OP_MOUSE_UP, "x=1300|y=620"), WA_E_DENIED);
+    assert_non_null(strstr(t.r.message, "released back where it went down"));
+    assert_true(actions_hold("\"button\":\"left\",\"down\":false,\"x\":500,\"y\":400"));
+    assert_false(actions_hold("1300"));
+    /* a key held with win opens nothing the shell permission closed */
+    assert_int_equal(rig_do(&t, OP_KEY_DOWN, "keys=win"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_KEY, "keys=r"), WA_E_SHELL_DISABLED);
+    assert_int_equal(rig_do(&t, OP_KEY_DOWN, "keys=r"), WA_E_SHELL_DISABLED);
+    assert_int_equal(rig_do(&t, OP_KEY_UP, "keys=win"), WA_E_OK);
+    /* the session ends with ctrl and the right button still held: both let go */
+    assert_int_equal(rig_do(&t, OP_MOUSE_DOWN, "x=600|y=400|button=right"), WA_E_OK);
+    rig_close(&t);
+    char *a = fake_actions_json();
+    const char *down = strstr(a, "\"button\":\"right\",\"down\":true");
+    assert_non_null(down);
+    assert_non_null(strstr(down, "\"button\":\"right\",\"down\":false"));
+    assert_non_null(strstr(down, "{\"keys\":\"Ctrl\",\"op\":\"key_up\"}"));
+    free(a);
+
+    /* with a restricted window in front, nothing is pressed at all */
+    cJSON *variant = cJSON_Parse(scene), *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(variant, "windows"))
+    {
+        cJSON_DeleteItemFromObject(w, "foreground");
+        cJSON_AddBoolToObject(w, "foreground", cJSON_GetObjectItem(w, "pid")->valueint == 9);
+    }
+    char *with = cJSON_PrintUnformatted(variant);
+    cJSON_Delete(variant);
+    struct core_config cfg2 = {0};
+    open_rig(&t, &cfg2, false);
+    assert_int_equal(fake_load_scene(with, NULL), WA_E_OK);
+    free(with);
+    assert_int_equal(rig_do(&t, OP_KEY_DOWN, "keys=shift"), WA_E_DENIED);
+    assert_int_equal(rig_do(&t, OP_KEY_UP, "keys=shift"), WA_E_DENIED);
+    rig_close(&t);
+    assert_false(actions_hold("key_down"));
+    assert_false(actions_hold("key_up"));
+}
+
+/* Keys held during a click, a drag, a move or a scroll go down after the gate allowed
+ * the point and come up after the input, whatever became of it. */
+static void keys_are_held_during_pointer_input(void **state)
+{
+    (void)state;
+    struct core_config cfg = {0};
+    struct rig t;
+    open_rig(&t, &cfg, false);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=500|y=400|hold=ctrl+shift|clicks=2"), WA_E_OK);
+    char *a = fake_actions_json();
+    const char *down = strstr(a, "{\"keys\":\"Ctrl+Shift\",\"op\":\"key_down\"}");
+    assert_non_null(down);
+    const char *press = strstr(down, "\"down\":true,\"x\":500,\"y\":400");
+    assert_non_null(press);
+    const char *second = strstr(press + 1, "\"down\":true,\"x\":500,\"y\":400");
+    assert_non_null(second); /* two clicks */
+    assert_non_null(strstr(second, "{\"keys\":\"Ctrl+Shift\",\"op\":\"key_up\"}"));
+    free(a);
+    /* refused at the point: no key went down */
+    assert_int_equal(fake_load_scene(scene, NULL), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=1300|y=620|hold=shift"), WA_E_DENIED);
+    assert_false(actions_hold("key_down"));
+    /* the others take them too */
+    assert_int_equal(rig_do(&t, OP_DRAG_AT, "x=500|y=400|x2=600|y2=500|hold=alt"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_SCROLL_AT, "x=500|y=400|direction=down|hold=ctrl"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_MOVE_AT, "x=510|y=410|hold=shift"), WA_E_OK);
+    assert_true(actions_hold("{\"keys\":\"Alt\",\"op\":\"key_up\"}"));
+    assert_true(actions_hold("{\"keys\":\"Ctrl\",\"op\":\"key_up\"}"));
+    assert_true(actions_hold("{\"keys\":\"Shift\",\"op\":\"key_up\"}"));
+    /* without a point: where the pointer is now */
+    assert_int_equal(rig_do(&t, OP_POINTER, ""), WA_E_OK);
+    assert_int_equal(t.r.px, 510);
+    assert_int_equal(t.r.py, 410);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "button=right"), WA_E_OK);
+    assert_true(actions_hold("\"button\":\"right\",\"down\":true,\"x\":510,\"y\":410"));
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "hold=bogus"), WA_E_INVALID_ARGS);
+    rig_close(&t);
+}
+
+/* A session with one display: the first screenshot of a monitor fixes it, and every
+ * observation after acting shows it at the same size, whatever window is in front;
+ * a region is an image of its own. */
+static void one_display_for_the_session(void **state)
+{
+    (void)state;
+    struct core_config cfg = {
+        .be = backend_default(), .restricted_only = "keepass.exe", .max_actions_per_s = 1000};
+    assert_int_equal(fake_load_scene(scene, NULL), WA_E_OK);
+    struct core *c = NULL;
+    struct session *s = NULL;
+    assert_int_equal(core_new(&cfg, &c), WA_E_OK);
+    struct session_opts o;
+    session_opts_default(&o);
+    o.front = "test";
+    o.settle_ms = 0;
+    o.after = AFTER_OBSERVE;
+    o.one_display = true;
+    o.observe.mode = OBS_PIXEL;
+    o.observe.max_edge = 1280;
+    o.observe.max_pixels = 1150000;
+    assert_int_equal(session_new(c, &o, &s), WA_E_OK);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(s, OP_SCREENSHOT, "", &r), WA_E_OK);
+    assert_int_equal(r.obs.width, 1280);
+    assert_int_equal(r.obs.height, 720);
+    struct wa_rect d = r.obs.frame;
+    assert_int_equal(d.right, 1920);
+    static const char *const acts[] = {"x=1300|y=300", "x=300|y=300", "keys=tab"};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(perform(s, i < 2 ? OP_CLICK_AT : OP_KEY, acts[i], &r), WA_E_OK);
+        assert_int_equal(r.obs.kind, OBS_IMAGE);
+        assert_int_equal(r.obs.width, 1280);
+        assert_int_equal(r.obs.height, 720);
+        assert_int_equal(r.obs.frame.right, d.right);
+        assert_int_equal(r.obs.frame.bottom, d.bottom);
+    }
+    /* the password manager is black in it, the notepad white */
+    assert_int_equal(perform(s, OP_SCREENSHOT, "", &r), WA_E_OK);
+    assert_non_null(strstr(r.summary, "display"));
+    struct wa_image img = {0};
+    assert_int_equal(png_decode(r.png.data, r.png.len, &img), WA_E_OK);
+    assert_int_equal(image_pixel_rgb(&img, 1400 * 2 / 3, 750 * 2 / 3), 0x000000);
+    assert_int_equal(image_pixel_rgb(&img, 600 * 2 / 3, 400 * 2 / 3), 0xffffff);
+    image_cleanup(&img);
+    /* a region: that part of the screen, its own size */
+    assert_int_equal(perform(s, OP_SCREENSHOT, "x=100|y=50|x2=400|y2=250", &r), WA_E_OK);
+    assert_int_equal(r.obs.width, 300);
+    assert_int_equal(r.obs.height, 200);
+    assert_int_equal(perform(s, OP_SCREENSHOT, "x=100|y=50|x2=50|y2=250", &r), WA_E_INVALID_ARGS);
+    op_result_cleanup(&r);
+    session_free(s);
+    core_free(c);
 }
 
 /* ---- the gate ---- */
@@ -744,6 +898,75 @@ static void an_action_reports_what_it_changed(void **state)
     rig_close(&t);
 }
 
+/* Notes, and a window of another program over its Send button: one that stays on top
+ * ("topmost"), or one that raising Notes puts behind it. */
+static void load_cover_scene(bool topmost)
+{
+    char text[1400];
+    snprintf(text, sizeof text,
+             "{\"monitors\": [{\"rect\": [0, 0, 1920, 1080], \"primary\": true}],"
+             " \"windows\": ["
+             "  {\"hwnd\": 512, \"title\": \"Cover\", \"process\": \"cover.exe\", \"pid\": 2,"
+             "   \"rect\": [50, 50, 400, 300], \"foreground\": true, \"topmost\": %s},"
+             "  {\"hwnd\": 256, \"title\": \"Notes\", \"process\": \"notes.exe\", \"pid\": 1,"
+             "   \"rect\": [0, 0, 800, 600], \"tree\": {\"type\": \"Window\", \"name\": \"Notes\","
+             "    \"bounds\": [0, 0, 800, 600], \"children\": ["
+             "     {\"type\": \"Button\", \"name\": \"Send\", \"bounds\": [100, 100, 200, 140]},"
+             "     {\"type\": \"Button\", \"name\": \"Far\", \"bounds\": [600, 400, 700, 440]}]}},"
+             "  {\"hwnd\": 1024, \"title\": \"Desktop\", \"process\": \"shell.exe\", \"pid\": 3,"
+             "   \"rect\": [0, 0, 1920, 1080]}]}",
+             topmost ? "true" : "false");
+    assert_int_equal(fake_load_scene(text, NULL), WA_E_OK);
+}
+
+static bool clicked(void)
+{
+    char *acts = fake_actions_json();
+    bool any = strstr(acts, "\"mouse_button\"") != NULL;
+    free(acts);
+    return any;
+}
+
+static void a_click_names_the_window_that_gets_it(void **state)
+{
+    (void)state;
+    struct core_config cfg = {0};
+    struct rig t;
+    open_rig(&t, &cfg, false);
+    /* Another program's window stays over the named target's button: refused, named. */
+    load_cover_scene(true);
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=Notes|ref=Button:Send"), WA_E_COVERED);
+    assert_non_null(strstr(t.r.message, "\"Cover\" (cover.exe, 0x200)"));
+    assert_non_null(strstr(t.r.message, "nothing was sent"));
+    assert_false(clicked());
+    /* A point of the target's frame is as named as a ref: refused the same way. */
+    load_cover_scene(true);
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=Notes|x=188|y=200"), WA_E_COVERED);
+    assert_false(clicked());
+    /* Where the cover does not reach, the click goes to the target. */
+    load_cover_scene(true);
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=Notes|ref=Button:Far"), WA_E_OK);
+    assert_true(clicked());
+    /* One that raising the target puts behind: the target is raised and clicked. */
+    load_cover_scene(false);
+    assert_int_equal(rig_do(&t, OP_CLICK, "window=Notes|ref=Button:Send"), WA_E_OK);
+    assert_true(clicked());
+    assert_true(t.r.has_receiver);
+    assert_int_equal(t.r.receiver.hwnd, 256);
+    /* No target named (a session that has looked at no window): the click goes where
+     * the point is, and the result says where. */
+    rig_close(&t);
+    open_rig(&t, &cfg, false);
+    load_cover_scene(true);
+    assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=150|y=120"), WA_E_OK);
+    assert_int_equal(t.r.receiver.hwnd, 512);
+    bool said = false;
+    for (size_t i = 0; i < t.r.n_notes; i++)
+        said = said || strstr(t.r.notes[i], "went to \"Cover\" (cover.exe");
+    assert_true(said);
+    rig_close(&t);
+}
+
 /* One window that turns black where it is clicked, as soon as it is (hung: it takes
  * no messages, so only its pixels tell when the click is done). */
 static void load_paint_scene(bool hung)
@@ -938,6 +1161,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_operation_performs),
+        cmocka_unit_test(held_keys_and_buttons_are_gated_and_released),
+        cmocka_unit_test(keys_are_held_during_pointer_input),
+        cmocka_unit_test(one_display_for_the_session),
         cmocka_unit_test(restricted_windows_are_refused_and_left_out),
         cmocka_unit_test(refused_windows_are_not_described),
         cmocka_unit_test(targets_are_top_level_windows_and_elements_their_own),
@@ -959,6 +1185,7 @@ int main(void)
         cmocka_unit_test(a_menu_path_names_what_is_there),
         cmocka_unit_test(refs_belong_to_their_client),
         cmocka_unit_test(an_action_reports_what_it_changed),
+        cmocka_unit_test(a_click_names_the_window_that_gets_it),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

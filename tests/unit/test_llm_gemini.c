@@ -110,8 +110,9 @@ static void calls_signatures_and_results(void **state)
             llm_conversation_add_tool_result(&s.conv, "fc_1", "desktop", "{\"ok\":true}", &img),
             WA_E_OK);
         assert_int_equal(
-            llm_conversation_add_tool_result(&s.conv, "fc_2", "powershell", "exit 0", NULL),
+            llm_conversation_add_tool_result(&s.conv, "fc_2", "powershell", "exit 1", NULL),
             WA_E_OK);
+        assert_true(llm_conversation_mark_failed(&s.conv));
 
         assert_int_equal(session_complete(&s, &r), WA_E_OK);
         assert_string_equal(r.text, "Notepad is open.");
@@ -135,10 +136,12 @@ static void calls_signatures_and_results(void **state)
         assert_string_equal(str_at(ct, "2/role"), "user");
         assert_string_equal(str_at(ct, "2/parts/0/functionResponse/name"), "desktop");
         assert_string_equal(str_at(ct, "2/parts/0/functionResponse/id"), "fc_1");
-        assert_string_equal(str_at(ct, "2/parts/0/functionResponse/response/content"),
+        assert_string_equal(str_at(ct, "2/parts/0/functionResponse/response/output"),
                             "{\"ok\":true}");
         assert_string_equal(str_at(ct, "2/parts/1/functionResponse/id"), "fc_2");
-        assert_string_equal(str_at(ct, "2/parts/1/functionResponse/response/content"), "exit 0");
+        /* a failed call's result under the "error" key, as the API reads it */
+        assert_string_equal(str_at(ct, "2/parts/1/functionResponse/response/error"), "exit 1");
+        assert_null(at(ct, "2/parts/1/functionResponse/response/output"));
         assert_string_equal(str_at(ct, "2/parts/2/inlineData/mimeType"), "image/png");
         assert_string_equal(str_at(ct, "2/parts/2/inlineData/data"), TEST_PNG_B64);
         assert_int_equal(cJSON_GetArraySize(at(ct, "2/parts")), 3);
@@ -191,7 +194,7 @@ static void calls_without_ids(void **state)
         assert_null(at(ct, "1/parts/0/functionCall/id"));
         assert_null(at(ct, "2/parts/0/functionResponse/id"));
         assert_string_equal(str_at(ct, "2/parts/0/functionResponse/name"), "desktop");
-        assert_string_equal(str_at(ct, "2/parts/0/functionResponse/response/content"), "waited");
+        assert_string_equal(str_at(ct, "2/parts/0/functionResponse/response/output"), "waited");
         if (pass < 2) { /* the id the server did send goes back */
             assert_string_equal(str_at(ct, "1/parts/1/functionCall/id"), "x");
             assert_string_equal(str_at(ct, "2/parts/1/functionResponse/id"), "x");

@@ -307,7 +307,7 @@ static void gemini_rendering(void **state)
         "x"));
     assert_string_equal(str_at(ct, "2/role"), "user");
     assert_string_equal(str_at(ct, "2/parts/0/functionResponse/id"), "call_a");
-    assert_string_equal(str_at(ct, "2/parts/0/functionResponse/response/content"), "shot");
+    assert_string_equal(str_at(ct, "2/parts/0/functionResponse/response/output"), "shot");
     assert_string_equal(str_at(ct, "2/parts/1/functionResponse/name"), "desktop");
     assert_string_equal(str_at(ct, "2/parts/2/functionResponse/name"), "powershell");
     assert_null(str_at(ct, "2/parts/2/functionResponse/id"));

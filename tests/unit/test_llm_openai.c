@@ -517,6 +517,31 @@ static void text_round_goes_back_as_text(void **state)
     fake_llm_stop(&f);
 }
 
+/* The first request is refused and asked again at once (two attempts, "one"); the
+ * second goes through as it is ("two"). */
+static void answered_after_a_refusal(struct session *s)
+{
+    struct llm_reply r;
+    assert_int_equal(session_complete(s, &r), WA_E_OK);
+    assert_string_equal(r.text, "one");
+    assert_int_equal(r.attempts, 2);
+    llm_reply_cleanup(&r);
+    assert_int_equal(session_complete(s, &r), WA_E_OK);
+    assert_string_equal(r.text, "two");
+    assert_int_equal(r.attempts, 1);
+    llm_reply_cleanup(&r);
+}
+
+/* The log says what once, and only once. */
+static void assert_logged_once(const char *log, const char *what)
+{
+    const char *once = strstr(log, what);
+    if (!once)
+        fail_msg("not logged: %s", what);
+    if (strstr(once + 1, what))
+        fail_msg("logged more than once: %s", what);
+}
+
 static void stream_with_tools_refused(void **state)
 {
     (void)state;
@@ -527,16 +552,9 @@ static void stream_with_tools_refused(void **state)
                  "'invalid_request_error'}}},{'text':'one'},{'text':'two'},"
                  "{'status':400}]}",
                  LLM_PROVIDER_OPENAI, true);
-    struct llm_reply r;
-    assert_int_equal(session_complete(&s, &r), WA_E_OK);
-    assert_string_equal(r.text, "one");
-    assert_int_equal(r.attempts, 2);
-    llm_reply_cleanup(&r);
-    assert_int_equal(session_complete(&s, &r), WA_E_OK);
-    assert_string_equal(r.text, "two");
-    assert_int_equal(r.attempts, 1);
-    llm_reply_cleanup(&r);
+    answered_after_a_refusal(&s);
     /* any other 400 is not retried */
+    struct llm_reply r;
     assert_int_equal(session_complete(&s, &r), WA_E_HTTP);
     assert_int_equal(r.attempts, 1);
     llm_reply_cleanup(&r);
@@ -547,10 +565,35 @@ static void stream_with_tools_refused(void **state)
     assert_true(cJSON_IsFalse(at(reqs, "2/body/stream")));
     assert_null(at(reqs, "2/body/stream_options"));
     cJSON_Delete(reqs);
-    const char *log = dynbuf_str(&s.cap.log);
-    const char *once = strstr(log, "refuses streaming with tools");
-    assert_non_null(once);
-    assert_null(strstr(once + 1, "refuses streaming with tools"));
+    assert_logged_once(dynbuf_str(&s.cap.log), "refuses streaming with tools");
+    session_disconnect(&s);
+    assert_schema_valid(&s.f);
+    fake_llm_stop(&s.f);
+}
+
+/* A server that refuses only stream_options (older Azure api-versions): asked again at
+ * once without it, still streaming, and never sent it again. */
+static void stream_options_refused(void **state)
+{
+    (void)state;
+    struct session s;
+    session_open(&s, "{'refuse':['stream_options'],'steps':[{'text':'one'},{'text':'two'}]}",
+                 LLM_PROVIDER_OPENAI, true);
+    answered_after_a_refusal(&s);
+    assert_string_equal(dynbuf_str(&s.cap.deltas), "onetwo"); /* streamed, both */
+    cJSON *reqs = fake_llm_requests(&s.f);
+    assert_int_equal(cJSON_GetArraySize(reqs), 3);
+    assert_string_equal(str_at(reqs, "0/response/refusal"), "stream_options");
+    for (int i = 1; i < 3; i++) {
+        char path[32];
+        snprintf(path, sizeof path, "%d/body/stream", i);
+        assert_true(cJSON_IsTrue(at(reqs, path)));
+        snprintf(path, sizeof path, "%d/body/stream_options", i);
+        assert_null(at(reqs, path));
+    }
+    cJSON_Delete(reqs);
+    assert_logged_once(dynbuf_str(&s.cap.log), "refuses stream_options");
+    assert_null(strstr(dynbuf_str(&s.cap.log), "refuses streaming"));
     session_disconnect(&s);
     assert_schema_valid(&s.f);
     fake_llm_stop(&s.f);
@@ -601,13 +644,8 @@ static void local_server_refusals(void **state)
     assert_non_null(strstr(str_at(reqs, "3/body/messages/4/content/0/text"), "call_a"));
     assert_string_equal(str_at(reqs, "3/body/messages/4/content/1/type"), "image_url");
     cJSON_Delete(reqs);
-    const char *log = dynbuf_str(&s.cap.log);
-    for (int i = 0; i < 2; i++) {
-        const char *what = i ? "rejects tool_choice" : "refuses streaming with tools";
-        const char *once = strstr(log, what);
-        assert_non_null(once);
-        assert_null(strstr(once + 1, what));
-    }
+    assert_logged_once(dynbuf_str(&s.cap.log), "rejects tool_choice");
+    assert_logged_once(dynbuf_str(&s.cap.log), "refuses streaming with tools");
     session_disconnect(&s);
     assert_schema_valid(&s.f);
     fake_llm_stop(&s.f);
@@ -620,6 +658,7 @@ int main(void)
         cmocka_unit_test(calls_written_as_text),
         cmocka_unit_test(text_round_goes_back_as_text),
         cmocka_unit_test(stream_with_tools_refused),
+        cmocka_unit_test(stream_options_refused),
         cmocka_unit_test(local_server_refusals),
         cmocka_unit_test(every_quirk_streamed_and_not),
         cmocka_unit_test(tool_round_request_shape),

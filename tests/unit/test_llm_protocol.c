@@ -5,10 +5,13 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
+#include "base/dynbuf.h"
 #include "llm/protocol.h"
 #include "llm/textcalls.h"
 
@@ -129,6 +132,120 @@ static void smart_resize_as_the_server_does(void **state)
     assert_int_equal(w, h);
 }
 
+/* Python's round() takes a half to the even neighbour, and so do the servers' resizes:
+ * sides of 28k + 14 pixels round down when k is even, up when it is odd. */
+static void smart_resize_rounds_halves_to_even(void **state)
+{
+    (void)state;
+    static const int cases[][4] = {
+        {1246, 798, 1232, 784}, /* 44.5 -> 44, 28.5 -> 28 */
+        {1274, 770, 1288, 784}, /* 45.5 -> 46, 27.5 -> 28 */
+        {1330, 742, 1344, 728}, /* 47.5 -> 48, 26.5 -> 26 */
+        {1280, 800, 1288, 812}, /* no half */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int w, h;
+        textcalls_smart_resize(cases[i][0], cases[i][1], &w, &h);
+        assert_int_equal(w, cases[i][2]);
+        assert_int_equal(h, cases[i][3]);
+    }
+    int w, h; /* sizes no image has (a server refuses them) still give whole blocks */
+    textcalls_smart_resize(0, -5, &w, &h);
+    assert_true(w >= 28 && h >= 28 && w % 28 == 0 && h % 28 == 0);
+    textcalls_smart_resize(2000000000, 3, &w, &h);
+    assert_true(w >= 28 && h >= 28 && w % 28 == 0 && h % 28 == 0);
+}
+
+/* The Anthropic computer tool's version by model, however the name is written. */
+static void claude_computer_version_by_model(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *model, *tool;
+    } cases[] = {
+        {"claude-sonnet-4-6", "computer_20251124"},
+        {"claude-opus-4-7", "computer_20251124"},
+        {"claude-opus-4-6-20260205", "computer_20251124"},
+        {"claude-opus-4-5-20251101", "computer_20251124"},
+        {"anthropic/claude-sonnet-4.6", "computer_20251124"},
+        {"claude-sonnet-4-5-20250929", "computer_20250124"},
+        {"claude-sonnet-4-5@20250929", "computer_20250124"},
+        {"us.anthropic.claude-haiku-4-5-20251001-v1:0", "computer_20250124"},
+        {"claude-opus-4-1-20250805", "computer_20250124"},
+        {"claude-opus-4-20250514", "computer_20250124"},
+        {"claude-sonnet-4-0", "computer_20250124"},
+        {"claude-3-7-sonnet-20250219", "computer_20250124"},
+        {"anthropic.claude-3-7-sonnet-20250219-v1:0", "computer_20250124"},
+        /* later or unknown models: the newest */
+        {"claude-opus-4-8", "computer_20251124"},
+        {"claude-haiku-4-6", "computer_20251124"},
+        {"claude-sonnet-5", "computer_20251124"},
+        {"claude-sonnet-latest", "computer_20251124"},
+        {"my-proxy-model", "computer_20251124"},
+        {NULL, "computer_20251124"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct llm_claude_computer *v = llm_claude_computer_for(cases[i].model);
+        if (strcmp(v->tool, cases[i].tool) != 0)
+            fail_msg("%s: %s, not %s", cases[i].model ? cases[i].model : "(none)", v->tool,
+                     cases[i].tool);
+        assert_int_equal(v->zoom, strcmp(v->tool, "computer_20251124") == 0);
+        char beta[64]; /* the header of the tool's own date */
+        snprintf(beta, sizeof beta, "computer-use-%.4s-%.2s-%.2s", v->tool + 9, v->tool + 13,
+                 v->tool + 15);
+        assert_string_equal(v->beta, beta);
+    }
+    /* every row of the table is found by its own id */
+    const char *name, *id;
+    const struct llm_claude_computer *v;
+    for (size_t i = 0; llm_claude_computer_row(i, &name, &id, &v); i++)
+        assert_ptr_equal(llm_claude_computer_for(id), v);
+}
+
+/* The table in docs/conformance.md is the code's: between its markers it says exactly
+ * what llm_claude_computer_row gives (the expected text is printed when it does not). */
+static void claude_versions_documented(void **state)
+{
+    (void)state;
+    struct dynbuf want;
+    dynbuf_init(&want, 1 << 16);
+    dynbuf_adds(&want, "| Model | API id | Tool type | Beta header | Zoom |\n"
+                       "|---|---|---|---|---|\n");
+    const char *name, *id;
+    const struct llm_claude_computer *v;
+    for (size_t i = 0; llm_claude_computer_row(i, &name, &id, &v); i++)
+        dynbuf_addf(&want, "| %s | `%s` | `%s` | `%s` | %s |\n", name, id, v->tool, v->beta,
+                    v->zoom ? "`enable_zoom: true`" : "no");
+    v = llm_claude_computer_for("claude-model-from-later");
+    dynbuf_addf(&want, "| any other (a later model) | | `%s` | `%s` | %s |\n", v->tool, v->beta,
+                v->zoom ? "`enable_zoom: true`" : "no");
+    const char *src = getenv("WINAGENT_SRC");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/docs/conformance.md", src && src[0] ? src : ".");
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        fail_msg("cannot read %s", path);
+    struct dynbuf doc;
+    dynbuf_init(&doc, 1 << 22);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
+        dynbuf_add(&doc, buf, n);
+    fclose(fp);
+    static const char begin[] = "<!-- claude-computer-versions: generated, checked by "
+                                "unit.llm_protocol -->\n",
+                      end[] = "<!-- /claude-computer-versions -->";
+    const char *b = strstr(dynbuf_str(&doc), begin);
+    const char *e = b ? strstr(b, end) : NULL;
+    bool same = b && e && (size_t)(e - b) - (sizeof begin - 1) == want.len &&
+                memcmp(b + sizeof begin - 1, dynbuf_str(&want), want.len) == 0;
+    if (!same)
+        fail_msg("%s: the table between\n%s and %s\nmust read:\n%s", path, begin, end,
+                 dynbuf_str(&want));
+    dynbuf_cleanup(&doc);
+    dynbuf_cleanup(&want);
+}
+
 static void coords_to_999(void **state)
 {
     (void)state;
@@ -164,9 +281,14 @@ static void coords_to_999(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(names_round_trip),   cmocka_unit_test(auto_by_model_name),
-        cmocka_unit_test(explicit_protocols), cmocka_unit_test(smart_resize_as_the_server_does),
+        cmocka_unit_test(names_round_trip),
+        cmocka_unit_test(auto_by_model_name),
+        cmocka_unit_test(explicit_protocols),
+        cmocka_unit_test(smart_resize_as_the_server_does),
         cmocka_unit_test(coords_to_999),
+        cmocka_unit_test(smart_resize_rounds_halves_to_even),
+        cmocka_unit_test(claude_computer_version_by_model),
+        cmocka_unit_test(claude_versions_documented),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

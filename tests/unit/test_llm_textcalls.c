@@ -224,6 +224,13 @@ static void uitars_actions(void **state)
         {"Action: drag(start_point='<point>1.4 2.6</point>', end_point='<point>3 4</point>')",
          "{\"action\":\"drag\",\"x\":1,\"y\":3,\"to_x\":3,\"to_y\":4}"},
         {"Action: wait()", "{\"action\":\"wait\",\"seconds\":5}"},
+        /* UI-TARS-1.5's own grammar, as its prompt teaches it */
+        {"Action: click(point='<point>131 30</point>')",
+         "{\"action\":\"click\",\"x\":131,\"y\":30}"},
+        {"Action: scroll(point='<point>5 6</point>', direction='left')",
+         "{\"action\":\"scroll\",\"direction\":\"left\",\"x\":5,\"y\":6}"},
+        {"Action: left_double(point='<point>-0.5 1e3</point>')",
+         "{\"action\":\"double_click\",\"x\":-1,\"y\":1000}"},
         {"Action: mouse_move(start_box='(7,8)',)", "{\"action\":\"mouse_move\",\"x\":7,\"y\":8}"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -277,6 +284,13 @@ static void uitars_malformed(void **state)
         "Action: click(start_box='(1,2)') click(",
         "Action:",
         "Action: click(start_box='(1,2,3,4,5)')",
+        /* numbers no screen has (and no integer can hold): refused, never converted */
+        "Action: click(point='<point>1e300 5</point>')",
+        "Action: click(start_box='(5,-1e300)')",
+        "Action: click(start_box='(1e999,5)')",
+        "Action: drag(start_point='<point>1 2</point>', end_point='<point>3 9e18</point>')",
+        "Action: scroll(point='<point>1e300 1e300</point>', direction='up')",
+        "Action: right_single(start_box='(1e308,1,1e308,1)')",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct textcalls t;

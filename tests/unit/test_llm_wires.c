@@ -227,12 +227,144 @@ static void text_round(void **state)
     fake_llm_stop(&f);
 }
 
+/* The computer tool of a 1x1 display (the size of TEST_PNG_B64, as the fakes require),
+ * as the only tool. */
+static struct llm_computer_tool test_display = {.display_width = 1, .display_height = 1};
+static const struct llm_tool computer_tools[] = {{"computer", NULL, NULL, &test_display}};
+
+/* Asks the model of s (with the computer tool) for its calls, expecting n, and keeps them
+ * in the conversation. */
+static void computer_calls(struct session *s, size_t n)
+{
+    struct llm_reply r;
+    assert_int_equal(llm_complete(s->c, &s->conv, computer_tools, 1, &r), WA_E_OK);
+    assert_int_equal(r.n_calls, n);
+    assert_int_equal(llm_conversation_add_reply(&s->conv, &r), WA_E_OK);
+    llm_reply_cleanup(&r);
+}
+
+/* Answers computer call id with the test screenshot and report; failed marks it so. */
+static void computer_result(struct session *s, const char *id, const char *report, bool failed)
+{
+    struct llm_image img = {.mime = "image/png", .base64 = TEST_PNG_B64};
+    assert_int_equal(
+        llm_conversation_add_computer_result(&s->conv, id, "computer", report, &img, false),
+        WA_E_OK);
+    assert_true(!failed || llm_conversation_mark_failed(&s->conv));
+}
+
+/* Asks the model of s for its final text, which must be want. */
+static void computer_done(struct session *s, const char *want)
+{
+    struct llm_reply r;
+    assert_int_equal(llm_complete(s->c, &s->conv, computer_tools, 1, &r), WA_E_OK);
+    assert_string_equal(r.text, want);
+    llm_reply_cleanup(&r);
+}
+
+/* The computer tool as a model takes it: the Anthropic version by model family (the
+ * fake refuses another, as the API does), enable_zoom with computer_20251124, and a
+ * failed action's result marked is_error. */
+static void claude_computer_tool_by_model(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *model, *tool, *beta;
+    } cases[] = {
+        {"claude-sonnet-4-6", "computer_20251124", "computer-use-2025-11-24"},
+        {"claude-opus-4-7", "computer_20251124", "computer-use-2025-11-24"},
+        {"claude-sonnet-4-5-20250929", "computer_20250124", "computer-use-2025-01-24"},
+        {"claude-3-7-sonnet-20250219", "computer_20250124", "computer-use-2025-01-24"},
+        {"claude-opus-5", "computer_20251124", "computer-use-2025-11-24"}, /* a later one */
+    };
+    enum { N = sizeof cases / sizeof cases[0] };
+#define CLICK_ROUND                                                                                \
+    "{'tool_calls':[{'name':'computer','arguments':{'action':'left_click','coordinate':[5,9]},"    \
+    "'id':'toolu_1'},{'name':'computer','arguments':{'action':'zoom'},'id':'toolu_2'}]},"          \
+    "{'text':'done'}"
+    struct fake_llm f;
+    assert_true(fake_llm_start(&f, "{'steps':[" CLICK_ROUND "," CLICK_ROUND "," CLICK_ROUND
+                                   "," CLICK_ROUND "," CLICK_ROUND "]}"));
+    for (int i = 0; i < N; i++) {
+        struct session s;
+        session_attach(&s, &f, LLM_PROVIDER_ANTHROPIC, i % 2 == 0);
+        s.cfg.model = cases[i].model;
+        session_connect(&s);
+        computer_calls(&s, 2);
+        computer_result(&s, "toolu_1", "{\"success\":true}", false);
+        computer_result(&s, "toolu_2", "{\"success\":false,\"error\":\"unsupported\"}", true);
+        computer_done(&s, "done");
+        cJSON *reqs = fake_llm_requests(&f);
+        assert_all_valid(reqs);
+        const cJSON *q = cJSON_GetArrayItem(reqs, 2 * i + 1);
+        assert_string_equal(str_at(q, "body/tools/0/type"), cases[i].tool);
+        assert_int_equal(cJSON_IsTrue(at(q, "body/tools/0/enable_zoom")),
+                         strcmp(cases[i].tool, "computer_20251124") == 0);
+        if (strcmp(cases[i].tool, "computer_20251124") != 0)
+            assert_null(at(q, "body/tools/0/enable_zoom"));
+        assert_string_equal(fake_llm_header(reqs, 2 * i + 1, "anthropic-beta"), cases[i].beta);
+        const cJSON *m = at(q, "body/messages");
+        assert_string_equal(str_at(m, "2/content/0/tool_use_id"), "toolu_1");
+        assert_null(at(m, "2/content/0/is_error"));
+        assert_string_equal(str_at(m, "2/content/1/tool_use_id"), "toolu_2");
+        assert_true(cJSON_IsTrue(at(m, "2/content/1/is_error")));
+        cJSON_Delete(reqs);
+        session_disconnect(&s);
+    }
+    fake_llm_stop(&f);
+}
+
+/* The Responses API without storage (the default): store false, the reasoning's encrypted
+ * content asked for, and a computer_call sent back after its reasoning item whole (the
+ * fake, as the API, answers 404 to a reasoning item given by id alone); with --store the
+ * server keeps them and the items go back as they came. */
+static void responses_storage(void **state)
+{
+    (void)state;
+#define CU_ROUND                                                                                   \
+    "{'reasoning':'Save is at the top.','tool_calls':[{'name':'computer','arguments':{"            \
+    "'action':{'type':'click','button':'left','x':5,'y':9}},'id':'cu_call_1'}]},"                  \
+    "{'text':'saved'}"
+    struct fake_llm f;
+    assert_true(fake_llm_start(&f, "{'steps':[" CU_ROUND "," CU_ROUND "," CU_ROUND "]}"));
+    for (int i = 0; i < 3; i++) {
+        bool store = i == 2;
+        struct session s;
+        session_attach(&s, &f, LLM_PROVIDER_OPENAI_RESPONSES, i == 1);
+        s.cfg.model = "computer-use-preview";
+        s.cfg.store = store;
+        session_connect(&s);
+        computer_calls(&s, 1);
+        computer_result(&s, "cu_call_1", "{\"success\":true}", false);
+        computer_done(&s, "saved");
+        cJSON *reqs = fake_llm_requests(&f);
+        assert_all_valid(reqs);
+        const cJSON *q = at(cJSON_GetArrayItem(reqs, 2 * i + 1), "body");
+        assert_int_equal(cJSON_IsTrue(at(q, "store")), store);
+        assert_true(cJSON_IsBool(at(q, "store")));
+        if (store) {
+            assert_null(at(q, "include"));
+            assert_null(at(q, "input/1/encrypted_content"));
+        } else {
+            assert_string_equal(str_at(q, "include/0"), "reasoning.encrypted_content");
+            assert_non_null(str_at(q, "input/1/encrypted_content"));
+        }
+        assert_string_equal(str_at(q, "input/1/type"), "reasoning");
+        assert_string_equal(str_at(q, "input/1/summary/0/text"), "Save is at the top.");
+        assert_string_equal(str_at(q, "input/2/type"), "computer_call");
+        assert_string_equal(str_at(q, "input/3/type"), "computer_call_output");
+        cJSON_Delete(reqs);
+        session_disconnect(&s);
+    }
+    fake_llm_stop(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(tool_round),
-        cmocka_unit_test(retries_and_errors),
-        cmocka_unit_test(text_round),
+        cmocka_unit_test(tool_round),        cmocka_unit_test(retries_and_errors),
+        cmocka_unit_test(text_round),        cmocka_unit_test(claude_computer_tool_by_model),
+        cmocka_unit_test(responses_storage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -126,6 +126,39 @@ static void numbers_out_of_range_are_refused(void **state)
     unsetenv("WINAGENT_HISTORY_IMAGES");
 }
 
+/* Storage of Responses: off unless the user says otherwise (--store, WINAGENT_STORE);
+ * a value that is neither on nor off is refused, naming where it came from. */
+static void store_is_off_unless_set(void **state)
+{
+    (void)state;
+    struct settings s;
+    bool store = true;
+    assert_int_equal(settings_load(&s, NULL, SG_RUN), WA_E_OK);
+    assert_int_equal(settings_switch(&s, SET_STORE, &store), WA_E_OK);
+    assert_false(store);
+    assert_string_equal(setting_source_name(&s, SET_STORE), "default");
+    settings_cleanup(&s);
+    char *argv[] = {"winagent", "--store", "run"};
+    struct args a;
+    args_init(&a, 3, argv, 1);
+    assert_int_equal(settings_load(&s, &a, SG_RUN), WA_E_OK);
+    assert_int_equal(settings_switch(&s, SET_STORE, &store), WA_E_OK);
+    assert_true(store);
+    assert_string_equal(setting_source_name(&s, SET_STORE), "flag --store");
+    settings_cleanup(&s);
+    setenv("WINAGENT_STORE", "off", 1);
+    assert_int_equal(settings_load(&s, NULL, SG_RUN), WA_E_OK);
+    assert_int_equal(settings_switch(&s, SET_STORE, &store), WA_E_OK);
+    assert_false(store);
+    settings_cleanup(&s);
+    setenv("WINAGENT_STORE", "sometimes", 1);
+    assert_int_equal(settings_load(&s, NULL, SG_RUN), WA_E_OK);
+    assert_int_equal(settings_switch(&s, SET_STORE, &store), WA_E_CONFIG);
+    assert_non_null(strstr(wa_err_detail(), "WINAGENT_STORE must be on or off"));
+    settings_cleanup(&s);
+    unsetenv("WINAGENT_STORE");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -133,6 +166,7 @@ int main(void)
         cmocka_unit_test(keys_are_masked_and_leave_the_environment),
         cmocka_unit_test(keys_never_come_from_the_command_line),
         cmocka_unit_test(numbers_out_of_range_are_refused),
+        cmocka_unit_test(store_is_off_unless_set),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -466,6 +466,25 @@ static void usefulness_rules(void **state)
     assert_string_equal(reason, "5 elements (3 interactive), 2 with names");
     tree_cleanup(&t);
 
+    /* Rows a program draws itself, without names: the image tells them apart. */
+    tree_init(&t);
+    t.frame = (struct wa_rect){0, 0, 400, 400};
+    const char *rows[] = {"App", "", "", "", "OK"};
+    for (int i = 0; i < 5; i++) {
+        struct tree_element_info info = {.type = i == 0   ? "Window"
+                                                 : i == 4 ? "Button"
+                                                          : "ListItem",
+                                         .name = (char *)rows[i],
+                                         .bounds = {10, 10 + 20 * i, 200, 30 + 20 * i}};
+        assert_true(tree_add_node(&t, i == 0 ? -1 : 0, &info) >= 0);
+    }
+    assert_false(tree_is_useful(&t, reason, sizeof reason));
+    assert_string_equal(reason, "3 items in view have no names (the program draws them): only "
+                                "the image tells them apart");
+    t.nodes[2].states |= WA_ST_OFFSCREEN; /* two in view are a few blank rows, no more */
+    assert_true(tree_is_useful(&t, reason, sizeof reason));
+    tree_cleanup(&t);
+
     /* Two unnamed interactive elements do not trigger the interactive rule. */
     tree_with((const char *[]){"Window", "Button", "Button"}, (const char *[]){"App", "", ""}, 3,
               &t);

@@ -9,12 +9,19 @@
 #
 # State lives in $WINAGENT_WINE_STATE (default build/native/wine): env.sh with the
 # variables, pids, and prefix/ (kept between runs: making one takes ~10 s).
+#
+# With WINAGENT_WINE_LANG set (de_DE.UTF-8, zh_CN.UTF-8: a locale `locale -a` knows),
+# the ground is another language's: its state in $WINAGENT_WINE_STATE/<lang>/, a display
+# of its own, and a prefix made and run under that LANG (Wine takes its Windows locale
+# from the Unix one), so Wine's programs speak that language.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=no_aslr.sh
 . "$here/no_aslr.sh"
 state=${WINAGENT_WINE_STATE:-$here/../../build/native/wine}
+lang=${WINAGENT_WINE_LANG:-}
+[ -z "$lang" ] || state=$state/${lang%%.*}
 mkdir -p "$state"
 state=$(cd "$state" && pwd)
 prefix=$state/prefix
@@ -28,6 +35,9 @@ log() { printf 'harness: %s\n' "$*" >&2; }
 
 wine_env() {
     export WINEPREFIX=$prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" WINEARCH=win64
+    if [ -n "$lang" ]; then
+        export LANG=$lang LC_ALL=$lang
+    fi
 }
 
 free_display() {
@@ -82,6 +92,10 @@ cmd_up() {
     [ -f "$envfile" ] && cmd_down
     command -v Xvfb >/dev/null || { log "Xvfb is not installed (run ./dev.sh deps)"; exit 1; }
     command -v wine >/dev/null || { log "wine is not installed (run ./dev.sh deps)"; exit 1; }
+    if [ -n "$lang" ] && ! locale -a 2>/dev/null | grep -qix "${lang%%.*}.utf-\?8"; then
+        log "the locale $lang is not generated (run ./dev.sh deps)"
+        exit 1
+    fi
     local n
     n=$(start_xvfb)
     export DISPLAY=:$n
@@ -117,6 +131,9 @@ export WINEDEBUG=-all
 export WINEDLLOVERRIDES="mscoree,mshtml="
 export WINEARCH=win64
 ENV
+    if [ -n "$lang" ]; then
+        printf 'export LANG=%s\nexport LC_ALL=%s\n' "$lang" "$lang" >>"$envfile"
+    fi
     log "up: DISPLAY=:$n WINEPREFIX=$prefix"
 }
 

@@ -144,6 +144,25 @@ class Input(unittest.TestCase):
         self.act({"action": "type", "text": "abc"})
         self.app.wait_event(lambda e: e.get("event") == "text_changed" and e["text"] == "abc")
 
+    def test_what_a_process_holds_down_is_let_go_when_it_ends(self):
+        """key-down and mouse-down leave their input down; the command's process ends,
+        and it goes up: on the canvas where it went down, the key as a key_up."""
+        cli = watest.Cli("wa-held-")
+        red = centre(self.app.ready["controls"]["target_red"])
+        m = self.mark()
+        cli.json("mouse-down", str(red[0]), str(red[1]))
+        down = self.new_event(m, lambda e: e.get("event") == "mouse" and e["kind"] == "down")
+        up = self.new_event(m, lambda e: e.get("event") == "mouse" and e["kind"] == "up")
+        self.assertEqual((down["target"], up["target"]), ("red", "red"))
+        m = self.mark()
+        cli.json("key-down", "shift", "--window", self.app.ready["hwnd"])
+        self.new_event(m, lambda e: e.get("event") == "key" and e["name"] == "Shift")
+        self.new_event(m, lambda e: e.get("event") == "key_up" and e["name"] == "Shift")
+        # where the pointer is, as the pointer command reads it back
+        cli.json("hover-at", str(red[0] + 7), str(red[1] - 5))
+        got = cli.json("pointer")["data"]["pixel"]
+        self.assertEqual(got, [red[0] + 7, red[1] - 5])
+
     def test_shift_tab_moves_the_focus_back(self):
         px, py = centre(self.app.ready["controls"]["checkbox"])
         self.act_at("click", px, py)  # the checkbox follows the edit in tab order

@@ -1,0 +1,16 @@
+/* Holds on the processes behind windows, to tell after acting whether a program ended
+ * while it was acted on, and how (its exit code). */
+#ifndef WINAGENT_AUTOMATION_WIN_WIN_PROCESS_H
+#define WINAGENT_AUTOMATION_WIN_WIN_PROCESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "automation/backend.h"
+
+/* The backend's watch_process, process_state and unwatch_process (backend.h). */
+wa_err win_watch_process(uint64_t hwnd, uintptr_t *watch);
+wa_err win_process_state(uintptr_t watch, struct wa_process_state *out);
+void win_unwatch_process(uintptr_t watch);
+
+#endif
