@@ -149,7 +149,7 @@ void call_settle(struct call *k)
         }
         first = false;
         struct wa_image img = {0};
-        struct wa_rect frame;
+        struct wa_rect frame = {0, 0, 0, 0};
         uint64_t now_fg = 0;
         backend_foreground_window(k->be, &now_fg);
         bool got = hwnd && backend_capture_window(k->be, hwnd, &img, &frame) == WA_E_OK;
