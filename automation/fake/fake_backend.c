@@ -918,6 +918,29 @@ static const struct fake_row *row_of(const cJSON *el)
     return NULL;
 }
 
+static int by_index(const void *a, const void *b)
+{
+    int x = cJSON_GetObjectItemCaseSensitive(*(cJSON *const *)a, "index")->valueint;
+    int y = cJSON_GetObjectItemCaseSensitive(*(cJSON *const *)b, "index")->valueint;
+    return (x > y) - (x < y);
+}
+
+/* Puts a collection's rows back in index order (cJSON 1.7.15's InsertItemInArray loses
+ * items inserted in the middle): the same objects, which trees point at. */
+static void sort_rows(cJSON *list)
+{
+    int n = cJSON_GetArraySize(list);
+    cJSON **v = calloc((size_t)n, sizeof *v);
+    if (!v)
+        return;
+    for (int i = 0; i < n; i++)
+        v[i] = cJSON_DetachItemFromArray(list, 0);
+    qsort(v, (size_t)n, sizeof *v, by_index);
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(list, v[i]);
+    free(v);
+}
+
 /* The row object of index i of coll, made when there is none yet. */
 static cJSON *row_at(cJSON *coll, int i)
 {
@@ -951,7 +974,9 @@ static cJSON *row_at(cJSON *coll, int i)
     cJSON_AddNumberToObject(r, "index", i);
     cJSON *pat = cJSON_AddArrayToObject(r, "patterns");
     cJSON_AddItemToArray(pat, cJSON_CreateString("select"));
-    cJSON_InsertItemInArray(list, at, r);
+    cJSON_AddItemToArray(list, r);
+    if (at < cJSON_GetArraySize(list) - 1)
+        sort_rows(list);
     fk.rows[fk.nrows++] = (struct fake_row){coll, r};
     return r;
 }
