@@ -24,18 +24,28 @@ struct win_coll {
 #define LB_TEXT_MAX 8192 /* characters of one item's text */
 
 /* Their items in view: a list box's client area, a combo box's open list. */
-static bool list_view(struct win_cc *cc, HWND h, struct win_cc_view *out)
+/* The five messages' answers r of a list (its count, top index, item height and two
+ * more), with count and top set in out; false when it did not answer. */
+static bool ask_list(struct win_cc *cc, HWND h, const UINT msg[5], LRESULT r[5],
+                     struct win_cc_view *out)
 {
-    UINT msg[5] = {LB_GETCOUNT, LB_GETTOPINDEX, LB_GETITEMHEIGHT, LB_GETCURSEL, LB_GETCARETINDEX};
     WPARAM wp[5] = {0};
     LPARAM lp[5] = {0};
-    LRESULT r[5];
     memset(out, 0, sizeof *out);
     if (!win_cc_send_all(cc, h, msg, wp, lp, r, 5) || r[0] < 0)
         return false;
-    RECT client;
     out->count = (int)r[0];
     out->top = r[1] > 0 && r[1] < r[0] ? (int)r[1] : 0;
+    return true;
+}
+
+static bool list_view(struct win_cc *cc, HWND h, struct win_cc_view *out)
+{
+    UINT msg[5] = {LB_GETCOUNT, LB_GETTOPINDEX, LB_GETITEMHEIGHT, LB_GETCURSEL, LB_GETCARETINDEX};
+    LRESULT r[5];
+    if (!ask_list(cc, h, msg, r, out))
+        return false;
+    RECT client;
     out->per_page =
         r[2] > 0 && GetClientRect(h, &client) ? (int)((client.bottom - client.top) / r[2]) : 1;
     out->has_selected = r[3] >= 0 && r[3] < r[0];
@@ -48,14 +58,9 @@ static bool list_view(struct win_cc *cc, HWND h, struct win_cc_view *out)
 static bool combo_view(struct win_cc *cc, HWND h, struct win_cc_view *out)
 {
     UINT msg[5] = {CB_GETCOUNT, CB_GETTOPINDEX, CB_GETITEMHEIGHT, CB_GETCURSEL, CB_GETDROPPEDSTATE};
-    WPARAM wp[5] = {0};
-    LPARAM lp[5] = {0};
     LRESULT r[5];
-    memset(out, 0, sizeof *out);
-    if (!win_cc_send_all(cc, h, msg, wp, lp, r, 5) || r[0] < 0)
+    if (!ask_list(cc, h, msg, r, out))
         return false;
-    out->count = (int)r[0];
-    out->top = r[1] > 0 && r[1] < r[0] ? (int)r[1] : 0;
     out->has_selected = out->has_caret = r[3] >= 0 && r[3] < r[0];
     out->selected = out->caret = out->has_selected ? (uint64_t)r[3] : 0;
     RECT list = {0};
@@ -68,38 +73,6 @@ static bool combo_view(struct win_cc *cc, HWND h, struct win_cc_view *out)
     else if (out->has_selected)
         out->top = (int)out->selected;
     return true;
-}
-
-static size_t list_listed(struct win_cc *cc, HWND h, const struct win_cc_view *v, int all,
-                          int margin, struct win_cc_item *out, size_t max)
-{
-    (void)cc;
-    (void)h;
-    int from = 0, to = v->count;
-    if (v->count > all) {
-        from = v->top - margin > 0 ? v->top - margin : 0;
-        to = v->top + (v->per_page > 0 ? v->per_page + 1 : 1) + margin;
-        to = to < v->count ? to : v->count;
-    }
-    size_t n = 0;
-    for (int i = from; i < to && n < max; i++)
-        out[n++] = (struct win_cc_item){(uint64_t)i, 0};
-    uint64_t extra[2] = {v->selected, v->caret};
-    bool has[2] = {v->has_selected, v->has_caret};
-    for (int k = 0; k < 2; k++) {
-        bool listed = extra[k] >= (uint64_t)from && extra[k] < (uint64_t)to;
-        for (size_t i = 0; !listed && i < n; i++)
-            listed = out[i].id == extra[k];
-        if (has[k] && !listed && n < max) {
-            size_t at = n++; /* in order */
-            while (at > 0 && out[at - 1].id > extra[k]) {
-                out[at] = out[at - 1];
-                at--;
-            }
-            out[at] = (struct win_cc_item){extra[k], 0};
-        }
-    }
-    return n;
 }
 
 /* An item's text (LB_GETTEXT and CB_GETLBTEXT are copied across processes for lists
@@ -288,7 +261,7 @@ static void lb_read(struct win_cc *cc, HWND h, const struct win_cc_view *v,
 static const struct win_cc_reader list_box_reader = {
     .kind = MSAA_ITEMS_LISTBOX,
     .view = list_view,
-    .listed = list_listed,
+    .listed = win_cc_indexed_listed,
     .read = lb_read,
     .find = lb_find,
     .show = lb_show,
@@ -297,7 +270,7 @@ static const struct win_cc_reader list_box_reader = {
 static const struct win_cc_reader combo_box_reader = {
     .kind = MSAA_ITEMS_COMBOBOX,
     .view = combo_view,
-    .listed = list_listed,
+    .listed = win_cc_indexed_listed,
     .find = cb_find,
     .show = cb_show,
 };

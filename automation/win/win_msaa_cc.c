@@ -893,8 +893,8 @@ static size_t indexed_listed(const struct win_cc_view *v, int all, int margin,
     return n;
 }
 
-static size_t lv_listed(struct win_cc *cc, HWND h, const struct win_cc_view *v, int all, int margin,
-                        struct win_cc_item *out, size_t max)
+size_t win_cc_indexed_listed(struct win_cc *cc, HWND h, const struct win_cc_view *v, int all,
+                             int margin, struct win_cc_item *out, size_t max)
 {
     (void)cc;
     (void)h;
@@ -1193,7 +1193,7 @@ static wa_err lv_show(struct win_cc *cc, HWND h, uint64_t id)
 const struct win_cc_reader win_cc_list_view_reader = {
     .kind = MSAA_ITEMS_LISTVIEW,
     .view = lv_view,
-    .listed = lv_listed,
+    .listed = win_cc_indexed_listed,
     .read = lv_read,
     .find = lv_find,
     .show = lv_show,

@@ -96,6 +96,12 @@ struct win_cc_reader {
 
 extern const struct win_cc_reader win_cc_list_view_reader, win_cc_tree_view_reader;
 
+/* The listed() of collections whose items are indexes (top and per_page in the view):
+ * every item of a short one, else the rows in view (one more for a row cut by the
+ * bottom edge) with margin around, and the caret and selected ones, in order. */
+size_t win_cc_indexed_listed(struct win_cc *cc, HWND h, const struct win_cc_view *v, int all,
+                             int margin, struct win_cc_item *out, size_t max);
+
 /* What every item of a collection carries to be found again: coll_item, its index
  * (lists), and a tree item's runtime id ("tv:<tree>:<item>", its HTREEITEM: the same
  * item while it lives). */
