@@ -386,6 +386,25 @@ wa_err backend_open_menus(const struct wa_backend *b, uint64_t hwnd, uint64_t *o
                               : UNSUPPORTED(b, "list open menus");
 }
 
+wa_err backend_find_items(const struct wa_backend *b, struct wa_tree *t, size_t index,
+                          const struct wa_item_query *q, size_t max, size_t *added)
+{
+    *added = 0;
+    if (index >= t->count || !t->nodes[index].coll.is)
+        return wa_fail(WA_E_INVALID_ARGS, "element %zu is no collection to search", index + 1);
+    return b && b->find_items ? b->find_items(t, index, q, max, added)
+                              : UNSUPPORTED(b, "search collections beyond what it lists");
+}
+
+bool wa_item_query_names(const struct wa_item_query *q, const char *name)
+{
+    if (!q->name)
+        return true;
+    if (!name)
+        return false;
+    return q->wildcard ? str_wildcard(q->name, name) : strcmp(q->name, name) == 0;
+}
+
 wa_err backend_run_shell(const struct wa_backend *b, const char *shell, const char *command,
                          int timeout_ms, size_t cap, struct wa_shell_result *out)
 {

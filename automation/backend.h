@@ -110,6 +110,9 @@ enum wa_element_action {
     WA_ACT_SELECT,
     WA_ACT_SET_VALUE,
     WA_ACT_FOCUS,
+    /* Scrolls the element into view (an item of a long collection, found beyond what
+     * was listed) and updates its node's bounds and offscreen state. */
+    WA_ACT_SCROLL_INTO_VIEW,
 };
 
 struct wa_shell_result {
@@ -122,11 +125,32 @@ struct wa_shell_result {
 
 void wa_shell_result_cleanup(struct wa_shell_result *r);
 
+/* Which items of a long collection a search wants: find beyond what a walk lists
+ * (tree.h struct wa_collection). */
+struct wa_item_query {
+    /* NULL: any; else the exact name, or with wildcard a pattern of '*' and '?' (ASCII
+     * case ignored, as selectors' "~pattern"). */
+    const char *name;
+    bool wildcard;
+    int index;              /* >= 0: only the item at this index (lists), -1: any */
+    const char *runtime_id; /* non-NULL: only the item of this runtime id */
+};
+
+/* Whether an item named name is one q wants by name. */
+bool wa_item_query_names(const struct wa_item_query *q, const char *name);
+
 struct wa_tree_opts {
     int max_nodes;     /* default 500 */
     int budget_ms;     /* default 3000; a hung target never blocks longer (+ grace) */
     bool keep_handles; /* keep element handles to act on nodes later */
     bool prefer_msaa;  /* skip UI Automation */
+    /* The last tree of the same window (handles kept), or NULL: what is unchanged since
+     * (by the source's fingerprints and what it heard of changes) may be taken from it
+     * instead of asked of the program again. Read before get_tree returns only. */
+    const struct wa_tree *prev;
+    /* For each node of prev, or NULL: its pixels are the same now as when it was walked
+     * (tree_pix.h), so what it is may be taken without asking the program. */
+    const bool *prev_same;
 };
 
 struct wa_backend {
@@ -260,6 +284,15 @@ struct wa_backend {
      * thread, else its only edit, as post_text finds it (top 0: the foreground window's
      * focused control); *hwnd is that control. */
     wa_err (*focused_value)(uint64_t top, uint64_t *hwnd, char **value);
+    /* Finds items of collection node `index` of t (a tree this backend made, handles
+     * kept; tree.h struct wa_collection) that q wants, from the control's own data, and
+     * appends those t does not hold yet at t's end as children of that node, at most
+     * max (the ids already given stay valid; the depth-first order is the next walk's
+     * again). *added: how many. Acting on them scrolls them into view first
+     * (WA_ACT_SCROLL_INTO_VIEW). WA_E_UNSUPPORTED when the node is no collection this
+     * backend can search. */
+    wa_err (*find_items)(struct wa_tree *t, size_t index, const struct wa_item_query *q, size_t max,
+                         size_t *added);
     /* The open popup menus (drop-downs, submenus, context menus: top-level windows of
      * their own, class #32768 on Windows) of the thread of window hwnd, in the order
      * they opened, at most max. While one is open it belongs to the target: input at
@@ -338,6 +371,8 @@ wa_err backend_post_text(const struct wa_backend *b, uint64_t hwnd, const char *
                          uint64_t *control);
 wa_err backend_open_menus(const struct wa_backend *b, uint64_t hwnd, uint64_t *out, size_t max,
                           size_t *count);
+wa_err backend_find_items(const struct wa_backend *b, struct wa_tree *t, size_t index,
+                          const struct wa_item_query *q, size_t max, size_t *added);
 wa_err backend_run_shell(const struct wa_backend *b, const char *shell, const char *command,
                          int timeout_ms, size_t cap, struct wa_shell_result *out);
 

@@ -30,6 +30,7 @@ const char *const wa_pattern_short_words[WA_PAT__COUNT] = {
 /* Characters of a name, value or title shown to the model: past it the text is cut,
  * with an ellipsis and its whole length (`"first 80…" (2345 chars)`). */
 #define TREE_TEXT_MAX 80
+static wa_err reorder(struct wa_tree *t, const size_t *order, const int *reparent);
 
 void tree_init(struct wa_tree *t)
 {
@@ -88,6 +89,10 @@ int tree_add_node(struct wa_tree *t, int parent, const struct tree_element_info 
     n->child_id = info->child_id;
     n->accelerator = str_dup(info->accelerator);
     n->items_unreadable = info->items_unreadable;
+    n->coll = info->coll;
+    n->coll_item = info->coll_item;
+    n->item_index = info->coll_item ? info->item_index : -1;
+    n->sig = info->sig;
     if (!n->type || !n->name || (info->value && !n->value) ||
         (info->automation_id && !n->automation_id) || (info->class_name && !n->class_name) ||
         (info->runtime_id && !n->runtime_id) || (info->accelerator && !n->accelerator)) {
@@ -107,6 +112,51 @@ void tree_element_info_cleanup(struct tree_element_info *i)
     free(i->runtime_id);
     free(i->accelerator);
     memset(i, 0, sizeof *i);
+}
+
+bool tree_element_info_copy(const struct tree_element_info *in, struct tree_element_info *out)
+{
+    *out = *in;
+    out->type = str_dup(in->type);
+    out->name = str_dup(in->name);
+    out->automation_id = str_dup(in->automation_id);
+    out->class_name = str_dup(in->class_name);
+    out->value = str_dup(in->value);
+    out->runtime_id = str_dup(in->runtime_id);
+    out->accelerator = str_dup(in->accelerator);
+    if ((in->type && !out->type) || (in->name && !out->name) ||
+        (in->automation_id && !out->automation_id) || (in->class_name && !out->class_name) ||
+        (in->value && !out->value) || (in->runtime_id && !out->runtime_id) ||
+        (in->accelerator && !out->accelerator)) {
+        tree_element_info_cleanup(out);
+        return false;
+    }
+    return true;
+}
+
+bool tree_node_info(const struct wa_tree *t, size_t i, struct tree_element_info *out)
+{
+    const struct wa_node *n = &t->nodes[i];
+    struct tree_element_info view = {
+        .type = n->type,
+        .name = n->name,
+        .automation_id = n->automation_id,
+        .class_name = n->class_name,
+        .value = n->value,
+        .runtime_id = n->runtime_id,
+        .bounds = n->bounds,
+        .states = n->states,
+        .patterns = n->patterns,
+        .hwnd = n->hwnd,
+        .child_id = n->child_id,
+        .accelerator = n->accelerator,
+        .items_unreadable = n->items_unreadable,
+        .coll = n->coll,
+        .coll_item = n->coll_item,
+        .item_index = n->item_index,
+        .sig = n->sig,
+    };
+    return tree_element_info_copy(&view, out);
 }
 
 /* Copies s[0..n) with blanks trimmed at both ends and '&' markers removed when
@@ -203,6 +253,21 @@ static void apply_fallbacks(const struct tree_source_ops *src, void *ctx,
     info->name = name;
 }
 
+/* An element off screen, read and put off until everything on screen is in. */
+struct later {
+    void *el;
+    struct tree_element_info info;
+    int parent;  /* node index */
+    int ordinal; /* its place among its parent's children */
+};
+
+/* What the walk keeps of each node: its place among its siblings (the order is made
+ * depth-first again at the end when elements were put off) and whether it shows. */
+struct node_meta {
+    int ordinal;
+    bool on_screen;
+};
+
 struct walk {
     const struct tree_source_ops *src;
     void *ctx;
@@ -210,13 +275,20 @@ struct walk {
     struct wa_tree *t;
     int64_t deadline;
     bool stop;
+    struct wa_rect frame; /* the root's bounds: what is on screen */
+    bool deferring;       /* first pass: elements off screen are put off */
+    int cap;              /* nodes this pass may reach */
+    struct later *later;  /* put off, in the order met */
+    size_t n_later, cap_later;
+    struct node_meta *meta; /* per node */
+    size_t cap_meta;
 };
 
 static bool walk_out_of_budget(struct walk *w)
 {
     if (w->stop)
         return true;
-    if ((int)w->t->count >= w->o.max_nodes) {
+    if ((int)w->t->count >= w->cap) {
         w->t->truncated = true;
         w->stop = true;
     } else if (os_now_ms() > w->deadline) {
@@ -232,30 +304,82 @@ static void release_element(struct walk *w, void *el)
         w->src->release(w->ctx, el);
 }
 
-/* Adds element el under parent; takes ownership of el. Returns the node index or -1. */
-static int walk_add(struct walk *w, void *el, int parent)
+/* What the source says of el (an element that cannot describe itself is still a
+ * node, of type Custom). */
+static void read_info(struct walk *w, void *el, struct tree_element_info *info)
 {
-    struct tree_element_info info;
-    memset(&info, 0, sizeof info);
-    if (!w->src->info || w->src->info(w->ctx, el, &info) != WA_E_OK) {
-        tree_element_info_cleanup(
-            &info); /* an element that cannot describe itself is still a node */
-    }
-    if (info.type && strcmp(info.type, "MenuItem") == 0)
-        tree_menu_item_text(&info, false);
+    memset(info, 0, sizeof *info);
+    if (!w->src->info || w->src->info(w->ctx, el, info) != WA_E_OK)
+        tree_element_info_cleanup(info);
+    if (info->type && strcmp(info->type, "MenuItem") == 0)
+        tree_menu_item_text(info, false);
+}
+
+/* Whether an element shows: not marked off screen, and its bounds meet the frame;
+ * one without bounds shows where its parent does. */
+static bool info_on_screen(const struct walk *w, const struct tree_element_info *info,
+                           bool parent_on_screen)
+{
+    if (info->states & WA_ST_OFFSCREEN)
+        return false;
+    if (wa_rect_empty(info->bounds))
+        return parent_on_screen;
+    return wa_rect_empty(w->frame) || !wa_rect_empty(wa_rect_intersect(info->bounds, w->frame));
+}
+
+/* Room in w->meta for one more node. */
+static bool meta_room(struct walk *w)
+{
+    if (w->t->count < w->cap_meta)
+        return true;
+    size_t cap = 2 * w->t->count + 64;
+    struct node_meta *p = wa_reallocarray(w->meta, cap, sizeof *p);
+    if (!p)
+        return false;
+    w->meta = p;
+    w->cap_meta = cap;
+    return true;
+}
+
+/* Adds element el, described by info (taken), under parent; takes ownership of el.
+ * Returns the node index or -1. */
+static int walk_add(struct walk *w, void *el, struct tree_element_info *info, int parent,
+                    int ordinal, bool on_screen)
+{
     enum wa_name_source source;
-    apply_fallbacks(w->src, w->ctx, &info, &source);
-    int idx = tree_add_node(w->t, parent, &info);
-    tree_element_info_cleanup(&info);
+    apply_fallbacks(w->src, w->ctx, info, &source);
+    int idx = meta_room(w) ? tree_add_node(w->t, parent, info) : -1;
+    tree_element_info_cleanup(info);
     if (idx < 0) {
         release_element(w, el);
         w->stop = true;
         return -1;
     }
+    w->meta[idx] = (struct node_meta){ordinal, on_screen};
     w->t->nodes[idx].name_source = source;
     if (w->o.keep_handles)
         w->t->nodes[idx].handle = el;
     return idx;
+}
+
+/* Puts el (read into info, both taken) off until the elements on screen are in. */
+static bool put_off(struct walk *w, void *el, struct tree_element_info *info, int parent,
+                    int ordinal)
+{
+    if (w->n_later == w->cap_later) {
+        size_t cap = w->cap_later ? 2 * w->cap_later : 64;
+        struct later *p = wa_reallocarray(w->later, cap, sizeof *p);
+        if (!p) {
+            tree_element_info_cleanup(info);
+            release_element(w, el);
+            return false;
+        }
+        w->later = p;
+        w->cap_later = cap;
+    }
+    w->later[w->n_later++] = (struct later){el, *info, parent, ordinal};
+    memset(info, 0, sizeof *info);
+    return true;
 }
 
 static void walk_children(struct walk *w, void *el, int idx)
@@ -265,32 +389,126 @@ static void walk_children(struct walk *w, void *el, int idx)
     void *child = NULL;
     if (w->src->first_child(w->ctx, el, &child) != WA_E_OK)
         return; /* a branch that fails is skipped, the walk goes on */
-    while (child) {
+    bool parent_on_screen = w->meta[idx].on_screen;
+    for (int ordinal = 0; child; ordinal++) {
         if (walk_out_of_budget(w)) {
             release_element(w, child);
             return;
         }
-        int ci = walk_add(w, child, idx);
-        if (ci < 0)
-            return;
-        walk_children(w, child, ci);
+        struct tree_element_info info;
+        read_info(w, child, &info);
+        bool on_screen = info_on_screen(w, &info, parent_on_screen);
         void *next = NULL;
         if (!w->src->next_sibling || w->src->next_sibling(w->ctx, child, &next) != WA_E_OK)
             next = NULL;
-        if (!w->o.keep_handles)
-            release_element(w, child);
+        if (!on_screen && w->deferring) {
+            if (!put_off(w, child, &info, idx, ordinal)) {
+                release_element(w, next);
+                w->stop = true;
+                return;
+            }
+        } else {
+            int ci = walk_add(w, child, &info, idx, ordinal, on_screen);
+            if (ci < 0) {
+                release_element(w, next);
+                return;
+            }
+            walk_children(w, child, ci);
+            if (!w->o.keep_handles)
+                release_element(w, child);
+        }
         child = next;
     }
+}
+
+/* The second pass: the elements put off, each with its subtree, in the order they were
+ * met, while the node budget lasts. */
+static void walk_later(struct walk *w)
+{
+    w->deferring = false;
+    w->cap = w->o.max_nodes;
+    size_t i = 0;
+    for (; i < w->n_later && !walk_out_of_budget(w); i++) {
+        struct later *l = &w->later[i];
+        void *el = l->el;
+        l->el = NULL; /* walk_add takes it */
+        int ci = walk_add(w, el, &l->info, l->parent, l->ordinal, false);
+        if (ci < 0) {
+            i++;
+            break;
+        }
+        walk_children(w, el, ci);
+        if (!w->o.keep_handles)
+            release_element(w, el);
+    }
+    for (; i < w->n_later; i++) { /* what the budget left out */
+        w->t->truncated = true;
+        tree_element_info_cleanup(&w->later[i].info);
+        release_element(w, w->later[i].el);
+    }
+}
+
+/* Makes the order of the nodes depth-first again (the second pass added its nodes after
+ * the first pass's): each node after its parent, siblings in the order met. */
+static wa_err walk_order(struct walk *w)
+{
+    struct wa_tree *t = w->t;
+    size_t n = t->count;
+    size_t *first = calloc(n + 1, sizeof *first), *kids = calloc(n ? n : 1, sizeof *kids);
+    size_t *order = calloc(n ? n : 1, sizeof *order), *stack = calloc(n ? n : 1, sizeof *stack);
+    int *reparent = calloc(n ? n : 1, sizeof *reparent);
+    wa_err e = first && kids && order && stack && reparent ? WA_E_OK
+                                                           : wa_fail(WA_E_NOMEM, "out of memory");
+    if (!e) {
+        /* Children grouped by parent (counting sort), each group by ordinal. */
+        for (size_t i = 1; i < n; i++)
+            first[t->nodes[i].parent + 1]++;
+        for (size_t p = 1; p <= n; p++)
+            first[p] += first[p - 1];
+        size_t *fill = stack; /* borrowed until the walk below */
+        memcpy(fill, first, n * sizeof *fill);
+        for (size_t i = 1; i < n; i++)
+            kids[fill[t->nodes[i].parent]++] = i;
+        for (size_t p = 0; p < n; p++)
+            for (size_t a = first[p] + 1; a < first[p + 1]; a++)
+                for (size_t b = a;
+                     b > first[p] && w->meta[kids[b - 1]].ordinal > w->meta[kids[b]].ordinal; b--) {
+                    size_t tmp = kids[b];
+                    kids[b] = kids[b - 1];
+                    kids[b - 1] = tmp;
+                }
+        /* Depth-first from the root: a stack of nodes still to place. */
+        size_t k = 0, top = 0;
+        stack[top++] = 0;
+        while (top) {
+            size_t i = stack[--top];
+            order[k++] = i;
+            for (size_t c = first[i + 1]; c > first[i]; c--)
+                stack[top++] = kids[c - 1];
+        }
+        for (size_t i = 0; i < n; i++)
+            reparent[i] = -2;
+        e = reorder(t, order, reparent);
+    }
+    free(first);
+    free(kids);
+    free(order);
+    free(stack);
+    free(reparent);
+    return e;
 }
 
 wa_err tree_walk(const struct tree_source_ops *src, void *ctx, const struct tree_walk_opts *opts,
                  struct wa_tree *t)
 {
-    struct walk w = {.src = src, .ctx = ctx, .t = t};
+    struct walk w = {.src = src, .ctx = ctx, .t = t, .deferring = true};
     w.o.max_nodes = opts && opts->max_nodes > 0 ? opts->max_nodes : 500;
     w.o.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 64;
     w.o.budget_ms = opts && opts->budget_ms > 0 ? opts->budget_ms : 3000;
     w.o.keep_handles = opts && opts->keep_handles;
+    /* What shows is never cut for what does not: the first pass spends the budget on
+     * the elements on screen, the second on what is left. */
+    w.cap = w.o.max_nodes;
     int64_t start = os_now_ms();
     w.deadline = start + w.o.budget_ms;
     t->source = src->name;
@@ -299,14 +517,33 @@ wa_err tree_walk(const struct tree_source_ops *src, void *ctx, const struct tree
     wa_err e = src->root ? src->root(ctx, &root) : WA_E_UNSUPPORTED;
     if (e || !root)
         return e ? e : wa_fail(WA_E_ELEMENT_NOT_FOUND, "the %s source has no root", src->name);
-    int ri = walk_add(&w, root, -1);
-    if (ri < 0)
+    struct tree_element_info info;
+    read_info(&w, root, &info);
+    w.frame = info.bounds;
+    int ri = walk_add(&w, root, &info, -1, 0, true);
+    if (ri < 0) {
+        free(w.meta);
         return wa_fail(WA_E_NOMEM, "out of memory walking the tree");
+    }
     walk_children(&w, root, ri);
+    size_t first_pass = t->count;
+    if (!w.stop && t->count < (size_t)w.o.max_nodes) {
+        walk_later(&w);
+    } else {
+        for (size_t i = 0; i < w.n_later; i++) {
+            tree_element_info_cleanup(&w.later[i].info);
+            release_element(&w, w.later[i].el);
+        }
+        t->truncated |= w.n_later > 0 && !t->timed_out;
+    }
+    if (t->count > first_pass && first_pass > 1)
+        e = walk_order(&w);
     if (!w.o.keep_handles)
         release_element(&w, root);
+    free(w.later);
+    free(w.meta);
     t->walk_ms = (double)(os_now_ms() - start);
-    return WA_E_OK;
+    return e;
 }
 
 /* ---- text format ---- */
@@ -359,6 +596,16 @@ wa_err tree_quote(const char *s, struct dynbuf *out)
         e = dynbuf_addf(out, "\xe2\x80\xa6\" (%zu chars)", chars); /* U+2026 */
     else if (!e)
         e = dynbuf_addc(out, '"');
+    return e;
+}
+
+wa_err tree_collection_words(const struct wa_collection *c, struct dynbuf *out)
+{
+    wa_err e = dynbuf_addf(out, " %d item%s", c->count, c->count == 1 ? "" : "s");
+    if (!e && c->first >= 0 && c->last >= c->first)
+        e = dynbuf_addf(out, ", %d-%d shown", c->first, c->last);
+    else if (!e && c->first < 0 && c->in_view > 0)
+        e = dynbuf_addf(out, ", %d shown", c->in_view);
     return e;
 }
 
@@ -435,6 +682,8 @@ static wa_err format_node(const struct wa_tree *t, size_t i, int base_depth, boo
     node_center(t, i, &x, &y);
     if (!e)
         e = dynbuf_addf(out, " @(%d,%d)", x, y);
+    if (!e && n->coll.is)
+        e = tree_collection_words(&n->coll, out);
     if (!e && n->value) {
         e = dynbuf_adds(out, " value=");
         if (!e)
@@ -706,11 +955,71 @@ wa_err tree_splice_under(struct wa_tree *t, size_t at, struct wa_tree *sub, bool
     return WA_E_OK;
 }
 
+bool tree_node_on_screen(const struct wa_tree *t, size_t i)
+{
+    struct wa_rect frame = !wa_rect_empty(t->frame) ? t->frame : t->nodes[0].bounds;
+    for (const struct wa_node *n = &t->nodes[i];; n = &t->nodes[n->parent]) {
+        if (n->states & WA_ST_OFFSCREEN)
+            return false;
+        if (!wa_rect_empty(n->bounds))
+            return wa_rect_empty(frame) || !wa_rect_empty(wa_rect_intersect(n->bounds, frame));
+        if (n->parent < 0)
+            return false; /* nothing says where it is */
+    }
+}
+
 void tree_cap_nodes(struct wa_tree *t, size_t max)
 {
-    while (t->count > max && t->count > 1) {
-        node_cleanup(t, &t->nodes[--t->count]);
-        memset(&t->nodes[t->count], 0, sizeof t->nodes[t->count]);
+    if (t->count <= max || t->count <= 1)
+        return;
+    bool *keep = calloc(t->count, sizeof *keep);
+    int *where = calloc(t->count, sizeof *where);
+    if (!keep || !where) { /* out of memory: the depth-first tail goes, as a walk cuts */
+        free(keep);
+        free(where);
+        while (t->count > max && t->count > 1) {
+            node_cleanup(t, &t->nodes[--t->count]);
+            memset(&t->nodes[t->count], 0, sizeof t->nodes[t->count]);
+        }
         t->truncated = true;
+        return;
     }
+    /* What shows first, with the elements that hold it, in depth-first order; then the
+     * rest in that order, while the budget lasts. */
+    size_t kept = 1;
+    keep[0] = true;
+    for (size_t i = 1; i < t->count && kept < max; i++) {
+        if (keep[i] || !tree_node_on_screen(t, i))
+            continue;
+        size_t need = 0;
+        for (int p = (int)i; p >= 0 && !keep[p]; p = t->nodes[p].parent)
+            need++;
+        if (kept + need > max)
+            continue;
+        for (int p = (int)i; p >= 0 && !keep[p]; p = t->nodes[p].parent)
+            keep[p] = true;
+        kept += need;
+    }
+    for (size_t i = 1; i < t->count; i++)
+        if (!keep[i] && kept < max && keep[t->nodes[i].parent]) {
+            keep[i] = true;
+            kept++;
+        }
+    size_t k = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        if (!keep[i]) {
+            node_cleanup(t, &t->nodes[i]);
+            continue;
+        }
+        where[i] = (int)k;
+        struct wa_node n = t->nodes[i];
+        n.parent = n.parent < 0 ? -1 : where[n.parent];
+        t->nodes[k++] = n;
+    }
+    if (k < t->count)
+        memset(&t->nodes[k], 0, (t->count - k) * sizeof *t->nodes);
+    t->count = k;
+    t->truncated = true;
+    free(keep);
+    free(where);
 }

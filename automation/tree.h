@@ -68,6 +68,19 @@ extern const char *const wa_state_words[WA_ST__COUNT];
 extern const char *const wa_pattern_words[WA_PAT__COUNT];
 extern const char *const wa_pattern_short_words[WA_PAT__COUNT];
 
+/* A long collection (a list, a tree view, a grid, a combo box's list): how many items
+ * it holds and which are in view. Only what is in view (with a few around, and the
+ * selected and focused ones) is listed under it; its line says the rest
+ * ("3000 items, 2970-2999 shown"). */
+struct wa_collection {
+    bool is;   /* the node is such a collection (the rest is unused otherwise) */
+    int count; /* items it holds */
+    /* The items in view: indexes first..last (0-based) where items have an index, else
+     * first = last = -1 and `in_view` of them (tree views: the rows that show). */
+    int first, last;
+    int in_view;
+};
+
 /* Where a node's name came from (the fallback chain of SPEC §5). */
 enum wa_name_source {
     WA_NAME_NONE,
@@ -98,6 +111,17 @@ struct wa_node {
      * program's menus): the text says "items not readable", and an open menu so marked
      * makes the tree not useful (the image shows what the tree cannot). */
     bool items_unreadable;
+    struct wa_collection coll; /* a long collection's summary, or none */
+    /* An item of a long collection, listed by its collection's source: its index
+     * there (list rows), or -1 where items are not indexed (tree items). */
+    bool coll_item;
+    int item_index;
+    /* The source's fingerprint of what it read of the element without asking the
+     * program (0: none): a later walk that finds the same fingerprint may take what it
+     * read then instead of asking again. */
+    uint64_t sig;
+    /* Its row's pixels in a capture taken before the walk (tree_pix.h), or 0. */
+    uint64_t pix;
     void *handle; /* the source's element, owned by the tree; released by it */
 };
 
@@ -114,6 +138,8 @@ struct wa_tree {
     bool truncated;     /* node budget hit */
     bool timed_out;     /* time budget hit: the tree is partial */
     double walk_ms;
+    /* The source's moment of the walk (what it heard of changes since is newer), or 0. */
+    uint64_t stamp;
     /* Releases node handles at cleanup; set by whoever filled the tree. */
     void (*release_handle)(void *handle);
 };
@@ -136,8 +162,12 @@ struct tree_element_info {
     unsigned states, patterns;
     uint64_t hwnd; /* native window handle, 0 if none */
     long child_id;
-    char *accelerator;     /* menu items: the shortcut shown apart ("Ctrl+S"), or NULL */
-    bool items_unreadable; /* menus: see struct wa_node */
+    char *accelerator;         /* menu items: the shortcut shown apart ("Ctrl+S"), or NULL */
+    bool items_unreadable;     /* menus: see struct wa_node */
+    struct wa_collection coll; /* see struct wa_node */
+    bool coll_item;
+    int item_index;
+    uint64_t sig;
 };
 
 /* A source of elements. Each returned element handle is owned by the caller of the
@@ -167,11 +197,15 @@ struct tree_walk_opts {
     bool keep_handles;
 };
 
-/* Walks the source depth-first from its root into t (which must be initialised;
- * frame/hwnd/title/process are left for the caller). Applies the name fallback chain
- * (name, automation id, window text, MSAA name) and the Pane-with-class-Button
- * correction. Stops at max_nodes (t->truncated) or budget_ms (t->timed_out) and still
- * returns what it has. Fails only when the root itself cannot be had. */
+/* Walks the source from its root into t (which must be initialised;
+ * frame/hwnd/title/process are left for the caller), on screen first: an element off
+ * screen (marked offscreen, or bounds outside the root's; one without bounds goes with
+ * its parent) is put off with its subtree until every element on screen is in, so the
+ * node budget (max_nodes) is spent on what shows before anything that does not; then
+ * the elements put off, in the order met, while the budget lasts. The nodes end in depth-first
+ * order. Applies the name fallback chain (name, automation id, window text, MSAA name) and the
+ * Pane-with-class-Button correction. Stops at the budgets (t->truncated, or t->timed_out for
+ * budget_ms) and still returns what it has. Fails only when the root itself cannot be had. */
 wa_err tree_walk(const struct tree_source_ops *src, void *ctx, const struct tree_walk_opts *opts,
                  struct wa_tree *t);
 
@@ -180,6 +214,12 @@ int tree_add_node(struct wa_tree *t, int parent, const struct tree_element_info 
 
 /* Frees the strings of an info and zeroes it. */
 void tree_element_info_cleanup(struct tree_element_info *info);
+/* A deep copy of in into out (out's old strings are not freed); false when out of memory
+ * (out is then empty). */
+bool tree_element_info_copy(const struct tree_element_info *in, struct tree_element_info *out);
+/* What node i of t says, as the info a source gave (a deep copy); false when out of
+ * memory. */
+bool tree_node_info(const struct wa_tree *t, size_t i, struct tree_element_info *out);
 
 /* A menu item's text as its name and accelerator: '&' markers removed when `marked`
  * (text straight from the menu functions; MSAA and UIA names have none), everything
@@ -208,8 +248,15 @@ wa_err tree_hoist_menus(struct wa_tree *t);
 wa_err tree_splice_under(struct wa_tree *t, size_t at, struct wa_tree *sub, bool keep_handles);
 #define tree_splice_first(t, sub, keep_handles) tree_splice_under((t), 0, (sub), (keep_handles))
 
-/* Keeps the first max nodes (depth-first order: what a walk capped at max would have
- * kept), releasing the others' handles; says truncated when any went. */
+/* Whether node i shows: neither it nor an element holding it is marked offscreen, and
+ * the nearest of them with bounds meets the frame (t->frame, else the root's bounds).
+ * False when nothing says where it is. */
+bool tree_node_on_screen(const struct wa_tree *t, size_t i);
+
+/* Cuts the tree to max nodes, releasing the others' handles, and says truncated when
+ * any went: the nodes on screen first (tree_node_on_screen, with the nodes that hold
+ * them), then the others, each in depth-first order while the budget lasts (what a
+ * walk capped at max would have kept). */
 void tree_cap_nodes(struct wa_tree *t, size_t max);
 
 /* ---- text format and verdict ---- */
@@ -232,6 +279,11 @@ wa_err tree_format(const struct wa_tree *t, const struct tree_format_opts *opts,
 
 /* Whether tree_format with opts o prints node i. */
 bool tree_format_shows(const struct wa_tree *t, const struct tree_format_opts *o, size_t i);
+
+/* A collection's words on its line: " 3000 items, 2970-2999 shown" (indexes of the
+ * items in view), " 2000 items, 31 shown" (how many show, where items have no index),
+ * " 0 items". */
+wa_err tree_collection_words(const struct wa_collection *c, struct dynbuf *out);
 
 /* Quotes a name, value or title as §5 wants: "..." with \" \\ \n escapes. Past 80
  * characters it is cut with an ellipsis and its whole length follows:

@@ -47,9 +47,10 @@ static int sibling_position(const struct wa_tree *t, size_t i)
     return pos;
 }
 
-/* The identity keys of every node of t, in tree order; NULL when out of memory. Nodes
- * without a runtime id or window key are named by their parent's key, so moving a
- * subtree elsewhere makes its elements new. */
+/* The identity keys of every node of t, in tree order; NULL when out of memory. Items of
+ * a long collection are keyed by their index there; other nodes without a runtime id or
+ * window key are named by their parent's key, so moving a subtree elsewhere makes its
+ * elements new. */
 static struct keyed *make_keys(const struct wa_tree *t)
 {
     struct keyed *k = calloc(t->count ? t->count : 1, sizeof *k);
@@ -60,6 +61,9 @@ static struct keyed *make_keys(const struct wa_tree *t)
         char buf[1024];
         if (n->runtime_id && *n->runtime_id)
             snprintf(buf, sizeof buf, "r:%s", n->runtime_id);
+        else if (n->coll_item && n->item_index >= 0 && n->parent >= 0)
+            /* a row stays itself while it scrolls in and out of view, renamed or not */
+            snprintf(buf, sizeof buf, "i:%.400s#%d|%s", k[n->parent].key, n->item_index, n->type);
         else if (n->hwnd)
             snprintf(buf, sizeof buf, "h:%llx:%ld:%s", (unsigned long long)n->hwnd, n->child_id,
                      n->type);
@@ -215,6 +219,34 @@ static void compare_matched(const struct wa_tree *before, size_t bi, const struc
     d->n_changed += changed;
 }
 
+/* A long collection whose summary or listed items changed (it scrolled, grew, shrank):
+ * one line, "items: [5] List \"Files\" 3000 items, 2681-2719 shown (was 3000 items, 0-38
+ * shown); 41 listed anew, 39 no longer". */
+static void describe_collection(const struct wa_tree *before, size_t bi,
+                                const struct wa_tree *after, size_t ai, size_t came, size_t went,
+                                size_t max_lines, size_t *lines, struct tree_diff *d)
+{
+    const struct wa_collection *b = &before->nodes[bi].coll, *a = &after->nodes[ai].coll;
+    bool summary = b->count != a->count || b->first != a->first || b->last != a->last ||
+                   b->in_view != a->in_view || b->is != a->is;
+    if (!summary && !came && !went)
+        return;
+    d->n_changed += summary;
+    if (!want_line(max_lines, lines))
+        return;
+    dynbuf_adds(&d->lines, "items: ");
+    describe(&d->lines, after, ai);
+    tree_collection_words(a, &d->lines);
+    if (summary && b->is) {
+        dynbuf_adds(&d->lines, " (was");
+        tree_collection_words(b, &d->lines);
+        dynbuf_addc(&d->lines, ')');
+    }
+    if (came || went)
+        dynbuf_addf(&d->lines, "; %zu listed anew, %zu no longer", came, went);
+    dynbuf_addc(&d->lines, '\n');
+}
+
 wa_err tree_diff(const struct wa_tree *before, struct wa_tree *after, size_t max_lines,
                  struct tree_diff *d)
 {
@@ -224,7 +256,12 @@ wa_err tree_diff(const struct wa_tree *before, struct wa_tree *after, size_t max
     d->focus_moved = false;
     struct keyed *bk = make_keys(before), *ak = make_keys(after);
     int *match = calloc(after->count ? after->count : 1, sizeof *match); /* after -> before */
-    wa_err e = bk && ak && match ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+    int *back = calloc(before->count ? before->count : 1, sizeof *back); /* before -> after */
+    /* per collection of after: its items listed anew, and those no longer listed */
+    size_t *came = calloc(after->count ? after->count : 1, sizeof *came);
+    size_t *went = calloc(after->count ? after->count : 1, sizeof *went);
+    wa_err e =
+        bk && ak && match && back && came && went ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
     if (e)
         goto out;
     qsort(bk, before->count, sizeof *bk, by_key);
@@ -236,16 +273,25 @@ wa_err tree_diff(const struct wa_tree *before, struct wa_tree *after, size_t max
             m->used = true;
         after->nodes[i].is_new = !m;
     }
+    for (size_t i = 0; i < before->count; i++)
+        back[i] = -1;
+    for (size_t i = 0; i < after->count; i++)
+        if (match[i] >= 0)
+            back[match[i]] = (int)i;
     for (size_t i = 0; i < after->count; i++) {
         if (match[i] >= 0) {
             compare_matched(before, (size_t)match[i], after, i, max_lines, &lines, d);
             continue;
         }
         d->n_new++;
-        /* a new subtree is one line: its root */
+        /* a new subtree is one line: its root; items a collection lists anew are its line */
         int parent = after->nodes[i].parent;
         if (parent >= 0 && after->nodes[parent].is_new)
             continue;
+        if (parent >= 0 && after->nodes[i].coll_item && after->nodes[parent].coll.is) {
+            came[parent]++;
+            continue;
+        }
         if (!want_line(max_lines, &lines))
             continue;
         if (tree_node_is_open_menu(&after->nodes[i])) {
@@ -267,9 +313,18 @@ wa_err tree_diff(const struct wa_tree *before, struct wa_tree *after, size_t max
     size_t gone_others = 0; /* not in a closed menu, which has its line above */
     for (size_t i = 0; i < before->count; i++)
         if (!bk[i].used) {
+            const struct wa_node *n = &before->nodes[bk[i].index];
+            int owner = n->coll_item && n->parent >= 0 ? back[n->parent] : -1;
             d->n_vanished++;
-            gone_others += !in_open_menu(before, bk[i].index);
+            if (owner >= 0 && after->nodes[owner].coll.is)
+                went[owner]++; /* its collection's line says it */
+            else
+                gone_others += !in_open_menu(before, bk[i].index);
         }
+    for (size_t i = 0; i < after->count; i++)
+        if (match[i] >= 0 && after->nodes[i].coll.is)
+            describe_collection(before, (size_t)match[i], after, i, came[i], went[i], max_lines,
+                                &lines, d);
     if (gone_others && want_line(max_lines, &lines)) {
         dynbuf_addf(&d->lines, "gone: %zu element%s, among them ", gone_others,
                     gone_others == 1 ? "" : "s");
@@ -314,5 +369,8 @@ out:
     free_keys(bk, before->count);
     free_keys(ak, after->count);
     free(match);
+    free(back);
+    free(came);
+    free(went);
     return e;
 }

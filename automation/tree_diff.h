@@ -1,7 +1,8 @@
 /* What changed between two walks of the same window: elements are matched by one
- * identity key (the UI Automation runtime id where there is one, else the window
- * handle with the MSAA child id, else type, AutomationId, name and position among its
- * siblings under a matched parent). Portable, so it is unit-tested natively. */
+ * identity key (the UI Automation runtime id where there is one, else an item's index
+ * in its long collection, else the window handle with the MSAA child id, else type,
+ * AutomationId, name and position among its siblings under a matched parent). Portable, so it is
+ * unit-tested natively. */
 #ifndef WINAGENT_AUTOMATION_TREE_DIFF_H
 #define WINAGENT_AUTOMATION_TREE_DIFF_H
 

@@ -63,10 +63,12 @@ struct before_look {
     struct wa_window_list windows;
     bool have_image;
     struct wa_image image; /* the window as it looked */
+    struct wa_rect frame;  /* what image shows (screen pixels) */
     bool hashed;
     uint64_t image_hash; /* of image, once asked for (before_image_hash) */
     bool have_after_image;
     struct wa_image after_image; /* ... and once the action settled */
+    struct wa_rect after_frame;
     bool have_tree;
     struct wa_tree tree; /* its tree (taken from the session when the after look comes) */
     uintptr_t watch;     /* a hold on the window's process (backend_watch_process), or 0 */
@@ -99,6 +101,7 @@ struct call {
                           * or gone): what became of its program is asked (verify.h) */
     bool may_open_menu;  /* the input can open a menu: the settle waits longer for one */
     const struct wa_image *pixels_now; /* the window as it looks now, when known */
+    struct wa_rect pixels_frame;       /* what pixels_now shows (screen pixels) */
     /* The window captured while its tree was walked, for the observation to use
      * (taken by the capture hook) when the tree is rejected. */
     struct wa_image walk_image;

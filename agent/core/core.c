@@ -259,10 +259,13 @@ static void look_after(struct call *k, uint64_t after, bool input)
     if (input && !k->dry && !reuse)
         call_keep_tree_before(k);
     wa_err e = WA_E_OK;
-    if (after == k->before.window && k->before.have_after_image)
+    if (after == k->before.window && k->before.have_after_image) {
         k->pixels_now = &k->before.after_image; /* how the window looks, settled */
-    else if (after == k->before.window && k->unchanged)
+        k->pixels_frame = k->before.after_frame;
+    } else if (after == k->before.window && k->unchanged) {
         k->pixels_now = &k->before.image;
+        k->pixels_frame = k->before.frame;
+    }
     if (observe && s->have_display) /* the one display, whatever is in front */
         e = call_observe_screen(k, s->display, &s->o.observe);
     else if (after && observe && reuse && s->o.observe.mode != OBS_PIXEL)

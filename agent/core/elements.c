@@ -35,6 +35,45 @@ bool selector_matches(const struct wa_node *n, const char *sel)
     return strcmp(n->name, sel) == 0;
 }
 
+bool selector_item_query(const char *sel, struct wa_item_query *q)
+{
+    *q = (struct wa_item_query){.index = -1};
+    if (sel[0] == '#' || sel[0] == '.')
+        return false;
+    if (sel[0] == '~') {
+        q->name = sel + 1;
+        q->wildcard = true;
+        return true;
+    }
+    const char *colon = strchr(sel, ':');
+    if (colon && colon > sel &&
+        (str_ieq_n("ListItem", sel, (size_t)(colon - sel)) ||
+         str_ieq_n("TreeItem", sel, (size_t)(colon - sel)))) {
+        q->name = strcmp(colon + 1, "*") == 0 ? NULL : colon + 1;
+        return true;
+    }
+    q->name = sel;
+    return true;
+}
+
+/* Acting on an item of a long collection that is not in view scrolls it there first
+ * (with the control's own message), so that a click lands on it and a person sees what
+ * changed. */
+static void scroll_to(struct call *k, size_t index)
+{
+    struct wa_tree *t = &k->s->tree;
+    if (!k->q->op || !(k->q->op->flags & OPF_INPUT) || k->dry || !t->nodes[index].coll_item ||
+        tree_node_on_screen(t, index))
+        return;
+    const char *via = NULL;
+    wa_err e = guard_element(k, index);
+    if (!e)
+        e = backend_element_action(k->be, t, index, WA_ACT_SCROLL_INTO_VIEW, NULL, &via);
+    if (e == WA_E_OK)
+        op_result_note(k->r, "scrolled [%zu] into view first (%s)", index + 1, via ? via : "");
+    wa_err_clear();
+}
+
 static wa_err resolve_selector(const struct wa_tree *t, const char *sel, size_t *index)
 {
     size_t found = 0, first = 0;
@@ -88,6 +127,8 @@ wa_err call_element(struct call *k, enum op_arg a, size_t *index)
     }
     if (e)
         return e;
+    if (a == ARG_ELEMENT || a == ARG_TO_ELEMENT)
+        scroll_to(k, *index);
     if (a == ARG_ELEMENT || !k->r->has_element) {
         op_elem_cleanup(&k->r->element);
         if (op_elem_from_node(&s->tree, *index, &k->r->element) == WA_E_OK) {

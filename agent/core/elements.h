@@ -15,5 +15,9 @@ wa_err call_element(struct call *k, enum op_arg a, size_t *index);
 /* Whether node n matches a selector: #AutomationId, .ClassName, ~wild*card name,
  * Type:Name (Type:* any name) or an exact name. */
 bool selector_matches(const struct wa_node *n, const char *sel);
+/* What of a long collection's items a selector can name, as a search of the items
+ * beyond what was listed: ~pattern, Type:Name and exact names name items; false for
+ * #AutomationId and .ClassName (items of the HWND tree have neither). */
+bool selector_item_query(const char *sel, struct wa_item_query *q);
 
 #endif

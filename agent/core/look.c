@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent/core/guard.h"
+#include "automation/tree_pix.h"
 
 /* Marks rect r (screen pixels) of the mask over frame with v. */
 static void mask_rect(uint8_t *mask, struct wa_rect frame, struct wa_rect r, uint8_t v)
@@ -134,6 +135,18 @@ wa_err call_capture(struct call *k, uint64_t hwnd, struct wa_rect rect, struct w
     return hwnd ? capture_window(k, hwnd, out, frame) : capture_screen(k, rect, out);
 }
 
+wa_err call_capture_copy(struct call *k, uint64_t hwnd, const struct wa_image *img,
+                         struct wa_rect frame, struct wa_image *out)
+{
+    wa_err e = image_alloc_raw(out, img->width, img->height, img->bgra);
+    if (e)
+        return e;
+    memcpy(out->px, img->px, (size_t)img->width * (size_t)img->height * 4);
+    if ((e = blackout(k, out, frame, hwnd)))
+        image_cleanup(out);
+    return e;
+}
+
 /* The hash of the image k->pixels_now points at (the look before's is cached). */
 uint64_t call_pixels_now_hash(struct call *k)
 {
@@ -205,6 +218,18 @@ static bool side_capture_finish(struct side_capture *c, struct wa_image *img, st
     return ok;
 }
 
+/* The last tree of window hwnd the call has (the session's, or the look before's once
+ * the session's moved there), whose unchanged parts a walk may take; NULL when none. */
+static const struct wa_tree *last_tree(const struct call *k, uint64_t hwnd)
+{
+    const struct session *s = k->s;
+    if (s->have_tree && s->tree.hwnd == hwnd)
+        return &s->tree;
+    if (k->before.have_tree && k->before.tree.hwnd == hwnd)
+        return &k->before.tree;
+    return NULL;
+}
+
 /* The session now looks at window hwnd, seen in frame; marked: its element ids are the
  * numbered marks of an image. */
 static void session_observed(struct session *s, uint64_t hwnd, struct wa_rect frame, bool marked)
@@ -213,6 +238,45 @@ static void session_observed(struct session *s, uint64_t hwnd, struct wa_rect fr
     s->have_frame = !wa_rect_empty(frame);
     s->target = hwnd;
     s->marked = marked;
+}
+
+/* The pixels a walk of hwnd goes by: the settle's last capture after an action, else in
+ * a session that looks again one taken now, before the walk (kept in k->walk_image: the
+ * observation's image should the tree be rejected). Rows that look as they did when the
+ * last tree was walked are taken from it (tree_pix.h); a capture taken beside the walk
+ * could show a row newer than the text read of it, so it is taken first. NULL when there
+ * are none (a one-shot session, or the capture failed). */
+static const struct wa_image *walk_pixels(struct call *k, uint64_t hwnd, struct wa_rect *frame)
+{
+    if (k->pixels_now) {
+        *frame = k->pixels_frame;
+        return k->pixels_now;
+    }
+    if (k->s->o.refs_on_disk)
+        return NULL; /* one command a process: no later look to pay for */
+    image_cleanup(&k->walk_image);
+    if (backend_capture_window(k->be, hwnd, &k->walk_image, &k->walk_frame) != WA_E_OK)
+        return NULL;
+    k->walk_window = hwnd;
+    *frame = k->walk_frame;
+    return &k->walk_image;
+}
+
+/* Walks hwnd into *tree with what may be taken of the last tree of it: the windows that
+ * are as they were, and the rows that look as they did in px (NULL: none); the new rows
+ * get their fingerprints from px. */
+static wa_err walk_with_last(struct call *k, uint64_t hwnd, int budget_ms,
+                             const struct wa_image *px, struct wa_rect frame, struct wa_tree *tree)
+{
+    struct wa_tree_opts to = {
+        .budget_ms = budget_ms, .keep_handles = true, .prev = last_tree(k, hwnd)};
+    bool *same = to.prev && px ? tree_pix_same(to.prev, px, frame) : NULL;
+    to.prev_same = same;
+    wa_err e = backend_get_tree(k->be, hwnd, &to, tree);
+    free(same);
+    if (!e && px)
+        tree_pix_set(tree, px, frame);
+    return e;
 }
 
 wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
@@ -225,20 +289,25 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     struct observe_capture cap = {capture_window, capture_screen, k};
     observation_cleanup(&k->r->obs);
     /* The pixels as the walk found them, so that a later look can tell the tree still
-     * holds: the settle's last capture after an action, else one taken while the tree
-     * is walked, which is also the image if the tree is rejected. */
+     * holds and which rows look as they did; in a one-shot session a capture beside the
+     * walk, which is also the image if the tree is rejected. */
     uint64_t pixels = 0;
     bool have_pixels = false;
     struct side_capture *side = NULL;
-    if (k->pixels_now) {
-        pixels = call_pixels_now_hash(k);
+    struct wa_rect px_frame = {0, 0, 0, 0};
+    double t0 = os_clock_ms();
+    const struct wa_image *px = o->mode != OBS_PIXEL ? walk_pixels(k, hwnd, &px_frame) : NULL;
+    double capture_ms = os_clock_ms() - t0;
+    t0 = os_clock_ms();
+    if (px) {
+        pixels = px == k->pixels_now ? call_pixels_now_hash(k) : call_image_hash(px);
         have_pixels = true;
-    } else if (o->mode != OBS_PIXEL) {
+    } else if (o->mode != OBS_PIXEL && s->o.refs_on_disk) {
         side = side_capture_start(k, hwnd);
     }
-    struct wa_tree_opts to = {.budget_ms = o->tree_budget_ms, .keep_handles = true};
-    double t0 = os_clock_ms();
-    wa_err walked = o->mode == OBS_PIXEL ? WA_E_OK : backend_get_tree(k->be, hwnd, &to, &tree);
+    wa_err walked = o->mode == OBS_PIXEL
+                        ? WA_E_OK
+                        : walk_with_last(k, hwnd, o->tree_budget_ms, px, px_frame, &tree);
     double tree_ms = (os_clock_ms() - t0);
     if (side_capture_finish(side, &k->walk_image, &k->walk_frame)) {
         k->walk_window = hwnd;
@@ -250,6 +319,7 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     else
         e = observe_window_tree(k->be, hwnd, o, &cap, walked, &k->r->obs, &tree);
     k->r->obs.tree_ms = tree_ms;
+    k->r->obs.capture_ms += capture_ms;
     image_cleanup(&k->walk_image);
     k->walk_window = 0;
     if (e)
@@ -321,12 +391,20 @@ wa_err call_fresh_tree(struct call *k, uint64_t hwnd)
     wa_err e = guard_observe(k, hwnd);
     if (e)
         return e;
-    struct wa_tree_opts to = {.budget_ms = s->o.observe.tree_budget_ms, .keep_handles = true};
+    struct wa_rect px_frame = {0, 0, 0, 0};
+    const struct wa_image *px = walk_pixels(k, hwnd, &px_frame);
+    struct wa_tree tree;
+    e = walk_with_last(k, hwnd, s->o.observe.tree_budget_ms, px, px_frame, &tree);
+    if (px == &k->walk_image) {
+        image_cleanup(&k->walk_image);
+        k->walk_window = 0;
+    }
     tree_cleanup(&s->tree);
     s->have_tree = false;
     s->have_tree_pixels = false;
-    if ((e = backend_get_tree(k->be, hwnd, &to, &s->tree)))
+    if (e)
         return e;
+    s->tree = tree;
     s->have_tree = true;
     session_observed(s, hwnd, s->tree.frame, false);
     k->fresh = true;

@@ -12,6 +12,10 @@
  * blacked out; *frame is what the image spans. */
 wa_err call_capture(struct call *k, uint64_t hwnd, struct wa_rect rect, struct wa_image *out,
                     struct wa_rect *frame);
+/* A copy of img, a capture of window hwnd showing frame, with the windows the gate
+ * refuses that lie above hwnd blacked out: a capture taken moments ago, used again. */
+wa_err call_capture_copy(struct call *k, uint64_t hwnd, const struct wa_image *img,
+                         struct wa_rect frame, struct wa_image *out);
 /* A PNG of the window (or of rect when hwnd is 0) into r->png, scaled to max_edge. */
 wa_err call_image(struct call *k, uint64_t hwnd, struct wa_rect rect, int max_edge);
 /* The same from an image already captured. */

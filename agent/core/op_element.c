@@ -222,6 +222,22 @@ static int find_any_item(const struct wa_tree *t, const char *name, int *count)
     return found;
 }
 
+/* The item named name of collection node `coll`, asked of the collection itself (one
+ * that holds more than it lists), added to the tree; -1 when it holds none. */
+static int far_item(struct call *k, size_t coll, const char *name, int *count)
+{
+    struct wa_tree *t = &k->s->tree;
+    struct wa_item_query q = {.name = name, .index = -1};
+    size_t added = 0;
+    *count = 0;
+    if (backend_find_items(k->be, t, coll, &q, 2, &added) != WA_E_OK) {
+        wa_err_clear();
+        return -1;
+    }
+    *count = (int)added;
+    return added ? (int)(t->count - added) : -1; /* added after the tree's last node */
+}
+
 wa_err perform_select(struct call *k)
 {
     const char *item = k->q->item;
@@ -236,6 +252,8 @@ wa_err perform_select(struct call *k)
                  t->nodes[i].type, t->nodes[i].name);
     int count;
     int at = find_item(t, (int)i, item, &count);
+    if (at < 0 && t->nodes[i].coll.is) /* a long list's item beyond what it shows */
+        at = far_item(k, i, item, &count);
     if (at < 0 && k->background) {
         /* Opening the list would pop it up over the user's work: set the combo box's
          * value to the item instead (CB_SETCURSEL and its notification). */
@@ -264,4 +282,23 @@ wa_err perform_select(struct call *k)
     if (count > 1)
         op_result_note(k->r, "%d items are named \"%s\"; chose the first", count, item);
     return pattern(k, (size_t)at, WA_ACT_SELECT, NULL);
+}
+
+wa_err perform_scroll_into_view(struct call *k)
+{
+    size_t i;
+    wa_err e = call_element(k, ARG_ELEMENT, &i); /* an item off screen is scrolled there */
+    if (e)
+        return e;
+    struct wa_tree *t = &k->s->tree;
+    call_summary(k, "%s [%d] %s \"%.60s\"", k->name, k->r->element.id, t->nodes[i].type,
+                 t->nodes[i].name);
+    if (k->dry || tree_node_on_screen(t, i)) {
+        k->r->via = "none: in view";
+        return WA_E_OK;
+    }
+    const char *via = NULL;
+    e = send_element(k, i, WA_ACT_SCROLL_INTO_VIEW, NULL, &via);
+    k->r->via = via;
+    return e;
 }

@@ -156,7 +156,12 @@ static void annotate_image(struct call *k, const struct aim *a, const struct aim
     struct op_result *r = k->r;
     image_cleanup(&r->annotate);
     struct wa_rect got;
-    if (call_capture(k, 0, frame, &r->annotate, &got) != WA_E_OK)
+    const struct before_look *b = &k->before;
+    /* The look before captured the window a moment ago: the same frame, used again. */
+    bool again = b->have_image && b->frame.left == frame.left && b->frame.top == frame.top &&
+                 b->frame.right == frame.right && b->frame.bottom == frame.bottom;
+    if (again ? call_capture_copy(k, b->window, &b->image, frame, &r->annotate) != WA_E_OK
+              : call_capture(k, 0, frame, &r->annotate, &got) != WA_E_OK)
         return;
     if (k->s->marked && k->s->have_tree) /* the same marks the model was shown */
         observe_draw_marks(&k->s->tree, &r->annotate, frame);

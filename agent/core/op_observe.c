@@ -393,25 +393,64 @@ static bool cancelled(const struct call *k)
     return k->q->cancel && *k->q->cancel;
 }
 
+/* How many items of one collection a search beyond what was listed adds, at most. */
+#define FIND_ITEMS_MAX 100
+
+/* Searches the long collections of the session's tree beyond what they list, for what
+ * sel names, adding what they hold of it as nodes (their ids follow the last); *found
+ * counts those the selector matches, until `want`. */
+static void find_in_collections(struct call *k, const char *sel, size_t want, size_t *found)
+{
+    struct wa_item_query q;
+    struct wa_tree *t = &k->s->tree;
+    if (!selector_item_query(sel, &q))
+        return;
+    size_t walked = t->count;
+    for (size_t i = 0; i < walked && *found < want && !cancelled(k); i++) {
+        if (!t->nodes[i].coll.is)
+            continue;
+        size_t before = t->count, added = 0, left = want - *found;
+        wa_err e = backend_find_items(k->be, t, i, &q,
+                                      left < FIND_ITEMS_MAX ? left : FIND_ITEMS_MAX, &added);
+        if (e && e != WA_E_UNSUPPORTED)
+            op_result_note(k->r, "[%zu] %s \"%.60s\" was not searched: %s", i + 1, t->nodes[i].type,
+                           t->nodes[i].name, wa_err_detail());
+        wa_err_clear();
+        for (size_t j = before; j < t->count; j++)
+            *found += selector_matches(&t->nodes[j], sel);
+    }
+}
+
 wa_err perform_find(struct call *k)
 {
     const char *sel = k->q->selector;
+    struct session *s = k->s;
     uint64_t hwnd;
     wa_err e = call_window(k, &hwnd);
-    if (!e)
+    /* The model's ids are those of its latest observation: a search adds to that tree
+     * and leaves the ids it knows as they are. Refs clients search a fresh walk. */
+    bool live = !e && !s->o.refs && s->have_tree && s->tree.hwnd == hwnd;
+    if (!e && live)
+        e = guard_observe(k, hwnd);
+    else if (!e)
         e = call_fresh_tree(k, hwnd);
     if (!e && cancelled(k))
         e = wa_fail(WA_E_CANCELLED, "cancelled by the client");
-    if (!e && k->s->o.refs)
-        e = refs_save(k); /* the refs find prints are valid refs */
     if (e)
         return e;
-    const struct wa_tree *t = &k->s->tree;
+    struct wa_tree *t = &s->tree;
+    size_t want = k->q->all ? (size_t)-1 : 1, found = 0;
+    for (size_t i = 0; i < t->count && found < want; i++)
+        found += selector_matches(&t->nodes[i], sel);
+    if (found < want)
+        find_in_collections(k, sel, want, &found);
+    if (s->o.refs && (e = refs_save(k))) /* the refs find prints are valid refs */
+        return e;
     bool *keep = calloc(t->count ? t->count : 1, sizeof *keep);
     if (!keep)
         return wa_fail(WA_E_NOMEM, "out of memory");
-    size_t found = 0;
-    for (size_t i = 0; i < t->count && (k->q->all || found == 0); i++)
+    found = 0;
+    for (size_t i = 0; i < t->count && found < want; i++)
         if (selector_matches(&t->nodes[i], sel)) {
             keep[i] = true;
             found++;

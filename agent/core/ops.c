@@ -327,6 +327,15 @@ static const struct op_def ops[OP__COUNT] = {
                    .help = "Select a list, combo or tab item; with an item name, choose that item "
                            "of the combo box or list.",
                    .args = {{ARG_ELEMENT, OPA_REQ | OPA_POS}, {ARG_ITEM, OPA_POS}, ACT_COMMON}},
+    [OP_SCROLL_INTO_VIEW] = {.id = OP_SCROLL_INTO_VIEW,
+                             .name = "scroll_into_view",
+                             .model = "scroll_into_view",
+                             .cli = "scroll-into-view",
+                             .title = "Scroll into view",
+                             .flags = OPF_INPUT | OPF_BACKGROUND,
+                             .help = "Scroll an element into view: an item of a long list or "
+                                     "tree (one find reached, or one listed beside the view).",
+                             .args = {ON_ELEMENT}},
     [OP_FOCUS_ELEMENT] = {.id = OP_FOCUS_ELEMENT,
                           .name = "focus_element",
                           .model = NULL,
@@ -358,11 +367,13 @@ static const struct op_def ops[OP__COUNT] = {
                     .args = {{ARG_ELEMENT, OPA_REQ | OPA_POS}, {ARG_WINDOW, 0}}},
     [OP_FIND] = {.id = OP_FIND,
                  .name = "find",
-                 .model = NULL,
+                 .model = "find",
                  .cli = "find",
                  .title = "Find elements",
                  .flags = OPF_OBSERVES,
-                 .help = "Find elements by selector; the refs it prints are valid refs.",
+                 .help = "Find elements by selector, the items of long lists and trees beyond "
+                         "those shown included; the refs it prints are valid refs, and acting on "
+                         "an item scrolls it into view first.",
                  .args = {{ARG_SELECTOR, OPA_REQ | OPA_POS}, {ARG_ALL, 0}, {ARG_WINDOW, 0}}},
     [OP_WAIT] = {.id = OP_WAIT,
                  .name = "wait",

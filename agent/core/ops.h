@@ -46,6 +46,7 @@
     X(EXPAND, expand)                                                                              \
     X(COLLAPSE, collapse)                                                                          \
     X(SELECT, select)                                                                              \
+    X(SCROLL_INTO_VIEW, scroll_into_view)                                                          \
     X(FOCUS_ELEMENT, focus_element)                                                                \
     X(GET, get)                                                                                    \
     X(INSPECT, inspect)                                                                            \

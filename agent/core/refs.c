@@ -38,6 +38,11 @@ static cJSON *element_record(const struct wa_tree *t, size_t i)
     int b[4] = {el.bounds.left, el.bounds.top, el.bounds.right, el.bounds.bottom};
     cJSON_AddItemToObject(e, "bounds", cJSON_CreateIntArray(b, 4));
     cJSON_AddStringToObject(e, "path", el.path);
+    if (el.coll_item) { /* found again in its collection when no walk lists it */
+        cJSON_AddBoolToObject(e, "coll_item", true);
+        if (el.item_index >= 0)
+            cJSON_AddNumberToObject(e, "item_index", el.item_index);
+    }
     op_elem_cleanup(&el);
     return e;
 }
@@ -196,6 +201,51 @@ static wa_err refind(const cJSON *rec, const struct wa_tree *t, int ref, size_t 
     return wa_fail(WA_E_STALE_REF, "ref %d (%s \"%s\") is gone; run state again", ref, ty, nm);
 }
 
+/* The node of t whose path is `path` up to its last '.', when that node is a long
+ * collection: where an item of it was. */
+static int collection_of(const struct wa_tree *t, const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    if (!dot)
+        return -1;
+    size_t n = (size_t)(dot - path);
+    struct op_elem el;
+    for (size_t i = 0; i < t->count; i++) {
+        if (!t->nodes[i].coll.is || op_elem_from_node(t, i, &el) != WA_E_OK)
+            continue;
+        bool same = strlen(el.path) == n && strncmp(el.path, path, n) == 0;
+        op_elem_cleanup(&el);
+        if (same)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* An item of a long collection that the fresh walk does not list (it was found beyond
+ * what was in view): asked of its collection by its index or runtime id, and its name,
+ * and added to the tree. */
+static void bring_item(struct call *k, const cJSON *rec)
+{
+    const cJSON *path = cJSON_GetObjectItemCaseSensitive(rec, "path");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(rec, "name");
+    const cJSON *index = cJSON_GetObjectItemCaseSensitive(rec, "item_index");
+    const cJSON *rid = cJSON_GetObjectItemCaseSensitive(rec, "runtime_id");
+    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "coll_item")) ||
+        !cJSON_IsString(path) || !cJSON_IsString(name))
+        return;
+    int at = collection_of(&k->s->tree, path->valuestring);
+    if (at < 0)
+        return;
+    struct wa_item_query q = {
+        .name = name->valuestring,
+        .index = cJSON_IsNumber(index) ? index->valueint : -1,
+        .runtime_id = cJSON_IsString(rid) ? rid->valuestring : NULL,
+    };
+    size_t added = 0;
+    backend_find_items(k->be, &k->s->tree, (size_t)at, &q, 1, &added);
+    wa_err_clear();
+}
+
 wa_err refs_find(struct call *k, uint64_t hwnd, int ref, wa_err (*walk)(struct call *, uint64_t),
                  size_t *index)
 {
@@ -228,6 +278,10 @@ wa_err refs_find(struct call *k, uint64_t hwnd, int ref, wa_err (*walk)(struct c
                         : walk(k, hwnd);
     if (!e)
         e = refind(rec, &k->s->tree, ref, index);
+    if (e == WA_E_STALE_REF && rec) {
+        bring_item(k, rec);
+        e = refind(rec, &k->s->tree, ref, index);
+    }
     cJSON_Delete(doc);
     return e;
 }

@@ -538,6 +538,9 @@ wa_err op_elem_from_node(const struct wa_tree *t, size_t i, struct op_elem *out)
     out->runtime_id = n->runtime_id ? str_dup(n->runtime_id) : NULL;
     out->accelerator = n->accelerator ? str_dup(n->accelerator) : NULL;
     out->items_unreadable = n->items_unreadable;
+    out->coll = n->coll;
+    out->coll_item = n->coll_item;
+    out->item_index = n->item_index;
     if (!out->type || !out->name || !out->path || (n->value && !out->value) ||
         (n->automation_id && !out->automation_id) || (n->class_name && !out->class_name) ||
         (n->runtime_id && !out->runtime_id) || (n->accelerator && !out->accelerator)) {

@@ -111,9 +111,12 @@ struct op_elem {
     int depth;
     int parent; /* id of the parent, 0 for the root */
     char *type, *name, *value, *automation_id, *class_name, *runtime_id;
-    char *accelerator;     /* a menu item's shortcut ("Ctrl+S"), or NULL */
-    bool items_unreadable; /* a menu or menu bar whose items cannot be read here */
-    char *path;            /* child-index path from the root, "0.2.1" */
+    char *accelerator;         /* a menu item's shortcut ("Ctrl+S"), or NULL */
+    bool items_unreadable;     /* a menu or menu bar whose items cannot be read here */
+    struct wa_collection coll; /* a long collection's summary (tree.h) */
+    bool coll_item;            /* an item of one, at item_index (-1: not indexed) */
+    int item_index;
+    char *path; /* child-index path from the root, "0.2.1" */
     struct wa_rect bounds;
     int cx, cy; /* its centre in 0-999 of the tree's frame (the frame's, when no bounds) */
     unsigned states, patterns;

@@ -71,8 +71,7 @@ void look_before(struct call *k)
     backend_foreground_window(k->be, &b->fg);
     b->have_windows = backend_list_windows(k->be, &b->windows) == WA_E_OK;
     watch_target(k);
-    struct wa_rect frame;
-    b->have_image = backend_capture_window(k->be, hwnd, &b->image, &frame) == WA_E_OK;
+    b->have_image = backend_capture_window(k->be, hwnd, &b->image, &b->frame) == WA_E_OK;
     /* The tree before: the session's (what the model was shown) or, where there is
      * none of this window (one-shot act, the CLI, MCP), a walk now. */
     bool live = !s->o.refs && s->have_tree && s->tree.hwnd == hwnd;
@@ -129,6 +128,7 @@ void call_settle(struct call *k)
     bool idle = false, first = true; /* idle: the thread has handled the input */
     int64_t stable_since = t0;
     uint64_t fg = b->fg;
+    struct wa_rect prev_frame = b->frame;
     if (b->have_image) { /* the baseline is the look before the action */
         prev = b->image;
         have_prev = true;
@@ -149,7 +149,7 @@ void call_settle(struct call *k)
         }
         first = false;
         struct wa_image img = {0};
-        struct wa_rect frame;
+        struct wa_rect frame = {0, 0, 0, 0};
         uint64_t now_fg = 0;
         backend_foreground_window(k->be, &now_fg);
         bool got = hwnd && backend_capture_window(k->be, hwnd, &img, &frame) == WA_E_OK;
@@ -165,6 +165,7 @@ void call_settle(struct call *k)
         if (have_prev && prev.px != b->image.px)
             image_cleanup(&prev);
         prev = img;
+        prev_frame = frame;
         have_prev = got;
         if (!got && !call_window_alive(k, hwnd))
             break; /* the window went (closed): nothing more will change in it */
@@ -186,6 +187,7 @@ void call_settle(struct call *k)
     if (have_prev && prev.px != b->image.px) {
         image_cleanup(&b->after_image);
         b->after_image = prev; /* the last capture: what the window looks like now */
+        b->after_frame = prev_frame;
         b->have_after_image = true;
     }
     k->r->settle_ms = os_clock_ms() - c0;

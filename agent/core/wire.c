@@ -247,6 +247,16 @@ cJSON *wire_patterns(unsigned patterns)
     return bit_words(patterns, wa_pattern_words, WA_PAT__COUNT);
 }
 
+cJSON *wire_collection(const struct wa_collection *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "count", c->count);
+    if (c->first >= 0 && c->last >= c->first)
+        cJSON_AddItemToObject(o, "shown", pair_json(c->first, c->last));
+    cJSON_AddNumberToObject(o, "in_view", c->in_view);
+    return o;
+}
+
 cJSON *wire_element(const struct op_elem *e, bool full)
 {
     cJSON *o = cJSON_CreateObject();
@@ -263,6 +273,10 @@ cJSON *wire_element(const struct op_elem *e, bool full)
         cJSON_AddStringToObject(o, "accelerator", e->accelerator);
     if (e->items_unreadable)
         cJSON_AddBoolToObject(o, "items_not_readable", true);
+    if (e->coll.is)
+        cJSON_AddItemToObject(o, "items", wire_collection(&e->coll));
+    if (e->coll_item && e->item_index >= 0)
+        cJSON_AddNumberToObject(o, "index", e->item_index);
     cJSON_AddItemToObject(o, "bounds", rect_json(e->bounds));
     cJSON_AddItemToObject(o, "center", pair_json(e->cx, e->cy));
     cJSON_AddItemToObject(o, "states", wire_states(e->states));

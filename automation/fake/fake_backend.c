@@ -11,8 +11,17 @@
 #include "base/os.h"
 #include "base/str.h"
 
+/* A row of a collection, made once it is listed or found and kept with the scene (the
+ * trees that hold it point at it). */
+struct fake_row {
+    cJSON *coll; /* the scene node with "collection" */
+    cJSON *row;  /* in the node's "_rows", in index order */
+};
+
 static struct {
     cJSON *scene;
+    struct fake_row *rows;
+    size_t nrows, cap_rows;
     cJSON *actions; /* array of recorded actions */
     char *base_dir;
     int cursor_x, cursor_y;
@@ -60,6 +69,7 @@ wa_err fake_load_scene(const char *json, const char *base_dir)
     cJSON_Delete(fk.scene);
     cJSON_Delete(fk.actions);
     free(fk.base_dir);
+    free(fk.rows); /* their objects went with the scene */
     memset(&fk, 0, sizeof fk);
     fk.scene = scene;
     fk.base_dir = str_dup(base_dir);
@@ -1027,6 +1037,153 @@ static void add_receiver(cJSON *f, int x, int y)
         cJSON_AddStringToObject(f, "element", json_str(n, "name"));
 }
 
+/* ---- long collections: rows made on demand ---- */
+
+#define ROW_MARGIN 1 /* rows listed above and below the view */
+
+static int coll_int(const cJSON *coll, const char *key, int def)
+{
+    const cJSON *v =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(coll, "collection"), key);
+    return cJSON_IsNumber(v) ? v->valueint : def;
+}
+
+static void coll_set(cJSON *coll, const char *key, int value)
+{
+    cJSON *c = cJSON_GetObjectItemCaseSensitive(coll, "collection");
+    cJSON_DeleteItemFromObjectCaseSensitive(c, key);
+    cJSON_AddNumberToObject(c, key, value);
+}
+
+static void row_name(const cJSON *coll, int i, char *out, size_t n)
+{
+    const char *pattern = json_str(cJSON_GetObjectItemCaseSensitive(coll, "collection"), "name");
+    snprintf(out, n, "%s %d", pattern ? pattern : "item", i);
+}
+
+static const struct fake_row *row_of(const cJSON *el)
+{
+    for (size_t i = 0; i < fk.nrows; i++)
+        if (fk.rows[i].row == el)
+            return &fk.rows[i];
+    return NULL;
+}
+
+static int by_index(const void *a, const void *b)
+{
+    int x = cJSON_GetObjectItemCaseSensitive(*(cJSON *const *)a, "index")->valueint;
+    int y = cJSON_GetObjectItemCaseSensitive(*(cJSON *const *)b, "index")->valueint;
+    return (x > y) - (x < y);
+}
+
+/* Puts a collection's rows back in index order (cJSON 1.7.15's InsertItemInArray loses
+ * items inserted in the middle): the same objects, which trees point at. */
+static void sort_rows(cJSON *list)
+{
+    int n = cJSON_GetArraySize(list);
+    cJSON **v = calloc((size_t)n, sizeof *v);
+    if (!v)
+        return;
+    for (int i = 0; i < n; i++)
+        v[i] = cJSON_DetachItemFromArray(list, 0);
+    qsort(v, (size_t)n, sizeof *v, by_index);
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(list, v[i]);
+    free(v);
+}
+
+/* The row object of index i of coll, made when there is none yet. */
+static cJSON *row_at(cJSON *coll, int i)
+{
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(coll, "_rows");
+    if (!list)
+        list = cJSON_AddArrayToObject(coll, "_rows");
+    int at = 0;
+    cJSON *r;
+    cJSON_ArrayForEach(r, list)
+    {
+        int idx = cJSON_GetObjectItemCaseSensitive(r, "index")->valueint;
+        if (idx == i)
+            return r;
+        if (idx > i)
+            break;
+        at++;
+    }
+    if (fk.nrows == fk.cap_rows) {
+        size_t cap = fk.cap_rows ? 2 * fk.cap_rows : 64;
+        struct fake_row *p = wa_reallocarray(fk.rows, cap, sizeof *p);
+        if (!p)
+            return NULL;
+        fk.rows = p;
+        fk.cap_rows = cap;
+    }
+    char name[128];
+    row_name(coll, i, name, sizeof name);
+    r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "type", "ListItem");
+    cJSON_AddStringToObject(r, "name", name);
+    cJSON_AddNumberToObject(r, "index", i);
+    cJSON *pat = cJSON_AddArrayToObject(r, "patterns");
+    cJSON_AddItemToArray(pat, cJSON_CreateString("select"));
+    cJSON_AddItemToArray(list, r);
+    if (at < cJSON_GetArraySize(list) - 1)
+        sort_rows(list);
+    fk.rows[fk.nrows++] = (struct fake_row){coll, r};
+    return r;
+}
+
+/* Lists the rows in view with ROW_MARGIN around and the selected one: made where
+ * needed, marked "_listed" (the others unmarked). The first listed, or NULL. */
+static cJSON *list_rows(cJSON *coll)
+{
+    int count = coll_int(coll, "count", 0), top = coll_int(coll, "top", 0);
+    int from = top - ROW_MARGIN > 0 ? top - ROW_MARGIN : 0;
+    int to = top + coll_int(coll, "per_page", 1) + ROW_MARGIN;
+    int selected = coll_int(coll, "selected", -1);
+    for (int i = from; i < to && i < count; i++)
+        row_at(coll, i);
+    if (selected >= 0 && selected < count)
+        row_at(coll, selected);
+    cJSON *r, *first = NULL;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(coll, "_rows"))
+    {
+        int idx = cJSON_GetObjectItemCaseSensitive(r, "index")->valueint;
+        bool listed = (idx >= from && idx < to) || idx == selected;
+        cJSON_DeleteItemFromObjectCaseSensitive(r, "_listed");
+        cJSON_AddBoolToObject(r, "_listed", listed);
+        first = first ? first : listed ? r : NULL;
+    }
+    return first;
+}
+
+/* What a row is now: where (rows of row_height from the node's top), whether it shows
+ * and is selected. */
+static void row_info(const cJSON *w, const struct fake_row *fr, struct tree_element_info *out)
+{
+    int i = cJSON_GetObjectItemCaseSensitive(fr->row, "index")->valueint;
+    int top = coll_int(fr->coll, "top", 0), per_page = coll_int(fr->coll, "per_page", 1);
+    int height = coll_int(fr->coll, "row_height", 20);
+    struct wa_rect b = json_rect(cJSON_GetObjectItemCaseSensitive(fr->coll, "bounds"));
+    int y = b.top + (i - top) * height;
+    out->bounds = bounds_to_physical(w, (struct wa_rect){b.left, y, b.right, y + height});
+    out->states &= ~(unsigned)(WA_ST_OFFSCREEN | WA_ST_SELECTED);
+    if (i < top || i >= top + per_page)
+        out->states |= WA_ST_OFFSCREEN;
+    if (i == coll_int(fr->coll, "selected", -1))
+        out->states |= WA_ST_SELECTED;
+    out->coll_item = true;
+    out->item_index = i;
+}
+
+static void coll_info(const cJSON *coll, struct tree_element_info *out)
+{
+    int count = coll_int(coll, "count", 0), top = coll_int(coll, "top", 0);
+    int last = top + coll_int(coll, "per_page", 1) - 1;
+    last = last < count ? last : count - 1;
+    out->coll = (struct wa_collection){true, count, count ? top : -1, count ? last : -1,
+                                       count ? last - top + 1 : 0};
+}
+
 /* ---- the tree, through the generic walk over the scene's JSON nodes ---- */
 
 static wa_err src_root(void *ctx, void **el)
@@ -1038,6 +1195,10 @@ static wa_err src_root(void *ctx, void **el)
 static wa_err src_first_child(void *ctx, void *el, void **out)
 {
     (void)ctx;
+    if (cJSON_GetObjectItemCaseSensitive((cJSON *)el, "collection")) {
+        *out = list_rows(el);
+        return WA_E_OK;
+    }
     const cJSON *kids = cJSON_GetObjectItemCaseSensitive((cJSON *)el, "children");
     *out = kids ? kids->child : NULL;
     return WA_E_OK;
@@ -1046,7 +1207,11 @@ static wa_err src_first_child(void *ctx, void *el, void **out)
 static wa_err src_next_sibling(void *ctx, void *el, void **out)
 {
     (void)ctx;
-    *out = ((cJSON *)el)->next;
+    cJSON *next = ((cJSON *)el)->next;
+    if (row_of(el)) /* the next row listed */
+        while (next && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(next, "_listed")))
+            next = next->next;
+    *out = next;
     return WA_E_OK;
 }
 
@@ -1080,6 +1245,11 @@ static wa_err src_info(void *ctx, void *el, struct tree_element_info *out)
                     words_to_bits(cJSON_GetObjectItemCaseSensitive(n, "patterns"), wa_pattern_words,
                                   WA_PAT__COUNT);
     out->hwnd = json_hwnd(cJSON_GetObjectItemCaseSensitive(n, "hwnd"));
+    const struct fake_row *fr = row_of(n);
+    if (fr)
+        row_info(ctx, fr, out);
+    if (cJSON_GetObjectItemCaseSensitive(n, "collection"))
+        coll_info(n, out);
     return WA_E_OK;
 }
 
@@ -1148,7 +1318,7 @@ static wa_err fake_element_action(struct wa_tree *t, size_t index, enum wa_eleme
                                   const char *value, const char **via)
 {
     static const char *const names[] = {"invoke", "toggle",    "expand", "collapse",
-                                        "select", "set_value", "focus"};
+                                        "select", "set_value", "focus",  "scroll_into_view"};
     cJSON *n = t->nodes[index].handle;
     if (!n)
         return wa_fail(WA_E_STALE_REF, "the tree was walked without element handles");
@@ -1173,9 +1343,57 @@ static wa_err fake_element_action(struct wa_tree *t, size_t index, enum wa_eleme
         set_state(n, wa_state_words[WA_ST_INDEX_EXPANDED], a == WA_ACT_EXPAND);
         set_state(n, wa_state_words[WA_ST_INDEX_COLLAPSED], a == WA_ACT_COLLAPSE);
     }
-    if (a == WA_ACT_SELECT)
+    const struct fake_row *fr = row_of(n);
+    int idx = fr ? cJSON_GetObjectItemCaseSensitive(n, "index")->valueint : -1;
+    if (a == WA_ACT_SELECT && fr)
+        coll_set(fr->coll, "selected", idx);
+    else if (a == WA_ACT_SELECT)
         set_state(n, wa_state_words[WA_ST_INDEX_SELECTED], true);
+    if (a == WA_ACT_SCROLL_INTO_VIEW && fr) {
+        int top = coll_int(fr->coll, "top", 0), per_page = coll_int(fr->coll, "per_page", 1);
+        if (idx < top || idx >= top + per_page)
+            coll_set(fr->coll, "top", idx < top ? idx : idx - per_page + 1);
+        struct tree_element_info now = {0};
+        row_info(find_window(t->hwnd), fr, &now);
+        t->nodes[index].bounds = now.bounds;
+        t->nodes[index].states =
+            (t->nodes[index].states & ~(unsigned)WA_ST_OFFSCREEN) | (now.states & WA_ST_OFFSCREEN);
+    }
     *via = "fake:pattern";
+    return WA_E_OK;
+}
+
+/* Rows of a collection node that q wants, by their generated names: added to t. */
+static wa_err fake_find_items(struct wa_tree *t, size_t index, const struct wa_item_query *q,
+                              size_t max, size_t *added)
+{
+    cJSON *coll = t->nodes[index].handle;
+    cJSON *w = find_window(t->hwnd);
+    *added = 0;
+    if (!coll || !w || !cJSON_GetObjectItemCaseSensitive(coll, "collection"))
+        return wa_fail(WA_E_UNSUPPORTED, "the node is no collection of this scene");
+    int count = coll_int(coll, "count", 0);
+    for (int i = q->index >= 0 ? q->index : 0; i < count && *added < max && !q->runtime_id; i++) {
+        char name[128];
+        row_name(coll, i, name, sizeof name);
+        bool held = false;
+        for (size_t j = index + 1; j < t->count && !held; j++)
+            held = t->nodes[j].parent == (int)index && t->nodes[j].item_index == i;
+        if (!held && wa_item_query_names(q, name)) {
+            cJSON *r = row_at(coll, i);
+            struct tree_element_info info = {0};
+            if (r)
+                src_info(w, r, &info);
+            int at = r ? tree_add_node(t, (int)index, &info) : -1;
+            tree_element_info_cleanup(&info);
+            if (at < 0)
+                return wa_fail(WA_E_NOMEM, "out of memory");
+            t->nodes[at].handle = r;
+            (*added)++;
+        }
+        if (q->index >= 0)
+            break;
+    }
     return WA_E_OK;
 }
 
@@ -1376,6 +1594,7 @@ static const struct wa_backend fake_backend = {
     .hold_keys = fake_hold_keys,
     .cursor_position = fake_cursor_position,
     .get_tree = fake_get_tree,
+    .find_items = fake_find_items,
     .element_action = fake_element_action,
     .element_value = fake_element_value,
     .focused_value = fake_focused_value,

@@ -50,7 +50,12 @@
  * neither the cursor nor the foreground: posted text goes to the node with that
  * "hwnd", or for a top-level window to its focused node. Elements without "patterns"
  * answer pattern actions with WA_E_UNSUPPORTED (so callers' click fallbacks are
- * exercised). */
+ * exercised). A node with "collection": {"count": 3000, "name": "report", "top": 0,
+ * "per_page": 30, "row_height": 20, "selected": 5} is a long list: its ListItem rows
+ * "report 0".."report 2999" sit row_height apart from the node's top, rows top..
+ * top+per_page-1 show, and a walk lists those with one row more each way and the
+ * selected one; find_items reaches every row, select moves "selected" and
+ * scroll_into_view moves "top". */
 #ifndef WINAGENT_FAKE_BACKEND_H
 #define WINAGENT_FAKE_BACKEND_H
 

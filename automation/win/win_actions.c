@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "automation/msaa_roles.h"
+#include "automation/win/win_coll.h"
 #include "automation/win/win_msaa.h"
 #include "automation/win/win_msaa_cc.h"
 #include "automation/win/win_post.h"
@@ -31,6 +32,8 @@ struct action_job {
     enum wa_element_action a;
     char *value;
     const char *via;
+    bool have_info; /* scrolled into view: what the element is now */
+    struct tree_element_info info;
 };
 
 /* Another reference to node n's handle, for a job's thread: *uia says whether the tree
@@ -63,10 +66,29 @@ static void action_job_free(void *p)
     struct action_job *j = p;
     handle_drop(j->uia, j->handle);
     free(j->value);
+    tree_element_info_cleanup(&j->info);
     free(j);
 }
 
 /* ---- window messages ---- */
+
+/* Scrolls an item of a long collection into view with its control's own message. */
+static wa_err show_item(HWND h, enum msaa_item_class items, uint64_t id, const char **via)
+{
+    const struct win_cc_reader *rd = win_coll_reader(items);
+    if (!rd || !rd->show)
+        return wa_fail(WA_E_UNSUPPORTED, "the element is no item of a list or tree to scroll to");
+    struct win_cc *cc = win_cc_new(NULL);
+    if (!cc)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    *via = items == MSAA_ITEMS_LISTVIEW   ? "message:LVM_ENSUREVISIBLE"
+           : items == MSAA_ITEMS_TREEVIEW ? "message:TVM_ENSUREVISIBLE"
+           : items == MSAA_ITEMS_LISTBOX  ? "message:LB_SETTOPINDEX"
+                                          : "message:CB_SETTOPINDEX";
+    wa_err e = rd->show(cc, h, id);
+    win_cc_free(cc);
+    return e;
+}
 
 /* Sends msg with a timeout. A message the target is still busy with when the time
  * is up (a button opening a modal dialog) counts as delivered when `busy_ok`. */
@@ -281,6 +303,11 @@ static wa_err message_action(HWND h, enum msaa_item_class items, int item, uint6
     DWORD_PTR r = 0;
     if (!SendMessageTimeoutW(h, WM_NULL, 0, 0, SMTO_ABORTIFHUNG, PING_MS, &r))
         return wa_fail(WA_E_TIMEOUT, "the window is not responding");
+    if (a == WA_ACT_SCROLL_INTO_VIEW)
+        return show_item(
+            h, items,
+            items == MSAA_ITEMS_LISTBOX || items == MSAA_ITEMS_COMBOBOX ? (uint64_t)item : item_id,
+            via);
     if (items == MSAA_ITEMS_LISTBOX || items == MSAA_ITEMS_COMBOBOX) {
         if (a == WA_ACT_SELECT)
             return select_item(h, items, item, via);
@@ -358,7 +385,10 @@ static wa_err action_run(void *arg, struct win_gate *gate)
         item_id = t.item_id;
     }
     j->via = NULL;
-    return message_action(h, items, item, item_id, j->a, j->value, &j->via);
+    e = message_action(h, items, item, item_id, j->a, j->value, &j->via);
+    if (!e && j->a == WA_ACT_SCROLL_INTO_VIEW && j->handle && !j->uia)
+        j->have_info = win_msaa_element_info(j->handle, &j->info) == WA_E_OK;
+    return e;
 }
 
 wa_err win_element_action(struct wa_tree *t, size_t index, enum wa_element_action a,
@@ -391,6 +421,12 @@ wa_err win_element_action(struct wa_tree *t, size_t index, enum wa_element_actio
     if (e == WA_E_OK) {
         e = result;
         *via = j->via;
+        if (!e && j->have_info) { /* where it is now */
+            struct wa_node *n = &t->nodes[index];
+            n->bounds = j->info.bounds;
+            n->states =
+                (n->states & ~(unsigned)WA_ST_OFFSCREEN) | (j->info.states & WA_ST_OFFSCREEN);
+        }
     } else {
         e = wa_fail(WA_E_TIMEOUT,
                     "the application did not answer within %d ms (the action "

@@ -106,6 +106,7 @@ static const struct wa_backend win_backend = {
     .post_wheel = win_post_wheel,
     .post_text = win_post_text,
     .open_menus = win_open_menus,
+    .find_items = win_find_items,
 
     .run_shell = win_run_shell,
 };

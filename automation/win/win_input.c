@@ -128,6 +128,11 @@ static wa_err move_pointer(int x, int y)
     if (x < vs.left || x >= vs.right || y < vs.top || y >= vs.bottom)
         return wa_fail(WA_E_INVALID_ARGS, "point (%d,%d) is off the screen [%ld,%ld][%ld,%ld]", x,
                        y, vs.left, vs.top, vs.right, vs.bottom);
+    /* Already there (a second click at one place, a double click): no move, and no wait
+     * for X below. */
+    POINT at;
+    if (GetCursorPos(&at) && at.x == x && at.y == y)
+        return WA_E_OK;
     if (!send_move(vs, x, y))
         return input_blocked(0, 1);
     /* Wine (8, X11) moves the X pointer a little after its own pointer, and an X event

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "automation/win/win_msaa.h"
+#include "automation/win/win_coll.h"
+#include "automation/win/win_events.h"
 #include "automation/win/win_menu.h"
 #include "automation/win/win_msaa_cc.h"
 #include "automation/win/win_utf8.h"
@@ -42,6 +44,7 @@ _Static_assert(MSAA_STATE_PROTECTED == STATE_SYSTEM_PROTECTED, "oleacc.h state v
 #define PING_MS       300  /* how long a window's thread may take to answer WM_NULL */
 #define MESSAGE_MS    500  /* and any other message */
 #define LABEL_MAX     80   /* bytes: longer static text before a control is no label */
+#define BAR_ITEMS_MAX 64   /* menu bar items a later walk may take from the last one */
 
 enum el_kind {
     EL_WINDOW,   /* a window */
@@ -74,6 +77,7 @@ struct el_desc {
                            * popup's client object, the bar's OBJID_MENU object) */
     long bar_items;       /* EL_MENUBAR with items_by_acc: how many acc has */
     bool apart;           /* EL_MENUBAR: its items are walked apart (win_msaa_open_menubar) */
+    bool reused; /* EL_WINDOW: taken from the last walk (it has no MSAA children of its own) */
 };
 
 /* The children of one element (or the root alone), shared by the handles into it. */
@@ -134,7 +138,9 @@ struct win_msaa_ctx {
     int nthreads;
     struct thread_state scratch; /* when more threads than that own windows */
     struct win_cc *cc;           /* buffers in target processes, made when needed */
-    struct list_facts **lists;   /* each its own block: readers write into it */
+    struct win_coll **colls;     /* the long collections met (win_coll.h), each once */
+    size_t ncolls, cap_colls;
+    struct list_facts **lists; /* each its own block: readers write into it */
     size_t nlists, cap_lists;
     struct win_job *ahead[AHEAD_CAP]; /* tasks reading lists ahead of the walk */
     int nahead;
@@ -143,7 +149,18 @@ struct win_msaa_ctx {
     bool popup_walk;
     bool bar_walk;  /* a walk of root's menu bar alone: the bar is the root element */
     bool bar_apart; /* a walk of the window whose bar's items are walked apart */
+    const struct win_msaa_reuse *reuse; /* what may be taken of the last walk, or NULL */
+    HWND *taken; /* the windows taken from it, whose names are as they were too */
+    size_t ntaken, cap_taken;
+    struct {
+        HWND h;
+        char *name;
+    } * classes; /* each window's class, once asked */
+    size_t nclasses, cap_classes;
 };
+
+static const struct win_coll_listing *last_listing(const struct win_msaa_reuse *r, HWND h);
+static struct win_coll *coll_of(struct win_msaa_ctx *c, HWND h, enum msaa_item_class k);
 
 /* ---- lists and handles ---- */
 
@@ -361,6 +378,27 @@ static char *class_of(HWND h)
     return win_wide_to_utf8_n(cls, n > 0 ? n : 0);
 }
 
+/* class_of, asked of the server once a walk per window (a walk asks it of each window
+ * three times over). A heap copy, as class_of's. */
+static char *ctx_class(struct win_msaa_ctx *c, HWND h)
+{
+    for (size_t i = 0; i < c->nclasses; i++)
+        if (c->classes[i].h == h)
+            return str_dup(c->classes[i].name);
+    char *cls = class_of(h);
+    if (cls && c->nclasses == c->cap_classes) {
+        size_t cap = c->cap_classes ? 2 * c->cap_classes : 32;
+        void *p = wa_reallocarray(c->classes, cap, sizeof *c->classes);
+        if (p) {
+            c->classes = p;
+            c->cap_classes = cap;
+        }
+    }
+    if (cls && c->nclasses < c->cap_classes && (c->classes[c->nclasses].name = str_dup(cls)))
+        c->classes[c->nclasses++].h = h;
+    return cls;
+}
+
 static char *stored_text(HWND h)
 {
     wchar_t buf[1024];
@@ -538,12 +576,23 @@ static wa_err info_root(struct win_msaa_ctx *c, struct el_desc *d, struct tree_e
     return WA_E_OK;
 }
 
+static void coll_summary(struct win_msaa_ctx *c, HWND h, struct tree_element_info *out);
+
+static uint64_t window_sig(struct win_msaa_ctx *c, HWND h);
+static bool take_window(struct win_msaa_ctx *c, struct el_desc *d, uint64_t sig,
+                        struct tree_element_info *out);
+static void sign_window(struct el_desc *d, const char *type, uint64_t sig,
+                        struct tree_element_info *out);
+
 static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
 {
     HWND h = d->hwnd;
+    uint64_t sig = window_sig(c, h);
+    if (take_window(c, d, sig, out))
+        return WA_E_OK;
     LONG style = GetWindowLongW(h, GWL_STYLE);
     struct thread_state *ts = thread_of(c, h);
-    out->class_name = class_of(h);
+    out->class_name = ctx_class(c, h);
     out->bounds = rect_of(h);
     out->hwnd = (uint64_t)(uintptr_t)h;
 
@@ -630,11 +679,18 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
     if (action && *action)
         out->patterns |= WA_PAT_DEFAULT_ACTION;
     free(action);
+    coll_summary(c, h, out);
+    if (ts->responsive) /* what a window that did not answer told is not worth keeping */
+        sign_window(d, type, sig, out);
     return WA_E_OK;
 }
 
+static bool take_bar_item(struct win_msaa_ctx *c, int pos, struct tree_element_info *out);
+
 static wa_err info_acc(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
 {
+    if (d->in_bar && take_bar_item(c, (int)d->child_id - 1, out))
+        return WA_E_OK; /* it looks as it did */
     long role = ROLE_SYSTEM_MENUITEM, state = 0;
     if (!d->in_bar) /* what a menu bar holds is known: a round trip fewer per item */
         acc_long(c->gate, d->acc, d->child_id, false, &role);
@@ -680,71 +736,26 @@ static struct win_cc *ctx_cc(struct win_msaa_ctx *c)
     return c->cc;
 }
 
-/* The answers to messages sent without waiting: one round trip for all of them. */
-struct batch {
-    volatile LONG pending;
-    LRESULT *results;
-};
-
-struct batch_slot {
-    struct batch *b;
-    size_t i;
-};
-
-static void CALLBACK batch_answer(HWND h, UINT msg, ULONG_PTR data, LRESULT result)
-{
-    (void)h;
-    (void)msg;
-    struct batch_slot *s = (struct batch_slot *)data;
-    s->b->results[s->i] = result;
-    InterlockedDecrement(&s->b->pending);
-}
-
 /* Sends msg with wparam 0..n-1 (lparam 0: no pointer, so the messages need not wait for
- * each other) and waits up to MESSAGE_MS for every answer; out[i] is -1 where none
- * came. The target's thread answers them together, so n messages cost about one round
- * trip instead of n. */
+ * each other) and waits up to the message timeout for every answer; out[i] is -1 where
+ * none came. The target's thread answers them together (win_send_all). */
 static void send_batch(struct win_gate *g, HWND h, UINT msg, size_t n, LRESULT *out)
 {
-    for (size_t i = 0; i < n; i++)
-        out[i] = -1;
-    /* Answers after the deadline still arrive on this thread's next message check:
-     * what they write into is then left allocated (leaked), never freed under them. */
-    struct batch *b = calloc(1, sizeof *b);
-    struct batch_slot *slots = calloc(n, sizeof *slots);
-    LRESULT *res = calloc(n, sizeof *res);
-    if (!b || !slots || !res) {
-        free(b);
-        free(slots);
-        free(res);
-        return;
-    }
-    b->results = res;
-    win_gate_leave(g);
+    UINT *m = calloc(n ? n : 1, sizeof *m);
+    WPARAM *wp = calloc(n ? n : 1, sizeof *wp);
+    LPARAM *lp = calloc(n ? n : 1, sizeof *lp);
     for (size_t i = 0; i < n; i++) {
-        slots[i] = (struct batch_slot){b, i};
-        res[i] = -1;
-        InterlockedIncrement(&b->pending);
-        if (!SendMessageCallbackW(h, msg, (WPARAM)i, 0, batch_answer, (ULONG_PTR)&slots[i]))
-            InterlockedDecrement(&b->pending);
+        out[i] = -1;
+        if (m && wp) {
+            m[i] = msg;
+            wp[i] = (WPARAM)i;
+        }
     }
-    DWORD start = GetTickCount();
-    MSG m;
-    while (b->pending > 0) {
-        PeekMessageW(&m, NULL, 0, 0, PM_NOREMOVE); /* delivers the answers */
-        DWORD waited = GetTickCount() - start;
-        if (b->pending <= 0 || waited >= MESSAGE_MS)
-            break;
-        MsgWaitForMultipleObjects(0, NULL, FALSE, MESSAGE_MS - waited, QS_SENDMESSAGE);
-    }
-    win_gate_enter(g);
-    for (size_t i = 0; i < n; i++)
-        out[i] = res[i];
-    if (b->pending <= 0) {
-        free(b);
-        free(slots);
-        free(res);
-    }
+    if (m && wp && lp)
+        win_send_all(g, h, m, wp, lp, out, n);
+    free(m);
+    free(wp);
+    free(lp);
 }
 
 /* The texts of items [from, to) of a list, by messages sent straight (no gate). */
@@ -1055,10 +1066,14 @@ static void read_lists_ahead(struct win_msaa_ctx *c, struct el_list *l)
     for (size_t i = 0; i < l->count && c->nahead < AHEAD_CAP; i++) {
         if (l->d[i].kind != EL_WINDOW)
             continue;
-        char *cls = class_of(l->d[i].hwnd);
+        char *cls = ctx_class(c, l->d[i].hwnd);
         enum msaa_item_class k = msaa_class_items(cls);
         free(cls);
         if (k != MSAA_ITEMS_LISTBOX && k != MSAA_ITEMS_COMBOBOX)
+            continue;
+        /* a long list box lists what is in view, read by its collection */
+        struct win_coll *co = k == MSAA_ITEMS_LISTBOX ? coll_of(c, l->d[i].hwnd, k) : NULL;
+        if (co && win_coll_lists(co))
             continue;
         struct list_facts *f = find_facts(c, l->d[i].hwnd)
                                    ? NULL
@@ -1141,7 +1156,102 @@ static void place_item(struct win_msaa_ctx *c, struct list_facts *f, int i,
     out->bounds = (struct wa_rect){ir.left, ir.top, ir.right, ir.bottom};
 }
 
+/* ---- long collections (win_coll.h) ---- */
+
+/* The id a collection names an item by: its index, or its HTREEITEM. */
+static uint64_t item_id(const struct el_desc *d)
+{
+    return d->items == MSAA_ITEMS_LISTBOX || d->items == MSAA_ITEMS_COMBOBOX ? (uint64_t)d->item
+                                                                             : d->item_id;
+}
+
+static struct win_coll *coll_found(struct win_msaa_ctx *c, HWND h)
+{
+    for (size_t i = 0; i < c->ncolls; i++)
+        if (win_coll_hwnd(c->colls[i]) == h)
+            return c->colls[i];
+    return NULL;
+}
+
+/* The collection of control h (of item class k) for this walk, opened once; NULL when
+ * it is none, or does not answer. */
+static struct win_coll *coll_of(struct win_msaa_ctx *c, HWND h, enum msaa_item_class k)
+{
+    struct win_coll *co = coll_found(c, h);
+    if (co || !win_coll_reader(k) || !thread_of(c, h)->responsive || !ctx_cc(c))
+        return co;
+    if (c->ncolls == c->cap_colls) {
+        size_t cap = c->cap_colls ? 2 * c->cap_colls : 4;
+        struct win_coll **p = wa_reallocarray(c->colls, cap, sizeof *p);
+        if (!p)
+            return NULL;
+        c->colls = p;
+        c->cap_colls = cap;
+    }
+    if ((co = win_coll_open(c->cc, h, k, last_listing(c->reuse, h))))
+        c->colls[c->ncolls++] = co;
+    return co;
+}
+
+/* A collection control's summary on its node. */
+static void coll_summary(struct win_msaa_ctx *c, HWND h, struct tree_element_info *out)
+{
+    struct win_coll *co = coll_of(c, h, msaa_class_items(out->class_name));
+    if (co)
+        win_coll_summary(co, &out->coll);
+}
+
+/* The items of a long collection listed under parent (0: its top level); false when
+ * the collection does not list its items itself (they are walked as before). */
+static bool add_coll_items(struct win_msaa_ctx *c, struct el_list *l, HWND h,
+                           enum msaa_item_class k, uint64_t parent)
+{
+    struct win_coll *co = coll_of(c, h, k);
+    if (!co || !win_coll_lists(co))
+        return false;
+    uint64_t ids[WIN_COLL_LISTED_MAX];
+    size_t n = win_coll_children(co, parent, ids, WIN_COLL_LISTED_MAX);
+    for (size_t i = 0; i < n; i++) {
+        struct el_desc d = {
+            .kind = EL_ITEM, .hwnd = h, .items = k, .item = (int)ids[i], .item_id = ids[i]};
+        if (!list_add(l, &d))
+            break;
+    }
+    return true;
+}
+
+static void add_cc_items(struct win_msaa_ctx *c, struct el_list *l, HWND h, enum msaa_item_class k,
+                         uint64_t parent);
+
+/* A tree item's children: those its collection lists, else its open branch. */
+static void add_tree_children(struct win_msaa_ctx *c, struct el_list *l, struct el_desc *d)
+{
+    if (!add_coll_items(c, l, d->hwnd, d->items, d->item_id))
+        add_cc_items(c, l, d->hwnd, d->items, d->item_id);
+}
+
+static wa_err info_item_read(struct win_msaa_ctx *c, struct el_desc *d,
+                             struct tree_element_info *out);
+static bool take_list_item(struct win_msaa_ctx *c, HWND h, int i, struct tree_element_info *out);
+
+/* An item: what its collection read of it, else read on its own, with the identity
+ * every collection item carries. */
 static wa_err info_item(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
+{
+    struct win_coll *co = coll_found(c, d->hwnd);
+    uint64_t id = item_id(d);
+    if (co && win_coll_info(co, id, out))
+        return WA_E_OK;
+    if ((d->items == MSAA_ITEMS_LISTBOX || d->items == MSAA_ITEMS_COMBOBOX) &&
+        take_list_item(c, d->hwnd, d->item, out))
+        return WA_E_OK;
+    wa_err e = info_item_read(c, d, out);
+    win_cc_item_identity(d->hwnd, d->items, id, out);
+    return e;
+}
+
+static wa_err info_item_read(struct win_msaa_ctx *c, struct el_desc *d,
+                             struct tree_element_info *out)
 {
     HWND h = d->hwnd;
     if (d->items != MSAA_ITEMS_LISTBOX && d->items != MSAA_ITEMS_COMBOBOX) {
@@ -1267,7 +1377,8 @@ static wa_err m_info(void *ctx, void *el, struct tree_element_info *out)
     case EL_MENUBAR:
         return info_menubar(d, out);
     case EL_MENUITEM:
-        win_menu_item_info(d->in_bar ? d->hwnd : NULL, d->menu, d->pos, out);
+        if (!d->in_bar || !take_bar_item(c, d->pos, out))
+            win_menu_item_info(d->in_bar ? d->hwnd : NULL, d->menu, d->pos, out);
         return WA_E_OK;
     case EL_POPUP:
         return info_popup(c, d, out);
@@ -1376,6 +1487,8 @@ static void add_cc_items(struct win_msaa_ctx *c, struct el_list *l, HWND h, enum
 
 static void add_items(struct win_msaa_ctx *c, struct el_list *l, HWND h, enum msaa_item_class k)
 {
+    if (add_coll_items(c, l, h, k, 0))
+        return;
     if (k != MSAA_ITEMS_LISTBOX && k != MSAA_ITEMS_COMBOBOX) {
         add_cc_items(c, l, h, k, 0);
         return;
@@ -1417,7 +1530,7 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
             choose_bar_route(c, &m);
         list_add(l, &m);
     }
-    char *cls = class_of(h);
+    char *cls = ctx_class(c, h);
     enum msaa_item_class k = msaa_class_items(cls);
     struct child_scan s = {.parent = h, .combo = k == MSAA_ITEMS_COMBOBOX, .list = l, .ok = true};
     EnumChildWindows(h, scan_child, (LPARAM)&s);
@@ -1434,6 +1547,8 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
                  strcmp(type, "RadioButton") == 0 || strcmp(type, "Text") == 0 ||
                  strcmp(type, "Edit") == 0))
         return;
+    if (d->reused)
+        return; /* none: only a window without MSAA children of its own is taken */
     /* The generic standard object's children are the child windows, listed already:
      * asking for them made an object per child window (11 ms for testapp's 16). Standard
      * objects of other roles (a status bar's parts) and windows' own objects have
@@ -1506,7 +1621,7 @@ static wa_err m_first_child(void *ctx, void *el, void **out)
     else if (d->kind == EL_ACC && d->child_id == CHILDID_SELF)
         add_acc_children(c, l, d->acc, d->hwnd);
     else if (d->kind == EL_ITEM && d->items == MSAA_ITEMS_TREEVIEW)
-        add_cc_items(c, l, d->hwnd, d->items, d->item_id);
+        add_tree_children(c, l, d);
     bool any = l->count > 0;
     if (any)
         *out = handle_new(l, 0);
@@ -1552,6 +1667,10 @@ static wa_err m_window_text(void *ctx, uint64_t hwnd, char **out)
 {
     struct win_msaa_ctx *c = ctx;
     HWND h = (HWND)(uintptr_t)hwnd;
+    *out = NULL;
+    for (size_t i = 0; i < c->ntaken; i++)
+        if (c->taken[i] == h)
+            return WA_E_OK; /* no name from its text the last time, and its text is the same */
     *out = text_name(c->gate, h, thread_of(c, h)->responsive);
     return WA_E_OK;
 }
@@ -1625,6 +1744,13 @@ void win_msaa_menubar_apart(struct win_msaa_ctx *c)
 void win_msaa_close(struct win_msaa_ctx *c)
 {
     if (c) {
+        for (size_t i = 0; i < c->ncolls; i++)
+            win_coll_free(c->colls[i]);
+        free(c->colls);
+        free(c->taken);
+        for (size_t i = 0; i < c->nclasses; i++)
+            free(c->classes[i].name);
+        free(c->classes);
         win_cc_free(c->cc);
         join_ahead(c, true); /* lists whose items were not walked (budget, node cap) */
         for (size_t i = 0; i < c->nlists; i++) {
@@ -1667,11 +1793,24 @@ static wa_err acc_result(HRESULT hr, const char *what)
     return win_hr_fail(WA_E_ACTION_FAILED, hr, what);
 }
 
+/* The MSAA object an action on a window takes: asked for now when the walk took the
+ * window from the walk before it and so never asked. */
+static IAccessible *window_object(struct el_desc *d)
+{
+    if (d->kind == EL_WINDOW && !d->client_tried) {
+        d->client_tried = true;
+        if (ping(NULL, d->hwnd))
+            d->client = object_from_window(NULL, d->hwnd, OBJID_CLIENT);
+        d->client_standard = d->client && made_here(d->client);
+    }
+    return d->kind == EL_WINDOW ? d->client : NULL;
+}
+
 wa_err win_msaa_value(void *handle, char **out)
 {
     *out = NULL;
     struct el_desc *d = desc_of(handle);
-    IAccessible *acc = d->kind == EL_ACC ? d->acc : d->kind == EL_WINDOW ? d->client : NULL;
+    IAccessible *acc = d->kind == EL_ACC ? d->acc : window_object(d);
     long id = d->kind == EL_ACC ? d->child_id : CHILDID_SELF;
     if (!acc)
         return wa_fail(WA_E_UNSUPPORTED, "no MSAA object");
@@ -1685,7 +1824,7 @@ wa_err win_msaa_value(void *handle, char **out)
 wa_err win_msaa_action(void *handle, enum wa_element_action a, const char *value, const char **via)
 {
     struct el_desc *d = desc_of(handle);
-    IAccessible *acc = d->kind == EL_ACC ? d->acc : d->kind == EL_WINDOW ? d->client : NULL;
+    IAccessible *acc = d->kind == EL_ACC ? d->acc : window_object(d);
     long id = d->kind == EL_ACC ? d->child_id : CHILDID_SELF;
     if (!acc)
         return wa_fail(WA_E_UNSUPPORTED, "no MSAA object");
@@ -1734,6 +1873,375 @@ wa_err win_msaa_action(void *handle, enum wa_element_action a, const char *value
         SysFreeString(b);
         return acc_result(hr, "put_accValue");
     }
+    case WA_ACT_SCROLL_INTO_VIEW: /* the control's own message does that */
+        break;
     }
     return wa_fail(WA_E_UNSUPPORTED, "no MSAA action");
+}
+
+/* ---- items of long collections, beyond what a walk lists ---- */
+
+wa_err win_msaa_find_items(HWND root, HWND h, const struct wa_item_query *q, struct win_gate *gate,
+                           void **handles, struct tree_element_info *infos, size_t max, size_t *n)
+{
+    *n = 0;
+    wchar_t wcls[64];
+    char *cls = win_wide_to_utf8_n(wcls, GetClassNameW(h, wcls, 64));
+    enum msaa_item_class k = msaa_class_items(cls);
+    free(cls);
+    const struct win_cc_reader *rd = win_coll_reader(k);
+    if (!rd || !rd->find)
+        return wa_fail(WA_E_UNSUPPORTED, "the control is no collection that can be searched");
+    struct win_msaa_ctx *c = NULL;
+    wa_err e = win_msaa_open(root, gate, &c);
+    if (e)
+        return e;
+    uint64_t *ids = calloc(max ? max : 1, sizeof *ids);
+    struct win_cc_item *items = calloc(max ? max : 1, sizeof *items);
+    if (!ids || !items)
+        e = wa_fail(WA_E_NOMEM, "out of memory");
+    else if (!thread_of(c, h)->responsive || !ctx_cc(c))
+        e = wa_fail(WA_E_TIMEOUT, "the window does not answer");
+    size_t found = e ? 0 : rd->find(c->cc, h, q, ids, max);
+    for (size_t i = 0; i < found; i++)
+        items[i] = (struct win_cc_item){ids[i], 0};
+    if (found && rd->read)
+        rd->read(c->cc, h, NULL, items, found, infos);
+    for (size_t i = 0; i < found; i++) {
+        struct el_list *l = list_new();
+        struct el_desc d = {
+            .kind = EL_ITEM, .hwnd = h, .items = k, .item = (int)ids[i], .item_id = ids[i]};
+        handles[*n] = l && list_add(l, &d) ? handle_new(l, 0) : NULL;
+        list_unref(l);
+        if (!handles[*n]) {
+            e = wa_fail(WA_E_NOMEM, "out of memory");
+            break;
+        }
+        if (!rd->read)
+            info_item(c, desc_of(handles[*n]), &infos[*n]);
+        (*n)++;
+    }
+    for (size_t i = *n; rd->read && i < found; i++) /* what went unused */
+        tree_element_info_cleanup(&infos[i]);
+    free(ids);
+    free(items);
+    win_msaa_close(c);
+    return e;
+}
+
+wa_err win_msaa_element_info(void *handle, struct tree_element_info *out)
+{
+    memset(out, 0, sizeof *out);
+    struct el_desc *d = desc_of(handle);
+    struct win_msaa_ctx *c = NULL;
+    wa_err e = win_msaa_open(GetAncestor(d->hwnd, GA_ROOT), NULL, &c);
+    if (!e)
+        e = m_info(c, handle, out);
+    win_msaa_close(c);
+    return e;
+}
+
+/* ---- what a walk takes of the last one ---- */
+
+struct reused_window {
+    HWND h;
+    uint64_t sig;
+    struct tree_element_info info;
+};
+
+struct win_msaa_reuse {
+    volatile LONG refs; /* the window's walk, and its menu bar's walked apart */
+    uint64_t stamp;     /* the last walk's moment (win_events) */
+    /* The menu bar's items by position, where they look as they did; else NULL. */
+    struct tree_element_info *bar[BAR_ITEMS_MAX];
+    struct reused_window *w; /* by h */
+    size_t nw;
+    struct win_coll_listing *lists; /* tree views' */
+    size_t nlists;
+};
+
+/* What can be said of a window without asking its program (no message, no MSAA call):
+ * a change of any of it makes the window read again. */
+static uint64_t window_sig(struct win_msaa_ctx *c, HWND h)
+{
+    uint64_t x = 1469598103934665603ull;
+#define MIX(v)                                                                                     \
+    do {                                                                                           \
+        x ^= (uint64_t)(v);                                                                        \
+        x *= 1099511628211ull;                                                                     \
+    } while (0)
+    /* one call for the place, style and state: each is a round trip to the server */
+    WINDOWINFO wi = {.cbSize = sizeof wi};
+    GetWindowInfo(h, &wi);
+    MIX((uintptr_t)h);
+    MIX(wi.dwStyle);
+    MIX(wi.dwExStyle);
+    MIX(wi.rcWindow.left);
+    MIX(wi.rcWindow.top);
+    MIX(wi.rcWindow.right);
+    MIX(wi.rcWindow.bottom);
+    MIX(thread_of(c, h)->focus == h);
+    wchar_t text[256];
+    int n = InternalGetWindowText(h, text, 256);
+    for (int i = 0; i < n; i++)
+        MIX(text[i]);
+    /* the label a control may take its name from: the window just before it */
+    HWND label = GetWindow(h, GW_HWNDPREV);
+    n = label ? InternalGetWindowText(label, text, 256) : 0;
+    MIX((uintptr_t)label);
+    for (int i = 0; i < n; i++)
+        MIX(text[i]);
+#undef MIX
+    return x ? x : 1;
+}
+
+/* Types whose MSAA children are not walked (win_msaa.c window_children). */
+static bool childless_type(const char *type)
+{
+    static const char *const kinds[] = {"Button", "CheckBox", "RadioButton", "Text", "Edit"};
+    for (size_t i = 0; type && i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(type, kinds[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Marks what info_window read as one a later walk may take: a window whose MSAA side is
+ * oleacc's standard object (what it says follows from the window and the messages read
+ * again anyway) and that has no MSAA children of its own. */
+static void sign_window(struct el_desc *d, const char *type, uint64_t sig,
+                        struct tree_element_info *out)
+{
+    bool standard = !d->client || d->client_standard;
+    bool childless = childless_type(type) || msaa_class_items(out->class_name) != MSAA_ITEMS_NONE ||
+                     !d->client || msaa_role_is_generic(d->client_role);
+    out->sig = standard && childless ? sig : 0;
+}
+
+static int by_hwnd(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const struct reused_window *)a)->h;
+    uintptr_t y = (uintptr_t)((const struct reused_window *)b)->h;
+    return (x > y) - (x < y);
+}
+
+/* The window's text by one WM_GETTEXT where it is short (most are), else as
+ * message_text reads it. */
+static char *short_text(struct win_gate *g, HWND h)
+{
+    wchar_t buf[512];
+    LRESULT got = 0;
+    if (!send_msg(g, h, WM_GETTEXT, 512, (LPARAM)buf, MESSAGE_MS, &got) || got < 0)
+        return NULL;
+    return got < 511 ? win_wide_to_utf8_n(buf, (int)got) : message_text(g, h);
+}
+
+/* What a window read again says now that is not in its fingerprint: its value, check,
+ * drop-down state, position, focus, and what its collection holds. */
+static void read_again(struct win_msaa_ctx *c, HWND h, struct tree_element_info *out)
+{
+    const char *type = out->type ? out->type : "";
+    LRESULT r = 0;
+    out->states &= ~(unsigned)WA_ST_FOCUSED;
+    if (thread_of(c, h)->focus == h)
+        out->states |= WA_ST_FOCUSED;
+    if ((strcmp(type, "Edit") == 0 || strcmp(type, "ComboBox") == 0) && out->value) {
+        free(out->value); /* a password field had none, and still has none */
+        out->value = short_text(c->gate, h);
+    }
+    if (strcmp(type, "CheckBox") == 0 || strcmp(type, "RadioButton") == 0) {
+        out->states &= ~(unsigned)WA_ST_CHECKED;
+        if (send_msg(c->gate, h, BM_GETCHECK, 0, 0, MESSAGE_MS, &r) && r == BST_CHECKED)
+            out->states |= WA_ST_CHECKED;
+    }
+    if (strcmp(type, "ComboBox") == 0 &&
+        send_msg(c->gate, h, CB_GETDROPPEDSTATE, 0, 0, MESSAGE_MS, &r)) {
+        out->states &= ~(unsigned)(WA_ST_EXPANDED | WA_ST_COLLAPSED);
+        out->states |= r ? WA_ST_EXPANDED : WA_ST_COLLAPSED;
+    }
+    char *range = range_value(c->gate, h, type);
+    if (range) {
+        free(out->value);
+        out->value = range;
+    }
+    coll_summary(c, h, out);
+}
+
+/* What the last walk read of window h, taken when nothing was heard of it since and its
+ * fingerprint is the same, with what it says now read again. */
+static bool take_window(struct win_msaa_ctx *c, struct el_desc *d, uint64_t sig,
+                        struct tree_element_info *out)
+{
+    const struct win_msaa_reuse *r = c->reuse;
+    struct reused_window key = {.h = d->hwnd};
+    const struct reused_window *w = r ? bsearch(&key, r->w, r->nw, sizeof *r->w, by_hwnd) : NULL;
+    if (!w || w->sig != sig || !thread_of(c, d->hwnd)->responsive ||
+        win_events_since(d->hwnd, r->stamp) || !tree_element_info_copy(&w->info, out))
+        return false;
+    d->reused = true;
+    if (c->ntaken == c->cap_taken) {
+        size_t cap = c->cap_taken ? 2 * c->cap_taken : 16;
+        HWND *p = wa_reallocarray(c->taken, cap, sizeof *p);
+        if (p) {
+            c->taken = p;
+            c->cap_taken = cap;
+        }
+    }
+    if (c->ntaken < c->cap_taken)
+        c->taken[c->ntaken++] = d->hwnd;
+    read_again(c, d->hwnd, out);
+    out->sig = sig;
+    return true;
+}
+
+static const struct win_coll_listing *last_listing(const struct win_msaa_reuse *r, HWND h)
+{
+    for (size_t i = 0; r && i < r->nlists; i++)
+        if (r->lists[i].h == h)
+            return &r->lists[i];
+    return NULL;
+}
+
+/* A menu bar item (at position pos) that looks as it did: what it was, into out. */
+static bool take_bar_item(struct win_msaa_ctx *c, int pos, struct tree_element_info *out)
+{
+    const struct win_msaa_reuse *r = c->reuse;
+    return r && pos >= 0 && pos < BAR_ITEMS_MAX && r->bar[pos] &&
+           tree_element_info_copy(r->bar[pos], out);
+}
+
+/* A list or combo box item (index i of list h) that looks as it did, while the list shows
+ * what it did (as many items, the same first in view): what it was, into out. */
+static bool take_list_item(struct win_msaa_ctx *c, HWND h, int i, struct tree_element_info *out)
+{
+    const struct win_coll_listing *l = last_listing(c->reuse, h);
+    struct win_coll *co = coll_found(c, h);
+    struct wa_collection now;
+    if (!l || !co)
+        return false;
+    win_coll_summary(co, &now);
+    if (now.count != l->count || now.first != l->top)
+        return false;
+    for (size_t k = 0; k < l->n; k++)
+        if (l->items[k].id == (uint64_t)i)
+            return l->same[k] && tree_element_info_copy(l->same[k], out);
+    return false;
+}
+
+/* The items node i of prev (a list or tree view) listed, with the items holding them
+ * and, where same says an item's row looks as it did, what it was. */
+static void add_listing(struct win_msaa_reuse *r, const struct wa_tree *prev, const bool *same,
+                        size_t i, bool tree)
+{
+    HWND h = (HWND)(uintptr_t)prev->nodes[i].hwnd;
+    struct win_coll_listing *l = wa_reallocarray(r->lists, r->nlists + 1, sizeof *l);
+    if (!l)
+        return;
+    r->lists = l;
+    l = &r->lists[r->nlists];
+    *l = (struct win_coll_listing){.h = h,
+                                   .count = prev->nodes[i].coll.count,
+                                   .top = prev->nodes[i].coll.first,
+                                   .items = calloc(WIN_COLL_LISTED_MAX, sizeof *l->items),
+                                   .same = calloc(WIN_COLL_LISTED_MAX, sizeof *l->same)};
+    if (!l->items || !l->same) {
+        free(l->items);
+        free(l->same);
+        return;
+    }
+    int first_top = INT32_MAX;
+    for (size_t j = i + 1; j < prev->count && prev->nodes[j].depth > prev->nodes[i].depth &&
+                           l->n < WIN_COLL_LISTED_MAX;
+         j++) {
+        const struct wa_node *n = &prev->nodes[j];
+        if (!n->coll_item)
+            continue;
+        uint64_t id = tree ? win_cc_tree_item(h, n->runtime_id) : (uint64_t)n->item_index;
+        if (tree ? !id : n->item_index < 0)
+            continue;
+        const struct wa_node *p = &prev->nodes[n->parent];
+        uint64_t parent = !tree || n->parent == (int)i ? 0 : win_cc_tree_item(h, p->runtime_id);
+        if (same && same[j] && (l->same[l->n] = calloc(1, sizeof **l->same)) &&
+            !tree_node_info(prev, j, l->same[l->n])) {
+            free(l->same[l->n]);
+            l->same[l->n] = NULL;
+        }
+        if (tree && !(n->states & WA_ST_OFFSCREEN) && !wa_rect_empty(n->bounds) &&
+            n->bounds.top < first_top) {
+            first_top = n->bounds.top;
+            l->first = id;
+        }
+        l->items[l->n++] = (struct win_cc_item){id, parent};
+    }
+    r->nlists++;
+}
+
+struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev, const bool *same)
+{
+    if (!prev || !prev->count || !prev->source || strcmp(prev->source, "msaa") != 0)
+        return NULL;
+    struct win_msaa_reuse *r = calloc(1, sizeof *r);
+    if (!r || !(r->w = calloc(prev->count, sizeof *r->w))) {
+        free(r);
+        return NULL;
+    }
+    r->refs = 1;
+    r->stamp = prev->stamp;
+    int bar_pos = 0;
+    for (size_t i = 0; i < prev->count; i++) {
+        const struct wa_node *n = &prev->nodes[i];
+        bool in_bar = n->parent >= 0 && strcmp(prev->nodes[n->parent].type, "MenuBar") == 0;
+        if (in_bar && same && same[i] && bar_pos < BAR_ITEMS_MAX &&
+            (r->bar[bar_pos] = calloc(1, sizeof *r->bar[bar_pos])) &&
+            !tree_node_info(prev, i, r->bar[bar_pos])) {
+            free(r->bar[bar_pos]);
+            r->bar[bar_pos] = NULL;
+        }
+        bar_pos += in_bar;
+        if (n->hwnd && n->sig && !n->coll_item && tree_node_info(prev, i, &r->w[r->nw].info)) {
+            r->w[r->nw].h = (HWND)(uintptr_t)n->hwnd;
+            r->w[r->nw++].sig = n->sig;
+        }
+        bool tree = n->class_name && str_ieq(n->class_name, "SysTreeView32");
+        if (n->coll.is && n->hwnd && n->class_name)
+            add_listing(r, prev, same, i, tree);
+    }
+    qsort(r->w, r->nw, sizeof *r->w, by_hwnd);
+    return r;
+}
+
+struct win_msaa_reuse *win_msaa_reuse_ref(struct win_msaa_reuse *r)
+{
+    if (r)
+        InterlockedIncrement(&r->refs);
+    return r;
+}
+
+void win_msaa_reuse_free(struct win_msaa_reuse *r)
+{
+    if (!r || InterlockedDecrement(&r->refs) != 0)
+        return;
+    for (int i = 0; i < BAR_ITEMS_MAX; i++)
+        if (r->bar[i]) {
+            tree_element_info_cleanup(r->bar[i]);
+            free(r->bar[i]);
+        }
+    for (size_t i = 0; i < r->nw; i++)
+        tree_element_info_cleanup(&r->w[i].info);
+    for (size_t i = 0; i < r->nlists; i++) {
+        for (size_t j = 0; j < r->lists[i].n; j++)
+            if (r->lists[i].same[j]) {
+                tree_element_info_cleanup(r->lists[i].same[j]);
+                free(r->lists[i].same[j]);
+            }
+        free(r->lists[i].same);
+        free(r->lists[i].items);
+    }
+    free(r->lists);
+    free(r->w);
+    free(r);
+}
+
+void win_msaa_reuse(struct win_msaa_ctx *c, const struct win_msaa_reuse *r)
+{
+    c->reuse = r;
 }

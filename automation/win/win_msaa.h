@@ -50,6 +50,21 @@ bool win_msaa_root_responsive(struct win_msaa_ctx *c);
 void win_msaa_menubar_apart(struct win_msaa_ctx *c);
 void win_msaa_close(struct win_msaa_ctx *c);
 
+/* What a walk may take of the last walk of the same window instead of asking the
+ * program again: each window whose fingerprint (what can be seen of it without asking:
+ * place, style, text, focus, its label) is the same and that nothing was heard of since
+ * (win_events.h), its value, check, position and collection read again; what the last
+ * walk listed of each collection, and each of its items and each menu bar item whose
+ * row same says looks as it did (per node of prev, or NULL). Made from prev (an "msaa" tree; NULL
+ * when it is none) before the walk; prev and same may go once it is made. */
+struct win_msaa_reuse;
+struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev, const bool *same);
+/* Another reference (a walk on another thread: the menu bar's); _free drops one. */
+struct win_msaa_reuse *win_msaa_reuse_ref(struct win_msaa_reuse *r);
+void win_msaa_reuse_free(struct win_msaa_reuse *r);
+/* The walk of c takes what r holds (r outlives c's walk). */
+void win_msaa_reuse(struct win_msaa_ctx *c, const struct win_msaa_reuse *r);
+
 /* wa_tree.release_handle of "msaa" trees; and another reference to a handle, for an
  * action running on another thread. */
 void win_msaa_release_handle(void *handle);
@@ -70,6 +85,16 @@ void win_msaa_describe(void *handle, struct win_msaa_target *out);
  * put_accValue (set_value). *via names it. WA_E_UNSUPPORTED when the element has no
  * MSAA object that does it, so the caller can try window messages. */
 wa_err win_msaa_action(void *handle, enum wa_element_action a, const char *value, const char **via);
+
+/* Items of collection control h (a list view, tree view, list box or combo box inside
+ * top-level window root) that q wants, from the control's own data, whether a walk
+ * listed them or not: up to max element handles (released with
+ * win_msaa_release_handle) into handles, and what each is into infos; *n how many.
+ * WA_E_UNSUPPORTED when h is no collection that can be searched. */
+wa_err win_msaa_find_items(HWND root, HWND h, const struct wa_item_query *q, struct win_gate *gate,
+                           void **handles, struct tree_element_info *infos, size_t max, size_t *n);
+/* What the element is now (its bounds and states after it scrolled), read afresh. */
+wa_err win_msaa_element_info(void *handle, struct tree_element_info *out);
 
 /* The element's current accValue (UTF-8, heap). WA_E_DENIED for a protected
  * (password) object, WA_E_UNSUPPORTED when it has none. */

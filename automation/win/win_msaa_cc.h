@@ -43,4 +43,82 @@ wa_err win_cc_item_info(struct win_cc *cc, HWND h, enum msaa_item_class k, uint6
 wa_err win_cc_action(HWND h, enum msaa_item_class k, uint64_t item, enum wa_element_action a,
                      const char **via);
 
+/* ---- long collections: the readers (win_coll.h puts them to use) ---- */
+
+/* What a collection control says of its items now. Items are named by ids: list
+ * indexes, or a tree view's HTREEITEM values. */
+struct win_cc_view {
+    int count;      /* items it holds */
+    int top;        /* indexed items: the first in view (-1: not indexed) */
+    int per_page;   /* items that fit in view */
+    uint64_t first; /* tree views: the first item in view (0: none) */
+    uint64_t last;  /* tree views: the last item a scroll to the end shows (0: none) */
+    bool rows;      /* list views: rows one under the other, one height apart (report) */
+    bool has_caret; /* the item with the keyboard focus (caret) is known */
+    uint64_t caret;
+    bool has_selected; /* a selected item (the first) is known */
+    uint64_t selected;
+};
+
+/* An item to list: its id, and the id of the item holding it (tree views; 0 for the
+ * top level and for lists). */
+struct win_cc_item {
+    uint64_t id, parent;
+};
+
+/* Which items a search of a collection wants (backend.h's query, as the reader takes
+ * it). */
+struct wa_item_query;
+
+/* A reader of one kind of collection control, through cc (its gate and buffers in the
+ * target process). NULL slots: the kind cannot do that. */
+struct win_cc_reader {
+    enum msaa_item_class kind;
+    /* The view now; false when the control did not answer. */
+    bool (*view)(struct win_cc *cc, HWND h, struct win_cc_view *out);
+    /* The items to list, in display order, at most max: every item of a collection of
+     * at most `all` items; else those in view with `margin` more above and below, the
+     * caret, and (tree views) the items holding any of them. */
+    size_t (*listed)(struct win_cc *cc, HWND h, const struct win_cc_view *v, int all, int margin,
+                     struct win_cc_item *out, size_t max);
+    /* What n items are, read together (a few round trips for all of them, not a few
+     * each): infos[i] for items[i], with coll_item and item_index set; v: the view as
+     * view() just said it, or NULL. NULL: the source reads each item its own way. */
+    void (*read)(struct win_cc *cc, HWND h, const struct win_cc_view *v,
+                 const struct win_cc_item *items, size_t n, struct tree_element_info *infos);
+    /* Items q names, from the control's own data (every item, listed or not), in
+     * display order, at most max; their count. */
+    size_t (*find)(struct win_cc *cc, HWND h, const struct wa_item_query *q, uint64_t *out,
+                   size_t max);
+    /* Scrolls item id into view (tree views open the items holding it). */
+    wa_err (*show)(struct win_cc *cc, HWND h, uint64_t id);
+};
+
+extern const struct win_cc_reader win_cc_list_view_reader, win_cc_tree_view_reader;
+
+/* The listed() of collections whose items are indexes (top and per_page in the view):
+ * every item of a short one, else the rows in view (one more for a row cut by the
+ * bottom edge) with margin around, and the caret and selected ones, in order. */
+size_t win_cc_indexed_listed(struct win_cc *cc, HWND h, const struct win_cc_view *v, int all,
+                             int margin, struct win_cc_item *out, size_t max);
+
+/* What every item of a collection carries to be found again: coll_item, its index
+ * (lists), and a tree item's runtime id ("tv:<tree>:<item>", its HTREEITEM: the same
+ * item while it lives). */
+void win_cc_item_identity(HWND h, enum msaa_item_class k, uint64_t id,
+                          struct tree_element_info *out);
+/* The tree item of tree view h a runtime id of win_cc_item_identity names, or 0. */
+uint64_t win_cc_tree_item(HWND h, const char *runtime_id);
+
+/* A message to h through cc's gate: false when it failed or timed out. */
+bool win_cc_send(struct win_cc *cc, HWND h, UINT msg, WPARAM wp, LPARAM lp, LRESULT *res);
+/* n messages to h sent without waiting for each (SendMessageCallback; none may carry
+ * a pointer into this process), answered by h's thread in one turn: res[i] for msg[i],
+ * -1 where no answer came within the message timeout; false when some did not come. */
+bool win_cc_send_all(struct win_cc *cc, HWND h, const UINT *msg, const WPARAM *wp, const LPARAM *lp,
+                     LRESULT *res, size_t n);
+/* The same through gate g (NULL: none), for callers without a struct win_cc. */
+bool win_send_all(struct win_gate *g, HWND h, const UINT *msg, const WPARAM *wp, const LPARAM *lp,
+                  LRESULT *res, size_t n);
+
 #endif

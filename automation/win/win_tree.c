@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "automation/win/win_events.h"
 #include "automation/win/win_menu.h"
 #include "automation/win/win_msaa.h"
 #include "automation/win/win_tree_job.h"
@@ -24,8 +25,10 @@
 struct tree_job {
     HWND hwnd;
     struct wa_tree_opts opts;
-    struct wa_tree tree;  /* the worker's until it has finished (or was captured) */
-    struct wa_tree menus; /* the open popup menus, walked apart, until spliced into tree */
+    struct win_msaa_reuse *reuse; /* what the last walk of the window read, or NULL */
+    uint64_t stamp;               /* win_events' moment of the walk */
+    struct wa_tree tree;          /* the worker's until it has finished (or was captured) */
+    struct wa_tree menus;         /* the open popup menus, walked apart, until spliced into tree */
 };
 
 static void tree_job_free(void *p)
@@ -33,6 +36,7 @@ static void tree_job_free(void *p)
     struct tree_job *j = p;
     tree_cleanup(&j->tree);
     tree_cleanup(&j->menus);
+    win_msaa_reuse_free(j->reuse);
     free(j);
 }
 
@@ -89,7 +93,8 @@ static wa_err add_menus(struct tree_job *j)
  * and under Wine those calls cost a third of a walk of testapp when made in turn. */
 struct bar_job {
     HWND hwnd;
-    bool responsive; /* the window's thread answered the walk of the window */
+    bool responsive;              /* the window's thread answered the walk of the window */
+    struct win_msaa_reuse *reuse; /* what the last walk read of the bar (a reference) */
     struct tree_walk_opts opts;
     struct wa_tree tree;
 };
@@ -98,6 +103,7 @@ static void bar_job_free(void *p)
 {
     struct bar_job *b = p;
     tree_cleanup(&b->tree);
+    win_msaa_reuse_free(b->reuse);
     free(b);
 }
 
@@ -107,6 +113,7 @@ static wa_err bar_job_run(void *arg, struct win_gate *gate)
     struct win_msaa_ctx *m = NULL;
     wa_err e = win_msaa_open_menubar(b->hwnd, gate, b->responsive, &m);
     if (!e) {
+        win_msaa_reuse(m, b->reuse);
         b->tree.release_handle = win_msaa_release_handle;
         e = tree_walk(&win_msaa_source, m, &b->opts, &b->tree);
     }
@@ -137,6 +144,7 @@ static struct win_job *start_bar_walk(struct tree_job *j, int budget_ms, bool re
     if (!b)
         return NULL;
     b->hwnd = j->hwnd;
+    b->reuse = win_msaa_reuse_ref(j->reuse);
     b->responsive = responsive;
     b->opts = (struct tree_walk_opts){
         .max_nodes = j->opts.max_nodes,
@@ -184,6 +192,7 @@ static wa_err tree_job_run(void *arg, struct win_gate *gate)
 {
     struct tree_job *j = arg;
     int64_t start = os_now_ms();
+    j->stamp = win_events_now(); /* what is heard from now on is newer than this walk */
     walk_popups(j, gate);
     if (j->menus.count > 1)
         j->opts.max_nodes -= (int)j->menus.count - 1; /* the popups' nodes count too */
@@ -209,6 +218,7 @@ static wa_err tree_job_run(void *arg, struct win_gate *gate)
     struct win_msaa_ctx *m = NULL;
     wa_err e = win_msaa_open(j->hwnd, gate, &m);
     if (e == WA_E_OK) {
+        win_msaa_reuse(m, j->reuse);
         bool responsive = win_msaa_root_responsive(m);
         bar = start_bar_walk(j, budget, responsive, &b);
         if (bar)
@@ -245,6 +255,11 @@ wa_err win_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree 
     j->hwnd = h;
     if (o)
         j->opts = *o;
+    j->opts.prev = NULL; /* the caller's: what the walk may take of it is copied now */
+    j->opts.prev_same = NULL;
+    win_events_listen();
+    if (o && o->prev && o->prev->hwnd == hwnd)
+        j->reuse = win_msaa_reuse_new(o->prev, o->prev_same);
     if (j->opts.max_nodes <= 0)
         j->opts.max_nodes = 500;
     if (j->opts.budget_ms <= 0)
@@ -265,6 +280,7 @@ wa_err win_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree 
         e = result;
         if (e == WA_E_OK) {
             *out = j->tree;
+            out->stamp = j->stamp;
             tree_init(&j->tree);
         }
     } else if (captured && j->tree.count > 0) {
@@ -308,4 +324,108 @@ wa_err win_open_menus(uint64_t hwnd, uint64_t *out, size_t max, size_t *count)
         out[i] = (uint64_t)(uintptr_t)popups[i];
     *count = n;
     return WA_E_OK;
+}
+
+/* ---- items of long collections beyond what a walk lists ---- */
+
+#define FIND_MS 10000 /* a search of every item of a collection, at most */
+
+struct find_job {
+    HWND root, h;
+    struct wa_item_query q;
+    char *name, *runtime_id; /* q's strings, owned */
+    size_t max, n;
+    void **handles;
+    struct tree_element_info *infos;
+};
+
+static void find_job_free(void *p)
+{
+    struct find_job *f = p;
+    for (size_t i = 0; i < f->n; i++) {
+        win_msaa_release_handle(f->handles[i]);
+        tree_element_info_cleanup(&f->infos[i]);
+    }
+    free(f->handles);
+    free(f->infos);
+    free(f->name);
+    free(f->runtime_id);
+    free(f);
+}
+
+static wa_err find_job_run(void *arg, struct win_gate *gate)
+{
+    struct find_job *f = arg;
+    return win_msaa_find_items(f->root, f->h, &f->q, gate, f->handles, f->infos, f->max, &f->n);
+}
+
+/* Whether node `parent` of t holds the item info names already. */
+static bool holds_item(const struct wa_tree *t, size_t parent, const struct tree_element_info *info)
+{
+    for (size_t i = parent + 1; i < t->count; i++) {
+        const struct wa_node *n = &t->nodes[i];
+        if (n->parent != (int)parent || !n->coll_item)
+            continue;
+        if (info->runtime_id ? n->runtime_id && strcmp(n->runtime_id, info->runtime_id) == 0
+                             : n->item_index == info->item_index)
+            return true;
+    }
+    return false;
+}
+
+wa_err win_find_items(struct wa_tree *t, size_t index, const struct wa_item_query *q, size_t max,
+                      size_t *added)
+{
+    *added = 0;
+    const struct wa_node *node = &t->nodes[index];
+    HWND h = (HWND)(uintptr_t)node->hwnd;
+    if (!t->source || strcmp(t->source, "msaa") != 0)
+        return wa_fail(WA_E_UNSUPPORTED, "only the HWND tree's collections are searched beyond "
+                                         "what they list");
+    if (!h || !IsWindow(h))
+        return wa_fail(WA_E_STALE_REF, "the collection's window is gone");
+    struct find_job *f = calloc(1, sizeof *f);
+    if (!f)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    f->root = (HWND)(uintptr_t)t->hwnd;
+    f->h = h;
+    f->q = *q;
+    f->max = max;
+    f->name = str_dup(q->name);
+    f->runtime_id = str_dup(q->runtime_id);
+    f->q.name = f->name;
+    f->q.runtime_id = f->runtime_id;
+    f->handles = calloc(max ? max : 1, sizeof *f->handles);
+    f->infos = calloc(max ? max : 1, sizeof *f->infos);
+    if (!f->handles || !f->infos || (q->name && !f->name) || (q->runtime_id && !f->runtime_id)) {
+        find_job_free(f);
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    struct win_job *job = NULL;
+    wa_err e = win_job_start(find_job_run, f, find_job_free, &job);
+    if (e)
+        return e;
+    wa_err result = WA_E_OK;
+    bool captured = false;
+    e = win_job_wait(job, FIND_MS, &result, &captured);
+    if (e == WA_E_OK)
+        e = result;
+    else
+        e = wa_fail(WA_E_TIMEOUT, "the collection was not searched within %d ms", FIND_MS);
+    for (size_t i = 0; e == WA_E_OK && i < f->n; i++) {
+        if (holds_item(t, index, &f->infos[i]))
+            continue;
+        int at = tree_add_node(t, (int)index, &f->infos[i]);
+        if (at < 0) {
+            e = wa_fail(WA_E_NOMEM, "out of memory");
+            break;
+        }
+        if (t->release_handle) { /* the tree's now */
+            t->nodes[at].handle = f->handles[i];
+            f->handles[i] = NULL;
+        }
+        (*added)++;
+    }
+    win_job_release(job);
+    return e;
 }

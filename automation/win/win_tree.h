@@ -34,6 +34,11 @@ wa_err win_element_action(struct wa_tree *t, size_t index, enum wa_element_actio
 wa_err win_element_value(struct wa_tree *t, size_t index, char **value);
 wa_err win_focused_value(uint64_t top, uint64_t *hwnd, char **value);
 
+/* Items of collection node `index` of an "msaa" tree that q wants, appended to t
+ * (backend.h find_items); searched on a worker within FIND_MS. */
+wa_err win_find_items(struct wa_tree *t, size_t index, const struct wa_item_query *q, size_t max,
+                      size_t *added);
+
 /* The open popup menus of hwnd's thread (backend.h open_menus). */
 wa_err win_open_menus(uint64_t hwnd, uint64_t *out, size_t max, size_t *count);
 

@@ -30,6 +30,7 @@ bash "$harness" up
 . "$WINAGENT_WINE_STATE/env.sh"
 wine "$win/tests/apps/testapp.exe" --log "$(winpath "$work/events.jsonl")" \
     </dev/null >/dev/null 2>&1 &
+wine "$win/tests/apps/bigapp.exe" --x 980 --y 60 </dev/null >/dev/null 2>&1 &
 wine notepad </dev/null >/dev/null 2>&1 &
 wine regedit </dev/null >/dev/null 2>&1 &
 for _ in $(seq 1 100); do

@@ -5,7 +5,8 @@
  *
  *   bench_desktop --testapp-log PATH [--runs N] [--json]
  *
- * testapp.exe must be running with --log PATH; notepad is optional. */
+ * testapp.exe must be running with --log PATH; notepad and bigapp.exe (a 3,000-row list
+ * view and a 2,000-item tree: the big window's rows) are optional. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,20 @@ static int plain_walk(uint64_t hwnd)
 }
 #endif
 
+/* Changes row `row` of bigapp's list (its name gains or loses " (changed)"), waiting
+ * until the program has done it. */
+static void change_row(uint64_t big, int row)
+{
+#ifdef _WIN32
+    DWORD_PTR r = 0;
+    SendMessageTimeoutW((HWND)(uintptr_t)big, WM_APP + 1, (WPARAM)row, 0, SMTO_ABORTIFHUNG, 2000,
+                        &r);
+#else
+    (void)big;
+    (void)row;
+#endif
+}
+
 /* A session of the core with the default options; NULL (said on stderr) when none. */
 static struct session *default_session(struct core *core)
 {
@@ -218,6 +233,81 @@ static double perform_call(struct session *s, const char *call, struct op_result
     return ms;
 }
 
+/* The big window beside testapp, through the core in the same run, so that its cost
+ * reads as a ratio: a first observation (a session's first look), an observation after
+ * one row changed (the same session's next look), and find of a far row. */
+static void bench_big_window(struct core *core, uint64_t app, uint64_t big, int runs, double *t)
+{
+    char note[96], call[160], app_call[160];
+    snprintf(call, sizeof call,
+             "{\"action\":\"window_screenshot\",\"window\":\"0x%llx\",\"mode\":\"a11y\"}",
+             (unsigned long long)big);
+    snprintf(app_call, sizeof app_call,
+             "{\"action\":\"window_screenshot\",\"window\":\"0x%llx\",\"mode\":\"a11y\"}",
+             (unsigned long long)app);
+    double *first = calloc((size_t)runs, sizeof *first),
+           *again = calloc((size_t)runs, sizeof *again);
+    double *base = calloc((size_t)runs, sizeof *base);
+    /* what each look of the big window spent on its capture and on its walk */
+    double *first_cap = calloc((size_t)runs, sizeof *first_cap);
+    double *first_walk = calloc((size_t)runs, sizeof *first_walk);
+    double *again_cap = calloc((size_t)runs, sizeof *again_cap);
+    double *again_walk = calloc((size_t)runs, sizeof *again_walk);
+    size_t nodes = 0;
+    for (int i = 0; i < runs; i++) {
+        /* testapp's and the big window's first looks, back to back */
+        struct session *s = default_session(core), *sa = default_session(core);
+        if (!s || !sa)
+            return;
+        struct op_result r;
+        base[i] = perform_call(sa, app_call, &r);
+        op_result_cleanup(&r);
+        first[i] = perform_call(s, call, &r);
+        first_cap[i] = r.obs.capture_ms;
+        first_walk[i] = r.obs.tree_ms;
+        nodes = session_tree(s) ? session_tree(s)->count : 0;
+        op_result_cleanup(&r);
+        change_row(big, 5);
+        again[i] = perform_call(s, call, &r);
+        again_cap[i] = r.obs.capture_ms;
+        again_walk[i] = r.obs.tree_ms;
+        op_result_cleanup(&r);
+        session_free(s);
+        session_free(sa);
+    }
+    snprintf(note, sizeof note, "%zu nodes; %.2fx testapp's in the same run", nodes,
+             median_ratio(first, base, runs));
+    record("observe bigwin (first look)", first, runs, note);
+    record("  first look: capture", first_cap, runs, "before the walk: rows are known by it");
+    record("  first look: walk", first_walk, runs, "");
+    record("  observe testapp beside it", base, runs, "");
+    snprintf(note, sizeof note, "%.2fx its first look", median_ratio(again, first, runs));
+    record("observe bigwin after a row changed", again, runs, note);
+    record("  next look: capture", again_cap, runs, "");
+    record("  next look: walk", again_walk, runs, "what changed is read, the rest taken");
+    for (int i = 0; i < runs; i++) {
+        struct session *s = default_session(core);
+        if (!s)
+            return;
+        struct op_result r;
+        snprintf(call, sizeof call,
+                 "{\"action\":\"find\",\"window\":\"0x%llx\",\"selector\":\"~report-2718*\"}",
+                 (unsigned long long)big);
+        t[i] = perform_call(s, call, &r);
+        snprintf(note, sizeof note, "%zu match%s", r.n_elements, r.n_elements == 1 ? "" : "es");
+        op_result_cleanup(&r);
+        session_free(s);
+    }
+    record("find a far row of bigwin", t, runs, note);
+    free(first);
+    free(again);
+    free(base);
+    free(first_cap);
+    free(first_walk);
+    free(again_cap);
+    free(again_walk);
+}
+
 int main(int argc, char **argv)
 {
     int runs = 15;
@@ -241,6 +331,7 @@ int main(int argc, char **argv)
         return 1;
     }
     uint64_t app = find(b, "winagent testapp"), np = find(b, "notepad");
+    uint64_t big = find(b, "winagent bigwin");
     if (!app) {
         fprintf(stderr, "bench: testapp is not running\n");
         return 1;
@@ -493,6 +584,8 @@ int main(int argc, char **argv)
         free(walk);
         session_free(s);
     }
+    if (big)
+        bench_big_window(core, app, big, runs, t);
     for (size_t st = 0; st < 3; st++) {
         struct session_opts so;
         session_opts_default(&so);

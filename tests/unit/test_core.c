@@ -140,6 +140,7 @@ static const struct {
     {OP_EXPAND, "window=notepad|ref=ComboBox:Font", "element_action"},
     {OP_COLLAPSE, "window=notepad|ref=ComboBox:Font", "element_action"},
     {OP_SELECT, "window=notepad|ref=ListItem:Courier", "element_action"},
+    {OP_SCROLL_INTO_VIEW, "window=notepad|ref=ListItem:Courier", NULL},
     {OP_FOCUS_ELEMENT, "window=notepad|ref=Edit:Text Editor", NULL},
     {OP_GET, "window=notepad|what=name|ref=Button:Save", NULL},
     {OP_INSPECT, "window=notepad|ref=Button:Save", NULL},

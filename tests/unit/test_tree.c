@@ -683,6 +683,116 @@ static void bar_items_walked_apart_go_under_the_bar(void **state)
     tree_cleanup(&t);
 }
 
+/* A window whose first children are off screen (scrolled away, or marked so) and whose
+ * on-screen controls come last in the source's order: with a budget of 5 nodes, every
+ * control that shows is in, the budget's rest goes to what does not, and the nodes are
+ * in depth-first order, as the source gave them. */
+static const struct fake_el scrolled[] = {
+    {-1, "Window", "big", NULL, NULL, NULL, {0, 0, 1000, 1000}, 0, 1},
+    {0, "List", "rows", NULL, NULL, NULL, {0, 2000, 1000, 3000}}, /* below the frame */
+    {1, "ListItem", "row 0", NULL, NULL, NULL, {0, 2000, 1000, 2010}},
+    {1, "ListItem", "row 1", NULL, NULL, NULL, {0, 2010, 1000, 2020}},
+    {0, "Pane", "hidden", NULL, NULL, NULL, {10, 10, 20, 20}, WA_ST_OFFSCREEN},
+    {4, "Button", "inside hidden"}, /* no bounds: goes with its parent */
+    {0, "Edit", "Filter", NULL, NULL, NULL, {10, 10, 500, 40}},
+    {0, "Button", "OK", NULL, NULL, NULL, {10, 50, 100, 80}},
+    {0, "Pane", "panel", NULL, NULL, NULL, {0, 100, 1000, 900}},
+    {8, "Text", "label"}, /* no bounds: shows with its parent */
+};
+
+static void what_shows_comes_first(void **state)
+{
+    (void)state;
+    struct fake_src s;
+    struct wa_tree t;
+    struct tree_walk_opts o = {.max_nodes = 6};
+    walk(scrolled, 10, &o, &t, &s);
+    assert_int_equal(s.live, 0);
+    assert_true(t.truncated);
+    /* root, the 4 that show, then what the budget leaves: the list (met first) */
+    const char *order[] = {"big", "rows", "Filter", "OK", "panel", "label"};
+    const int depths[] = {0, 1, 1, 1, 1, 2};
+    assert_int_equal(t.count, 6);
+    for (size_t i = 0; i < 6; i++) {
+        assert_string_equal(t.nodes[i].name, order[i]);
+        assert_int_equal(t.nodes[i].depth, depths[i]);
+    }
+    assert_int_equal(t.nodes[5].parent, 4);
+    for (size_t i = 2; i < 6; i++)
+        assert_true(tree_node_on_screen(&t, i));
+    assert_false(tree_node_on_screen(&t, 1));
+    tree_cleanup(&t);
+
+    /* A budget for everything: all of it, in the source's depth-first order. */
+    o.max_nodes = 100;
+    o.keep_handles = true;
+    walk(scrolled, 10, &o, &t, &s);
+    assert_false(t.truncated);
+    assert_int_equal(t.count, 10);
+    for (size_t i = 0; i < 10; i++) {
+        assert_string_equal(t.nodes[i].name, scrolled[i].name);
+        assert_int_equal(t.nodes[i].parent, scrolled[i].parent);
+        assert_int_equal(ix(t.nodes[i].handle), (int)i);
+    }
+    assert_false(tree_node_on_screen(&t, 5)); /* inside the hidden pane */
+    assert_true(tree_node_on_screen(&t, 9));
+    tree_cleanup(&t);
+    assert_int_equal(s.live, 10); /* kept handles: released by the tree's owner */
+}
+
+/* Cutting a tree spliced together past its budget drops what does not show first. */
+static void cap_keeps_what_shows(void **state)
+{
+    (void)state;
+    struct fake_src s;
+    struct wa_tree t;
+    struct tree_walk_opts o = {.max_nodes = 100};
+    walk(scrolled, 10, &o, &t, &s);
+    tree_cap_nodes(&t, 6);
+    assert_true(t.truncated);
+    const char *order[] = {"big", "rows", "Filter", "OK", "panel", "label"};
+    assert_int_equal(t.count, 6);
+    for (size_t i = 0; i < 6; i++)
+        assert_string_equal(t.nodes[i].name, order[i]);
+    assert_int_equal(t.nodes[5].parent, 4);
+    tree_cleanup(&t);
+}
+
+/* A long collection's line says how many items it holds and which show. */
+static void collections_say_count_and_view(void **state)
+{
+    (void)state;
+    struct wa_tree t;
+    tree_init(&t);
+    t.frame = (struct wa_rect){0, 0, 1000, 1000};
+    struct tree_element_info root = {.type = "Window", .name = "w", .bounds = t.frame};
+    struct tree_element_info list = {.type = "List",
+                                     .name = "Files",
+                                     .bounds = {0, 0, 1000, 1000},
+                                     .coll = {true, 3000, 2970, 2999, 30}};
+    struct tree_element_info tree = {
+        .type = "Tree", .name = "Folders", .coll = {true, 2000, -1, -1, 31}};
+    struct tree_element_info empty = {.type = "List", .name = "", .coll = {true, 0, -1, -1, 0}};
+    struct tree_element_info row = {
+        .type = "ListItem", .name = "report-2971.txt", .coll_item = true, .item_index = 2971};
+    tree_add_node(&t, -1, &root);
+    tree_add_node(&t, 0, &list);
+    tree_add_node(&t, 1, &row);
+    tree_add_node(&t, 0, &tree);
+    tree_add_node(&t, 0, &empty);
+    assert_int_equal(t.nodes[2].item_index, 2971);
+    assert_int_equal(t.nodes[1].item_index, -1);
+    struct dynbuf out;
+    dynbuf_init(&out, 1 << 16);
+    assert_int_equal(tree_format(&t, NULL, &out), WA_E_OK);
+    const char *text = dynbuf_str(&out);
+    assert_non_null(strstr(text, "[2] List \"Files\" @(500,500) 3000 items, 2970-2999 shown\n"));
+    assert_non_null(strstr(text, "[4] Tree \"Folders\" @(500,500) 2000 items, 31 shown\n"));
+    assert_non_null(strstr(text, "[5] List \"\" @(500,500) 0 items\n"));
+    dynbuf_cleanup(&out);
+    tree_cleanup(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -701,6 +811,9 @@ int main(void)
         cmocka_unit_test(open_menus_are_hoisted_before_the_window),
         cmocka_unit_test(popups_walked_apart_are_spliced_first),
         cmocka_unit_test(bar_items_walked_apart_go_under_the_bar),
+        cmocka_unit_test(what_shows_comes_first),
+        cmocka_unit_test(cap_keeps_what_shows),
+        cmocka_unit_test(collections_say_count_and_view),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -259,6 +259,56 @@ static void menus_still_open(void **state)
     tree_cleanup(&c);
 }
 
+/* A list of 3000 rows showing rows first..first+3 (with one above and below listed), and
+ * the row `renamed` named anew. */
+static void rows(struct wa_tree *t, int first, int renamed)
+{
+    tree_init(t);
+    int root = add(t, -1, "Window", "Files", NULL, 0, NULL, 0);
+    struct tree_element_info list = {
+        .type = "List", .name = "Files", .coll = {true, 3000, first, first + 3, 4}};
+    int l = tree_add_node(t, root, &list);
+    for (int i = first - 1; i <= first + 4; i++) {
+        char name[32];
+        snprintf(name, sizeof name, i == renamed ? "report-%d.txt (changed)" : "report-%d.txt", i);
+        struct tree_element_info row = {
+            .type = "ListItem", .name = name, .coll_item = true, .item_index = i};
+        tree_add_node(t, l, &row);
+    }
+    add(t, root, "Button", "OK", NULL, 0, NULL, 0);
+}
+
+/* Rows are themselves by their index: one renamed is one change; a scroll is one line
+ * for the list, however many rows came and went, each new row still marked new. */
+static void collections_change_by_row(void **state)
+{
+    (void)state;
+    struct wa_tree a, b;
+    struct tree_diff d;
+    tree_diff_init(&d);
+    rows(&a, 10, -1);
+    rows(&b, 10, 12);
+    assert_int_equal(tree_diff(&a, &b, 20, &d), WA_E_OK);
+    assert_int_equal(d.n_changed, 1);
+    assert_int_equal(d.n_new + d.n_vanished, 0);
+    assert_string_equal(dynbuf_str(&d.lines),
+                        "name: [6] ListItem \"report-12.txt (changed)\" was \"report-12.txt\"\n");
+    tree_cleanup(&b);
+
+    rows(&b, 12, -1);
+    assert_int_equal(tree_diff(&a, &b, 20, &d), WA_E_OK);
+    assert_int_equal(d.n_new, 2);
+    assert_int_equal(d.n_vanished, 2);
+    assert_string_equal(dynbuf_str(&d.lines),
+                        "items: [2] List \"Files\" 3000 items, 12-15 shown (was 3000 items, 10-13 "
+                        "shown); 2 listed anew, 2 no longer\n");
+    assert_true(b.nodes[b.count - 2].is_new); /* row 16 */
+    assert_false(b.nodes[3].is_new);          /* row 12, listed before too */
+    tree_diff_cleanup(&d);
+    tree_cleanup(&a);
+    tree_cleanup(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +320,7 @@ int main(void)
         cmocka_unit_test(a_new_window_is_all_new),
         cmocka_unit_test(menus_opened_and_closed),
         cmocka_unit_test(menus_still_open),
+        cmocka_unit_test(collections_change_by_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,11 +72,12 @@ class TestappTree(unittest.TestCase):
         self.assertEqual(items, ["Red", "Green", "Blue"])
         lst = one(t, "List", "Items:")
         items = [n for n in t["elements"] if n["parent"] == lst["id"]]
-        self.assertEqual(len(items), 60)
+        # 60 items, seven views' worth: the eight rows that show are listed, with two more
+        # below them (one cut by the bottom edge, then the margin), and the count.
+        self.assertEqual(lst["items"], {"count": 60, "shown": [0, 7], "in_view": 8})
         self.assertEqual(items[0]["type"], "ListItem")
-        self.assertEqual(items[0]["name"], "Item 1")
-        self.assertEqual(items[59]["name"], "Item 60")
-        # Eight rows show; the rest are scrolled out of view.
+        self.assertEqual([n["name"] for n in items], ["Item %d" % i for i in range(1, 12)])
+        self.assertEqual([n["index"] for n in items], list(range(11)))
         shown = [n["name"] for n in items if "offscreen" not in n["states"]]
         self.assertEqual(shown, ["Item %d" % i for i in range(1, 9)])
         # Three owner-drawn buttons without text: buttons, unnamed.
@@ -189,11 +190,11 @@ class TestappActions(unittest.TestCase):
         self.assertIn("selected", t["elements"][item["id"] - 1]["states"])
 
     def test_select_offscreen_list_item(self):
+        # Item 42 is no node of the tree (the list shows its first eight): select names it
+        # and the list finds it.
         lst = one(self.tree, "List", "Items:")
-        item = [n for n in self.tree["elements"]
-                if n["parent"] == lst["id"] and n["name"] == "Item 42"][0]
-        self.assertIn("offscreen", item["states"])
-        self.do("select", item)
+        self.assertNotIn("Item 42", [n["name"] for n in self.tree["elements"]])
+        self.do("select", lst, item="Item 42")
         e = self.app.wait_event(lambda e: e["event"] == "list_select")
         self.assertEqual((e["index"], e["text"]), (41, "Item 42"))
         # Scrolled into view: eight rows from the new top, 20 px apart, inside the list.
@@ -205,7 +206,6 @@ class TestappActions(unittest.TestCase):
         self.assertIn("Item 42", [n["name"] for n in shown])
         first = int(shown[0]["name"].split()[1])
         self.assertEqual([n["name"] for n in shown], ["Item %d" % i for i in range(first, first + 8)])
-        self.assertIn("selected", items[41]["states"])
         self.assertEqual([n["name"] for n in items if "selected" in n["states"]], ["Item 42"])
         left, top, right, bottom = lst["bounds"]
         for k, n in enumerate(shown):
@@ -213,8 +213,10 @@ class TestappActions(unittest.TestCase):
             self.assertEqual(b - t_, 20, n)
             self.assertEqual(t_, shown[0]["bounds"][1] + 20 * k, n)
             self.assertTrue(left <= l and r <= right and top <= t_ and b <= bottom, (n, lst))
-        above = items[first - 2]["bounds"]  # the row above the first shown, out of view
-        self.assertEqual(above[1], shown[0]["bounds"][1] - 20)
+        # the row above the first shown, listed beside the view, out of it
+        above = [n for n in items if n["name"] == "Item %d" % (first - 1)][0]
+        self.assertIn("offscreen", above["states"])
+        self.assertEqual(above["bounds"][1], shown[0]["bounds"][1] - 20)
 
     def test_select_combo_item(self):
         self.do("select", one(self.tree, "ListItem", "Blue"))
@@ -255,7 +257,7 @@ class MultiSelectList(unittest.TestCase):
             t, _ = get_tree(app.ready["hwnd"])
             lst = one(t, "List", "Items:")
             items = [n for n in t["elements"] if n["parent"] == lst["id"]]
-            self.assertEqual(len(items), 60)
+            self.assertEqual(lst["items"]["count"], 60)
             self.assertEqual([n["name"] for n in items if "selected" in n["states"]],
                              ["Item 3", "Item 5"])
 

@@ -1,0 +1,27 @@
+/* Pixel fingerprints of a tree's items: where an item of a long collection or of a menu
+ * bar shows, a hash of its row's (its own) pixels in a capture of the window taken
+ * before the walk, so that a later walk can tell which items look as they did and take
+ * those from the last walk instead of asking the program again. Portable. */
+#ifndef WINAGENT_AUTOMATION_TREE_PIX_H
+#define WINAGENT_AUTOMATION_TREE_PIX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "automation/image.h"
+#include "automation/tree.h"
+
+/* The fingerprint of node i of t in img, a capture of frame (screen pixels): for an item
+ * of a collection that shows, the hash of its row (its height, across its collection's
+ * width: what marks it, a tree's button or the selection, is in the row); for an item of
+ * a menu bar, of its own bounds; 0 for any other node and where the row is not wholly in
+ * the capture. */
+uint64_t tree_pix_of(const struct wa_tree *t, size_t i, const struct wa_image *img,
+                     struct wa_rect frame);
+/* Sets every node's pix from img (a capture taken before t was walked). */
+void tree_pix_set(struct wa_tree *t, const struct wa_image *img, struct wa_rect frame);
+/* For each node of t: whether it has a fingerprint and img shows the same now. A heap
+ * array of t->count (the caller frees it); NULL when out of memory or t is empty. */
+bool *tree_pix_same(const struct wa_tree *t, const struct wa_image *img, struct wa_rect frame);
+
+#endif
