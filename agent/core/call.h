@@ -89,7 +89,7 @@ struct call {
     uint64_t receiver;
     char receiver_process[260];
     const char *name;  /* the operation's name in the caller's front end */
-    bool names_window; /* the request names its window (call_names_window, asked before
+    bool names_window; /* the request names its window (target_named, asked before
                         * the look before made one the session's) */
     bool fresh;        /* the session's tree was walked during this call */
     struct before_look before;

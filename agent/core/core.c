@@ -13,7 +13,7 @@
 #include "agent/core/refs.h"
 #include "agent/core/send.h"
 #include "agent/core/verify.h"
-#include "agent/core/windows.h"
+#include "agent/core/target.h"
 #include "agent/core/wire.h"
 #include "base/str.h"
 
@@ -125,7 +125,7 @@ wa_err session_pin_window(struct session *s, const struct window_ref *w)
 {
     struct wa_window win;
     int matched;
-    wa_err e = window_select(s->core->be, s->core->gate, w, &win, &matched);
+    wa_err e = target_select(s->core->be, s->core->gate, w, &win, &matched);
     if (e)
         return e;
     s->pinned = win.hwnd;
@@ -291,7 +291,7 @@ static uint64_t report_window_state(struct call *k, uint64_t after)
     struct session *s = k->s;
     struct op_result *r = k->r;
     uint64_t win = r->hwnd ? r->hwnd : s->pinned ? s->pinned : s->target;
-    if (!win || !call_window_alive(k, win))
+    if (!win || !target_alive(k, win))
         win = after;
     struct wa_window w;
     if (win && backend_window_info(k->be, win, &w) == WA_E_OK) {
@@ -523,7 +523,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
     os_mutex_lock(s->lock);
     wa_err e = take_turn(&k, acts, input, &lock);
     bool locked = !e && input;
-    k.names_window = call_names_window(&k);
+    k.names_window = target_named(&k);
     if (!e && input && !k.dry)
         look_before(&k);
     if (!e) {

@@ -12,7 +12,7 @@
 #include "agent/core/guard.h"
 #include "agent/core/look.h"
 #include "agent/core/refs.h"
-#include "agent/core/windows.h"
+#include "agent/core/target.h"
 #include "base/str.h"
 
 /* ---- selectors ---- */
@@ -99,7 +99,7 @@ wa_err call_element(struct call *k, enum op_arg a, size_t *index)
         return wa_fail(WA_E_INVALID_ARGS, "%s needs \"%s\" (%s)", k->name,
                        arg_name(a, s->o.model_names), arg_def(a)->help);
     uint64_t hwnd;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     if (e == WA_E_WINDOW_NOT_FOUND && s->o.refs && ref->kind == EREF_ID && !k->q->window.given)
         e = wa_fail(WA_E_STALE_REF, "the window of ref %d is gone; run state again", ref->id);
     if (e)

@@ -7,7 +7,7 @@
 #include "agent/core/look.h"
 #include "agent/core/operations.h"
 #include "agent/core/send.h"
-#include "agent/core/windows.h"
+#include "agent/core/target.h"
 #include "base/str.h"
 
 #define MENU_LEVELS_MAX   8
@@ -159,7 +159,7 @@ wa_err perform_select_menu(struct call *k)
     if (n == 0)
         return wa_fail(WA_E_INVALID_ARGS, "a menu path names its levels: \"File > Save as...\"");
     uint64_t hwnd;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     if (!e)
         e = call_fresh_tree(k, hwnd);
     size_t menus = 0, opened = 0;

@@ -9,7 +9,7 @@
 #include "agent/core/guard.h"
 #include "agent/core/look.h"
 #include "agent/core/refs.h"
-#include "agent/core/windows.h"
+#include "agent/core/target.h"
 #include "base/str.h"
 
 #define WAIT_POLL_MS  250
@@ -60,7 +60,7 @@ static wa_err pick_monitor(struct call *k, struct wa_rect *out, int *index)
     }
     uint64_t hwnd;
     struct wa_window w;
-    if (pick < 0 && call_window(k, &hwnd) == WA_E_OK &&
+    if (pick < 0 && target_window(k, &hwnd) == WA_E_OK &&
         backend_window_info(k->be, hwnd, &w) == WA_E_OK) {
         int cx, cy;
         wa_rect_center(w.rect, &cx, &cy);
@@ -143,7 +143,7 @@ wa_err perform_screenshot(struct call *k)
         return wa_fail(WA_E_INVALID_ARGS, "a region is of the screen: give it without a window");
     if (q->window.given) {
         uint64_t hwnd;
-        if ((e = call_window(k, &hwnd)) || (e = guard_observe(k, hwnd)))
+        if ((e = target_window(k, &hwnd)) || (e = guard_observe(k, hwnd)))
             return e;
         int edge = q->max_edge > 0 ? q->max_edge : k->s->o.observe.max_edge;
         if ((e = call_image(k, hwnd, (struct wa_rect){0, 0, 0, 0}, edge)))
@@ -185,7 +185,7 @@ wa_err perform_screenshot(struct call *k)
 wa_err perform_observe(struct call *k)
 {
     uint64_t hwnd;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     if (e)
         return e;
     struct observe_opts o = k->s->o.observe;
@@ -220,7 +220,7 @@ static wa_err tree_result(struct call *k, const struct tree_format_opts *fo)
     r->timed_out = t->timed_out;
     r->walk_ms = t->walk_ms;
     r->frame = t->frame;
-    call_report_window(k, t->hwnd);
+    target_report(k, t->hwnd);
     return e;
 }
 
@@ -260,7 +260,7 @@ static wa_err list_shown(struct call *k, const struct tree_format_opts *fo)
 wa_err perform_tree(struct call *k)
 {
     uint64_t hwnd;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     if (!e)
         e = call_fresh_tree(k, hwnd);
     if (e)
@@ -300,7 +300,7 @@ wa_err perform_state(struct call *k)
 {
     const struct op_request *q = k->q;
     uint64_t hwnd;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     struct tree_format_opts fo = {
         .verbose = q->verbose,
         .interactive_only = q->interactive,
@@ -426,7 +426,7 @@ wa_err perform_find(struct call *k)
     const char *sel = k->q->selector;
     struct session *s = k->s;
     uint64_t hwnd;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     /* The model's ids are those of its latest observation: a search adds to that tree
      * and leaves the ids it knows as they are. Refs clients search a fresh walk. */
     bool live = !e && !s->o.refs && s->have_tree && s->tree.hwnd == hwnd;

@@ -9,7 +9,7 @@
 
 #include "agent/core/guard.h"
 #include "agent/core/look.h"
-#include "agent/core/windows.h"
+#include "agent/core/target.h"
 #include "automation/tree_diff.h"
 #include "base/str.h"
 
@@ -62,7 +62,7 @@ void look_before(struct call *k)
     struct before_look *b = &k->before;
     double t0 = os_clock_ms();
     uint64_t hwnd = 0;
-    if (call_window(k, &hwnd) != WA_E_OK || !hwnd) {
+    if (target_window(k, &hwnd) != WA_E_OK || !hwnd) {
         wa_err_clear(); /* the operation will say what is wrong with its window */
         return;
     }
@@ -167,7 +167,7 @@ void call_settle(struct call *k)
         prev = img;
         prev_frame = frame;
         have_prev = got;
-        if (!got && !call_window_alive(k, hwnd))
+        if (!got && !target_alive(k, hwnd))
             break; /* the window went (closed): nothing more will change in it */
         if (changed && (frame_quiet || now - stable_since >= SETTLE_STABLE_MS))
             break;
@@ -238,7 +238,7 @@ wa_err call_target_fate(struct call *k)
         }
         wa_err_clear();
         int64_t now = os_now_ms();
-        if (!call_window_alive(k, b->window)) {
+        if (!target_alive(k, b->window)) {
             /* Its window closed: a program whose last window went is given a moment
              * to end, to read how it ended; one that shows others goes on. */
             if (!exit_by && has_windows(k, b->pid))
@@ -523,13 +523,13 @@ uint64_t call_after_window(struct call *k)
     backend_target_window(k->be, &fg);
     wa_err_clear();
     uint64_t base = s->pinned ? s->pinned : k->r->hwnd ? k->r->hwnd : k->before.window;
-    if (!base || !call_window_alive(k, base))
+    if (!base || !target_alive(k, base))
         return fg;
     if (k->background)
         return base; /* whatever the user has in front is not the call's */
     if (s->o.after == AFTER_OBSERVE && !s->pinned)
         return fg; /* the loop looks at whatever is in front now */
-    return call_in_family(k, base, fg) ? fg : base;
+    return target_in_family(k, base, fg) ? fg : base;
 }
 
 void call_keep_tree_before(struct call *k)

@@ -55,13 +55,13 @@ class Layers(unittest.TestCase):
         self.assertIn("llm/sse.c: includes automation/tree.h", out)
 
     def test_a_circle_inside_a_layer_fails(self):
-        # send is above windows; windows including send closes a circle
-        add_include(os.path.join(self.tmp, "agent/core/windows.c"), "agent/core/send.h")
+        # send is above target; target including send closes a circle
+        add_include(os.path.join(self.tmp, "agent/core/target.c"), "agent/core/send.h")
         code, out = run(self.tmp)
         self.assertEqual(code, 1, out)
         self.assertIn("around a circle", out)
         self.assertIn("agent/core/send", out)
-        self.assertIn("agent/core/windows", out)
+        self.assertIn("agent/core/target", out)
 
     def test_a_circle_through_a_header_fails(self):
         add_include(os.path.join(self.tmp, "agent/core/call.h"), "agent/core/look.h")
