@@ -33,7 +33,7 @@ static wa_err aim_at(struct call *k, enum op_arg el, enum op_arg xa, enum op_arg
     wa_err e;
     if (ref && ref->kind != EREF_NONE) {
         size_t i;
-        if ((e = call_element(k, el, &i)))
+        if ((e = element_resolve(k, el, &i)))
             return e;
         struct wa_rect b = k->s->tree.nodes[i].bounds;
         if (wa_rect_empty(b))
@@ -160,8 +160,8 @@ static void annotate_image(struct call *k, const struct aim *a, const struct aim
     /* The look before captured the window a moment ago: the same frame, used again. */
     bool again = b->have_image && b->frame.left == frame.left && b->frame.top == frame.top &&
                  b->frame.right == frame.right && b->frame.bottom == frame.bottom;
-    if (again ? call_capture_copy(k, b->window, &b->image, frame, &r->annotate) != WA_E_OK
-              : call_capture(k, 0, frame, &r->annotate, &got) != WA_E_OK)
+    if (again ? look_capture_copy(k, b->window, &b->image, frame, &r->annotate) != WA_E_OK
+              : look_capture(k, 0, frame, &r->annotate, &got) != WA_E_OK)
         return;
     if (k->s->marked && k->s->have_tree) /* the same marks the model was shown */
         observe_draw_marks(&k->s->tree, &r->annotate, frame);
@@ -428,7 +428,7 @@ wa_err perform_type(struct call *k)
     call_summary(k, "%s %zu chars%s", k->name, utf8_chars(text), element ? " into element" : "");
     if (element && k->background) {
         /* Nothing is focused: the characters go to the element's own window. */
-        wa_err e = call_element(k, ARG_ELEMENT, &i);
+        wa_err e = element_resolve(k, ARG_ELEMENT, &i);
         if (!e)
             e = guard_element(k, i);
         if (e)
@@ -443,7 +443,7 @@ wa_err perform_type(struct call *k)
         k->r->via = "message:WM_CHAR";
     } else if (element) {
         const char *via = NULL;
-        wa_err e = call_element(k, ARG_ELEMENT, &i);
+        wa_err e = element_resolve(k, ARG_ELEMENT, &i);
         if (!e)
             e = send_focus(k, i, &via);
         if (e)
@@ -453,10 +453,10 @@ wa_err perform_type(struct call *k)
         k->r->via = "message:WM_CHAR";
     }
     /* What the control held, to see the text arrive in it. */
-    char *before = call_read_before(k, element ? &i : NULL);
+    char *before = verify_read_before(k, element ? &i : NULL);
     wa_err e = send_text(k, text);
     if (!e && !k->dry)
-        e = call_verify_text(k, element ? &i : NULL, before, text, false);
+        e = verify_text(k, element ? &i : NULL, before, text, false);
     free(before);
     return e;
 }

@@ -128,7 +128,7 @@ static wa_err wait_for_menu(struct call *k, uint64_t hwnd, size_t menus_before)
 {
     int64_t t0 = os_now_ms();
     for (;;) {
-        wa_err e = call_fresh_tree(k, hwnd);
+        wa_err e = look_fresh_tree(k, hwnd);
         if (e)
             return e;
         if (count_menus(&k->s->tree) > menus_before || os_now_ms() - t0 >= MENU_OPEN_WAIT_MS)
@@ -161,7 +161,7 @@ wa_err perform_select_menu(struct call *k)
     uint64_t hwnd;
     wa_err e = target_window(k, &hwnd);
     if (!e)
-        e = call_fresh_tree(k, hwnd);
+        e = look_fresh_tree(k, hwnd);
     size_t menus = 0, opened = 0;
     for (size_t level = 0; !e && level < n; level++) {
         size_t from, to;
