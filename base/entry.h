@@ -4,7 +4,7 @@
 #ifndef WINAGENT_BASE_ENTRY_H
 #define WINAGENT_BASE_ENTRY_H
 
-/* Runs the command line; returns the process exit code (SPEC §2). */
+/* Runs the command line; returns the process exit code (docs/contract.md §2). */
 int winagent_main(int argc, char **argv);
 
 #endif

@@ -1,5 +1,5 @@
 /* The autonomous loop: one task in, model steps with tool calls, a final answer out,
- * and every step logged (SPEC §2, §3, §6). */
+ * and every step logged (docs/contract.md §2, §3, §6). */
 #ifndef WINAGENT_AGENT_RUN_LOOP_H
 #define WINAGENT_AGENT_RUN_LOOP_H
 
