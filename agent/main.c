@@ -4,10 +4,9 @@
 
 #include "agent/front/cli.h"
 #include "agent/front/mcp_stdio.h"
+#include "agent/front/run_cli.h"
 #include "agent/front/serve.h"
 #include "base/entry.h"
-#include "agent/run/batch.h"
-#include "agent/run/loop.h"
 #include "agent/front/report_cli.h"
 #include "base/version.h"
 

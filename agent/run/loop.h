@@ -17,8 +17,4 @@ struct run_outcome {
  * fills out (may be NULL). */
 int agent_run(const struct agent_config *cfg, struct run_outcome *out);
 
-/* `winagent [options] "<prompt>"` and `winagent --replay ...`: loads the
- * configuration, then runs. */
-int cmd_run(int argc, char **argv);
-
 #endif
