@@ -84,7 +84,7 @@ int winagent_main(int argc, char **argv)
 }
 
 #ifndef _WIN32
-/* On Windows the entry is wmain in automation/win/win_entry.c (UTF-16 -> UTF-8). */
+/* On Windows the entry is wmain in agent/main_win.c (UTF-16 -> UTF-8). */
 int main(int argc, char **argv)
 {
     return winagent_main(argc, argv);

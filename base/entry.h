@@ -1,5 +1,5 @@
 /* The program's platform-independent entry, below every layer so that a platform's own
- * entry point (wmain in automation/win) can call it: argv is UTF-8 on every platform.
+ * entry point (wmain in agent/main_win.c) can call it: argv is UTF-8 on every platform.
  * The program defines it (agent/main.c). */
 #ifndef WINAGENT_BASE_ENTRY_H
 #define WINAGENT_BASE_ENTRY_H

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "base/str.h"
 
 struct win_coll {

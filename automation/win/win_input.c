@@ -5,7 +5,7 @@
 
 #include "automation/win/win_input.h"
 #include "automation/win/win_idle.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "automation/win/win_window.h"
 #include "base/os.h"
 

@@ -19,7 +19,7 @@
 #include "automation/win/win_events.h"
 #include "automation/win/win_menu.h"
 #include "automation/win/win_msaa_cc.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "automation/win/win_window.h"
 #include "base/str.h"
 
