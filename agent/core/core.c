@@ -279,7 +279,7 @@ static void return_state(struct call *k, uint64_t win)
 
 /* A target that crashed or hung while acting: the action's error, the windows that
  * opened and closed meanwhile (a crash dialog) reported, and named in the message. */
-static wa_err target_lost(struct call *k, wa_err fate)
+static wa_err lost_target(struct call *k, wa_err fate)
 {
     char why[512];
     snprintf(why, sizeof why, "%s", wa_err_detail());
@@ -317,7 +317,7 @@ static wa_err after_action(struct call *k)
         snprintf(why, sizeof why, "%s", wa_err_detail());
         report_window_state(k, look_after_window(k));
         wa_fail(fate, "%s", why);
-        return target_lost(k, fate);
+        return lost_target(k, fate);
     }
     uint64_t after = look_after_window(k);
     look_after(k, after, input);
@@ -356,7 +356,7 @@ static wa_err lost_or(struct call *k, wa_err e)
         wa_fail(e, "%s", why); /* the operation's own error stands */
         return e;
     }
-    return target_lost(k, fate);
+    return lost_target(k, fate);
 }
 
 /* Audits an acting request's outcome. */
