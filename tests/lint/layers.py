@@ -19,7 +19,8 @@ is a .c file with its .h; modules never depend on each other around a circle, di
 or through others (a header that declares several files' functions hides such a
 circle, so every module has its own). Generated headers (agent/version.h is made from
 base/version.h.in) count where their template lives. A folder of sources that is not a
-layer here is a problem too: it would go unchecked.
+layer here is a problem too: it would go unchecked. Only automation/win and base/win
+include <windows.h> and the other headers of the Windows SDK.
 
     layers.py [ROOT]     check ROOT (default: the checkout this script is in);
                          prints every violation, exits 1 when there is one
@@ -56,11 +57,35 @@ def lower_layers(layer):
     return out
 
 
+# The only layers that include the Windows SDK's headers: the Windows backend and
+# base/os.h's Windows half. The rest builds natively on Linux.
+WINDOWS_LAYERS = {"automation/win", "base/win"}
+WINDOWS_HEADERS = re.compile(
+    r"^\s*#\s*include\s+<((?:windows|winsock2?|ws2tcpip|ole2|oleacc|objbase|commctrl|"
+    r"shellapi|shlobj|shlwapi|psapi|dwmapi|bcrypt|aclapi|uiautomation\w*|initguid|io)\.h)>",
+    re.M,
+)
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def folder_of(path):
     return os.path.dirname(path)
+
+
+def windows_includes(root):
+    """Files outside WINDOWS_LAYERS that include a Windows SDK header."""
+    out = []
+    for folder in BELOW:
+        d = os.path.join(root, folder)
+        if folder in WINDOWS_LAYERS or not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            if name.endswith((".c", ".h")):
+                with open(os.path.join(d, name), encoding="utf-8", errors="replace") as f:
+                    for header in WINDOWS_HEADERS.findall(f.read()):
+                        out.append(f"{folder}/{name}: includes <{header}>, which only "
+                                   f"{' and '.join(sorted(WINDOWS_LAYERS))} may")
+    return out
 
 
 def scan(root):
@@ -172,7 +197,8 @@ def check(root):
     files = scan(root)
     if not files:
         return [f"no sources found below {root}"]
-    return unknown_folders(root) + layer_violations(files) + module_cycles(files)
+    return (unknown_folders(root) + windows_includes(root) + layer_violations(files) +
+            module_cycles(files))
 
 
 def main(argv):

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The include-order check finds what it is for: the real tree passes, and the same
 tree with one back-include, an include between layers side by side (the Windows backend
-and llm), a platform half included by the portable core, two modules that include each
-other, or a folder of sources that is not a layer, fails."""
+and llm), a platform half included by the portable core, <windows.h> outside the Windows
+backend and base/win, two modules that include each other, or a folder of sources that
+is not a layer, fails."""
 import os
 import shutil
 import subprocess
@@ -85,6 +86,16 @@ class Layers(unittest.TestCase):
         code, out = run(self.tmp)
         self.assertEqual(code, 1, out)
         self.assertIn("base/os_common.c: includes base/win/win_utf8.h", out)
+
+    def test_windows_h_outside_the_backend_and_base_win_fails(self):
+        with open(os.path.join(self.tmp, "agent/main_win.c"), encoding="utf-8") as f:
+            text = f.read()
+        with open(os.path.join(self.tmp, "agent/main_win.c"), "w", encoding="utf-8") as f:
+            f.write(text.replace("#include <stdio.h>", "#include <windows.h>\n#include <stdio.h>"))
+        code, out = run(self.tmp)
+        self.assertEqual(code, 1, out)
+        self.assertIn("agent/main_win.c: includes <windows.h>, which only automation/win and "
+                      "base/win may", out)
 
     def test_a_folder_that_is_no_layer_fails(self):
         os.makedirs(os.path.join(self.tmp, "automation/mac"))
