@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "automation/win/win_msaa_info.h"
+#include "automation/win/win_cc_tree.h"
 #include "automation/win/win_msaa_cc.h"
 #include "automation/win/win_msaa_items.h"
 #include "automation/win/win_msaa_reuse.h"

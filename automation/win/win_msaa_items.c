@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "automation/win/win_msaa_items.h"
+#include "automation/win/win_cc_buf.h"
 #include "automation/win/win_coll.h"
 #include "automation/win/win_msaa_cc.h"
 #include "automation/win/win_utf8.h"
