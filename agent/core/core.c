@@ -15,6 +15,7 @@
 #include "agent/core/verify.h"
 #include "agent/core/windows.h"
 #include "agent/core/wire.h"
+#include "automation/tree_format.h"
 #include "base/str.h"
 
 #define INPUT_LOCK_WAIT_MS 15000 /* another winagent's input, at most, before giving up */
