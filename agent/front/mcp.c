@@ -54,11 +54,6 @@ void mcp_server_set_sink(struct mcp_server *s, const struct mcp_sink *sink)
     os_mutex_unlock(s->state);
 }
 
-const char *mcp_server_version(const struct mcp_server *s)
-{
-    return s->version;
-}
-
 void mcp_server_set_image_limits(struct mcp_server *s, long max_bytes, int max_px)
 {
     s->image_max_bytes = max_bytes;

@@ -42,9 +42,6 @@ void mcp_server_set_image_limits(struct mcp_server *s, long max_bytes, int max_p
 /* Whether v is a protocol version this server speaks. */
 bool mcp_version_known(const char *v);
 
-/* The protocol version agreed by initialize; NULL before it. */
-const char *mcp_server_version(const struct mcp_server *s);
-
 /* The result of tools/list: {"tools":[{name, title, description, inputSchema,
  * annotations}]} (a new object), generated from the operation table. */
 cJSON *mcp_tools_list(const struct core *c);
