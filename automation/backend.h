@@ -77,6 +77,10 @@ struct wa_window_kind {
     /* A control inside an address bar (Explorer windows and the common file dialogs:
      * the band of class "Address Band Root"), whose text runs as a command. */
     bool address_bar;
+    /* A control of a shell view's items or folder tree (the files of an Explorer window
+     * or a file dialog: inside "SHELLDLL_DefView" or "NamespaceTreeControl"), the edit
+     * that renames an item in place included: browsing, not a command line. */
+    bool item_view;
 };
 
 struct wa_window_list {

@@ -122,7 +122,10 @@ struct call {
      * each time would cost more than the typing. */
     uint64_t route_window, route_control;
     const char *route; /* NULL: none */
-    bool route_judged, route_keyboard;
+    bool route_judged;
+    enum gate_input route_input;
+    /* The keys about to be sent may take the focus out of its control (send.c). */
+    bool keys_away;
 };
 
 /* The operation's one-line summary for progress ("click (512,300)"). */

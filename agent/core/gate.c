@@ -236,7 +236,7 @@ static bool among(const char *s, const char *const *list, size_t n)
 #define AMONG(s, list) among(s, list, sizeof list / sizeof *list)
 
 const char *gate_shell_route(const struct wa_window *w, const struct wa_window_kind *kind,
-                             const struct wa_program_info *file, bool keyboard)
+                             const struct wa_program_info *file, enum gate_input input)
 {
     const char *proc = str_path_base(w->process ? w->process : "");
     const char *cls = w->class_name ? w->class_name : "";
@@ -256,9 +256,13 @@ const char *gate_shell_route(const struct wa_window *w, const struct wa_window_k
         return "the taskbar, the desktop or the Start menu, which start programs";
     if (kind && kind->address_bar)
         return "an address bar, which runs what is typed into it";
-    if (keyboard && str_ieq(proc, "explorer.exe") &&
-        (str_ieq(cls, "CabinetWClass") || str_ieq(cls, "ExplorerWClass")))
-        return "an Explorer window, whose address bar runs what is typed into it";
+    if (input != GATE_POINTER && str_ieq(proc, "explorer.exe") &&
+        (str_ieq(cls, "CabinetWClass") || str_ieq(cls, "ExplorerWClass")) &&
+        !(input == GATE_KEYS && kind && kind->item_view))
+        return input == GATE_KEYS ? "an Explorer window whose focus is not in its items (its "
+                                    "address bar runs what is typed into it)"
+                                  : "an Explorer window, and these keys can move the focus "
+                                    "to its address bar, which runs what is typed into it";
     return NULL;
 }
 

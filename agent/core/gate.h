@@ -52,16 +52,23 @@ const char *gate_apps_text(const struct gate *g);
  * message ("click", "observing"). */
 wa_err gate_check_window(const struct gate *g, const struct wa_window *w, const char *what);
 
+/* The input a receiver gets: the pointer's, keys and text that stay in the control with
+ * the focus, or keys that may take the focus elsewhere (tab, any alt chord, F4, F6, F10,
+ * ctrl+l, ctrl+e, ctrl+f: in Explorer, to its address bar or search box). */
+enum gate_input { GATE_POINTER, GATE_KEYS, GATE_KEYS_AWAY };
+
 /* Why w is a route to a shell, which receives no input while the shell permission is
  * off (NULL when it is none), by what it is rather than by its title: a console or a
  * terminal, a window of a shell, interpreter or terminal on launch's list (by its name,
  * or its file's version resource: file may be NULL), of a console program, the Run dialog
  * in any language (shell32's, by its controls: kind may be NULL; or a dialog of
  * Explorer), the taskbar, the desktop, the Start menu and search, an address bar (kind:
- * the control the input reaches), and for keys and text (keyboard) Explorer's own
- * windows, whose address bar has no window of its own on Windows 11. */
+ * the control the input reaches), and for keys and text Explorer's own windows, whose
+ * address bar has no window of its own on Windows 11: they take keys and text only in
+ * their items (kind->item_view: F2's rename, type-ahead, enter) and only those that
+ * stay there (GATE_KEYS, not GATE_KEYS_AWAY). */
 const char *gate_shell_route(const struct wa_window *w, const struct wa_window_kind *kind,
-                             const struct wa_program_info *file, bool keyboard);
+                             const struct wa_program_info *file, enum gate_input input);
 
 /* What results say of a window the gate refuses: no title, class, image or tree. */
 #define GATE_RESTRICTED_TITLE "(restricted window)"

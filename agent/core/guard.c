@@ -59,35 +59,37 @@ static wa_err input_reaches(struct call *k, const struct wa_window *w)
  * backend (the Run dialog's controls, an address bar around the control, the program's
  * file). */
 static const char *shell_route(struct call *k, const struct wa_window *w, uint64_t control,
-                               bool keyboard)
+                               enum gate_input input)
 {
     if (k->c->cfg.shell != SHELL_DENIED)
         return NULL;
     if (k->route_judged && k->route_window == w->hwnd && k->route_control == control &&
-        k->route_keyboard == keyboard)
+        k->route_input == input)
         return k->route;
     struct wa_window_kind kind, inner;
     struct wa_program_info file;
     bool have_file = w->process_path && *w->process_path &&
                      backend_program_info(k->be, w->process_path, &file) == WA_E_OK;
     backend_window_kind(k->be, w->hwnd, &kind);
-    if (control && control != w->hwnd && backend_window_kind(k->be, control, &inner) == WA_E_OK)
+    if (control && control != w->hwnd && backend_window_kind(k->be, control, &inner) == WA_E_OK) {
         kind.address_bar = inner.address_bar;
+        kind.item_view = inner.item_view;
+    }
     wa_err_clear(); /* facts that cannot be read are no refusal of their own */
-    const char *why = gate_shell_route(w, &kind, have_file ? &file : NULL, keyboard);
+    const char *why = gate_shell_route(w, &kind, have_file ? &file : NULL, input);
     if (have_file)
         wa_program_info_cleanup(&file);
     k->route_judged = true;
     k->route_window = w->hwnd;
     k->route_control = control;
-    k->route_keyboard = keyboard;
+    k->route_input = input;
     k->route = why;
     return why;
 }
 
 /* The receiver of input, checked: the top-level window hwnd, the control inside it the
- * input reaches (0: none known), keys or text (keyboard). */
-static wa_err receiver(struct call *k, uint64_t hwnd, uint64_t control, bool keyboard,
+ * input reaches (0: none known), and what input it gets. */
+static wa_err receiver(struct call *k, uint64_t hwnd, uint64_t control, enum gate_input input,
                        const char *where)
 {
     if (!hwnd)
@@ -102,7 +104,7 @@ static wa_err receiver(struct call *k, uint64_t hwnd, uint64_t control, bool key
     k->receiver = hwnd;
     snprintf(k->receiver_process, sizeof k->receiver_process, "%s", w.process ? w.process : "");
     e = gate_check_window(k->c->gate, &w, k->name);
-    const char *route = e ? NULL : shell_route(k, &w, control, keyboard);
+    const char *route = e ? NULL : shell_route(k, &w, control, input);
     if (route)
         e = wa_fail(WA_E_SHELL_DISABLED,
                     "%s refused: the window that would receive it is %s, and the shell "
@@ -122,7 +124,7 @@ static wa_err receiver(struct call *k, uint64_t hwnd, uint64_t control, bool key
 
 wa_err guard_receiver(struct call *k, uint64_t hwnd, const char *where)
 {
-    return receiver(k, hwnd, 0, false, where);
+    return receiver(k, hwnd, 0, GATE_POINTER, where);
 }
 
 wa_err guard_observe(struct call *k, uint64_t hwnd)
@@ -150,7 +152,7 @@ wa_err guard_receiver_at(struct call *k, int px, int py)
         wa_err_clear();
     char where[64];
     snprintf(where, sizeof where, "at (%d,%d)", px, py);
-    return receiver(k, hwnd, control, false, where);
+    return receiver(k, hwnd, control, GATE_POINTER, where);
 }
 
 wa_err guard_receiver_keyboard(struct call *k)
@@ -161,7 +163,8 @@ wa_err guard_receiver_keyboard(struct call *k)
         return e;
     if (hwnd && backend_focused_control(k->be, hwnd, &control))
         wa_err_clear();
-    return receiver(k, hwnd, control, true, "(no window is in the foreground)");
+    return receiver(k, hwnd, control, k->keys_away ? GATE_KEYS_AWAY : GATE_KEYS,
+                    "(no window is in the foreground)");
 }
 
 wa_err guard_element(struct call *k, size_t index)

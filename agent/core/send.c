@@ -318,6 +318,7 @@ wa_err send_text(struct call *k, const char *text)
                        SEND_TEXT_MAX);
     if (k->background)
         return post_text(k, text);
+    k->keys_away = strchr(text, '\t') != NULL;
     wa_err e = send_foreground(k);
     if (!e)
         e = guard_receiver_keyboard(k);
@@ -376,6 +377,18 @@ static bool opens_launcher(const struct call *k, const struct wa_key_combo *c)
            (ctrl && chord_has(k, c, WA_VK_ESCAPE, WA_VK_ESCAPE, WA_VK_ESCAPE));
 }
 
+/* Keys that can take the focus out of its control (in Explorer, to the address bar or the
+ * search box): tab, every alt chord, F3, F4, F6, F10, the menu key, ctrl+l, ctrl+e, ctrl+f. */
+static bool moves_focus(const struct call *k, const struct wa_key_combo *c)
+{
+    static const unsigned short away[] = {WA_VK_TAB, 0x72, 0x73, 0x75, 0x79, 0x5D};
+    for (size_t i = 0; i < sizeof away / sizeof *away; i++)
+        if (chord_has(k, c, away[i], away[i], away[i]))
+            return true;
+    bool ctrl = chord_has(k, c, WA_VK_CONTROL, 0xA2, 0xA3);
+    return chord_has(k, c, WA_VK_MENU, 0xA4, 0xA5) || (ctrl && (chord_has(k, c, 'L', 'E', 'F')));
+}
+
 /* ctrl+v, ctrl+shift+v and shift+insert: what the clipboard holds goes to the receiver. */
 static bool pastes(const struct call *k, const struct wa_key_combo *c)
 {
@@ -401,6 +414,7 @@ wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)
     if (k->background)
         return no_background(k, "keys go to whatever has the keyboard focus of the foreground "
                                 "window");
+    k->keys_away = n > 0 && moves_focus(k, &combos[0]);
     wa_err e = send_foreground(k);
     if (!e)
         e = guard_receiver_keyboard(k);
@@ -408,6 +422,7 @@ wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)
         if (i > 0) {
             /* a chord may open a window: the next one goes only where the gate allows */
             os_sleep_ms(KEY_CHORD_PAUSE_MS);
+            k->keys_away = moves_focus(k, &combos[i]);
             if ((e = guard_receiver_keyboard(k)))
                 break;
         }
@@ -454,6 +469,7 @@ wa_err send_hold_keys(struct call *k, const struct wa_key_combo *c, bool down, b
                        "shell's launchers, and the shell permission is off",
                        k->name);
     wa_err e = down && pastes(k, c) ? guard_paste(k) : WA_E_OK;
+    k->keys_away = down && moves_focus(k, c);
     if (!e)
         e = send_foreground(k);
     if (!e)

@@ -76,9 +76,32 @@ static const char *call_label(const cJSON *call)
 }
 
 /* Any JSON value, generically: short text inline, long text and structures in <pre>. */
+/* Whether v is a list of lines (the changes an action made): every item a string. */
+static bool is_lines(const cJSON *v)
+{
+    if (!cJSON_IsArray(v) || !v->child)
+        return false;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, v)
+    {
+        if (!cJSON_IsString(item))
+            return false;
+    }
+    return true;
+}
+
 static void put_value(struct html *h, const cJSON *v)
 {
-    if (cJSON_IsString(v)) {
+    if (is_lines(v)) { /* as text, one a line: no JSON quoting of what they quote */
+        html_put(h, "<pre class=\"value lines\">");
+        const cJSON *item;
+        cJSON_ArrayForEach(item, v)
+        {
+            html_text(h, item->valuestring);
+            html_put(h, "\n");
+        }
+        html_put(h, "</pre>");
+    } else if (cJSON_IsString(v)) {
         bool block = strchr(v->valuestring, '\n') || strlen(v->valuestring) > 100;
         html_put(h, block ? "<pre class=\"value\">" : "<span class=\"value\">");
         html_text(h, v->valuestring);

@@ -363,6 +363,8 @@ static wa_err fake_window_kind(uint64_t hwnd, struct wa_window_kind *out)
     out->run_dialog =
         str_ieq(fake_scene_json_str(top, "class"), "#32770") && holds_run_command(tree);
     out->address_bar = node && control_inside(tree, hwnd, "Address Band Root") == 1;
+    out->item_view = node && (control_inside(tree, hwnd, "SHELLDLL_DefView") == 1 ||
+                              control_inside(tree, hwnd, "NamespaceTreeControl") == 1);
     return WA_E_OK;
 }
 

@@ -1,4 +1,4 @@
-/* Windows by their make: the Run dialog, address bars, the control under a point or
+/* Windows by their make: the Run dialog, address bars, shell views, the control under a point or
  * with the keyboard focus, the clipboard's owner. */
 #include <windows.h>
 #include <string.h>
@@ -32,6 +32,8 @@ wa_err win_window_kind(uint64_t hwnd, struct wa_window_kind *out)
      * breadcrumbs and the go button all sit inside the band. */
     for (HWND c = h; c && !out->address_bar; c = c == root ? NULL : GetParent(c))
         out->address_bar = class_is(c, L"Address Band Root");
+    for (HWND c = h; c && !out->item_view; c = c == root ? NULL : GetParent(c))
+        out->item_view = class_is(c, L"SHELLDLL_DefView") || class_is(c, L"NamespaceTreeControl");
     return WA_E_OK;
 }
 

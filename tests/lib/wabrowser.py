@@ -170,6 +170,12 @@ def check_run_report(tc, run_dir, secret, keys=(), screenshot=None):
     tc.assertEqual(sorted(i["src"] for i in facts["images"]), sorted(images))
     tc.assertEqual(facts["trees"], trees)
     tc.assertNotIn(secret, facts["bodyText"])
+    # what an action changed shows as its lines, as text (not JSON quoted inside JSON)
+    for t in trace:
+        for call in t.get("tool_calls") or []:
+            changes = (call.get("result") or {}).get("changes")
+            for line in changes if isinstance(changes, list) else []:
+                tc.assertIn(line.strip(), facts["bodyText"])
     with open(path, "rb") as f:
         tc.assertNotIn(secret.encode(), f.read())
     return facts

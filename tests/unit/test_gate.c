@@ -324,6 +324,66 @@ static void an_address_bar_receives_nothing_when_the_shell_is_off(void **state)
     rig_close(&t);
 }
 
+/* An Explorer window whose focus is in its items: browsing keys (F2's rename, enter,
+ * type-ahead) reach it, keys that can move the focus to the address bar do not, nor does
+ * anything once the focus is out of the items. */
+static const char explorer_window[] =
+    "{\"hwnd\": 1280, \"title\": \"Documents\", \"class\": \"CabinetWClass\","
+    " \"process\": \"explorer.exe\", \"rect\": [0, 600, 600, 1000], \"foreground\": true,"
+    " \"tree\": {\"type\": \"Window\", \"name\": \"Documents\", \"bounds\": [0, 600, 600, 1000],"
+    "  \"children\": ["
+    "  {\"type\": \"Pane\", \"class\": \"Address Band Root\", \"hwnd\": 6001,"
+    "   \"bounds\": [10, 610, 590, 640], \"children\": ["
+    "    {\"type\": \"Edit\", \"name\": \"Address\", \"class\": \"Edit\", \"hwnd\": 6002,"
+    "     \"bounds\": [20, 615, 580, 635], \"value\": \"\", \"patterns\": [\"value\"]}]},"
+    "  {\"type\": \"Pane\", \"class\": \"SHELLDLL_DefView\", \"hwnd\": 6003,"
+    "   \"bounds\": [10, 650, 590, 990], \"children\": ["
+    "    {\"type\": \"List\", \"name\": \"Items View\", \"class\": \"SysListView32\","
+    "     \"hwnd\": 6004, \"bounds\": [10, 650, 590, 990], \"states\": [\"focused\"]}]}]}}";
+
+static void explorer_takes_browsing_keys_in_its_items_only(void **state)
+{
+    (void)state;
+    struct core_config cfg = {.shell = SHELL_DENIED};
+    struct rig t;
+    char *text = with_window(explorer_window);
+    open_on(&t, text, &cfg);
+    free(text);
+    assert_int_equal(rig_do(&t, OP_KEY, "window=0x500|keys=f2"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=0x500|text=final.txt"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_KEY, "window=0x500|keys=enter"), WA_E_OK);
+    static const char *const away[] = {"ctrl+l",    "alt+d",  "f4",  "f6",       "tab",
+                                       "shift+tab", "ctrl+e", "f10", "f2 ctrl+l"};
+    for (size_t i = 0; i < sizeof away / sizeof *away; i++) {
+        char args[64];
+        snprintf(args, sizeof args, "window=0x500|keys=%s", away[i]);
+        if (rig_do(&t, OP_KEY, args) != WA_E_SHELL_DISABLED)
+            fail_msg("%s reached Explorer's items: %s", away[i], t.r.message);
+        assert_non_null(strstr(t.r.message, "address bar"));
+    }
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=0x500|text=a\tcmd"), WA_E_SHELL_DISABLED);
+    char *a = fake_actions_json();
+    assert_null(strstr(a, "cmd")); /* nothing of the refused text was typed */
+    free(a);
+    rig_close(&t);
+    /* the focus out of the items (here the address bar's edit): nothing is typed */
+    char *moved = with_window(explorer_window);
+    char *focus = strstr(moved, "\"states\": [\"focused\"]");
+    memcpy(focus, "\"states\": [         ]", strlen("\"states\": [\"focused\"]"));
+    char *edit = strstr(moved, "\"value\": \"\", \"patterns\"");
+    size_t n = strlen(moved) + 32;
+    text = malloc(n);
+    snprintf(text, n, "%.*s\"states\": [\"focused\"], %s", (int)(edit - moved), moved, edit);
+    free(moved);
+    open_on(&t, text, &cfg);
+    free(text);
+    assert_int_equal(rig_do(&t, OP_KEY, "window=0x500|keys=f2"), WA_E_SHELL_DISABLED);
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=0x500|text=final.txt"), WA_E_SHELL_DISABLED);
+    assert_false(actions_hold("press_keys"));
+    assert_false(actions_hold("type_text"));
+    rig_close(&t);
+}
+
 /* The keys that open the shell's launchers: every chord with the Windows key, ctrl+esc,
  * ctrl+shift+esc. */
 static void launcher_keys_are_refused_when_the_shell_is_off(void **state)
@@ -446,6 +506,7 @@ int main(void)
         cmocka_unit_test(only_the_allowed_programs_exist),
         cmocka_unit_test(routes_to_a_shell_receive_nothing_when_it_is_off),
         cmocka_unit_test(an_address_bar_receives_nothing_when_the_shell_is_off),
+        cmocka_unit_test(explorer_takes_browsing_keys_in_its_items_only),
         cmocka_unit_test(launcher_keys_are_refused_when_the_shell_is_off),
         cmocka_unit_test(programs_far_from_the_system_folders_need_the_shell),
         cmocka_unit_test(a_paste_is_checked_by_the_clipboards_owner),

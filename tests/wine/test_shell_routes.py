@@ -3,7 +3,7 @@
 With the shell off (MCP without --allow-shell, the loop with --shell off, replay),
 routes to a shell receive nothing, known by what they are: shell32's Run dialog titled
 "Ausführen", Wine's Task Manager's "Create New Task" (the same dialog, in taskmgr.exe),
-Wine's Explorer window, an address bar of Explorer's make (tests/apps/shellmimic.exe:
+Wine's Explorer window (keys that could reach its address bar), an address bar of Explorer's make (tests/apps/shellmimic.exe:
 Wine's own file dialogs have none), terminals by their name (testapp copied as
 alacritty.exe) and by their file (termmimic.exe, a copy named notes.exe that carries
 WezTerm's version resource), the keys win+x, win+r and ctrl+shift+esc; a program on a
@@ -97,7 +97,15 @@ class ShellOff(unittest.TestCase):
             self.assertTrue(j["success"], j)
             self.assertEqual(value_of(s, "file dialog", "Edit"), "")  # the address stays empty
             explorer = wait_window(s, "(C:)")
-            self.assertIn("Explorer window", self.refused(s, explorer["hwnd"]))
+            # its items take browsing keys (the realprog suite renames with F2); keys that
+            # can move the focus to its address bar, and text with a tab, are refused
+            for keys in ("ctrl+l", "alt+d", "f4", "f6", "tab"):
+                k, _ = s.call("keys", window=explorer["hwnd"], keys=keys, screenshot=False)
+                self.assertEqual(k["error"]["code"], "shell_disabled", (keys, k))
+                self.assertIn("Explorer window", k["error"]["message"])
+            j, _ = s.call("type", window=explorer["hwnd"], text="\tcmd /c calc",
+                          screenshot=False)
+            self.assertEqual(j["error"]["code"], "shell_disabled", j)
             self.assertEqual(s.close(), 0)
 
     def test_terminals_by_name_and_by_their_file(self):
