@@ -20,9 +20,6 @@
 
 int cmd_batch(int argc, char **argv);
 
-/* The shard (1..n) of the task id among n: the same for an id on every machine. */
-int batch_shard_of(const char *id, int n);
-
 /* What batch_check_tasks is to do as `winagent batch` would. */
 struct batch_check_opts {
     int shard_i, shard_n; /* --shard I/N; 0/0: every task */
