@@ -432,27 +432,6 @@ wa_err backend_click(const struct wa_backend *b, int x, int y, enum wa_button bt
     return e;
 }
 
-wa_err backend_drag(const struct wa_backend *b, int x1, int y1, int x2, int y2, enum wa_button btn,
-                    int duration_ms)
-{
-    wa_err e = backend_mouse_move(b, x1, y1);
-    if (e)
-        return e;
-    if ((e = backend_mouse_button(b, btn, true)))
-        return e;
-    /* Move in steps: many applications start a drag only after seeing motion. */
-    int steps = duration_ms / 16;
-    steps = steps < 8 ? 8 : steps > 200 ? 200 : steps;
-    int pause = duration_ms > 0 ? duration_ms / steps : 0;
-    for (int i = 1; !e && i <= steps; i++) {
-        e = backend_mouse_move(b, x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps);
-        if (pause > 0)
-            os_sleep_ms(pause);
-    }
-    wa_err up = backend_mouse_button(b, btn, false); /* never leave the button held */
-    return e ? e : up;
-}
-
 wa_err backend_scroll(const struct wa_backend *b, bool have_point, int x, int y, int notches,
                       bool horizontal)
 {

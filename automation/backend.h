@@ -382,9 +382,6 @@ wa_err backend_run_shell(const struct wa_backend *b, const char *shell, const ch
 
 /* Composite input built from the primitives above (portable). */
 wa_err backend_click(const struct wa_backend *b, int x, int y, enum wa_button btn, int count);
-/* Press at (x1, y1), move to (x2, y2) in steps over duration_ms, release. */
-wa_err backend_drag(const struct wa_backend *b, int x1, int y1, int x2, int y2, enum wa_button btn,
-                    int duration_ms);
 /* notches > 0 scrolls up/right; at (x, y) when have_point. */
 wa_err backend_scroll(const struct wa_backend *b, bool have_point, int x, int y, int notches,
                       bool horizontal);

@@ -15,6 +15,7 @@
 #include "agent/core/verify.h"
 #include "agent/core/target.h"
 #include "agent/core/wire.h"
+#include "automation/tree_format.h"
 #include "base/str.h"
 
 #define INPUT_LOCK_WAIT_MS 15000 /* another winagent's input, at most, before giving up */
@@ -75,11 +76,6 @@ void core_free(struct core *c)
     free(c);
 }
 
-const struct wa_backend *core_backend(const struct core *c)
-{
-    return c->be;
-}
-
 bool core_dry_run(const struct core *c)
 {
     return c->cfg.dry_run;
@@ -138,11 +134,6 @@ wa_err session_pin_window(struct session *s, const struct window_ref *w)
     return WA_E_OK;
 }
 
-uint64_t session_pinned_window(const struct session *s)
-{
-    return s->pinned;
-}
-
 struct core *session_core(const struct session *s)
 {
     return s->core;
@@ -151,11 +142,6 @@ struct core *session_core(const struct session *s)
 const struct wa_tree *session_tree(const struct session *s)
 {
     return s->have_tree ? &s->tree : NULL;
-}
-
-uint64_t session_target(const struct session *s)
-{
-    return s->target;
 }
 
 /* ---- shared by the operations ---- */

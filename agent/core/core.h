@@ -19,7 +19,6 @@ struct core;
 
 wa_err core_new(const struct core_config *c, struct core **out);
 void core_free(struct core *c);
-const struct wa_backend *core_backend(const struct core *c);
 bool core_dry_run(const struct core *c);
 enum shell_permission core_shell(const struct core *c);
 
@@ -29,12 +28,9 @@ wa_err session_new(struct core *c, const struct session_opts *o, struct session 
 void session_free(struct session *s);
 /* --window: every call of the session targets this window. */
 wa_err session_pin_window(struct session *s, const struct window_ref *w);
-uint64_t session_pinned_window(const struct session *s);
 struct core *session_core(const struct session *s);
 /* The tree of the latest observation (element ids index it), or NULL. */
 const struct wa_tree *session_tree(const struct session *s);
-/* The window of the latest observation (0: a monitor, or none yet). */
-uint64_t session_target(const struct session *s);
 
 /* Performs one request. The result is always filled: r->err is the return value, and
  * r->message its detail. Thread-safe across sessions; calls on one session are

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "automation/tree_format.h"
 #include "base/os.h"
 #include "base/str.h"
 

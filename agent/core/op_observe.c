@@ -10,6 +10,7 @@
 #include "agent/core/look.h"
 #include "agent/core/refs.h"
 #include "agent/core/target.h"
+#include "automation/tree_format.h"
 #include "base/str.h"
 
 #define WAIT_POLL_MS  250

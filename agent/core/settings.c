@@ -23,16 +23,6 @@ static const struct {
 #undef X_ROW
 };
 
-const char *setting_name(enum setting_id id)
-{
-    return table[id].name;
-}
-
-const char *setting_env(enum setting_id id)
-{
-    return table[id].env;
-}
-
 /* The .env to read: the one the user named (--env-file, else WINAGENT_ENV_FILE), else
  * the one beside the exe, else the working folder's. *trusted: every setting may come
  * from it (not so for the working folder's: whoever handed over the folder wrote it). */

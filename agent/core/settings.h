@@ -143,8 +143,6 @@ wa_err settings_num(const struct settings *s, enum setting_id id, double lo, dou
 
 /* For `winagent config`: one line per setting, "name = value  (source)". */
 void settings_print(const struct settings *s, void (*line)(void *ctx, const char *text), void *ctx);
-const char *setting_name(enum setting_id id);
-const char *setting_env(enum setting_id id);
 const char *setting_source_name(const struct settings *s, enum setting_id id);
 /* The value as it may be shown: secrets masked ("sk-t…(21 chars)"). */
 void setting_display(const struct settings *s, enum setting_id id, char *out, size_t cap);

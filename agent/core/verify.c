@@ -11,6 +11,7 @@
 #include "agent/core/look.h"
 #include "agent/core/target.h"
 #include "automation/tree_diff.h"
+#include "automation/tree_format.h"
 #include "base/str.h"
 
 #define SETTLE_POLL_MS  25  /* between two captures while waiting */

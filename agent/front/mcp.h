@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent/core/core.h"
+#include "agent/front/mcp_sink.h"
 #include "base/dynbuf.h"
 
 /* The transport-free server: one per connection (a session of its own) on a core. */
@@ -16,15 +17,6 @@ struct mcp_server;
 
 wa_err mcp_server_new(struct core *c, struct mcp_server **out);
 void mcp_server_free(struct mcp_server *s);
-
-/* Where the server's own messages go (progress and log notifications): one JSON-RPC
- * message, without a newline, per call of send. Called from the thread that handles the
- * message, or for log notifications from any thread; send must not call back into the
- * server. */
-struct mcp_sink {
-    void (*send)(void *ctx, const char *json, size_t len);
-    void *ctx;
-};
 
 /* Handles one message from the client (a message or a batch) and appends the reply, one
  * JSON text without a newline, to out; nothing for notifications and responses. Messages
@@ -47,16 +39,8 @@ void mcp_server_set_sink(struct mcp_server *s, const struct mcp_sink *sink);
 #define MCP_IMAGE_MAX_PX    2000      /* the longest edge */
 void mcp_server_set_image_limits(struct mcp_server *s, long max_bytes, int max_px);
 
-/* The largest client message and reply, in bytes, for the transports' buffers: a reply
- * is the base64 of a capped PNG with its JSON. */
-#define MCP_MESSAGE_MAX_BYTES (64u << 20)
-#define MCP_REPLY_MAX_BYTES   (96u << 20)
-
 /* Whether v is a protocol version this server speaks. */
 bool mcp_version_known(const char *v);
-
-/* The protocol version agreed by initialize; NULL before it. */
-const char *mcp_server_version(const struct mcp_server *s);
 
 /* The result of tools/list: {"tools":[{name, title, description, inputSchema,
  * annotations}]} (a new object), generated from the operation table. */

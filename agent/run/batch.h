@@ -15,27 +15,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "agent/run/budget.h"
+#include "agent/run/batch_tasks.h"
 #include "agent/run/config.h"
 #include "agent/run/results.h"
 #include "base/dynbuf.h"
 #include "base/error.h"
 
-/* What the command line asks of a batch beside the run options. */
-struct batch_opts {
-    bool resume;
-    int shard_i, shard_n; /* the I-th of N parts (1-based); 0/0: every task */
-    int attempts;         /* tries of a task that did not pass */
-    const char *junit;    /* JUnit XML to write, or NULL */
-    struct budget whole;  /* what the whole batch may spend */
-};
-
 /* Runs the batch of the tasks file cfg->prompt names, with cfg's run settings (the
  * command line, agent/front/run_cli.c, fills both); returns the exit code. */
 int batch_run(const struct batch_opts *o, struct agent_config *cfg);
-
-/* The shard (1..n) of the task id among n: the same for an id on every machine. */
-int batch_shard_of(const char *id, int n);
 
 /* What batch_check_tasks is to do as `winagent batch` would. */
 struct batch_check_opts {

@@ -60,10 +60,6 @@
 #define WINAGENT_FAKE_BACKEND_H
 
 #include "automation/backend.h"
-
-/* Replaces the scene. base_dir resolves relative image paths (may be NULL). */
-wa_err fake_load_scene(const char *json, const char *base_dir);
-/* The actions recorded since the scene was loaded, as a JSON array text (free()). */
-char *fake_actions_json(void);
+#include "automation/fake/fake_scene.h" /* fake_load_scene, fake_actions_json */
 
 #endif

@@ -1,7 +1,6 @@
 /* Screen and window capture for the Windows backend: BitBlt and PrintWindow into one
  * reused top-down 32-bit DIB section, copied out row by row into a struct wa_image. */
 #include <windows.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "automation/win/win_capture.h"
@@ -20,12 +19,6 @@ struct dib {
 
 static SRWLOCK lock = SRWLOCK_INIT;
 static struct dib cache;
-static atomic_bool draw_cursor;
-
-void win_capture_set_cursor(bool draw)
-{
-    atomic_store(&draw_cursor, draw);
-}
 
 static void dib_free(struct dib *d)
 {
@@ -94,29 +87,6 @@ static bool contains(RECT outer, struct wa_rect r)
            r.bottom <= outer.bottom;
 }
 
-static void paint_cursor(HDC dc, struct wa_rect r)
-{
-    CURSORINFO ci = {.cbSize = sizeof ci};
-    if (!GetCursorInfo(&ci) || !(ci.flags & CURSOR_SHOWING) || !ci.hCursor)
-        return;
-    HCURSOR cursor = ci.hCursor;
-    ICONINFO ii;
-    if (!GetIconInfo(cursor, &ii)) {
-        /* Wine: the cursor belongs to the process under the pointer and its handle
-         * means nothing in ours (ERROR_INVALID_CURSOR_HANDLE). Draw the arrow there
-         * instead: where the pointer is matters more than its shape. */
-        cursor = LoadCursorW(NULL, (LPCWSTR)IDC_ARROW);
-        if (!cursor || !GetIconInfo(cursor, &ii))
-            return;
-    }
-    DrawIconEx(dc, ci.ptScreenPos.x - (int)ii.xHotspot - r.left,
-               ci.ptScreenPos.y - (int)ii.yHotspot - r.top, cursor, 0, 0, 0, NULL, DI_NORMAL);
-    if (ii.hbmMask)
-        DeleteObject(ii.hbmMask);
-    if (ii.hbmColor)
-        DeleteObject(ii.hbmColor);
-}
-
 /* BitBlt of screen rect r into the cached DIB, then into out. Call with lock held. */
 static wa_err screen_copy(struct wa_rect r, struct wa_image *out)
 {
@@ -141,8 +111,6 @@ static wa_err screen_copy(struct wa_rect r, struct wa_image *out)
                        "or on a secure desktop",
                        win_error_text(err, msg, sizeof msg));
     }
-    if (atomic_load(&draw_cursor))
-        paint_cursor(cache.dc, r);
     GdiFlush(); /* GDI may batch: finish drawing before reading the bits */
     return copy_out(&cache, 0, 0, w, h, out);
 }

@@ -18,7 +18,4 @@ wa_err win_capture_screen(struct wa_rect r, struct wa_image *out);
  * WA_E_ACTION_FAILED for a minimised window (it has nothing to show). */
 wa_err win_capture_window(uint64_t hwnd, struct wa_image *out, struct wa_rect *frame);
 
-/* Draw the mouse pointer into screen captures (off by default). */
-void win_capture_set_cursor(bool draw);
-
 #endif

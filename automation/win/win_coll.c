@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "automation/win/win_cc_buf.h"
+#include "automation/win/win_cc_list.h"
+#include "automation/win/win_cc_tree.h"
 #include "base/win/win_utf8.h"
 #include "base/str.h"
 

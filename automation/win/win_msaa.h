@@ -50,21 +50,6 @@ bool win_msaa_root_responsive(struct win_msaa_ctx *c);
 void win_msaa_menubar_apart(struct win_msaa_ctx *c);
 void win_msaa_close(struct win_msaa_ctx *c);
 
-/* What a walk may take of the last walk of the same window instead of asking the
- * program again: each window whose fingerprint (what can be seen of it without asking:
- * place, style, text, focus, its label) is the same and that nothing was heard of since
- * (win_events.h), its value, check, position and collection read again; what the last
- * walk listed of each collection, and each of its items and each menu bar item whose
- * row same says looks as it did (per node of prev, or NULL). Made from prev (an "msaa" tree; NULL
- * when it is none) before the walk; prev and same may go once it is made. */
-struct win_msaa_reuse;
-struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev, const bool *same);
-/* Another reference (a walk on another thread: the menu bar's); _free drops one. */
-struct win_msaa_reuse *win_msaa_reuse_ref(struct win_msaa_reuse *r);
-void win_msaa_reuse_free(struct win_msaa_reuse *r);
-/* The walk of c takes what r holds (r outlives c's walk). */
-void win_msaa_reuse(struct win_msaa_ctx *c, const struct win_msaa_reuse *r);
-
 /* wa_tree.release_handle of "msaa" trees; and another reference to a handle, for an
  * action running on another thread. */
 void win_msaa_release_handle(void *handle);

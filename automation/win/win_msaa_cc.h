@@ -94,31 +94,4 @@ struct win_cc_reader {
     wa_err (*show)(struct win_cc *cc, HWND h, uint64_t id);
 };
 
-extern const struct win_cc_reader win_cc_list_view_reader, win_cc_tree_view_reader;
-
-/* The listed() of collections whose items are indexes (top and per_page in the view):
- * every item of a short one, else the rows in view (one more for a row cut by the
- * bottom edge) with margin around, and the caret and selected ones, in order. */
-size_t win_cc_indexed_listed(struct win_cc *cc, HWND h, const struct win_cc_view *v, int all,
-                             int margin, struct win_cc_item *out, size_t max);
-
-/* What every item of a collection carries to be found again: coll_item, its index
- * (lists), and a tree item's runtime id ("tv:<tree>:<item>", its HTREEITEM: the same
- * item while it lives). */
-void win_cc_item_identity(HWND h, enum msaa_item_class k, uint64_t id,
-                          struct tree_element_info *out);
-/* The tree item of tree view h a runtime id of win_cc_item_identity names, or 0. */
-uint64_t win_cc_tree_item(HWND h, const char *runtime_id);
-
-/* A message to h through cc's gate: false when it failed or timed out. */
-bool win_cc_send(struct win_cc *cc, HWND h, UINT msg, WPARAM wp, LPARAM lp, LRESULT *res);
-/* n messages to h sent without waiting for each (SendMessageCallback; none may carry
- * a pointer into this process), answered by h's thread in one turn: res[i] for msg[i],
- * -1 where no answer came within the message timeout; false when some did not come. */
-bool win_cc_send_all(struct win_cc *cc, HWND h, const UINT *msg, const WPARAM *wp, const LPARAM *lp,
-                     LRESULT *res, size_t n);
-/* The same through gate g (NULL: none), for callers without a struct win_cc. */
-bool win_send_all(struct win_gate *g, HWND h, const UINT *msg, const WPARAM *wp, const LPARAM *lp,
-                  LRESULT *res, size_t n);
-
 #endif

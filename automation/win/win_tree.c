@@ -8,6 +8,7 @@
 #include "automation/win/win_events.h"
 #include "automation/win/win_menu.h"
 #include "automation/win/win_msaa.h"
+#include "automation/win/win_msaa_reuse.h"
 #include "automation/win/win_tree_job.h"
 #include "automation/win/win_uia.h"
 #include "automation/win/win_window.h"

@@ -70,21 +70,35 @@ bool win_window_is_ours(HWND h);
 wa_err win_list_windows(struct wa_window_list *out);
 wa_err win_window_info(uint64_t hwnd, struct wa_window *out);
 wa_err win_target_window(uint64_t *hwnd);
-wa_err win_focus_window(uint64_t hwnd);
 wa_err win_foreground_window(uint64_t *hwnd);
 wa_err win_window_at(int x, int y, uint64_t *hwnd);
-wa_err win_resolve_program(const char *name, char **path, char **runs);
 /* Every visible top-level window, topmost first (untitled pop-ups, menus and tool
  * windows too): what an image may show. */
 wa_err win_list_visible_windows(struct wa_window_list *out);
-wa_err win_move_window(uint64_t hwnd, struct wa_rect r);
-wa_err win_set_window_state(uint64_t hwnd, enum wa_window_state s);
-/* Posts WM_CLOSE and waits up to 2 s for the window to go. When it is still there
- * (an unsaved-changes prompt, say) the result is still WA_E_OK, and the detail line
- * (wa_err_detail) says so and names the window now in the foreground; when it went,
- * the detail is "closed". */
-wa_err win_close_window(uint64_t hwnd);
-wa_err win_launch(const char *command, int timeout_ms, uint64_t *hwnd);
 wa_err win_monitors(struct wa_monitor *out, size_t max, size_t *count);
+
+/* ---- shared with win_window_ctl.c and win_launch.c ---- */
+
+/* A growing array of window handles. */
+struct hwnd_vec {
+    HWND *v;
+    size_t n, cap;
+    bool oom;
+};
+
+/* The desktop, the taskbar and their kin: never a target for actions. */
+bool win_window_is_shell(HWND h);
+
+/* Every top-level window, topmost first (EnumWindows goes in Z order). */
+wa_err win_window_top_level(struct hwnd_vec *out);
+
+/* Whether vec holds h. */
+bool win_window_vec_has(const struct hwnd_vec *vec, HWND h);
+
+/* IsHungAppWindow: its thread stopped answering a while ago. */
+bool win_window_hung(HWND h);
+
+/* "0x1234 "Untitled - Notepad" (notepad.exe)" for details. */
+void win_window_describe(HWND h, char *buf, size_t size);
 
 #endif

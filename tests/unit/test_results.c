@@ -11,6 +11,7 @@
 
 #include "agent/core/exit.h"
 #include "agent/run/batch.h"
+#include "agent/run/batch_tasks.h"
 #include "agent/run/budget.h"
 #include "agent/run/junit.h"
 #include "agent/run/results.h"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "automation/tree.h"
+#include "automation/tree_format.h"
 #include "base/os.h"
 #include "base/str.h"
 

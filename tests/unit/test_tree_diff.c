@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "automation/tree_diff.h"
+#include "automation/tree_format.h"
 
 /* Adds a node: type, name, value (or NULL), states, runtime id (or NULL), hwnd. */
 static int add(struct wa_tree *t, int parent, const char *type, const char *name, const char *value,

@@ -1,0 +1,338 @@
+/* What every part of the MSAA tree source stands on: element lists and handles, the
+ * calls into the target (through the gate, with a timeout) and what a window says
+ * without a message. */
+#define COBJMACROS
+#include <windows.h>
+#include <ole2.h>
+#include <oleacc.h>
+#include <commctrl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "automation/win/win_msaa_el.h"
+#include "base/win/win_utf8.h"
+#include "automation/win/win_window.h"
+#include "base/str.h"
+
+_Static_assert(MSAA_ROLE_PUSHBUTTON == ROLE_SYSTEM_PUSHBUTTON, "oleacc.h role values");
+_Static_assert(MSAA_ROLE_MENUBAR == ROLE_SYSTEM_MENUBAR, "oleacc.h role values");
+_Static_assert(MSAA_ROLE_TEXT == ROLE_SYSTEM_TEXT, "oleacc.h role values");
+_Static_assert(MSAA_ROLE_LAST == ROLE_SYSTEM_OUTLINEBUTTON, "oleacc.h role values");
+_Static_assert(MSAA_STATE_UNAVAILABLE == STATE_SYSTEM_UNAVAILABLE, "oleacc.h state values");
+_Static_assert(MSAA_STATE_FOCUSABLE == STATE_SYSTEM_FOCUSABLE, "oleacc.h state values");
+_Static_assert(MSAA_STATE_PROTECTED == STATE_SYSTEM_PROTECTED, "oleacc.h state values");
+
+/* ---- lists and handles ---- */
+
+struct el_list *win_msaa_el_list_new(void)
+{
+    struct el_list *l = calloc(1, sizeof *l);
+    if (l)
+        l->refs = 1;
+    return l;
+}
+
+void win_msaa_el_list_unref(struct el_list *l)
+{
+    if (!l || InterlockedDecrement(&l->refs) != 0)
+        return;
+    for (size_t i = 0; i < l->count; i++) {
+        WIN_RELEASE(l->d[i].acc);
+        WIN_RELEASE(l->d[i].client);
+    }
+    free(l->d);
+    free(l);
+}
+
+bool win_msaa_el_list_add(struct el_list *l, struct el_desc *d)
+{
+    if (l->count == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        struct el_desc *p = wa_reallocarray(l->d, cap, sizeof *p);
+        if (!p) {
+            WIN_RELEASE(d->acc);
+            WIN_RELEASE(d->client);
+            return false;
+        }
+        l->d = p;
+        l->cap = cap;
+    }
+    l->d[l->count++] = *d;
+    return true;
+}
+
+struct msaa_el *win_msaa_el_handle_new(struct el_list *l, size_t index)
+{
+    struct msaa_el *h = malloc(sizeof *h);
+    if (!h)
+        return NULL;
+    InterlockedIncrement(&l->refs);
+    h->list = l;
+    h->index = index;
+    return h;
+}
+
+struct el_desc *win_msaa_el_desc_of(void *handle)
+{
+    struct msaa_el *h = handle;
+    return &h->list->d[h->index];
+}
+
+bool win_msaa_el_send_msg(struct win_gate *g, HWND h, UINT msg, WPARAM wp, LPARAM lp, int ms,
+                          LRESULT *res)
+{
+    DWORD_PTR r = 0;
+    win_gate_leave(g);
+    LRESULT ok = SendMessageTimeoutW(h, msg, wp, lp, SMTO_ABORTIFHUNG, (UINT)ms, &r);
+    win_gate_enter(g);
+    *res = (LRESULT)r;
+    return ok != 0;
+}
+
+bool win_msaa_el_ping(struct win_gate *g, HWND h)
+{
+    LRESULT r;
+    return !IsHungAppWindow(h) && win_msaa_el_send_msg(g, h, WM_NULL, 0, 0, PING_MS, &r);
+}
+
+struct thread_state *win_msaa_el_thread_of(struct win_msaa_ctx *c, HWND h)
+{
+    DWORD tid = GetWindowThreadProcessId(h, NULL);
+    for (int i = 0; i < c->nthreads; i++)
+        if (c->threads[i].tid == tid)
+            return &c->threads[i];
+    struct thread_state *t = c->nthreads < (int)(sizeof c->threads / sizeof c->threads[0])
+                                 ? &c->threads[c->nthreads++]
+                                 : &c->scratch;
+    t->tid = tid;
+    t->responsive = win_msaa_el_ping(c->gate, h);
+    GUITHREADINFO gi = {.cbSize = sizeof gi};
+    t->focus = GetGUIThreadInfo(tid, &gi) ? gi.hwndFocus : NULL;
+    return t;
+}
+
+VARIANT win_msaa_el_child_var(long id)
+{
+    VARIANT v;
+    VariantInit(&v);
+    V_VT(&v) = VT_I4;
+    V_I4(&v) = id;
+    return v;
+}
+
+static char *bstr_to_utf8(BSTR b)
+{
+    return b ? win_wide_to_utf8_n(b, (int)SysStringLen(b)) : NULL;
+}
+
+/* The string properties of an object; NULL when the call fails or gives nothing. */
+
+char *win_msaa_el_acc_text(struct win_gate *g, IAccessible *acc, long id, enum acc_text what)
+{
+    BSTR b = NULL;
+    VARIANT v = win_msaa_el_child_var(id);
+    HRESULT hr;
+    win_gate_leave(g);
+    if (what == ACC_NAME)
+        hr = IAccessible_get_accName(acc, v, &b);
+    else if (what == ACC_VALUE)
+        hr = IAccessible_get_accValue(acc, v, &b);
+    else
+        hr = IAccessible_get_accDefaultAction(acc, v, &b);
+    win_gate_enter(g);
+    char *s = hr == S_OK ? bstr_to_utf8(b) : NULL;
+    SysFreeString(b);
+    return s;
+}
+
+bool win_msaa_el_acc_long(struct win_gate *g, IAccessible *acc, long id, bool state, long *out)
+{
+    VARIANT r;
+    VariantInit(&r);
+    VARIANT v = win_msaa_el_child_var(id);
+    win_gate_leave(g);
+    HRESULT hr = state ? IAccessible_get_accState(acc, v, &r) : IAccessible_get_accRole(acc, v, &r);
+    win_gate_enter(g);
+    bool ok = hr == S_OK && V_VT(&r) == VT_I4;
+    *out = ok ? V_I4(&r) : 0;
+    VariantClear(&r);
+    return ok;
+}
+
+bool win_msaa_el_acc_location(struct win_gate *g, IAccessible *acc, long id, struct wa_rect *out)
+{
+    long x = 0, y = 0, w = 0, h = 0;
+    VARIANT v = win_msaa_el_child_var(id);
+    win_gate_leave(g);
+    HRESULT hr = IAccessible_accLocation(acc, &x, &y, &w, &h, v);
+    win_gate_enter(g);
+    if (hr != S_OK || w <= 0 || h <= 0)
+        return false;
+    *out = (struct wa_rect){(int)x, (int)y, (int)(x + w), (int)(y + h)};
+    return true;
+}
+
+IAccessible *win_msaa_el_object_from_window(struct win_gate *g, HWND h, LONG objid)
+{
+    IAccessible *acc = NULL;
+    win_gate_leave(g);
+    HRESULT hr = AccessibleObjectFromWindow(h, (DWORD)objid, &iid_accessible, (void **)&acc);
+    win_gate_enter(g);
+    if (FAILED(hr))
+        WIN_RELEASE(acc);
+    return acc;
+}
+
+bool win_msaa_el_made_here(IAccessible *acc)
+{
+    IUnknown *sec = NULL;
+    if (SUCCEEDED(IAccessible_QueryInterface(acc, &IID_IClientSecurity, (void **)&sec)) && sec) {
+        IUnknown_Release(sec);
+        return false;
+    }
+    return true;
+}
+
+IAccessible *win_msaa_el_desc_client(struct win_msaa_ctx *c, struct el_desc *d)
+{
+    if (!d->client_tried) {
+        d->client_tried = true;
+        if (win_msaa_el_thread_of(c, d->hwnd)->responsive)
+            d->client = win_msaa_el_object_from_window(c->gate, d->hwnd, OBJID_CLIENT);
+        d->client_standard = d->client && win_msaa_el_made_here(d->client);
+    }
+    return d->client;
+}
+
+/* ---- window facts that need no message ---- */
+
+char *win_msaa_el_class_of(HWND h)
+{
+    wchar_t cls[256];
+    int n = GetClassNameW(h, cls, 256);
+    return win_wide_to_utf8_n(cls, n > 0 ? n : 0);
+}
+
+char *win_msaa_el_ctx_class(struct win_msaa_ctx *c, HWND h)
+{
+    for (size_t i = 0; i < c->nclasses; i++)
+        if (c->classes[i].h == h)
+            return str_dup(c->classes[i].name);
+    char *cls = win_msaa_el_class_of(h);
+    if (cls && c->nclasses == c->cap_classes) {
+        size_t cap = c->cap_classes ? 2 * c->cap_classes : 32;
+        void *p = wa_reallocarray(c->classes, cap, sizeof *c->classes);
+        if (p) {
+            c->classes = p;
+            c->cap_classes = cap;
+        }
+    }
+    if (cls && c->nclasses < c->cap_classes && (c->classes[c->nclasses].name = str_dup(cls)))
+        c->classes[c->nclasses++].h = h;
+    return cls;
+}
+
+static char *stored_text(HWND h)
+{
+    wchar_t buf[1024];
+    int n = InternalGetWindowText(h, buf, 1024);
+    return win_wide_to_utf8_n(buf, n > 0 ? n : 0);
+}
+
+struct wa_rect win_msaa_el_rect_of(HWND h)
+{
+    RECT r;
+    if (!GetWindowRect(h, &r))
+        return (struct wa_rect){0, 0, 0, 0};
+    return (struct wa_rect){r.left, r.top, r.right, r.bottom};
+}
+
+char *win_msaa_el_message_text(struct win_gate *g, HWND h)
+{
+    LRESULT len = 0;
+    if (!win_msaa_el_send_msg(g, h, WM_GETTEXTLENGTH, 0, 0, MESSAGE_MS, &len) || len < 0)
+        return NULL;
+    if (len > TEXT_CAP)
+        len = TEXT_CAP;
+    wchar_t *buf = calloc((size_t)len + 1, sizeof *buf);
+    if (!buf)
+        return NULL;
+    LRESULT got = 0;
+    char *s = NULL;
+    if (win_msaa_el_send_msg(g, h, WM_GETTEXT, (WPARAM)len + 1, (LPARAM)buf, MESSAGE_MS, &got))
+        s = win_wide_to_utf8_n(buf, got < 0 ? 0 : (int)(got > len ? len : got));
+    free(buf);
+    return s;
+}
+
+bool win_msaa_el_type_takes_label(const char *type)
+{
+    static const char *const kinds[] = {"Edit",   "ComboBox", "List",        "Tree",
+                                        "Slider", "Spinner",  "ProgressBar", "Document"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(type, kinds[i]) == 0)
+            return true;
+    return false;
+}
+
+char *win_msaa_el_label_before(HWND h)
+{
+    for (HWND p = GetWindow(h, GW_HWNDPREV); p; p = GetWindow(p, GW_HWNDPREV)) {
+        if (!IsWindowVisible(p))
+            continue;
+        char *cls = win_msaa_el_class_of(p);
+        bool is_label = cls && str_ieq(cls, "Static");
+        free(cls);
+        if (!is_label)
+            return NULL;
+        char *text = stored_text(p);
+        char *name = msaa_text_to_name(text);
+        free(text);
+        /* A paragraph before a control describes it; it does not name it. */
+        if (name && (!*name || strlen(name) > LABEL_MAX || strchr(name, '\n'))) {
+            free(name);
+            name = NULL;
+        }
+        return name;
+    }
+    return NULL;
+}
+
+char *win_msaa_el_text_name(struct win_gate *gate, HWND h, bool responsive)
+{
+    char *cls = win_msaa_el_class_of(h);
+    /* Edits, combo boxes (ComboBoxEx32 too) and list boxes show their content. */
+    const char *type = msaa_class_type_name(cls, 0);
+    bool content = type && (strcmp(type, "Edit") == 0 || strcmp(type, "ComboBox") == 0 ||
+                            msaa_class_items(cls) == MSAA_ITEMS_LISTBOX);
+    free(cls);
+    if (content)
+        return NULL;
+    char *text = NULL;
+    if (responsive && (GetWindowLongW(h, GWL_STYLE) & WS_CHILD))
+        text = win_msaa_el_message_text(gate, h);
+    else
+        text = stored_text(h);
+    char *name = msaa_text_to_name(text);
+    free(text);
+    if (name && !*name) {
+        free(name);
+        name = NULL;
+    }
+    return name;
+}
+
+char *win_msaa_el_range_value(struct win_gate *g, HWND h, const char *type)
+{
+    UINT msg = strcmp(type, "Slider") == 0        ? TBM_GETPOS
+               : strcmp(type, "ProgressBar") == 0 ? PBM_GETPOS
+               : strcmp(type, "Spinner") == 0     ? UDM_GETPOS32
+                                                  : 0;
+    LRESULT pos = 0;
+    if (!msg || !win_msaa_el_send_msg(g, h, msg, 0, 0, MESSAGE_MS, &pos))
+        return NULL;
+    char buf[24];
+    snprintf(buf, sizeof buf, "%ld", (long)(int)pos);
+    return str_dup(buf);
+}
