@@ -5,8 +5,8 @@
 #   ./dev.sh build   build both targets: build/win64/winagent.exe and build/native/
 #   ./dev.sh test    deps + build + every test through ctest (lint, unit, the native tests
 #                    again under AddressSanitizer and UBSan, Wine, end-to-end)
-#   ./dev.sh lint    the format check, cppcheck, the layers' include order and the docs'
-#                    links and size (warnings are errors in every build)
+#   ./dev.sh lint    the format check, cppcheck, the layers' include order, the names'
+#                    prefixes and the docs' links and size (warnings are errors in every build)
 #   ./dev.sh fuzz [SECONDS]  build + every libFuzzer target for SECONDS each (default 60)
 #   ./dev.sh demo    deps + build + the main job on a Wine desktop
 #   ./dev.sh bench   deps + build + the speed benchmark (medians and p95)
@@ -145,6 +145,7 @@ cmd_lint() {
     bash tests/lint/format.sh
     bash tests/lint/cppcheck.sh
     python3 tests/lint/layers.py
+    python3 tests/lint/names.py
     python3 tests/lint/docs.py
 }
 

@@ -4,10 +4,9 @@
 
 #include "agent/front/cli.h"
 #include "agent/front/mcp_stdio.h"
+#include "agent/front/run_cli.h"
 #include "agent/front/serve.h"
 #include "base/entry.h"
-#include "agent/run/batch.h"
-#include "agent/run/loop.h"
 #include "agent/front/report_cli.h"
 #include "base/version.h"
 
@@ -92,7 +91,7 @@ int winagent_main(int argc, char **argv)
 }
 
 #ifndef _WIN32
-/* On Windows the entry is wmain in automation/win/win_entry.c (UTF-16 -> UTF-8). */
+/* On Windows the entry is wmain in agent/main_win.c (UTF-16 -> UTF-8). */
 int main(int argc, char **argv)
 {
     return winagent_main(argc, argv);

@@ -1,4 +1,4 @@
-/* Rectangles and the 0-999 coordinate contract (SPEC §4). */
+/* Rectangles and the 0-999 coordinate contract (docs/contract.md §4). */
 #ifndef WINAGENT_AUTOMATION_COORDS_H
 #define WINAGENT_AUTOMATION_COORDS_H
 

@@ -212,7 +212,7 @@ static bool text_is_content(const char *type)
     return type && (strcmp(type, "Edit") == 0 || strcmp(type, "Document") == 0);
 }
 
-/* SPEC §5's name fallbacks and the Pane/Button correction, applied to one element. */
+/* docs/contract.md §5's name fallbacks and the Pane/Button correction, applied to one element. */
 static void apply_fallbacks(const struct tree_source_ops *src, void *ctx,
                             struct tree_element_info *info, enum wa_name_source *source)
 {

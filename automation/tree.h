@@ -1,5 +1,5 @@
 /* The accessibility tree: the node model every source fills, the generic walk with
- * its budgets and name fallbacks, the SPEC §5 text format and the usefulness verdict.
+ * its budgets and name fallbacks, the docs/contract.md §5 text format and the usefulness verdict.
  * Portable: sources (UI Automation, HWND+MSAA on Windows; a fake in tests) plug in
  * through struct tree_source_ops, so the walk's logic is tested natively. */
 #ifndef WINAGENT_AUTOMATION_TREE_H
@@ -81,7 +81,7 @@ struct wa_collection {
     int in_view;
 };
 
-/* Where a node's name came from (the fallback chain of SPEC §5). */
+/* Where a node's name came from (the fallback chain of docs/contract.md §5). */
 enum wa_name_source {
     WA_NAME_NONE,
     WA_NAME_PRIMARY, /* UIA Name (or MSAA accName for the MSAA source) */

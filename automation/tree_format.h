@@ -18,7 +18,7 @@ struct tree_format_opts {
     int scope;     /* node index to print below (and including); -1: the whole tree */
 };
 
-/* Appends the SPEC §5 text: the header line, then one line per node with 1-based ids
+/* Appends the docs/contract.md §5 text: the header line, then one line per node with 1-based ids
  * in depth-first order, and the truncation warning. Element centres are in 0-999 of
  * t->frame. When filters hide nodes, ids still count every node, so an id always
  * names the same node of the tree. */

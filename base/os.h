@@ -1,5 +1,6 @@
 /* Operating-system services the portable core needs, implemented once per platform:
- * base/os_posix.c for the native build, automation/win/win_os.c for Windows.
+ * base/posix/os_posix.c for the native build, base/win/win_os.c (and win_net.c) for
+ * Windows; os_common.c for what is the same on both.
  * All paths and strings are UTF-8. */
 #ifndef WINAGENT_BASE_OS_H
 #define WINAGENT_BASE_OS_H

@@ -9,7 +9,7 @@
 #include "llm/text.h"
 #include "base/str.h"
 
-static void image_cleanup(struct llm_image *im)
+static void clear_image(struct llm_image *im)
 {
     free(im->mime);
     free(im->base64);
@@ -29,7 +29,7 @@ static void call_cleanup(struct llm_tool_call *c)
 static void images_free(struct llm_image *images, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        image_cleanup(&images[i]);
+        clear_image(&images[i]);
     free(images);
 }
 

@@ -17,7 +17,7 @@
 
 struct textcalls {
     /* The calls in the order written; ids made up ("call_<n>_<hex>"), id_synthetic set.
-     * UI-TARS actions become calls of the `desktop` tool (SPEC section 3) whose x, y,
+     * UI-TARS actions become calls of the `desktop` tool (docs/contract.md §3) whose x, y,
      * to_x, to_y are the numbers as the model wrote them, in the space `coords` names:
      * the loop converts them to 0-999 before running the call. Each call's own coords
      * field says the same. */

@@ -11,7 +11,7 @@
 #   docs.*      what the docs give users to copy or rely on: the CI workflow validates
 #               (tests/ci), the bench table is baseline.json's, the contract names every
 #               setting, command and action
-#   lint.*      format, cppcheck, the layers' include order, the docs' links and size
+#   lint.*      format, cppcheck, the layers' include order, the names, the docs' links and size
 
 file(GLOB unit_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/unit/test_*.c)
 foreach(src ${unit_sources})
@@ -55,9 +55,9 @@ add_test(NAME docs.ci_workflow COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/ci/t
 set_tests_properties(docs.ci_workflow PROPERTIES TIMEOUT 120 ENVIRONMENT
   "WINAGENT_SRC=${CMAKE_SOURCE_DIR};WINAGENT_NATIVE_EXE=$<TARGET_FILE:winagent>;PYTHONDONTWRITEBYTECODE=1")
 
-# The lint: the format check, cppcheck, the layers' include order and the docs' links and
-# size (./dev.sh lint runs the same scripts), and tests that the include-order and the
-# docs checks fail when they should.
+# The lint: the format check, cppcheck, the layers' include order, the names' prefixes
+# and the docs' links and size (./dev.sh lint runs the same scripts), and tests that the
+# include-order, the names and the docs checks fail when they should.
 foreach(check format cppcheck)
   add_test(NAME lint.${check} COMMAND bash ${CMAKE_SOURCE_DIR}/tests/lint/${check}.sh)
   set_tests_properties(lint.${check} PROPERTIES TIMEOUT 300)
@@ -65,6 +65,10 @@ endforeach()
 add_test(NAME lint.layers COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/lint/layers.py)
 add_test(NAME lint.layers_check COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/lint/test_layers.py)
 set_tests_properties(lint.layers lint.layers_check PROPERTIES TIMEOUT 120
+  ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
+add_test(NAME lint.names COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/lint/names.py)
+add_test(NAME lint.names_check COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/lint/test_names.py)
+set_tests_properties(lint.names lint.names_check PROPERTIES TIMEOUT 120
   ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
 add_test(NAME lint.docs COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/lint/docs.py)
 add_test(NAME lint.docs_check COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/lint/test_docs.py)

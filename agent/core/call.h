@@ -65,7 +65,7 @@ struct before_look {
     struct wa_image image; /* the window as it looked */
     struct wa_rect frame;  /* what image shows (screen pixels) */
     bool hashed;
-    uint64_t image_hash; /* of image, once asked for (before_image_hash) */
+    uint64_t image_hash; /* of image, once asked for (look.c) */
     bool have_after_image;
     struct wa_image after_image; /* ... and once the action settled */
     struct wa_rect after_frame;
@@ -89,7 +89,7 @@ struct call {
     uint64_t receiver;
     char receiver_process[260];
     const char *name;  /* the operation's name in the caller's front end */
-    bool names_window; /* the request names its window (call_names_window, asked before
+    bool names_window; /* the request names its window (target_named, asked before
                         * the look before made one the session's) */
     bool fresh;        /* the session's tree was walked during this call */
     struct before_look before;
@@ -130,10 +130,5 @@ struct call {
 
 /* The operation's one-line summary for progress ("click (512,300)"). */
 void call_summary(struct call *k, const char *fmt, ...) WA_PRINTF(2, 3);
-
-/* A hash of an image's pixels (FNV-1a over every pixel). */
-uint64_t call_image_hash(const struct wa_image *img);
-/* The hash of the look before's image, computed once per call. */
-uint64_t call_before_hash(struct call *k);
 
 #endif

@@ -13,7 +13,7 @@
 #include "agent/core/refs.h"
 #include "agent/core/send.h"
 #include "agent/core/verify.h"
-#include "agent/core/windows.h"
+#include "agent/core/target.h"
 #include "agent/core/wire.h"
 #include "automation/tree_format.h"
 #include "base/str.h"
@@ -121,7 +121,7 @@ wa_err session_pin_window(struct session *s, const struct window_ref *w)
 {
     struct wa_window win;
     int matched;
-    wa_err e = window_select(s->core->be, s->core->gate, w, &win, &matched);
+    wa_err e = target_select(s->core->be, s->core->gate, w, &win, &matched);
     if (e)
         return e;
     s->pinned = win.hwnd;
@@ -221,55 +221,6 @@ static wa_err perform_delivered(struct call *k, enum delivery d)
     return e;
 }
 
-/* Whether the session's tree of window after is still the window's: the action changed
- * nothing (the settle saw the pixels and the foreground stay as they were before it),
- * and the tree was walked when the window looked exactly as it did before the action.
- * Then the look after reuses it instead of walking again. */
-static bool tree_still_holds(struct call *k, uint64_t after)
-{
-    struct session *s = k->s;
-    struct before_look *b = &k->before;
-    if (k->dry || !k->unchanged || k->pattern_action || !b->have || !b->have_image ||
-        after != b->window || !s->have_tree || s->tree.hwnd != after || !s->have_tree_pixels)
-        return false;
-    return s->tree_pixels == call_before_hash(k);
-}
-
-/* The look after acting at window after: an observation (the loop), else a fresh tree
- * for the change report, reusing the session's tree where nothing changed. */
-static void look_after(struct call *k, uint64_t after, bool input)
-{
-    struct session *s = k->s;
-    bool observe = s->o.after == AFTER_OBSERVE;
-    bool reuse = tree_still_holds(k, after);
-    if (input && !k->dry && !reuse)
-        call_keep_tree_before(k);
-    wa_err e = WA_E_OK;
-    if (after == k->before.window && k->before.have_after_image) {
-        k->pixels_now = &k->before.after_image; /* how the window looks, settled */
-        k->pixels_frame = k->before.after_frame;
-    } else if (after == k->before.window && k->unchanged) {
-        k->pixels_now = &k->before.image;
-        k->pixels_frame = k->before.frame;
-    }
-    if (observe && s->have_display) /* the one display, whatever is in front */
-        e = call_observe_screen(k, s->display, &s->o.observe);
-    else if (after && observe && reuse && s->o.observe.mode != OBS_PIXEL)
-        e = call_observe_reusing_tree(k, after, &s->o.observe);
-    else if (after && observe)
-        e = call_observe(k, after, &s->o.observe);
-    else if (after && input && !k->dry && !reuse)
-        e = call_fresh_tree(k, after); /* the look after, for what changed */
-    if (!e && !observe && after && !reuse && s->have_tree && s->tree.hwnd == after &&
-        k->pixels_now) {
-        s->tree_pixels = call_pixels_now_hash(k); /* walked as it looks, settled */
-        s->have_tree_pixels = true;
-    }
-    if (e)
-        op_result_note(k->r, "no look at the window after acting: %s",
-                       *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
-}
-
 /* The window state the result reports: the operation's window, else the session's,
  * else the one looked at after acting; 0 when none is left. */
 static uint64_t report_window_state(struct call *k, uint64_t after)
@@ -277,7 +228,7 @@ static uint64_t report_window_state(struct call *k, uint64_t after)
     struct session *s = k->s;
     struct op_result *r = k->r;
     uint64_t win = r->hwnd ? r->hwnd : s->pinned ? s->pinned : s->target;
-    if (!win || !call_window_alive(k, win))
+    if (!win || !target_alive(k, win))
         win = after;
     struct wa_window w;
     if (win && backend_window_info(k->be, win, &w) == WA_E_OK) {
@@ -297,7 +248,7 @@ static void return_state(struct call *k, uint64_t win)
     struct dynbuf text;
     dynbuf_init(&text, 16u << 20);
     struct tree_format_opts fo = {.max_depth = -1, .scope = -1};
-    wa_err e = s->have_tree && s->tree.hwnd == win ? WA_E_OK : call_fresh_tree(k, win);
+    wa_err e = s->have_tree && s->tree.hwnd == win ? WA_E_OK : look_fresh_tree(k, win);
     if (!e)
         e = tree_format(&s->tree, &fo, &text);
     if (!e && s->o.refs)
@@ -314,11 +265,11 @@ static void return_state(struct call *k, uint64_t win)
 
 /* A target that crashed or hung while acting: the action's error, the windows that
  * opened and closed meanwhile (a crash dialog) reported, and named in the message. */
-static wa_err target_lost(struct call *k, wa_err fate)
+static wa_err lost_target(struct call *k, wa_err fate)
 {
     char why[512];
     snprintf(why, sizeof why, "%s", wa_err_detail());
-    call_report_changes(k); /* windows only: the lost window's tree is not walked */
+    verify_report_changes(k); /* windows only: the lost window's tree is not walked */
     char lines[400];
     size_t n = 0;
     for (const char *p = dynbuf_str(&k->r->changes); *p && n + 3 < sizeof lines; p++) {
@@ -345,24 +296,24 @@ static wa_err after_action(struct call *k)
     bool input = (q->op->flags & (OPF_INPUT | OPF_WINDOWS)) != 0;
     double start = os_clock_ms(), settled_before = r->settle_ms;
     if (!k->dry && !k->settled && input)
-        call_settle(k);
-    wa_err fate = k->silent && !k->dry ? call_target_fate(k) : WA_E_OK;
+        verify_settle(k);
+    wa_err fate = k->silent && !k->dry ? verify_target_fate(k) : WA_E_OK;
     if (fate) {
         char why[512];
         snprintf(why, sizeof why, "%s", wa_err_detail());
-        report_window_state(k, call_after_window(k));
+        report_window_state(k, look_after_window(k));
         wa_fail(fate, "%s", why);
-        return target_lost(k, fate);
+        return lost_target(k, fate);
     }
-    uint64_t after = call_after_window(k);
+    uint64_t after = look_after_window(k);
     look_after(k, after, input);
     if (input && !k->dry)
-        call_report_changes(k);
+        verify_report_changes(k);
     double t0 = os_clock_ms();
     uint64_t win = report_window_state(k, after);
     double record = os_clock_ms() - t0;
     r->record_ms += record;
-    if (image && win && call_image(k, win, (struct wa_rect){0, 0, 0, 0}, s->o.observe.max_edge))
+    if (image && win && look_image(k, win, (struct wa_rect){0, 0, 0, 0}, s->o.observe.max_edge))
         op_result_note(r, "no screenshot after acting: %s", wa_err_detail());
     if (q->return_state && win)
         return_state(k, win);
@@ -386,12 +337,12 @@ static wa_err lost_or(struct call *k, wa_err e)
         return e;
     char why[512];
     snprintf(why, sizeof why, "%s", wa_err_detail());
-    wa_err fate = call_target_fate(k);
+    wa_err fate = verify_target_fate(k);
     if (!fate) {
         wa_fail(e, "%s", why); /* the operation's own error stands */
         return e;
     }
-    return target_lost(k, fate);
+    return lost_target(k, fate);
 }
 
 /* Audits an acting request's outcome. */
@@ -509,7 +460,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
     os_mutex_lock(s->lock);
     wa_err e = take_turn(&k, acts, input, &lock);
     bool locked = !e && input;
-    k.names_window = call_names_window(&k);
+    k.names_window = target_named(&k);
     if (!e && input && !k.dry)
         look_before(&k);
     if (!e) {

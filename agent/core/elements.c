@@ -12,7 +12,7 @@
 #include "agent/core/guard.h"
 #include "agent/core/look.h"
 #include "agent/core/refs.h"
-#include "agent/core/windows.h"
+#include "agent/core/target.h"
 #include "base/str.h"
 
 /* ---- selectors ---- */
@@ -91,7 +91,7 @@ static wa_err resolve_selector(const struct wa_tree *t, const char *sel, size_t 
     return WA_E_OK;
 }
 
-wa_err call_element(struct call *k, enum op_arg a, size_t *index)
+wa_err element_resolve(struct call *k, enum op_arg a, size_t *index)
 {
     struct session *s = k->s;
     const struct elem_ref *ref = op_request_element(k->q, a);
@@ -99,7 +99,7 @@ wa_err call_element(struct call *k, enum op_arg a, size_t *index)
         return wa_fail(WA_E_INVALID_ARGS, "%s needs \"%s\" (%s)", k->name,
                        arg_name(a, s->o.model_names), arg_def(a)->help);
     uint64_t hwnd;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     if (e == WA_E_WINDOW_NOT_FOUND && s->o.refs && ref->kind == EREF_ID && !k->q->window.given)
         e = wa_fail(WA_E_STALE_REF, "the window of ref %d is gone; run state again", ref->id);
     if (e)
@@ -111,9 +111,9 @@ wa_err call_element(struct call *k, enum op_arg a, size_t *index)
      * the latest observation, which is what the model was shown. */
     bool live = s->have_tree && s->tree.hwnd == hwnd && (k->fresh || !s->o.refs);
     if (ref->kind == EREF_ID && s->o.refs) {
-        e = refs_find(k, hwnd, ref->id, call_fresh_tree, index);
+        e = refs_find(k, hwnd, ref->id, look_fresh_tree, index);
     } else {
-        if (!live && (e = call_fresh_tree(k, hwnd)))
+        if (!live && (e = look_fresh_tree(k, hwnd)))
             return e;
         if (ref->kind == EREF_SELECTOR)
             e = resolve_selector(&s->tree, ref->selector, index);

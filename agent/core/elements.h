@@ -11,7 +11,7 @@
  * fresh tree where needed: refs, selectors, no tree yet). stale_ref when a ref's
  * element is gone or can no longer be told apart; ambiguous for a selector matching
  * several. Fills r->element with the element as it is before acting. */
-wa_err call_element(struct call *k, enum op_arg a, size_t *index);
+wa_err element_resolve(struct call *k, enum op_arg a, size_t *index);
 /* Whether node n matches a selector: #AutomationId, .ClassName, ~wild*card name,
  * Type:Name (Type:* any name) or an exact name. */
 bool selector_matches(const struct wa_node *n, const char *sel);

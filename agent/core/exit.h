@@ -1,4 +1,4 @@
-/* The process's exit codes (SPEC §2) with the word each run's log and report give
+/* The process's exit codes (docs/contract.md §2) with the word each run's log and report give
  * them, one table for every front end and run. */
 #ifndef WINAGENT_AGENT_CORE_EXIT_H
 #define WINAGENT_AGENT_CORE_EXIT_H

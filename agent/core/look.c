@@ -1,6 +1,6 @@
 /* Looking through the gate: captures with the windows the gate refuses blacked out,
- * PNG images for results, fresh trees, and observations that become the session's
- * latest. */
+ * PNG images for results, fresh trees, observations that become the session's latest,
+ * and the looks before and after an acting operation. */
 #include "agent/core/look.h"
 
 #include <stdatomic.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent/core/guard.h"
+#include "agent/core/target.h"
 #include "automation/tree_pix.h"
 
 /* Marks rect r (screen pixels) of the mask over frame with v. */
@@ -128,14 +129,14 @@ static wa_err capture_screen(void *ctx, struct wa_rect r, struct wa_image *out)
     return e;
 }
 
-wa_err call_capture(struct call *k, uint64_t hwnd, struct wa_rect rect, struct wa_image *out,
+wa_err look_capture(struct call *k, uint64_t hwnd, struct wa_rect rect, struct wa_image *out,
                     struct wa_rect *frame)
 {
     *frame = rect;
     return hwnd ? capture_window(k, hwnd, out, frame) : capture_screen(k, rect, out);
 }
 
-wa_err call_capture_copy(struct call *k, uint64_t hwnd, const struct wa_image *img,
+wa_err look_capture_copy(struct call *k, uint64_t hwnd, const struct wa_image *img,
                          struct wa_rect frame, struct wa_image *out)
 {
     wa_err e = image_alloc_raw(out, img->width, img->height, img->bgra);
@@ -147,10 +148,35 @@ wa_err call_capture_copy(struct call *k, uint64_t hwnd, const struct wa_image *i
     return e;
 }
 
-/* The hash of the image k->pixels_now points at (the look before's is cached). */
-uint64_t call_pixels_now_hash(struct call *k)
+/* A hash of an image's pixels (FNV-1a over every pixel). */
+static uint64_t image_hash(const struct wa_image *img)
 {
-    return k->pixels_now == &k->before.image ? call_before_hash(k) : call_image_hash(k->pixels_now);
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)img->width ^ ((uint64_t)img->height << 32);
+    size_t row = (size_t)img->width * 4;
+    for (int y = 0; img->px && y < img->height; y++) {
+        const uint8_t *p = img->px + (size_t)y * row;
+        for (size_t i = 0; i < row; i += 4) /* every pixel, alpha skipped */
+            h = (h ^ ((uint64_t)p[i] | (uint64_t)p[i + 1] << 8 | (uint64_t)p[i + 2] << 16)) *
+                1099511628211ULL;
+    }
+    return h;
+}
+
+/* The hash of the look before's image, computed once per call. */
+static uint64_t before_hash(struct call *k)
+{
+    struct before_look *b = &k->before;
+    if (!b->hashed) {
+        b->image_hash = image_hash(&b->image);
+        b->hashed = true;
+    }
+    return b->image_hash;
+}
+
+/* The hash of the image k->pixels_now points at (the look before's is cached). */
+static uint64_t pixels_now_hash(struct call *k)
+{
+    return k->pixels_now == &k->before.image ? before_hash(k) : image_hash(k->pixels_now);
 }
 
 /* A capture beside a tree walk (on the kept helper thread when it is free): freed by
@@ -279,7 +305,7 @@ static wa_err walk_with_last(struct call *k, uint64_t hwnd, int budget_ms,
     return e;
 }
 
-wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
+wa_err look_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
 {
     struct session *s = k->s;
     wa_err e = guard_observe(k, hwnd);
@@ -300,7 +326,7 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     double capture_ms = os_clock_ms() - t0;
     t0 = os_clock_ms();
     if (px) {
-        pixels = px == k->pixels_now ? call_pixels_now_hash(k) : call_image_hash(px);
+        pixels = px == k->pixels_now ? pixels_now_hash(k) : image_hash(px);
         have_pixels = true;
     } else if (o->mode != OBS_PIXEL && s->o.refs_on_disk) {
         side = side_capture_start(k, hwnd);
@@ -311,7 +337,7 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     double tree_ms = (os_clock_ms() - t0);
     if (side_capture_finish(side, &k->walk_image, &k->walk_frame)) {
         k->walk_window = hwnd;
-        pixels = call_image_hash(&k->walk_image);
+        pixels = image_hash(&k->walk_image);
         have_pixels = true;
     }
     if (o->mode == OBS_PIXEL)
@@ -333,7 +359,7 @@ wa_err call_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     return WA_E_OK;
 }
 
-wa_err call_observe_screen(struct call *k, struct wa_rect r, const struct observe_opts *o)
+wa_err look_observe_screen(struct call *k, struct wa_rect r, const struct observe_opts *o)
 {
     struct session *s = k->s;
     struct observe_capture cap = {capture_window, capture_screen, k};
@@ -351,19 +377,19 @@ wa_err call_observe_screen(struct call *k, struct wa_rect r, const struct observ
     return WA_E_OK;
 }
 
-wa_err call_image(struct call *k, uint64_t hwnd, struct wa_rect rect, int max_edge)
+wa_err look_image(struct call *k, uint64_t hwnd, struct wa_rect rect, int max_edge)
 {
     struct wa_image img = {0};
     struct wa_rect frame;
-    wa_err e = call_capture(k, hwnd, rect, &img, &frame);
+    wa_err e = look_capture(k, hwnd, rect, &img, &frame);
     if (e)
         return e;
-    e = call_image_from(k, &img, frame, max_edge);
+    e = look_image_from(k, &img, frame, max_edge);
     image_cleanup(&img);
     return e;
 }
 
-wa_err call_image_from(struct call *k, const struct wa_image *img, struct wa_rect frame,
+wa_err look_image_from(struct call *k, const struct wa_image *img, struct wa_rect frame,
                        int max_edge)
 {
     struct observation obs;
@@ -385,7 +411,7 @@ wa_err call_image_from(struct call *k, const struct wa_image *img, struct wa_rec
     return e;
 }
 
-wa_err call_fresh_tree(struct call *k, uint64_t hwnd)
+wa_err look_fresh_tree(struct call *k, uint64_t hwnd)
 {
     struct session *s = k->s;
     wa_err e = guard_observe(k, hwnd);
@@ -412,7 +438,7 @@ wa_err call_fresh_tree(struct call *k, uint64_t hwnd)
 }
 
 /* The observation after an action from the session's tree, which still holds. */
-wa_err call_observe_reusing_tree(struct call *k, uint64_t hwnd, const struct observe_opts *o)
+wa_err look_observe_reusing_tree(struct call *k, uint64_t hwnd, const struct observe_opts *o)
 {
     struct session *s = k->s;
     struct observe_capture cap = {capture_window, capture_screen, k};
@@ -423,4 +449,145 @@ wa_err call_observe_reusing_tree(struct call *k, uint64_t hwnd, const struct obs
     session_observed(s, hwnd, k->r->obs.frame, k->r->obs.marked);
     k->r->obs.tree_reused = true;
     return WA_E_OK;
+}
+
+void look_cleanup(const struct wa_backend *be, struct before_look *b)
+{
+    backend_unwatch_process(be, b->watch);
+    image_cleanup(&b->image);
+    image_cleanup(&b->after_image);
+    wa_window_list_cleanup(&b->windows);
+    tree_cleanup(&b->tree);
+    memset(b, 0, sizeof *b);
+}
+
+/* A hold on the process of the call's window, so that what became of it can be told
+ * after acting (verify_target_fate); its name and pid from the window list just read. */
+static void watch_target(struct call *k)
+{
+    struct before_look *b = &k->before;
+    if (backend_watch_process(k->be, b->window, &b->watch) != WA_E_OK)
+        b->watch = 0;
+    for (size_t i = 0; i < b->windows.count; i++)
+        if (b->windows.items[i].hwnd == b->window) {
+            b->pid = b->windows.items[i].pid;
+            snprintf(b->process, sizeof b->process, "%s", b->windows.items[i].process);
+        }
+}
+
+void look_before(struct call *k)
+{
+    struct session *s = k->s;
+    struct before_look *b = &k->before;
+    double t0 = os_clock_ms();
+    uint64_t hwnd = 0;
+    if (target_window(k, &hwnd) != WA_E_OK || !hwnd) {
+        wa_err_clear(); /* the operation will say what is wrong with its window */
+        return;
+    }
+    b->have = true;
+    b->window = hwnd;
+    backend_foreground_window(k->be, &b->fg);
+    b->have_windows = backend_list_windows(k->be, &b->windows) == WA_E_OK;
+    watch_target(k);
+    b->have_image = backend_capture_window(k->be, hwnd, &b->image, &b->frame) == WA_E_OK;
+    /* The tree before: the session's (what the model was shown) or, where there is
+     * none of this window (one-shot act, the CLI, MCP), a walk now. */
+    bool live = !s->o.refs && s->have_tree && s->tree.hwnd == hwnd;
+    /* After a look at a monitor, the model's 0-999 are of that monitor: the walk must
+     * not make them the window's. */
+    bool monitor = s->have_frame && !s->target && !k->q->window.given;
+    struct wa_rect seen = s->frame;
+    if (!live && guard_observe(k, hwnd) == WA_E_OK && look_fresh_tree(k, hwnd) == WA_E_OK &&
+        b->have_image) {
+        s->tree_pixels = before_hash(k); /* walked as it looked then */
+        s->have_tree_pixels = true;
+    }
+    if (monitor) {
+        s->frame = seen;
+        s->have_frame = true;
+        s->target = 0;
+    }
+    wa_err_clear();
+    k->r->before_ms = os_clock_ms() - t0;
+    b->at_ms = os_now_ms();
+}
+
+/* Takes the session's tree as the tree before the action (the after observation
+ * replaces it). */
+static void keep_tree_before(struct call *k)
+{
+    struct session *s = k->s;
+    struct before_look *b = &k->before;
+    if (b->have_tree || !s->have_tree)
+        return;
+    b->tree = s->tree;
+    b->have_tree = true;
+    tree_init(&s->tree);
+    s->have_tree = false;
+}
+
+/* Whether the session's tree of window after is still the window's: the action changed
+ * nothing (the settle saw the pixels and the foreground stay as they were before it),
+ * and the tree was walked when the window looked exactly as it did before the action.
+ * Then the look after reuses it instead of walking again. */
+static bool tree_still_holds(struct call *k, uint64_t after)
+{
+    struct session *s = k->s;
+    struct before_look *b = &k->before;
+    if (k->dry || !k->unchanged || k->pattern_action || !b->have || !b->have_image ||
+        after != b->window || !s->have_tree || s->tree.hwnd != after || !s->have_tree_pixels)
+        return false;
+    return s->tree_pixels == before_hash(k);
+}
+
+/* The look after acting at window after: an observation (the loop), else a fresh tree
+ * for the change report, reusing the session's tree where nothing changed. */
+void look_after(struct call *k, uint64_t after, bool input)
+{
+    struct session *s = k->s;
+    bool observe = s->o.after == AFTER_OBSERVE;
+    bool reuse = tree_still_holds(k, after);
+    if (input && !k->dry && !reuse)
+        keep_tree_before(k);
+    wa_err e = WA_E_OK;
+    if (after == k->before.window && k->before.have_after_image) {
+        k->pixels_now = &k->before.after_image; /* how the window looks, settled */
+        k->pixels_frame = k->before.after_frame;
+    } else if (after == k->before.window && k->unchanged) {
+        k->pixels_now = &k->before.image;
+        k->pixels_frame = k->before.frame;
+    }
+    if (observe && s->have_display) /* the one display, whatever is in front */
+        e = look_observe_screen(k, s->display, &s->o.observe);
+    else if (after && observe && reuse && s->o.observe.mode != OBS_PIXEL)
+        e = look_observe_reusing_tree(k, after, &s->o.observe);
+    else if (after && observe)
+        e = look_observe(k, after, &s->o.observe);
+    else if (after && input && !k->dry && !reuse)
+        e = look_fresh_tree(k, after); /* the look after, for what changed */
+    if (!e && !observe && after && !reuse && s->have_tree && s->tree.hwnd == after &&
+        k->pixels_now) {
+        s->tree_pixels = pixels_now_hash(k); /* walked as it looks, settled */
+        s->have_tree_pixels = true;
+    }
+    if (e)
+        op_result_note(k->r, "no look at the window after acting: %s",
+                       *wa_err_detail() ? wa_err_detail() : wa_err_message(e));
+}
+
+uint64_t look_after_window(struct call *k)
+{
+    struct session *s = k->s;
+    uint64_t fg = 0;
+    backend_target_window(k->be, &fg);
+    wa_err_clear();
+    uint64_t base = s->pinned ? s->pinned : k->r->hwnd ? k->r->hwnd : k->before.window;
+    if (!base || !target_alive(k, base))
+        return fg;
+    if (k->background)
+        return base; /* whatever the user has in front is not the call's */
+    if (s->o.after == AFTER_OBSERVE && !s->pinned)
+        return fg; /* the loop looks at whatever is in front now */
+    return target_in_family(k, base, fg) ? fg : base;
 }

@@ -72,7 +72,7 @@ static wa_err set_value(struct call *k, size_t i, const char *value)
         return e;
     }
     if (!e) {
-        e = call_verify_text(k, &i, NULL, value, true);
+        e = verify_text(k, &i, NULL, value, true);
         if (!e && k->r->verified) {
             k->r->via = via;
             return e;
@@ -99,10 +99,10 @@ static wa_err set_value(struct call *k, size_t i, const char *value)
     if ((e = click_and_type(k, i, WA_ACT_SET_VALUE, value, &via)))
         return e;
     k->r->via = via;
-    e = call_verify_text(k, &i, NULL, value, true);
+    e = verify_text(k, &i, NULL, value, true);
     if (!e && !k->r->has_verified) { /* the element has no value: the focused control */
         forget_read_back(k);
-        e = call_verify_text(k, NULL, NULL, value, true);
+        e = verify_text(k, NULL, NULL, value, true);
     }
     return e;
 }
@@ -134,7 +134,7 @@ static wa_err pattern(struct call *k, size_t i, enum wa_element_action a, const 
 static wa_err on_element(struct call *k, enum wa_element_action a, const char *value)
 {
     size_t i;
-    wa_err e = call_element(k, ARG_ELEMENT, &i);
+    wa_err e = element_resolve(k, ARG_ELEMENT, &i);
     if (e)
         return e;
     const struct wa_node *n = &k->s->tree.nodes[i];
@@ -175,7 +175,7 @@ wa_err perform_clear(struct call *k)
 wa_err perform_focus_element(struct call *k)
 {
     size_t i;
-    wa_err e = call_element(k, ARG_ELEMENT, &i);
+    wa_err e = element_resolve(k, ARG_ELEMENT, &i);
     if (e)
         return e;
     const char *via = NULL;
@@ -244,7 +244,7 @@ wa_err perform_select(struct call *k)
     if (!item)
         return on_element(k, WA_ACT_SELECT, NULL);
     size_t i;
-    wa_err e = call_element(k, ARG_ELEMENT, &i);
+    wa_err e = element_resolve(k, ARG_ELEMENT, &i);
     if (e)
         return e;
     struct wa_tree *t = &k->s->tree;
@@ -272,7 +272,7 @@ wa_err perform_select(struct call *k)
         if ((e = pattern(k, i, WA_ACT_EXPAND, NULL)))
             return e;
         os_sleep_ms(EXPAND_SETTLE_MS);
-        if ((e = call_fresh_tree(k, t->hwnd)))
+        if ((e = look_fresh_tree(k, t->hwnd)))
             return e;
         at = find_any_item(t, item, &count);
     }
@@ -287,7 +287,7 @@ wa_err perform_select(struct call *k)
 wa_err perform_scroll_into_view(struct call *k)
 {
     size_t i;
-    wa_err e = call_element(k, ARG_ELEMENT, &i); /* an item off screen is scrolled there */
+    wa_err e = element_resolve(k, ARG_ELEMENT, &i); /* an item off screen is scrolled there */
     if (e)
         return e;
     struct wa_tree *t = &k->s->tree;

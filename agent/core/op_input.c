@@ -9,7 +9,7 @@
 #include "agent/core/look.h"
 #include "agent/core/send.h"
 #include "agent/core/verify.h"
-#include "agent/core/windows.h"
+#include "agent/core/target.h"
 
 #define MAX_KEY_CHORDS 16
 
@@ -33,7 +33,7 @@ static wa_err aim_at(struct call *k, enum op_arg el, enum op_arg xa, enum op_arg
     wa_err e;
     if (ref && ref->kind != EREF_NONE) {
         size_t i;
-        if ((e = call_element(k, el, &i)))
+        if ((e = element_resolve(k, el, &i)))
             return e;
         struct wa_rect b = k->s->tree.nodes[i].bounds;
         if (wa_rect_empty(b))
@@ -42,14 +42,14 @@ static wa_err aim_at(struct call *k, enum op_arg el, enum op_arg xa, enum op_arg
         wa_rect_center(b, &out->px, &out->py);
         out->element = true;
         out->index = i;
-        if ((e = call_frame(k, &frame)))
+        if ((e = target_frame(k, &frame)))
             return e;
     } else if (op_request_has(q, xa) || op_request_has(q, ya)) {
         if (!op_request_has(q, xa) || !op_request_has(q, ya))
             return wa_fail(WA_E_INVALID_ARGS, "give both \"%s\" and \"%s\"",
                            arg_name(xa, k->s->o.model_names), arg_name(ya, k->s->o.model_names));
         int x = xa == ARG_X ? q->x : q->to_x, y = ya == ARG_Y ? q->y : q->to_y;
-        if ((e = call_frame(k, &frame)))
+        if ((e = target_frame(k, &frame)))
             return e;
         if (op_arg_unit(q->op, xa) == UNIT_PIXEL) {
             out->px = x;
@@ -78,7 +78,7 @@ static wa_err aim_pointer(struct call *k, struct aim *out)
     struct wa_rect frame;
     wa_err e = backend_cursor_position(k->be, &out->px, &out->py);
     if (!e)
-        e = call_frame(k, &frame);
+        e = target_frame(k, &frame);
     if (e)
         return e;
     out->nx = pixel_to_norm(out->px, frame.left, wa_rect_width(frame));
@@ -151,7 +151,7 @@ static void annotate(struct call *k, const struct aim *a, const struct aim *to)
 static void annotate_image(struct call *k, const struct aim *a, const struct aim *to)
 {
     struct wa_rect frame;
-    if (call_frame(k, &frame) != WA_E_OK)
+    if (target_frame(k, &frame) != WA_E_OK)
         return;
     struct op_result *r = k->r;
     image_cleanup(&r->annotate);
@@ -160,8 +160,8 @@ static void annotate_image(struct call *k, const struct aim *a, const struct aim
     /* The look before captured the window a moment ago: the same frame, used again. */
     bool again = b->have_image && b->frame.left == frame.left && b->frame.top == frame.top &&
                  b->frame.right == frame.right && b->frame.bottom == frame.bottom;
-    if (again ? call_capture_copy(k, b->window, &b->image, frame, &r->annotate) != WA_E_OK
-              : call_capture(k, 0, frame, &r->annotate, &got) != WA_E_OK)
+    if (again ? look_capture_copy(k, b->window, &b->image, frame, &r->annotate) != WA_E_OK
+              : look_capture(k, 0, frame, &r->annotate, &got) != WA_E_OK)
         return;
     if (k->s->marked && k->s->have_tree) /* the same marks the model was shown */
         observe_draw_marks(&k->s->tree, &r->annotate, frame);
@@ -354,7 +354,7 @@ static wa_err window_rect(struct call *k, struct wa_rect *out)
 {
     uint64_t hwnd;
     struct wa_window w;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     if (!e)
         e = backend_window_info(k->be, hwnd, &w);
     if (e)
@@ -377,12 +377,12 @@ static wa_err scroll(struct call *k)
         return e;
     if (!a.have) { /* the middle of the frame, so the wheel reaches the target window */
         struct wa_rect f;
-        if ((e = k->s->have_display ? window_rect(k, &f) : call_frame(k, &f)))
+        if ((e = k->s->have_display ? window_rect(k, &f) : target_frame(k, &f)))
             return e;
         wa_rect_center(f, &a.px, &a.py);
         a.nx = a.ny = 500;
         struct wa_rect frame;
-        if (k->s->have_display && !call_frame(k, &frame)) { /* 0-999 of the display */
+        if (k->s->have_display && !target_frame(k, &frame)) { /* 0-999 of the display */
             a.nx = pixel_to_norm(a.px, frame.left, wa_rect_width(frame));
             a.ny = pixel_to_norm(a.py, frame.top, wa_rect_height(frame));
         }
@@ -428,7 +428,7 @@ wa_err perform_type(struct call *k)
     call_summary(k, "%s %zu chars%s", k->name, utf8_chars(text), element ? " into element" : "");
     if (element && k->background) {
         /* Nothing is focused: the characters go to the element's own window. */
-        wa_err e = call_element(k, ARG_ELEMENT, &i);
+        wa_err e = element_resolve(k, ARG_ELEMENT, &i);
         if (!e)
             e = guard_element(k, i);
         if (e)
@@ -443,7 +443,7 @@ wa_err perform_type(struct call *k)
         k->r->via = "message:WM_CHAR";
     } else if (element) {
         const char *via = NULL;
-        wa_err e = call_element(k, ARG_ELEMENT, &i);
+        wa_err e = element_resolve(k, ARG_ELEMENT, &i);
         if (!e)
             e = send_focus(k, i, &via);
         if (e)
@@ -453,10 +453,10 @@ wa_err perform_type(struct call *k)
         k->r->via = "message:WM_CHAR";
     }
     /* What the control held, to see the text arrive in it. */
-    char *before = call_read_before(k, element ? &i : NULL);
+    char *before = verify_read_before(k, element ? &i : NULL);
     wa_err e = send_text(k, text);
     if (!e && !k->dry)
-        e = call_verify_text(k, element ? &i : NULL, before, text, false);
+        e = verify_text(k, element ? &i : NULL, before, text, false);
     free(before);
     return e;
 }

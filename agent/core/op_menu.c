@@ -7,7 +7,7 @@
 #include "agent/core/look.h"
 #include "agent/core/operations.h"
 #include "agent/core/send.h"
-#include "agent/core/windows.h"
+#include "agent/core/target.h"
 #include "base/str.h"
 
 #define MENU_LEVELS_MAX   8
@@ -128,7 +128,7 @@ static wa_err wait_for_menu(struct call *k, uint64_t hwnd, size_t menus_before)
 {
     int64_t t0 = os_now_ms();
     for (;;) {
-        wa_err e = call_fresh_tree(k, hwnd);
+        wa_err e = look_fresh_tree(k, hwnd);
         if (e)
             return e;
         if (count_menus(&k->s->tree) > menus_before || os_now_ms() - t0 >= MENU_OPEN_WAIT_MS)
@@ -159,9 +159,9 @@ wa_err perform_select_menu(struct call *k)
     if (n == 0)
         return wa_fail(WA_E_INVALID_ARGS, "a menu path names its levels: \"File > Save as...\"");
     uint64_t hwnd;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     if (!e)
-        e = call_fresh_tree(k, hwnd);
+        e = look_fresh_tree(k, hwnd);
     size_t menus = 0, opened = 0;
     for (size_t level = 0; !e && level < n; level++) {
         size_t from, to;

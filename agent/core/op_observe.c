@@ -9,7 +9,7 @@
 #include "agent/core/guard.h"
 #include "agent/core/look.h"
 #include "agent/core/refs.h"
-#include "agent/core/windows.h"
+#include "agent/core/target.h"
 #include "automation/tree_format.h"
 #include "base/str.h"
 
@@ -61,7 +61,7 @@ static wa_err pick_monitor(struct call *k, struct wa_rect *out, int *index)
     }
     uint64_t hwnd;
     struct wa_window w;
-    if (pick < 0 && call_window(k, &hwnd) == WA_E_OK &&
+    if (pick < 0 && target_window(k, &hwnd) == WA_E_OK &&
         backend_window_info(k->be, hwnd, &w) == WA_E_OK) {
         int cx, cy;
         wa_rect_center(w.rect, &cx, &cy);
@@ -144,10 +144,10 @@ wa_err perform_screenshot(struct call *k)
         return wa_fail(WA_E_INVALID_ARGS, "a region is of the screen: give it without a window");
     if (q->window.given) {
         uint64_t hwnd;
-        if ((e = call_window(k, &hwnd)) || (e = guard_observe(k, hwnd)))
+        if ((e = target_window(k, &hwnd)) || (e = guard_observe(k, hwnd)))
             return e;
         int edge = q->max_edge > 0 ? q->max_edge : k->s->o.observe.max_edge;
-        if ((e = call_image(k, hwnd, (struct wa_rect){0, 0, 0, 0}, edge)))
+        if ((e = look_image(k, hwnd, (struct wa_rect){0, 0, 0, 0}, edge)))
             return e;
         call_summary(k, "%s window 0x%llx", k->name, (unsigned long long)hwnd);
     } else {
@@ -158,7 +158,7 @@ wa_err perform_screenshot(struct call *k)
         struct observe_opts o = k->s->o.observe;
         if (q->max_edge > 0)
             o.max_edge = q->max_edge;
-        if ((e = call_observe_screen(k, mon, &o)))
+        if ((e = look_observe_screen(k, mon, &o)))
             return e;
         /* the same PNG as the image result too, for the front ends that show images */
         dynbuf_reset(&r->png);
@@ -186,13 +186,13 @@ wa_err perform_screenshot(struct call *k)
 wa_err perform_observe(struct call *k)
 {
     uint64_t hwnd;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     if (e)
         return e;
     struct observe_opts o = k->s->o.observe;
     if (op_request_has(k->q, ARG_MODE))
         o.mode = k->q->mode;
-    if ((e = call_observe(k, hwnd, &o)))
+    if ((e = look_observe(k, hwnd, &o)))
         return e;
     call_summary(k, "%s -> %s", k->name, k->r->obs.kind == OBS_TREE ? "tree" : "image");
     return WA_E_OK;
@@ -221,7 +221,7 @@ static wa_err tree_result(struct call *k, const struct tree_format_opts *fo)
     r->timed_out = t->timed_out;
     r->walk_ms = t->walk_ms;
     r->frame = t->frame;
-    call_report_window(k, t->hwnd);
+    target_report(k, t->hwnd);
     return e;
 }
 
@@ -261,9 +261,9 @@ static wa_err list_shown(struct call *k, const struct tree_format_opts *fo)
 wa_err perform_tree(struct call *k)
 {
     uint64_t hwnd;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     if (!e)
-        e = call_fresh_tree(k, hwnd);
+        e = look_fresh_tree(k, hwnd);
     if (e)
         return e;
     struct tree_format_opts fo = {.verbose = k->q->verbose, .max_depth = -1, .scope = -1};
@@ -277,7 +277,7 @@ static wa_err annotated_image(struct call *k, uint64_t hwnd, const struct tree_f
 {
     struct wa_image img = {0};
     struct wa_rect frame;
-    wa_err e = call_capture(k, hwnd, (struct wa_rect){0, 0, 0, 0}, &img, &frame);
+    wa_err e = look_capture(k, hwnd, (struct wa_rect){0, 0, 0, 0}, &img, &frame);
     if (e)
         return e;
     const struct wa_tree *t = &k->s->tree;
@@ -292,7 +292,7 @@ static wa_err annotated_image(struct call *k, uint64_t hwnd, const struct tree_f
         image_annotate_box(&img, n->bounds.left - frame.left, n->bounds.top - frame.top,
                            n->bounds.right - frame.left, n->bounds.bottom - frame.top, label);
     }
-    e = call_image_from(k, &img, frame, 0);
+    e = look_image_from(k, &img, frame, 0);
     image_cleanup(&img);
     return e;
 }
@@ -301,7 +301,7 @@ wa_err perform_state(struct call *k)
 {
     const struct op_request *q = k->q;
     uint64_t hwnd;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     struct tree_format_opts fo = {
         .verbose = q->verbose,
         .interactive_only = q->interactive,
@@ -312,13 +312,13 @@ wa_err perform_state(struct call *k)
     if (!e && q->scope.kind != EREF_NONE) {
         /* the scope is found in the previous state's refs, then the refs are renewed */
         size_t i;
-        if ((e = call_element(k, ARG_SCOPE, &i)))
+        if ((e = element_resolve(k, ARG_SCOPE, &i)))
             return e;
         fo.scope = (int)i;
         op_elem_cleanup(&k->r->element);
         k->r->has_element = false;
     } else if (!e) {
-        e = call_fresh_tree(k, hwnd);
+        e = look_fresh_tree(k, hwnd);
     }
     if (!e && k->s->o.refs)
         e = refs_save(k);
@@ -328,7 +328,7 @@ wa_err perform_state(struct call *k)
         e = list_shown(k, &fo);
     if (!e && (q->screenshot || q->annotated))
         e = q->annotated ? annotated_image(k, hwnd, &fo)
-                         : call_image(k, hwnd, (struct wa_rect){0, 0, 0, 0}, 0);
+                         : look_image(k, hwnd, (struct wa_rect){0, 0, 0, 0}, 0);
     call_summary(k, "%s: %zu elements", k->name, k->s->tree.count);
     return e;
 }
@@ -346,7 +346,7 @@ static void add_state_words(char *out, size_t cap, unsigned states)
 wa_err perform_get(struct call *k)
 {
     size_t i;
-    wa_err e = call_element(k, ARG_ELEMENT, &i);
+    wa_err e = element_resolve(k, ARG_ELEMENT, &i);
     if (e)
         return e;
     struct op_result *r = k->r;
@@ -382,7 +382,7 @@ wa_err perform_get(struct call *k)
 wa_err perform_inspect(struct call *k)
 {
     size_t i;
-    wa_err e = call_element(k, ARG_ELEMENT, &i);
+    wa_err e = element_resolve(k, ARG_ELEMENT, &i);
     if (!e)
         call_summary(k, "%s [%d] %s \"%.60s\"", k->name, k->r->element.id, k->r->element.type,
                      k->r->element.name);
@@ -427,14 +427,14 @@ wa_err perform_find(struct call *k)
     const char *sel = k->q->selector;
     struct session *s = k->s;
     uint64_t hwnd;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     /* The model's ids are those of its latest observation: a search adds to that tree
      * and leaves the ids it knows as they are. Refs clients search a fresh walk. */
     bool live = !e && !s->o.refs && s->have_tree && s->tree.hwnd == hwnd;
     if (!e && live)
         e = guard_observe(k, hwnd);
     else if (!e)
-        e = call_fresh_tree(k, hwnd);
+        e = look_fresh_tree(k, hwnd);
     if (!e && cancelled(k))
         e = wa_fail(WA_E_CANCELLED, "cancelled by the client");
     if (e)
@@ -525,7 +525,7 @@ wa_err perform_wait(struct call *k)
         k->fresh = false; /* a fresh tree every poll */
         k->s->have_tree = false;
         k->s->have_tree_pixels = false;
-        wa_err e = call_element(k, cond, &i);
+        wa_err e = element_resolve(k, cond, &i);
         bool gone = e == WA_E_STALE_REF || e == WA_E_ELEMENT_NOT_FOUND;
         bool holds;
         if (cond == ARG_GONE)

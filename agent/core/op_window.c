@@ -5,7 +5,7 @@
 #include "agent/core/launch.h"
 #include "agent/core/operations.h"
 #include "agent/core/guard.h"
-#include "agent/core/windows.h"
+#include "agent/core/target.h"
 #include "base/str.h"
 #include "base/term.h"
 
@@ -20,11 +20,11 @@ static wa_err op_window(struct call *k, bool required, uint64_t *hwnd)
                        "%s needs \"window\" (a title, a process name or a "
                        "handle)",
                        k->name);
-    wa_err e = call_window(k, hwnd);
+    wa_err e = target_window(k, hwnd);
     if (!e)
         e = guard_receiver(k, *hwnd, "");
     if (!e)
-        call_report_window(k, *hwnd);
+        target_report(k, *hwnd);
     if (!e)
         call_summary(k, "%s \"%.60s\"", k->name, k->r->has_window ? k->r->window.title : "");
     return e;
@@ -46,7 +46,7 @@ wa_err perform_focus_window(struct call *k)
         return e;
     if ((e = backend_focus_window(k->be, hwnd)))
         return e;
-    call_use_window(k, hwnd, k->r->window.rect); /* the next actions go there */
+    target_use(k, hwnd, k->r->window.rect); /* the next actions go there */
     return WA_E_OK;
 }
 
@@ -187,10 +187,10 @@ wa_err perform_launch(struct call *k)
     if (hwnd && (e = launched_window_check(k, hwnd, command)))
         goto out;
     if (hwnd) {
-        call_report_window(k, hwnd);
+        target_report(k, hwnd);
         k->r->hwnd = hwnd;
         if (k->r->has_window)
-            call_use_window(k, hwnd, k->r->window.rect);
+            target_use(k, hwnd, k->r->window.rect);
     } else {
         op_result_note(k->r, "started; no window of it appeared yet");
     }

@@ -6,7 +6,7 @@
 #include "agent/core/send.h"
 
 #include "agent/core/guard.h"
-#include "agent/core/windows.h"
+#include "agent/core/target.h"
 #include "base/str.h"
 
 #define KEY_CHORD_PAUSE_MS 30
@@ -44,7 +44,7 @@ static void describe_masked(struct call *k, uint64_t hwnd, char *out, size_t cap
  * its thread, or any window of its program. */
 static bool of_target(struct call *k, uint64_t target, uint64_t w)
 {
-    if (call_in_family(k, target, w))
+    if (target_in_family(k, target, w))
         return true;
     struct wa_window a, b;
     bool same = false;
@@ -73,7 +73,7 @@ static wa_err point_receiver(struct call *k, int px, int py)
         return e;
     uint64_t at = k->receiver;    /* the window under the point, as the gate saw it */
     uint64_t target = k->r->hwnd; /* the call's window, chosen when it came to the front */
-    if (named && !target && call_window(k, &target) != WA_E_OK)
+    if (named && !target && target_window(k, &target) != WA_E_OK)
         target = 0;
     if (named && target && at && !of_target(k, target, at)) {
         char over[200], ours[200];
@@ -105,7 +105,7 @@ static wa_err point_receiver(struct call *k, int px, int py)
 wa_err send_foreground(struct call *k)
 {
     uint64_t hwnd;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     if (e)
         return e;
     struct wa_window w;
@@ -125,7 +125,7 @@ wa_err send_foreground(struct call *k)
      * front is where the input should go. */
     uint64_t fg = 0, ours = 0;
     backend_foreground_window(k->be, &fg);
-    if (call_in_family(k, hwnd, fg) || k->dry)
+    if (target_in_family(k, hwnd, fg) || k->dry)
         return WA_E_OK;
     /* Something else took the foreground: nothing is sent before the target is back. */
     char thief[200], target[200];
@@ -138,7 +138,7 @@ wa_err send_foreground(struct call *k)
     backend_foreground_window(k->be, &now);
     if (e == WA_E_WINDOW_NOT_FOUND)
         return e;
-    if (!call_in_family(k, hwnd, now)) {
+    if (!target_in_family(k, hwnd, now)) {
         describe_window(k, now, thief, sizeof thief);
         return wa_fail(WA_E_FOCUS_LOST,
                        "%s is in front and kept the foreground when %s was brought back; "
@@ -163,7 +163,7 @@ static wa_err background_receiver(struct call *k, uint64_t *top)
 {
     wa_err e = send_foreground(k);
     if (!e)
-        e = call_window(k, top);
+        e = target_window(k, top);
     return e ? e : guard_receiver(k, *top, "");
 }
 

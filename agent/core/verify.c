@@ -1,6 +1,6 @@
-/* Act, then know: what the core looks at before an action, how it waits for the input
- * to arrive (text read back; otherwise captures that stop changing), and what it
- * reports as changed against the look before. */
+/* Act, then know: how the core waits for the input to arrive (text read back; otherwise
+ * captures that stop changing), what became of the target, and what it reports as
+ * changed against the look before (look.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 
 #include "agent/core/guard.h"
 #include "agent/core/look.h"
-#include "agent/core/windows.h"
+#include "agent/core/target.h"
 #include "automation/tree_diff.h"
 #include "automation/tree_format.h"
 #include "base/str.h"
@@ -33,82 +33,6 @@
 #define FATE_POLL_MS 100
 #define FATE_EXIT_MS 500 /* a program whose last window went: the time it has to end */
 
-void look_cleanup(const struct wa_backend *be, struct before_look *b)
-{
-    backend_unwatch_process(be, b->watch);
-    image_cleanup(&b->image);
-    image_cleanup(&b->after_image);
-    wa_window_list_cleanup(&b->windows);
-    tree_cleanup(&b->tree);
-    memset(b, 0, sizeof *b);
-}
-
-/* A hold on the process of the call's window, so that what became of it can be told
- * after acting (call_target_fate); its name and pid from the window list just read. */
-static void watch_target(struct call *k)
-{
-    struct before_look *b = &k->before;
-    if (backend_watch_process(k->be, b->window, &b->watch) != WA_E_OK)
-        b->watch = 0;
-    for (size_t i = 0; i < b->windows.count; i++)
-        if (b->windows.items[i].hwnd == b->window) {
-            b->pid = b->windows.items[i].pid;
-            snprintf(b->process, sizeof b->process, "%s", b->windows.items[i].process);
-        }
-}
-
-void look_before(struct call *k)
-{
-    struct session *s = k->s;
-    struct before_look *b = &k->before;
-    double t0 = os_clock_ms();
-    uint64_t hwnd = 0;
-    if (call_window(k, &hwnd) != WA_E_OK || !hwnd) {
-        wa_err_clear(); /* the operation will say what is wrong with its window */
-        return;
-    }
-    b->have = true;
-    b->window = hwnd;
-    backend_foreground_window(k->be, &b->fg);
-    b->have_windows = backend_list_windows(k->be, &b->windows) == WA_E_OK;
-    watch_target(k);
-    b->have_image = backend_capture_window(k->be, hwnd, &b->image, &b->frame) == WA_E_OK;
-    /* The tree before: the session's (what the model was shown) or, where there is
-     * none of this window (one-shot act, the CLI, MCP), a walk now. */
-    bool live = !s->o.refs && s->have_tree && s->tree.hwnd == hwnd;
-    /* After a look at a monitor, the model's 0-999 are of that monitor: the walk must
-     * not make them the window's. */
-    bool monitor = s->have_frame && !s->target && !k->q->window.given;
-    struct wa_rect seen = s->frame;
-    if (!live && guard_observe(k, hwnd) == WA_E_OK && call_fresh_tree(k, hwnd) == WA_E_OK &&
-        b->have_image) {
-        s->tree_pixels = call_before_hash(k); /* walked as it looked then */
-        s->have_tree_pixels = true;
-    }
-    if (monitor) {
-        s->frame = seen;
-        s->have_frame = true;
-        s->target = 0;
-    }
-    wa_err_clear();
-    k->r->before_ms = os_clock_ms() - t0;
-    b->at_ms = os_now_ms();
-}
-
-/* Takes the session's tree as the tree before the action (the after observation
- * replaces it). */
-static void keep_tree_before(struct call *k)
-{
-    struct session *s = k->s;
-    struct before_look *b = &k->before;
-    if (b->have_tree || !s->have_tree)
-        return;
-    b->tree = s->tree;
-    b->have_tree = true;
-    tree_init(&s->tree);
-    s->have_tree = false;
-}
-
 /* The settle: once the window's thread has handled the input (backend_input_handled,
  * asked once: each question is a round trip to a thread that may be slow to answer on
  * a busy machine), a capture; when it shows a change, the next capture a frame later
@@ -118,7 +42,7 @@ static void keep_tree_before(struct call *k)
  * SETTLE_STABLE_MS. Nothing changed at all: the wait goes on to SETTLE_QUIET_MS either
  * way, for an effect that comes later than the input (a timer, a program starting), and
  * to SETTLE_MENU_MS after input that can open a menu. */
-void call_settle(struct call *k)
+void verify_settle(struct call *k)
 {
     struct before_look *b = &k->before;
     int64_t t0 = os_now_ms();
@@ -168,7 +92,7 @@ void call_settle(struct call *k)
         prev = img;
         prev_frame = frame;
         have_prev = got;
-        if (!got && !call_window_alive(k, hwnd))
+        if (!got && !target_alive(k, hwnd))
             break; /* the window went (closed): nothing more will change in it */
         if (changed && (frame_quiet || now - stable_since >= SETTLE_STABLE_MS))
             break;
@@ -218,7 +142,7 @@ static bool has_windows(struct call *k, unsigned long pid)
     return any;
 }
 
-wa_err call_target_fate(struct call *k)
+wa_err verify_target_fate(struct call *k)
 {
     struct before_look *b = &k->before;
     if (!b->have || !b->watch)
@@ -239,7 +163,7 @@ wa_err call_target_fate(struct call *k)
         }
         wa_err_clear();
         int64_t now = os_now_ms();
-        if (!call_window_alive(k, b->window)) {
+        if (!target_alive(k, b->window)) {
             /* Its window closed: a program whose last window went is given a moment
              * to end, to read how it ended; one that shows others goes on. */
             if (!exit_by && has_windows(k, b->pid))
@@ -341,7 +265,7 @@ static wa_err read_value(struct call *k, const size_t *index, char **out)
     return e;
 }
 
-char *call_read_before(struct call *k, const size_t *index)
+char *verify_read_before(struct call *k, const size_t *index)
 {
     char *v = NULL;
     if (k->dry || read_value(k, index, &v) != WA_E_OK) {
@@ -351,8 +275,8 @@ char *call_read_before(struct call *k, const size_t *index)
     return v;
 }
 
-wa_err call_verify_text(struct call *k, const size_t *index, const char *before, const char *text,
-                        bool whole)
+wa_err verify_text(struct call *k, const size_t *index, const char *before, const char *text,
+                   bool whole)
 {
     struct op_result *r = k->r;
     int64_t t0 = os_now_ms();
@@ -471,7 +395,7 @@ static bool window_changes(struct call *k, uint64_t after_hwnd, struct dynbuf *l
     return opened_after;
 }
 
-void call_report_changes(struct call *k)
+void verify_report_changes(struct call *k)
 {
     struct session *s = k->s;
     struct before_look *b = &k->before;
@@ -515,25 +439,4 @@ void call_report_changes(struct call *k)
         dynbuf_cleanup(&text);
     }
     r->diff_ms = os_clock_ms() - t0;
-}
-
-uint64_t call_after_window(struct call *k)
-{
-    struct session *s = k->s;
-    uint64_t fg = 0;
-    backend_target_window(k->be, &fg);
-    wa_err_clear();
-    uint64_t base = s->pinned ? s->pinned : k->r->hwnd ? k->r->hwnd : k->before.window;
-    if (!base || !call_window_alive(k, base))
-        return fg;
-    if (k->background)
-        return base; /* whatever the user has in front is not the call's */
-    if (s->o.after == AFTER_OBSERVE && !s->pinned)
-        return fg; /* the loop looks at whatever is in front now */
-    return call_in_family(k, base, fg) ? fg : base;
-}
-
-void call_keep_tree_before(struct call *k)
-{
-    keep_tree_before(k);
 }

@@ -1,6 +1,6 @@
-/* Act, then know: what the core looks at before an action, how it waits for the input
- * to arrive (text read back; otherwise captures that stop changing), and what it
- * reports as changed against the look before. */
+/* Act, then know: how the core waits for the input to arrive (text read back; otherwise
+ * captures that stop changing), what became of the target, and what it reports as
+ * changed against the look before (look.h). */
 #ifndef WINAGENT_AGENT_CORE_VERIFY_H
 #define WINAGENT_AGENT_CORE_VERIFY_H
 
@@ -8,38 +8,28 @@
 
 #include "agent/core/call.h"
 
-/* Before an acting operation: the foreground window, the window list, a capture of the
- * operation's window, and its tree (walked now where the session has none of it). */
-void look_before(struct call *k);
-/* Releases what the look holds (images, trees, the hold on the window's process). */
-void look_cleanup(const struct wa_backend *be, struct before_look *b);
 /* Waits until the action's effect is seen: the window's thread handled the input and
  * a capture after the change shows none more (where the backend cannot tell: captures
  * that stop changing for a while), or captures that never change for SETTLE_QUIET_MS;
  * within SETTLE_MAX_MS. */
-void call_settle(struct call *k);
+void verify_settle(struct call *k);
 /* What became of the call's program after its input: WA_E_TARGET_GONE when the process
  * ended with an exception's exit code (it crashed), WA_E_TARGET_HUNG when its window has
  * answered nothing for 5 s since the input (12 s while a debugger holds it: Wine's
  * crash debugger ends a crashed program in that time); WA_E_OK when it answers, exited
  * normally, or only closed the window. Waits while none of these is known, within
  * those limits. */
-wa_err call_target_fate(struct call *k);
+wa_err verify_target_fate(struct call *k);
 /* The value read back before typing (NULL when it cannot be read): index is the
  * element's, or NULL for the control with the keyboard focus. */
-char *call_read_before(struct call *k, const size_t *index);
+char *verify_read_before(struct call *k, const size_t *index);
 /* Reads the value back until it holds text (whole: equals it; else one more
  * occurrence of it than before) or VERIFY_MAX_MS pass: r->verified, or
  * WA_E_NOT_VERIFIED with what was read. A control that exposes no value is noted,
  * not an error. */
-wa_err call_verify_text(struct call *k, const size_t *index, const char *before, const char *text,
-                        bool whole);
-/* The window to look at after acting: the target, or the dialog of it in front (the
- * loop: whatever is in front). */
-uint64_t call_after_window(struct call *k);
-/* Moves the session's tree into the look before (the after look replaces it). */
-void call_keep_tree_before(struct call *k);
+wa_err verify_text(struct call *k, const size_t *index, const char *before, const char *text,
+                   bool whole);
 /* r->changes from the look before and the session's tree and windows now. */
-void call_report_changes(struct call *k);
+void verify_report_changes(struct call *k);
 
 #endif

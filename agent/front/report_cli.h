@@ -1,4 +1,4 @@
-/* `winagent report DIR|LOGDIR` (SPEC §2). */
+/* `winagent report DIR|LOGDIR` (docs/contract.md §2). */
 #ifndef WINAGENT_AGENT_RUN_REPORT_CLI_H
 #define WINAGENT_AGENT_RUN_REPORT_CLI_H
 

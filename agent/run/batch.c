@@ -19,15 +19,12 @@
 #include "agent/run/report_index.h"
 #include "agent/run/results.h"
 #include "agent/run/steplog.h"
-#include "base/args.h"
 #include "base/os.h"
 #include "base/str.h"
 #include "base/term.h"
 
 #define SHELL_TIMEOUT_S 300 /* a setup or check command */
 #define WATCH_TICK_MS   100
-#define SHARDS_MAX      1000
-#define ATTEMPTS_MAX    100
 
 /* ---- the wall-time watchdog: interrupts the running task when its time is up ---- */
 
@@ -430,26 +427,6 @@ static wa_err check_shell_policy(const struct batch *b, const char *file)
                    file, uses->id, policy, setting_source_name(&b->cfg->settings, SET_SHELL));
 }
 
-static const char batch_usage[] =
-    "usage: winagent batch TASKS.jsonl [--resume] [--shard I/N] [--attempts N] [--junit FILE]\n"
-    "                      [--batch-budget-tokens N] [--batch-budget-seconds N] [run options]\n"
-    "  one task per line: {\"id\", \"prompt\", \"check\"?, \"setup\"?, \"max_steps\"?, "
-    "\"timeout_s\"?,\n"
-    "                      \"budget_tokens\"?, \"budget_seconds\"?}\n"
-    "  --resume      continue the latest batch of that file (and shard): tasks that passed,\n"
-    "                or failed every attempt, are kept; the others run again\n"
-    "  --shard I/N   run only the I-th of N parts of the tasks (1-based), chosen by a hash\n"
-    "                of each task's id: every task is in exactly one part, always the same\n"
-    "  --attempts N  run a task that did not pass again, its setup first, up to N times\n"
-    "                (default 1); results.jsonl has every attempt, the tally pass@1 and\n"
-    "                pass@N\n"
-    "  --junit FILE  also write the results as JUnit XML, for CI systems\n"
-    "  --batch-budget-tokens N, --batch-budget-seconds N\n"
-    "                what the whole batch may spend; a task's run gets at most what is left,\n"
-    "                and tasks left when it is spent are not run (outcome budget).\n"
-    "                --budget-tokens and --budget-seconds (run options) limit each run\n"
-    "  merge the folders of several shards: winagent report BATCHDIR... [--out DIR]\n";
-
 static int start(struct batch *b, const char *file)
 {
     wa_err e = batch_tasks_load(file, b);
@@ -557,91 +534,12 @@ static int run_batch(struct batch *b, const char *file)
     return all || dry ? EXIT_OK : EXIT_BATCH;
 }
 
-/* The batch's own options out of argv, into o; the rest (the file and the run options)
- * into rest/n_rest. */
-static wa_err batch_options(int argc, char **argv, struct batch_opts *o, bool *help, char **rest,
-                            int *n_rest)
+int batch_run(const struct batch_opts *o, struct agent_config *cfg)
 {
-    struct args a;
-    args_init(&a, argc, argv, 1);
-    *help = args_flag(&a, "help", "h");
-    o->resume = args_flag(&a, "resume", NULL);
-    const char *shard = args_value(&a, "shard", NULL);
-    o->attempts = args_int(&a, "attempts", NULL, 1);
-    o->junit = args_value(&a, "junit", NULL);
-    const char *tokens = args_value(&a, "batch-budget-tokens", NULL);
-    const char *seconds = args_value(&a, "batch-budget-seconds", NULL);
-    if (a.err)
-        return a.err;
-    char *end;
-    if (shard) {
-        long i = strtol(shard, &end, 10), n = *end == '/' ? strtol(end + 1, &end, 10) : 0;
-        if (*end || n < 1 || n > SHARDS_MAX || i < 1 || i > n)
-            return wa_fail(WA_E_USAGE,
-                           "--shard takes I/N, the I-th of N parts counted from 1 (1 <= I <= N "
-                           "<= %d), not '%s'",
-                           SHARDS_MAX, shard);
-        o->shard_i = (int)i;
-        o->shard_n = (int)n;
-    }
-    if (o->attempts < 1 || o->attempts > ATTEMPTS_MAX)
-        return wa_fail(WA_E_USAGE, "--attempts must be a whole number from 1 to %d", ATTEMPTS_MAX);
-    if (o->junit && !*o->junit)
-        return wa_fail(WA_E_USAGE, "--junit needs a file name");
-    if (tokens) {
-        long long v = strtoll(tokens, &end, 10);
-        if (*end || v < 1 || v > 1000000000000LL)
-            return wa_fail(WA_E_USAGE,
-                           "--batch-budget-tokens must be a whole number of tokens, not '%s'",
-                           tokens);
-        o->whole.tokens = v;
-    }
-    if (seconds) {
-        double v = strtod(seconds, &end);
-        if (*end || !(v >= 1 && v <= 31536000))
-            return wa_fail(WA_E_USAGE,
-                           "--batch-budget-seconds must be seconds, 1-31536000, not '%s'", seconds);
-        o->whole.seconds = v;
-    }
-    *n_rest = 0;
-    rest[(*n_rest)++] = argv[0];
-    for (int i = 1; i < argc; i++)
-        if (i >= (int)(sizeof a.used / sizeof *a.used) || !a.used[i])
-            rest[(*n_rest)++] = argv[i];
-    return WA_E_OK;
-}
-
-int cmd_batch(int argc, char **argv)
-{
-    /* argv: "batch" FILE [batch options] [run options]; the file takes the prompt's place. */
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest)
-        return exit_fail(wa_fail(WA_E_NOMEM, "out of memory"));
-    struct batch b = {0};
-    bool help = false;
-    int n = 0;
-    wa_err e = batch_options(argc, argv, &b.opt, &help, rest, &n);
-    if (help) {
-        free(rest);
-        fputs(batch_usage, stdout);
-        return EXIT_OK;
-    }
-    struct agent_config cfg;
-    if (!e)
-        e = config_load(n, rest, &cfg);
-    else
-        memset(&cfg, 0, sizeof cfg);
-    free(rest);
-    if (e) {
-        config_cleanup(&cfg);
-        exit_fail(e);
-        fputs(batch_usage, stderr);
-        return EXIT_USAGE;
-    }
     os_interrupt_install(true);
-    b.cfg = &cfg;
+    struct batch b = {.opt = *o, .cfg = cfg};
     results_init(&b.res);
-    char *file = cfg.prompt; /* the positional argument */
+    char *file = cfg->prompt; /* the positional argument */
     int code = run_batch(&b, file);
     session_free(b.ses);
     core_free(b.core);
@@ -649,6 +547,5 @@ int cmd_batch(int argc, char **argv)
     free(b.next_attempt);
     results_cleanup(&b.res);
     free(b.dir);
-    config_cleanup(&cfg);
     return code;
 }

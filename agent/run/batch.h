@@ -12,13 +12,18 @@
 #ifndef WINAGENT_AGENT_RUN_BATCH_H
 #define WINAGENT_AGENT_RUN_BATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "agent/run/batch_tasks.h"
+#include "agent/run/config.h"
 #include "agent/run/results.h"
 #include "base/dynbuf.h"
 #include "base/error.h"
 
-int cmd_batch(int argc, char **argv);
+/* Runs the batch of the tasks file cfg->prompt names, with cfg's run settings (the
+ * command line, agent/front/run_cli.c, fills both); returns the exit code. */
+int batch_run(const struct batch_opts *o, struct agent_config *cfg);
 
 /* What batch_check_tasks is to do as `winagent batch` would. */
 struct batch_check_opts {

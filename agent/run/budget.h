@@ -1,4 +1,4 @@
-/* What a run may spend (SPEC §2: --budget-tokens, --budget-seconds; per task and per
+/* What a run may spend (docs/contract.md §2: --budget-tokens, --budget-seconds; per task and per
  * batch too): checked before each model call, so a run stops before the call that
  * would pass its budget rather than after it. */
 #ifndef WINAGENT_AGENT_RUN_BUDGET_H

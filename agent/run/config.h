@@ -1,6 +1,6 @@
-/* A run's configuration (the loop, replay): the task, and the settings it reads, from
- * the one resolution every subcommand uses (core/settings.h), with errors that name
- * what is missing and where to set it. */
+/* A run's configuration (the loop, replay, batch): the task, and the settings it reads,
+ * from the one resolution every subcommand uses (core/settings.h); the command line
+ * fills it (agent/front/run_cli.c). */
 #ifndef WINAGENT_AGENT_RUN_CONFIG_H
 #define WINAGENT_AGENT_RUN_CONFIG_H
 
@@ -40,10 +40,8 @@ struct agent_config {
     struct budget budget; /* --budget-tokens, --budget-seconds (0: none) */
 };
 
-/* Parses the run's command line (argv[0] is the program) and fills c. On a usage or
- * configuration error returns WA_E_USAGE / WA_E_CONFIG with the detail saying what
- * to fix. c must be cleaned up either way. */
-wa_err config_load(int argc, char **argv, struct agent_config *c);
+/* Frees what c owns (it is filled by the command line, agent/front/run_cli.c) and
+ * zeroes it. */
 void config_cleanup(struct agent_config *c);
 
 #endif

@@ -19,7 +19,6 @@
 #include "agent/run/calltrace.h"
 #include "agent/run/loop_call.h"
 #include "agent/run/computer.h"
-#include "agent/run/replay.h"
 #include "agent/run/seen.h"
 #include "agent/run/steplog.h"
 #include "agent/run/tools.h"
@@ -572,20 +571,5 @@ out:
     free(r.obs);
     free(r.last_sig);
     steplog_close(&r.log);
-    return code;
-}
-
-int cmd_run(int argc, char **argv)
-{
-    struct agent_config cfg;
-    wa_err e = config_load(argc, argv, &cfg);
-    int code;
-    if (e)
-        code = exit_fail(e);
-    else if (cfg.replay)
-        code = replay_run(&cfg);
-    else
-        code = agent_run(&cfg, NULL);
-    config_cleanup(&cfg);
     return code;
 }

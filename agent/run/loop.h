@@ -1,5 +1,5 @@
 /* The autonomous loop: one task in, model steps with tool calls, a final answer out,
- * and every step logged (SPEC §2, §3, §6). */
+ * and every step logged (docs/contract.md §2, §3, §6). */
 #ifndef WINAGENT_AGENT_RUN_LOOP_H
 #define WINAGENT_AGENT_RUN_LOOP_H
 
@@ -16,9 +16,5 @@ struct run_outcome {
 /* Runs the task of cfg; prints the final answer on stdout. Returns the exit code;
  * fills out (may be NULL). */
 int agent_run(const struct agent_config *cfg, struct run_outcome *out);
-
-/* `winagent [options] "<prompt>"` and `winagent --replay ...`: loads the
- * configuration, then runs. */
-int cmd_run(int argc, char **argv);
 
 #endif

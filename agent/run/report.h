@@ -1,4 +1,4 @@
-/* A run's report.html (SPEC §6): the trace of one run as a self-contained page,
+/* A run's report.html (docs/contract.md §6): the trace of one run as a self-contained page,
  * rewritten atomically after every trace line so that a run stopped at any point still
  * has a whole page, and its rebuild from trace.jsonl.
  *

@@ -1,4 +1,4 @@
-/* index.html of a folder of runs (SPEC §6): one row per run folder (time, task,
+/* index.html of a folder of runs (docs/contract.md §6): one row per run folder (time, task,
  * outcome, steps, duration, tokens) linking to the run's report.html. Of a batch folder
  * (one holding results.jsonl, merged ones too): the tally (each outcome, pass@1 and
  * pass@N, tokens), then one row per line of results.jsonl (task, prompt, outcome,

@@ -1,4 +1,4 @@
-/* results.jsonl of a batch (SPEC §6): one line per attempt at a task, read back, and
+/* results.jsonl of a batch (docs/contract.md §6): one line per attempt at a task, read back, and
  * what its lines say of each task (how it ended, whether its first attempt passed) and
  * of them all (the tally, pass@1 and pass@N). Written by batch, read by its --resume,
  * by the index and the JUnit file, and merged by `winagent report BATCHDIR...`.
@@ -29,7 +29,7 @@
 #define RESULT_REASON     "reason"     /* what decided the outcome, when anything needs saying */
 #define RESULT_BATCH      "batch"      /* merged: the batch folder, relative to the merged one */
 
-/* X(ID, name): how a task ended, one word each (SPEC §6). */
+/* X(ID, name): how a task ended, one word each (docs/contract.md §6). */
 #define OUTCOME_MAP(X)                                                                             \
     X(PASS, "pass")       /* the run finished and its check exited 0 */                            \
     X(FAIL, "fail")       /* the check failed, or the run gave no final answer */                  \

@@ -1,4 +1,4 @@
-/* A run's log folder (SPEC §6): LOGDIR/<yyyymmdd-hhmmss>-<slug>/ with agent.log,
+/* A run's log folder (docs/contract.md §6): LOGDIR/<yyyymmdd-hhmmss>-<slug>/ with agent.log,
  * trace.jsonl and the step files. Every text written passes through a scrubber that
  * replaces the API key, so a key that slipped into a message never reaches disk. */
 #ifndef WINAGENT_AGENT_RUN_STEPLOG_H

@@ -1,5 +1,5 @@
 /* The tools declared to the model, generated from the operation table: `desktop`
- * (SPEC §3) and `powershell`. */
+ * (docs/contract.md §3) and `powershell`. */
 #ifndef WINAGENT_AGENT_RUN_TOOLS_H
 #define WINAGENT_AGENT_RUN_TOOLS_H
 

@@ -1,4 +1,4 @@
-/* The field names of trace.jsonl, one line per step (SPEC §6): written by the loop and
+/* The field names of trace.jsonl, one line per step (docs/contract.md §6): written by the loop and
  * calltrace.c, read back by replay, the report and its index. One list, so a writer and
  * its readers cannot drift apart. */
 #ifndef WINAGENT_AGENT_RUN_TRACE_H

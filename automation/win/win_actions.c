@@ -17,7 +17,7 @@
 #include "automation/win/win_tree.h"
 #include "automation/win/win_tree_job.h"
 #include "automation/win/win_uia.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "automation/win/win_window.h"
 #include "base/str.h"
 

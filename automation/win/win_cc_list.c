@@ -12,7 +12,7 @@
 
 #include "automation/win/win_cc_buf.h"
 #include "automation/win/win_cc_tree.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "base/dynbuf.h"
 #include "base/str.h"
 

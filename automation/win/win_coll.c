@@ -9,7 +9,7 @@
 #include "automation/win/win_cc_buf.h"
 #include "automation/win/win_cc_list.h"
 #include "automation/win/win_cc_tree.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "base/str.h"
 
 struct win_coll {

@@ -5,7 +5,7 @@
 
 #include "automation/win/win_input.h"
 #include "automation/win/win_idle.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "automation/win/win_window.h"
 #include "base/os.h"
 
@@ -72,7 +72,7 @@ static bool under_wine(void)
  * back to floor(n * width / 65536), so ceil(x * 65536 / width) lands exactly on x
  * (measured under Wine: rounding x * 65535 / (width - 1) misses by a pixel on ~5 %
  * of the columns). */
-static bool send_move(RECT vs, int x, int y)
+static bool move_cursor(RECT vs, int x, int y)
 {
     SetCursorPos(x, y);
     INPUT in = {.type = INPUT_MOUSE};
@@ -133,7 +133,7 @@ static wa_err move_pointer(int x, int y)
     POINT at;
     if (GetCursorPos(&at) && at.x == x && at.y == y)
         return WA_E_OK;
-    if (!send_move(vs, x, y))
+    if (!move_cursor(vs, x, y))
         return input_blocked(0, 1);
     /* Wine (8, X11) moves the X pointer a little after its own pointer, and an X event
      * in between puts Wine's pointer back where it was (2-15 ms later, measured), so
@@ -142,7 +142,7 @@ static wa_err move_pointer(int x, int y)
      * enough). */
     if (under_wine()) {
         Sleep(15);
-        send_move(vs, x, y);
+        move_cursor(vs, x, y);
     }
     if (pointer_at(x, y, 50))
         return WA_E_OK;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "base/str.h"
 
 #define MENU_MS       500 /* MN_GETHMENU's timeout */

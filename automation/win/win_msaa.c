@@ -25,7 +25,7 @@
 #include "automation/win/win_msaa_info.h"
 #include "automation/win/win_msaa_items.h"
 #include "automation/win/win_msaa_reuse.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "automation/win/win_window.h"
 #include "base/str.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "base/dynbuf.h"
 #include "base/str.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "automation/win/win_msaa_el.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "automation/win/win_window.h"
 #include "base/str.h"
 

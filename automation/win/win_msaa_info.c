@@ -16,7 +16,7 @@
 #include "automation/win/win_msaa_items.h"
 #include "automation/win/win_msaa_reuse.h"
 #include "automation/win/win_menu.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "automation/win/win_window.h"
 #include "base/str.h"
 

@@ -14,7 +14,7 @@
 #include "automation/win/win_cc_buf.h"
 #include "automation/win/win_coll.h"
 #include "automation/win/win_msaa_cc.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "base/str.h"
 
 static struct win_coll *coll_of(struct win_msaa_ctx *c, HWND h, enum msaa_item_class k);

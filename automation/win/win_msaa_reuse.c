@@ -14,7 +14,7 @@
 #include "automation/win/win_cc_tree.h"
 #include "automation/win/win_events.h"
 #include "automation/win/win_msaa_items.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "base/str.h"
 
 uint64_t win_msaa_reuse_window_sig(struct win_msaa_ctx *c, HWND h)

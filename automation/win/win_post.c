@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "automation/win/win_post.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "automation/win/win_window.h"
 
 #define POST_TEXT_MAX 65536 /* UTF-16 units of one call */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "automation/win/win_program.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "base/str.h"
 
 #define PE_SUBSYSTEM_OFFSET 68 /* of the optional header, PE32 and PE32+ alike */

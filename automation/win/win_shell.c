@@ -8,7 +8,7 @@
 #include <wchar.h>
 
 #include "automation/win/win_shell.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "automation/win/win_window.h"
 #include "base/dynbuf.h"
 #include "base/os.h"

@@ -17,7 +17,7 @@
 #include "automation/uia_types.h"
 #include "automation/win/win_msaa.h"
 #include "automation/win/win_uia.h"
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "base/os.h"
 
 _Static_assert(UIA_TYPE_ID_FIRST == UIA_ButtonControlTypeId, "UIA control type ids");

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 #include "base/os.h"
 #include "base/str.h"
 

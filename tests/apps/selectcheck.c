@@ -9,7 +9,7 @@
  * civetweb's poll() does; under Wine 8 a few thousand requests later the wineserver
  * aborts (server/sock.c, complete_async_poll: "output->count == signaled_count"), and
  * with it every socket of the session: the port is closed while this program lives on.
- * With "read" (what winagent's civetweb does, automation/win/win_select.c) it serves on.
+ * With "read" (what winagent's civetweb does, base/win/win_select.c) it serves on.
  * Drive it with tests/lib/serveload.py's hammer (new connection per request). */
 #include <winsock2.h>
 #include <windows.h>

@@ -98,7 +98,7 @@ STEP_KEYS = frozenset({
 
 DEFAULT_SIGNATURE = "ZmFrZS10aG91Z2h0LXNpZ25hdHVyZQ=="  # base64("fake-thought-signature")
 
-# A tree line of SPEC.md section 5: indent, [id], control type, "name", @(x,y).
+# A tree line of docs/contract.md §5: indent, [id], control type, "name", @(x,y).
 TREE_LINE_RE = re.compile(
     r'^[ \t]*\[(\d+)\] (\w+) "((?:[^"\\\n]|\\.)*)"(?: @\((-?\d+),\s*(-?\d+)\))?', re.M)
 TREE_HEADER_RE = re.compile(r"^Window: ", re.M)

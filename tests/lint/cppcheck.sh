@@ -6,11 +6,11 @@ cd "$(dirname "$0")/../.."
 common=(-q --std=c11 --enable=warning,performance,portability --inline-suppr
         --error-exitcode=1 --suppress=missingIncludeSystem -I. -D__GNUC__)
 cppcheck "${common[@]}" -Ibuild/native/generated \
-    base llm agent automation/*.c automation/fake tests/unit tests/fuzz
+    base/*.c base/posix llm agent automation/*.c automation/fake tests/unit tests/fuzz
 # stubs.c builds its E_NOTIMPL slots with an empty macro argument, which cppcheck's
 # preprocessor does not take.
 cppcheck "${common[@]}" --platform=win64 -Ibuild/win64/generated -Ibuild/win64/generated/uia \
     -D_WIN32 -DUNICODE -D_UNICODE -D__MINGW32__ \
     --suppress=preprocessorErrorDirective:tests/uia_fake/stubs.c \
-    automation/win tests/uia_fake tests/apps tests/bench
+    base/win automation/win tests/uia_fake tests/apps tests/bench
 echo "cppcheck: no findings"

@@ -1,17 +1,26 @@
 #!/usr/bin/env python3
 """The include order of winagent's layers, checked over the #include lines.
 
-Folders are layers, lowest first (docs/layout.md):
+Folders are layers (docs/layout.md). The order is partial: each layer names the layers
+right below it, and a file may include headers of its own folder and of every layer
+below it, however far down:
 
-    base < automation, llm < automation/win, automation/fake
-         < agent/core < agent/run < agent/front < agent
+    base                      < base/win, base/posix (base/os.h's two halves)
+    base                      < automation, llm
+    automation, base/win      < automation/win (the Windows backend)
+    automation                < automation/fake
+    automation, llm           < agent/core < agent/run < agent/front
+    agent/front, base/win     < agent (main.c, and main_win.c, the Windows entry)
 
-A file may include headers of its own folder and of folders of a lower rank; two
-folders of the same rank (automation and llm) never include each other. A module is
-a .c file with its .h; modules never depend on each other around a circle, directly
+Layers that are not below one another never include each other: automation and llm,
+the backends and llm, the backends and the core (which reaches a backend through
+automation/backend.h's table only), the platform halves and the portable core. A module
+is a .c file with its .h; modules never depend on each other around a circle, directly
 or through others (a header that declares several files' functions hides such a
 circle, so every module has its own). Generated headers (agent/version.h is made from
-base/version.h.in) count where their template lives.
+base/version.h.in) count where their template lives. A folder of sources that is not a
+layer here is a problem too: it would go unchecked. Only automation/win and base/win
+include <windows.h> and the other headers of the Windows SDK.
 
     layers.py [ROOT]     check ROOT (default: the checkout this script is in);
                          prints every violation, exits 1 when there is one
@@ -20,17 +29,42 @@ import os
 import re
 import sys
 
-RANKS = {
-    "base": 0,
-    "automation": 1,
-    "llm": 1,
-    "automation/win": 2,
-    "automation/fake": 2,
-    "agent/core": 3,
-    "agent/run": 4,
-    "agent/front": 5,
-    "agent": 6,
+# Each layer and the layers right below it.
+BELOW = {
+    "base": [],
+    "base/win": ["base"],
+    "base/posix": ["base"],
+    "automation": ["base"],
+    "llm": ["base"],
+    "automation/win": ["automation", "base/win"],
+    "automation/fake": ["automation"],
+    "agent/core": ["automation", "llm"],
+    "agent/run": ["agent/core"],
+    "agent/front": ["agent/run"],
+    "agent": ["agent/front", "base/win"],
 }
+PRODUCT = ["base", "automation", "llm", "agent"]
+
+
+def lower_layers(layer):
+    """Every layer below layer, however far down."""
+    out, todo = set(), list(BELOW[layer])
+    while todo:
+        low = todo.pop()
+        if low not in out:
+            out.add(low)
+            todo += BELOW[low]
+    return out
+
+
+# The only layers that include the Windows SDK's headers: the Windows backend and
+# base/os.h's Windows half. The rest builds natively on Linux.
+WINDOWS_LAYERS = {"automation/win", "base/win"}
+WINDOWS_HEADERS = re.compile(
+    r"^\s*#\s*include\s+<((?:windows|winsock2?|ws2tcpip|ole2|oleacc|objbase|commctrl|"
+    r"shellapi|shlobj|shlwapi|psapi|dwmapi|bcrypt|aclapi|uiautomation\w*|initguid|io)\.h)>",
+    re.M,
+)
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -38,10 +72,26 @@ def folder_of(path):
     return os.path.dirname(path)
 
 
+def windows_includes(root):
+    """Files outside WINDOWS_LAYERS that include a Windows SDK header."""
+    out = []
+    for folder in BELOW:
+        d = os.path.join(root, folder)
+        if folder in WINDOWS_LAYERS or not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            if name.endswith((".c", ".h")):
+                with open(os.path.join(d, name), encoding="utf-8", errors="replace") as f:
+                    for header in WINDOWS_HEADERS.findall(f.read()):
+                        out.append(f"{folder}/{name}: includes <{header}>, which only "
+                                   f"{' and '.join(sorted(WINDOWS_LAYERS))} may")
+    return out
+
+
 def scan(root):
     """{file: [included project headers]} for every .c/.h of the layered folders."""
     files = {}
-    for folder in RANKS:
+    for folder in BELOW:
         d = os.path.join(root, folder)
         if not os.path.isdir(d):
             continue
@@ -51,7 +101,7 @@ def scan(root):
             rel = f"{folder}/{name}"
             with open(os.path.join(d, name), encoding="utf-8", errors="replace") as f:
                 text = f.read()
-            files[rel] = [inc for inc in INCLUDE.findall(text) if folder_of(inc) in RANKS]
+            files[rel] = [inc for inc in INCLUDE.findall(text) if folder_of(inc) in BELOW]
     return files
 
 
@@ -67,7 +117,7 @@ def layer_violations(files):
             theirs = folder_of(inc)
             if theirs == mine:
                 continue
-            if RANKS[theirs] >= RANKS[mine]:
+            if theirs not in lower_layers(mine):
                 out.append(f"{f}: includes {inc}, of layer {theirs}, which is not below {mine}")
     return out
 
@@ -131,11 +181,24 @@ def module_cycles(files):
     return out
 
 
+def unknown_folders(root):
+    """Folders of C sources that are not a layer of BELOW."""
+    out = []
+    for top in PRODUCT:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
+            dirnames.sort()
+            rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
+            if rel not in BELOW and any(n.endswith((".c", ".h")) for n in filenames):
+                out.append(f"{rel}: holds sources but is not a layer of tests/lint/layers.py")
+    return out
+
+
 def check(root):
     files = scan(root)
     if not files:
         return [f"no sources found below {root}"]
-    return layer_violations(files) + module_cycles(files)
+    return (unknown_folders(root) + windows_includes(root) + layer_violations(files) +
+            module_cycles(files))
 
 
 def main(argv):

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """The include-order check finds what it is for: the real tree passes, and the same
-tree with one back-include, or with two modules that include each other, fails."""
+tree with one back-include, an include between layers side by side (the Windows backend
+and llm), a platform half included by the portable core, <windows.h> outside the Windows
+backend and base/win, two modules that include each other, or a folder of sources that
+is not a layer, fails."""
 import os
 import shutil
 import subprocess
@@ -54,14 +57,62 @@ class Layers(unittest.TestCase):
         self.assertEqual(code, 1, out)
         self.assertIn("llm/sse.c: includes automation/tree.h", out)
 
+    def test_the_windows_backend_including_llm_fails(self):
+        add_include(os.path.join(self.tmp, "automation/win/win_input.c"), "llm/llm.h")
+        code, out = run(self.tmp)
+        self.assertEqual(code, 1, out)
+        self.assertIn("automation/win/win_input.c: includes llm/llm.h", out)
+
+    def test_llm_including_a_backend_fails(self):
+        add_include(os.path.join(self.tmp, "llm/client.c"), "automation/fake/fake_backend.h")
+        code, out = run(self.tmp)
+        self.assertEqual(code, 1, out)
+        self.assertIn("llm/client.c: includes automation/fake/fake_backend.h", out)
+
+    def test_the_core_including_a_backend_fails(self):
+        add_include(os.path.join(self.tmp, "agent/core/host.c"), "automation/win/win_window.h")
+        code, out = run(self.tmp)
+        self.assertEqual(code, 1, out)
+        self.assertIn("agent/core/host.c: includes automation/win/win_window.h", out)
+
+    def test_the_portable_core_including_a_platform_half_fails(self):
+        add_include(os.path.join(self.tmp, "automation/image.c"), "base/win/win_utf8.h")
+        code, out = run(self.tmp)
+        self.assertEqual(code, 1, out)
+        self.assertIn("automation/image.c: includes base/win/win_utf8.h", out)
+
+    def test_base_including_its_platform_half_fails(self):
+        add_include(os.path.join(self.tmp, "base/os_common.c"), "base/win/win_utf8.h")
+        code, out = run(self.tmp)
+        self.assertEqual(code, 1, out)
+        self.assertIn("base/os_common.c: includes base/win/win_utf8.h", out)
+
+    def test_windows_h_outside_the_backend_and_base_win_fails(self):
+        with open(os.path.join(self.tmp, "agent/main_win.c"), encoding="utf-8") as f:
+            text = f.read()
+        with open(os.path.join(self.tmp, "agent/main_win.c"), "w", encoding="utf-8") as f:
+            f.write(text.replace("#include <stdio.h>", "#include <windows.h>\n#include <stdio.h>"))
+        code, out = run(self.tmp)
+        self.assertEqual(code, 1, out)
+        self.assertIn("agent/main_win.c: includes <windows.h>, which only automation/win and "
+                      "base/win may", out)
+
+    def test_a_folder_that_is_no_layer_fails(self):
+        os.makedirs(os.path.join(self.tmp, "automation/mac"))
+        with open(os.path.join(self.tmp, "automation/mac/mac_backend.c"), "w") as f:
+            f.write('#include "automation/backend.h"\n')
+        code, out = run(self.tmp)
+        self.assertEqual(code, 1, out)
+        self.assertIn("automation/mac: holds sources but is not a layer", out)
+
     def test_a_circle_inside_a_layer_fails(self):
-        # send is above windows; windows including send closes a circle
-        add_include(os.path.join(self.tmp, "agent/core/windows.c"), "agent/core/send.h")
+        # send is above target; target including send closes a circle
+        add_include(os.path.join(self.tmp, "agent/core/target.c"), "agent/core/send.h")
         code, out = run(self.tmp)
         self.assertEqual(code, 1, out)
         self.assertIn("around a circle", out)
         self.assertIn("agent/core/send", out)
-        self.assertIn("agent/core/windows", out)
+        self.assertIn("agent/core/target", out)
 
     def test_a_circle_through_a_header_fails(self):
         add_include(os.path.join(self.tmp, "agent/core/call.h"), "agent/core/look.h")

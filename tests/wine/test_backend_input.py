@@ -9,8 +9,8 @@ from test_backend_windows import act
 
 
 def to_norm(px, origin, size):
-    """The 0-999 value that maps back to pixel px (SPEC §4); exact for frames narrower
-    than 1000 pixels."""
+    """The 0-999 value that maps back to pixel px (docs/contract.md §4); exact for frames
+    narrower than 1000 pixels."""
     return int((px - origin) * 999 / (size - 1) + 0.5)
 
 

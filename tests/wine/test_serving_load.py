@@ -6,7 +6,7 @@ accepts them, and answers afterwards; `serve --port` the same with 12 and 2 clie
 (tests/apps/procstat.exe reads the wineserver's counts). Each prints calls per second,
 p50 and p99. Loopback only; bounded in time.
 
-Before civetweb's select() left out the except set (automation/win/win_select.c),
+Before civetweb's select() left out the except set (base/win/win_select.c),
 Wine's wineserver aborted a few thousand such requests in and took the listener with it;
 tests/apps/selectcheck.exe shows that without winagent."""
 import json

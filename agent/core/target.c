@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/core/windows.h"
+#include "agent/core/target.h"
 
 #include "agent/core/refs.h"
 #include "base/str.h"
@@ -26,7 +26,7 @@ static int match_rank(const struct wa_window *w, const char *sel)
     return 0;
 }
 
-wa_err window_select(const struct wa_backend *be, const struct gate *g, const struct window_ref *w,
+wa_err target_select(const struct wa_backend *be, const struct gate *g, const struct window_ref *w,
                      struct wa_window *out, int *matched)
 {
     memset(out, 0, sizeof *out);
@@ -101,7 +101,7 @@ static bool uses_ref(const struct op_request *q)
     return false;
 }
 
-void call_use_window(struct call *k, uint64_t hwnd, struct wa_rect frame)
+void target_use(struct call *k, uint64_t hwnd, struct wa_rect frame)
 {
     struct session *s = k->s;
     if (s->target != hwnd || !s->have_frame) {
@@ -114,21 +114,21 @@ void call_use_window(struct call *k, uint64_t hwnd, struct wa_rect frame)
     }
 }
 
-wa_err call_window(struct call *k, uint64_t *hwnd)
+wa_err target_window(struct call *k, uint64_t *hwnd)
 {
     struct session *s = k->s;
     *hwnd = 0;
     wa_err e = WA_E_OK;
     if (k->q->window.given) {
         struct wa_window w;
-        if ((e = window_select(k->be, k->c->gate, &k->q->window, &w, &k->r->windows_matched)))
+        if ((e = target_select(k->be, k->c->gate, &k->q->window, &w, &k->r->windows_matched)))
             return e;
         *hwnd = w.hwnd;
         if (k->r->windows_matched > 1 && !k->noted_match++)
             op_result_note(k->r, "\"%s\" matched %d windows; used the topmost: 0x%llx \"%.80s\"",
                            k->q->window.text, k->r->windows_matched, (unsigned long long)w.hwnd,
                            w.title);
-        call_use_window(k, w.hwnd, w.rect);
+        target_use(k, w.hwnd, w.rect);
         wa_window_cleanup(&w);
     } else if (s->pinned) {
         *hwnd = s->pinned;
@@ -136,12 +136,12 @@ wa_err call_window(struct call *k, uint64_t *hwnd)
         uint64_t last = refs_last_window(k);
         if (!last)
             return wa_fail(WA_E_STALE_REF, "no state to take refs from; run state first");
-        if (!call_window_alive(k, last))
+        if (!target_alive(k, last))
             return wa_fail(WA_E_STALE_REF,
                            "the window of the last state (0x%llx) is gone; run state again",
                            (unsigned long long)last);
         *hwnd = last;
-    } else if (s->target && call_window_alive(k, s->target)) {
+    } else if (s->target && target_alive(k, s->target)) {
         *hwnd = s->target;
     } else {
         e = backend_target_window(k->be, hwnd);
@@ -151,14 +151,14 @@ wa_err call_window(struct call *k, uint64_t *hwnd)
     return e;
 }
 
-bool call_names_window(struct call *k)
+bool target_named(struct call *k)
 {
     struct session *s = k->s;
     return k->q->window.given || s->pinned || (s->o.refs && uses_ref(k->q)) ||
-           (s->target && call_window_alive(k, s->target));
+           (s->target && target_alive(k, s->target));
 }
 
-wa_err call_frame(struct call *k, struct wa_rect *frame)
+wa_err target_frame(struct call *k, struct wa_rect *frame)
 {
     struct session *s = k->s;
     /* The latest observation, window or monitor, unless the call names a window. */
@@ -167,7 +167,7 @@ wa_err call_frame(struct call *k, struct wa_rect *frame)
         return WA_E_OK;
     }
     uint64_t hwnd;
-    wa_err e = call_window(k, &hwnd);
+    wa_err e = target_window(k, &hwnd);
     if (e)
         return e;
     if (s->have_frame && s->target == hwnd) {
@@ -177,13 +177,13 @@ wa_err call_frame(struct call *k, struct wa_rect *frame)
     struct wa_window w;
     if ((e = backend_window_info(k->be, hwnd, &w)))
         return e;
-    call_use_window(k, hwnd, w.rect);
+    target_use(k, hwnd, w.rect);
     *frame = w.rect;
     wa_window_cleanup(&w);
     return WA_E_OK;
 }
 
-void call_report_window(struct call *k, uint64_t hwnd)
+void target_report(struct call *k, uint64_t hwnd)
 {
     struct wa_window w;
     if (!hwnd || backend_window_info(k->be, hwnd, &w) != WA_E_OK)
@@ -194,7 +194,7 @@ void call_report_window(struct call *k, uint64_t hwnd)
     k->r->has_window = true;
 }
 
-bool call_window_alive(struct call *k, uint64_t hwnd)
+bool target_alive(struct call *k, uint64_t hwnd)
 {
     struct wa_window w;
     if (!hwnd || backend_window_info(k->be, hwnd, &w) != WA_E_OK)
@@ -203,7 +203,7 @@ bool call_window_alive(struct call *k, uint64_t hwnd)
     return true;
 }
 
-bool call_in_family(struct call *k, uint64_t target, uint64_t w)
+bool target_in_family(struct call *k, uint64_t target, uint64_t w)
 {
     if (!w || !target)
         return false;

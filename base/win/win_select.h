@@ -1,7 +1,7 @@
 /* Included first into civetweb.c on Windows (-include): its select() calls become
  * win_select (win_select.c), Winsock's own declaration left as it is. */
-#ifndef WINAGENT_WIN_SELECT_H
-#define WINAGENT_WIN_SELECT_H
+#ifndef WINAGENT_BASE_WIN_SELECT_H
+#define WINAGENT_BASE_WIN_SELECT_H
 
 #include <winsock2.h>
 

@@ -6,7 +6,7 @@
  * except set: on Windows it reports out-of-band data and failed outgoing connects, and a
  * reset connection shows as readable, its recv failing. tests/apps/selectcheck.c shows
  * the abort with a few lines of Winsock and no winagent. */
-#include "automation/win/win_select.h"
+#include "base/win/win_select.h"
 
 #undef select
 

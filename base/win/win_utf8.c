@@ -1,8 +1,9 @@
-/* UTF-8 <-> UTF-16 conversions used wherever winagent calls a W API. */
+/* UTF-8 <-> UTF-16 conversions used wherever winagent calls a W API, and for its
+ * command line and console. */
 #include <windows.h>
 #include <stdlib.h>
 
-#include "automation/win/win_utf8.h"
+#include "base/win/win_utf8.h"
 
 wchar_t *win_utf8_to_wide(const char *s)
 {
@@ -36,4 +37,24 @@ char *win_wide_to_utf8_n(const wchar_t *w, int n)
 char *win_wide_to_utf8(const wchar_t *w)
 {
     return w ? win_wide_to_utf8_n(w, (int)wcslen(w)) : NULL;
+}
+
+char **win_argv_to_utf8(int argc, wchar_t **wargv)
+{
+    char **argv = calloc((size_t)argc + 1, sizeof *argv);
+    for (int i = 0; argv && i < argc; i++) {
+        argv[i] = win_wide_to_utf8(wargv[i]);
+        if (!argv[i]) {
+            while (i--)
+                free(argv[i]);
+            free(argv);
+            argv = NULL;
+        }
+    }
+    return argv;
+}
+
+void win_console_utf8(void)
+{
+    SetConsoleOutputCP(CP_UTF8);
 }
