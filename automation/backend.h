@@ -15,7 +15,7 @@
 #include "automation/image.h"
 #include "automation/keys.h"
 #include "automation/tree.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 enum wa_window_state {
     WA_WINDOW_NORMAL,

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* Pixels in virtual-screen coordinates (physical, per-monitor DPI aware); right and
  * bottom are exclusive, as in Win32 RECT. Origins may be negative. */

@@ -10,7 +10,7 @@
 
 #include "automation/coords.h"
 #include "base/dynbuf.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* 8-bit 4-channel pixels, top-down rows of width*4 bytes. Channel order is RGBA, or
  * BGRA when bgra is set (what GDI captures produce; converting is left to the

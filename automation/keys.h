@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "base/error.h"
+#include "base/wa_err.h"
 
 #define WA_MAX_COMBO_KEYS 8
 

@@ -11,7 +11,7 @@
 
 #include "automation/coords.h"
 #include "base/dynbuf.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* X(NAME, word): an element's states, each a bit of wa_node.states in this order, with
  * the word every text and JSON writes it as (tree lines, change reports, results). */

@@ -7,7 +7,7 @@
 
 #include "automation/tree.h"
 #include "base/dynbuf.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 struct tree_format_opts {
     bool verbose; /* add bounds=[l,t][r,b] in pixels */

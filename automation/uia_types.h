@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "automation/tree.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* The control type ids run from UIA_ButtonControlTypeId (50000) to
  * UIA_AppBarControlTypeId (50040). */

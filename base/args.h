@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "base/error.h"
+#include "base/wa_err.h"
 
 struct args {
     int argc;

@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#include "base/error.h"
+#include "base/wa_err.h"
 
 struct dynbuf {
     char *data; /* NULL until the first add; always NUL-terminated after one */

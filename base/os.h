@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* Milliseconds on a monotonic clock (for durations). */
 int64_t os_now_ms(void);

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "base/dynbuf.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* Receives the body of a 2xx response as it arrives. A non-OK return aborts the
  * transfer and becomes http_perform's result (its detail line is kept). */

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/error.h"
+#include "base/wa_err.h"
 
 struct llm_reply;
 

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/error.h"
+#include "base/wa_err.h"
 #include "llm/llm.h"
 
 /* X(ID, name, help) */

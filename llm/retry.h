@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* What one failed HTTP response means. */
 struct retry_verdict {

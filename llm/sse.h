@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "base/dynbuf.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* One event: its name ("" when the stream gave none) and its data lines joined by
  * "\n" (NUL-terminated, len bytes; the callee may modify it in place, e.g. to scrub

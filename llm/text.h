@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* Heap copies; NULL in gives NULL out (and so does running out of memory). */
 char *llm_strdup(const char *s);

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "base/error.h"
+#include "base/wa_err.h"
 
 struct dotenv_entry {
     char *key;

@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "base/term.h"
+#include "base/term_text.h"
 
 const char *exit_word(int code)
 {

@@ -3,7 +3,7 @@
 #ifndef WINAGENT_AGENT_CORE_EXIT_H
 #define WINAGENT_AGENT_CORE_EXIT_H
 
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* X(name, code, word) */
 #define EXIT_MAP(X)                                                                                \

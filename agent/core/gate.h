@@ -14,7 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "automation/backend.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 struct gate_config {
     /* Comma-separated process names (or wildcards) added to the built-in list. */

@@ -7,7 +7,7 @@
 #include "agent/core/guard.h"
 #include "agent/core/target.h"
 #include "base/str.h"
-#include "base/term.h"
+#include "base/term_text.h"
 
 #define LAUNCH_TIMEOUT_MS 10000
 #define SHELL_CAP_BYTES   (16u << 10) /* each of stdout and stderr, head and tail kept */

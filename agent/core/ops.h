@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "agent/core/op_args.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* ---- operations ---- */
 

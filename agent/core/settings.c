@@ -8,7 +8,7 @@
 #include "agent/core/dotenv.h"
 #include "base/os.h"
 #include "base/str.h"
-#include "base/term.h"
+#include "base/term_text.h"
 
 static const struct {
     const char *name, *flag;

@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "base/args.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* Which subcommands take a setting's flag. */
 enum {

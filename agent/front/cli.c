@@ -12,7 +12,7 @@
 #include "agent/core/wire.h"
 #include "base/os.h"
 #include "base/str.h"
-#include "base/term.h"
+#include "base/term_text.h"
 #include "llm/protocol.h"
 
 extern const char prompt_skill[];

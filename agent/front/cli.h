@@ -10,7 +10,7 @@
 #include "agent/core/exit.h"
 #include "agent/core/host.h"
 #include "automation/backend.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* Whether name is a command of the table's CLI, `act`, `config` or `help`. */
 bool cli_is_command(const char *name);

@@ -21,7 +21,7 @@
 #include "automation/image.h"
 #include "base/os.h"
 #include "base/str.h"
-#include "base/term.h"
+#include "base/term_text.h"
 
 /* Newest first: the answer to a client that asks for a version we do not know. */
 static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26",

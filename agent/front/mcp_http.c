@@ -17,7 +17,7 @@
 #include "base/dynbuf.h"
 #include "base/os.h"
 #include "base/str.h"
-#include "base/term.h"
+#include "base/term_text.h"
 
 #define MAX_SESSIONS    64
 #define BODY_MAX_BYTES  (4u << 20)

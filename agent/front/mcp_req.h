@@ -8,7 +8,7 @@
 
 #include "agent/core/core.h"
 #include "agent/front/mcp_sink.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 #include "base/os.h"
 
 #define MAX_INFLIGHT 32 /* requests of one server waiting or running */

@@ -17,7 +17,7 @@
 #include "base/args.h"
 #include "base/os.h"
 #include "base/str.h"
-#include "base/term.h"
+#include "base/term_text.h"
 #include "base/version.h"
 
 /* ---- resources ---- */

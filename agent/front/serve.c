@@ -14,7 +14,7 @@
 #include "automation/image.h"
 #include "base/os.h"
 #include "base/str.h"
-#include "base/term.h"
+#include "base/term_text.h"
 
 #define POLL_MS                  50   /* the folder transport's poll interval */
 #define PARSE_GRACE_MS           2000 /* a request that stays unparseable this long is answered */

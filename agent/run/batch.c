@@ -21,7 +21,7 @@
 #include "agent/run/steplog.h"
 #include "base/os.h"
 #include "base/str.h"
-#include "base/term.h"
+#include "base/term_text.h"
 
 #define SHELL_TIMEOUT_S 300 /* a setup or check command */
 #define WATCH_TICK_MS   100

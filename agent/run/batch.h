@@ -19,7 +19,7 @@
 #include "agent/run/config.h"
 #include "agent/run/results.h"
 #include "base/dynbuf.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* Runs the batch of the tasks file cfg->prompt names, with cfg's run settings (the
  * command line, agent/front/run_cli.c, fills both); returns the exit code. */

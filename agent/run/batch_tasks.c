@@ -20,7 +20,7 @@
 #include "base/args.h"
 #include "base/os.h"
 #include "base/str.h"
-#include "base/term.h"
+#include "base/term_text.h"
 
 #define TASKS_MAX_BYTES   (16u << 20)
 #define DEFAULT_TIMEOUT_S 900 /* a task's wall time when its line gives none */

@@ -9,7 +9,7 @@
 #include "agent/run/budget.h"
 #include "agent/run/config.h"
 #include "agent/run/results.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 struct core;
 struct session;

@@ -9,7 +9,7 @@
 #include "agent/core/observe.h"
 #include "agent/core/settings.h"
 #include "agent/run/budget.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 #include "llm/llm.h"
 #include "llm/protocol.h"
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "base/dynbuf.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* A buffer that remembers whether anything failed to fit, so a step element is
  * either whole or replaced by a note, never cut in the middle of a tag. */

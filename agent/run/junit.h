@@ -16,7 +16,7 @@
 
 #include "agent/run/results.h"
 #include "base/dynbuf.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* The XML of the tasks of r into out; suite names the test suite; attempts is the N of
  * pass@N (the batch's --attempts; 0: the most attempts a task had). */

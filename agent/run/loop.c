@@ -25,7 +25,7 @@
 #include "agent/run/trace.h"
 #include "base/os.h"
 #include "base/str.h"
-#include "base/term.h"
+#include "base/term_text.h"
 #include "llm/textcalls.h"
 
 #define MAX_CALLS_PER_REPLY 16 /* more in one reply are answered with an error */

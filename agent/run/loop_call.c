@@ -25,7 +25,7 @@
 #include "agent/run/trace.h"
 #include "base/os.h"
 #include "base/str.h"
-#include "base/term.h"
+#include "base/term_text.h"
 #include "llm/textcalls.h"
 
 static uint64_t hash_bytes(const void *data, size_t len)

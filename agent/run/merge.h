@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "agent/run/results.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* Merges the batch folders dirs[0..n) into out_dir (NULL: the deepest folder that holds
  * them all), which must hold each of them (WA_E_USAGE otherwise, and when one is no batch

@@ -21,7 +21,7 @@
 #include "agent/run/trace.h"
 #include "base/os.h"
 #include "base/str.h"
-#include "base/term.h"
+#include "base/term_text.h"
 
 struct replay {
     const struct agent_config *cfg;

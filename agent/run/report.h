@@ -16,7 +16,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "base/error.h"
+#include "base/wa_err.h"
 
 struct report;
 

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* Writes dir/index.html: of a batch folder, as above; else with one row per run folder
  * in it (a folder holding a trace.jsonl), newest first. Builds the report.html of runs

@@ -15,7 +15,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* The field names of a line. */
 #define RESULT_ID         "id"

@@ -9,7 +9,7 @@
 #include "base/dynbuf.h"
 #include "base/os.h"
 #include "base/str.h"
-#include "base/term.h"
+#include "base/term_text.h"
 
 void steplog_slug(const char *title, char *out, size_t cap)
 {

@@ -7,7 +7,7 @@
 #include <windows.h>
 #include <stdbool.h>
 
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* Releases a COM interface pointer (C, COBJMACROS-style vtables) and NULLs it. */
 #define WIN_RELEASE(p)                                                                             \

@@ -51,7 +51,8 @@ PREFIXES = {
     "automation/annotate.c": ["image_"],
     "automation/backend.c": ["wa_"],
     "automation/coords.c": ["norm_", "pixel_", "wa_rect_"],
-    "base/error.c": ["wa_err_", "wa_fail", "wa_failv"],
+    "base/wa_err.c": ["wa_err_", "wa_fail", "wa_failv"],
+    "base/term_text.c": ["term_"],
     "base/str.c": ["wa_reallocarray"],
     "llm/assemble.c": ["asm_"],
 }
@@ -72,6 +73,7 @@ winternl winreg wincrypt winver commctrl commdlg shellapi shlobj shlwapi shobjid
 ole2 oleacc oleauto unknwn combaseapi dwmapi psapi tlhelp32 bcrypt aclapi sddl accctrl
 process io direct conio malloc userenv uiautomation uiautomationclient uiautomationcore
 versionhelpers windowsx richedit mmsystem imm dbghelp tchar
+error err term curses ncurses getopt argp alloca features
 """.split()
 
 DEF = re.compile(

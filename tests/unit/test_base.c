@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "base/dynbuf.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 #include "base/os.h"
 #include "base/str.h"
-#include "base/term.h"
+#include "base/term_text.h"
 
 static void error_codes_round_trip(void **state)
 {

@@ -1,6 +1,6 @@
 /* winagent's one error enum: codes, their wire names and messages, plus a detail line. */
-#ifndef WINAGENT_BASE_ERROR_H
-#define WINAGENT_BASE_ERROR_H
+#ifndef WINAGENT_BASE_WA_ERR_H
+#define WINAGENT_BASE_WA_ERR_H
 
 #include <stdarg.h>
 

@@ -1,5 +1,5 @@
-/* The error table and the per-thread detail line behind base/error.h. */
-#include "base/error.h"
+/* The error table and the per-thread detail line behind base/wa_err.h. */
+#include "base/wa_err.h"
 
 #include <stdio.h>
 #include <string.h>

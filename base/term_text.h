@@ -4,15 +4,15 @@
  * reorder text (bidi embeddings, overrides, isolates and marks, the line and paragraph
  * separators) and bytes that are not UTF-8 are written as visible escapes (\n \r \t
  * \x1b \u{202E}); every other character stays as it is. */
-#ifndef WINAGENT_BASE_TERM_H
-#define WINAGENT_BASE_TERM_H
+#ifndef WINAGENT_BASE_TERM_TEXT_H
+#define WINAGENT_BASE_TERM_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "base/dynbuf.h"
-#include "base/error.h"
+#include "base/wa_err.h"
 
 /* Escapes in into out (cap bytes, always terminated when cap > 0). True when all of it
  * fitted; false when it was cut, at a character boundary, never inside an escape. */

@@ -1,5 +1,5 @@
 /* Escaping of text bound for a terminal. */
-#include "base/term.h"
+#include "base/term_text.h"
 
 #include <stdarg.h>
 #include <stdint.h>
