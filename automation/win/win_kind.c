@@ -29,11 +29,16 @@ wa_err win_window_kind(uint64_t hwnd, struct wa_window_kind *out)
     out->run_dialog =
         root && class_is(root, L"#32770") && command && class_is(command, L"ComboBox");
     /* Explorer's and the file dialogs' address bar: the edit, its combo box, the
-     * breadcrumbs and the go button all sit inside the band. */
-    for (HWND c = h; c && !out->address_bar; c = c == root ? NULL : GetParent(c))
-        out->address_bar = class_is(c, L"Address Band Root");
-    for (HWND c = h; c && !out->item_view; c = c == root ? NULL : GetParent(c))
-        out->item_view = class_is(c, L"SHELLDLL_DefView") || class_is(c, L"NamespaceTreeControl");
+     * breadcrumbs and the go button all sit inside the band; their items inside the shell
+     * view or the folder tree. One class name read per window up to the root. */
+    for (HWND c = h; c; c = c == root ? NULL : GetParent(c)) {
+        wchar_t cls[64];
+        if (!GetClassNameW(c, cls, sizeof cls / sizeof cls[0]))
+            continue;
+        out->address_bar |= wcscmp(cls, L"Address Band Root") == 0;
+        out->item_view |=
+            wcscmp(cls, L"SHELLDLL_DefView") == 0 || wcscmp(cls, L"NamespaceTreeControl") == 0;
+    }
     return WA_E_OK;
 }
 
