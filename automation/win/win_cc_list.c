@@ -260,12 +260,7 @@ static void lv_read(struct win_cc *cc, HWND h, const struct win_cc_view *view,
     struct win_cc_view asked;
     bool rows = view ? view->rows : lv_view(cc, h, &asked) && asked.rows;
     for (size_t k = 0; k < n; k++) {
-        struct tree_element_info *out = &infos[k];
-        memset(out, 0, sizeof *out);
-        out->type = str_dup("ListItem");
-        out->patterns = WA_PAT_SELECT;
-        out->child_id = (long)items[k].id + 1;
-        win_cc_item_identity(h, MSAA_ITEMS_LISTVIEW, items[k].id, out);
+        win_cc_item_new(h, MSAA_ITEMS_LISTVIEW, items[k].id, &infos[k]);
     }
     if (!win_cc_buf_remote_for(cc, h))
         return; /* another bitness, or no access: the rows without their facts */

@@ -115,6 +115,16 @@ void win_cc_item_identity(HWND h, enum msaa_item_class k, uint64_t id,
         tv_runtime_id(h, id, out);
 }
 
+void win_cc_item_new(HWND h, enum msaa_item_class k, uint64_t id, struct tree_element_info *out)
+{
+    memset(out, 0, sizeof *out);
+    out->type = str_dup(k == MSAA_ITEMS_TREEVIEW ? "TreeItem" : "ListItem");
+    out->patterns = WA_PAT_SELECT;
+    if (k != MSAA_ITEMS_TREEVIEW)
+        out->child_id = (long)id + 1;
+    win_cc_item_identity(h, k, id, out);
+}
+
 uint64_t win_cc_tree_item(HWND h, const char *runtime_id)
 {
     unsigned long long list = 0, item = 0;
@@ -186,11 +196,7 @@ static void tv_read(struct win_cc *cc, HWND h, const struct win_cc_view *v,
 {
     (void)v;
     for (size_t k = 0; k < n; k++) {
-        struct tree_element_info *out = &infos[k];
-        memset(out, 0, sizeof *out);
-        out->type = str_dup("TreeItem");
-        out->patterns = WA_PAT_SELECT;
-        win_cc_item_identity(h, MSAA_ITEMS_TREEVIEW, items[k].id, out);
+        win_cc_item_new(h, MSAA_ITEMS_TREEVIEW, items[k].id, &infos[k]);
     }
     if (!win_cc_buf_remote_for(cc, h))
         return;

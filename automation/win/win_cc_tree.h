@@ -11,6 +11,9 @@ extern const struct win_cc_reader win_cc_tree_view_reader;
  * item while it lives). */
 void win_cc_item_identity(HWND h, enum msaa_item_class k, uint64_t id,
                           struct tree_element_info *out);
+/* A collection's item as its reader starts it: a ListItem (its MSAA child id the index
+ * plus one) or a TreeItem, selectable, with its identity; the reader fills in the rest. */
+void win_cc_item_new(HWND h, enum msaa_item_class k, uint64_t id, struct tree_element_info *out);
 /* The tree item of tree view h a runtime id of win_cc_item_identity names, or 0. */
 uint64_t win_cc_tree_item(HWND h, const char *runtime_id);
 

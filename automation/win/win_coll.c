@@ -207,12 +207,7 @@ static void lb_read(struct win_cc *cc, HWND h, const struct win_cc_view *v,
     LPARAM *lp = calloc(2 * n + 1, sizeof *lp);
     LRESULT *res = calloc(2 * n + 1, sizeof *res);
     for (size_t k = 0; k < n; k++) {
-        struct tree_element_info *out = &infos[k];
-        memset(out, 0, sizeof *out);
-        out->type = str_dup("ListItem");
-        out->patterns = WA_PAT_SELECT;
-        out->child_id = (long)items[k].id + 1;
-        win_cc_item_identity(h, MSAA_ITEMS_LISTBOX, items[k].id, out);
+        win_cc_item_new(h, MSAA_ITEMS_LISTBOX, items[k].id, &infos[k]);
         if (msg && wp && lp && res) {
             msg[2 * k] = LB_GETTEXTLEN;
             msg[2 * k + 1] = LB_GETSEL;
