@@ -19,6 +19,25 @@ struct rig {
     struct op_result r; /* what the last rig_do answered */
 };
 
+/* A folder for the state (refs) of rigs, made before a group's tests and removed after
+ * them: cmocka_run_group_tests(tests, rig_state_setup, rig_state_teardown). */
+static char rig_state_dir[64];
+
+static inline int rig_state_setup(void **state)
+{
+    (void)state;
+    snprintf(rig_state_dir, sizeof rig_state_dir, "/tmp/winagent_rig.XXXXXX");
+    return mkdtemp(rig_state_dir) ? 0 : -1;
+}
+
+static inline int rig_state_teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", rig_state_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 /* Loads scene into the fake backend (so no action is recorded yet), makes a core of
  * *cfg with the fields the test left zero filled in (the default backend, keepass.exe
  * restricted, 1000 actions a second) and its state kept in state_dir, and opens a

@@ -26,23 +26,6 @@ static const char scene[] =
     "      \"collection\": {\"count\": 3000, \"name\": \"report\", \"top\": 0,"
     "                      \"per_page\": 30, \"row_height\": 20}}]}}]}";
 
-static char state_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(state_dir, sizeof state_dir, "/tmp/test_collections.XXXXXX");
-    return mkdtemp(state_dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", state_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 /* The element of the result named name, or NULL. */
 static const struct op_elem *element(const struct op_result *r, const char *name)
 {
@@ -57,7 +40,7 @@ static void state_lists_the_rows_in_view_and_counts_the_rest(void **state)
     (void)state;
     struct core_config cfg = {0};
     struct rig t;
-    rig_open(&t, scene, &cfg, state_dir, true);
+    rig_open(&t, scene, &cfg, rig_state_dir, true);
     assert_int_equal(rig_do(&t, OP_STATE, "window=bigwin"), WA_E_OK);
     assert_non_null(strstr(t.r.text, "] List \"Files\" @("));
     assert_non_null(strstr(t.r.text, ") 3000 items, 0-29 shown\n"));
@@ -83,7 +66,7 @@ static void find_reaches_a_far_row_and_select_scrolls_to_it(void **state)
     (void)state;
     struct core_config cfg = {0};
     struct rig t;
-    rig_open(&t, scene, &cfg, state_dir, true);
+    rig_open(&t, scene, &cfg, rig_state_dir, true);
     assert_int_equal(rig_do(&t, OP_FIND, "window=bigwin|selector=~report 2718*"), WA_E_OK);
     assert_int_equal(t.r.n_elements, 1);
     const struct op_elem *row = &t.r.elements[0];
@@ -100,7 +83,7 @@ static void find_reaches_a_far_row_and_select_scrolls_to_it(void **state)
     /* a later process: the same scene as the desktop left it, refs from the disk */
     struct core *c = NULL;
     cfg2.be = backend_default();
-    cfg2.state_dir = state_dir;
+    cfg2.state_dir = rig_state_dir;
     cfg2.max_actions_per_s = 1000;
     assert_int_equal(core_new(&cfg2, &c), WA_E_OK);
     struct session_opts o;
@@ -137,7 +120,7 @@ static void the_model_finds_without_losing_its_ids(void **state)
     (void)state;
     struct core_config cfg = {0};
     struct rig t;
-    rig_open(&t, scene, &cfg, state_dir, false);
+    rig_open(&t, scene, &cfg, rig_state_dir, false);
     assert_int_equal(rig_do(&t, OP_OBSERVE, "window=bigwin|mode=a11y"), WA_E_OK);
     const struct wa_tree *tree = session_tree(t.s);
     size_t before = tree->count;
@@ -168,5 +151,5 @@ int main(void)
         cmocka_unit_test(find_reaches_a_far_row_and_select_scrolls_to_it),
         cmocka_unit_test(the_model_finds_without_losing_its_ids),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, rig_state_setup, rig_state_teardown);
 }

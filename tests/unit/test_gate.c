@@ -73,27 +73,10 @@ static const char scene[] =
     " \"network_drives\": [\"Y:\"],"
     " \"shell\": {\"echo hi\": {\"exit\": 0, \"out\": \"hi\"}}}";
 
-static char state_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(state_dir, sizeof state_dir, "/tmp/test_gate.XXXXXX");
-    return mkdtemp(state_dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", state_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 /* The rig on `text` (a scene), with cfg's fields. */
 static void open_on(struct rig *t, const char *text, struct core_config *cfg)
 {
-    rig_open(t, text, cfg, state_dir, false);
+    rig_open(t, text, cfg, rig_state_dir, false);
 }
 
 /* The scene with one more window in front (its JSON). */
@@ -512,5 +495,5 @@ int main(void)
         cmocka_unit_test(a_paste_is_checked_by_the_clipboards_owner),
         cmocka_unit_test(elements_are_checked_by_the_nearest_window_above_them),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, rig_state_setup, rig_state_teardown);
 }
