@@ -7,6 +7,10 @@
 #include <string.h>
 #include <zlib.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "automation/png_deflate.h"
 #include "base/os.h"
 
@@ -115,7 +119,25 @@ static size_t row_samples(const struct wa_image *img, const struct palette *pal,
     if (!pal) {
         size_t repeats = 0;
         uint32_t last = pixel_key(s) + 1;
-        for (int x = 0; x < w; x++, s += 4, dst += 3) {
+        int x = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* Two pixels at a time, stored as 8 bytes of which the last 2 are written again
+         * by the next pixel: hence at least one pixel left after each pair. */
+        const uint64_t keep = img->bgra ? 0x0000ff000000ff00u : 0x00ffffff00ffffffu;
+        const uint64_t swap = img->bgra ? 0x000000ff000000ffu : 0;
+        for (; x + 3 <= w; x += 2, s += 8, dst += 6) {
+            uint64_t u;
+            memcpy(&u, s, 8);
+            uint32_t k0 = (uint32_t)u & 0xffffff, k1 = (uint32_t)(u >> 32) & 0xffffff;
+            repeats += (size_t)(k0 == last) + (k1 == k0);
+            last = k1;
+            /* BGRA: bytes 0 and 2 of each pixel swapped (swap is 0 for RGBA) */
+            u = (u & keep) | (u & swap) << 16 | (u >> 16 & swap);
+            uint64_t rgb = (u & 0xffffffu) | (u >> 8 & 0xffffff000000u);
+            memcpy(dst, &rgb, 8);
+        }
+#endif
+        for (; x < w; x++, s += 4, dst += 3) {
             uint32_t key = pixel_key(s);
             repeats += key == last;
             last = key;
@@ -156,51 +178,67 @@ static size_t row_samples(const struct wa_image *img, const struct palette *pal,
     return 0;
 }
 
-/* Filters the band row by row, the samples written in place. Rows equal to the one
- * above go as Up (all zeros: a run, as cheap to send as any match, where a match with
- * the row above would cost ten extra bits for every 258 bytes); RGB rows where fewer
- * than half the pixels repeat the one to their left (photos, gradients) go as Sub; the
- * rest (flat areas, text) as None, which png_deflate matches best on screen content.
- * Palette rows: Up or None. False when out of memory. */
-static bool band_filter(struct band *b, size_t n)
+/* Whether row y's pixels are those of the row above, alpha aside. Four pixels a compare
+ * with SSE2, else two on little-endian machines (Wine's memcmp goes a byte at a time,
+ * and would compare alpha). */
+static bool row_repeats_above(const struct wa_image *img, int y)
 {
-    uint8_t *saved = malloc(n); /* the samples of a row sent as Sub */
-    const uint8_t *prev = NULL; /* the samples of the row above */
-    uint8_t *dst = b->filtered;
-    if (!saved)
-        return false;
-    if (b->y0 > 0) {
-        row_samples(b->img, b->pal, b->y0 - 1, saved);
-        prev = saved;
+    size_t w = (size_t)img->width;
+    const uint8_t *a = img->px + (size_t)y * w * 4, *b = a - w * 4;
+    size_t x = 0;
+#if defined(__SSE2__)
+    for (; x + 4 <= w; x += 4, a += 16, b += 16) {
+        __m128i eq = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)a),
+                                    _mm_loadu_si128((const __m128i *)b));
+        if ((_mm_movemask_epi8(eq) | 0x8888) != 0xffff)
+            return false;
     }
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; x + 2 <= w; x += 2, a += 8, b += 8) {
+        uint64_t u, v;
+        memcpy(&u, a, 8);
+        memcpy(&v, b, 8);
+        if ((u ^ v) & 0x00ffffff00ffffffu)
+            return false;
+    }
+#endif
+    for (; x < w; x++, a += 4, b += 4)
+        if (pixel_key(a) != pixel_key(b))
+            return false;
+    return true;
+}
+
+/* Filters the band's rows into b->filtered. Rows equal to the one above go as Up (all
+ * zeros: a run, as cheap to send as any match, where a match with the row above would
+ * cost ten extra bits for every 258 bytes); RGB rows where fewer than half the pixels
+ * repeat the one to their left (photos, gradients) go as Sub; the rest (flat areas,
+ * text) as None, which png_deflate matches best on screen content. Palette rows: Up or
+ * None. */
+static void band_filter(struct band *b, size_t n)
+{
+    uint8_t *dst = b->filtered;
     for (int y = b->y0; y < b->y1; y++, dst += n + 1) {
         uint8_t *cur = dst + 1;
-        size_t repeats = row_samples(b->img, b->pal, y, cur);
-        if (prev && memcmp(cur, prev, n) == 0) {
+        if (y > 0 && row_repeats_above(b->img, y)) {
             dst[0] = FILTER_UP;
             memset(cur, 0, n);
-        } else if (!b->pal && repeats * 2 < (size_t)b->img->width) {
+            continue;
+        }
+        size_t repeats = row_samples(b->img, b->pal, y, cur);
+        dst[0] = FILTER_NONE;
+        if (!b->pal && repeats * 2 < (size_t)b->img->width) {
             dst[0] = FILTER_SUB;
-            memcpy(saved, cur, n);
-            prev = saved;
-            for (size_t i = n - 1; i >= 3; i--)
+            for (size_t i = n - 1; i >= 3; i--) /* from the right: in place */
                 cur[i] = (uint8_t)(cur[i] - cur[i - 3]);
-        } else {
-            dst[0] = FILTER_NONE;
-            prev = cur;
         }
     }
-    free(saved);
-    return true;
 }
 
 static void band_encode(struct band *b)
 {
     size_t n = row_bytes(b->img, b->pal);
     b->in_len = (size_t)(b->y1 - b->y0) * (n + 1);
-    b->failed = true;
-    if (!band_filter(b, n))
-        return;
+    band_filter(b, n);
     b->adler = png_adler32(1, b->filtered, b->in_len);
     b->failed = png_deflate(b->filtered, b->in_len, n + 1, b->pal ? 1 : 3, b->last, &b->out,
                             &b->out_len) != WA_E_OK;

@@ -20,8 +20,8 @@
 #define WINDOW       32768
 #define MIN_MATCH    4 /* what one 32-bit compare proves */
 #define MAX_MATCH    258
-#define HASH_BITS    15
-#define BLOCK_TOKENS (1 << 15)
+#define HASH_BITS    14
+#define BLOCK_TOKENS (1 << 14)
 
 #define LIT_CODES  286 /* 0-255 literals, 256 end of block, 257-285 lengths */
 #define DIST_CODES 30
@@ -69,6 +69,17 @@ static inline unsigned floor_log2(uint32_t v) /* v > 0 */
 static inline size_t match_length(const uint8_t *a, const uint8_t *b, const uint8_t *end)
 {
     const uint8_t *start = a;
+#if defined(__SSE2__)
+    while (end - a >= 16) { /* runs go on for thousands of bytes */
+        __m128i eq = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)a),
+                                    _mm_loadu_si128((const __m128i *)b));
+        unsigned mask = (unsigned)_mm_movemask_epi8(eq) ^ 0xffffu;
+        if (mask)
+            return (size_t)(a - start) + (size_t)__builtin_ctz(mask);
+        a += 16;
+        b += 16;
+    }
+#endif
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     while (end - a >= 8) {
         uint64_t x = load64(a) ^ load64(b);
@@ -164,12 +175,24 @@ struct leaf {
     uint16_t sym;
 };
 
-static int leaf_cmp(const void *a, const void *b)
+/* Sorts n leaves by frequency (at most BLOCK_TOKENS + 1, so 16 bits), ties in the order
+ * given: two stable counting passes, a byte each. */
+static void leaves_sort(struct leaf *leaf, int n)
 {
-    const struct leaf *x = a, *y = b;
-    if (x->freq != y->freq)
-        return x->freq < y->freq ? -1 : 1;
-    return (int)x->sym - (int)y->sym;
+    struct leaf tmp[LIT_CODES];
+    struct leaf *from = leaf, *to = tmp;
+    for (int shift = 0; shift < 16; shift += 8) {
+        unsigned count[257] = {0};
+        for (int i = 0; i < n; i++)
+            count[((from[i].freq >> shift) & 0xff) + 1]++;
+        for (int b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (int i = 0; i < n; i++)
+            to[count[(from[i].freq >> shift) & 0xff]++] = from[i];
+        struct leaf *t = from;
+        from = to;
+        to = t;
+    }
 }
 
 /* The code lengths (1 to max_bits; 0 for a symbol not used) of a prefix code for
@@ -189,7 +212,7 @@ static void huffman_lengths(const uint32_t *freq, int n, unsigned max_bits, uint
     for (int s = 0; nleaf < 2 && s < n; s++)
         if (!freq[s])
             leaf[nleaf++] = (struct leaf){1, (uint16_t)s};
-    qsort(leaf, (size_t)nleaf, sizeof *leaf, leaf_cmp);
+    leaves_sort(leaf, nleaf);
 
     /* Internal node k (0 to nleaf-2) is made by merge k; the last is the root. */
     uint32_t node_freq[LIT_CODES];
