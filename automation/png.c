@@ -178,9 +178,9 @@ static size_t row_samples(const struct wa_image *img, const struct palette *pal,
     return 0;
 }
 
-/* Whether row y's pixels are those of the row above, alpha aside. Four pixels a compare
- * with SSE2, else two on little-endian machines (Wine's memcmp goes a byte at a time,
- * and would compare alpha). */
+/* Whether row y's pixels are those of the row above, alpha aside: asked of the pixels,
+ * so that such a row needs no samples made. Four pixels a compare with SSE2, else two
+ * on little-endian machines. */
 static bool row_repeats_above(const struct wa_image *img, int y)
 {
     size_t w = (size_t)img->width;

@@ -3,11 +3,11 @@
  * are tried at each position, the ones where screens repeat: the pixel to the left (a
  * flat area is a run), the row above (a window's body, a column of list rows) and the
  * last position the same four bytes were seen (a letter or an icon drawn before). A
- * match found is taken whole (greedy, no lazy evaluation, nothing inserted inside
- * it), so a flat 1280-pixel row costs a few dozen steps. Tokens are gathered into
- * blocks of at most BLOCK_TOKENS, each with its own Huffman codes from its histogram.
- * Under Wine on the bench desktop this took a 1280x720 observation from ~13 ms (zlib
- * level 1, tuned) to ~2 ms, for PNGs of about the same size; docs/observe.md. */
+ * match found is taken greedily (no lazy evaluation, nothing inserted inside it), so a
+ * flat 1280-pixel row costs a few dozen steps. Tokens are gathered into blocks of at
+ * most BLOCK_TOKENS, each with its own Huffman codes from its histogram. Under Wine the
+ * PNG of the bench desktop at 1280x720 took 15.6 ms with zlib level 1 (tuned), ~2-3 ms
+ * with this, 1.05-1.09x the bytes on Wine screens (docs/observation.md, "The image"). */
 #include "automation/png_deflate.h"
 
 #include <stdlib.h>
@@ -202,7 +202,7 @@ static void leaves_sort(struct leaf *leaf, int n)
  * per length put right as miniz does (the Kraft sum brought back to exactly one). */
 static void huffman_lengths(const uint32_t *freq, int n, unsigned max_bits, uint8_t *lengths)
 {
-    struct leaf leaf[LIT_CODES];
+    struct leaf leaf[LIT_CODES] = {{0, 0}}; /* zeroed for cppcheck, which cannot see n >= 2 */
     int nleaf = 0;
     for (int s = 0; s < n; s++) {
         lengths[s] = 0;
@@ -216,7 +216,7 @@ static void huffman_lengths(const uint32_t *freq, int n, unsigned max_bits, uint
 
     /* Internal node k (0 to nleaf-2) is made by merge k; the last is the root. */
     uint32_t node_freq[LIT_CODES];
-    int node_parent[LIT_CODES], leaf_parent[LIT_CODES];
+    int node_parent[LIT_CODES], leaf_parent[LIT_CODES] = {0};
     int next_leaf = 0, next_node = 0;
     for (int k = 0; k < nleaf - 1; k++) {
         uint32_t f = 0;
