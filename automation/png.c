@@ -121,17 +121,45 @@ static size_t row_samples(const struct wa_image *img, const struct palette *pal,
         uint32_t last = pixel_key(s) + 1;
         int x = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        /* Two pixels at a time, stored as 8 bytes of which the last 2 are written again
-         * by the next pixel: hence at least one pixel left after each pair. */
+        /* BGRA: bytes 0 and 2 of each pixel swapped (swap is 0 for RGBA) */
         const uint64_t keep = img->bgra ? 0x0000ff000000ff00u : 0x00ffffff00ffffffu;
         const uint64_t swap = img->bgra ? 0x000000ff000000ffu : 0;
+#if defined(__SSE2__)
+        /* Four pixels at a time, as the pairs below in each half of the register, the
+         * halves then joined; 16 bytes stored of which the last 4 are written again by
+         * the next pixels: hence at least two pixels left after each four. */
+        static const uint8_t ones[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+        const __m128i vkeep = _mm_set1_epi64x((long long)keep);
+        const __m128i vswap = _mm_set1_epi64x((long long)swap);
+        const __m128i low3 = _mm_set1_epi32(0x00ffffff);
+        const __m128i low8 = _mm_set_epi64x(0, -1);
+        __m128i left_of_first = _mm_cvtsi32_si128((int)last);
+        for (; x + 6 <= w; x += 4, s += 16, dst += 12) {
+            __m128i v = _mm_loadu_si128((const __m128i *)s);
+            __m128i keys = _mm_and_si128(v, low3);
+            __m128i left = _mm_or_si128(_mm_slli_si128(keys, 4), left_of_first);
+            repeats += ones[_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(keys, left)))];
+            left_of_first = _mm_srli_si128(keys, 12);
+            v = _mm_or_si128(
+                _mm_or_si128(_mm_and_si128(v, vkeep), _mm_slli_epi64(_mm_and_si128(v, vswap), 16)),
+                _mm_and_si128(_mm_srli_epi64(v, 16), vswap));
+            __m128i pairs = _mm_or_si128(
+                _mm_and_si128(v, _mm_set1_epi64x(0xffffff)),
+                _mm_srli_epi64(_mm_and_si128(v, _mm_set1_epi64x(0xffffff00000000)), 8));
+            _mm_storeu_si128((__m128i *)dst,
+                             _mm_or_si128(_mm_and_si128(pairs, low8),
+                                          _mm_srli_si128(_mm_andnot_si128(low8, pairs), 2)));
+        }
+        last = (uint32_t)_mm_cvtsi128_si32(left_of_first);
+#endif
+        /* Two pixels at a time, stored as 8 bytes of which the last 2 are written again
+         * by the next pixel: hence at least one pixel left after each pair. */
         for (; x + 3 <= w; x += 2, s += 8, dst += 6) {
             uint64_t u;
             memcpy(&u, s, 8);
             uint32_t k0 = (uint32_t)u & 0xffffff, k1 = (uint32_t)(u >> 32) & 0xffffff;
             repeats += (size_t)(k0 == last) + (k1 == k0);
             last = k1;
-            /* BGRA: bytes 0 and 2 of each pixel swapped (swap is 0 for RGBA) */
             u = (u & keep) | (u & swap) << 16 | (u >> 16 & swap);
             uint64_t rgb = (u & 0xffffffu) | (u >> 8 & 0xffffff000000u);
             memcpy(dst, &rgb, 8);
