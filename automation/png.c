@@ -1,5 +1,5 @@
-/* PNG for observations: a fast screen-tuned encoder over zlib, lodepng as the reference
- * encoder and as the decoder. */
+/* PNG for observations: a fast screen-tuned encoder (its deflate in png_deflate.c, zlib
+ * for the checksums), lodepng as the reference encoder and as the decoder. */
 #include "automation/image.h"
 
 #include <lodepng.h>
@@ -7,23 +7,12 @@
 #include <string.h>
 #include <zlib.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "automation/png_deflate.h"
 #include "base/os.h"
-
-/* zlib's greedy matcher (level 1) with every position of a long match inserted into
- * the hash (max_lazy, which is the insert limit at this level, = 258). Without that,
- * flat text-heavy screens come out up to 1.9x larger than lodepng's; with it they are
- * smaller than lodepng's, for ~1.6x the time. memLevel 8 beats 9 on time (the smaller
- * hash table stays in cache). Chosen on Wine screenshots; tests/bench/bench_image.c
- * measures the result. */
-#define ZLEVEL       1
-#define ZMEM_LEVEL   8
-#define ZGOOD_LENGTH 8
-#define ZMAX_LAZY    258
-#define ZNICE_LENGTH 32
-#define ZMAX_CHAIN   16
-
-/* Rows are filtered into a buffer of about this size before each call to deflate. */
-#define CHUNK_BYTES (64 * 1024)
 
 /* Images with at least this much filtered data are cut into MAX_BANDS bands deflated on
  * two threads (the calling one and a helper): below it a thread costs more than it
@@ -98,18 +87,19 @@ static bool palette_build(const struct wa_image *img, struct palette *pal)
 }
 
 /* One horizontal band of the image, deflated into its own raw deflate stream. Bands
- * concatenate into one zlib stream: all but the last end with a sync flush (byte
- * aligned, not final), and their Adler-32 checksums are combined. */
+ * concatenate into one zlib stream: all but the last end byte aligned and not final,
+ * and their Adler-32 checksums are combined. */
 struct band {
     const struct wa_image *img;
     const struct palette *pal; /* NULL: 8-bit RGB rows */
+    uint8_t *filtered;         /* the band's rows, filtered, each with its filter byte */
     int y0, y1;                /* rows [y0, y1) */
     bool last;
     uint8_t *out; /* heap, out_len bytes of raw deflate data */
     size_t out_len;
     uLong adler;   /* of the band's filtered bytes */
     size_t in_len; /* filtered bytes, for adler32_combine */
-    bool failed;   /* out of memory, or zlib refused */
+    bool failed;   /* out of memory */
 };
 
 static size_t row_bytes(const struct wa_image *img, const struct palette *pal)
@@ -119,19 +109,73 @@ static size_t row_bytes(const struct wa_image *img, const struct palette *pal)
     return (size_t)img->width * 3;
 }
 
-/* Row y as PNG samples (RGB, or packed palette indexes) into dst. */
-static void row_samples(const struct wa_image *img, const struct palette *pal, int y, uint8_t *dst)
+/* Row y as PNG samples (RGB, or packed palette indexes) into dst. Returns, for RGB
+ * rows, how many pixels repeat the one to their left (0 for palette rows). */
+static size_t row_samples(const struct wa_image *img, const struct palette *pal, int y,
+                          uint8_t *dst)
 {
     const uint8_t *s = img->px + (size_t)y * (size_t)img->width * 4;
     int w = img->width;
     if (!pal) {
-        int r = img->bgra ? 2 : 0, b = img->bgra ? 0 : 2;
-        for (int x = 0; x < w; x++, s += 4, dst += 3) {
-            dst[0] = s[r];
-            dst[1] = s[1];
-            dst[2] = s[b];
+        size_t repeats = 0;
+        uint32_t last = pixel_key(s) + 1;
+        int x = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* BGRA: bytes 0 and 2 of each pixel swapped (swap is 0 for RGBA) */
+        const uint64_t keep = img->bgra ? 0x0000ff000000ff00u : 0x00ffffff00ffffffu;
+        const uint64_t swap = img->bgra ? 0x000000ff000000ffu : 0;
+#if defined(__SSE2__)
+        /* Four pixels at a time, as the pairs below in each half of the register, the
+         * halves then joined; 16 bytes stored of which the last 4 are written again by
+         * the next pixels: hence at least two pixels left after each four. */
+        static const uint8_t ones[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+        const __m128i vkeep = _mm_set1_epi64x((long long)keep);
+        const __m128i vswap = _mm_set1_epi64x((long long)swap);
+        const __m128i low3 = _mm_set1_epi32(0x00ffffff);
+        const __m128i low8 = _mm_set_epi64x(0, -1);
+        __m128i left_of_first = _mm_cvtsi32_si128((int)last);
+        for (; x + 6 <= w; x += 4, s += 16, dst += 12) {
+            __m128i v = _mm_loadu_si128((const __m128i *)s);
+            __m128i keys = _mm_and_si128(v, low3);
+            __m128i left = _mm_or_si128(_mm_slli_si128(keys, 4), left_of_first);
+            repeats += ones[_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(keys, left)))];
+            left_of_first = _mm_srli_si128(keys, 12);
+            v = _mm_or_si128(
+                _mm_or_si128(_mm_and_si128(v, vkeep), _mm_slli_epi64(_mm_and_si128(v, vswap), 16)),
+                _mm_and_si128(_mm_srli_epi64(v, 16), vswap));
+            __m128i pairs = _mm_or_si128(
+                _mm_and_si128(v, _mm_set1_epi64x(0xffffff)),
+                _mm_srli_epi64(_mm_and_si128(v, _mm_set1_epi64x(0xffffff00000000)), 8));
+            _mm_storeu_si128((__m128i *)dst,
+                             _mm_or_si128(_mm_and_si128(pairs, low8),
+                                          _mm_srli_si128(_mm_andnot_si128(low8, pairs), 2)));
         }
-        return;
+        last = (uint32_t)_mm_cvtsi128_si32(left_of_first);
+#endif
+        /* Two pixels at a time, stored as 8 bytes of which the last 2 are written again
+         * by the next pixel: hence at least one pixel left after each pair. */
+        for (; x + 3 <= w; x += 2, s += 8, dst += 6) {
+            uint64_t u;
+            memcpy(&u, s, 8);
+            uint32_t k0 = (uint32_t)u & 0xffffff, k1 = (uint32_t)(u >> 32) & 0xffffff;
+            repeats += (size_t)(k0 == last) + (k1 == k0);
+            last = k1;
+            u = (u & keep) | (u & swap) << 16 | (u >> 16 & swap);
+            uint64_t rgb = (u & 0xffffffu) | (u >> 8 & 0xffffff000000u);
+            memcpy(dst, &rgb, 8);
+        }
+#endif
+        for (; x < w; x++, s += 4, dst += 3) {
+            uint32_t key = pixel_key(s);
+            repeats += key == last;
+            last = key;
+            if (img->bgra)
+                key = (key & 0xff) << 16 | (key & 0xff00) | key >> 16;
+            dst[0] = (uint8_t)key;
+            dst[1] = (uint8_t)(key >> 8);
+            dst[2] = (uint8_t)(key >> 16);
+        }
+        return repeats;
     }
     if (pal->bits == 8) {
         uint32_t last = pixel_key(s) + 1;
@@ -144,7 +188,7 @@ static void row_samples(const struct wa_image *img, const struct palette *pal, i
             }
             dst[x] = idx;
         }
-        return;
+        return 0;
     }
     int bits = pal->bits, per_byte = 8 / bits;
     memset(dst, 0, ((size_t)w * (size_t)bits + 7) / 8);
@@ -159,119 +203,73 @@ static void row_samples(const struct wa_image *img, const struct palette *pal, i
         int shift = 8 - bits * (x % per_byte + 1); /* leftmost pixel in the high bits */
         dst[x / per_byte] |= (uint8_t)(idx << shift);
     }
+    return 0;
 }
 
-/* Picks a filter for cur (prev is the row above, or NULL) and writes the filter byte
- * and filtered row to dst. Rows equal to the one above go as Up (all zeros); RGB rows
- * where fewer than half the bytes repeat the pixel to their left (photos, gradients)
- * go as Sub; the rest (flat areas, text) as None, which deflate matches best on
- * screen content. Palette rows: Up or None. */
-static void row_filter(const uint8_t *cur, const uint8_t *prev, size_t n, bool rgb, uint8_t *dst)
+/* Whether row y's pixels are those of the row above, alpha aside: asked of the pixels,
+ * so that such a row needs no samples made. Four pixels a compare with SSE2, else two
+ * on little-endian machines. */
+static bool row_repeats_above(const struct wa_image *img, int y)
 {
-    if (prev && memcmp(cur, prev, n) == 0) {
-        dst[0] = FILTER_UP;
-        memset(dst + 1, 0, n);
-        return;
-    }
-    if (rgb && n > 3) {
-        size_t repeats = 0;
-        for (size_t i = 3; i < n; i++)
-            repeats += cur[i] == cur[i - 3];
-        if (repeats * 2 < n) {
-            dst[0] = FILTER_SUB;
-            memcpy(dst + 1, cur, 3);
-            for (size_t i = 3; i < n; i++)
-                dst[1 + i] = (uint8_t)(cur[i] - cur[i - 3]);
-            return;
-        }
-    }
-    dst[0] = FILTER_NONE;
-    memcpy(dst + 1, cur, n);
-}
-
-/* Gives deflate all of z's input, growing the output buffer when it runs out. Done when
- * the input is taken and, for a flush, all output written (deflate returned with room
- * to spare); for Z_FINISH, when the stream has ended. */
-static bool band_deflate(struct band *b, z_stream *z, size_t *cap, int flush)
-{
-    for (;;) {
-        if (z->avail_out == 0) {
-            size_t ncap = *cap * 2;
-            uint8_t *p = realloc(b->out, ncap);
-            if (!p)
-                return false;
-            b->out = p;
-            z->next_out = p + *cap;
-            z->avail_out = (uInt)(ncap - *cap);
-            *cap = ncap;
-        }
-        int rc = deflate(z, flush);
-        if (rc == Z_STREAM_END)
-            return true;
-        if (rc != Z_OK && !(rc == Z_BUF_ERROR && z->avail_out == 0))
+    size_t w = (size_t)img->width;
+    const uint8_t *a = img->px + (size_t)y * w * 4, *b = a - w * 4;
+    size_t x = 0;
+#if defined(__SSE2__)
+    for (; x + 4 <= w; x += 4, a += 16, b += 16) {
+        __m128i eq = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)a),
+                                    _mm_loadu_si128((const __m128i *)b));
+        if ((_mm_movemask_epi8(eq) | 0x8888) != 0xffff)
             return false;
-        if (flush != Z_FINISH && z->avail_in == 0 && z->avail_out > 0)
-            return true;
+    }
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; x + 2 <= w; x += 2, a += 8, b += 8) {
+        uint64_t u, v;
+        memcpy(&u, a, 8);
+        memcpy(&v, b, 8);
+        if ((u ^ v) & 0x00ffffff00ffffffu)
+            return false;
+    }
+#endif
+    for (; x < w; x++, a += 4, b += 4)
+        if (pixel_key(a) != pixel_key(b))
+            return false;
+    return true;
+}
+
+/* Filters the band's rows into b->filtered. Rows equal to the one above go as Up (all
+ * zeros: a run, as cheap to send as any match, where a match with the row above would
+ * cost ten extra bits for every 258 bytes); RGB rows where fewer than half the pixels
+ * repeat the one to their left (photos, gradients) go as Sub; the rest (flat areas,
+ * text) as None, which png_deflate matches best on screen content. Palette rows: Up or
+ * None. */
+static void band_filter(struct band *b, size_t n)
+{
+    uint8_t *dst = b->filtered;
+    for (int y = b->y0; y < b->y1; y++, dst += n + 1) {
+        uint8_t *cur = dst + 1;
+        if (y > 0 && row_repeats_above(b->img, y)) {
+            dst[0] = FILTER_UP;
+            memset(cur, 0, n);
+            continue;
+        }
+        size_t repeats = row_samples(b->img, b->pal, y, cur);
+        dst[0] = FILTER_NONE;
+        if (!b->pal && repeats * 2 < (size_t)b->img->width) {
+            dst[0] = FILTER_SUB;
+            for (size_t i = n - 1; i >= 3; i--) /* from the right: in place */
+                cur[i] = (uint8_t)(cur[i] - cur[i - 3]);
+        }
     }
 }
 
 static void band_encode(struct band *b)
 {
     size_t n = row_bytes(b->img, b->pal);
-    size_t rows = (size_t)(b->y1 - b->y0);
-    size_t chunk_rows = CHUNK_BYTES / (n + 1) ? CHUNK_BYTES / (n + 1) : 1;
-    uint8_t *prev = malloc(n), *cur = malloc(n), *chunk = malloc(chunk_rows * (n + 1));
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    bool z_open = false;
-    b->failed = true;
-    b->adler = adler32(0, NULL, 0);
-    b->in_len = rows * (n + 1);
-    if (!prev || !cur || !chunk)
-        goto out;
-    if (deflateInit2(&z, ZLEVEL, Z_DEFLATED, -15, ZMEM_LEVEL, Z_DEFAULT_STRATEGY) != Z_OK)
-        goto out;
-    z_open = true;
-    deflateTune(&z, ZGOOD_LENGTH, ZMAX_LAZY, ZNICE_LENGTH, ZMAX_CHAIN);
-    /* Screens compress far better than 8:1; noise grows the buffer as it goes. */
-    size_t cap = b->in_len / 8 + 1024;
-    b->out = malloc(cap);
-    if (!b->out)
-        goto out;
-    z.next_out = b->out;
-    z.avail_out = (uInt)cap;
-
-    bool have_prev = b->y0 > 0;
-    if (have_prev)
-        row_samples(b->img, b->pal, b->y0 - 1, prev);
-    size_t used = 0;
-    for (int y = b->y0; y < b->y1; y++) {
-        row_samples(b->img, b->pal, y, cur);
-        row_filter(cur, have_prev ? prev : NULL, n, !b->pal, chunk + used);
-        used += n + 1;
-        have_prev = true;
-        uint8_t *t = prev;
-        prev = cur;
-        cur = t;
-        bool end = y == b->y1 - 1;
-        if (used + n + 1 > chunk_rows * (n + 1) || end) {
-            b->adler = adler32(b->adler, chunk, (uInt)used);
-            z.next_in = chunk;
-            z.avail_in = (uInt)used;
-            int flush = !end ? Z_NO_FLUSH : b->last ? Z_FINISH : Z_SYNC_FLUSH;
-            if (!band_deflate(b, &z, &cap, flush))
-                goto out;
-            used = 0;
-        }
-    }
-    b->out_len = (size_t)(z.next_out - b->out);
-    b->failed = false;
-out:
-    if (z_open)
-        deflateEnd(&z);
-    free(prev);
-    free(cur);
-    free(chunk);
+    b->in_len = (size_t)(b->y1 - b->y0) * (n + 1);
+    band_filter(b, n);
+    b->adler = png_adler32(1, b->filtered, b->in_len);
+    b->failed = png_deflate(b->filtered, b->in_len, n + 1, b->pal ? 1 : 3, b->last, &b->out,
+                            &b->out_len) != WA_E_OK;
 }
 
 static void band_piece(void *ctx, int i)
@@ -319,6 +317,7 @@ wa_err png_encode(const struct wa_image *img, struct dynbuf *out)
     size_t start = out->len;
     struct palette *pal = malloc(sizeof *pal);
     struct band bands[MAX_BANDS] = {0};
+    struct wa_image scratch = {0};
     int nbands = 0;
     wa_err e = WA_E_OK;
     if (!pal) {
@@ -330,12 +329,17 @@ wa_err png_encode(const struct wa_image *img, struct dynbuf *out)
         pal = NULL;
     }
 
-    size_t filtered = (row_bytes(img, pal) + 1) * (size_t)img->height;
+    /* The filtered rows, in a buffer from the image pool (shaped as an image of a row's
+     * bytes a row): a fresh 2.8 MB buffer costs ~0.8 ms of page faults under Wine. */
+    size_t stride = row_bytes(img, pal) + 1, filtered = stride * (size_t)img->height;
+    if ((e = image_alloc_raw(&scratch, (int)((stride + 3) / 4), img->height, false)))
+        goto out;
     nbands = filtered >= SPLIT_MIN_BYTES && img->height >= MAX_BANDS ? MAX_BANDS : 1;
     for (int i = 0; i < nbands; i++) {
         struct band *b = &bands[i];
         b->img = img;
         b->pal = pal;
+        b->filtered = scratch.px + (size_t)(img->height * i / nbands) * stride;
         b->y0 = img->height * i / nbands;
         b->y1 = img->height * (i + 1) / nbands;
         b->last = i == nbands - 1;
@@ -351,7 +355,7 @@ wa_err png_encode(const struct wa_image *img, struct dynbuf *out)
     for (int i = 0; i < nbands; i++) {
         const struct band *b = &bands[i];
         if (b->failed) {
-            e = wa_fail(WA_E_NOMEM, "PNG compression of a %dx%d image failed", img->width,
+            e = wa_fail(WA_E_NOMEM, "out of memory for the PNG of a %dx%d image", img->width,
                         img->height);
             goto out;
         }
@@ -395,6 +399,7 @@ out:
         dynbuf_truncate(out, start); /* leave out as it was */
     for (int i = 0; i < nbands; i++)
         free(bands[i].out);
+    image_cleanup(&scratch);
     free(pal);
     return e;
 }

@@ -102,7 +102,7 @@ static void pieces_release(struct pieces *p)
 
 /* The helper of os_run_pieces: one thread started at the first call and kept, woken for
  * each call it takes. Measured under Wine 8: a new thread first ran 4-5 ms after
- * CreateThread, longer than the pieces it was made for (a 1280x720 downscale is ~4 ms),
+ * CreateThread, longer than the pieces it was made for (a downscale to 1280x720 is ~1 ms),
  * so the caller did them all alone. State: 0 not started, 1 starting, 2 waiting for
  * work, 3 on a call's pieces, 4 no thread to be had. */
 enum { HELPER_NONE, HELPER_STARTING, HELPER_IDLE, HELPER_BUSY, HELPER_UNAVAILABLE };

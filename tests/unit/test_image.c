@@ -185,6 +185,53 @@ static void fast_paths_match_box_filter(void **state)
     }
 }
 
+static int byte_at(const struct wa_image *img, int x, int y, int ch)
+{
+    return img->px[((size_t)y * (size_t)img->width + (size_t)x) * 4 + (size_t)ch];
+}
+
+/* The 2:3 path is exact by definition: each destination pixel is (4a + 2b + 2c + d + 4)
+ * / 9 over the 2x2 source pixels nearest it (a) and its neighbours, per channel. Checked
+ * against that formula written out here, at widths where the vector loops leave a tail
+ * (rows of 12, 24, 36 ... bytes) and at 1920, in both channel orders, with noise so
+ * every byte counts. */
+static void downscale_2_3_exact(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{3, 3},  {6, 3},       {9, 6},    {12, 9},
+                                   {15, 3}, {1920, 1080}, {999, 333}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int sw = sizes[i][0], sh = sizes[i][1];
+        struct wa_image src, dst;
+        assert_int_equal(image_alloc(&src, sw, sh, i % 2 == 1), WA_E_OK);
+        uint32_t seed = (uint32_t)i + 9;
+        for (size_t k = 0; k < (size_t)sw * (size_t)sh * 4; k++)
+            src.px[k] = (uint8_t)synth_rand(&seed);
+        assert_int_equal(
+            image_downscale(&src, sw / 3 * 2 > sh / 3 * 2 ? sw / 3 * 2 : sh / 3 * 2, &dst),
+            WA_E_OK);
+        assert_int_equal(dst.width, sw / 3 * 2);
+        assert_int_equal(dst.height, sh / 3 * 2);
+        for (int y = 0; y < dst.height; y++)
+            for (int x = 0; x < dst.width; x++)
+                for (int ch = 0; ch < 4; ch++) {
+                    /* the source block's near corner, and the step away from it */
+                    int nx = x / 2 * 3 + (x % 2 ? 2 : 0), ny = y / 2 * 3 + (y % 2 ? 2 : 0);
+                    int dx = x % 2 ? -1 : 1, dy = y % 2 ? -1 : 1;
+                    int want = (4 * byte_at(&src, nx, ny, ch) + 2 * byte_at(&src, nx + dx, ny, ch) +
+                                2 * byte_at(&src, nx, ny + dy, ch) +
+                                byte_at(&src, nx + dx, ny + dy, ch) + 4) /
+                               9;
+                    int got = dst.px[((size_t)y * (size_t)dst.width + (size_t)x) * 4 + (size_t)ch];
+                    if (got != want)
+                        fail_msg("%dx%d: (%d,%d) channel %d: want %d, got %d", sw, sh, x, y, ch,
+                                 want, got);
+                }
+        image_cleanup(&src);
+        image_cleanup(&dst);
+    }
+}
+
 /* Text must survive: a one-pixel black line on white stays clearly dark. */
 static void downscale_keeps_thin_lines(void **state)
 {
@@ -279,6 +326,7 @@ int main(void)
         cmocka_unit_test(downscale_copies_small_images),
         cmocka_unit_test(downscale_keeps_block_colours),
         cmocka_unit_test(fast_paths_match_box_filter),
+        cmocka_unit_test(downscale_2_3_exact),
         cmocka_unit_test(downscale_keeps_thin_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

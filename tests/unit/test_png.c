@@ -1,5 +1,6 @@
 /* Unit tests: the fast PNG encoder round-trips exactly through the decoder, and stays
- * within 1.3x of the reference encoder's size. */
+ * within 1.3x of the reference encoder's size; its deflate and Adler-32 agree with
+ * zlib's inflate and adler32. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <zlib.h>
 
 #include "automation/image.h"
+#include "automation/png_deflate.h"
 #include "synth_image.h"
 
 #define PNG_MAX (256u << 20)
@@ -137,6 +139,132 @@ static void large_screens(void **state)
     fill_colours(&img, 200, 5);
     assert_int_equal(round_trip(&img), 3);
     image_cleanup(&img);
+}
+
+/* Screens as the deflate sees them: long runs across band boundaries, rows equal to
+ * the one above (Up), rows equal to the one above but for a few pixels (matches with
+ * the row above), a gradient row (Sub) between them, in 1 and 4 bands, both channel
+ * orders, RGB and palette. */
+static void screen_shapes(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1280, 720}, {1281, 719}, {640, 3}, {3, 640}, {97, 61}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int w = sizes[i][0], h = sizes[i][1];
+        struct wa_image img;
+        assert_int_equal(image_alloc(&img, w, h, i % 2 == 0), WA_E_OK);
+        synth_rect(&img, 0, 0, w, h, 0x23, 0x6f, 0x98); /* one colour: every row a run */
+        assert_int_equal(round_trip(&img), 3);
+        synth_rect(&img, w / 4, h / 5, w / 2, h / 2, 255, 255, 255); /* a window */
+        for (int y = h / 5; y < h / 5 + h / 2; y += 3)               /* a column of dots */
+            synth_put(&img, w / 4 + 5, y, 0, 0, 0);
+        assert_int_equal(round_trip(&img), 3);
+        for (int x = 0; x < w; x++) /* a gradient row: > 256 colours, and Sub */
+            synth_put(&img, x, h / 2, x & 255, (x >> 8) * 40, 255 - (x & 255));
+        uint32_t seed = (uint32_t)i + 1;
+        for (int y = 0; y < h; y += 7) /* scattered text-like pixels */
+            synth_put(&img, synth_below(&seed, w), y, synth_below(&seed, 256), 0, 9);
+        int type = round_trip(&img);
+        assert_int_equal(type, w >= 256 ? 2 : 3);
+        image_cleanup(&img);
+    }
+}
+
+/* Inflates raw deflate data (zlib's inflate, windowBits -15) into out (cap bytes);
+ * returns the length, or -1 when zlib refuses it. */
+static long inflate_raw(const uint8_t *data, size_t len, uint8_t *out, size_t cap)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, -15) != Z_OK)
+        return -1;
+    z.next_in = (Bytef *)data;
+    z.avail_in = (uInt)len;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    int rc = inflate(&z, Z_FINISH);
+    long got = rc == Z_STREAM_END ? (long)z.total_out : -1;
+    inflateEnd(&z);
+    return got;
+}
+
+/* png_deflate on its own: data with repeats at every distance its matcher tries (1,
+ * 3, a stride, up to exactly 32768 and beyond), in one call and as three calls whose
+ * streams are joined; zlib inflates them to the input. */
+static void deflate_round_trips(void **state)
+{
+    (void)state;
+    size_t len = 200000;
+    uint8_t *data = malloc(len), *back = malloc(len + 16);
+    assert_non_null(data);
+    assert_non_null(back);
+    uint32_t seed = 77;
+    for (size_t i = 0; i < len; i++)
+        data[i] = (uint8_t)synth_rand(&seed);
+    for (size_t i = 1000; i < 3000; i++) /* a run of one byte, one of 3-byte pixels */
+        data[i] = 7;
+    for (size_t i = 4003; i < 9000; i++)
+        data[i] = data[i - 3];
+    for (size_t i = 20000; i < 60000; i++) /* rows of 1001 bytes equal to the one above */
+        data[i] = data[i - 1001];
+    memcpy(data + 100000, data + 100000 - 32768, 600); /* the farthest distance */
+    memcpy(data + 150000, data + 150000 - 32769, 600); /* beyond the window */
+    memcpy(data + 170000, data + 170000 - 5000, 300);  /* an earlier copy */
+    static const size_t strides[] = {1001, 4, 40000};  /* the last beyond the window */
+    static const size_t bpps[] = {3, 1, 4};
+    for (size_t k = 0; k < 3; k++) {
+        uint8_t *out = NULL;
+        size_t out_len = 0;
+        assert_int_equal(png_deflate(data, len, strides[k], bpps[k], true, &out, &out_len),
+                         WA_E_OK);
+        assert_true(out_len < len); /* the repeats were found */
+        assert_int_equal(inflate_raw(out, out_len, back, len + 16), (long)len);
+        assert_memory_equal(back, data, len);
+        free(out);
+    }
+    /* Three streams joined: all but the last end byte aligned and not final. */
+    struct dynbuf joined;
+    dynbuf_init(&joined, PNG_MAX);
+    size_t cuts[] = {0, 1, 120000, len}; /* a one-byte stream too */
+    for (int k = 0; k < 3; k++) {
+        uint8_t *out = NULL;
+        size_t out_len = 0;
+        assert_int_equal(
+            png_deflate(data + cuts[k], cuts[k + 1] - cuts[k], 1001, 3, k == 2, &out, &out_len),
+            WA_E_OK);
+        assert_int_equal(dynbuf_add(&joined, out, out_len), WA_E_OK);
+        free(out);
+    }
+    assert_int_equal(inflate_raw((const uint8_t *)joined.data, joined.len, back, len + 16),
+                     (long)len);
+    assert_memory_equal(back, data, len);
+    dynbuf_cleanup(&joined);
+    free(data);
+    free(back);
+}
+
+/* png_adler32 agrees with zlib's at every length around its 32-byte steps and its
+ * 5536-byte blocks, from any alignment and any starting value. */
+static void adler32_matches_zlib(void **state)
+{
+    (void)state;
+    size_t len = 40000;
+    uint8_t *data = malloc(len + 16);
+    assert_non_null(data);
+    uint32_t seed = 3;
+    for (size_t i = 0; i < len + 16; i++)
+        data[i] = i % 5 == 0 ? 255 : (uint8_t)synth_rand(&seed); /* high sums too */
+    static const size_t lens[] = {0, 1, 15, 31, 32, 33, 64, 5535, 5536, 5537, 11072, 11100, 40000};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+        for (size_t off = 0; off < 3; off++) {
+            uLong want = adler32(adler32(0, NULL, 0), data + off, (uInt)lens[i]);
+            assert_int_equal(png_adler32(1, data + off, lens[i]), want);
+            uLong from = adler32(0xfff0fff0u, data + off, (uInt)lens[i]);
+            assert_int_equal(png_adler32(0xfff0fff0u, data + off, lens[i]), from);
+        }
+    memset(data, 255, len); /* the largest sums */
+    assert_int_equal(png_adler32(1, data, len), adler32(1, data, (uInt)len));
+    free(data);
 }
 
 static void bgra_channels_swapped(void **state)
@@ -308,6 +436,9 @@ int main(void)
         cmocka_unit_test(gradients_are_rgb),
         cmocka_unit_test(noise_and_odd_sizes),
         cmocka_unit_test(large_screens),
+        cmocka_unit_test(screen_shapes),
+        cmocka_unit_test(deflate_round_trips),
+        cmocka_unit_test(adler32_matches_zlib),
         cmocka_unit_test(bgra_channels_swapped),
         cmocka_unit_test(alpha_ignored),
         cmocka_unit_test(size_within_reference),
