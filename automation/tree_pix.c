@@ -40,12 +40,13 @@ uint64_t tree_pix_of(const struct wa_tree *t, size_t i, const struct wa_image *i
     const struct wa_node *n = &t->nodes[i];
     bool bar_item = n->parent >= 0 && strcmp(n->type, "MenuItem") == 0 &&
                     strcmp(t->nodes[n->parent].type, "MenuBar") == 0;
-    if ((!n->coll_item && !bar_item) || n->parent < 0 || !img || !img->px ||
-        wa_rect_empty(n->bounds) || !tree_node_on_screen(t, i))
+    bool own = bar_item || strcmp(n->type, "Header") == 0; /* its own bounds, not a row */
+    if ((!n->coll_item && !own) || n->parent < 0 || !img || !img->px || wa_rect_empty(n->bounds) ||
+        !tree_node_on_screen(t, i))
         return 0;
     struct wa_rect across = t->nodes[n->parent].bounds;
     struct wa_rect row = {across.left, n->bounds.top, across.right, n->bounds.bottom};
-    if (wa_rect_empty(across) || bar_item)
+    if (wa_rect_empty(across) || own)
         row = n->bounds;
     row = wa_rect_intersect(row, frame);
     int x0 = row.left - frame.left, y0 = row.top - frame.top;

@@ -14,8 +14,8 @@
 /* The fingerprint of node i of t in img, a capture of frame (screen pixels): for an item
  * of a collection that shows, the hash of its row (its height, across its collection's
  * width: what marks it, a tree's button or the selection, is in the row); for an item of
- * a menu bar, of its own bounds; 0 for any other node and where the row is not wholly in
- * the capture. */
+ * a menu bar and a list's column header, of its own bounds; 0 for any other node and where the row
+ * is not wholly in the capture. */
 uint64_t tree_pix_of(const struct wa_tree *t, size_t i, const struct wa_image *img,
                      struct wa_rect frame);
 /* Sets every node's pix from img (a capture taken before t was walked). */

@@ -27,6 +27,20 @@ void win_cc_buf_columns_cleanup(struct columns *c)
         free(c->names[i]);
     memset(c, 0, sizeof *c);
 }
+
+bool win_cc_buf_columns_copy(const struct columns *from, struct columns *to)
+{
+    win_cc_buf_columns_cleanup(to);
+    to->list = from->list;
+    to->header = from->header;
+    to->count = from->count;
+    for (int i = 0; i < COLUMNS_MAX; i++)
+        if (from->names[i] && !(to->names[i] = str_dup(from->names[i]))) {
+            win_cc_buf_columns_cleanup(to);
+            return false;
+        }
+    return true;
+}
 /* The structures we write are laid out for our own bitness. */
 static bool same_bitness(HANDLE p)
 {

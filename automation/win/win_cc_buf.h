@@ -31,6 +31,7 @@ struct remote {
  * row): asked once per list, not once per row. */
 struct columns {
     HWND list;
+    HWND header;              /* the header control they were read from */
     int count;                /* 0: not in report mode, or one column only */
     char *names[COLUMNS_MAX]; /* header texts; NULL where none */
 };
@@ -62,6 +63,9 @@ struct sends {
 };
 
 void win_cc_buf_columns_cleanup(struct columns *c);
+/* A copy of from in *to (cleaned up first); false when out of memory (*to is then
+ * empty). */
+bool win_cc_buf_columns_copy(const struct columns *from, struct columns *to);
 
 /* The buffer in h's process (made once per process); NULL when the process cannot
  * be opened or has another bitness. */

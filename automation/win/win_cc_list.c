@@ -221,6 +221,7 @@ static const struct columns *lv_columns(struct win_cc *cc, HWND h, bool report)
     win_cc_buf_columns_cleanup(c);
     c->list = h;
     HWND hd = report ? header_of(h) : NULL;
+    c->header = hd;
     size_t cell = sizeof(HDITEMW) + SLOT_BYTES;
     struct block b;
     struct sends s;

@@ -28,6 +28,7 @@ const struct win_cc_reader *win_coll_reader(enum msaa_item_class k);
 
 /* One collection control as one walk lists it. */
 struct win_coll;
+struct columns; /* win_cc_buf.h */
 
 /* What the last walk listed of a collection: its items (with the items holding them),
  * and what each was where its row looks the same now (tree_pix.h). */
@@ -39,6 +40,11 @@ struct win_coll_listing {
     struct win_cc_item *items;
     struct tree_element_info **same; /* per item, or NULL where it must be read again */
     size_t n;
+    /* a list view's columns, where its header looks as it did; or NULL (read again) */
+    struct columns *cols;
+    /* its rows were read with columns that now are not kept: none of them is taken (a
+     * row's value names its columns, which its pixels do not show) */
+    bool cols_gone;
 };
 
 /* Asks control h of kind k what it holds and which items to list, and reads those

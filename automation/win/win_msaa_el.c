@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "automation/win/win_msaa_el.h"
+#include "automation/win/win_cc_buf.h"
 #include "base/win/win_utf8.h"
 #include "automation/win/win_window.h"
 #include "base/str.h"
@@ -40,6 +41,10 @@ void win_msaa_el_list_unref(struct el_list *l)
     for (size_t i = 0; i < l->count; i++) {
         WIN_RELEASE(l->d[i].acc);
         WIN_RELEASE(l->d[i].client);
+        if (l->d[i].cols) {
+            win_cc_buf_columns_cleanup(l->d[i].cols);
+            free(l->d[i].cols);
+        }
     }
     free(l->d);
     free(l);

@@ -62,6 +62,9 @@ struct el_desc {
     long bar_items;       /* EL_MENUBAR with items_by_acc: how many acc has */
     bool apart;           /* EL_MENUBAR: its items are walked apart (win_msaa_open_menubar) */
     bool reused; /* EL_WINDOW: taken from the last walk (it has no MSAA children of its own) */
+    /* EL_WINDOW, a list view in report mode: its columns as this walk read them, kept
+     * with the tree for the next walk (win_msaa_reuse.c) */
+    struct columns *cols;
 };
 
 /* The children of one element (or the root alone), shared by the handles into it. */

@@ -484,11 +484,28 @@ static struct win_coll *coll_of(struct win_msaa_ctx *c, HWND h, enum msaa_item_c
     return co;
 }
 
-void win_msaa_items_coll_summary(struct win_msaa_ctx *c, HWND h, struct tree_element_info *out)
+/* A list view's columns as this walk read them, kept on its element for the next walk
+ * (the reader holds one list's at a time). */
+static void keep_columns(struct win_msaa_ctx *c, struct el_desc *d)
 {
-    struct win_coll *co = coll_of(c, h, msaa_class_items(out->class_name));
-    if (co)
-        win_coll_summary(co, &out->coll);
+    const struct columns *now = c->cc ? &c->cc->cols : NULL;
+    if (d->cols || !now || now->list != d->hwnd || !now->header || now->count < 2 ||
+        !(d->cols = calloc(1, sizeof *d->cols)))
+        return;
+    if (!win_cc_buf_columns_copy(now, d->cols)) {
+        free(d->cols);
+        d->cols = NULL;
+    }
+}
+
+void win_msaa_items_coll_summary(struct win_msaa_ctx *c, struct el_desc *d,
+                                 struct tree_element_info *out)
+{
+    struct win_coll *co = coll_of(c, d->hwnd, msaa_class_items(out->class_name));
+    if (!co)
+        return;
+    win_coll_summary(co, &out->coll);
+    keep_columns(c, d);
 }
 
 bool win_msaa_items_add_coll(struct win_msaa_ctx *c, struct el_list *l, HWND h,

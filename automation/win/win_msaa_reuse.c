@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "automation/win/win_msaa_reuse.h"
+#include "automation/win/win_cc_buf.h"
 #include "automation/win/win_cc_tree.h"
 #include "automation/win/win_events.h"
 #include "automation/win/win_msaa_items.h"
@@ -89,8 +90,9 @@ static char *short_text(struct win_gate *g, HWND h)
 
 /* What a window read again says now that is not in its fingerprint: its value, check,
  * drop-down state, position, focus, and what its collection holds. */
-static void read_again(struct win_msaa_ctx *c, HWND h, struct tree_element_info *out)
+static void read_again(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
 {
+    HWND h = d->hwnd;
     const char *type = out->type ? out->type : "";
     LRESULT r = 0;
     out->states &= ~(unsigned)WA_ST_FOCUSED;
@@ -115,7 +117,7 @@ static void read_again(struct win_msaa_ctx *c, HWND h, struct tree_element_info 
         free(out->value);
         out->value = range;
     }
-    win_msaa_items_coll_summary(c, h, out);
+    win_msaa_items_coll_summary(c, d, out);
 }
 
 bool win_msaa_reuse_take_window(struct win_msaa_ctx *c, struct el_desc *d, uint64_t sig,
@@ -138,7 +140,7 @@ bool win_msaa_reuse_take_window(struct win_msaa_ctx *c, struct el_desc *d, uint6
     }
     if (c->ntaken < c->cap_taken)
         c->taken[c->ntaken++] = d->hwnd;
-    read_again(c, d->hwnd, out);
+    read_again(c, d, out);
     out->sig = sig;
     return true;
 }
@@ -165,6 +167,28 @@ bool win_msaa_reuse_take_list_item(struct win_msaa_ctx *c, HWND h, int i,
         if (l->items[k].id == (uint64_t)i)
             return l->same[k] && tree_element_info_copy(l->same[k], out);
     return false;
+}
+
+/* The columns list view node i of prev was read with, where its header (a node under it)
+ * looks as it did then; NULL otherwise. */
+static struct columns *kept_columns(const struct wa_tree *prev, const bool *same, size_t i)
+{
+    const struct el_desc *d =
+        prev->nodes[i].handle ? win_msaa_el_desc_of(prev->nodes[i].handle) : NULL;
+    if (!d || !d->cols || !d->cols->header || !same)
+        return NULL;
+    for (size_t j = i + 1; j < prev->count && prev->nodes[j].depth > prev->nodes[i].depth; j++) {
+        if (prev->nodes[j].parent != (int)i || !same[j] ||
+            (HWND)(uintptr_t)prev->nodes[j].hwnd != d->cols->header)
+            continue;
+        struct columns *c = calloc(1, sizeof *c);
+        if (c && !win_cc_buf_columns_copy(d->cols, c)) {
+            free(c);
+            c = NULL;
+        }
+        return c;
+    }
+    return NULL;
 }
 
 /* The items node i of prev (a list or tree view) listed, with the items holding them
@@ -211,6 +235,12 @@ static void add_listing(struct win_msaa_reuse *r, const struct wa_tree *prev, co
             l->first = id;
         }
         l->items[l->n++] = (struct win_cc_item){id, parent};
+    }
+    if (!tree) {
+        const struct el_desc *d =
+            prev->nodes[i].handle ? win_msaa_el_desc_of(prev->nodes[i].handle) : NULL;
+        l->cols = kept_columns(prev, same, i);
+        l->cols_gone = d && d->cols && !l->cols;
     }
     r->nlists++;
 }
@@ -275,6 +305,10 @@ void win_msaa_reuse_free(struct win_msaa_reuse *r)
             }
         free(r->lists[i].same);
         free(r->lists[i].items);
+        if (r->lists[i].cols) {
+            win_cc_buf_columns_cleanup(r->lists[i].cols);
+            free(r->lists[i].cols);
+        }
     }
     free(r->lists);
     free(r->w);
