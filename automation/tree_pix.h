@@ -16,6 +16,9 @@
  * width: what marks it, a tree's button or the selection, is in the row); for an item of
  * a menu bar and a list's column header, of its own bounds; 0 for any other node and where the row
  * is not wholly in the capture. */
+/* A hash of the pixels of rectangle [x0, x1) x [y0, y1) of img (inside it), their
+ * colours only (not alpha). */
+uint64_t tree_pix_hash(const struct wa_image *img, int x0, int y0, int x1, int y1);
 uint64_t tree_pix_of(const struct wa_tree *t, size_t i, const struct wa_image *img,
                      struct wa_rect frame);
 /* Sets every node's pix from img (a capture taken before t was walked). */

@@ -148,18 +148,11 @@ wa_err look_capture_copy(struct call *k, uint64_t hwnd, const struct wa_image *i
     return e;
 }
 
-/* A hash of an image's pixels (FNV-1a over every pixel). */
+/* A hash of an image's pixels and size. */
 static uint64_t image_hash(const struct wa_image *img)
 {
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)img->width ^ ((uint64_t)img->height << 32);
-    size_t row = (size_t)img->width * 4;
-    for (int y = 0; img->px && y < img->height; y++) {
-        const uint8_t *p = img->px + (size_t)y * row;
-        for (size_t i = 0; i < row; i += 4) /* every pixel, alpha skipped */
-            h = (h ^ ((uint64_t)p[i] | (uint64_t)p[i + 1] << 8 | (uint64_t)p[i + 2] << 16)) *
-                1099511628211ULL;
-    }
-    return h;
+    return tree_pix_hash(img, 0, 0, img->width, img->height) ^ (uint64_t)img->width ^
+           ((uint64_t)img->height << 32);
 }
 
 /* The hash of the look before's image, computed once per call. */
