@@ -219,6 +219,69 @@ char *win_msaa_el_class_of(HWND h)
     return win_wide_to_utf8_n(cls, n > 0 ? n : 0);
 }
 
+static BOOL CALLBACK note_kid(HWND h, LPARAM lp)
+{
+    struct win_msaa_ctx *c = (struct win_msaa_ctx *)lp;
+    if (c->nkids == c->cap_kids) {
+        size_t cap = c->cap_kids ? 2 * c->cap_kids : 32;
+        struct win_kid *k = wa_reallocarray(c->kids, cap, sizeof *k);
+        if (!k) {
+            c->kids_ok = false;
+            return FALSE;
+        }
+        c->kids = k;
+        c->cap_kids = cap;
+    }
+    c->kids[c->nkids++] = (struct win_kid){
+        .h = h, .parent = GetAncestor(h, GA_PARENT), .visible = IsWindowVisible(h)};
+    return TRUE;
+}
+
+struct win_kid *win_msaa_el_kid(struct win_msaa_ctx *c, HWND h)
+{
+    if (!c->kids_read) {
+        c->kids_read = c->kids_ok = true;
+        EnumChildWindows(c->root, note_kid, (LPARAM)c);
+    }
+    for (size_t i = 0; c->kids_ok && i < c->nkids; i++)
+        if (c->kids[i].h == h)
+            return &c->kids[i];
+    return NULL;
+}
+
+HWND win_msaa_el_prev_sibling(struct win_msaa_ctx *c, HWND h)
+{
+    const struct win_kid *k = win_msaa_el_kid(c, h);
+    if (!k)
+        return GetWindow(h, GW_HWNDPREV);
+    for (const struct win_kid *p = k; p-- > c->kids;)
+        if (p->parent == k->parent)
+            return p->h;
+    return NULL;
+}
+
+static uint64_t text_hash_of(HWND h)
+{
+    wchar_t text[256];
+    int n = InternalGetWindowText(h, text, 256);
+    uint64_t x = 1469598103934665603ull;
+    for (int i = 0; i < n; i++)
+        x = (x ^ (uint64_t)text[i]) * 1099511628211ull;
+    return x ^ (uint64_t)n;
+}
+
+uint64_t win_msaa_el_text_hash(struct win_msaa_ctx *c, HWND h)
+{
+    struct win_kid *k = win_msaa_el_kid(c, h);
+    if (!k)
+        return text_hash_of(h);
+    if (!k->have_text) {
+        k->text_hash = text_hash_of(h);
+        k->have_text = true;
+    }
+    return k->text_hash;
+}
+
 char *win_msaa_el_ctx_class(struct win_msaa_ctx *c, HWND h)
 {
     for (size_t i = 0; i < c->nclasses; i++)

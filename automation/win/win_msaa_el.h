@@ -118,6 +118,14 @@ struct list_facts {
 
 #define AHEAD_CAP 8 /* tasks reading lists ahead, per walk */
 
+/* A window under the walked one, as one enumeration found it. */
+struct win_kid {
+    HWND h, parent;
+    bool visible;
+    bool have_text;     /* text_hash is known */
+    uint64_t text_hash; /* of its stored text (InternalGetWindowText) */
+};
+
 struct win_msaa_ctx {
     HWND root;
     struct win_gate *gate;
@@ -144,6 +152,11 @@ struct win_msaa_ctx {
         char *name;
     } * classes; /* each window's class, once asked */
     size_t nclasses, cap_classes;
+    /* every window under root in the order EnumChildWindows gives (each one's children
+     * after it, siblings in Z order), read once a walk instead of once a window */
+    struct win_kid *kids;
+    size_t nkids, cap_kids;
+    bool kids_read, kids_ok;
 };
 
 enum acc_text { ACC_NAME, ACC_VALUE, ACC_DEFAULT_ACTION };
@@ -205,6 +218,15 @@ bool win_msaa_el_made_here(IAccessible *acc);
 IAccessible *win_msaa_el_desc_client(struct win_msaa_ctx *c, struct el_desc *d);
 
 char *win_msaa_el_class_of(HWND h);
+
+/* Window h as the walk's one enumeration of root found it; NULL when it is not under
+ * root (or was not there then). */
+struct win_kid *win_msaa_el_kid(struct win_msaa_ctx *c, HWND h);
+/* The window before h in Z order among its siblings (GetWindow GW_HWNDPREV), from the
+ * enumeration where it holds h. */
+HWND win_msaa_el_prev_sibling(struct win_msaa_ctx *c, HWND h);
+/* A hash of h's stored text, read once a walk where the enumeration holds h. */
+uint64_t win_msaa_el_text_hash(struct win_msaa_ctx *c, HWND h);
 
 /* win_msaa_el_class_of, asked of the server once a walk per window (a walk asks it of each window
  * three times over). A heap copy, as win_msaa_el_class_of's. */

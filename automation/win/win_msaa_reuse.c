@@ -37,16 +37,11 @@ uint64_t win_msaa_reuse_window_sig(struct win_msaa_ctx *c, HWND h)
     MIX(wi.rcWindow.right);
     MIX(wi.rcWindow.bottom);
     MIX(win_msaa_el_thread_of(c, h)->focus == h);
-    wchar_t text[256];
-    int n = InternalGetWindowText(h, text, 256);
-    for (int i = 0; i < n; i++)
-        MIX(text[i]);
+    MIX(win_msaa_el_text_hash(c, h));
     /* the label a control may take its name from: the window just before it */
-    HWND label = GetWindow(h, GW_HWNDPREV);
-    n = label ? InternalGetWindowText(label, text, 256) : 0;
+    HWND label = win_msaa_el_prev_sibling(c, h);
     MIX((uintptr_t)label);
-    for (int i = 0; i < n; i++)
-        MIX(text[i]);
+    MIX(label ? win_msaa_el_text_hash(c, label) : 0);
 #undef MIX
     return x ? x : 1;
 }
