@@ -48,28 +48,39 @@ uint64_t tree_pix_hash(const struct wa_image *img, int x0, int y0, int x1, int y
     return h;
 }
 
-uint64_t tree_pix_of(const struct wa_tree *t, size_t i, const struct wa_image *img,
-                     struct wa_rect frame)
+bool tree_pix_area(const struct wa_tree *t, size_t i, struct wa_rect *area)
 {
     const struct wa_node *n = &t->nodes[i];
     bool bar_item = n->parent >= 0 && strcmp(n->type, "MenuItem") == 0 &&
                     strcmp(t->nodes[n->parent].type, "MenuBar") == 0;
     bool own = bar_item || strcmp(n->type, "Header") == 0; /* its own bounds, not a row */
-    if ((!n->coll_item && !own) || n->parent < 0 || !img || !img->px || wa_rect_empty(n->bounds) ||
+    if ((!n->coll_item && !own) || n->parent < 0 || wa_rect_empty(n->bounds) ||
         !tree_node_on_screen(t, i))
-        return 0;
+        return false;
     struct wa_rect across = t->nodes[n->parent].bounds;
-    struct wa_rect row = {across.left, n->bounds.top, across.right, n->bounds.bottom};
+    *area = (struct wa_rect){across.left, n->bounds.top, across.right, n->bounds.bottom};
     if (wa_rect_empty(across) || own)
-        row = n->bounds;
-    row = wa_rect_intersect(row, frame);
-    int x0 = row.left - frame.left, y0 = row.top - frame.top;
-    int x1 = row.right - frame.left, y1 = row.bottom - frame.top;
-    if (wa_rect_empty(row) || x0 < 0 || y0 < 0 || x1 > img->width || y1 > img->height ||
-        row.top != n->bounds.top || row.bottom != n->bounds.bottom)
+        *area = n->bounds;
+    return true;
+}
+
+uint64_t tree_pix_in(const struct wa_image *img, struct wa_rect frame, struct wa_rect area)
+{
+    struct wa_rect r = wa_rect_intersect(area, frame);
+    int x0 = r.left - frame.left, y0 = r.top - frame.top;
+    int x1 = r.right - frame.left, y1 = r.bottom - frame.top;
+    if (!img || !img->px || wa_rect_empty(r) || x0 < 0 || y0 < 0 || x1 > img->width ||
+        y1 > img->height || r.top != area.top || r.bottom != area.bottom)
         return 0;
     uint64_t h = tree_pix_hash(img, x0, y0, x1, y1);
     return h ? h : 1;
+}
+
+uint64_t tree_pix_of(const struct wa_tree *t, size_t i, const struct wa_image *img,
+                     struct wa_rect frame)
+{
+    struct wa_rect area;
+    return tree_pix_area(t, i, &area) ? tree_pix_in(img, frame, area) : 0;
 }
 
 void tree_pix_set(struct wa_tree *t, const struct wa_image *img, struct wa_rect frame)

@@ -64,6 +64,7 @@ static void win_shutdown(void)
 
 static const struct wa_backend win_backend = {
     .name = "windows",
+    .walk_captures = true,
     .init = win_init,
     .shutdown = win_shutdown,
 

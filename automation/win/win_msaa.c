@@ -236,6 +236,8 @@ static void menu_children(struct win_msaa_ctx *c, struct el_desc *d, struct el_l
 {
     if (d->apart)
         return;
+    if (d->kind == EL_MENUBAR)
+        win_msaa_el_pixels_wait(c); /* its items have fingerprints */
     if (d->kind == EL_MENUBAR && d->items_by_acc) {
         /* A menu bar object's children are simple elements 1..n (oleacc's, and those
          * made like them): no enumeration round trips. */
@@ -410,6 +412,11 @@ bool win_msaa_root_responsive(struct win_msaa_ctx *c)
 void win_msaa_menubar_apart(struct win_msaa_ctx *c)
 {
     c->bar_apart = true;
+}
+
+void win_msaa_beside(struct win_msaa_ctx *c, struct win_pixels *p)
+{
+    c->pixels = p;
 }
 
 void win_msaa_close(struct win_msaa_ctx *c)

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "automation/win/win_msaa_el.h"
+#include "automation/tree_pix.h"
+#include "automation/win/win_capture.h"
 #include "automation/win/win_cc_buf.h"
 #include "base/win/win_utf8.h"
 #include "automation/win/win_window.h"
@@ -403,4 +405,59 @@ char *win_msaa_el_range_value(struct win_gate *g, HWND h, const char *type)
     char buf[24];
     snprintf(buf, sizeof buf, "%ld", (long)(int)pos);
     return str_dup(buf);
+}
+
+/* ---- the capture beside the walk, and what it settles ---- */
+
+bool win_msaa_el_reuse_settled(const struct win_msaa_reuse *r)
+{
+    return r && InterlockedCompareExchange((volatile LONG *)&r->settled, 0, 0);
+}
+
+/* What goes of what check k kept. */
+static void reuse_drop(struct win_msaa_reuse *r, const struct pix_check *k)
+{
+    if (k->info && *k->info) {
+        tree_element_info_cleanup(*k->info);
+        free(*k->info);
+        *k->info = NULL;
+    }
+    if (k->cols_of >= 0 && r->lists[k->cols_of].cols) {
+        struct win_coll_listing *l = &r->lists[k->cols_of];
+        win_cc_buf_columns_cleanup(l->cols);
+        free(l->cols);
+        l->cols = NULL;
+        l->cols_gone = true;
+    }
+}
+
+void win_msaa_el_reuse_settle(struct win_msaa_reuse *r, const bool *same,
+                              const struct wa_image *img, struct wa_rect frame)
+{
+    AcquireSRWLockExclusive(&r->settle_lock);
+    for (size_t i = 0; !r->settled && i < r->nchecks; i++) {
+        const struct pix_check *k = &r->checks[i];
+        bool kept = same ? same[k->node] : img && tree_pix_in(img, frame, k->area) == k->pix;
+        if (!kept)
+            reuse_drop(r, k);
+    }
+    InterlockedExchange(&r->settled, 1);
+    ReleaseSRWLockExclusive(&r->settle_lock);
+}
+
+void win_msaa_el_pixels_wait(struct win_msaa_ctx *c)
+{
+    if (!c->pixels || c->pixels_waited)
+        return;
+    c->pixels_waited = true;
+    win_gate_leave(c->gate);
+    win_pixels_wait(c->pixels, INFINITE);
+    win_gate_enter(c->gate);
+    if (!c->reuse || win_msaa_el_reuse_settled(c->reuse))
+        return;
+    struct wa_rect frame = {0, 0, 0, 0};
+    const struct wa_image *img = win_pixels_hold(c->pixels, &frame);
+    win_msaa_el_reuse_settle((struct win_msaa_reuse *)c->reuse, NULL, img, frame);
+    if (img)
+        win_pixels_unhold(c->pixels);
 }

@@ -157,6 +157,10 @@ struct win_msaa_ctx {
     struct win_kid *kids;
     size_t nkids, cap_kids;
     bool kids_read, kids_ok;
+    /* a capture of root taken beside the walk (win_capture.h), waited for before
+     * anything with a fingerprint is read; NULL: none */
+    struct win_pixels *pixels;
+    bool pixels_waited;
 };
 
 enum acc_text { ACC_NAME, ACC_VALUE, ACC_DEFAULT_ACTION };
@@ -168,6 +172,16 @@ struct reused_window {
     struct tree_element_info info;
 };
 
+/* A part of the last walk taken only where its pixels look as they did: its node's
+ * fingerprint and where it is, and what goes when they do not. */
+struct pix_check {
+    size_t node;                     /* in the last tree */
+    struct wa_rect area;             /* screen pixels (tree_pix_area) */
+    uint64_t pix;                    /* the last walk's fingerprint of it */
+    struct tree_element_info **info; /* the copy taken, or NULL */
+    int cols_of;                     /* else the listing whose columns go */
+};
+
 struct win_msaa_reuse {
     volatile LONG refs; /* the window's walk, and its menu bar's walked apart */
     uint64_t stamp;     /* the last walk's moment (win_events) */
@@ -177,7 +191,25 @@ struct win_msaa_reuse {
     size_t nw;
     struct win_coll_listing *lists; /* tree views' */
     size_t nlists;
+    /* the rows, bar items and headers kept only while they look as they did: settled
+     * once, from the pixels given or from the capture beside the walk */
+    struct pix_check *checks;
+    size_t nchecks;
+    SRWLOCK settle_lock;
+    volatile LONG settled;
 };
+
+/* Whether r knows which of its rows, bar items and columns look as they did (none of
+ * those is taken before). */
+bool win_msaa_el_reuse_settled(const struct win_msaa_reuse *r);
+/* Keeps of r what same (per node of the last tree) says looks as it did; without same,
+ * what img (a capture of frame; NULL: none, so nothing) shows as it was. Once: later
+ * calls do nothing. */
+void win_msaa_el_reuse_settle(struct win_msaa_reuse *r, const bool *same,
+                              const struct wa_image *img, struct wa_rect frame);
+/* Waits for the capture beside c's walk (c->pixels), once, and settles c's reuse by it:
+ * called before anything with a fingerprint is read. */
+void win_msaa_el_pixels_wait(struct win_msaa_ctx *c);
 
 struct el_list *win_msaa_el_list_new(void);
 
