@@ -86,7 +86,8 @@ uint64_t tree_pix_of(const struct wa_tree *t, size_t i, const struct wa_image *i
 void tree_pix_set(struct wa_tree *t, const struct wa_image *img, struct wa_rect frame)
 {
     for (size_t i = 0; i < t->count; i++)
-        t->nodes[i].pix = tree_pix_of(t, i, img, frame);
+        if (!t->nodes[i].pix) /* else taken from the last walk for looking the same */
+            t->nodes[i].pix = tree_pix_of(t, i, img, frame);
 }
 
 bool *tree_pix_same(const struct wa_tree *t, const struct wa_image *img, struct wa_rect frame)

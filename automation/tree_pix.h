@@ -25,7 +25,8 @@ uint64_t tree_pix_in(const struct wa_image *img, struct wa_rect frame, struct wa
 /* Node i's fingerprint in img (tree_pix_area, tree_pix_in); 0 where it has none. */
 uint64_t tree_pix_of(const struct wa_tree *t, size_t i, const struct wa_image *img,
                      struct wa_rect frame);
-/* Sets every node's pix from img (a capture taken before t was walked). */
+/* Sets every node's pix from img (a capture taken before t was walked), but those that
+ * have one: taken from the last walk for looking the same in img, they have it. */
 void tree_pix_set(struct wa_tree *t, const struct wa_image *img, struct wa_rect frame);
 /* For each node of t: whether it has a fingerprint and img shows the same now. A heap
  * array of t->count (the caller frees it); NULL when out of memory or t is empty. */

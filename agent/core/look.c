@@ -341,7 +341,7 @@ wa_err look_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     else
         e = observe_window_tree(k->be, hwnd, o, &cap, walked, &k->r->obs, &tree);
     k->r->obs.tree_ms = tree_ms;
-    k->r->obs.capture_ms += px.capture_ms;
+    k->r->obs.pixels_ms = px.capture_ms;
     image_cleanup(&k->walk_image);
     k->walk_window = 0;
     if (e)

@@ -20,6 +20,7 @@ struct win_coll {
     struct win_cc_item *items; /* listed, n of them */
     size_t n;
     struct tree_element_info *infos; /* what was read of each, or NULL */
+    size_t taken;                    /* of them, taken from the last listing */
 };
 
 /* ---- list boxes and combo boxes' lists ---- */
@@ -318,6 +319,8 @@ static void read_items(struct win_cc *cc, struct win_coll *c, const struct win_c
         if (!was || !tree_element_info_copy(was, &c->infos[i])) {
             at[nask] = i;
             ask[nask++] = c->items[i];
+        } else {
+            c->taken++;
         }
     }
     if (nask)
@@ -347,6 +350,7 @@ static bool view_kept(const struct win_coll *c, const struct win_coll_listing *l
 
 static void forget_items(struct win_coll *c)
 {
+    c->taken = 0;
     for (size_t i = 0; c->infos && i < c->n; i++)
         tree_element_info_cleanup(&c->infos[i]);
     free(c->infos);
@@ -438,6 +442,11 @@ void win_coll_free(struct win_coll *c)
     forget_items(c);
     free(c->items);
     free(c);
+}
+
+size_t win_coll_taken(const struct win_coll *c)
+{
+    return c->taken;
 }
 
 HWND win_coll_hwnd(const struct win_coll *c)

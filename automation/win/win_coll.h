@@ -68,6 +68,8 @@ bool win_coll_lists(const struct win_coll *c);
 /* The listed items held by parent (0: the top level), in display order, at most max;
  * their count. */
 size_t win_coll_children(const struct win_coll *c, uint64_t parent, uint64_t *out, size_t max);
+/* How many of its listed items were taken from `last` instead of read. */
+size_t win_coll_taken(const struct win_coll *c);
 /* A copy of what was read of item id (the caller cleans it up); false when it was not
  * read here (the source reads it itself). */
 bool win_coll_info(const struct win_coll *c, uint64_t id, struct tree_element_info *out);

@@ -419,6 +419,14 @@ void win_msaa_beside(struct win_msaa_ctx *c, struct win_pixels *p)
     c->pixels = p;
 }
 
+size_t win_msaa_taken(const struct win_msaa_ctx *c)
+{
+    size_t n = c ? c->took : 0;
+    for (size_t i = 0; c && i < c->ncolls; i++)
+        n += win_coll_taken(c->colls[i]);
+    return n;
+}
+
 void win_msaa_close(struct win_msaa_ctx *c)
 {
     if (c) {

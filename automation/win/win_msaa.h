@@ -52,6 +52,8 @@ void win_msaa_menubar_apart(struct win_msaa_ctx *c);
  * outlives c's walk): it waits for p before it reads anything with a fingerprint. */
 struct win_pixels;
 void win_msaa_beside(struct win_msaa_ctx *c, struct win_pixels *p);
+/* How many elements c's walk took from the last walk instead of reading them. */
+size_t win_msaa_taken(const struct win_msaa_ctx *c);
 void win_msaa_close(struct win_msaa_ctx *c);
 
 /* wa_tree.release_handle of "msaa" trees; and another reference to a handle, for an

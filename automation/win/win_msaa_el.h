@@ -161,6 +161,7 @@ struct win_msaa_ctx {
      * anything with a fingerprint is read; NULL: none */
     struct win_pixels *pixels;
     bool pixels_waited;
+    size_t took; /* windows, bar and list box items taken from the last walk */
 };
 
 enum acc_text { ACC_NAME, ACC_VALUE, ACC_DEFAULT_ACTION };

@@ -138,6 +138,7 @@ bool win_msaa_reuse_take_window(struct win_msaa_ctx *c, struct el_desc *d, uint6
         c->taken[c->ntaken++] = d->hwnd;
     read_again(c, d, out);
     out->sig = sig;
+    c->took++;
     return true;
 }
 
@@ -145,8 +146,10 @@ bool win_msaa_reuse_take_bar_item(struct win_msaa_ctx *c, int pos, struct tree_e
 {
     const struct win_msaa_reuse *r = c->reuse;
     win_msaa_el_pixels_wait(c);
-    return win_msaa_el_reuse_settled(r) && pos >= 0 && pos < BAR_ITEMS_MAX && r->bar[pos] &&
-           tree_element_info_copy(r->bar[pos], out);
+    bool took = win_msaa_el_reuse_settled(r) && pos >= 0 && pos < BAR_ITEMS_MAX && r->bar[pos] &&
+                tree_element_info_copy(r->bar[pos], out);
+    c->took += took;
+    return took;
 }
 
 bool win_msaa_reuse_take_list_item(struct win_msaa_ctx *c, HWND h, int i,
@@ -163,7 +166,7 @@ bool win_msaa_reuse_take_list_item(struct win_msaa_ctx *c, HWND h, int i,
         return false;
     for (size_t k = 0; k < l->n; k++)
         if (l->items[k].id == (uint64_t)i)
-            return l->same[k] && tree_element_info_copy(l->same[k], out);
+            return l->same[k] && tree_element_info_copy(l->same[k], out) && ++c->took;
     return false;
 }
 
@@ -292,6 +295,7 @@ struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev, const bool
             take_if_same(r, prev, i, &r->bar[bar_pos]);
         bar_pos += in_bar;
         if (n->hwnd && n->sig && !n->coll_item && tree_node_info(prev, i, &r->w[r->nw].info)) {
+            r->w[r->nw].info.pix = 0; /* taken by its fingerprint, not its pixels */
             r->w[r->nw].h = (HWND)(uintptr_t)n->hwnd;
             r->w[r->nw++].sig = n->sig;
         }

@@ -124,6 +124,7 @@ static wa_err bar_job_run(void *arg, struct win_gate *gate)
         win_msaa_beside(m, b->pixels);
         b->tree.release_handle = win_msaa_release_handle;
         e = tree_walk(&win_msaa_source, m, &b->opts, &b->tree);
+        b->tree.taken = win_msaa_taken(m);
     }
     win_msaa_close(m);
     return e;
@@ -187,6 +188,7 @@ static void join_bar_walk(struct tree_job *j, struct win_job *job, struct bar_jo
     if (at && got) {
         j->tree.nodes[at].items_unreadable = b->tree.nodes[0].items_unreadable;
         tree_splice_under(&j->tree, at, &b->tree, j->opts.keep_handles);
+        j->tree.taken += b->tree.taken;
         j->tree.truncated |= b->tree.truncated;
         tree_cap_nodes(&j->tree, (size_t)j->opts.max_nodes);
     } else if (at) {
@@ -239,6 +241,7 @@ static wa_err tree_job_run(void *arg, struct win_gate *gate)
         if (bar)
             win_msaa_menubar_apart(m);
         e = walk_with(&win_msaa_source, m, j, budget, win_msaa_release_handle);
+        j->tree.taken = win_msaa_taken(m);
     }
     win_msaa_close(m);
     if (bar) {

@@ -74,6 +74,15 @@ static void rows_keep_their_fingerprints_until_their_pixels_change(void **state)
     for (int i = 0; i < 9; i++)
         assert_int_equal(same[2 + i], i != 3 && i != 5);
     free(same);
+
+    /* a row taken from the last walk for looking the same keeps its fingerprint; the
+     * others get theirs from the capture */
+    uint64_t row4 = t.nodes[6].pix;
+    t.nodes[2].pix = 42;
+    t.nodes[6].pix = 0;
+    tree_pix_set(&t, &img, t.frame);
+    assert_true(t.nodes[2].pix == 42);
+    assert_true(t.nodes[6].pix == row4);
     image_cleanup(&img);
     tree_cleanup(&t);
 }
