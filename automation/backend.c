@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "automation/tree_pix.h"
 #include "base/os.h"
 #include "base/str.h"
 
@@ -314,8 +315,24 @@ wa_err backend_get_tree(const struct wa_backend *b, uint64_t hwnd, const struct 
                         struct wa_tree *out)
 {
     tree_init(out);
-    return b && b->get_tree ? b->get_tree(hwnd, o, out)
-                            : UNSUPPORTED(b, "read the accessibility tree");
+    if (!b || !b->get_tree)
+        return UNSUPPORTED(b, "read the accessibility tree");
+    if (!o || !o->pixels || b->walk_captures)
+        return b->get_tree(hwnd, o, out);
+    /* The pixels first, then the walk. */
+    struct wa_tree_pixels *px = o->pixels;
+    memset(px, 0, sizeof *px);
+    double t0 = os_clock_ms();
+    if (backend_capture_window(b, hwnd, &px->img, &px->frame) != WA_E_OK)
+        wa_err_clear();
+    px->ms = os_clock_ms() - t0;
+    struct wa_tree_opts walk = *o;
+    bool *same = o->prev && px->img.px ? tree_pix_same(o->prev, &px->img, px->frame) : NULL;
+    walk.prev_same = same;
+    walk.pixels = NULL;
+    wa_err e = b->get_tree(hwnd, &walk, out);
+    free(same);
+    return e;
 }
 
 wa_err backend_element_action(const struct wa_backend *b, struct wa_tree *t, size_t index,

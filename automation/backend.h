@@ -143,6 +143,13 @@ struct wa_item_query {
 /* Whether an item named name is one q wants by name. */
 bool wa_item_query_names(const struct wa_item_query *q, const char *name);
 
+/* A capture of a window taken for a walk (wa_tree_opts.pixels). */
+struct wa_tree_pixels {
+    struct wa_image img; /* none (px NULL) when the capture failed */
+    struct wa_rect frame;
+    double ms; /* what the capture took (beside the walk: part of the walk's time) */
+};
+
 struct wa_tree_opts {
     int max_nodes;     /* default 500 */
     int budget_ms;     /* default 3000; a hung target never blocks longer (+ grace) */
@@ -155,10 +162,17 @@ struct wa_tree_opts {
     /* For each node of prev, or NULL: its pixels are the same now as when it was walked
      * (tree_pix.h), so what it is may be taken without asking the program. */
     const bool *prev_same;
+    /* Out, or NULL: a capture of the window for fingerprints (tree_pix.h), taken before
+     * anything with a fingerprint is read, so that what the tree says of a row is never
+     * older than its pixels; what of prev looks the same in it is taken (prev_same is
+     * then NULL). A backend whose walk_captures is set takes it beside the walk, which
+     * waits for it only where it must; for the others backend_get_tree takes it first. */
+    struct wa_tree_pixels *pixels;
 };
 
 struct wa_backend {
     const char *name;
+    bool walk_captures; /* get_tree takes wa_tree_opts.pixels itself */
     wa_err (*init)(void);
     void (*shutdown)(void);
 

@@ -91,6 +91,7 @@ int tree_add_node(struct wa_tree *t, int parent, const struct tree_element_info 
     n->coll_item = info->coll_item;
     n->item_index = info->coll_item ? info->item_index : -1;
     n->sig = info->sig;
+    n->pix = info->pix;
     if (!n->type || !n->name || (info->value && !n->value) ||
         (info->automation_id && !n->automation_id) || (info->class_name && !n->class_name) ||
         (info->runtime_id && !n->runtime_id) || (info->accelerator && !n->accelerator)) {
@@ -153,6 +154,7 @@ bool tree_node_info(const struct wa_tree *t, size_t i, struct tree_element_info 
         .coll_item = n->coll_item,
         .item_index = n->item_index,
         .sig = n->sig,
+        .pix = n->pix,
     };
     return tree_element_info_copy(&view, out);
 }

@@ -138,6 +138,7 @@ struct wa_tree {
     bool truncated;     /* node budget hit */
     bool timed_out;     /* time budget hit: the tree is partial */
     double walk_ms;
+    size_t taken; /* nodes taken from the last walk (wa_tree_opts.prev) instead of read */
     /* The source's moment of the walk (what it heard of changes since is newer), or 0. */
     uint64_t stamp;
     /* Releases node handles at cleanup; set by whoever filled the tree. */
@@ -168,6 +169,9 @@ struct tree_element_info {
     bool coll_item;
     int item_index;
     uint64_t sig;
+    /* Its fingerprint (tree_pix.h) where it was taken from the last walk because its
+     * pixels looked the same: the same still; else 0. */
+    uint64_t pix;
 };
 
 /* A source of elements. Each returned element handle is owned by the caller of the

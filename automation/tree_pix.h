@@ -11,14 +11,22 @@
 #include "automation/image.h"
 #include "automation/tree.h"
 
-/* The fingerprint of node i of t in img, a capture of frame (screen pixels): for an item
- * of a collection that shows, the hash of its row (its height, across its collection's
- * width: what marks it, a tree's button or the selection, is in the row); for an item of
- * a menu bar, of its own bounds; 0 for any other node and where the row is not wholly in
- * the capture. */
+/* A hash of the pixels of rectangle [x0, x1) x [y0, y1) of img (inside it), their
+ * colours only (not alpha). */
+uint64_t tree_pix_hash(const struct wa_image *img, int x0, int y0, int x1, int y1);
+/* Where node i of t has its fingerprint, in screen pixels: for an item of a collection
+ * that shows, its row (its height, across its collection's width: what marks it, a
+ * tree's button or the selection, is in the row); for an item of a menu bar and a list's
+ * column header, its own bounds. False for any other node. */
+bool tree_pix_area(const struct wa_tree *t, size_t i, struct wa_rect *area);
+/* The fingerprint of area in img, a capture of frame (screen pixels); 0 where the area
+ * is not wholly (top to bottom) in the capture. */
+uint64_t tree_pix_in(const struct wa_image *img, struct wa_rect frame, struct wa_rect area);
+/* Node i's fingerprint in img (tree_pix_area, tree_pix_in); 0 where it has none. */
 uint64_t tree_pix_of(const struct wa_tree *t, size_t i, const struct wa_image *img,
                      struct wa_rect frame);
-/* Sets every node's pix from img (a capture taken before t was walked). */
+/* Sets every node's pix from img (a capture taken before t was walked), but those that
+ * have one: taken from the last walk for looking the same in img, they have it. */
 void tree_pix_set(struct wa_tree *t, const struct wa_image *img, struct wa_rect frame);
 /* For each node of t: whether it has a fingerprint and img shows the same now. A heap
  * array of t->count (the caller frees it); NULL when out of memory or t is empty. */

@@ -148,18 +148,11 @@ wa_err look_capture_copy(struct call *k, uint64_t hwnd, const struct wa_image *i
     return e;
 }
 
-/* A hash of an image's pixels (FNV-1a over every pixel). */
+/* A hash of an image's pixels and size. */
 static uint64_t image_hash(const struct wa_image *img)
 {
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)img->width ^ ((uint64_t)img->height << 32);
-    size_t row = (size_t)img->width * 4;
-    for (int y = 0; img->px && y < img->height; y++) {
-        const uint8_t *p = img->px + (size_t)y * row;
-        for (size_t i = 0; i < row; i += 4) /* every pixel, alpha skipped */
-            h = (h ^ ((uint64_t)p[i] | (uint64_t)p[i + 1] << 8 | (uint64_t)p[i + 2] << 16)) *
-                1099511628211ULL;
-    }
-    return h;
+    return tree_pix_hash(img, 0, 0, img->width, img->height) ^ (uint64_t)img->width ^
+           ((uint64_t)img->height << 32);
 }
 
 /* The hash of the look before's image, computed once per call. */
@@ -266,42 +259,49 @@ static void session_observed(struct session *s, uint64_t hwnd, struct wa_rect fr
     s->marked = marked;
 }
 
-/* The pixels a walk of hwnd goes by: the settle's last capture after an action, else in
- * a session that looks again one taken now, before the walk (kept in k->walk_image: the
- * observation's image should the tree be rejected). Rows that look as they did when the
- * last tree was walked are taken from it (tree_pix.h); a capture taken beside the walk
- * could show a row newer than the text read of it, so it is taken first. NULL when there
- * are none (a one-shot session, or the capture failed). */
-static const struct wa_image *walk_pixels(struct call *k, uint64_t hwnd, struct wa_rect *frame)
-{
-    if (k->pixels_now) {
-        *frame = k->pixels_frame;
-        return k->pixels_now;
-    }
-    if (k->s->o.refs_on_disk)
-        return NULL; /* one command a process: no later look to pay for */
-    image_cleanup(&k->walk_image);
-    if (backend_capture_window(k->be, hwnd, &k->walk_image, &k->walk_frame) != WA_E_OK)
-        return NULL;
-    k->walk_window = hwnd;
-    *frame = k->walk_frame;
-    return &k->walk_image;
-}
+/* The pixels a walk of hwnd went by. */
+struct walk_pixels {
+    const struct wa_image *img; /* NULL: none */
+    struct wa_rect frame;
+    double capture_ms; /* a capture taken for the walk */
+};
 
 /* Walks hwnd into *tree with what may be taken of the last tree of it: the windows that
- * are as they were, and the rows that look as they did in px (NULL: none); the new rows
- * get their fingerprints from px. */
-static wa_err walk_with_last(struct call *k, uint64_t hwnd, int budget_ms,
-                             const struct wa_image *px, struct wa_rect frame, struct wa_tree *tree)
+ * are as they were, and the rows that look as they did. The pixels it goes by (*px):
+ * the settle's last capture after an action, else in a session that looks again a
+ * capture the backend takes for the walk (beside it where it can, but before it reads
+ * anything with a fingerprint: a row newer in its pixels than in the text read of it
+ * would be taken stale by the next look), kept in k->walk_image (the observation's
+ * image should the tree be rejected); none in a one-shot session (no later look to pay
+ * for) or when the capture failed. The new rows get their fingerprints from them. */
+static wa_err walk_with_last(struct call *k, uint64_t hwnd, int budget_ms, struct wa_tree *tree,
+                             struct walk_pixels *px)
 {
     struct wa_tree_opts to = {
         .budget_ms = budget_ms, .keep_handles = true, .prev = last_tree(k, hwnd)};
-    bool *same = to.prev && px ? tree_pix_same(to.prev, px, frame) : NULL;
+    struct wa_tree_pixels beside = {0};
+    bool *same = NULL;
+    *px = (struct walk_pixels){0};
+    if (k->pixels_now) {
+        px->img = k->pixels_now;
+        px->frame = k->pixels_frame;
+        same = to.prev ? tree_pix_same(to.prev, px->img, px->frame) : NULL;
+    } else if (!k->s->o.refs_on_disk) {
+        image_cleanup(&k->walk_image);
+        k->walk_window = 0;
+        to.pixels = &beside;
+    }
     to.prev_same = same;
     wa_err e = backend_get_tree(k->be, hwnd, &to, tree);
     free(same);
-    if (!e && px)
-        tree_pix_set(tree, px, frame);
+    if (beside.img.px) {
+        k->walk_image = beside.img;
+        k->walk_frame = beside.frame;
+        k->walk_window = hwnd;
+        *px = (struct walk_pixels){&k->walk_image, beside.frame, beside.ms};
+    }
+    if (!e && px->img)
+        tree_pix_set(tree, px->img, px->frame);
     return e;
 }
 
@@ -320,21 +320,17 @@ wa_err look_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     uint64_t pixels = 0;
     bool have_pixels = false;
     struct side_capture *side = NULL;
-    struct wa_rect px_frame = {0, 0, 0, 0};
+    struct walk_pixels px = {0};
     double t0 = os_clock_ms();
-    const struct wa_image *px = o->mode != OBS_PIXEL ? walk_pixels(k, hwnd, &px_frame) : NULL;
-    double capture_ms = os_clock_ms() - t0;
-    t0 = os_clock_ms();
-    if (px) {
-        pixels = px == k->pixels_now ? pixels_now_hash(k) : image_hash(px);
-        have_pixels = true;
-    } else if (o->mode != OBS_PIXEL && s->o.refs_on_disk) {
+    if (o->mode != OBS_PIXEL && !k->pixels_now && s->o.refs_on_disk)
         side = side_capture_start(k, hwnd);
-    }
-    wa_err walked = o->mode == OBS_PIXEL
-                        ? WA_E_OK
-                        : walk_with_last(k, hwnd, o->tree_budget_ms, px, px_frame, &tree);
+    wa_err walked =
+        o->mode == OBS_PIXEL ? WA_E_OK : walk_with_last(k, hwnd, o->tree_budget_ms, &tree, &px);
     double tree_ms = (os_clock_ms() - t0);
+    if (px.img) {
+        pixels = px.img == k->pixels_now ? pixels_now_hash(k) : image_hash(px.img);
+        have_pixels = true;
+    }
     if (side_capture_finish(side, &k->walk_image, &k->walk_frame)) {
         k->walk_window = hwnd;
         pixels = image_hash(&k->walk_image);
@@ -345,7 +341,7 @@ wa_err look_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     else
         e = observe_window_tree(k->be, hwnd, o, &cap, walked, &k->r->obs, &tree);
     k->r->obs.tree_ms = tree_ms;
-    k->r->obs.capture_ms += capture_ms;
+    k->r->obs.pixels_ms = px.capture_ms;
     image_cleanup(&k->walk_image);
     k->walk_window = 0;
     if (e)
@@ -417,11 +413,10 @@ wa_err look_fresh_tree(struct call *k, uint64_t hwnd)
     wa_err e = guard_observe(k, hwnd);
     if (e)
         return e;
-    struct wa_rect px_frame = {0, 0, 0, 0};
-    const struct wa_image *px = walk_pixels(k, hwnd, &px_frame);
+    struct walk_pixels px;
     struct wa_tree tree;
-    e = walk_with_last(k, hwnd, s->o.observe.tree_budget_ms, px, px_frame, &tree);
-    if (px == &k->walk_image) {
+    e = walk_with_last(k, hwnd, s->o.observe.tree_budget_ms, &tree, &px);
+    if (px.img == &k->walk_image) {
         image_cleanup(&k->walk_image);
         k->walk_window = 0;
     }

@@ -37,6 +37,8 @@ struct observation {
     char verdict[256];    /* "auto: tree accepted (...); source uia" / "auto: tree rejected
                            * (...), fell back to pixel; source msaa" / "pixel mode" */
     double capture_ms, encode_ms, tree_ms; /* timings of the phases that ran */
+    double pixels_ms; /* the capture for the tree's fingerprints, taken beside the walk
+                       * (inside tree_ms, not a phase of its own) */
     bool tree_reused; /* the window had not changed: its tree was not walked again */
 };
 

@@ -220,6 +220,7 @@ static wa_err tree_result(struct call *k, const struct tree_format_opts *fo)
     r->truncated = t->truncated;
     r->timed_out = t->timed_out;
     r->walk_ms = t->walk_ms;
+    r->taken = t->taken;
     r->frame = t->frame;
     target_report(k, t->hwnd);
     return e;

@@ -172,6 +172,7 @@ struct op_result {
     const char *source; /* state/tree: "uia", "msaa", "fake" */
     bool truncated, timed_out;
     double walk_ms;
+    size_t taken;         /* of the tree's nodes, taken from the session's last tree */
     struct wa_rect frame; /* state/tree/screenshot: the frame */
     bool has_shell;
     struct wa_shell_result shell; /* the shell */

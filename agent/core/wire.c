@@ -395,6 +395,7 @@ static cJSON *result_data(const struct op_result *r)
         cJSON_AddBoolToObject(d, "truncated", r->truncated);
         cJSON_AddBoolToObject(d, "timed_out", r->timed_out);
         cJSON_AddNumberToObject(d, "walk_ms", r->walk_ms);
+        cJSON_AddNumberToObject(d, "taken", (double)r->taken);
         cJSON_AddItemToObject(d, "frame", rect_json(r->frame));
     }
     if (r->n_elements || op == OP_STATE || op == OP_FIND || op == OP_TREE) {

@@ -4,6 +4,7 @@
 
 #include "automation/backend.h"
 #include "automation/win/win_capture.h"
+#include "automation/win/win_cc_buf.h"
 #include "automation/win/win_input.h"
 #include "automation/win/win_shell.h"
 #include "automation/win/win_tree.h"
@@ -58,10 +59,12 @@ static void win_shutdown(void)
     /* DPI awareness is for the process's life. Tree and action workers may still be
      * releasing their COM objects: exiting under them races with those calls. */
     win_job_drain(1000);
+    win_cc_buf_kept_free();
 }
 
 static const struct wa_backend win_backend = {
     .name = "windows",
+    .walk_captures = true,
     .init = win_init,
     .shutdown = win_shutdown,
 

@@ -1,10 +1,13 @@
 /* Screen and window capture for the Windows backend: BitBlt and PrintWindow into one
  * reused top-down 32-bit DIB section, copied out row by row into a struct wa_image. */
 #include <windows.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "automation/win/win_capture.h"
+#include "automation/win/win_tree_job.h"
 #include "automation/win/win_window.h"
+#include "base/os.h"
 
 /* The DIB every capture draws into, kept between calls: creating a 1920x1080 DIB
  * section and its DC costs about as much as the BitBlt itself. Guarded by `lock`, so
@@ -209,4 +212,96 @@ wa_err win_capture_window(uint64_t hwnd, struct wa_image *out, struct wa_rect *f
     }
     ReleaseSRWLockExclusive(&lock);
     return e;
+}
+
+/* ---- a capture beside a walk ---- */
+
+struct win_pixels {
+    volatile LONG refs;
+    HWND h;
+    struct win_job *task;
+    SRWLOCK lock; /* the image: held shared while read, exclusive to take it */
+    wa_err e;
+    struct wa_image img;
+    struct wa_rect frame;
+    double ms;
+};
+
+static void pixels_capture(void *arg)
+{
+    struct win_pixels *p = arg;
+    double t0 = os_clock_ms();
+    p->e = win_capture_window((uint64_t)(uintptr_t)p->h, &p->img, &p->frame);
+    p->ms = os_clock_ms() - t0;
+    win_pixels_release(p);
+}
+
+struct win_pixels *win_pixels_start(HWND h)
+{
+    struct win_pixels *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->refs = 2; /* the caller's and the task's */
+    p->h = h;
+    InitializeSRWLock(&p->lock);
+    if (win_task_start(pixels_capture, p, &p->task) != WA_E_OK) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+struct win_pixels *win_pixels_ref(struct win_pixels *p)
+{
+    if (p)
+        InterlockedIncrement(&p->refs);
+    return p;
+}
+
+void win_pixels_release(struct win_pixels *p)
+{
+    if (!p || InterlockedDecrement(&p->refs) != 0)
+        return;
+    /* the last one out: the task is done (it held a reference until it returned) */
+    win_job_release(p->task);
+    image_cleanup(&p->img);
+    free(p);
+}
+
+bool win_pixels_wait(struct win_pixels *p, DWORD ms)
+{
+    return WaitForSingleObject(win_job_done(p->task), ms) == WAIT_OBJECT_0;
+}
+
+const struct wa_image *win_pixels_hold(struct win_pixels *p, struct wa_rect *frame)
+{
+    AcquireSRWLockShared(&p->lock);
+    if (p->e == WA_E_OK && p->img.px) {
+        *frame = p->frame;
+        return &p->img;
+    }
+    ReleaseSRWLockShared(&p->lock);
+    return NULL;
+}
+
+void win_pixels_unhold(struct win_pixels *p)
+{
+    ReleaseSRWLockShared(&p->lock);
+}
+
+bool win_pixels_take(struct win_pixels *p, DWORD ms, struct wa_image *img, struct wa_rect *frame,
+                     double *took_ms)
+{
+    if (!win_pixels_wait(p, ms))
+        return false;
+    AcquireSRWLockExclusive(&p->lock);
+    bool got = p->e == WA_E_OK && p->img.px;
+    if (got) {
+        *img = p->img;
+        *frame = p->frame;
+        *took_ms = p->ms;
+        p->img = (struct wa_image){0};
+    }
+    ReleaseSRWLockExclusive(&p->lock);
+    return got;
 }

@@ -27,12 +27,153 @@ void win_cc_buf_columns_cleanup(struct columns *c)
         free(c->names[i]);
     memset(c, 0, sizeof *c);
 }
+
+bool win_cc_buf_columns_copy(const struct columns *from, struct columns *to)
+{
+    win_cc_buf_columns_cleanup(to);
+    to->list = from->list;
+    to->header = from->header;
+    to->count = from->count;
+    for (int i = 0; i < COLUMNS_MAX; i++)
+        if (from->names[i] && !(to->names[i] = str_dup(from->names[i]))) {
+            win_cc_buf_columns_cleanup(to);
+            return false;
+        }
+    return true;
+}
 /* The structures we write are laid out for our own bitness. */
 static bool same_bitness(HANDLE p)
 {
     BOOL ours = FALSE, theirs = FALSE;
     return IsWow64Process(GetCurrentProcess(), &ours) && IsWow64Process(p, &theirs) &&
            ours == theirs;
+}
+
+/* ---- the target's memory, kept from one walk to the next ----
+ * Under Wine each VirtualAllocEx and VirtualFreeEx in another process is a round trip to
+ * it, and opening it three calls more: a later look of a window with a list view and a
+ * tree view made two opens and eight of those (0.5 ms). What a walk is done with is kept
+ * here for the next, a few regions per process while it lives, and freed at exit. A
+ * handle kept open also keeps the process's id from being given to another. */
+#define KEPT_PROCS   8
+#define KEPT_REGIONS 4 /* per process */
+
+struct region {
+    char *base;
+    size_t size;
+};
+
+struct kept_proc {
+    DWORD pid;
+    HANDLE process; /* NULL: a free slot */
+    bool usable;    /* our bitness: its buffers can be laid out here */
+    int users;      /* remotes holding it */
+    struct region free[KEPT_REGIONS];
+    int nfree;
+};
+
+static struct kept_proc kept[KEPT_PROCS];
+static SRWLOCK kept_lock = SRWLOCK_INIT;
+
+static bool exited(HANDLE process)
+{
+    return WaitForSingleObject(process, 0) != WAIT_TIMEOUT;
+}
+
+/* Frees what p keeps and closes it. Call with kept_lock held, p unused. */
+static void kept_drop(struct kept_proc *p)
+{
+    bool alive = !exited(p->process);
+    for (int i = 0; alive && i < p->nfree; i++)
+        VirtualFreeEx(p->process, p->free[i].base, 0, MEM_RELEASE);
+    CloseHandle(p->process);
+    memset(p, 0, sizeof *p);
+}
+
+/* Process pid as kept, opened now when it is not kept (or has exited since); NULL when
+ * there is no room for it or it cannot be opened. Call with kept_lock held. */
+static struct kept_proc *kept_take(DWORD pid)
+{
+    struct kept_proc *room = NULL;
+    for (int i = 0; i < KEPT_PROCS; i++) {
+        struct kept_proc *p = &kept[i];
+        if (p->process && p->pid == pid && !p->users && exited(p->process))
+            kept_drop(p); /* its memory went with it */
+        if (p->process && p->pid == pid) {
+            p->users++;
+            return p;
+        }
+        if (!room && (!p->process || !p->users))
+            room = p;
+    }
+    if (!room)
+        return NULL;
+    if (room->process)
+        kept_drop(room);
+    room->process = OpenProcess(PROCESS_VM_OPERATION | PROCESS_VM_READ | PROCESS_VM_WRITE |
+                                    PROCESS_QUERY_LIMITED_INFORMATION | SYNCHRONIZE,
+                                FALSE, pid);
+    if (!room->process)
+        return NULL;
+    room->pid = pid;
+    room->usable = same_bitness(room->process);
+    room->users = 1;
+    return room;
+}
+
+/* A region of at least size bytes in p's process (*cap: its size): the smallest kept one
+ * that holds it, else a new one; NULL when none could be made. */
+static char *region_take(struct kept_proc *p, size_t size, size_t *cap)
+{
+    AcquireSRWLockExclusive(&kept_lock);
+    int best = -1;
+    for (int i = 0; i < p->nfree; i++)
+        if (p->free[i].size >= size && (best < 0 || p->free[i].size < p->free[best].size))
+            best = i;
+    char *base = NULL;
+    if (best >= 0) {
+        base = p->free[best].base;
+        *cap = p->free[best].size;
+        p->free[best] = p->free[--p->nfree];
+    }
+    ReleaseSRWLockExclusive(&kept_lock);
+    if (!base &&
+        (base = VirtualAllocEx(p->process, NULL, size, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE)))
+        *cap = size;
+    return base;
+}
+
+/* Region base (of cap bytes) back to what p keeps, or freed when it keeps enough. */
+static void region_give(struct kept_proc *p, char *base, size_t cap)
+{
+    AcquireSRWLockExclusive(&kept_lock);
+    bool keep = p->nfree < KEPT_REGIONS;
+    if (keep)
+        p->free[p->nfree++] = (struct region){base, cap};
+    ReleaseSRWLockExclusive(&kept_lock);
+    if (!keep)
+        VirtualFreeEx(p->process, base, 0, MEM_RELEASE);
+}
+
+void win_cc_buf_remote_done(struct remote *r)
+{
+    if (!r->kept)
+        return;
+    if (r->base && !r->leak)
+        region_give(r->kept, r->base, r->cap);
+    AcquireSRWLockExclusive(&kept_lock);
+    r->kept->users--;
+    ReleaseSRWLockExclusive(&kept_lock);
+    memset(r, 0, sizeof *r);
+}
+
+void win_cc_buf_kept_free(void)
+{
+    AcquireSRWLockExclusive(&kept_lock);
+    for (int i = 0; i < KEPT_PROCS; i++)
+        if (kept[i].process && !kept[i].users)
+            kept_drop(&kept[i]);
+    ReleaseSRWLockExclusive(&kept_lock);
 }
 
 struct remote *win_cc_buf_remote_for(struct win_cc *cc, HWND h)
@@ -46,12 +187,13 @@ struct remote *win_cc_buf_remote_for(struct win_cc *cc, HWND h)
         return NULL;
     struct remote *r = &cc->procs[cc->count++];
     r->pid = pid;
-    r->process = OpenProcess(PROCESS_VM_OPERATION | PROCESS_VM_READ | PROCESS_VM_WRITE |
-                                 PROCESS_QUERY_LIMITED_INFORMATION,
-                             FALSE, pid);
-    if (r->process && same_bitness(r->process))
-        r->base =
-            VirtualAllocEx(r->process, NULL, REMOTE_SIZE, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
+    AcquireSRWLockExclusive(&kept_lock);
+    r->kept = pid ? kept_take(pid) : NULL;
+    ReleaseSRWLockExclusive(&kept_lock);
+    if (r->kept && r->kept->usable) {
+        r->process = r->kept->process;
+        r->base = region_take(r->kept, REMOTE_SIZE, &r->cap);
+    }
     return r->base ? r : NULL;
 }
 
@@ -163,7 +305,7 @@ bool win_cc_buf_block_new(struct win_cc *cc, HWND h, size_t size, struct block *
     if (!(b->r = win_cc_buf_remote_for(cc, h)) || !(b->local = calloc(1, size)))
         return false;
     b->size = size;
-    b->remote = VirtualAllocEx(b->r->process, NULL, size, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
+    b->remote = region_take(b->r->kept, size, &b->cap);
     if (!b->remote) {
         free(b->local);
         b->local = NULL;
@@ -174,7 +316,7 @@ bool win_cc_buf_block_new(struct win_cc *cc, HWND h, size_t size, struct block *
 void win_cc_buf_block_free(struct block *b, bool answered)
 {
     if (b->remote && answered)
-        VirtualFreeEx(b->r->process, b->remote, 0, MEM_RELEASE);
+        region_give(b->r->kept, b->remote, b->cap);
     free(b->local);
     memset(b, 0, sizeof *b);
 }

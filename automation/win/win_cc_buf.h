@@ -18,11 +18,15 @@
 #define OFF_RECT    512
 #define OFF_TEXT    1024
 #define TEXT_CHARS  ((REMOTE_SIZE - OFF_TEXT) / (int)sizeof(wchar_t))
+struct kept_proc; /* win_cc_buf.c: a process's handle and memory kept between walks */
 struct remote {
     DWORD pid;
-    HANDLE process; /* NULL when it could not be opened (or has another bitness) */
-    char *base;     /* the buffer, in the target's address space */
-    bool leak;      /* a message using it timed out: the target may still write to it */
+    struct kept_proc *kept; /* what holds the handle and the memory; NULL: none */
+    HANDLE process;         /* kept's handle; NULL when it could not be opened (or has
+                             * another bitness) */
+    char *base;             /* the buffer, in the target's address space */
+    size_t cap;             /* its size */
+    bool leak;              /* a message using it timed out: the target may still write to it */
 };
 
 #define COLUMNS_MAX 8 /* report-mode columns read per list view */
@@ -31,6 +35,7 @@ struct remote {
  * row): asked once per list, not once per row. */
 struct columns {
     HWND list;
+    HWND header;              /* the header control they were read from */
     int count;                /* 0: not in report mode, or one column only */
     char *names[COLUMNS_MAX]; /* header texts; NULL where none */
 };
@@ -50,7 +55,7 @@ struct win_cc {
 struct block {
     struct remote *r;
     char *remote, *local;
-    size_t size;
+    size_t size, cap; /* what the batch uses of remote; what remote holds */
 };
 /* The messages of one batch, built as its block is laid out. */
 struct sends {
@@ -62,6 +67,14 @@ struct sends {
 };
 
 void win_cc_buf_columns_cleanup(struct columns *c);
+/* What a walk is done with of h's process's buffer: kept for the next walk (unless a
+ * message using it timed out). */
+void win_cc_buf_remote_done(struct remote *r);
+/* Frees what is kept of every process (at exit). */
+void win_cc_buf_kept_free(void);
+/* A copy of from in *to (cleaned up first); false when out of memory (*to is then
+ * empty). */
+bool win_cc_buf_columns_copy(const struct columns *from, struct columns *to);
 
 /* The buffer in h's process (made once per process); NULL when the process cannot
  * be opened or has another bitness. */

@@ -32,16 +32,25 @@ static void item_area(HWND h, RECT *area)
     }
 }
 
+/* The view: how many rows, the top one, how many fit, the focused and the selected one.
+ * The selected one is asked only when there is one: comctl32 finds it by looking at
+ * every row from the first (Wine's list view: 0.8 ms over bigapp's 3,000 rows with none
+ * selected, more than the other five questions together), where the focused one and the
+ * number selected it knows. */
 static bool lv_view(struct win_cc *cc, HWND h, struct win_cc_view *out)
 {
-    UINT msg[6] = {LVM_GETITEMCOUNT, LVM_GETTOPINDEX, LVM_GETCOUNTPERPAGE,
-                   LVM_GETNEXTITEM,  LVM_GETNEXTITEM, LVM_GETVIEW};
-    WPARAM wp[6] = {0, 0, 0, (WPARAM)-1, (WPARAM)-1, 0};
-    LPARAM lp[6] = {0, 0, 0, LVNI_FOCUSED, LVNI_SELECTED, 0};
+    UINT msg[6] = {LVM_GETITEMCOUNT, LVM_GETTOPINDEX,      LVM_GETCOUNTPERPAGE,
+                   LVM_GETNEXTITEM,  LVM_GETSELECTEDCOUNT, LVM_GETVIEW};
+    WPARAM wp[6] = {0, 0, 0, (WPARAM)-1, 0, 0};
+    LPARAM lp[6] = {0, 0, 0, LVNI_FOCUSED, 0, 0};
     LRESULT r[6];
     memset(out, 0, sizeof *out);
     if (!win_cc_send_all(cc, h, msg, wp, lp, r, 6) || r[0] < 0)
         return false;
+    if (r[4] > 0 && !win_cc_send(cc, h, LVM_GETNEXTITEM, (WPARAM)-1, LVNI_SELECTED, &r[4]))
+        r[4] = -1;
+    else if (r[4] <= 0)
+        r[4] = -1;
     out->rows = r[5] == LV_VIEW_DETAILS ||
                 (r[5] < 0 && (GetWindowLongW(h, GWL_STYLE) & LVS_TYPEMASK) == LVS_REPORT);
     out->count = (int)r[0];
@@ -221,6 +230,7 @@ static const struct columns *lv_columns(struct win_cc *cc, HWND h, bool report)
     win_cc_buf_columns_cleanup(c);
     c->list = h;
     HWND hd = report ? header_of(h) : NULL;
+    c->header = hd;
     size_t cell = sizeof(HDITEMW) + SLOT_BYTES;
     struct block b;
     struct sends s;

@@ -20,6 +20,7 @@ struct win_coll {
     struct win_cc_item *items; /* listed, n of them */
     size_t n;
     struct tree_element_info *infos; /* what was read of each, or NULL */
+    size_t taken;                    /* of them, taken from the last listing */
 };
 
 /* ---- list boxes and combo boxes' lists ---- */
@@ -318,6 +319,8 @@ static void read_items(struct win_cc *cc, struct win_coll *c, const struct win_c
         if (!was || !tree_element_info_copy(was, &c->infos[i])) {
             at[nask] = i;
             ask[nask++] = c->items[i];
+        } else {
+            c->taken++;
         }
     }
     if (nask)
@@ -347,6 +350,7 @@ static bool view_kept(const struct win_coll *c, const struct win_coll_listing *l
 
 static void forget_items(struct win_coll *c)
 {
+    c->taken = 0;
     for (size_t i = 0; c->infos && i < c->n; i++)
         tree_element_info_cleanup(&c->infos[i]);
     free(c->infos);
@@ -413,6 +417,10 @@ struct win_coll *win_coll_open(struct win_cc *cc, HWND h, enum msaa_item_class k
     /* A tree's rows are asked one by one (each is the next of the one before): what the
      * last walk listed is taken where it still fills the view. */
     bool tree = k == MSAA_ITEMS_TREEVIEW;
+    /* A report view's columns, where its header looks as it did: 9 messages fewer */
+    if (k == MSAA_ITEMS_LISTVIEW && c->view.rows && last && last->h == h && last->cols &&
+        last->cols->list == h && cc->cols.list != h)
+        win_cc_buf_columns_copy(last->cols, &cc->cols);
     if (tree && last && last->h == h && last->n && rd->read) {
         c->n = last->n < WIN_COLL_LISTED_MAX ? last->n : WIN_COLL_LISTED_MAX;
         memcpy(c->items, last->items, c->n * sizeof *c->items);
@@ -423,7 +431,7 @@ struct win_coll *win_coll_open(struct win_cc *cc, HWND h, enum msaa_item_class k
     }
     c->n = rd->listed(cc, h, &c->view, pages ? 0 : WIN_COLL_SHORT, WIN_COLL_MARGIN, c->items,
                       WIN_COLL_LISTED_MAX);
-    read_items(cc, c, view_kept(c, last, tree) ? last : NULL);
+    read_items(cc, c, view_kept(c, last, tree) && !last->cols_gone ? last : NULL);
     return c;
 }
 
@@ -434,6 +442,11 @@ void win_coll_free(struct win_coll *c)
     forget_items(c);
     free(c->items);
     free(c);
+}
+
+size_t win_coll_taken(const struct win_coll *c)
+{
+    return c->taken;
 }
 
 HWND win_coll_hwnd(const struct win_coll *c)

@@ -28,6 +28,7 @@ const struct win_cc_reader *win_coll_reader(enum msaa_item_class k);
 
 /* One collection control as one walk lists it. */
 struct win_coll;
+struct columns; /* win_cc_buf.h */
 
 /* What the last walk listed of a collection: its items (with the items holding them),
  * and what each was where its row looks the same now (tree_pix.h). */
@@ -39,6 +40,11 @@ struct win_coll_listing {
     struct win_cc_item *items;
     struct tree_element_info **same; /* per item, or NULL where it must be read again */
     size_t n;
+    /* a list view's columns, where its header looks as it did; or NULL (read again) */
+    struct columns *cols;
+    /* its rows were read with columns that now are not kept: none of them is taken (a
+     * row's value names its columns, which its pixels do not show) */
+    bool cols_gone;
 };
 
 /* Asks control h of kind k what it holds and which items to list, and reads those
@@ -62,6 +68,8 @@ bool win_coll_lists(const struct win_coll *c);
 /* The listed items held by parent (0: the top level), in display order, at most max;
  * their count. */
 size_t win_coll_children(const struct win_coll *c, uint64_t parent, uint64_t *out, size_t max);
+/* How many of its listed items were taken from `last` instead of read. */
+size_t win_coll_taken(const struct win_coll *c);
 /* A copy of what was read of item id (the caller cleans it up); false when it was not
  * read here (the source reads it itself). */
 bool win_coll_info(const struct win_coll *c, uint64_t id, struct tree_element_info *out);

@@ -196,7 +196,15 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
     char *cls = win_msaa_el_ctx_class(c, h);
     enum msaa_item_class k = msaa_class_items(cls);
     struct child_scan s = {.parent = h, .combo = k == MSAA_ITEMS_COMBOBOX, .list = l, .ok = true};
-    EnumChildWindows(h, scan_child, (LPARAM)&s);
+    if (win_msaa_el_kid(c, h) || (h == c->root && c->kids_ok)) {
+        for (size_t i = 0; i < c->nkids && s.ok; i++) {
+            const struct win_kid *kid = &c->kids[i];
+            if (kid->parent == h && kid->visible && !(s.combo && is_combo_list(kid->h)))
+                s.ok = add_window(l, kid->h);
+        }
+    } else {
+        EnumChildWindows(h, scan_child, (LPARAM)&s);
+    }
     win_msaa_items_read_lists_ahead(c, l); /* their items are read meanwhile */
 
     const char *type = msaa_class_type_name(cls, (unsigned long)GetWindowLongW(h, GWL_STYLE));
@@ -228,6 +236,8 @@ static void menu_children(struct win_msaa_ctx *c, struct el_desc *d, struct el_l
 {
     if (d->apart)
         return;
+    if (d->kind == EL_MENUBAR)
+        win_msaa_el_pixels_wait(c); /* its items have fingerprints */
     if (d->kind == EL_MENUBAR && d->items_by_acc) {
         /* A menu bar object's children are simple elements 1..n (oleacc's, and those
          * made like them): no enumeration round trips. */
@@ -404,6 +414,19 @@ void win_msaa_menubar_apart(struct win_msaa_ctx *c)
     c->bar_apart = true;
 }
 
+void win_msaa_beside(struct win_msaa_ctx *c, struct win_pixels *p)
+{
+    c->pixels = p;
+}
+
+size_t win_msaa_taken(const struct win_msaa_ctx *c)
+{
+    size_t n = c ? c->took : 0;
+    for (size_t i = 0; c && i < c->ncolls; i++)
+        n += win_coll_taken(c->colls[i]);
+    return n;
+}
+
 void win_msaa_close(struct win_msaa_ctx *c)
 {
     if (c) {
@@ -414,6 +437,7 @@ void win_msaa_close(struct win_msaa_ctx *c)
         for (size_t i = 0; i < c->nclasses; i++)
             free(c->classes[i].name);
         free(c->classes);
+        free(c->kids);
         win_cc_free(c->cc);
         win_msaa_items_join_ahead(c,
                                   true); /* lists whose items were not walked (budget, node cap) */

@@ -48,6 +48,12 @@ wa_err win_msaa_open_menubar(HWND root, struct win_gate *gate, bool responsive,
 bool win_msaa_root_responsive(struct win_msaa_ctx *c);
 /* The walk of the window lists its menu bar without items: they are walked apart. */
 void win_msaa_menubar_apart(struct win_msaa_ctx *c);
+/* The walk of c goes by p, a capture of its window taken beside it (win_capture.h; p
+ * outlives c's walk): it waits for p before it reads anything with a fingerprint. */
+struct win_pixels;
+void win_msaa_beside(struct win_msaa_ctx *c, struct win_pixels *p);
+/* How many elements c's walk took from the last walk instead of reading them. */
+size_t win_msaa_taken(const struct win_msaa_ctx *c);
 void win_msaa_close(struct win_msaa_ctx *c);
 
 /* wa_tree.release_handle of "msaa" trees; and another reference to a handle, for an

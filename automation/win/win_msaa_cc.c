@@ -33,13 +33,8 @@ void win_cc_free(struct win_cc *cc)
     if (!cc)
         return;
     win_cc_buf_columns_cleanup(&cc->cols);
-    for (int i = 0; i < cc->count; i++) {
-        struct remote *r = &cc->procs[i];
-        if (r->base && !r->leak)
-            VirtualFreeEx(r->process, r->base, 0, MEM_RELEASE);
-        if (r->process)
-            CloseHandle(r->process);
-    }
+    for (int i = 0; i < cc->count; i++)
+        win_cc_buf_remote_done(&cc->procs[i]);
     free(cc);
 }
 

@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "automation/win/win_msaa_el.h"
+#include "automation/tree_pix.h"
+#include "automation/win/win_capture.h"
+#include "automation/win/win_cc_buf.h"
 #include "base/win/win_utf8.h"
 #include "automation/win/win_window.h"
 #include "base/str.h"
@@ -40,6 +43,10 @@ void win_msaa_el_list_unref(struct el_list *l)
     for (size_t i = 0; i < l->count; i++) {
         WIN_RELEASE(l->d[i].acc);
         WIN_RELEASE(l->d[i].client);
+        if (l->d[i].cols) {
+            win_cc_buf_columns_cleanup(l->d[i].cols);
+            free(l->d[i].cols);
+        }
     }
     free(l->d);
     free(l);
@@ -214,6 +221,69 @@ char *win_msaa_el_class_of(HWND h)
     return win_wide_to_utf8_n(cls, n > 0 ? n : 0);
 }
 
+static BOOL CALLBACK note_kid(HWND h, LPARAM lp)
+{
+    struct win_msaa_ctx *c = (struct win_msaa_ctx *)lp;
+    if (c->nkids == c->cap_kids) {
+        size_t cap = c->cap_kids ? 2 * c->cap_kids : 32;
+        struct win_kid *k = wa_reallocarray(c->kids, cap, sizeof *k);
+        if (!k) {
+            c->kids_ok = false;
+            return FALSE;
+        }
+        c->kids = k;
+        c->cap_kids = cap;
+    }
+    c->kids[c->nkids++] = (struct win_kid){
+        .h = h, .parent = GetAncestor(h, GA_PARENT), .visible = IsWindowVisible(h)};
+    return TRUE;
+}
+
+struct win_kid *win_msaa_el_kid(struct win_msaa_ctx *c, HWND h)
+{
+    if (!c->kids_read) {
+        c->kids_read = c->kids_ok = true;
+        EnumChildWindows(c->root, note_kid, (LPARAM)c);
+    }
+    for (size_t i = 0; c->kids_ok && i < c->nkids; i++)
+        if (c->kids[i].h == h)
+            return &c->kids[i];
+    return NULL;
+}
+
+HWND win_msaa_el_prev_sibling(struct win_msaa_ctx *c, HWND h)
+{
+    const struct win_kid *k = win_msaa_el_kid(c, h);
+    if (!k)
+        return GetWindow(h, GW_HWNDPREV);
+    for (const struct win_kid *p = k; p-- > c->kids;)
+        if (p->parent == k->parent)
+            return p->h;
+    return NULL;
+}
+
+static uint64_t text_hash_of(HWND h)
+{
+    wchar_t text[256];
+    int n = InternalGetWindowText(h, text, 256);
+    uint64_t x = 1469598103934665603ull;
+    for (int i = 0; i < n; i++)
+        x = (x ^ (uint64_t)text[i]) * 1099511628211ull;
+    return x ^ (uint64_t)n;
+}
+
+uint64_t win_msaa_el_text_hash(struct win_msaa_ctx *c, HWND h)
+{
+    struct win_kid *k = win_msaa_el_kid(c, h);
+    if (!k)
+        return text_hash_of(h);
+    if (!k->have_text) {
+        k->text_hash = text_hash_of(h);
+        k->have_text = true;
+    }
+    return k->text_hash;
+}
+
 char *win_msaa_el_ctx_class(struct win_msaa_ctx *c, HWND h)
 {
     for (size_t i = 0; i < c->nclasses; i++)
@@ -335,4 +405,59 @@ char *win_msaa_el_range_value(struct win_gate *g, HWND h, const char *type)
     char buf[24];
     snprintf(buf, sizeof buf, "%ld", (long)(int)pos);
     return str_dup(buf);
+}
+
+/* ---- the capture beside the walk, and what it settles ---- */
+
+bool win_msaa_el_reuse_settled(const struct win_msaa_reuse *r)
+{
+    return r && InterlockedCompareExchange((volatile LONG *)&r->settled, 0, 0);
+}
+
+/* What goes of what check k kept. */
+static void reuse_drop(struct win_msaa_reuse *r, const struct pix_check *k)
+{
+    if (k->info && *k->info) {
+        tree_element_info_cleanup(*k->info);
+        free(*k->info);
+        *k->info = NULL;
+    }
+    if (k->cols_of >= 0 && r->lists[k->cols_of].cols) {
+        struct win_coll_listing *l = &r->lists[k->cols_of];
+        win_cc_buf_columns_cleanup(l->cols);
+        free(l->cols);
+        l->cols = NULL;
+        l->cols_gone = true;
+    }
+}
+
+void win_msaa_el_reuse_settle(struct win_msaa_reuse *r, const bool *same,
+                              const struct wa_image *img, struct wa_rect frame)
+{
+    AcquireSRWLockExclusive(&r->settle_lock);
+    for (size_t i = 0; !r->settled && i < r->nchecks; i++) {
+        const struct pix_check *k = &r->checks[i];
+        bool kept = same ? same[k->node] : img && tree_pix_in(img, frame, k->area) == k->pix;
+        if (!kept)
+            reuse_drop(r, k);
+    }
+    InterlockedExchange(&r->settled, 1);
+    ReleaseSRWLockExclusive(&r->settle_lock);
+}
+
+void win_msaa_el_pixels_wait(struct win_msaa_ctx *c)
+{
+    if (!c->pixels || c->pixels_waited)
+        return;
+    c->pixels_waited = true;
+    win_gate_leave(c->gate);
+    win_pixels_wait(c->pixels, INFINITE);
+    win_gate_enter(c->gate);
+    if (!c->reuse || win_msaa_el_reuse_settled(c->reuse))
+        return;
+    struct wa_rect frame = {0, 0, 0, 0};
+    const struct wa_image *img = win_pixels_hold(c->pixels, &frame);
+    win_msaa_el_reuse_settle((struct win_msaa_reuse *)c->reuse, NULL, img, frame);
+    if (img)
+        win_pixels_unhold(c->pixels);
 }

@@ -62,6 +62,9 @@ struct el_desc {
     long bar_items;       /* EL_MENUBAR with items_by_acc: how many acc has */
     bool apart;           /* EL_MENUBAR: its items are walked apart (win_msaa_open_menubar) */
     bool reused; /* EL_WINDOW: taken from the last walk (it has no MSAA children of its own) */
+    /* EL_WINDOW, a list view in report mode: its columns as this walk read them, kept
+     * with the tree for the next walk (win_msaa_reuse.c) */
+    struct columns *cols;
 };
 
 /* The children of one element (or the root alone), shared by the handles into it. */
@@ -115,6 +118,14 @@ struct list_facts {
 
 #define AHEAD_CAP 8 /* tasks reading lists ahead, per walk */
 
+/* A window under the walked one, as one enumeration found it. */
+struct win_kid {
+    HWND h, parent;
+    bool visible;
+    bool have_text;     /* text_hash is known */
+    uint64_t text_hash; /* of its stored text (InternalGetWindowText) */
+};
+
 struct win_msaa_ctx {
     HWND root;
     struct win_gate *gate;
@@ -141,6 +152,16 @@ struct win_msaa_ctx {
         char *name;
     } * classes; /* each window's class, once asked */
     size_t nclasses, cap_classes;
+    /* every window under root in the order EnumChildWindows gives (each one's children
+     * after it, siblings in Z order), read once a walk instead of once a window */
+    struct win_kid *kids;
+    size_t nkids, cap_kids;
+    bool kids_read, kids_ok;
+    /* a capture of root taken beside the walk (win_capture.h), waited for before
+     * anything with a fingerprint is read; NULL: none */
+    struct win_pixels *pixels;
+    bool pixels_waited;
+    size_t took; /* windows, bar and list box items taken from the last walk */
 };
 
 enum acc_text { ACC_NAME, ACC_VALUE, ACC_DEFAULT_ACTION };
@@ -152,6 +173,16 @@ struct reused_window {
     struct tree_element_info info;
 };
 
+/* A part of the last walk taken only where its pixels look as they did: its node's
+ * fingerprint and where it is, and what goes when they do not. */
+struct pix_check {
+    size_t node;                     /* in the last tree */
+    struct wa_rect area;             /* screen pixels (tree_pix_area) */
+    uint64_t pix;                    /* the last walk's fingerprint of it */
+    struct tree_element_info **info; /* the copy taken, or NULL */
+    int cols_of;                     /* else the listing whose columns go */
+};
+
 struct win_msaa_reuse {
     volatile LONG refs; /* the window's walk, and its menu bar's walked apart */
     uint64_t stamp;     /* the last walk's moment (win_events) */
@@ -161,7 +192,25 @@ struct win_msaa_reuse {
     size_t nw;
     struct win_coll_listing *lists; /* tree views' */
     size_t nlists;
+    /* the rows, bar items and headers kept only while they look as they did: settled
+     * once, from the pixels given or from the capture beside the walk */
+    struct pix_check *checks;
+    size_t nchecks;
+    SRWLOCK settle_lock;
+    volatile LONG settled;
 };
+
+/* Whether r knows which of its rows, bar items and columns look as they did (none of
+ * those is taken before). */
+bool win_msaa_el_reuse_settled(const struct win_msaa_reuse *r);
+/* Keeps of r what same (per node of the last tree) says looks as it did; without same,
+ * what img (a capture of frame; NULL: none, so nothing) shows as it was. Once: later
+ * calls do nothing. */
+void win_msaa_el_reuse_settle(struct win_msaa_reuse *r, const bool *same,
+                              const struct wa_image *img, struct wa_rect frame);
+/* Waits for the capture beside c's walk (c->pixels), once, and settles c's reuse by it:
+ * called before anything with a fingerprint is read. */
+void win_msaa_el_pixels_wait(struct win_msaa_ctx *c);
 
 struct el_list *win_msaa_el_list_new(void);
 
@@ -202,6 +251,15 @@ bool win_msaa_el_made_here(IAccessible *acc);
 IAccessible *win_msaa_el_desc_client(struct win_msaa_ctx *c, struct el_desc *d);
 
 char *win_msaa_el_class_of(HWND h);
+
+/* Window h as the walk's one enumeration of root found it; NULL when it is not under
+ * root (or was not there then). */
+struct win_kid *win_msaa_el_kid(struct win_msaa_ctx *c, HWND h);
+/* The window before h in Z order among its siblings (GetWindow GW_HWNDPREV), from the
+ * enumeration where it holds h. */
+HWND win_msaa_el_prev_sibling(struct win_msaa_ctx *c, HWND h);
+/* A hash of h's stored text, read once a walk where the enumeration holds h. */
+uint64_t win_msaa_el_text_hash(struct win_msaa_ctx *c, HWND h);
 
 /* win_msaa_el_class_of, asked of the server once a walk per window (a walk asks it of each window
  * three times over). A heap copy, as win_msaa_el_class_of's. */

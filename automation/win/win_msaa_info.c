@@ -157,7 +157,7 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
     if (action && *action)
         out->patterns |= WA_PAT_DEFAULT_ACTION;
     free(action);
-    win_msaa_items_coll_summary(c, h, out);
+    win_msaa_items_coll_summary(c, d, out);
     if (ts->responsive) /* what a window that did not answer told is not worth keeping */
         win_msaa_reuse_sign_window(d, type, sig, out);
     return WA_E_OK;

@@ -376,6 +376,7 @@ void win_msaa_items_read_lists_ahead(struct win_msaa_ctx *c, struct el_list *l)
                                    : new_facts(c, l->d[i].hwnd, k == MSAA_ITEMS_COMBOBOX);
         if (!f || !f->responsive)
             continue;
+        win_msaa_el_pixels_wait(c); /* before their items are read */
         if (!a && !(a = calloc(1, sizeof *a + l->count * sizeof a->lists[0])))
             return;
         a->lists[a->n++] = f;
@@ -412,6 +413,7 @@ void win_msaa_items_join_ahead(struct win_msaa_ctx *c, bool stop)
 
 struct list_facts *win_msaa_items_facts(struct win_msaa_ctx *c, HWND h, bool combo)
 {
+    win_msaa_el_pixels_wait(c);
     struct list_facts *f = find_facts(c, h);
     if (!f && !(f = new_facts(c, h, combo)))
         return NULL;
@@ -471,6 +473,7 @@ static struct win_coll *coll_of(struct win_msaa_ctx *c, HWND h, enum msaa_item_c
     if (co || !win_coll_reader(k) || !win_msaa_el_thread_of(c, h)->responsive ||
         !win_msaa_items_cc(c))
         return co;
+    win_msaa_el_pixels_wait(c); /* its rows are read now */
     if (c->ncolls == c->cap_colls) {
         size_t cap = c->cap_colls ? 2 * c->cap_colls : 4;
         struct win_coll **p = wa_reallocarray(c->colls, cap, sizeof *p);
@@ -484,11 +487,28 @@ static struct win_coll *coll_of(struct win_msaa_ctx *c, HWND h, enum msaa_item_c
     return co;
 }
 
-void win_msaa_items_coll_summary(struct win_msaa_ctx *c, HWND h, struct tree_element_info *out)
+/* A list view's columns as this walk read them, kept on its element for the next walk
+ * (the reader holds one list's at a time). */
+static void keep_columns(struct win_msaa_ctx *c, struct el_desc *d)
 {
-    struct win_coll *co = coll_of(c, h, msaa_class_items(out->class_name));
-    if (co)
-        win_coll_summary(co, &out->coll);
+    const struct columns *now = c->cc ? &c->cc->cols : NULL;
+    if (d->cols || !now || now->list != d->hwnd || !now->header || now->count < 2 ||
+        !(d->cols = calloc(1, sizeof *d->cols)))
+        return;
+    if (!win_cc_buf_columns_copy(now, d->cols)) {
+        free(d->cols);
+        d->cols = NULL;
+    }
+}
+
+void win_msaa_items_coll_summary(struct win_msaa_ctx *c, struct el_desc *d,
+                                 struct tree_element_info *out)
+{
+    struct win_coll *co = coll_of(c, d->hwnd, msaa_class_items(out->class_name));
+    if (!co)
+        return;
+    win_coll_summary(co, &out->coll);
+    keep_columns(c, d);
 }
 
 bool win_msaa_items_add_coll(struct win_msaa_ctx *c, struct el_list *l, HWND h,
@@ -520,6 +540,7 @@ void win_msaa_items_add_cc(struct win_msaa_ctx *c, struct el_list *l, HWND h,
     uint64_t ids[ITEM_CAP];
     if (!win_msaa_el_thread_of(c, h)->responsive || !win_msaa_items_cc(c))
         return;
+    win_msaa_el_pixels_wait(c);
     size_t n = win_cc_items(c->cc, h, k, parent, ids, ITEM_CAP);
     for (size_t i = 0; i < n; i++) {
         struct el_desc d = {.kind = EL_ITEM, .hwnd = h, .items = k, .item_id = ids[i]};
@@ -530,7 +551,7 @@ void win_msaa_items_add_cc(struct win_msaa_ctx *c, struct el_list *l, HWND h,
 
 const struct win_coll_listing *win_msaa_items_last_listing(const struct win_msaa_reuse *r, HWND h)
 {
-    for (size_t i = 0; r && i < r->nlists; i++)
+    for (size_t i = 0; win_msaa_el_reuse_settled(r) && i < r->nlists; i++)
         if (r->lists[i].h == h)
             return &r->lists[i];
     return NULL;

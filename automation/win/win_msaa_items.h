@@ -32,7 +32,8 @@ uint64_t win_msaa_items_id(const struct el_desc *d);
 struct win_coll *win_msaa_items_coll_found(struct win_msaa_ctx *c, HWND h);
 
 /* A collection control's summary on its node. */
-void win_msaa_items_coll_summary(struct win_msaa_ctx *c, HWND h, struct tree_element_info *out);
+void win_msaa_items_coll_summary(struct win_msaa_ctx *c, struct el_desc *d,
+                                 struct tree_element_info *out);
 
 /* The items of a long collection listed under parent (0: its top level); false when
  * the collection does not list its items itself (they are walked as before). */

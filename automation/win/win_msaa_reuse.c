@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "automation/win/win_msaa_reuse.h"
+#include "automation/tree_pix.h"
+#include "automation/win/win_cc_buf.h"
 #include "automation/win/win_cc_tree.h"
 #include "automation/win/win_events.h"
 #include "automation/win/win_msaa_items.h"
@@ -36,16 +38,11 @@ uint64_t win_msaa_reuse_window_sig(struct win_msaa_ctx *c, HWND h)
     MIX(wi.rcWindow.right);
     MIX(wi.rcWindow.bottom);
     MIX(win_msaa_el_thread_of(c, h)->focus == h);
-    wchar_t text[256];
-    int n = InternalGetWindowText(h, text, 256);
-    for (int i = 0; i < n; i++)
-        MIX(text[i]);
+    MIX(win_msaa_el_text_hash(c, h));
     /* the label a control may take its name from: the window just before it */
-    HWND label = GetWindow(h, GW_HWNDPREV);
-    n = label ? InternalGetWindowText(label, text, 256) : 0;
+    HWND label = win_msaa_el_prev_sibling(c, h);
     MIX((uintptr_t)label);
-    for (int i = 0; i < n; i++)
-        MIX(text[i]);
+    MIX(label ? win_msaa_el_text_hash(c, label) : 0);
 #undef MIX
     return x ? x : 1;
 }
@@ -89,8 +86,9 @@ static char *short_text(struct win_gate *g, HWND h)
 
 /* What a window read again says now that is not in its fingerprint: its value, check,
  * drop-down state, position, focus, and what its collection holds. */
-static void read_again(struct win_msaa_ctx *c, HWND h, struct tree_element_info *out)
+static void read_again(struct win_msaa_ctx *c, struct el_desc *d, struct tree_element_info *out)
 {
+    HWND h = d->hwnd;
     const char *type = out->type ? out->type : "";
     LRESULT r = 0;
     out->states &= ~(unsigned)WA_ST_FOCUSED;
@@ -115,7 +113,7 @@ static void read_again(struct win_msaa_ctx *c, HWND h, struct tree_element_info 
         free(out->value);
         out->value = range;
     }
-    win_msaa_items_coll_summary(c, h, out);
+    win_msaa_items_coll_summary(c, d, out);
 }
 
 bool win_msaa_reuse_take_window(struct win_msaa_ctx *c, struct el_desc *d, uint64_t sig,
@@ -138,21 +136,26 @@ bool win_msaa_reuse_take_window(struct win_msaa_ctx *c, struct el_desc *d, uint6
     }
     if (c->ntaken < c->cap_taken)
         c->taken[c->ntaken++] = d->hwnd;
-    read_again(c, d->hwnd, out);
+    read_again(c, d, out);
     out->sig = sig;
+    c->took++;
     return true;
 }
 
 bool win_msaa_reuse_take_bar_item(struct win_msaa_ctx *c, int pos, struct tree_element_info *out)
 {
     const struct win_msaa_reuse *r = c->reuse;
-    return r && pos >= 0 && pos < BAR_ITEMS_MAX && r->bar[pos] &&
-           tree_element_info_copy(r->bar[pos], out);
+    win_msaa_el_pixels_wait(c);
+    bool took = win_msaa_el_reuse_settled(r) && pos >= 0 && pos < BAR_ITEMS_MAX && r->bar[pos] &&
+                tree_element_info_copy(r->bar[pos], out);
+    c->took += took;
+    return took;
 }
 
 bool win_msaa_reuse_take_list_item(struct win_msaa_ctx *c, HWND h, int i,
                                    struct tree_element_info *out)
 {
+    win_msaa_el_pixels_wait(c);
     const struct win_coll_listing *l = win_msaa_items_last_listing(c->reuse, h);
     struct win_coll *co = win_msaa_items_coll_found(c, h);
     struct wa_collection now;
@@ -163,14 +166,74 @@ bool win_msaa_reuse_take_list_item(struct win_msaa_ctx *c, HWND h, int i,
         return false;
     for (size_t k = 0; k < l->n; k++)
         if (l->items[k].id == (uint64_t)i)
-            return l->same[k] && tree_element_info_copy(l->same[k], out);
+            return l->same[k] && tree_element_info_copy(l->same[k], out) && ++c->took;
     return false;
+}
+
+/* Room for one more check in r; NULL when out of memory. */
+static struct pix_check *new_check(struct win_msaa_reuse *r, const struct wa_tree *prev, size_t j)
+{
+    struct wa_rect area;
+    if (!prev->nodes[j].pix || !tree_pix_area(prev, j, &area))
+        return NULL;
+    struct pix_check *k = wa_reallocarray(r->checks, r->nchecks + 1, sizeof *k);
+    if (!k)
+        return NULL;
+    r->checks = k;
+    k = &r->checks[r->nchecks++];
+    *k = (struct pix_check){.node = j, .area = area, .pix = prev->nodes[j].pix, .cols_of = -1};
+    return k;
+}
+
+/* A copy of node j of prev to take while its pixels look as they did, in *slot. */
+static void take_if_same(struct win_msaa_reuse *r, const struct wa_tree *prev, size_t j,
+                         struct tree_element_info **slot)
+{
+    *slot = NULL;
+    if (!prev->nodes[j].pix || !(*slot = calloc(1, sizeof **slot)))
+        return;
+    struct pix_check *k = tree_node_info(prev, j, *slot) ? new_check(r, prev, j) : NULL;
+    if (k) {
+        k->info = slot;
+    } else {
+        tree_element_info_cleanup(*slot);
+        free(*slot);
+        *slot = NULL;
+    }
+}
+
+/* The columns list view node i of prev was read with, kept while its header (a node
+ * under it) looks as it did (listing `list` of r). */
+static void keep_columns(struct win_msaa_reuse *r, const struct wa_tree *prev, size_t i, int list)
+{
+    struct win_coll_listing *l = &r->lists[list];
+    const struct el_desc *d =
+        prev->nodes[i].handle ? win_msaa_el_desc_of(prev->nodes[i].handle) : NULL;
+    l->cols_gone = d && d->cols;
+    if (!d || !d->cols || !d->cols->header)
+        return;
+    for (size_t j = i + 1; j < prev->count && prev->nodes[j].depth > prev->nodes[i].depth; j++) {
+        if (prev->nodes[j].parent != (int)i ||
+            (HWND)(uintptr_t)prev->nodes[j].hwnd != d->cols->header)
+            continue;
+        struct pix_check *k = NULL;
+        if (!(l->cols = calloc(1, sizeof *l->cols)) || !win_cc_buf_columns_copy(d->cols, l->cols) ||
+            !(k = new_check(r, prev, j))) {
+            if (l->cols)
+                win_cc_buf_columns_cleanup(l->cols);
+            free(l->cols);
+            l->cols = NULL;
+            return;
+        }
+        k->cols_of = list;
+        l->cols_gone = false;
+        return;
+    }
 }
 
 /* The items node i of prev (a list or tree view) listed, with the items holding them
  * and, where same says an item's row looks as it did, what it was. */
-static void add_listing(struct win_msaa_reuse *r, const struct wa_tree *prev, const bool *same,
-                        size_t i, bool tree)
+static void add_listing(struct win_msaa_reuse *r, const struct wa_tree *prev, size_t i, bool tree)
 {
     HWND h = (HWND)(uintptr_t)prev->nodes[i].hwnd;
     struct win_coll_listing *l = wa_reallocarray(r->lists, r->nlists + 1, sizeof *l);
@@ -200,11 +263,7 @@ static void add_listing(struct win_msaa_reuse *r, const struct wa_tree *prev, co
             continue;
         const struct wa_node *p = &prev->nodes[n->parent];
         uint64_t parent = !tree || n->parent == (int)i ? 0 : win_cc_tree_item(h, p->runtime_id);
-        if (same && same[j] && (l->same[l->n] = calloc(1, sizeof **l->same)) &&
-            !tree_node_info(prev, j, l->same[l->n])) {
-            free(l->same[l->n]);
-            l->same[l->n] = NULL;
-        }
+        take_if_same(r, prev, j, &l->same[l->n]);
         if (tree && !(n->states & WA_ST_OFFSCREEN) && !wa_rect_empty(n->bounds) &&
             n->bounds.top < first_top) {
             first_top = n->bounds.top;
@@ -213,9 +272,11 @@ static void add_listing(struct win_msaa_reuse *r, const struct wa_tree *prev, co
         l->items[l->n++] = (struct win_cc_item){id, parent};
     }
     r->nlists++;
+    if (!tree)
+        keep_columns(r, prev, i, (int)r->nlists - 1);
 }
 
-struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev, const bool *same)
+struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev, const bool *same, bool later)
 {
     if (!prev || !prev->count || !prev->source || strcmp(prev->source, "msaa") != 0)
         return NULL;
@@ -230,22 +291,22 @@ struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev, const bool
     for (size_t i = 0; i < prev->count; i++) {
         const struct wa_node *n = &prev->nodes[i];
         bool in_bar = n->parent >= 0 && strcmp(prev->nodes[n->parent].type, "MenuBar") == 0;
-        if (in_bar && same && same[i] && bar_pos < BAR_ITEMS_MAX &&
-            (r->bar[bar_pos] = calloc(1, sizeof *r->bar[bar_pos])) &&
-            !tree_node_info(prev, i, r->bar[bar_pos])) {
-            free(r->bar[bar_pos]);
-            r->bar[bar_pos] = NULL;
-        }
+        if (in_bar && bar_pos < BAR_ITEMS_MAX)
+            take_if_same(r, prev, i, &r->bar[bar_pos]);
         bar_pos += in_bar;
         if (n->hwnd && n->sig && !n->coll_item && tree_node_info(prev, i, &r->w[r->nw].info)) {
+            r->w[r->nw].info.pix = 0; /* taken by its fingerprint, not its pixels */
             r->w[r->nw].h = (HWND)(uintptr_t)n->hwnd;
             r->w[r->nw++].sig = n->sig;
         }
         bool tree = n->class_name && str_ieq(n->class_name, "SysTreeView32");
         if (n->coll.is && n->hwnd && n->class_name)
-            add_listing(r, prev, same, i, tree);
+            add_listing(r, prev, i, tree);
     }
     qsort(r->w, r->nw, sizeof *r->w, by_hwnd);
+    InitializeSRWLock(&r->settle_lock);
+    if (same || !later) /* else when the capture beside the walk comes */
+        win_msaa_el_reuse_settle(r, same, NULL, (struct wa_rect){0, 0, 0, 0});
     return r;
 }
 
@@ -275,8 +336,13 @@ void win_msaa_reuse_free(struct win_msaa_reuse *r)
             }
         free(r->lists[i].same);
         free(r->lists[i].items);
+        if (r->lists[i].cols) {
+            win_cc_buf_columns_cleanup(r->lists[i].cols);
+            free(r->lists[i].cols);
+        }
     }
     free(r->lists);
+    free(r->checks);
     free(r->w);
     free(r);
 }

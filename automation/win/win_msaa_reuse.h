@@ -12,11 +12,13 @@
  * program again: each window whose fingerprint (what can be seen of it without asking:
  * place, style, text, focus, its label) is the same and that nothing was heard of since
  * (win_events.h), its value, check, position and collection read again; what the last
- * walk listed of each collection, and each of its items and each menu bar item whose
- * row same says looks as it did (per node of prev, or NULL). Made from prev (an "msaa" tree; NULL
- * when it is none) before the walk; prev and same may go once it is made. */
+ * walk listed of each collection, and each of its items, each menu bar item and each
+ * list view's columns whose pixels look as they did: as same says (per node of prev),
+ * or with later, as the capture beside the walk shows (win_msaa_el_pixels_wait), else none.
+ * Made from prev (an "msaa" tree; NULL when it is none) before the walk; prev and same
+ * may go once it is made. */
 struct win_msaa_reuse;
-struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev, const bool *same);
+struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev, const bool *same, bool later);
 /* Another reference (a walk on another thread: the menu bar's); _free drops one. */
 struct win_msaa_reuse *win_msaa_reuse_ref(struct win_msaa_reuse *r);
 void win_msaa_reuse_free(struct win_msaa_reuse *r);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "automation/tree_pix.h"
+#include "automation/win/win_capture.h"
 #include "automation/win/win_events.h"
 #include "automation/win/win_menu.h"
 #include "automation/win/win_msaa.h"
@@ -30,6 +32,7 @@ struct tree_job {
     uint64_t stamp;               /* win_events' moment of the walk */
     struct wa_tree tree;          /* the worker's until it has finished (or was captured) */
     struct wa_tree menus;         /* the open popup menus, walked apart, until spliced into tree */
+    struct win_pixels *pixels;    /* the capture beside the walk (opts.pixels), or NULL */
 };
 
 static void tree_job_free(void *p)
@@ -38,6 +41,7 @@ static void tree_job_free(void *p)
     tree_cleanup(&j->tree);
     tree_cleanup(&j->menus);
     win_msaa_reuse_free(j->reuse);
+    win_pixels_release(j->pixels);
     free(j);
 }
 
@@ -96,6 +100,7 @@ struct bar_job {
     HWND hwnd;
     bool responsive;              /* the window's thread answered the walk of the window */
     struct win_msaa_reuse *reuse; /* what the last walk read of the bar (a reference) */
+    struct win_pixels *pixels;    /* the capture beside the walks (a reference), or NULL */
     struct tree_walk_opts opts;
     struct wa_tree tree;
 };
@@ -105,6 +110,7 @@ static void bar_job_free(void *p)
     struct bar_job *b = p;
     tree_cleanup(&b->tree);
     win_msaa_reuse_free(b->reuse);
+    win_pixels_release(b->pixels);
     free(b);
 }
 
@@ -115,8 +121,10 @@ static wa_err bar_job_run(void *arg, struct win_gate *gate)
     wa_err e = win_msaa_open_menubar(b->hwnd, gate, b->responsive, &m);
     if (!e) {
         win_msaa_reuse(m, b->reuse);
+        win_msaa_beside(m, b->pixels);
         b->tree.release_handle = win_msaa_release_handle;
         e = tree_walk(&win_msaa_source, m, &b->opts, &b->tree);
+        b->tree.taken = win_msaa_taken(m);
     }
     win_msaa_close(m);
     return e;
@@ -146,6 +154,7 @@ static struct win_job *start_bar_walk(struct tree_job *j, int budget_ms, bool re
         return NULL;
     b->hwnd = j->hwnd;
     b->reuse = win_msaa_reuse_ref(j->reuse);
+    b->pixels = win_pixels_ref(j->pixels);
     b->responsive = responsive;
     b->opts = (struct tree_walk_opts){
         .max_nodes = j->opts.max_nodes,
@@ -179,6 +188,7 @@ static void join_bar_walk(struct tree_job *j, struct win_job *job, struct bar_jo
     if (at && got) {
         j->tree.nodes[at].items_unreadable = b->tree.nodes[0].items_unreadable;
         tree_splice_under(&j->tree, at, &b->tree, j->opts.keep_handles);
+        j->tree.taken += b->tree.taken;
         j->tree.truncated |= b->tree.truncated;
         tree_cap_nodes(&j->tree, (size_t)j->opts.max_nodes);
     } else if (at) {
@@ -203,6 +213,11 @@ static wa_err tree_job_run(void *arg, struct win_gate *gate)
     if (!j->opts.prefer_msaa) {
         struct win_uia_ctx *u = NULL;
         if (win_uia_open(j->hwnd, gate, budget, &u) == WA_E_OK) {
+            if (j->pixels) { /* UIA's rows are read as the walk goes: the pixels first */
+                win_gate_leave(gate);
+                win_pixels_wait(j->pixels, INFINITE);
+                win_gate_enter(gate);
+            }
             wa_err e = walk_with(&win_uia_source, u, j, budget, win_uia_release_handle);
             win_uia_close(u);
             if (e == WA_E_OK && j->tree.count > 1)
@@ -220,11 +235,13 @@ static wa_err tree_job_run(void *arg, struct win_gate *gate)
     wa_err e = win_msaa_open(j->hwnd, gate, &m);
     if (e == WA_E_OK) {
         win_msaa_reuse(m, j->reuse);
+        win_msaa_beside(m, j->pixels);
         bool responsive = win_msaa_root_responsive(m);
         bar = start_bar_walk(j, budget, responsive, &b);
         if (bar)
             win_msaa_menubar_apart(m);
         e = walk_with(&win_msaa_source, m, j, budget, win_msaa_release_handle);
+        j->tree.taken = win_msaa_taken(m);
     }
     win_msaa_close(m);
     if (bar) {
@@ -259,8 +276,21 @@ wa_err win_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree 
     j->opts.prev = NULL; /* the caller's: what the walk may take of it is copied now */
     j->opts.prev_same = NULL;
     win_events_listen();
+    bool *same = NULL; /* what o->prev_same says, or a capture taken here first */
+    if (o && o->pixels)
+        memset(o->pixels, 0, sizeof *o->pixels);
+    if (o && o->pixels && !(j->pixels = win_pixels_start(h))) {
+        /* no worker for the capture: taken before the walk instead */
+        double t0 = os_clock_ms();
+        if (win_capture_window(hwnd, &o->pixels->img, &o->pixels->frame) != WA_E_OK)
+            wa_err_clear();
+        o->pixels->ms = os_clock_ms() - t0;
+        if (o->prev && o->prev->hwnd == hwnd && o->pixels->img.px)
+            same = tree_pix_same(o->prev, &o->pixels->img, o->pixels->frame);
+    }
     if (o && o->prev && o->prev->hwnd == hwnd)
-        j->reuse = win_msaa_reuse_new(o->prev, o->prev_same);
+        j->reuse = win_msaa_reuse_new(o->prev, o->prev_same ? o->prev_same : same, j->pixels);
+    free(same);
     if (j->opts.max_nodes <= 0)
         j->opts.max_nodes = 500;
     if (j->opts.budget_ms <= 0)
@@ -277,6 +307,11 @@ wa_err win_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree 
     wa_err result = WA_E_OK;
     bool captured = false;
     e = win_job_wait(job, budget + GRACE_MS, &result, &captured);
+    /* The capture beside the walk: not after a walk given up on (its threads may still
+     * be reading it). */
+    if (j->pixels && e == WA_E_OK &&
+        !win_pixels_take(j->pixels, GRACE_MS, &o->pixels->img, &o->pixels->frame, &o->pixels->ms))
+        memset(o->pixels, 0, sizeof *o->pixels);
     if (e == WA_E_OK) {
         e = result;
         if (e == WA_E_OK) {

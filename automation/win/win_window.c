@@ -103,14 +103,18 @@ char *win_process_path(DWORD pid)
     return win_wide_to_utf8_n(path, ok ? (int)n : 0);
 }
 
+/* The file name of a process's path (a heap copy). */
+static char *name_of_path(const char *path)
+{
+    return path ? str_dup(str_path_base(path)) : NULL;
+}
+
 char *win_process_name(DWORD pid)
 {
     char *path = win_process_path(pid);
-    if (!path)
-        return NULL;
-    const char *base = str_path_base(path);
-    memmove(path, base, strlen(base) + 1);
-    return path;
+    char *name = name_of_path(path);
+    free(path);
+    return name;
 }
 
 bool win_window_cloaked(HWND h)
@@ -285,15 +289,15 @@ static wa_err fill_info(HWND h, struct wa_window *w)
     w->pid = pid;
     w->title = win_window_title(h);
     w->class_name = win_window_class(h);
-    w->process_path = win_process_path(pid);
-    w->process = win_process_name(pid);
+    w->process_path = win_process_path(pid); /* opening the process once, not twice */
+    w->process = name_of_path(w->process_path);
     bool unknown;
     DWORD app = hosted_process(h, pid, w->process, &unknown);
     if (app || unknown) { /* the gate and the lists know a Store app by its own process */
         free(w->process);
         free(w->process_path);
         w->process_path = app ? win_process_path(app) : str_dup("");
-        w->process = app ? win_process_name(app) : str_dup("");
+        w->process = name_of_path(w->process_path);
         w->pid = app;
     }
     if (!w->title || !w->class_name || !w->process || !w->process_path) {

@@ -36,7 +36,8 @@
  *   WM_APP+1  wParam row: toggles the row's name between "report-i.txt" and
  *             "report-i.txt (changed)" (logs row_changed).
  * Text typed into the edit that reads "rename N" does the same to row N; "resize N"
- * sets row N's Size cell to "1234 KB" (logs cell_changed).
+ * sets row N's Size cell to "1234 KB" (logs cell_changed); "retitle N" names column N
+ * "Bytes" (logs column_changed).
  *
  * Log lines ("event", "t" in ms since start):
  *   ready         hwnd, pid, title, rect, client_rect, controls {name: rect},
@@ -46,6 +47,7 @@
  *   text_changed  text            (the edit)
  *   row_changed   index, text
  *   cell_changed  index, column, text
+ *   column_changed column, text
  *   Exit code 0 after the window was closed, 1 on a bad command line or a failed start.
  */
 #define WIN32_LEAN_AND_MEAN
@@ -309,7 +311,18 @@ static void resize_row(int i)
     end(&l);
 }
 
-/* What the edit's text asks for: "rename N", "resize N". */
+static void retitle_column(int col)
+{
+    LVCOLUMNW c = {.mask = LVCF_TEXT, .pszText = (LPWSTR)L"Bytes"};
+    if (col < 0 || col > 2 || !SendMessageW(g.list, LVM_SETCOLUMNW, (WPARAM)col, (LPARAM)&c))
+        return;
+    struct line l;
+    begin(&l, "column_changed");
+    add(&l, ",\"column\":%d,\"text\":\"Bytes\"", col);
+    end(&l);
+}
+
+/* What the edit's text asks for: "rename N", "resize N", "retitle N". */
 static void edit_command(const wchar_t *text)
 {
     int n = 0;
@@ -317,6 +330,8 @@ static void edit_command(const wchar_t *text)
         change_row(n);
     else if (swscanf(text, L"resize %d", &n) == 1)
         resize_row(n);
+    else if (swscanf(text, L"retitle %d", &n) == 1)
+        retitle_column(n);
 }
 
 static LRESULT CALLBACK main_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)

@@ -1,7 +1,7 @@
 /* Unit tests: the pixel fingerprints of a tree's rows (automation/tree_pix.c): a row that
  * looks the same keeps its fingerprint, one whose pixels changed (anywhere across its
  * list, its selection mark too) does not, and only rows of a collection on screen have
- * one. */
+ * one; the hash under them sees every pixel's colour, not its alpha. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -74,14 +74,57 @@ static void rows_keep_their_fingerprints_until_their_pixels_change(void **state)
     for (int i = 0; i < 9; i++)
         assert_int_equal(same[2 + i], i != 3 && i != 5);
     free(same);
+
+    /* a row taken from the last walk for looking the same keeps its fingerprint; the
+     * others get theirs from the capture */
+    uint64_t row4 = t.nodes[6].pix;
+    t.nodes[2].pix = 42;
+    t.nodes[6].pix = 0;
+    tree_pix_set(&t, &img, t.frame);
+    assert_true(t.nodes[2].pix == 42);
+    assert_true(t.nodes[6].pix == row4);
     image_cleanup(&img);
     tree_cleanup(&t);
+}
+
+/* Any one colour byte of any pixel changes the hash of an area holding it, wherever it
+ * falls among the hash's lanes and its tail (areas of 1 to 21 pixels a row); its alpha
+ * does not; the same pixels elsewhere hash the same, a taller area otherwise. */
+static void the_hash_sees_every_colour_byte_and_no_alpha(void **state)
+{
+    (void)state;
+    struct wa_image img = {0};
+    assert_int_equal(image_alloc_raw(&img, 23, 3, true), WA_E_OK);
+    for (size_t i = 0; i < (size_t)23 * 3 * 4; i++)
+        img.px[i] = (uint8_t)(i * 7 + 3);
+    for (int w = 1; w <= 21; w++) {
+        uint64_t was = tree_pix_hash(&img, 1, 0, 1 + w, 3);
+        for (int y = 0; y < 3; y++)
+            for (int x = 1; x < 1 + w; x++)
+                for (int byte = 0; byte < 4; byte++) {
+                    uint8_t *p = img.px + ((size_t)y * 23 + (size_t)x) * 4 + byte;
+                    *p ^= 0x10;
+                    uint64_t now = tree_pix_hash(&img, 1, 0, 1 + w, 3);
+                    *p ^= 0x10;
+                    if (byte == 3)
+                        assert_true(now == was);
+                    else
+                        assert_true(now != was);
+                }
+        assert_true(tree_pix_hash(&img, 1, 0, 1 + w, 3) == was);
+    }
+    for (int x = 0; x < 23; x++) /* the same pixels one row lower */
+        memcpy(img.px + ((size_t)23 + (size_t)x) * 4, img.px + (size_t)x * 4, 4);
+    assert_true(tree_pix_hash(&img, 0, 0, 23, 1) == tree_pix_hash(&img, 0, 1, 23, 2));
+    assert_true(tree_pix_hash(&img, 0, 0, 23, 1) != tree_pix_hash(&img, 0, 0, 23, 2));
+    image_cleanup(&img);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rows_keep_their_fingerprints_until_their_pixels_change),
+        cmocka_unit_test(the_hash_sees_every_colour_byte_and_no_alpha),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
