@@ -371,7 +371,10 @@ static size_t lv_find(struct win_cc *cc, HWND h, const struct wa_item_query *q, 
     if (prefix) {
         n = lv_find_prefix(cc, h, q, prefix, out, max);
         free(prefix);
-        return n;
+        /* A list whose program keeps its rows (LVS_OWNERDATA) searches by asking the
+         * program (LVN_ODFINDITEM), which many leave unanswered: its rows are read. */
+        if (n || !(GetWindowLongW(h, GWL_STYLE) & LVS_OWNERDATA))
+            return n;
     }
     char *texts[BATCH_ROWS];
     for (int from = 0; from < count && from < SCAN_MAX && n < max; from += BATCH_ROWS) {

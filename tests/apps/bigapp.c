@@ -5,13 +5,16 @@
 /*
  * Command line
  * ------------
- *   bigapp.exe [--log PATH] [--x X --y Y] [--rows N] [--title TEXT]
+ *   bigapp.exe [--log PATH] [--x X --y Y] [--rows N] [--title TEXT] [--ownerdata]
  *
  *   --log PATH   append one JSON object per event to PATH (one line each, written with
  *                a single WriteFile; shared for reading, writing and deleting).
  *   --x, --y     top-left corner of the window in screen pixels, default 30,30.
  *   --rows N     rows of the list view (default 3000).
  *   --title TEXT the window's title instead of "winagent bigwin".
+ *   --ownerdata  the list view keeps no rows (LVS_OWNERDATA): it asks for each cell
+ *                (LVN_GETDISPINFO), and LVN_ODFINDITEM goes unanswered, as in many
+ *                programs with virtual lists.
  *
  * Window: class WinagentBigApp, client 900x660, not resizable. Controls, client pixels:
  *
@@ -75,7 +78,9 @@ static struct {
     HWND main, edit, list, tree;
     HFONT font;
     int rows;
-    bool *changed; /* per row: the name carries " (changed)" */
+    bool *changed;  /* per row: the name carries " (changed)" */
+    bool *resized;  /* per row: its Size cell reads "1234 KB" */
+    bool ownerdata; /* the list keeps no rows: it asks for each (LVS_OWNERDATA) */
     bool ready;
     const wchar_t *title;
 } g = {.log = INVALID_HANDLE_VALUE, .rows = 3000, .title = L"winagent bigwin"};
@@ -141,6 +146,19 @@ static void row_name(int i, wchar_t *out, size_t n)
     swprintf(out, n, L"report-%d.txt%ls", i, g.changed && g.changed[i] ? L" (changed)" : L"");
 }
 
+/* Cell col of row i, as the list shows it. */
+static void cell_text(int i, int col, wchar_t *out, size_t n)
+{
+    if (col == 0)
+        row_name(i, out, n);
+    else if (col == 1 && g.resized && g.resized[i])
+        swprintf(out, n, L"1234 KB");
+    else if (col == 1)
+        swprintf(out, n, L"%d KB", i * 7 % 997);
+    else
+        swprintf(out, n, L"Text Document");
+}
+
 static HWND child(const wchar_t *cls, const wchar_t *text, int id, DWORD style, int x, int y, int w,
                   int h)
 {
@@ -161,11 +179,13 @@ static bool fill_list(void)
         SendMessageW(g.list, LVM_INSERTCOLUMNW, (WPARAM)c, (LPARAM)&col);
     }
     SendMessageW(g.list, LVM_SETITEMCOUNT, (WPARAM)g.rows, 0);
+    if (g.ownerdata)
+        return true; /* each row's cells come from LVN_GETDISPINFO */
     SendMessageW(g.list, WM_SETREDRAW, FALSE, 0);
     for (int r = 0; r < g.rows; r++) {
         wchar_t name[TEXT_MAX], size[32];
-        row_name(r, name, TEXT_MAX);
-        swprintf(size, 32, L"%d KB", r * 7 % 997);
+        cell_text(r, 0, name, TEXT_MAX);
+        cell_text(r, 1, size, 32);
         LVITEMW it = {.mask = LVIF_TEXT, .iItem = r, .pszText = name};
         if (SendMessageW(g.list, LVM_INSERTITEMW, 0, (LPARAM)&it) != r)
             return false;
@@ -218,7 +238,8 @@ static bool create_controls(void)
                          390, 24)) ||
         !child(L"STATIC", L"Files", IDC_LABEL_FILES, SS_LEFT, 20, 60, 100, 18) ||
         !(g.list = child(WC_LISTVIEWW, L"", IDC_LIST,
-                         WS_BORDER | WS_TABSTOP | LVS_REPORT | LVS_SHOWSELALWAYS | LVS_SINGLESEL,
+                         WS_BORDER | WS_TABSTOP | LVS_REPORT | LVS_SHOWSELALWAYS | LVS_SINGLESEL |
+                             (g.ownerdata ? LVS_OWNERDATA : 0),
                          20, 80, 580, 560)) ||
         !child(L"STATIC", L"Folders", IDC_LABEL_FOLDERS, SS_LEFT, 620, 60, 100, 18) ||
         !(g.tree = child(WC_TREEVIEWW, L"", IDC_TREE,
@@ -227,7 +248,8 @@ static bool create_controls(void)
                          620, 80, 260, 560)))
         return false;
     g.changed = calloc((size_t)g.rows, sizeof *g.changed);
-    return g.changed && fill_list() && fill_tree();
+    g.resized = calloc((size_t)g.rows, sizeof *g.resized);
+    return g.changed && g.resized && fill_list() && fill_tree();
 }
 
 static void log_ready(void)
@@ -291,7 +313,10 @@ static void change_row(int i)
     wchar_t name[TEXT_MAX];
     row_name(i, name, TEXT_MAX);
     LVITEMW it = {.iSubItem = 0, .pszText = name};
-    SendMessageW(g.list, LVM_SETITEMTEXTW, (WPARAM)i, (LPARAM)&it);
+    if (g.ownerdata)
+        SendMessageW(g.list, LVM_REDRAWITEMS, (WPARAM)i, (LPARAM)i);
+    else
+        SendMessageW(g.list, LVM_SETITEMTEXTW, (WPARAM)i, (LPARAM)&it);
     struct line l;
     begin(&l, "row_changed");
     add(&l, ",\"index\":%d,\"text\":", i);
@@ -304,7 +329,11 @@ static void resize_row(int i)
     if (i < 0 || i >= g.rows)
         return;
     LVITEMW it = {.iSubItem = 1, .pszText = (LPWSTR)L"1234 KB"};
-    SendMessageW(g.list, LVM_SETITEMTEXTW, (WPARAM)i, (LPARAM)&it);
+    g.resized[i] = true;
+    if (g.ownerdata)
+        SendMessageW(g.list, LVM_REDRAWITEMS, (WPARAM)i, (LPARAM)i);
+    else
+        SendMessageW(g.list, LVM_SETITEMTEXTW, (WPARAM)i, (LPARAM)&it);
     struct line l;
     begin(&l, "cell_changed");
     add(&l, ",\"index\":%d,\"column\":1,\"text\":\"1234 KB\"", i);
@@ -342,6 +371,14 @@ static LRESULT CALLBACK main_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
         return create_controls() ? 0 : -1;
     case WM_NOTIFY: {
         NMHDR *h = (NMHDR *)lp;
+        if (h->hwndFrom == g.list && h->code == LVN_GETDISPINFOW) { /* owner data: a cell */
+            LVITEMW *it = &((NMLVDISPINFOW *)lp)->item;
+            if ((it->mask & LVIF_TEXT) && it->pszText && it->cchTextMax > 0 && it->iItem >= 0 &&
+                it->iItem < g.rows)
+                cell_text(it->iItem, it->iSubItem, it->pszText, (size_t)it->cchTextMax);
+            return 0;
+        }
+        /* LVN_ODFINDITEM is left unanswered, as many programs leave it */
         if (!g.ready)
             break;
         if (h->hwndFrom == g.list && h->code == LVN_ITEMCHANGED) {
@@ -381,6 +418,10 @@ static LRESULT CALLBACK main_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
 static bool parse(int argc, wchar_t **argv, const wchar_t **log, int *x, int *y)
 {
     for (int i = 1; i < argc; i++) {
+        if (wcscmp(argv[i], L"--ownerdata") == 0) {
+            g.ownerdata = true;
+            continue;
+        }
         const wchar_t *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
             return false;
@@ -410,7 +451,8 @@ int WINAPI wWinMain(HINSTANCE inst, HINSTANCE prev, PWSTR cmd, int show)
     const wchar_t *log = NULL;
     int x = 30, y = 30;
     if (!parse(__argc, __wargv, &log, &x, &y)) {
-        fwprintf(stderr, L"usage: bigapp [--log PATH] [--x X --y Y] [--rows N] [--title T]\n");
+        fwprintf(stderr, L"usage: bigapp [--log PATH] [--x X --y Y] [--rows N] [--title T] "
+                         L"[--ownerdata]\n");
         return 1;
     }
     if (log) {

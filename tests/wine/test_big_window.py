@@ -123,6 +123,17 @@ class BigWindowCli(unittest.TestCase):
         self.assertEqual([r["index"] for r in rows[:3]], [0, 1, 2])
 
 
+class BigWindowOwnerData(BigWindowCli):
+    """The same, with a list whose program keeps its rows (LVS_OWNERDATA): the list view
+    asks bigapp for each cell, and its own search (LVN_ODFINDITEM) goes unanswered, as in
+    many programs with virtual lists; find still reaches a far row."""
+
+    def setUp(self):
+        self.app = BigApp("--ownerdata")
+        self.app.__enter__()
+        self.cli = Cli("wa-bigwin-od-")
+
+
 class RegeditClassesRoot(unittest.TestCase):
     """regedit with HKEY_CLASSES_ROOT open: hundreds of keys, those in view listed."""
 
