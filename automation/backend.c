@@ -311,6 +311,22 @@ wa_err backend_cursor_position(const struct wa_backend *b, int *x, int *y)
                                    : UNSUPPORTED(b, "tell where the pointer is");
 }
 
+bool *backend_pixels_first(wa_err (*capture)(uint64_t, struct wa_image *, struct wa_rect *),
+                           uint64_t hwnd, const struct wa_tree_opts *o)
+{
+    struct wa_tree_pixels *px = o->pixels;
+    memset(px, 0, sizeof *px);
+    double t0 = os_clock_ms();
+    if (!capture || capture(hwnd, &px->img, &px->frame) != WA_E_OK) {
+        wa_err_clear();
+        image_cleanup(&px->img);
+    }
+    px->ms = os_clock_ms() - t0;
+    return o->prev && o->prev->hwnd == hwnd && px->img.px
+               ? tree_pix_same(o->prev, &px->img, px->frame)
+               : NULL;
+}
+
 wa_err backend_get_tree(const struct wa_backend *b, uint64_t hwnd, const struct wa_tree_opts *o,
                         struct wa_tree *out)
 {
@@ -319,15 +335,8 @@ wa_err backend_get_tree(const struct wa_backend *b, uint64_t hwnd, const struct 
         return UNSUPPORTED(b, "read the accessibility tree");
     if (!o || !o->pixels || b->walk_captures)
         return b->get_tree(hwnd, o, out);
-    /* The pixels first, then the walk. */
-    struct wa_tree_pixels *px = o->pixels;
-    memset(px, 0, sizeof *px);
-    double t0 = os_clock_ms();
-    if (backend_capture_window(b, hwnd, &px->img, &px->frame) != WA_E_OK)
-        wa_err_clear();
-    px->ms = os_clock_ms() - t0;
     struct wa_tree_opts walk = *o;
-    bool *same = o->prev && px->img.px ? tree_pix_same(o->prev, &px->img, px->frame) : NULL;
+    bool *same = backend_pixels_first(b->capture_window, hwnd, o);
     walk.prev_same = same;
     walk.pixels = NULL;
     wa_err e = b->get_tree(hwnd, &walk, out);

@@ -373,6 +373,11 @@ wa_err backend_type_text(const struct wa_backend *b, const char *utf8);
 wa_err backend_press_keys(const struct wa_backend *b, const struct wa_key_combo *k);
 wa_err backend_hold_keys(const struct wa_backend *b, const struct wa_key_combo *k, bool down);
 wa_err backend_cursor_position(const struct wa_backend *b, int *x, int *y);
+/* The capture of o->pixels taken before a walk, by capture (the backend's window slot),
+ * for a get_tree that cannot take it beside the walk; what of o->prev looks the same in
+ * it (a heap array for prev_same, the caller's to free), or NULL. */
+bool *backend_pixels_first(wa_err (*capture)(uint64_t, struct wa_image *, struct wa_rect *),
+                           uint64_t hwnd, const struct wa_tree_opts *o);
 wa_err backend_get_tree(const struct wa_backend *b, uint64_t hwnd, const struct wa_tree_opts *o,
                         struct wa_tree *out);
 wa_err backend_element_action(const struct wa_backend *b, struct wa_tree *t, size_t index,

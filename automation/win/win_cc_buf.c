@@ -41,6 +41,23 @@ bool win_cc_buf_columns_copy(const struct columns *from, struct columns *to)
         }
     return true;
 }
+
+struct columns *win_cc_buf_columns_dup(const struct columns *from)
+{
+    struct columns *c = calloc(1, sizeof *c);
+    if (c && !win_cc_buf_columns_copy(from, c)) {
+        free(c);
+        c = NULL;
+    }
+    return c;
+}
+
+void win_cc_buf_columns_free(struct columns *c)
+{
+    if (c)
+        win_cc_buf_columns_cleanup(c);
+    free(c);
+}
 /* The structures we write are laid out for our own bitness. */
 static bool same_bitness(HANDLE p)
 {

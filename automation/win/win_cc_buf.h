@@ -75,6 +75,9 @@ void win_cc_buf_kept_free(void);
 /* A copy of from in *to (cleaned up first); false when out of memory (*to is then
  * empty). */
 bool win_cc_buf_columns_copy(const struct columns *from, struct columns *to);
+/* A heap copy of from (NULL when out of memory), and its end (NULL is fine). */
+struct columns *win_cc_buf_columns_dup(const struct columns *from);
+void win_cc_buf_columns_free(struct columns *c);
 
 /* The buffer in h's process (made once per process); NULL when the process cannot
  * be opened or has another bitness. */

@@ -196,6 +196,7 @@ static void window_children(struct win_msaa_ctx *c, struct el_desc *d, struct el
     char *cls = win_msaa_el_ctx_class(c, h);
     enum msaa_item_class k = msaa_class_items(cls);
     struct child_scan s = {.parent = h, .combo = k == MSAA_ITEMS_COMBOBOX, .list = l, .ok = true};
+    /* the walk's one enumeration (made on the first call, the root's) holds h's children */
     if (win_msaa_el_kid(c, h) || (h == c->root && c->kids_ok)) {
         for (size_t i = 0; i < c->nkids && s.ok; i++) {
             const struct win_kid *kid = &c->kids[i];

@@ -43,10 +43,7 @@ void win_msaa_el_list_unref(struct el_list *l)
     for (size_t i = 0; i < l->count; i++) {
         WIN_RELEASE(l->d[i].acc);
         WIN_RELEASE(l->d[i].client);
-        if (l->d[i].cols) {
-            win_cc_buf_columns_cleanup(l->d[i].cols);
-            free(l->d[i].cols);
-        }
+        win_cc_buf_columns_free(l->d[i].cols);
     }
     free(l->d);
     free(l);
@@ -424,8 +421,7 @@ static void reuse_drop(struct win_msaa_reuse *r, const struct pix_check *k)
     }
     if (k->cols_of >= 0 && r->lists[k->cols_of].cols) {
         struct win_coll_listing *l = &r->lists[k->cols_of];
-        win_cc_buf_columns_cleanup(l->cols);
-        free(l->cols);
+        win_cc_buf_columns_free(l->cols);
         l->cols = NULL;
         l->cols_gone = true;
     }

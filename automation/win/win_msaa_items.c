@@ -492,13 +492,8 @@ static struct win_coll *coll_of(struct win_msaa_ctx *c, HWND h, enum msaa_item_c
 static void keep_columns(struct win_msaa_ctx *c, struct el_desc *d)
 {
     const struct columns *now = c->cc ? &c->cc->cols : NULL;
-    if (d->cols || !now || now->list != d->hwnd || !now->header || now->count < 2 ||
-        !(d->cols = calloc(1, sizeof *d->cols)))
-        return;
-    if (!win_cc_buf_columns_copy(now, d->cols)) {
-        free(d->cols);
-        d->cols = NULL;
-    }
+    if (!d->cols && now && now->list == d->hwnd && now->header && now->count >= 2)
+        d->cols = win_cc_buf_columns_dup(now);
 }
 
 void win_msaa_items_coll_summary(struct win_msaa_ctx *c, struct el_desc *d,

@@ -204,7 +204,8 @@ static void take_if_same(struct win_msaa_reuse *r, const struct wa_tree *prev, s
 
 /* The columns list view node i of prev was read with, kept while its header (a node
  * under it) looks as it did (listing `list` of r). */
-static void keep_columns(struct win_msaa_reuse *r, const struct wa_tree *prev, size_t i, int list)
+static void listing_columns(struct win_msaa_reuse *r, const struct wa_tree *prev, size_t i,
+                            int list)
 {
     struct win_coll_listing *l = &r->lists[list];
     const struct el_desc *d =
@@ -216,12 +217,10 @@ static void keep_columns(struct win_msaa_reuse *r, const struct wa_tree *prev, s
         if (prev->nodes[j].parent != (int)i ||
             (HWND)(uintptr_t)prev->nodes[j].hwnd != d->cols->header)
             continue;
-        struct pix_check *k = NULL;
-        if (!(l->cols = calloc(1, sizeof *l->cols)) || !win_cc_buf_columns_copy(d->cols, l->cols) ||
-            !(k = new_check(r, prev, j))) {
-            if (l->cols)
-                win_cc_buf_columns_cleanup(l->cols);
-            free(l->cols);
+        struct pix_check *k =
+            (l->cols = win_cc_buf_columns_dup(d->cols)) ? new_check(r, prev, j) : NULL;
+        if (!k) {
+            win_cc_buf_columns_free(l->cols);
             l->cols = NULL;
             return;
         }
@@ -273,7 +272,7 @@ static void add_listing(struct win_msaa_reuse *r, const struct wa_tree *prev, si
     }
     r->nlists++;
     if (!tree)
-        keep_columns(r, prev, i, (int)r->nlists - 1);
+        listing_columns(r, prev, i, (int)r->nlists - 1);
 }
 
 struct win_msaa_reuse *win_msaa_reuse_new(const struct wa_tree *prev, const bool *same, bool later)
@@ -336,10 +335,7 @@ void win_msaa_reuse_free(struct win_msaa_reuse *r)
             }
         free(r->lists[i].same);
         free(r->lists[i].items);
-        if (r->lists[i].cols) {
-            win_cc_buf_columns_cleanup(r->lists[i].cols);
-            free(r->lists[i].cols);
-        }
+        win_cc_buf_columns_free(r->lists[i].cols);
     }
     free(r->lists);
     free(r->checks);

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "automation/tree_pix.h"
 #include "automation/win/win_capture.h"
 #include "automation/win/win_events.h"
 #include "automation/win/win_menu.h"
@@ -276,18 +275,11 @@ wa_err win_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa_tree 
     j->opts.prev = NULL; /* the caller's: what the walk may take of it is copied now */
     j->opts.prev_same = NULL;
     win_events_listen();
-    bool *same = NULL; /* what o->prev_same says, or a capture taken here first */
-    if (o && o->pixels)
+    bool *same = NULL; /* with no worker for the capture, it is taken before the walk */
+    if (o && o->pixels && !(j->pixels = win_pixels_start(h)))
+        same = backend_pixels_first(win_capture_window, hwnd, o);
+    else if (o && o->pixels)
         memset(o->pixels, 0, sizeof *o->pixels);
-    if (o && o->pixels && !(j->pixels = win_pixels_start(h))) {
-        /* no worker for the capture: taken before the walk instead */
-        double t0 = os_clock_ms();
-        if (win_capture_window(hwnd, &o->pixels->img, &o->pixels->frame) != WA_E_OK)
-            wa_err_clear();
-        o->pixels->ms = os_clock_ms() - t0;
-        if (o->prev && o->prev->hwnd == hwnd && o->pixels->img.px)
-            same = tree_pix_same(o->prev, &o->pixels->img, o->pixels->frame);
-    }
     if (o && o->prev && o->prev->hwnd == hwnd)
         j->reuse = win_msaa_reuse_new(o->prev, o->prev_same ? o->prev_same : same, j->pixels);
     free(same);
