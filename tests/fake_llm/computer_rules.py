@@ -26,6 +26,8 @@ import base64
 import binascii
 import struct
 
+import claude
+
 ANTHROPIC_MAX_EDGE = 1568
 ANTHROPIC_MAX_PIXELS = 1150000
 STRICTER = ("(stricter than the service, which would scale it silently and the model's "
@@ -128,23 +130,30 @@ def _images(blocks):
             yield src["data"]
 
 
+def _is_zoom(b):
+    return b.get("type") == "tool_use" and (
+        (b.get("input") or {}).get("action") == "zoom" or
+        (b.get("toolset_name") and b.get("name") == "zoom"))
+
+
 def anthropic_errors(body):
-    """Every image of a conversation with the computer tool: the declared display's size
-    (a zoom's answer: no larger) and inside the API's limits."""
+    """Every image of a conversation with the computer tool: one display's size (a zoom's
+    answer: no larger), inside the model's limits."""
     tool = next((t for t in body.get("tools") or [] if isinstance(t, dict)
                  and str(t.get("type", "")).startswith("computer_")), None)
     if tool is None:
         return []
-    display = (tool.get("display_width_px"), tool.get("display_height_px"))
+    toolset = tool.get("type") == claude.TOOLSET
+    display = None if toolset else (tool.get("display_width_px"), tool.get("display_height_px"))
+    edge = claude.image_limit(body.get("model"))
+    pixels = ANTHROPIC_MAX_PIXELS if edge <= ANTHROPIC_MAX_EDGE else 4784 * 750
     errors, zooms = [], set()
     for i, m in enumerate(body.get("messages") or []):
         content = m.get("content") if isinstance(m, dict) else None
         if not isinstance(content, list):
             continue
         if m.get("role") == "assistant":
-            zooms = {b.get("id") for b in content if isinstance(b, dict)
-                     and b.get("type") == "tool_use"
-                     and (b.get("input") or {}).get("action") == "zoom"}
+            zooms = {b.get("id") for b in content if isinstance(b, dict) and _is_zoom(b)}
             continue
         found = [(d, False) for d in _images(content)]
         for b in content:
@@ -156,16 +165,19 @@ def anthropic_errors(body):
             if size is None:
                 continue
             w, h = size
-            if max(w, h) > ANTHROPIC_MAX_EDGE or w * h > ANTHROPIC_MAX_PIXELS:
+            if display is None and not zoom:
+                display = size  # the toolset's display: its first screenshot
+            if not toolset and (max(w, h) > edge or w * h > pixels):
                 errors.append("messages.%d: a %dx%d image is over %d px or %d pixels %s"
-                              % (i, w, h, ANTHROPIC_MAX_EDGE, ANTHROPIC_MAX_PIXELS, STRICTER))
+                              % (i, w, h, edge, pixels, STRICTER))
             elif zoom and (w > display[0] or h > display[1]):
                 errors.append("messages.%d: a zoom's %dx%d image is larger than the %dx%d "
                               "display" % (i, w, h, display[0], display[1]))
             elif not zoom and size != display:
-                errors.append("messages.%d: a %dx%d screenshot for the %dx%d display "
-                              "declared by the computer tool %s"
-                              % (i, w, h, display[0], display[1], STRICTER))
+                errors.append("messages.%d: a %dx%d screenshot for the %dx%d display %s %s"
+                              % (i, w, h, display[0], display[1],
+                                 "of the first screenshot" if toolset
+                                 else "declared by the computer tool", STRICTER))
     return errors
 
 

@@ -45,6 +45,7 @@ except ImportError:  # imported from elsewhere without this folder on sys.path
     import png_decode
 from wires import WIRES  # the Responses and Messages APIs  # noqa: E402
 import strict  # what the real services refuse, rule by rule  # noqa: E402
+import claude  # what the Messages API knows of each Claude model  # noqa: E402
 import computer_rules  # safety checks and displays of the computer tools  # noqa: E402
 
 HOST = "127.0.0.1"
@@ -54,6 +55,7 @@ QUIRKS = frozenset({
     "args_as_object", "empty_ids", "missing_ids", "content_null", "whole_chunk",
     "finish_reason", "omit_index", "comments", "no_done", "crlf", "thought_signature",
     "gemini_finish", "block_reason", "invalid_arguments", "reasoning_field", "calls_as_text",
+    "redacted_thinking",
 })
 # How a server without a tool parser passes the calls on: as text in the content.
 TEXT_CALL_FORMATS = frozenset({"hermes", "qwen3_coder", "json"})
@@ -88,6 +90,7 @@ EXPECTS = frozenset({"has_image", "has_tree", "contains", "not_contains", "tool_
 STEP_KEYS = frozenset({
     # replies
     "text", "tool_calls", "text_after", "usage", "reasoning", "quirks", "chunk_delay_s",
+    "output_tokens",
     # HTTP errors
     "status", "headers", "body", "retry_delay", "retry_after_ms", "quota",
     # faults
@@ -195,6 +198,10 @@ class Scenario:
         self.steps = self.data.get("steps")
         self.after_end = self.data.get("after_end", "error")
         self.refuse = self.data.get("refuse", [])
+        # the model's output-token cap, as its service states it (strict.anthropic_output_cap)
+        self.output_cap = self.data.get("output_cap")
+        # the cloud platform the model is served on ("bedrock"), where it differs
+        self.platform = self.data.get("platform")
         self._validate()
         self._next = 0
         self._lock = threading.Lock()
@@ -206,6 +213,14 @@ class Scenario:
             raise ValueError("after_end must be \"error\" or \"repeat_last\"")
         if not isinstance(self.refuse, list) or set(self.refuse) - set(REFUSALS):
             raise ValueError("refuse must be a list among %s" % ", ".join(sorted(REFUSALS)))
+        if self.output_cap is not None and (not isinstance(self.output_cap, int)
+                                            or self.output_cap < 1):
+            raise ValueError("output_cap must be a positive integer")
+        if self.platform not in (None, "bedrock"):
+            raise ValueError("platform must be \"bedrock\"")
+        unknown = set(self.data) - {"steps", "after_end", "refuse", "output_cap", "platform"}
+        if unknown:
+            raise ValueError("scenario has unknown keys: %s" % ", ".join(sorted(unknown)))
         for i, step in enumerate(self.steps):
             where = "step %d" % i
             if not isinstance(step, dict):
@@ -282,6 +297,8 @@ class ModelRequest:
         opts = self.body.get("stream_options") or {}
         self.include_usage = isinstance(opts, dict) and opts.get("include_usage") is True
         self.n = 0
+        self.notes = {}               # what strict.py noted: done silently, or edited
+        self.prompt_tokens = None     # the service's own count, where the fake models it
 
 
 def _iter_strings(obj):
@@ -755,10 +772,14 @@ class Reply:
                 self.text += "\n" + self.text_after
                 self.text_after = ""
             self.calls = []
+        # the output tokens the reply takes, thinking included (a request asking for fewer
+        # gets it cut at its max_tokens)
+        self.output_tokens = step.get("output_tokens")
         usage = step.get("usage") or {}
         prompt = usage.get("prompt_tokens")
         if prompt is None:
-            prompt = estimate_prompt_tokens(req)
+            prompt = req.prompt_tokens if req.prompt_tokens is not None \
+                else estimate_prompt_tokens(req)
         completion = usage.get("completion_tokens")
         if completion is None:
             completion = max(1, (len(self.text) + len(self.text_after) + len(self.reasoning)) // 4) \
@@ -1399,7 +1420,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if invalid:
             record["protocol_errors"] = invalid
         refused = strict.refusals(provider, body, record["headers"], url.query, req.model,
-                                  fake.memory)
+                                  fake.memory, req.notes)
+        for k in ("thinking_dropped", "reasoning_dropped"):
+            if req.notes.get(k):
+                record[k] = req.notes[k]
+        if provider == "anthropic" and not refused:  # the input the model reads
+            seen, edits = claude.apply_context_editing(body)
+            if "context_management" in body:
+                req.notes["context_edits"] = edits
+                record["context_edits"] = edits
+            req.prompt_tokens = claude.input_tokens(dict(body, messages=seen))
+            record["input_tokens"] = req.prompt_tokens
         problems = problems + invalid
         if problems or refused:  # the API's own answer: the request is not what it takes
             status = refused[0].status if refused else 400
@@ -1704,6 +1735,8 @@ class FakeLLM:
         # what this server answered, which later requests must give back as the real
         # services want it (strict.py)
         self.memory = strict.Memory()
+        self.memory.output_cap = self.scenario.output_cap
+        self.memory.platform = self.scenario.platform
 
     # -- lifecycle
 
@@ -1791,6 +1824,8 @@ class FakeLLM:
             self.memory.remember_responses("resp_fake%d" % req.n,
                                            WIRES["responses"]._items(reply, req),
                                            strict.stored(req.body))
+        elif req.provider == "anthropic":
+            self.memory.remember_anthropic(req.body, WIRES["anthropic"]._blocks(reply, req))
 
     def _add_record(self, record):
         """Append a record (assigning its number) and write it to the JSONL file."""

@@ -21,6 +21,7 @@ import os
 import re
 import threading
 
+import claude
 import validate_schema
 
 Refusal = collections.namedtuple("Refusal", "status message")
@@ -30,14 +31,16 @@ CHAT_SCHEMA = os.path.join(HERE, "specs", "openai-chat-completions.schema.json")
 
 
 class Request:
-    """What a rule reads of one model request."""
+    """What a rule reads of one model request; `notes` collects what a rule lets pass but
+    the service does silently (thinking blocks dropped, reasoning lost), for the record."""
 
-    def __init__(self, provider, body, headers, query, model):
+    def __init__(self, provider, body, headers, query, model, notes=None):
         self.provider = provider
         self.body = body if isinstance(body, dict) else {}
         self.headers = {k.lower(): v for k, v in (headers or {}).items()}
         self.query = query or ""
         self.model = model or ""
+        self.notes = notes if notes is not None else {}
 
 
 class Memory:
@@ -54,6 +57,11 @@ class Memory:
         self.after_reasoning = {}  # item id -> (rs id, item type)
         self.responses = set()     # ids of stored responses
         self.items = set()         # ids of items of stored responses
+        self.call_reasoning = {}   # call_id of a function or computer call -> the rs ids
+                                   # of the reasoning items issued before it
+        self.claude = claude.Issued()  # the thinking blocks issued, and their histories
+        self.output_cap = None     # the scenario's model's output-token cap, if it has one
+        self.platform = None       # the scenario's cloud platform ("bedrock"), if not the API
 
     def remember_gemini(self, parts):
         """The function-call parts of a reply sent (with their signatures)."""
@@ -79,6 +87,13 @@ class Memory:
                                               "next": nxt.get("id") if nxt else None}
                 if nxt and nxt.get("id"):
                     self.after_reasoning[nxt["id"]] = (item["id"], nxt.get("type"))
+                if nxt and nxt.get("call_id"):
+                    self.call_reasoning.setdefault(nxt["call_id"], []).append(item["id"])
+
+    def remember_anthropic(self, body, content):
+        """The content blocks of a Messages reply sent, for the request body it answered."""
+        with self.lock:
+            self.claude.remember(body, content)
 
 
 def encrypted_reasoning(rs_id):
@@ -214,6 +229,37 @@ def gemini_thought_signatures(req, memory):
     return out
 
 
+# The computer use page (ai.google.dev, updated 2026-07-30): the models that take the
+# computerUse tool, and the environments each takes ("Gemini 3.x models support three
+# environments"; the 2.5 preview the browser only).
+GEMINI_COMPUTER_MODELS = {
+    "gemini-3.6-flash": None, "gemini-3.5-flash-lite": None, "gemini-3.5-flash": None,
+    "gemini-3-flash-preview": None,
+    "gemini-2.5-computer-use-preview-10-2025": ("ENVIRONMENT_BROWSER",),
+}
+
+
+def gemini_computer_use_models(req, memory):
+    """computerUse only on the models the computer use page lists, in the environments
+    each takes."""
+    name = req.model[len("models/"):] if req.model.startswith("models/") else req.model
+    if not re.match(r"gemini-\d", name):
+        return []  # a name of the tests' own
+    tools = req.body.get("tools") if isinstance(req.body.get("tools"), list) else []
+    cu = next((t["computerUse"] for t in tools if isinstance(t, dict)
+               and isinstance(t.get("computerUse"), dict)), None)
+    if cu is None:
+        return []
+    known = next((v for k, v in GEMINI_COMPUTER_MODELS.items() if name.startswith(k)), False)
+    if known is False:
+        return [Refusal(400, "Computer Use is not enabled for models/%s." % name)]
+    env = cu.get("environment")
+    if known and env not in known:
+        return [Refusal(400, "Invalid value at 'tools[0].computer_use.environment': %s is not "
+                             "supported by models/%s." % (env, name))]
+    return []
+
+
 # ---------------------------------------------------------------- Responses API
 
 RESPONSES_INCLUDES = frozenset({
@@ -289,6 +335,25 @@ def responses_reasoning(req, memory):
     return out
 
 
+def responses_reasoning_kept(req, memory):
+    """Reasoning items go back before every kind of item they preceded ("include these
+    items in your input ... if you are manually managing context"). A call given back
+    without its reasoning item, and without the id that would tie it to one, is taken with
+    HTTP 200 and the model reasons from scratch: nothing is refused, the record's
+    `reasoning_dropped` lists what was lost."""
+    inp = req.body.get("input")
+    items = [i for i in inp if isinstance(i, dict)] if isinstance(inp, list) else []
+    given = {i.get("id") for i in items if i.get("type") == "reasoning"}
+    with memory.lock:
+        lost = [memory.call_reasoning[i["call_id"]][-1] for i in items
+                if i.get("type") in ("function_call", "computer_call")
+                and i.get("call_id") in memory.call_reasoning
+                and not given & set(memory.call_reasoning[i["call_id"]])]
+    if lost:
+        req.notes.setdefault("reasoning_dropped", []).extend(lost)
+    return []
+
+
 def responses_item_reasoning(req, memory):
     """An output item given back with its id (a computer_call always is) comes after the
     reasoning item that preceded it (computer use guide: "include the reasoning items")."""
@@ -311,40 +376,35 @@ def responses_item_reasoning(req, memory):
 
 # ------------------------------------------------------------------- Messages API
 
-# The computer use tool page (platform.claude.com, 2026): the tool version each model
-# takes. (family, major, minor) -> tool type.
-CLAUDE_COMPUTER_TOOLS = {
-    ("opus", 4, 7): "computer_20251124", ("opus", 4, 6): "computer_20251124",
-    ("sonnet", 4, 6): "computer_20251124", ("opus", 4, 5): "computer_20251124",
-    ("sonnet", 4, 5): "computer_20250124", ("haiku", 4, 5): "computer_20250124",
-    ("opus", 4, 1): "computer_20250124", ("opus", 4, 0): "computer_20250124",
-    ("sonnet", 4, 0): "computer_20250124", ("sonnet", 3, 7): "computer_20250124",
-}
-
-
 def claude_model(model):
-    """(family, major, minor) of a Claude model id such as claude-sonnet-4-5-20250929 or
-    claude-3-7-sonnet-latest; None for a name that is no Claude model of the table."""
-    m = re.search(r"(opus|sonnet|haiku)-(\d{1,2})(?:-(\d{1,2}))?(?!\d)", model)
-    if m:
-        return (m.group(1), int(m.group(2)), int(m.group(3) or 0))
-    m = re.search(r"(\d)-(\d)-(opus|sonnet|haiku)", model)
-    if m:
-        return (m.group(3), int(m.group(1)), int(m.group(2)))
-    return None
+    """(family, major, minor) of a Claude model id (claude.model_key)."""
+    return claude.model_key(model)
+
+
+TOOLSET_EXTRA = ("name", "display_width_px", "display_height_px", "display_number",
+                 "enable_zoom")
 
 
 def anthropic_tool_version(req, memory):
-    """The computer tool's version is the one the model takes; enable_zoom exists on
-    computer_20251124 only (computer use tool page)."""
+    """The computer tool's type is one the model takes, and the others are refused naming
+    the ones it takes; enable_zoom exists on computer_20251124 only; the toolset entry is
+    its type alone (computer use tool page, its API support table)."""
     out = []
+    f = claude.facts(req.model)
+    takes = f[0] if f else None
+    if takes == (claude.TOOLSET,) and memory.platform == "bedrock":
+        takes = (claude.CU_2025_11,)  # Bedrock keeps the older tool for these
     for i, tool in enumerate(req.body.get("tools") or []):
         t = tool.get("type") if isinstance(tool, dict) else None
-        if t not in ("computer_20250124", "computer_20251124"):
+        if t not in claude.TOOL_TYPES:
             continue
-        wanted = CLAUDE_COMPUTER_TOOLS.get(claude_model(req.model) or ())
-        if wanted and wanted != t:
-            out.append(Refusal(400, "'%s' does not support tool types: %s." % (req.model, t)))
+        if takes and t not in takes:
+            out.append(Refusal(400, "'%s' does not support tool types: %s. Supported computer "
+                                    "tool types: %s." % (req.model, t, ", ".join(takes))))
+        if t == claude.TOOLSET:
+            out.extend(Refusal(400, "tools.%d.%s.%s: Extra inputs are not permitted" % (i, t, k))
+                       for k in TOOLSET_EXTRA if k in tool)
+            continue
         if "enable_zoom" not in tool:
             continue
         if t != "computer_20251124":
@@ -353,6 +413,204 @@ def anthropic_tool_version(req, memory):
         elif not isinstance(tool["enable_zoom"], bool):
             out.append(Refusal(400, "tools.%d.%s.enable_zoom: Input should be a valid boolean"
                                     % (i, t)))
+    return out
+
+
+def _messages(req):
+    msgs = req.body.get("messages")
+    return [m if isinstance(m, dict) else {} for m in msgs] if isinstance(msgs, list) else []
+
+
+def _blocks(m):
+    c = m.get("content")
+    return [b for b in c if isinstance(b, dict)] if isinstance(c, list) else []
+
+
+def _result_text(b):
+    inner = b.get("content")
+    if isinstance(inner, str):
+        return inner
+    texts = [x.get("text") for x in inner if isinstance(x, dict) and x.get("type") == "text"] \
+        if isinstance(inner, list) else []
+    return texts[0] if len(texts) == 1 and len(inner) == 1 else None
+
+
+def anthropic_toolset_results(req, memory):
+    """A result of a toolset member call echoes its toolset_name; after a failed action
+    the rest of that turn's actions are answered with exactly the halt text (computer use
+    tool page: "batch actions")."""
+    out, members = [], {}
+    for i, m in enumerate(_messages(req)):
+        if m.get("role") == "assistant":
+            members = {b.get("id"): b.get("toolset_name") for b in _blocks(m)
+                       if b.get("type") == "tool_use" and b.get("toolset_name")}
+            continue
+        failed = False
+        for j, b in enumerate(_blocks(m)):
+            if b.get("type") != "tool_result" or b.get("tool_use_id") not in members:
+                continue
+            if b.get("toolset_name") != members[b.get("tool_use_id")]:
+                out.append(Refusal(400, "messages.%d.content.%d.toolset_name: Field required"
+                                        % (i, j)))
+            if failed and _result_text(b) != claude.HALT:
+                out.append(Refusal(400, "messages.%d.content.%d: an action after a failed one "
+                                        "in the same turn is answered with \"%s\""
+                                        % (i, j, claude.HALT)))
+            failed = failed or b.get("is_error") is True
+    return out
+
+
+LATEST_MODIFIED = ("messages.%d.content.%d: `thinking` or `redacted_thinking` blocks in the "
+                   "latest assistant message cannot be modified. These blocks must remain as "
+                   "they were in the original response.")
+BOUND = ("messages.%d.content.%d: Invalid `signature` in `thinking` block. The block is bound "
+         "to a different conversation. Remove the block, or set "
+         "`thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\".")
+
+
+def anthropic_thinking_unchanged(req, memory):
+    """Thinking blocks go back complete and unmodified, and the latest assistant message
+    keeps every one of its turn's blocks in place, first (extended thinking: "preserving
+    thinking blocks"; the errors page). A signature this server never issued, or a block
+    whose text no longer matches its signature, is invalid."""
+    out = []
+    msgs = _messages(req)
+    latest = max([i for i, m in enumerate(msgs) if m.get("role") == "assistant"], default=-1)
+    with memory.lock:
+        issued = memory.claude
+        for i, m in enumerate(msgs):
+            if m.get("role") != "assistant":
+                continue
+            blocks = _blocks(m)
+            for j, b in enumerate(blocks):
+                if b.get("type") not in ("thinking", "redacted_thinking"):
+                    continue
+                known = issued.known(b)
+                if known is None or known["block"] != b:
+                    out.append(Refusal(400, (LATEST_MODIFIED if i == latest else
+                                             "messages.%d.content.%d: Invalid `signature` in "
+                                             "`thinking` block.") % (i, j)))
+            if i != latest:
+                continue
+            ids = [b.get("id") for b in blocks if b.get("type") == "tool_use"]
+            turns = next((issued.turns[x] for x in ids if x in issued.turns), [])
+            if turns and not any(blocks[:len(t)] == t for t in turns):
+                out.append(Refusal(400, LATEST_MODIFIED % (i, 0)))
+    return out
+
+
+def anthropic_thinking_binding(req, memory):
+    """Models with preserved thinking bind a replayed block to what came before it: the
+    system prompt, the tools and the earlier messages ("prefix checks"). A block whose
+    history changed is refused (Opus 5.5, Fable 5.1: "The block is bound to a different
+    conversation"), or dropped without a word (the others), or dropped and listed in
+    input_transformations with the binding control `drop_block`, which needs its beta
+    header."""
+    out = []
+    f = claude.facts(req.model)
+    th = req.body.get("thinking") if isinstance(req.body.get("thinking"), dict) else {}
+    control = (th.get("block_binding") or {}).get("prefix_mismatch_behavior") \
+        if isinstance(th.get("block_binding"), dict) else None
+    if "block_binding" in th and claude.BINDING_BETA not in claude.betas(req.headers):
+        return [Refusal(400, "thinking.block_binding: this field needs the anthropic-beta "
+                             "header %s" % claude.BINDING_BETA)]
+    if not f or not f[2]:
+        return out
+    with memory.lock:
+        for i, m in enumerate(_messages(req)):
+            if m.get("role") != "assistant":
+                continue
+            for j, b in enumerate(_blocks(m)):
+                known = memory.claude.known(b) if b.get("type") in (
+                    "thinking", "redacted_thinking") else None
+                if not known or known["prefix"] == claude.prefix_digest(req.body, i):
+                    continue
+                if control == "drop_block" or f[2] == "drops":
+                    req.notes.setdefault("thinking_dropped", []).append([i, j])
+                else:
+                    out.append(Refusal(400, BOUND % (i, j)))
+    return out
+
+
+def _png_size(b64):
+    try:
+        head = base64.b64decode(b64[:48], validate=False)
+    except ValueError:
+        return None
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def _image_blocks(req):
+    """(where, base64 data) of every image of the request, tool results' too."""
+    for i, m in enumerate(_messages(req)):
+        for j, b in enumerate(_blocks(m)):
+            inner = b.get("content") if b.get("type") == "tool_result" else [b]
+            for k, ib in enumerate(inner if isinstance(inner, list) else []):
+                src = ib.get("source") if isinstance(ib, dict) and ib.get("type") == "image" \
+                    else None
+                if isinstance(src, dict) and isinstance(src.get("data"), str):
+                    where = "messages.%d.content.%d" % (i, j) + \
+                        (".content.%d" % k if b.get("type") == "tool_result" else "")
+                    yield where, src["data"]
+
+
+def anthropic_image_sizes(req, memory):
+    """With the computer toolset an image over the model's limit is refused, not scaled
+    ("the API doesn't downscale for you"): 2576 px on the long edge for Claude 4.7 and
+    later; past 20 images in one request, 2000 px each (images page)."""
+    if not any(isinstance(t, dict) and t.get("type") == claude.TOOLSET
+               for t in req.body.get("tools") or []):
+        return []
+    images = list(_image_blocks(req))
+    many = len(images) > claude.MANY_IMAGES
+    edge = claude.MANY_EDGE if many else claude.image_limit(req.model)
+    out = []
+    for where, data in images:
+        size = _png_size(data)
+        if size and max(size) > edge:
+            out.append(Refusal(400, "%s.source.base64.data: At least one of the image dimensions "
+                                    "exceed max allowed size%s: %d pixels"
+                                    % (where, " for many-image requests" if many else "", edge)))
+    return out
+
+
+def anthropic_tool_choice(req, memory):
+    """Opus 5.5, Fable 5.1 and Mythos 5.1 take no forced tool choice."""
+    f = claude.facts(req.model)
+    tc = req.body.get("tool_choice")
+    if f and not f[4] and isinstance(tc, dict) and tc.get("type") in ("any", "tool"):
+        return [Refusal(400, 'tool_choice: type "tool" and "any" are not supported for this '
+                             'model.')]
+    return []
+
+
+def anthropic_output_cap(req, memory):
+    """max_tokens within the model's output cap (the scenario's "output_cap"): "max_tokens:
+    N > M, which is the maximum allowed number of output tokens for MODEL"."""
+    mt = req.body.get("max_tokens")
+    cap = memory.output_cap
+    if cap and isinstance(mt, int) and mt > cap:
+        return [Refusal(400, "max_tokens: %d > %d, which is the maximum allowed number of output "
+                             "tokens for %s" % (mt, cap, req.model))]
+    return []
+
+
+def anthropic_context_management(req, memory):
+    """context_management needs its beta header; its edits are the documented ones."""
+    cm = req.body.get("context_management")
+    if cm is None:
+        return []
+    if claude.CONTEXT_BETA not in claude.betas(req.headers):
+        return [Refusal(400, "context_management: Extra inputs are not permitted")]
+    out = []
+    for k, e in enumerate(cm.get("edits") or [] if isinstance(cm, dict) else []):
+        if not isinstance(e, dict) or e.get("type") not in ("clear_tool_uses_20250919",
+                                                            "clear_thinking_20251015"):
+            out.append(Refusal(400, "context_management.edits.%d.type: Input tag %r found "
+                                    "using 'type' does not match any of the expected tags"
+                                    % (k, e.get("type") if isinstance(e, dict) else e)))
     return out
 
 
@@ -435,18 +693,21 @@ def chat_stream_options(req, memory):
 
 RULES = {
     "gemini": [gemini_api_key, gemini_function_response_shape, gemini_function_responses,
-               gemini_thought_signatures],
+               gemini_thought_signatures, gemini_computer_use_models],
     "responses": [responses_store_and_include, responses_references, responses_reasoning,
-                  responses_item_reasoning],
-    "anthropic": [anthropic_tool_version, anthropic_tool_results],
+                  responses_item_reasoning, responses_reasoning_kept],
+    "anthropic": [anthropic_tool_version, anthropic_tool_results, anthropic_toolset_results,
+                  anthropic_thinking_unchanged, anthropic_thinking_binding, anthropic_tool_choice,
+                  anthropic_output_cap, anthropic_context_management, anthropic_image_sizes],
     "openai": [chat_schema, chat_stream_options, chat_tool_call_ids],
 }
 
 
-def refusals(provider, body, headers, query, model, memory):
+def refusals(provider, body, headers, query, model, memory, notes=None):
     """Every refusal of the provider's rules for this request, in the order the service
-    checks (the key first); [] when the request passes them all."""
-    req = Request(provider, body, headers, query, model)
+    checks (the key first); [] when the request passes them all. What passes but is done
+    silently goes into notes (a dict), when given."""
+    req = Request(provider, body, headers, query, model, notes)
     out = []
     for rule in RULES.get(provider, []):
         out.extend(rule(req, memory))

@@ -1428,6 +1428,25 @@ class TestStrictGemini(ServerCase):
         self.assertEqual(post(fake, GEM, gemini_body(self.answers(a, dict(b, parts=[shot]))))[0],
                          200)
 
+    def test_computer_use_only_on_the_listed_models(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+
+        def cu(model, env):
+            body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+                    "tools": [{"computerUse": {"environment": env}}]}
+            return post(fake, "/v1beta/models/%s:generateContent" % model, body,
+                        {"x-goog-api-key": "k"})
+        self.assertEqual(cu("gemini-3.6-flash", "ENVIRONMENT_DESKTOP")[0], 200)
+        self.assertEqual(cu("gemini-3-flash-preview", "ENVIRONMENT_DESKTOP")[0], 200)
+        st, _, data = cu("gemini-3.1-pro-preview", "ENVIRONMENT_DESKTOP")
+        self.assertEqual(st, 400)
+        self.assertIn("Computer Use is not enabled for models/gemini-3.1-pro-preview",
+                      data.decode())
+        st, _, data = cu("gemini-2.5-computer-use-preview-10-2025", "ENVIRONMENT_DESKTOP")
+        self.assertEqual(st, 400)
+        self.assertEqual(cu("gemini-2.5-computer-use-preview-10-2025",
+                            "ENVIRONMENT_BROWSER")[0], 200)
+
     def test_gemini_3_calls_go_back_with_their_thought_signature(self):
         call = {"name": "desktop", "arguments": {"action": "wait"}}
         fake = self.start({"steps": [{"tool_calls": [call], "quirks": {"thought_signature": "SIG"}},
@@ -1527,6 +1546,31 @@ class TestStrictResponses(ServerCase):
         refused(self, fake, "/v1/responses", self.body(self.echo(items[1:])), 400,
                 "of type 'computer_call' was provided without its required 'reasoning' item")
 
+    def test_reasoning_dropped_before_a_function_call_is_noted(self):
+        fake = self.start({"steps": [{"tool_calls": [
+            {"name": "desktop", "arguments": {"action": "wait"}, "id": "call_w"}]}],
+            "after_end": "repeat_last"})
+        user = [{"role": "user", "content": "go"}]
+        body = {"model": "gpt-5.5", "input": user, "store": False,
+                "include": ["reasoning.encrypted_content"],
+                "tools": [{"type": "function", "name": "desktop", "parameters": {}}]}
+        st, _, data = post(fake, "/v1/responses", body)
+        items = json.loads(data)["output"]  # a reasoning model reasons every time
+        self.assertEqual([i["type"] for i in items], ["reasoning", "function_call"])
+        out = {"type": "function_call_output", "call_id": "call_w", "output": "ok"}
+        # the call without its id and without its reasoning: taken, the reasoning lost
+        bare = {k: v for k, v in items[1].items() if k not in ("id", "status")}
+        self.assertEqual(post(fake, "/v1/responses", dict(body, input=user + [bare, out]))[0],
+                         200)
+        self.assertEqual(len(fake.requests[-1]["reasoning_dropped"]), 1)
+        # the call by its id without its reasoning: refused
+        refused(self, fake, "/v1/responses", dict(body, input=user + [items[1], out]), 400,
+                "of type 'function_call' was provided without its required 'reasoning' item")
+        # both, in their order: taken, nothing lost
+        self.assertEqual(post(fake, "/v1/responses", dict(body, input=user + items + [out]))[0],
+                         200)
+        self.assertNotIn("reasoning_dropped", fake.requests[-1])
+
     def test_references_name_only_what_was_stored(self):
         fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
         user = [{"role": "user", "content": "go"}]
@@ -1595,6 +1639,241 @@ class TestStrictMessages(ServerCase):
                 headers=self.HEADERS)
         turns[2]["content"][1]["is_error"] = True
         self.assertEqual(post(fake, "/v1/messages", body, self.HEADERS)[0], 200)
+
+
+class TestStrictMessagesNow(ServerCase):
+    """The Messages API's rules for the models of now (claude.py, strict.py): thinking
+    blocks given back unchanged and bound to their history, context editing, the computer
+    toolset, forced tool choice and the output cap. Each refuses what the API refuses and
+    takes what it takes."""
+
+    H = {"anthropic-version": "2023-06-01", "x-api-key": "k"}
+    CLICK = {"tool_calls": [{"name": "desktop", "arguments": {"action": "wait"}, "id": "t1"}]}
+
+    def ask(self, fake, model, messages, headers=None, **kw):
+        body = dict({"model": model, "max_tokens": 1000, "messages": messages}, **kw)
+        return post(fake, "/v1/messages", body, dict(self.H, **(headers or {})))
+
+    def first_turn(self, fake, model, **kw):
+        st, _, data = self.ask(fake, model, [{"role": "user", "content": "go"}], **kw)
+        self.assertEqual(st, 200, data)
+        return json.loads(data)["content"]
+
+    def test_thinking_blocks_come_back_unchanged(self):
+        fake = self.start({"steps": [dict(self.CLICK, quirks={"redacted_thinking": True})],
+                           "after_end": "repeat_last"})
+        turn = self.first_turn(fake, "claude-opus-5")
+        self.assertEqual([b["type"] for b in turn], ["thinking", "redacted_thinking", "tool_use"])
+        self.assertEqual(turn[0]["thinking"], "")  # thinks by default, often with no text
+        self.assertTrue(turn[0]["signature"])
+        answer = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                               "content": "ok"}]}
+        msgs = lambda t: [{"role": "user", "content": "go"},  # noqa: E731
+                          {"role": "assistant", "content": t}, answer]
+        want = "blocks in the latest assistant message cannot be modified"
+        # rebuilt from the text and the call: refused
+        st, _, data = self.ask(fake, "claude-opus-5", msgs(turn[2:]))
+        self.assertEqual(st, 400)
+        self.assertIn(want, json.loads(data)["error"]["message"])
+        # its text changed, or a signature made up: refused
+        changed = [dict(turn[0], thinking="I thought so")] + turn[1:]
+        self.assertEqual(self.ask(fake, "claude-opus-5", msgs(changed))[0], 400)
+        # as it came: taken
+        self.assertEqual(self.ask(fake, "claude-opus-5", msgs(turn))[0], 200)
+        # streamed, the signature comes as signature_delta
+        st, _, data = self.ask(fake, "claude-opus-5", [{"role": "user", "content": "go"}],
+                               stream=True)
+        self.assertIn('"type":"signature_delta"', data.decode())
+
+    def test_bound_thinking_needs_its_history(self):
+        fake = self.start({"steps": [self.CLICK], "after_end": "repeat_last"})
+        image = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                             "data": png_b64(64, 64)}}
+        first = [{"role": "user", "content": [{"type": "text", "text": "go"}, image]}]
+        st, _, data = self.ask(fake, "claude-fable-5-1", first)
+        turn = json.loads(data)["content"]
+        second = first + [{"role": "assistant", "content": turn},
+                          {"role": "user", "content": [{"type": "tool_result",
+                                                        "tool_use_id": "t1", "content": "ok"}]}]
+        self.assertEqual(self.ask(fake, "claude-fable-5-1", second)[0], 200)
+        # the first message trimmed (its image gone): the block's history changed
+        trimmed = [{"role": "user", "content": "go [image omitted]"}] + second[1:]
+        st, _, data = self.ask(fake, "claude-fable-5-1", trimmed)
+        self.assertEqual(st, 400)
+        self.assertIn("The block is bound to a different conversation",
+                      json.loads(data)["error"]["message"])
+        # the binding control needs its header; with it the block is dropped and listed
+        control = {"thinking": {"type": "adaptive",
+                                "block_binding": {"prefix_mismatch_behavior": "drop_block"}}}
+        st, _, data = self.ask(fake, "claude-fable-5-1", trimmed, **control)
+        self.assertEqual(st, 400)
+        self.assertIn("thinking-binding-controls-2026-08-01", json.loads(data)["error"]["message"])
+        st, _, data = self.ask(fake, "claude-fable-5-1", trimmed,
+                               {"anthropic-beta": "thinking-binding-controls-2026-08-01"},
+                               **control)
+        self.assertEqual(st, 200, data)
+        self.assertEqual(json.loads(data)["input_transformations"][0]["message_index"], 1)
+        self.assertEqual(fake.requests[-1]["thinking_dropped"], [[1, 0]])
+        # a model that drops silently takes it, and the record says so
+        st, _, data = self.ask(fake, "claude-mythos-5-1", first)
+        turn = json.loads(data)["content"]
+        st, _, _ = self.ask(fake, "claude-mythos-5-1", [trimmed[0], {"role": "assistant",
+                                                                     "content": turn},
+                                                        second[2]])
+        self.assertEqual(st, 200)
+        self.assertEqual(fake.requests[-1]["thinking_dropped"], [[1, 0]])
+
+    def test_context_editing_needs_its_header_and_clears(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        shot = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                            "data": png_b64(1280, 720)}}
+        msgs = [{"role": "user", "content": "go"}]
+        for k in range(4):
+            msgs += [{"role": "assistant", "content": [
+                {"type": "tool_use", "id": "t%d" % k, "name": "desktop", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t%d" % k,
+                                              "content": [{"type": "text", "text": "ok"},
+                                                          shot]}]}]
+        edits = {"edits": [{"type": "clear_tool_uses_20250919",
+                            "trigger": {"type": "tool_uses", "value": 2},
+                            "keep": {"type": "tool_uses", "value": 1}}]}
+        st, _, data = self.ask(fake, "claude-opus-5-5", msgs, context_management=edits)
+        self.assertEqual(st, 400)
+        self.assertIn("context_management: Extra inputs are not permitted", data.decode())
+        st, _, data = self.ask(fake, "claude-opus-5-5", msgs,
+                               {"anthropic-beta": "context-management-2025-06-27"},
+                               context_management=edits)
+        self.assertEqual(st, 200, data)
+        reply = json.loads(data)
+        self.assertEqual(reply["context_management"]["applied_edits"][0]["cleared_tool_uses"], 3)
+        edited = reply["usage"]["input_tokens"]
+        whole = post(fake, "/v1/messages", {"model": "claude-opus-5-5", "max_tokens": 10,
+                                            "messages": msgs}, self.H)
+        self.assertGreater(json.loads(whole[2])["usage"]["input_tokens"], edited + 3 * 1200)
+
+    def test_the_toolset_alone_for_the_models_that_take_only_it(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        go = [{"role": "user", "content": "go"}]
+        old = [{"type": "computer_20251124", "name": "computer", "display_width_px": 100,
+                "display_height_px": 80}]
+        st, _, data = self.ask(fake, "claude-opus-5-5", go,
+                               {"anthropic-beta": "computer-use-2025-11-24"}, tools=old)
+        self.assertEqual(st, 400)
+        self.assertIn("'claude-opus-5-5' does not support tool types: computer_20251124.",
+                      data.decode())
+        self.assertIn("computer_toolset_20260801", data.decode())  # what it takes instead
+        st, _, data = self.ask(fake, "claude-opus-5-5", go,
+                               tools=[{"type": "computer_toolset_20260801", "name": "computer",
+                                       "display_width_px": 100}])
+        self.assertEqual(st, 400)
+        msg = json.loads(data)["error"]["message"]
+        self.assertIn("tools.0.computer_toolset_20260801.name: Extra inputs are not permitted",
+                      msg)
+        self.assertIn("display_width_px: Extra inputs are not permitted", msg)
+        self.assertEqual(self.ask(fake, "claude-opus-5-5", go,
+                                  tools=[{"type": "computer_toolset_20260801"}])[0], 200)
+        # Opus 5 takes both; Opus 4.7 only the older tool
+        self.assertEqual(self.ask(fake, "claude-opus-5", go,
+                                  {"anthropic-beta": "computer-use-2025-11-24"}, tools=old)[0],
+                         200)
+        self.assertEqual(self.ask(fake, "claude-opus-4-7", go,
+                                  tools=[{"type": "computer_toolset_20260801"}])[0], 400)
+        # on Bedrock, Opus 5.5 keeps the older tool
+        bedrock = self.start({"platform": "bedrock", "steps": [{"text": "ok"}],
+                              "after_end": "repeat_last"})
+        self.assertEqual(self.ask(bedrock, "claude-opus-5-5", go,
+                                  {"anthropic-beta": "computer-use-2025-11-24"}, tools=old)[0],
+                         200)
+
+    def test_toolset_results_echo_and_halt(self):
+        fake = self.start({"steps": [{"tool_calls": [
+            {"name": "computer", "arguments": {"action": "left_click", "coordinate": [5, 9]},
+             "id": "m1"},
+            {"name": "computer", "arguments": {"action": "type", "text": "x"}, "id": "m2"}]}],
+            "after_end": "repeat_last"})
+        tools = [{"type": "computer_toolset_20260801"}]
+        go = [{"role": "user", "content": "go"}]
+        st, _, data = self.ask(fake, "claude-opus-5-5", go, tools=tools)
+        turn = json.loads(data)["content"]
+        members = [b for b in turn if b["type"] == "tool_use"]
+        self.assertEqual([(b["name"], b["toolset_name"]) for b in members],
+                         [("left_click", "computer"), ("type", "computer")])
+        self.assertNotIn("action", members[0]["input"])
+
+        def results(first, second):
+            return go + [{"role": "assistant", "content": turn},
+                         {"role": "user", "content": [first, second]}]
+        shot = [{"type": "text", "text": "r"}, {"type": "image", "source": {
+            "type": "base64", "media_type": "image/png", "data": png_b64(64, 64)}}]
+        ok1 = {"type": "tool_result", "tool_use_id": "m1", "toolset_name": "computer",
+               "content": shot}
+        ok2 = dict(ok1, tool_use_id="m2")
+        st, _, data = self.ask(fake, "claude-opus-5-5",
+                               results(dict(ok1, toolset_name=None), ok2), tools=tools)
+        self.assertEqual(st, 400)
+        self.assertIn("messages.2.content.0.toolset_name: Field required", data.decode())
+        failed = dict(ok1, is_error=True, content="the click missed")
+        st, _, data = self.ask(fake, "claude-opus-5-5", results(failed, ok2), tools=tools)
+        self.assertEqual(st, 400)
+        self.assertIn("Not executed: an earlier computer action in this turn failed.",
+                      data.decode())
+        halted = dict(ok2, is_error=True,
+                      content="Not executed: an earlier computer action in this turn failed.")
+        st, _, data = self.ask(fake, "claude-opus-5-5", results(failed, halted), tools=tools)
+        self.assertEqual(st, 200, data)
+        st, _, data = self.ask(fake, "claude-opus-5-5", results(ok1, ok2), tools=tools)
+        self.assertEqual(st, 200, data)
+
+    def test_oversized_images_are_refused_with_the_toolset(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        tools = [{"type": "computer_toolset_20260801"}]
+
+        def shots(n, w, h):
+            return [{"role": "user", "content": [
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                             "data": png_b64(w, h)}}] * n}]
+        st, _, data = self.ask(fake, "claude-opus-5-5", shots(1, 2600, 1400), tools=tools)
+        self.assertEqual(st, 400)
+        self.assertIn("exceed max allowed size: 2576 pixels", data.decode())
+        self.assertEqual(self.ask(fake, "claude-opus-5-5", shots(1, 2560, 1440),
+                                  tools=tools)[0], 200)
+        st, _, data = self.ask(fake, "claude-opus-5-5", shots(21, 2560, 1440), tools=tools)
+        self.assertEqual(st, 400)
+        self.assertIn("for many-image requests: 2000 pixels", data.decode())
+        self.assertEqual(self.ask(fake, "claude-opus-5-5", shots(21, 1920, 1080),
+                                  tools=tools)[0], 200)
+
+    def test_forced_tool_choice_refused_where_documented(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        go = [{"role": "user", "content": "go"}]
+        tools = [{"name": "desktop", "input_schema": {"type": "object"}}]
+        for model, status in (("claude-opus-5-5", 400), ("claude-fable-5-1", 400),
+                              ("claude-mythos-5-1", 400), ("claude-opus-5", 200),
+                              ("claude-sonnet-4-6", 200)):
+            st, _, data = self.ask(fake, model, go, tools=tools, tool_choice={"type": "any"})
+            self.assertEqual(st, status, (model, data))
+            if status == 400:
+                self.assertIn('tool_choice: type \\"tool\\" and \\"any\\" are not supported '
+                              'for this model.', data.decode())
+        self.assertEqual(self.ask(fake, "claude-opus-5-5", go, tools=tools,
+                                  tool_choice={"type": "auto"})[0], 200)
+
+    def test_output_cap_and_a_cut_reply(self):
+        fake = self.start({"output_cap": 32000, "steps": [
+            {"output_tokens": 5000, "tool_calls": self.CLICK["tool_calls"]}],
+            "after_end": "repeat_last"})
+        go = [{"role": "user", "content": "go"}]
+        st, _, data = self.ask(fake, "claude-opus-5-5", go, max_tokens=64000)
+        self.assertEqual(st, 400)
+        self.assertIn("max_tokens: 64000 > 32000, which is the maximum allowed number of output "
+                      "tokens for claude-opus-5-5", data.decode())
+        # the reply needs 5000 tokens: given 4096 it is cut, thinking and no call
+        st, _, data = self.ask(fake, "claude-opus-5-5", go, max_tokens=4096)
+        reply = json.loads(data)
+        self.assertEqual(reply["stop_reason"], "max_tokens")
+        self.assertEqual([b["type"] for b in reply["content"]], ["thinking"])
+        st, _, data = self.ask(fake, "claude-opus-5-5", go, max_tokens=8192)
+        self.assertEqual(json.loads(data)["stop_reason"], "tool_use")
 
 
 class TestStrictChatCompletions(ServerCase):

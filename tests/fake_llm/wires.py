@@ -10,8 +10,10 @@ providers' references (openai-python types/responses, anthropic-sdk-python types
 """
 
 import json
+import re
 import time
 
+import claude
 from strict import encrypted_reasoning
 
 
@@ -230,9 +232,12 @@ class Responses:
     @staticmethod
     def _items(reply, req):
         items = []
-        if reply.reasoning:
+        # reasoning models (GPT-5.x, the o-series) reason before every reply, with or
+        # without a summary to show
+        if reply.reasoning or re.match(r"(gpt-5|o\d)", req.model or ""):
             rs = {"id": "rs_fake%d" % req.n, "type": "reasoning",
-                  "summary": [{"type": "summary_text", "text": reply.reasoning}]}
+                  "summary": [{"type": "summary_text", "text": reply.reasoning}]
+                  if reply.reasoning else []}
             include = req.body.get("include")
             if isinstance(include, list) and "reasoning.encrypted_content" in include:
                 rs["encrypted_content"] = encrypted_reasoning(rs["id"])
@@ -300,7 +305,7 @@ class Responses:
             out.append(ev({"type": "response.output_item.added", "output_index": index,
                            "item": head}))
             if t == "reasoning":
-                for piece in _split(reply.reasoning):
+                for piece in _split(reply.reasoning) if reply.reasoning else []:
                     out.append(ev({"type": "response.reasoning_summary_text.delta",
                                    "item_id": item["id"], "output_index": index,
                                    "summary_index": 0, "delta": piece}))
@@ -372,7 +377,8 @@ ANTHROPIC_ERRORS = {  # status -> (error type, message)
 }
 
 
-ANTHROPIC_COMPUTER_TOOLS = {  # tool type -> the beta header that enables it
+ANTHROPIC_COMPUTER_TOOLS = {  # tool type -> the beta header that enables it (None: none)
+    "computer_toolset_20260801": None,
     "computer_20250124": "computer-use-2025-01-24",
     "computer_20251124": "computer-use-2025-11-24",
 }
@@ -446,7 +452,7 @@ class Anthropic:
                     if not isinstance(b.get("input"), dict):
                         p.append("%s.input: an object is required" % bw)
                     pending.add(b.get("id"))
-                    if b.get("name") == computer:
+                    if b.get("name") == computer or (computer and b.get("toolset_name")):
                         computer_uses.add(b.get("id"))
                 elif t == "tool_result":
                     if seen_other:
@@ -467,7 +473,9 @@ class Anthropic:
                     if not isinstance(inner, (list, str)):
                         p.append("%s.content: a string or a list of blocks" % bw)
                     # older results may drop their screenshots; the latest one has its own
+                    # (unless the action failed, or was never run)
                     if b.get("tool_use_id") in computer_uses and i == len(msgs) - 1 and \
+                            b.get("is_error") is not True and \
                             b is Anthropic._last_result(blocks, computer_uses) and not any(
                             isinstance(ib, dict) and ib.get("type") == "image"
                             for ib in inner if isinstance(inner, list)):
@@ -483,6 +491,8 @@ class Anthropic:
             prev_role = role
         for i, tool in enumerate(body.get("tools") or []):
             where = "tools.%d" % i
+            if isinstance(tool, dict) and tool.get("type") == "computer_toolset_20260801":
+                continue
             if not isinstance(tool, dict) or not _is_str(tool.get("name")):
                 p.append("%s.name: a string is required" % where)
             elif tool.get("type") in ANTHROPIC_COMPUTER_TOOLS:
@@ -512,12 +522,14 @@ class Anthropic:
         if not found:
             return None
         tool = found[0]
+        beta = ANTHROPIC_COMPUTER_TOOLS[tool["type"]]
+        if beta is None:  # the toolset: its type alone (extra fields: strict.py), no header
+            return "computer"
         if tool.get("name") != "computer":
             p.append("tools: the computer tool must be named \"computer\"")
         for k in ("display_width_px", "display_height_px"):
             if not _pos_int(tool.get(k)):
                 p.append("tools: the computer tool's %s must be a positive integer" % k)
-        beta = ANTHROPIC_COMPUTER_TOOLS[tool["type"]]
         if beta not in [b.strip() for b in headers.get("anthropic-beta", "").split(",")]:
             p.append("header anthropic-beta: %s is required for %s" % (beta, tool["type"]))
         return tool.get("name")
@@ -532,33 +544,61 @@ class Anthropic:
         return []
 
     @staticmethod
+    def _toolset(req):
+        """Whether the request declared the computer toolset: calls of "computer" then go
+        out as member tool_use blocks named by their action."""
+        return any(isinstance(t, dict) and t.get("type") == claude.TOOLSET
+                   for t in req.body.get("tools") or [])
+
+    @staticmethod
+    def _cut(reply, req):
+        """Whether the reply needs more output tokens than the request's max_tokens (its
+        thinking counts too): it then ends there, cut."""
+        mt = req.body.get("max_tokens")
+        return isinstance(mt, int) and reply.output_tokens and reply.output_tokens > mt
+
+    @staticmethod
     def _blocks(reply, req):
         blocks = []
-        if reply.reasoning:
-            blocks.append({"type": "thinking", "thinking": reply.reasoning,
-                           "signature": "ZmFrZS1zaWduYXR1cmU="})
+        if claude.thinks(req.model, req.body) or reply.reasoning:
+            blocks.extend(claude.thinking_blocks(reply, req))
+        if Anthropic._cut(reply, req):
+            return blocks  # the cap was spent thinking
         if reply.text:
             blocks.append({"type": "text", "text": reply.text})
+        toolset = Anthropic._toolset(req)
         for i, call in enumerate(reply.calls):
-            blocks.append({"type": "tool_use",
-                           "id": call["id"] or "toolu_fake%d_%d" % (req.n, i + 1),
-                           "name": call["name"], "input": _args_object(call)})
+            block = {"type": "tool_use", "id": call["id"] or "toolu_fake%d_%d" % (req.n, i + 1),
+                     "name": call["name"], "input": dict(_args_object(call))}
+            if toolset and call["name"] == "computer" and "action" in block["input"]:
+                block["name"] = block["input"].pop("action")
+                block["toolset_name"] = "computer"
+            blocks.append(block)
         if reply.text_after:
             blocks.append({"type": "text", "text": reply.text_after})
         return blocks
 
     @staticmethod
-    def _stop(reply):
+    def _stop(reply, req):
+        if Anthropic._cut(reply, req):
+            return "max_tokens"
         return "tool_use" if reply.calls else "end_turn"
 
     @staticmethod
     def response(reply, req):
-        return {"id": "msg_fake%d" % req.n, "type": "message", "role": "assistant",
-                "model": req.model, "content": Anthropic._blocks(reply, req),
-                "stop_reason": Anthropic._stop(reply), "stop_sequence": None,
-                "usage": {"input_tokens": reply.prompt_tokens,
-                          "output_tokens": reply.completion_tokens,
-                          "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
+        msg = {"id": "msg_fake%d" % req.n, "type": "message", "role": "assistant",
+               "model": req.model, "content": Anthropic._blocks(reply, req),
+               "stop_reason": Anthropic._stop(reply, req), "stop_sequence": None,
+               "usage": {"input_tokens": reply.prompt_tokens,
+                         "output_tokens": reply.completion_tokens,
+                         "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
+        if req.notes.get("context_edits") is not None:
+            msg["context_management"] = {"applied_edits": req.notes["context_edits"]}
+        if req.notes.get("thinking_dropped"):
+            msg["input_transformations"] = [
+                {"type": "thinking_block_dropped", "message_index": i, "content_index": j}
+                for i, j in req.notes["thinking_dropped"]]
+        return msg
 
     @staticmethod
     def events(reply, req):
@@ -572,8 +612,12 @@ class Anthropic:
                                                    for s in _split(b["text"], 4)]
             elif b["type"] == "thinking":
                 start = dict(b, thinking="", signature="")
-                deltas = [{"type": "thinking_delta", "thinking": s} for s in _split(b["thinking"])]
-                deltas.append({"type": "signature_delta", "signature": b["signature"]})
+                deltas = [{"type": "thinking_delta", "thinking": s}
+                          for s in _split(b["thinking"]) if s]
+                deltas += [{"type": "signature_delta", "signature": s}
+                           for s in _split(b["signature"], 2)]
+            elif b["type"] == "redacted_thinking":
+                start, deltas = b, []
             else:
                 start = dict(b, input={})
                 deltas = [{"type": "input_json_delta", "partial_json": s}
