@@ -4,6 +4,7 @@
 
 #include "agent/front/cli.h"
 #include "agent/front/mcp_stdio.h"
+#include "agent/front/models_cli.h"
 #include "agent/front/run_cli.h"
 #include "agent/front/serve.h"
 #include "base/entry.h"
@@ -18,6 +19,8 @@ static const char usage_text[] =
     "                                       commands (winagent COMMAND --help: one command)\n"
     "  winagent act '<desktop tool JSON>' [--window SEL] [-o FILE.png]   one tool call\n"
     "  winagent config                      every setting and where it came from\n"
+    "  winagent models [--model NAME] [--markdown|--json]   what each model family takes,\n"
+    "                                       and what a model resolves to\n"
     "  winagent help                        the manual for agents (SKILL.md)\n"
     "  winagent mcp [--http [ADDR:]PORT [--allow-remote] [--no-auth]]   MCP over stdio, or\n"
     "                                       Streamable HTTP at /mcp\n"
@@ -35,7 +38,8 @@ static const char usage_text[] =
     "  --provider openai-compatible|openai-responses|google|anthropic\n"
     "  --base-url URL --model NAME --tool-protocol auto|functions|computer|text\n"
     "  --coords auto|pixels|1000 --max-steps N --mode auto|a11y|pixel --max-edge PX\n"
-    "  --history-images N --log-dir DIR --shell on|off|confirm --apps LIST --env-file FILE\n"
+    "  --history-images N --history auto|trim|append|server|drop-thinking\n"
+    "  --max-output-tokens N --log-dir DIR --shell on|off|confirm --apps LIST --env-file FILE\n"
     "  --dry-run --no-stream --store --audit-log FILE\n"
     "  --budget-tokens N --budget-seconds N   what the run may spend: it stops (exit code 6)\n"
     "      before the model call that would pass it\n"
@@ -66,6 +70,8 @@ static int run_command(int argc, char **argv)
         return cmd_batch(argc - 1, argv + 1);
     if (strcmp(argv[1], "report") == 0)
         return cmd_report(argc - 1, argv + 1);
+    if (strcmp(argv[1], "models") == 0)
+        return cmd_models(argc - 1, argv + 1);
     if (cli_is_command(argv[1]))
         return cli_main(argc - 1, argv + 1);
     /* Anything else is the run: options and one prompt, or --replay. A lone word that

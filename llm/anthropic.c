@@ -1,15 +1,18 @@
 /* The Anthropic provider (the Messages API, POST /v1/messages): alternating user and
  * assistant turns of content blocks, tool_use answered by tool_result blocks that carry
- * the observation's image; whole replies and the streamed events. The computer tool is
- * declared with its beta header; its tool_use input (action, coordinate...) is the call's
- * arguments, and its tool_result carries winagent's report and the screenshot. */
+ * the observation's image; whole replies and the streamed events. Each assistant turn
+ * goes back as it came (its thinking blocks with their signatures). The computer tool is
+ * the version the model takes: the toolset, whose calls are member tool_use blocks named
+ * by the action and whose results echo the toolset's name, or the older tool declared
+ * with its beta header and display, whose tool_use input (action, coordinate...) is the
+ * call's arguments; each tool_result carries winagent's report and the screenshot. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
-#include "llm/protocol.h"
+#include "llm/models.h"
 #include "llm/provider.h"
 #include "llm/retry.h"
 #include "llm/text.h"
@@ -18,6 +21,8 @@
 #define ANTHROPIC_DEFAULT_BASE "https://api.anthropic.com"
 #define ANTHROPIC_VERSION      "2023-06-01"
 #define ANTHROPIC_MAX_TOKENS   4096 /* the API requires a limit; a turn of calls fits */
+#define CONTEXT_BETA           "context-management-2025-06-27"
+#define BINDING_BETA           "thinking-binding-controls-2026-08-01"
 
 /* ---- request ---- */
 
@@ -90,17 +95,21 @@ static bool add_tool_uses(cJSON *content, const struct llm_message *msg)
         if (!cJSON_AddStringToObject(b, "type", "tool_use") ||
             !cJSON_AddStringToObject(b, "id", tc->id ? tc->id : "") ||
             !cJSON_AddStringToObject(b, "name", tc->name ? tc->name : "") ||
-            !llm_add(b, "input", input))
+            !llm_add(b, "input", input) ||
+            (tc->toolset && !cJSON_AddStringToObject(b, "toolset_name", tc->toolset)))
             return false;
     }
     return true;
 }
 
-/* The assistant's text and, with_calls, a tool_use block per call, followed by the text
- * the model wrote after them. */
+/* The assistant's turn as the API returned it, thinking blocks and all; a turn that did
+ * not come from it: its text and, with_calls, a tool_use block per call, followed by the
+ * text the model wrote after them. */
 static bool add_assistant(cJSON *messages, const struct llm_message *msg, bool with_calls)
 {
     cJSON *content = content_for(messages, "assistant");
+    if (content && llm_goes_verbatim(msg, llm_anthropic_ops.name))
+        return llm_add_verbatim(content, msg);
     char *head;
     const char *tail;
     if (!content || !llm_text_around_calls(msg, &head, &tail))
@@ -115,7 +124,8 @@ static bool add_assistant(cJSON *messages, const struct llm_message *msg, bool w
 }
 
 /* {"type":"tool_result","tool_use_id","content":[text, image...]} in the user turn that
- * follows the calls, with "is_error": true when the call failed (or was never run). */
+ * follows the calls, with "is_error": true when the call failed (or was never run), and
+ * the toolset's name when the call was a member of one. */
 static bool add_result(cJSON *messages, const struct llm_tool_call *tc, const struct llm_message *r)
 {
     cJSON *content = content_for(messages, "user");
@@ -129,7 +139,8 @@ static bool add_result(cJSON *messages, const struct llm_tool_call *tc, const st
            cJSON_AddStringToObject(b, "tool_use_id", tc->id ? tc->id : "") &&
            llm_add(b, "content", inner) && add_text(inner, text && text[0] ? text : "(empty)") &&
            (!r || add_images(inner, r->images, r->n_images)) &&
-           ((r && !r->failed) || cJSON_AddTrueToObject(b, "is_error"));
+           ((r && !r->failed) || cJSON_AddTrueToObject(b, "is_error")) &&
+           (!tc->toolset || cJSON_AddStringToObject(b, "toolset_name", tc->toolset));
 }
 
 /* Consecutive turns of one role merge, so a round's results open one user turn, results
@@ -140,21 +151,25 @@ static const struct llm_encoder anthropic_encoder = {
     .result = add_result,
 };
 
-/* {"type":"computer_2025...","name":"computer","display_width_px","display_height_px"},
- * the version the model takes (llm/protocol.h), with enable_zoom where the version has
- * the zoom action: the display is the screenshots' size, so coordinates come in their
- * pixels. */
-static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model,
-                              wa_err *err)
+/* The computer tool the model takes (s->computer_tool): the toolset, declared by its type
+ * alone (no name, no display: coordinates are pixels of the screenshots it is sent); or
+ * {"type":"computer_2025...","name":"computer","display_width_px","display_height_px"},
+ * the display the screenshots' size, with enable_zoom where the version has the zoom
+ * action. */
+static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct,
+                              const struct llm_settings *s, wa_err *err)
 {
     (void)err;
-    const struct llm_claude_computer *v = llm_claude_computer_for(model);
+    const struct model_claude_tool *v = model_claude_tool(s->computer_tool);
     cJSON *t = cJSON_CreateObject();
-    return llm_add(list, NULL, t) && cJSON_AddStringToObject(t, "type", v->tool) &&
-           cJSON_AddStringToObject(t, "name", "computer") &&
+    if (!llm_add(list, NULL, t) || !cJSON_AddStringToObject(t, "type", s->computer_tool))
+        return false;
+    if (v && v->toolset)
+        return true;
+    return cJSON_AddStringToObject(t, "name", "computer") &&
            cJSON_AddNumberToObject(t, "display_width_px", ct->display_width) &&
            cJSON_AddNumberToObject(t, "display_height_px", ct->display_height) &&
-           (!v->zoom || cJSON_AddTrueToObject(t, "enable_zoom"));
+           (!v || !v->zoom || cJSON_AddTrueToObject(t, "enable_zoom"));
 }
 
 /* {"name","description","input_schema"} */
@@ -172,10 +187,58 @@ static bool add_tool_choice(cJSON *root, const char *choice)
     return llm_add(root, "tool_choice", tc) && cJSON_AddStringToObject(tc, "type", type);
 }
 
+/* context_management: the service clears tool results but the last `keep` itself, the
+ * history sent staying whole (context editing, clear_tool_uses_20250919). */
+static bool add_context_editing(cJSON *root, int keep)
+{
+    cJSON *cm = cJSON_CreateObject(), *edits = cJSON_CreateArray(), *e = cJSON_CreateObject();
+    cJSON *trigger = cJSON_CreateObject(), *kept = cJSON_CreateObject();
+    bool ok = llm_add(root, "context_management", cm) && llm_add(cm, "edits", edits) &&
+              llm_add(edits, NULL, e) && llm_add(e, "trigger", trigger) && llm_add(e, "keep", kept);
+    if (!ok)
+        return false;
+    return cJSON_AddStringToObject(e, "type", "clear_tool_uses_20250919") &&
+           cJSON_AddStringToObject(trigger, "type", "tool_uses") &&
+           cJSON_AddNumberToObject(trigger, "value", keep + 1) &&
+           cJSON_AddStringToObject(kept, "type", "tool_uses") &&
+           cJSON_AddNumberToObject(kept, "value", keep);
+}
+
+/* thinking: adaptive, a replayed block whose history changed dropped by the service
+ * rather than refused (the binding control). */
+static bool add_binding_control(cJSON *root)
+{
+    cJSON *th = cJSON_CreateObject(), *bb = cJSON_CreateObject();
+    if (!llm_add(root, "thinking", th) || !llm_add(th, "block_binding", bb))
+        return false;
+    return cJSON_AddStringToObject(th, "type", "adaptive") &&
+           cJSON_AddStringToObject(bb, "prefix_mismatch_behavior", "drop_block");
+}
+
+/* The anthropic-beta header: the betas this request uses, comma-separated. */
+static wa_err add_betas(struct llm_wire *out, const char *const *betas, size_t n)
+{
+    char line[256] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        int k = snprintf(line + len, sizeof line - len, "%s%s", len ? "," : "", betas[i]);
+        if (k < 0 || (size_t)k >= sizeof line - len)
+            return wa_fail(WA_E_INVALID_ARGS, "too many beta headers");
+        len += (size_t)k;
+    }
+    return len ? llm_wire_add_header(out, "anthropic-beta: %s", line) : WA_E_OK;
+}
+
 static wa_err anthropic_build(const struct llm_settings *s, const struct llm_conversation *conv,
                               const struct llm_tool *tools, size_t n_tools, struct llm_wire *out)
 {
     wa_err err = WA_E_OK;
+    bool computer = false;
+    for (size_t i = 0; i < n_tools; i++)
+        computer = computer || tools[i].computer;
+    const struct model_claude_tool *tool = computer ? model_claude_tool(s->computer_tool) : NULL;
+    bool context = s->server_keep >= 0 && !(s->dropped & LLM_PARAM_CONTEXT);
+    bool binding = s->drop_stale_thinking && !(s->dropped & LLM_PARAM_THINKING);
     cJSON *root = cJSON_CreateObject(), *messages = cJSON_CreateArray();
     bool ok = llm_add(root, "messages", messages) && /* messages is freed either way */
               cJSON_AddStringToObject(root, "model", s->model) &&
@@ -184,12 +247,16 @@ static wa_err anthropic_build(const struct llm_settings *s, const struct llm_con
               (!conv->system || cJSON_AddStringToObject(root, "system", conv->system));
     ok = ok && llm_walk(messages, conv, &anthropic_encoder);
     if (ok && n_tools)
-        ok = llm_add_tools(root, tools, n_tools, s->model, add_function, add_computer_tool, &err);
-    if (ok && n_tools && s->tool_choice)
+        ok = llm_add_tools(root, tools, n_tools, s, add_function, add_computer_tool, &err);
+    if (ok && n_tools && s->tool_choice && !(s->dropped & LLM_PARAM_TOOL_CHOICE))
         ok = add_tool_choice(root, s->tool_choice);
+    if (ok && context)
+        ok = add_context_editing(root, s->server_keep);
+    if (ok && binding)
+        ok = add_binding_control(root);
     if (ok)
         ok = cJSON_AddBoolToObject(root, "stream", s->stream) != NULL;
-    if (ok && s->temperature >= 0)
+    if (ok && s->temperature >= 0 && !(s->dropped & LLM_PARAM_TEMPERATURE))
         ok = cJSON_AddNumberToObject(root, "temperature", s->temperature) != NULL;
     if ((err = llm_wire_set_body(out, root, ok, err)))
         return err;
@@ -204,11 +271,16 @@ static wa_err anthropic_build(const struct llm_settings *s, const struct llm_con
     wa_err e = llm_wire_json_headers(out, s->stream);
     if (!e)
         e = llm_wire_add_header(out, "anthropic-version: %s", ANTHROPIC_VERSION);
-    bool computer = false;
-    for (size_t i = 0; i < n_tools; i++)
-        computer = computer || tools[i].computer;
-    if (!e && computer)
-        e = llm_wire_add_header(out, "anthropic-beta: %s", llm_claude_computer_for(s->model)->beta);
+    const char *betas[3];
+    size_t n_betas = 0;
+    if (tool && tool->beta)
+        betas[n_betas++] = tool->beta;
+    if (context)
+        betas[n_betas++] = CONTEXT_BETA;
+    if (binding)
+        betas[n_betas++] = BINDING_BETA;
+    if (!e)
+        e = add_betas(out, betas, n_betas);
     if (!e && s->api_key && s->api_key[0])
         e = llm_wire_add_header(out, "x-api-key: %s", s->api_key);
     return e;
@@ -246,9 +318,13 @@ static void parse_usage(struct reply_asm *a, const cJSON *u)
     a->usage.total_tokens = a->usage.prompt_tokens + a->usage.completion_tokens;
 }
 
-/* One content block of a reply (whole, or the start of a streamed one at index). */
+/* One content block of a reply (whole, or the start of a streamed one at index), kept as
+ * it came for the turn's way back. */
 static wa_err block(struct reply_asm *a, const cJSON *b, long index, bool streamed)
 {
+    wa_err e = asm_block_add(a, index, b);
+    if (e)
+        return e;
     if (llm_is_type(b, "text") || llm_is_type(b, "thinking")) {
         bool thinking = llm_is_type(b, "thinking");
         const cJSON *t = llm_get(b, thinking ? "thinking" : "text");
@@ -258,12 +334,12 @@ static wa_err block(struct reply_asm *a, const cJSON *b, long index, bool stream
     if (!llm_is_type(b, "tool_use"))
         return WA_E_OK; /* redacted thinking, server tools: nothing for the loop */
     struct asm_call *c;
-    wa_err e = asm_new_call(a, &c);
-    if (e)
+    if ((e = asm_new_call(a, &c)))
         return e;
     c->index = index;
     if ((e = llm_set_json_str(&c->id, llm_get(b, "id"))) ||
-        (e = llm_set_json_str(&c->name, llm_get(b, "name"))))
+        (e = llm_set_json_str(&c->name, llm_get(b, "name"))) ||
+        (e = llm_set_json_str(&c->toolset, llm_get(b, "toolset_name"))))
         return e;
     const cJSON *input = llm_get(b, "input");
     /* streamed, the input comes as input_json_delta pieces; the start holds {} */
@@ -321,14 +397,25 @@ static wa_err anthropic_parse_event(struct reply_asm *a, const char *data, size_
         e = block(a, llm_get(root, "content_block"), index, true);
     } else if (llm_is_type(root, "content_block_delta")) {
         const cJSON *t = llm_get(delta, "text"), *th = llm_get(delta, "thinking");
-        const cJSON *pj = llm_get(delta, "partial_json");
-        if (llm_is_type(delta, "text_delta") && cJSON_IsString(t))
-            e = asm_add_text(a, t->valuestring, strlen(t->valuestring), false);
-        else if (llm_is_type(delta, "thinking_delta") && cJSON_IsString(th))
-            e = asm_add_text(a, th->valuestring, strlen(th->valuestring), true);
-        else if (llm_is_type(delta, "input_json_delta") && cJSON_IsString(pj))
+        const cJSON *pj = llm_get(delta, "partial_json"), *sig = llm_get(delta, "signature");
+        if (llm_is_type(delta, "text_delta") && cJSON_IsString(t)) {
+            size_t n = strlen(t->valuestring);
+            if (!(e = asm_add_text(a, t->valuestring, n, false)))
+                e = asm_block_grow(a, index, "text", false, t->valuestring, n);
+        } else if (llm_is_type(delta, "thinking_delta") && cJSON_IsString(th)) {
+            size_t n = strlen(th->valuestring);
+            if (!(e = asm_add_text(a, th->valuestring, n, true)))
+                e = asm_block_grow(a, index, "thinking", false, th->valuestring, n);
+        } else if (llm_is_type(delta, "signature_delta") && cJSON_IsString(sig)) {
+            e = asm_block_grow(a, index, "signature", false, sig->valuestring,
+                               strlen(sig->valuestring));
+        } else if (llm_is_type(delta, "input_json_delta") && cJSON_IsString(pj)) {
+            size_t n = strlen(pj->valuestring);
             if ((c = asm_call_at(a, index)))
-                e = asm_call_add_args(a, c, pj->valuestring, strlen(pj->valuestring));
+                e = asm_call_add_args(a, c, pj->valuestring, n);
+            if (!e)
+                e = asm_block_grow(a, index, "input", true, pj->valuestring, n);
+        }
     } else if (llm_is_type(root, "message_delta")) {
         parse_usage(a, llm_get(root, "usage"));
         e = llm_set_json_str(&a->finish_reason, llm_get(delta, "stop_reason"));
@@ -354,4 +441,5 @@ const struct llm_provider_ops llm_anthropic_ops = {
     .parse_event = anthropic_parse_event,
     .finish = anthropic_finish,
     .ordered = true,
+    .verbatim = true,
 };

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 #include "base/dynbuf.h"
 #include "llm/llm.h"
 
@@ -29,6 +31,24 @@ struct asm_call {
     char *name;
     struct dynbuf args; /* argument text as received (may be malformed JSON) */
     char *thought_signature;
+    char *toolset; /* Anthropic: the toolset the call is a member of; NULL otherwise */
+};
+
+/* A member of a streamed block that its deltas grow: a string appended to, or JSON text
+ * parsed once the block is whole (a tool_use's input). */
+struct asm_grow {
+    char key[16];
+    bool json;
+    struct dynbuf buf;
+};
+
+/* One block of the turn as its service wrote it (llm_reply.verbatim): a content block,
+ * output item or part, whole as received or started by a stream and grown by its deltas. */
+struct asm_block {
+    long index; /* the stream's index of it (its place in a whole reply) */
+    cJSON *block;
+    struct asm_grow grow[2];
+    int n_grow;
 };
 
 struct reply_asm {
@@ -50,6 +70,12 @@ struct reply_asm {
     llm_delta_fn on_delta;
     void *ctx;
     struct llm_ids *ids;
+    /* The turn as its service wrote it, block by block (providers whose service wants
+     * parts of it back unchanged fill it); the wire's name goes with it. */
+    struct asm_block *blocks;
+    size_t n_blocks, cap_blocks;
+    const char *verbatim_wire;
+    bool cut_by_cap; /* the reply ended at the output-token cap with nothing usable */
 };
 
 void asm_init(struct reply_asm *a, size_t max, struct llm_ids *ids, llm_delta_fn on_delta,
@@ -66,10 +92,23 @@ struct asm_call *asm_call_at(struct reply_asm *a, long index);
 /* Appends argument text; WA_E_TOO_LARGE past max. */
 wa_err asm_call_add_args(struct reply_asm *a, struct asm_call *c, const char *s, size_t n);
 
+/* A block of the turn as received (a copy is kept) at the stream's index (or its place in
+ * a whole reply), after the blocks before it. */
+wa_err asm_block_add(struct reply_asm *a, long index, const cJSON *block);
+/* The latest block kept under that index, or NULL. */
+struct asm_block *asm_block_at(struct reply_asm *a, long index);
+/* Grows member key of the block at index by a delta: appended to the string it holds
+ * (json: JSON text, parsed when the reply is taken; malformed becomes {}). WA_E_OK and
+ * nothing done when no block has that index; WA_E_TOO_LARGE past max. */
+wa_err asm_block_grow(struct reply_asm *a, long index, const char *key, bool json, const char *s,
+                      size_t n);
+/* Drops every block kept (a whole list that replaces the streamed one follows). */
+void asm_blocks_clear(struct reply_asm *a);
+
 /* Moves the assembled reply into out (which the caller has zeroed or cleaned up): empty
  * text becomes NULL, with ordered the text after the last call is copied to after_calls, calls get
  * ids (made up when missing, empty or repeated within the reply) and "{}" for empty arguments;
- * usage totals are filled in. */
+ * usage totals are filled in; the blocks kept become out->verbatim. */
 wa_err asm_take_reply(struct reply_asm *a, struct llm_reply *out);
 
 /* True when the reply has something the loop can use: text or tool calls. */

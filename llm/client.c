@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/os.h"
+#include "llm/adapt.h"
 #include "llm/http.h"
 #include "llm/llm.h"
 #include "llm/provider.h"
@@ -84,6 +85,35 @@ static bool has_userinfo(const char *url)
     return memchr(host, '@', n) != NULL;
 }
 
+/* What the model's family takes (llm/models.h), where the provider is the family's own
+ * service: the computer tool, the output tokens, forced tool choice, the history controls. */
+static void settle_family(struct llm_client *c, const struct llm_config *cfg)
+{
+    const struct model_family *f = model_family(cfg->model);
+    c->s.family = f;
+    bool own = f->provider == cfg->provider;
+    const char *tool = NULL;
+    if (cfg->provider == LLM_PROVIDER_ANTHROPIC)
+        tool = own && model_claude_tool(f->computer) ? f->computer : model_claude_tool_row(0)->type;
+    else if (cfg->provider == LLM_PROVIDER_OPENAI_RESPONSES)
+        tool = own && f->computer ? f->computer : "computer";
+    snprintf(c->s.computer_tool, sizeof c->s.computer_tool, "%s", tool ? tool : "");
+    if (c->s.max_tokens <= 0 && own)
+        c->s.max_tokens = f->max_tokens;
+    if (c->s.max_tokens > 0 && own && f->output_cap && c->s.max_tokens > f->output_cap)
+        c->s.max_tokens = f->output_cap;
+    c->s.server_keep = cfg->provider == LLM_PROVIDER_ANTHROPIC && cfg->server_clears
+                           ? (cfg->server_keep > 0 ? cfg->server_keep : 0)
+                           : -1;
+    c->s.drop_stale_thinking = cfg->provider == LLM_PROVIDER_ANTHROPIC &&
+                               cfg->drop_stale_thinking && f->binding != MODEL_BIND_NONE;
+}
+
+const struct model_family *llm_client_family(const struct llm_client *c)
+{
+    return c->s.family;
+}
+
 wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
 {
     *out = NULL;
@@ -111,6 +141,7 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
     c->s.tool_choice = llm_strdup(cfg->tool_choice);
     c->s.store = cfg->store;
     c->s.stream_options = true;
+    settle_family(c, cfg);
     c->connect_timeout_s = cfg->connect_timeout_s > 0 ? cfg->connect_timeout_s : 20;
     c->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 300;
     c->max_retries = cfg->max_retries > 0 ? cfg->max_retries : cfg->max_retries < 0 ? 0 : 5;
@@ -132,6 +163,11 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
     if (e) {
         llm_client_free(c);
         return e;
+    }
+    if (c->s.tool_choice && strcmp(c->s.tool_choice, "required") == 0 &&
+        !c->s.family->forced_choice) {
+        c->s.dropped |= LLM_PARAM_TOOL_CHOICE;
+        client_log(c, "llm: %s takes no forced tool choice; asking without one", c->s.model);
     }
     *out = c;
     return WA_E_OK;
@@ -173,6 +209,7 @@ static wa_err on_body(void *ctx, const char *data, size_t len)
 /* The verdict on a failed attempt, for the loop. */
 struct outcome {
     bool retry;
+    bool cut;          /* the reply ended at the output-token cap */
     long wait_ms;      /* server-requested wait, -1 when none */
     long status;       /* HTTP status of a non-2xx answer, else 0 */
     char message[320]; /* the server's message with it, "" when none */
@@ -184,11 +221,13 @@ static wa_err attempt_once(struct llm_client *c, const struct llm_wire *w, struc
     /* is_sse starts as requested: an empty streamed body is a stream that never ended */
     struct attempt t = {.c = c, .is_sse = c->s.stream};
     oc->retry = false;
+    oc->cut = false;
     oc->wait_ms = -1;
     oc->status = 0;
     oc->message[0] = '\0';
     asm_init(&t.a, c->max_response_bytes, &c->ids, c->on_delta, c->ctx);
     t.a.ordered = c->ops->ordered;
+    t.a.verbatim_wire = c->ops->verbatim ? c->ops->name : NULL;
     sse_init(&t.sse, c->max_response_bytes, on_event, &t);
     http_response_init(&t.resp, c->max_response_bytes);
     struct http_request req = {
@@ -236,6 +275,7 @@ static wa_err attempt_once(struct llm_client *c, const struct llm_wire *w, struc
     }
     if (!e)
         e = c->ops->finish(&t.a, t.is_sse);
+    oc->cut = t.a.cut_by_cap;
     if (!e) {
         e = asm_take_reply(&t.a, out);
     } else {
@@ -324,44 +364,6 @@ static void describe_request(const struct llm_wire *w, char *out, size_t outsz)
         snprintf(out + n, outsz - n, "]");
 }
 
-/* A request setting a server refuses with HTTP 400 naming it: dropped (and logged) for
- * the rest of the client's life, so the request can be sent again without it. False when
- * the refusal names none of them. */
-static bool drop_refused(struct llm_client *c, const struct outcome *oc, size_t n_tools)
-{
-    if (oc->status != 400)
-        return false;
-    const char *m = oc->message;
-    bool openai = c->s.provider == LLM_PROVIDER_OPENAI;
-    /* Local servers that reject tool_choice (vLLM without auto tool choice, older builds) */
-    if (c->s.tool_choice && n_tools &&
-        (llm_stristr(m, "tool_choice") || llm_stristr(m, "tool choice"))) {
-        free(c->s.tool_choice);
-        c->s.tool_choice = NULL;
-        client_log(c, "llm: the server rejects tool_choice (%s); leaving it out from now on", m);
-        return true;
-    }
-    /* Older Azure api-versions refuse stream_options alone ("Unrecognized request
-     * argument supplied: stream_options"): still streaming, usage then comes without it
-     * or not at all */
-    if (openai && c->s.stream && c->s.stream_options && llm_stristr(m, "stream_options")) {
-        c->s.stream_options = false;
-        client_log(
-            c, "llm: the server refuses stream_options (%s); streaming without it from now on", m);
-        return true;
-    }
-    /* Local servers (llama.cpp builds, some proxies) refuse streaming together with tools */
-    if (openai && c->s.stream && n_tools && llm_stristr(m, "stream")) {
-        c->s.stream = false;
-        client_log(c,
-                   "llm: the server refuses streaming with tools (%s); asking without streaming "
-                   "from now on",
-                   m);
-        return true;
-    }
-    return false;
-}
-
 wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
                     const struct llm_tool *tools, size_t n_tools, struct llm_reply *out)
 {
@@ -381,6 +383,18 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
         memset(&fresh, 0, sizeof fresh);
         wa_err_clear();
         e = attempt_once(c, &w, &fresh, &oc);
+        char what[320];
+        if (oc.cut && adapt_output_cap(&c->s, what, sizeof what)) {
+            /* cut before it could act or finish: asked again with room for the rest */
+            client_log(c, "llm: %s", what);
+            llm_reply_cleanup(&fresh);
+            llm_wire_cleanup(&w);
+            if ((e = c->ops->build(&c->s, conv, tools, n_tools, &w))) {
+                detail[0] = '\0';
+                goto out;
+            }
+            continue;
+        }
         if (!e) {
             fresh.attempts = out->attempts;
             *out = fresh;
@@ -398,8 +412,10 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
         }
         if (e == WA_E_INTERRUPTED)
             break;
-        /* A setting the server refuses is dropped and the request built again at once. */
-        if (drop_refused(c, &oc, n_tools)) {
+        /* A setting the service refuses, naming what it takes instead, is changed and the
+         * request built again at once. */
+        if (adapt_refusal(&c->s, oc.status, oc.message, n_tools, what, sizeof what)) {
+            client_log(c, "llm: %s (%s)", what, oc.message);
             llm_wire_cleanup(&w);
             if ((e = c->ops->build(&c->s, conv, tools, n_tools, &w))) {
                 detail[0] = '\0'; /* the build's own detail stands */
@@ -409,7 +425,8 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
         }
         /* vLLM without a tool parser refuses every request with tools, whatever
          * tool_choice says: the caller may declare its tools in text instead. */
-        if (oc.status == 400 && n_tools && !c->s.tool_choice &&
+        if (oc.status == 400 && n_tools &&
+            (!c->s.tool_choice || (c->s.dropped & LLM_PARAM_TOOL_CHOICE)) &&
             (llm_stristr(oc.message, "tool choice") || llm_stristr(oc.message, "tool_choice") ||
              llm_stristr(oc.message, "tool-call-parser")))
             out->tools_refused = true;

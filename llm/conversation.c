@@ -23,6 +23,7 @@ static void call_cleanup(struct llm_tool_call *c)
     free(c->arguments);
     cJSON_Delete(c->parsed);
     free(c->thought_signature);
+    free(c->toolset);
     memset(c, 0, sizeof *c);
 }
 
@@ -44,6 +45,7 @@ static void message_cleanup(struct llm_message *m)
     free(m->tool_name);
     free(m->thought_signature);
     free(m->after_calls);
+    free(m->verbatim);
     memset(m, 0, sizeof *m);
 }
 
@@ -80,6 +82,7 @@ static wa_err call_copy(const struct llm_tool_call *src, struct llm_tool_call *d
     dst->name = llm_strdup(src->name ? src->name : "");
     dst->arguments = llm_strdup(src->arguments ? src->arguments : "{}");
     dst->thought_signature = llm_strdup(src->thought_signature);
+    dst->toolset = llm_strdup(src->toolset);
     dst->id_synthetic = src->id_synthetic;
     /* the parse travels with the call: a copy, not a second parse */
     dst->parsed = src->parsed                        ? cJSON_Duplicate(src->parsed, true)
@@ -87,7 +90,7 @@ static wa_err call_copy(const struct llm_tool_call *src, struct llm_tool_call *d
                                                      : NULL;
     dst->coords = src->coords;
     if (!dst->id || !dst->name || !dst->arguments ||
-        (src->thought_signature && !dst->thought_signature)) {
+        (src->thought_signature && !dst->thought_signature) || (src->toolset && !dst->toolset)) {
         call_cleanup(dst);
         return nomem();
     }
@@ -171,6 +174,10 @@ wa_err llm_conversation_add_reply(struct llm_conversation *c, const struct llm_r
     /* the written text keeps its own order */
     if (!r->calls_from_text && r->after_calls && !(m->after_calls = llm_strdup(r->after_calls)))
         goto fail;
+    /* what the service wants back goes back as it came */
+    if (r->verbatim && !(m->verbatim = llm_strdup(r->verbatim)))
+        goto fail;
+    m->verbatim_wire = m->verbatim ? r->verbatim_wire : NULL;
     if (r->n_calls) {
         if (!(m->calls = calloc(r->n_calls, sizeof *m->calls)))
             goto fail;
@@ -256,5 +263,6 @@ void llm_reply_cleanup(struct llm_reply *r)
     free(r->text_call_error);
     free(r->written);
     free(r->after_calls);
+    free(r->verbatim);
     memset(r, 0, sizeof *r);
 }

@@ -87,12 +87,15 @@ static bool add_function_calls(cJSON *parts, const struct llm_message *m)
     return true;
 }
 
-/* The model turn: its text (with the turn's signature) and, with_calls, its calls and
- * the text the model wrote after them. */
+/* The model turn as the API returned it: every part, its thought signatures in their
+ * places. A turn that did not come from it: its text (with the turn's signature) and,
+ * with_calls, its calls and the text the model wrote after them. */
 static bool add_model(cJSON *contents, const struct llm_message *m, bool with_calls)
 {
     size_t n_calls = with_calls ? m->n_calls : 0;
     cJSON *parts = parts_for(contents, "model");
+    if (parts && llm_goes_verbatim(m, llm_gemini_ops.name))
+        return llm_add_verbatim(parts, m);
     char *head;
     const char *tail;
     if (!parts || !llm_text_around_calls(m, &head, &tail))
@@ -338,8 +341,37 @@ static void parse_usage(struct reply_asm *a, const cJSON *root)
     a->usage.total_tokens = llm_json_long(t, 0, LLM_TOKENS_MAX, 0);
 }
 
+/* Whether a part is text alone (with its thought flag), which a stream cuts anywhere. */
+static bool plain_text_part(const cJSON *part)
+{
+    const cJSON *k;
+    cJSON_ArrayForEach(k, part)
+    {
+        if (strcmp(k->string, "text") != 0 && strcmp(k->string, "thought") != 0)
+            return false;
+    }
+    return cJSON_IsString(llm_get(part, "text"));
+}
+
+/* Keeps a part for the turn's way back: streamed text joins the text part before it when
+ * both are plain text of one kind (thought or not); everything else, signatures first of
+ * all, stays the part it came as. */
+static wa_err keep_part(struct reply_asm *a, const cJSON *part)
+{
+    struct asm_block *last = a->n_blocks ? &a->blocks[a->n_blocks - 1] : NULL;
+    if (last && plain_text_part(part) && plain_text_part(last->block) &&
+        cJSON_IsTrue(llm_get(part, "thought")) == cJSON_IsTrue(llm_get(last->block, "thought"))) {
+        const char *t = llm_get(part, "text")->valuestring;
+        return asm_block_grow(a, last->index, "text", false, t, strlen(t));
+    }
+    return asm_block_add(a, (long)a->n_blocks, part);
+}
+
 static wa_err parse_part(struct reply_asm *a, const cJSON *part)
 {
+    wa_err ke = keep_part(a, part);
+    if (ke)
+        return ke;
     const cJSON *text = llm_get(part, "text"), *fc = llm_get(part, "functionCall");
     const cJSON *sig = llm_get(part, "thoughtSignature");
     wa_err e = WA_E_OK;
@@ -483,4 +515,5 @@ const struct llm_provider_ops llm_gemini_ops = {
     .parse_event = gemini_parse_event,
     .finish = gemini_finish,
     .ordered = true,
+    .verbatim = true,
 };

@@ -11,6 +11,7 @@
 #include "base/wa_err.h"
 
 struct llm_reply;
+struct model_family;
 
 /* ---- conversation model ---- */
 
@@ -57,6 +58,9 @@ struct llm_tool_call {
     /* Gemini's opaque thoughtSignature for this call, echoed back exactly (Responses: the
      * reasoning items that came before a computer_call, a JSON array); NULL if none. */
     char *thought_signature;
+    /* Anthropic: the toolset the call is a member of ("computer": its name is the action,
+     * its result echoes the toolset's name); NULL for a call of a tool of its own. */
+    char *toolset;
     /* The id was made up here because the server sent none (Gemini is then sent no id). */
     bool id_synthetic;
     /* The space of the arguments' x, y, to_x, to_y: LLM_COORDS_FRAME_999 except for calls
@@ -93,6 +97,15 @@ struct llm_message {
      * written): they go back as that text, and their results as one user turn of text
      * and images, since such a server knows no tool calls or tool messages. */
     bool calls_as_text;
+    /* Assistant messages: the turn as its service wrote it, for a service that wants it, or
+     * parts of it, back unchanged (Anthropic's thinking and redacted_thinking blocks with
+     * their signatures, the Responses API's reasoning items with their encrypted content,
+     * Gemini's thought signatures): the content blocks, output items or parts as received,
+     * in order, as one JSON array. The wire named verbatim_wire (a provider's name) sends
+     * it back in the turn's place instead of rebuilding the turn; NULL for wires that
+     * need nothing back. */
+    char *verbatim;
+    const char *verbatim_wire;
 };
 
 struct llm_conversation {
@@ -172,6 +185,10 @@ struct llm_reply {
     size_t n_calls;
     char *finish_reason;     /* as the server said it ("stop", "tool_calls", "STOP", ...) */
     char *thought_signature; /* Gemini: signature on a text part, echoed back */
+    /* The turn as its service wrote it (llm_message.verbatim) and its wire; NULL when the
+     * wire keeps none. */
+    char *verbatim;
+    const char *verbatim_wire;
     struct llm_usage usage;
     /* The calls were parsed from the reply's text (llm_config.text_calls); text is then
      * what was written around them (UI-TARS: the Thought), or a UI-TARS finished()
@@ -225,7 +242,10 @@ struct llm_config {
     int max_retries;           /* retries after the first attempt, default 5 */
     int max_backoff_ms;        /* cap of one wait, default 60000 */
     size_t max_response_bytes; /* default 32 MiB; larger bodies fail with WA_E_TOO_LARGE */
-    int max_tokens;            /* 0: not sent */
+    /* Output tokens asked for (thinking included); 0: the model family's default
+     * (llm/models.h: Anthropic requires one; the others get none unless set). A reply cut
+     * at it is asked again with more, up to what the model takes. */
+    int max_tokens;
     /* Mask of enum llm_text_format: when a reply carries no tool call but its text holds
      * a well-formed call of one of these grammars, the calls are taken from the text
      * (as llm_protocol_choose settles it for --tool-protocol). Logged once per client.
@@ -241,6 +261,14 @@ struct llm_config {
      * items' encrypted content asked for and sent back whole. */
     bool store;
     double temperature; /* < 0: not sent */
+    /* Anthropic: the service clears older tool results itself, keeping the last
+     * server_keep (context editing), while the history sent stays whole. */
+    bool server_clears;
+    int server_keep;
+    /* Anthropic, models whose service binds replayed thinking to the history before it: a
+     * block whose history changed is dropped by the service instead of refused (the
+     * binding control). */
+    bool drop_stale_thinking;
     llm_log_fn log;
     llm_delta_fn on_delta;
     void *ctx;
@@ -252,6 +280,9 @@ struct llm_client;
  * see llm_provider_from_name. */
 wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out);
 void llm_client_free(struct llm_client *c);
+
+/* The model family the client speaks to (llm/models.h); never NULL. */
+const struct model_family *llm_client_family(const struct llm_client *c);
 
 /* Sends the conversation and the tools; fills *out (cleanup it even on failure).
  * Retries 408, 409, 429, 500, 502, 503, 504, 529 and dropped connections with exponential
@@ -266,7 +297,10 @@ void llm_client_free(struct llm_client *c);
  * An OpenAI-compatible server that answers HTTP 400 naming "stream_options" is asked
  * again at once without stream_options, still streaming; one that names "stream" to a
  * streamed request with tools is asked again without streaming; likewise without
- * tool_choice when the 400 names that. Each holds for the client's life (logged once).
+ * tool_choice when the 400 names that. Likewise for the refusals llm/adapt.h knows (a
+ * computer tool version the model does not take, a parameter it does not know, more
+ * output tokens than it takes) and a reply cut at the output-token cap (asked again with
+ * more). Each holds for the client's life (logged once).
  * out->text etc. stay empty on failure; attempts, http_status, elapsed_ms are set. */
 wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
                     const struct llm_tool *tools, size_t n_tools, struct llm_reply *out);

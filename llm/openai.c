@@ -175,10 +175,10 @@ static bool add_function(cJSON *list, const struct llm_tool *t, wa_err *err)
            llm_add_function(fn, t, "parameters", err);
 }
 
-static bool no_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model,
-                             wa_err *err)
+static bool no_computer_tool(cJSON *list, const struct llm_computer_tool *ct,
+                             const struct llm_settings *s, wa_err *err)
 {
-    (void)list, (void)ct, (void)model;
+    (void)list, (void)ct, (void)s;
     *err = wa_fail(WA_E_INVALID_ARGS, "Chat Completions has no computer tool: use the functions or "
                                       "text tool protocol, or the openai-responses provider");
     return false;
@@ -198,8 +198,8 @@ static wa_err openai_build(const struct llm_settings *s, const struct llm_conver
     }
     ok = ok && llm_walk(messages, conv, &openai_encoder);
     if (ok && n_tools)
-        ok = llm_add_tools(root, tools, n_tools, s->model, add_function, no_computer_tool, &err);
-    if (ok && n_tools && s->tool_choice)
+        ok = llm_add_tools(root, tools, n_tools, s, add_function, no_computer_tool, &err);
+    if (ok && n_tools && s->tool_choice && !(s->dropped & LLM_PARAM_TOOL_CHOICE))
         ok = cJSON_AddStringToObject(root, "tool_choice", s->tool_choice) != NULL;
     if (ok)
         ok = cJSON_AddBoolToObject(root, "stream", s->stream) != NULL;
@@ -209,7 +209,7 @@ static wa_err openai_build(const struct llm_settings *s, const struct llm_conver
     }
     if (ok && s->max_tokens > 0)
         ok = cJSON_AddNumberToObject(root, "max_tokens", s->max_tokens) != NULL;
-    if (ok && s->temperature >= 0)
+    if (ok && s->temperature >= 0 && !(s->dropped & LLM_PARAM_TEMPERATURE))
         ok = cJSON_AddNumberToObject(root, "temperature", s->temperature) != NULL;
     if ((err = llm_wire_set_body(out, root, ok, err)))
         return err;

@@ -1,6 +1,8 @@
 /* The tool protocols, the providers' names and the models known by name. */
 #include "llm/protocol.h"
 
+#include "llm/models.h"
+
 #include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -160,6 +162,12 @@ wa_err llm_protocol_choose(enum llm_provider_kind provider, const char *model,
                        "%s has none (use LLM_PROVIDER openai-responses, anthropic or google, "
                        "or --tool-protocol functions or text)",
                        llm_provider_name(provider));
+    const struct model_family *f = model_family(model);
+    if (p == LLM_PROTO_COMPUTER && f->provider == provider && !f->computer)
+        return wa_fail(WA_E_CONFIG,
+                       "%s takes no computer tool (%s: %s); use --tool-protocol functions, or "
+                       "a model that takes one (winagent models lists them)",
+                       model, f->name, f->source);
     out->protocol = p;
     if (p == LLM_PROTO_TEXT) {
         out->text_calls = LLM_TEXT_FUNCTION_FORMATS | LLM_TEXT_UITARS;
@@ -175,124 +183,4 @@ wa_err llm_protocol_choose(enum llm_provider_kind provider, const char *model,
     else if (coords == LLM_COORDS_CHOICE_1000)
         out->coords = LLM_COORDS_NORM_1000;
     return WA_E_OK;
-}
-
-/* ---- the Anthropic computer tool's versions ---- */
-
-/* X(ID, tool type, beta header, takes enable_zoom): oldest first, the last the newest. */
-#define CLAUDE_COMPUTER_MAP(X)                                                                     \
-    X(V20250124, "computer_20250124", "computer-use-2025-01-24", false)                            \
-    X(V20251124, "computer_20251124", "computer-use-2025-11-24", true)
-
-enum claude_computer_id {
-#define X_ENUM(id, tool, beta, zoom) CLAUDE_##id,
-    CLAUDE_COMPUTER_MAP(X_ENUM)
-#undef X_ENUM
-        CLAUDE__COUNT
-};
-
-static const struct llm_claude_computer claude_computers[CLAUDE__COUNT] = {
-#define X_ROW(id, tool, beta, zoom) {tool, beta, zoom},
-    CLAUDE_COMPUTER_MAP(X_ROW)
-#undef X_ROW
-};
-
-/* The models the computer use tool page names, with the version each takes (platform.
- * claude.com, "Computer use tool", 2026). A model named in no row takes the newest. */
-static const struct {
-    const char *name, *id;
-    enum claude_computer_id version;
-} claude_models[] = {
-    {"Claude Opus 4.7", "claude-opus-4-7", CLAUDE_V20251124},
-    {"Claude Opus 4.6", "claude-opus-4-6", CLAUDE_V20251124},
-    {"Claude Sonnet 4.6", "claude-sonnet-4-6", CLAUDE_V20251124},
-    {"Claude Opus 4.5", "claude-opus-4-5", CLAUDE_V20251124},
-    {"Claude Sonnet 4.5", "claude-sonnet-4-5", CLAUDE_V20250124},
-    {"Claude Haiku 4.5", "claude-haiku-4-5", CLAUDE_V20250124},
-    {"Claude Opus 4.1", "claude-opus-4-1", CLAUDE_V20250124},
-    {"Claude Opus 4", "claude-opus-4-0", CLAUDE_V20250124},
-    {"Claude Sonnet 4", "claude-sonnet-4-0", CLAUDE_V20250124},
-    {"Claude Sonnet 3.7", "claude-3-7-sonnet", CLAUDE_V20250124},
-};
-
-/* A Claude model's family and version as its name gives them. */
-struct claude_family {
-    char family[8]; /* "opus", "sonnet", "haiku" */
-    int major, minor;
-};
-
-/* A version number in a model's name: one or two digits (a date has eight). */
-static int version_token(const char *tok)
-{
-    size_t n = strlen(tok);
-    if (n < 1 || n > 2 || !isdigit((unsigned char)tok[0]) ||
-        (n == 2 && !isdigit((unsigned char)tok[1])))
-        return -1;
-    return atoi(tok);
-}
-
-/* "claude-sonnet-4-5-20250929", "anthropic.claude-3-7-sonnet-20250219-v1:0",
- * "claude-opus-4-1@20250805", "claude-sonnet-4.6": the family's word, then the version
- * after it (or before it, as Claude 3 names were written). False when no family is named
- * (model not NULL). */
-static bool claude_family_of(const char *model, struct claude_family *out)
-{
-    enum { MAX_TOKENS = 24 };
-    char tok[MAX_TOKENS][16];
-    int n = 0, f = -1;
-    for (const char *p = model; *p && n < MAX_TOKENS;) {
-        while (*p && !isalnum((unsigned char)*p))
-            p++;
-        size_t k = 0;
-        while (*p && isalnum((unsigned char)*p)) {
-            if (k + 1 < sizeof tok[0])
-                tok[n][k++] = (char)tolower((unsigned char)*p);
-            p++;
-        }
-        if (!k)
-            break;
-        tok[n][k] = '\0';
-        if (f < 0 &&
-            (!strcmp(tok[n], "opus") || !strcmp(tok[n], "sonnet") || !strcmp(tok[n], "haiku")))
-            f = n;
-        n++;
-    }
-    if (f < 0)
-        return false;
-    memset(out, 0, sizeof *out);
-    snprintf(out->family, sizeof out->family, "%s", tok[f]);
-    int after = f + 1 < n ? version_token(tok[f + 1]) : -1;
-    if (after >= 0) {
-        out->major = after;
-        out->minor = f + 2 < n && version_token(tok[f + 2]) >= 0 ? version_token(tok[f + 2]) : 0;
-    } else if (f >= 1 && version_token(tok[f - 1]) >= 0) {
-        bool two = f >= 2 && version_token(tok[f - 2]) >= 0;
-        out->major = version_token(tok[two ? f - 2 : f - 1]);
-        out->minor = two ? version_token(tok[f - 1]) : 0;
-    } else {
-        out->major = out->minor = -1; /* a family without a version: no row names it */
-    }
-    return true;
-}
-
-const struct llm_claude_computer *llm_claude_computer_for(const char *model)
-{
-    struct claude_family m, row;
-    if (model && claude_family_of(model, &m))
-        for (size_t i = 0; i < sizeof claude_models / sizeof claude_models[0]; i++)
-            if (claude_family_of(claude_models[i].id, &row) && !strcmp(row.family, m.family) &&
-                row.major == m.major && row.minor == m.minor)
-                return &claude_computers[claude_models[i].version];
-    return &claude_computers[CLAUDE__COUNT - 1];
-}
-
-bool llm_claude_computer_row(size_t i, const char **name, const char **id,
-                             const struct llm_claude_computer **version)
-{
-    if (i >= sizeof claude_models / sizeof claude_models[0])
-        return false;
-    *name = claude_models[i].name;
-    *id = claude_models[i].id;
-    *version = &claude_computers[claude_models[i].version];
-    return true;
 }

@@ -1,6 +1,6 @@
-/* How a model is asked for actions (the tool protocol) and what winagent knows of
- * models by their names: one table of protocols and one of known models, so a new
- * protocol or model family is a row. Pure: nothing here talks to a server. */
+/* How a model is asked for actions (the tool protocol), settled from the settings and the
+ * model's name: one table of protocols and one of the names that pick one (what each
+ * family takes is llm/models.h). Pure: nothing here talks to a server. */
 #ifndef WINAGENT_LLM_PROTOCOL_H
 #define WINAGENT_LLM_PROTOCOL_H
 
@@ -64,26 +64,5 @@ bool llm_provider_has_computer(enum llm_provider_kind k);
 wa_err llm_protocol_choose(enum llm_provider_kind provider, const char *model,
                            enum llm_tool_protocol requested, enum llm_coords_choice coords,
                            struct llm_protocol_choice *out);
-
-/* ---- the Anthropic computer tool's versions, by model ---- */
-
-/* One version of the tool: its type, the beta header that enables it, whether it takes
- * enable_zoom (the zoom action). */
-struct llm_claude_computer {
-    const char *tool;
-    const char *beta;
-    bool zoom;
-};
-
-/* The version a Claude model takes, from its name (API ids, Bedrock and Vertex ids, dots
- * for dashes: the family and version are read, a date is not): the newest for a model the
- * table does not name (a later one). Never NULL. */
-const struct llm_claude_computer *llm_claude_computer_for(const char *model);
-
-/* Row i of the table of models (their name as the vendor writes it, an API id of theirs
- * and the version they take), for the docs and the test that keeps the docs true; false
- * past the last row. */
-bool llm_claude_computer_row(size_t i, const char **name, const char **id,
-                             const struct llm_claude_computer **version);
 
 #endif

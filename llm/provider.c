@@ -136,6 +136,26 @@ bool llm_text_round_results(const struct llm_conversation *conv, size_t i, char 
     return true;
 }
 
+bool llm_goes_verbatim(const struct llm_message *m, const char *wire)
+{
+    return m->verbatim && m->verbatim_wire && strcmp(m->verbatim_wire, wire) == 0;
+}
+
+bool llm_add_verbatim(cJSON *list, const struct llm_message *m)
+{
+    cJSON *blocks = cJSON_Parse(m->verbatim);
+    if (!blocks)
+        return false;
+    cJSON *b;
+    while ((b = cJSON_DetachItemFromArray(blocks, 0)) != NULL)
+        if (!llm_add(list, NULL, b)) {
+            cJSON_Delete(blocks);
+            return false;
+        }
+    cJSON_Delete(blocks);
+    return true;
+}
+
 char *llm_orphan_result_text(const struct llm_message *m)
 {
     const char *name = m->tool_name ? m->tool_name : "tool";
@@ -224,14 +244,15 @@ bool llm_add_function(cJSON *obj, const struct llm_tool *t, const char *schema_k
            llm_add(obj, schema_key, llm_tool_schema(t, err));
 }
 
-bool llm_add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, const char *model,
-                   llm_function_fn function, llm_computer_fn computer, wa_err *err)
+bool llm_add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools,
+                   const struct llm_settings *s, llm_function_fn function, llm_computer_fn computer,
+                   wa_err *err)
 {
     cJSON *list = cJSON_CreateArray();
     if (!llm_add(root, "tools", list))
         return false;
     for (size_t i = 0; i < n_tools; i++)
-        if (!(tools[i].computer ? computer(list, tools[i].computer, model, err)
+        if (!(tools[i].computer ? computer(list, tools[i].computer, s, err)
                                 : function(list, &tools[i], err)))
             return false;
     return true;
@@ -275,10 +296,12 @@ wa_err llm_finish_reply(struct reply_asm *a, bool cut, const char *max_tokens, c
         a->retryable = true;
         return wa_fail(WA_E_NETWORK, "the stream ended before the reply was complete");
     }
+    const char *f = a->finish_reason ? a->finish_reason : "";
+    /* cut at the output cap: what came may be a sentence or a call cut short */
+    a->cut_by_cap = strcmp(f, max_tokens) == 0;
     if (asm_has_content(a))
         return WA_E_OK;
-    const char *f = a->finish_reason ? a->finish_reason : "";
-    if (strcmp(f, max_tokens) == 0)
+    if (a->cut_by_cap)
         return wa_fail(WA_E_PARSE, "reply cut at max tokens before any text or tool call");
     if (strcmp(f, blocked) == 0)
         return wa_fail(WA_E_BLOCKED, "%s", why);

@@ -11,6 +11,7 @@
 
 #include "llm/assemble.h"
 #include "llm/llm.h"
+#include "llm/models.h"
 
 /* The client's own copy of the settings a provider needs. */
 struct llm_settings {
@@ -26,6 +27,24 @@ struct llm_settings {
     /* OpenAI-compatible, streaming: stream_options.include_usage is sent (cleared for the
      * client's life when the server refuses stream_options) */
     bool stream_options;
+    const struct model_family *family; /* the model's row (llm/models.h) */
+    /* The computer tool declared: Anthropic's tool or toolset type, OpenAI's tool type;
+     * the family's at first, another when the service names what it takes instead. */
+    char computer_tool[40];
+    int server_keep;          /* llm_config.server_keep */
+    bool drop_stale_thinking; /* llm_config.drop_stale_thinking */
+    unsigned dropped;         /* LLM_PARAM_* the service refused: no longer sent */
+    unsigned tools_tried;     /* computer tool types refused (bits by llm/adapt.c) */
+};
+
+/* Optional request parameters a service may refuse by name; once refused, each is left
+ * out for the client's life (llm_settings.dropped). */
+enum {
+    LLM_PARAM_TEMPERATURE = 1u << 0,
+    LLM_PARAM_TOOL_CHOICE = 1u << 1,
+    LLM_PARAM_CONTEXT = 1u << 2,    /* Anthropic context_management (its beta header too) */
+    LLM_PARAM_THINKING = 1u << 3,   /* Anthropic thinking (the binding control) */
+    LLM_PARAM_TRUNCATION = 1u << 4, /* Responses truncation */
 };
 
 #define LLM_WIRE_MAX_HEADERS 8
@@ -58,6 +77,9 @@ struct llm_provider_ops {
     /* The reply keeps its text and calls in the order written (content blocks, parts,
      * output items): text after the last call is told apart (llm_reply.after_calls). */
     bool ordered;
+    /* The service wants parts of a turn back as it sent them: the parser keeps the turn's
+     * blocks (asm_block_add), and build sends them back (llm_add_verbatim). */
+    bool verbatim;
 };
 
 extern const struct llm_provider_ops llm_openai_ops;
@@ -108,6 +130,13 @@ bool llm_text_round_results(const struct llm_conversation *conv, size_t i, char 
 const struct llm_message *llm_find_result(const struct llm_conversation *conv, size_t i,
                                           const char *call_id);
 
+/* Whether the assistant message m goes back as its service wrote it on the wire of that
+ * name (it carries the turn as received from that wire). */
+bool llm_goes_verbatim(const struct llm_message *m, const char *wire);
+/* Appends each block of m->verbatim to list (content blocks, input items, parts), in
+ * order, as they came. False when out of memory. */
+bool llm_add_verbatim(cJSON *list, const struct llm_message *m);
+
 /* ---- JSON pieces every wire format uses ---- */
 
 /* o's member key (case-sensitive), or NULL; o may be NULL. */
@@ -128,16 +157,16 @@ cJSON *llm_tool_schema(const struct llm_tool *t, wa_err *err);
  * (llm_tool_schema) to obj. False when out of memory, or with *err set. */
 bool llm_add_function(cJSON *obj, const struct llm_tool *t, const char *schema_key, wa_err *err);
 
-/* How one provider declares a function, and its computer tool (model: the model's
- * name, where the version depends on it), into the tools list. False when out of
- * memory, or with *err set. */
+/* How one provider declares a function, and its computer tool (as the settings have it:
+ * s->computer_tool), into the tools list. False when out of memory, or with *err set. */
 typedef bool (*llm_function_fn)(cJSON *list, const struct llm_tool *t, wa_err *err);
-typedef bool (*llm_computer_fn)(cJSON *list, const struct llm_computer_tool *ct, const char *model,
-                                wa_err *err);
+typedef bool (*llm_computer_fn)(cJSON *list, const struct llm_computer_tool *ct,
+                                const struct llm_settings *s, wa_err *err);
 
 /* root's "tools": one entry per tool, in order, written by function or computer. */
-bool llm_add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools, const char *model,
-                   llm_function_fn function, llm_computer_fn computer, wa_err *err);
+bool llm_add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools,
+                   const struct llm_settings *s, llm_function_fn function, llm_computer_fn computer,
+                   wa_err *err);
 
 /* Ends a request body: prints root into out->body when ok and frees root. Returns
  * WA_E_OK, else err when set, else WA_E_NOMEM. */
@@ -151,9 +180,10 @@ wa_err llm_wire_openai_key(struct llm_wire *out, const char *base, const char *k
 /* ---- reply checks every provider makes ---- */
 
 /* A streamed reply that ended before its end was seen (cut: the provider's judgement):
- * a retryable WA_E_NETWORK. Otherwise, for a reply with neither text nor calls, the
- * finish reasons that are errors: max_tokens (the provider's name for the token limit,
- * WA_E_PARSE) and blocked (a filter or refusal, WA_E_BLOCKED with why). WA_E_OK else. */
+ * a retryable WA_E_NETWORK. A reply that ended at the token limit (max_tokens, the
+ * provider's name for it) is marked a->cut_by_cap. Otherwise, for a reply with neither
+ * text nor calls, the finish reasons that are errors: the token limit (WA_E_PARSE) and
+ * blocked (a filter or refusal, WA_E_BLOCKED with why). WA_E_OK else. */
 wa_err llm_finish_reply(struct reply_asm *a, bool cut, const char *max_tokens, const char *blocked,
                         const char *why);
 

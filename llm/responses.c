@@ -68,23 +68,6 @@ static bool is_computer_call(const struct llm_tool_call *tc)
     return tc->parsed && llm_is_type(tc->parsed, "computer_call");
 }
 
-/* The computer_call item again, after the reasoning items that came before it in its
- * reply (kept as a JSON array in thought_signature): the API wants a computer_call's
- * reasoning back with it when the whole input is sent. */
-static bool add_computer_call(cJSON *input, const struct llm_tool_call *tc)
-{
-    cJSON *reasoning = tc->thought_signature ? cJSON_Parse(tc->thought_signature) : NULL;
-    const cJSON *r;
-    bool ok = true;
-    cJSON_ArrayForEach(r, reasoning)
-    {
-        if (!(ok = llm_add(input, NULL, cJSON_Duplicate(r, true))))
-            break;
-    }
-    cJSON_Delete(reasoning);
-    return ok && llm_add(input, NULL, cJSON_Duplicate(tc->parsed, true));
-}
-
 /* {"role":"assistant","content":text} */
 static bool add_said(cJSON *input, const char *text)
 {
@@ -98,8 +81,8 @@ static bool add_calls(cJSON *input, const struct llm_message *msg)
 {
     for (size_t i = 0; i < msg->n_calls; i++) {
         const struct llm_tool_call *tc = &msg->calls[i];
-        if (is_computer_call(tc)) {
-            if (!add_computer_call(input, tc))
+        if (is_computer_call(tc)) { /* the item as it came */
+            if (!llm_add(input, NULL, cJSON_Duplicate(tc->parsed, true)))
                 return false;
             continue;
         }
@@ -113,10 +96,14 @@ static bool add_calls(cJSON *input, const struct llm_message *msg)
     return true;
 }
 
-/* The assistant's text, then, with_calls, one item per call and the text the model
- * wrote after them. */
+/* The reply's output items as they came: reasoning items (with their encrypted content)
+ * in their places before whatever followed them. A turn that did not come from the API:
+ * the assistant's text, then, with_calls, one item per call and the text the model wrote
+ * after them. */
 static bool add_assistant(cJSON *input, const struct llm_message *msg, bool with_calls)
 {
+    if (llm_goes_verbatim(msg, llm_responses_ops.name))
+        return llm_add_verbatim(input, msg);
     char *head;
     const char *tail;
     if (!llm_text_around_calls(msg, &head, &tail))
@@ -215,17 +202,19 @@ static const struct llm_encoder responses_encoder = {
     .after_results = add_computer_reports,
 };
 
-/* The computer tool: computer-use-preview takes the legacy computer_use_preview with
- * its display (the screenshots' size) and environment; later models the GA "computer". */
-static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct, const char *model,
-                              wa_err *err)
+/* The computer tool the model takes (llm/models.h): computer-use-preview the legacy
+ * computer_use_preview with its display (the screenshots' size) and environment; later
+ * models the GA "computer". */
+static bool add_computer_tool(cJSON *list, const struct llm_computer_tool *ct,
+                              const struct llm_settings *s, wa_err *err)
 {
     (void)err;
     cJSON *t = cJSON_CreateObject();
     if (!llm_add(list, NULL, t))
         return false;
-    if (!model || !strstr(model, "computer-use"))
-        return cJSON_AddStringToObject(t, "type", "computer") != NULL;
+    if (strcmp(s->computer_tool, "computer_use_preview") != 0)
+        return cJSON_AddStringToObject(t, "type",
+                                       s->computer_tool[0] ? s->computer_tool : "computer") != NULL;
     return cJSON_AddStringToObject(t, "type", "computer_use_preview") &&
            cJSON_AddNumberToObject(t, "display_width", ct->display_width) &&
            cJSON_AddNumberToObject(t, "display_height", ct->display_height) &&
@@ -242,8 +231,8 @@ static bool add_function(cJSON *list, const struct llm_tool *t, wa_err *err)
 }
 
 /* "store" as set; without storage (zero data retention forces it) the reasoning items
- * exist only in the replies, so their encrypted content is asked for: they go back whole
- * (keep_reasoning, add_computer_call), never by id alone. */
+ * exist only in the replies, so their encrypted content is asked for: they go back whole,
+ * with the turn's other items (add_assistant), never by id alone. */
 static bool add_storage(cJSON *root, bool store)
 {
     if (!cJSON_AddBoolToObject(root, "store", store))
@@ -265,19 +254,20 @@ static wa_err responses_build(const struct llm_settings *s, const struct llm_con
               (!conv->system || cJSON_AddStringToObject(root, "instructions", conv->system));
     ok = ok && llm_walk(input, conv, &responses_encoder);
     if (ok && n_tools)
-        ok = llm_add_tools(root, tools, n_tools, s->model, add_function, add_computer_tool, &err);
-    if (ok && n_tools && s->tool_choice)
+        ok = llm_add_tools(root, tools, n_tools, s, add_function, add_computer_tool, &err);
+    if (ok && n_tools && s->tool_choice && !(s->dropped & LLM_PARAM_TOOL_CHOICE))
         ok = cJSON_AddStringToObject(root, "tool_choice", s->tool_choice) != NULL;
     /* the whole conversation is sent each turn: a long one is cut by the server, not
      * refused with a 400 */
     if (ok)
         ok = cJSON_AddBoolToObject(root, "stream", s->stream) &&
-             cJSON_AddStringToObject(root, "truncation", "auto");
+             ((s->dropped & LLM_PARAM_TRUNCATION) ||
+              cJSON_AddStringToObject(root, "truncation", "auto"));
     if (ok)
         ok = add_storage(root, s->store);
     if (ok && s->max_tokens > 0)
         ok = cJSON_AddNumberToObject(root, "max_output_tokens", s->max_tokens) != NULL;
-    if (ok && s->temperature >= 0)
+    if (ok && s->temperature >= 0 && !(s->dropped & LLM_PARAM_TEMPERATURE))
         ok = cJSON_AddNumberToObject(root, "temperature", s->temperature) != NULL;
     if ((err = llm_wire_set_body(out, root, ok, err)))
         return err;
@@ -334,25 +324,9 @@ static wa_err item_text(struct reply_asm *a, const cJSON *item)
     return WA_E_OK;
 }
 
-/* A reasoning output item, kept (in a->thought_signature, a JSON array) until a
- * computer_call takes it along; the rest is dropped when the reply ends. */
-static wa_err keep_reasoning(struct reply_asm *a, const cJSON *item)
-{
-    cJSON *list = a->thought_signature ? cJSON_Parse(a->thought_signature) : cJSON_CreateArray();
-    char *text = NULL;
-    if (list && llm_add(list, NULL, cJSON_Duplicate(item, true)))
-        text = cJSON_PrintUnformatted(list);
-    cJSON_Delete(list);
-    if (!text)
-        return wa_fail(WA_E_NOMEM, "out of memory keeping a reasoning item");
-    free(a->thought_signature);
-    a->thought_signature = text;
-    return WA_E_OK;
-}
-
 /* A computer_call output item as a call of "computer" whose arguments are the item
  * itself (call_id, action or actions, pending_safety_checks: what the computer layer
- * reads, and what goes back as it came), with the reasoning kept before it. */
+ * reads). */
 static wa_err item_computer_call(struct reply_asm *a, const cJSON *item, long index)
 {
     struct asm_call *c;
@@ -367,8 +341,6 @@ static wa_err item_computer_call(struct reply_asm *a, const cJSON *item, long in
     if (!e)
         e = asm_call_add_args(a, c, json, strlen(json));
     free(json);
-    c->thought_signature = a->thought_signature;
-    a->thought_signature = NULL;
     return e;
 }
 
@@ -422,12 +394,12 @@ static wa_err responses_parse_body(struct reply_asm *a, const char *body, size_t
     cJSON_ArrayForEach(item, output)
     {
         struct asm_call *c;
+        if ((e = asm_block_add(a, index, item)))
+            goto out;
         if (llm_is_type(item, "function_call"))
             e = item_call(a, item, index, &c);
         else if (llm_is_type(item, "computer_call"))
             e = item_computer_call(a, item, index);
-        else if (llm_is_type(item, "reasoning") && !(e = item_text(a, item)))
-            e = keep_reasoning(a, item);
         else
             e = item_text(a, item);
         if (e)
@@ -470,10 +442,13 @@ static wa_err responses_parse_event(struct reply_asm *a, const char *data, size_
         const cJSON *item = llm_get(root, "item");
         const cJSON *args = item ? llm_get(item, "arguments") : llm_get(root, "arguments");
         bool item_done = strcmp(t, "response.output_item.done") == 0;
+        if (item_done && cJSON_IsObject(item) && !asm_block_at(a, index) &&
+            (e = asm_block_add(a, index, item))) /* the item whole, as it goes back */
+            goto out;
         if (item_done && llm_is_type(item, "computer_call")) /* comes whole: no deltas */
             e = asm_call_at(a, index) ? WA_E_OK : item_computer_call(a, item, index);
         else if (item_done && llm_is_type(item, "reasoning"))
-            e = keep_reasoning(a, item);
+            e = WA_E_OK;
         else if (item && llm_is_type(item, "function_call") && !(c = asm_call_at(a, index)))
             e = item_call(a, item, index, &c);
         else if ((c = asm_call_at(a, index)) && cJSON_IsString(args)) {
@@ -481,21 +456,30 @@ static wa_err responses_parse_event(struct reply_asm *a, const char *data, size_
             e = asm_call_add_args(a, c, args->valuestring, strlen(args->valuestring));
         }
     } else if (strcmp(t, "response.completed") == 0 || strcmp(t, "response.incomplete") == 0) {
-        e = response_end(a, llm_get(root, "response"));
+        const cJSON *resp = llm_get(root, "response"), *output = llm_get(resp, "output"), *it;
+        if (cJSON_GetArraySize(output) > 0) { /* the whole output: it wins over the items */
+            asm_blocks_clear(a);
+            long i = 0;
+            cJSON_ArrayForEach(it, output)
+            {
+                if ((e = asm_block_add(a, i++, it)))
+                    goto out;
+            }
+        }
+        e = response_end(a, resp);
     } else if (strcmp(t, "response.failed") == 0) {
         const cJSON *resp = llm_get(root, "response");
         e = error_object(a, resp ? resp : root, true);
     } else if (strcmp(t, "error") == 0) {
         e = error_object(a, root, true);
     }
+out:
     cJSON_Delete(root);
     return e;
 }
 
 static wa_err responses_finish(struct reply_asm *a, bool streamed)
 {
-    free(a->thought_signature); /* reasoning no computer_call took along */
-    a->thought_signature = NULL;
     return llm_finish_reply(a, streamed && !a->done, "max_output_tokens", "content_filter",
                             "reply withheld by the server's content filter");
 }
@@ -507,4 +491,5 @@ const struct llm_provider_ops llm_responses_ops = {
     .parse_event = responses_parse_event,
     .finish = responses_finish,
     .ordered = true,
+    .verbatim = true,
 };

@@ -53,6 +53,16 @@ enum {
       "longest edge of images sent to the model, pixels (64-8192)")                                \
     X(HISTORY_IMAGES, "history_images", "history-images", SG_RUN, "WINAGENT_HISTORY_IMAGES", "3",  \
       SK_VALUE, "observations kept whole in the conversation (0-100)")                             \
+    X(HISTORY, "history", "history", SG_RUN, "WINAGENT_HISTORY", "auto", SK_VALUE,                 \
+      "how older observations are kept: auto (trim; server or append for a model whose "           \
+      "service binds its replayed thinking to the history), trim (each becomes a line), append "   \
+      "(nothing sent changes), server (nothing sent changes; the service clears older tool "       \
+      "results itself: Anthropic's context editing), drop-thinking (trim; the service drops the "  \
+      "thinking that no longer fits: Anthropic's binding control)")                                \
+    X(MAX_OUTPUT_TOKENS, "max_output_tokens", "max-output-tokens", SG_RUN,                         \
+      "WINAGENT_MAX_OUTPUT_TOKENS", NULL, SK_VALUE,                                                \
+      "output tokens a reply may take, thinking included (1-1000000; default: the model "          \
+      "family's, see winagent models)")                                                            \
     X(BUDGET_TOKENS, "budget_tokens", "budget-tokens", SG_RUN, NULL, NULL, SK_VALUE,               \
       "tokens a run may spend: it stops before the model call that would pass them")               \
     X(BUDGET_SECONDS, "budget_seconds", "budget-seconds", SG_RUN, NULL, NULL, SK_VALUE,            \

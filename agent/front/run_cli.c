@@ -52,7 +52,14 @@ static wa_err read_settings(struct agent_config *c)
     if (obs_mode_parse(mode, &c->mode) != WA_E_OK)
         return wa_fail(WA_E_CONFIG, "mode must be auto, a11y or pixel, not '%s' (from %s)", mode,
                        setting_source_name(s, SET_MODE));
+    c->max_edge_set = s->source[SET_MAX_EDGE] != SRC_DEFAULT;
+    if ((e = config_history_parse(settings_get(s, SET_HISTORY), &c->history))) {
+        char why[200];
+        snprintf(why, sizeof why, "%s", wa_err_detail());
+        return wa_fail(WA_E_CONFIG, "%s (from %s)", why, setting_source_name(s, SET_HISTORY));
+    }
     if ((e = settings_int(s, SET_MAX_STEPS, 1, 10000, 30, &c->max_steps)) ||
+        (e = settings_int(s, SET_MAX_OUTPUT_TOKENS, 1, 1000000, 0, &c->max_output_tokens)) ||
         (e = settings_int(s, SET_MAX_EDGE, 64, 8192, 1280, &c->max_edge)) ||
         (e = settings_int(s, SET_HISTORY_IMAGES, 0, 100, 3, &c->history_images)) ||
         (e = settings_int(s, SET_LLM_RETRIES, 0, 20, -1, &c->llm_retries)) ||
@@ -103,6 +110,8 @@ static wa_err load_config(int argc, char **argv, struct agent_config *c)
                        where);
     if ((e = llm_protocol_choose(c->provider, c->model, c->tool_protocol, c->coords, &c->protocol)))
         return e;
+    const char *why;
+    c->history = config_history_settle(c, &why);
     /* a grounding model reads screenshots only: its observations are images */
     if (c->protocol.grammar == LLM_TEXT_UITARS && c->mode == OBS_AUTO)
         c->mode = OBS_PIXEL;

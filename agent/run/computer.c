@@ -11,10 +11,17 @@
 
 #include "base/dynbuf.h"
 #include "base/str.h"
+#include "llm/models.h"
 
 /* Wheel notches for a distance in pixels: a notch scrolls three lines, about 50 pixels
  * of the usual list or document at 100 %. */
 #define PIXELS_PER_NOTCH 50
+/* The longest wait (and key hold) one call may ask: Anthropic's computer tools take 300
+ * seconds; the core waits 30 at a time (OP_WAIT), so a longer one is several. */
+#define LONGEST_WAIT_S  300
+#define WAIT_PIECE_S    30
+#define CHORDS_PER_STEP 16 /* the key sequence one OP_KEY takes */
+#define MOST_REPEATS    100
 
 enum kind {
     K_CLICK,
@@ -119,31 +126,20 @@ const char *const computer_gemini_browser_only[] = {
 
 bool computer_gemini_desktop(const char *model)
 {
-    static const char *const browser_only[] = {"gemini-2.5-computer-use", "gemini-3-flash",
-                                               "gemini-3.1-pro", NULL};
-    if (!model)
-        return false;
-    if (strncmp(model, "models/", 7) == 0)
-        model += 7;
-    for (const char *const *m = browser_only; *m; m++)
-        if (strncmp(model, *m, strlen(*m)) == 0)
-            return false;
-    return true;
+    const struct model_family *f = model_family(model);
+    return !(f->computer && strcmp(f->computer, "browser") == 0);
 }
 
-void computer_image_limits(enum computer_proto p, int max_edge, int *edge, long *pixels,
-                           int *short_edge)
+void computer_image_limits(const struct model_family *f, int max_edge, int images, int *edge,
+                           long *pixels, int *short_edge)
 {
-    *edge = max_edge > 0 ? max_edge : 1280;
-    *pixels = 0;
-    *short_edge = 0;
-    if (p == COMPUTER_ANTHROPIC) { /* past either, the API downscales the image itself */
-        *edge = *edge < 1568 ? *edge : 1568;
-        *pixels = 1150000;
-    } else if (p == COMPUTER_OPENAI) { /* high detail: within 2048 square, short edge 768 */
-        *edge = *edge < 2048 ? *edge : 2048;
-        *short_edge = 768;
-    }
+    *edge = max_edge > 0 ? max_edge : f->image_edge > 0 ? f->image_edge : 1280;
+    if (f->image_edge > 0 && *edge > f->image_edge)
+        *edge = f->image_edge;
+    if (f->many_images > 0 && images > f->many_images && *edge > f->many_edge)
+        *edge = f->many_edge;
+    *pixels = f->image_pixels;
+    *short_edge = f->image_short_edge;
 }
 
 static const struct action_row *rows_of(enum computer_proto p)
@@ -429,13 +425,55 @@ static wa_err emit_scroll(struct computer_plan *p, const struct point *at, bool 
                                                      : notches);
 }
 
-static wa_err emit_wait(struct computer_plan *p, double seconds)
+/* A wait of `seconds`, at most `most`: one OP_WAIT per 30 seconds. */
+static wa_err emit_wait(struct computer_plan *p, double seconds, double most)
 {
-    struct op_request *q = NULL;
-    wa_err e = add_step(p, OP_WAIT, &q);
-    if (!e && (seconds < 0 || seconds > 30))
-        e = wa_fail(WA_E_INVALID_ARGS, "%g seconds: at most 30 are waited at a time", seconds);
-    return e ? e : op_request_set_number(q, ARG_SECONDS, seconds);
+    if (!(seconds >= 0 && seconds <= most))
+        return wa_fail(WA_E_INVALID_ARGS, "%g seconds: at most %g are waited", seconds, most);
+    do {
+        double piece = seconds > WAIT_PIECE_S ? WAIT_PIECE_S : seconds;
+        struct op_request *q = NULL;
+        wa_err e = add_step(p, OP_WAIT, &q);
+        if (!e)
+            e = op_request_set_number(q, ARG_SECONDS, piece);
+        if (e)
+            return e;
+        seconds -= piece;
+    } while (seconds > 0);
+    return WA_E_OK;
+}
+
+/* The keys `times` times over (Anthropic's key repeat, 1-100): OP_KEY steps of at most
+ * 16 chords each. */
+static wa_err emit_keys_repeated(struct computer_plan *p, const char *keys, int times)
+{
+    size_t chords = 0;
+    for (const char *c = keys; *c;) { /* the sequence's chords, separated by spaces */
+        while (*c == ' ')
+            c++;
+        if (*c)
+            chords++;
+        while (*c && *c != ' ')
+            c++;
+    }
+    if (!chords)
+        return wa_fail(WA_E_INVALID_ARGS, "no keys given");
+    size_t per_step = CHORDS_PER_STEP / chords;
+    if (!per_step)
+        return wa_fail(WA_E_INVALID_ARGS, "at most %d keys in a sequence", CHORDS_PER_STEP);
+    while (times > 0) {
+        struct dynbuf b;
+        dynbuf_init(&b, 64 * 1024);
+        int n = times < (int)per_step ? times : (int)per_step;
+        for (int i = 0; i < n; i++)
+            dynbuf_addf(&b, "%s%s", i ? " " : "", keys);
+        wa_err e = emit_text(p, OP_KEY, ARG_KEYS, dynbuf_str(&b));
+        dynbuf_cleanup(&b);
+        if (e)
+            return e;
+        times -= n;
+    }
+    return WA_E_OK;
 }
 
 /* ---- one action ---- */
@@ -613,8 +651,8 @@ static wa_err plan_button(enum computer_proto p, const cJSON *args, const struct
     return e ? e : add_at(out, down ? OP_MOUSE_DOWN : OP_MOUSE_UP, found ? &at : NULL, NULL, &q);
 }
 
-/* Anthropic's hold_key: the keys down for `duration` seconds, then up (up even when
- * the wait was cut short). */
+/* Anthropic's hold_key: the keys down for `duration` seconds (at most 300), then up (up
+ * even when the wait was cut short). */
 static wa_err plan_hold_key(const cJSON *args, struct computer_plan *out)
 {
     char keys[256];
@@ -622,25 +660,27 @@ static wa_err plan_hold_key(const cJSON *args, struct computer_plan *out)
     wa_err e = need_keys(args, "text", "hold_key", keys, sizeof keys);
     if (!e && !get_num(args, "duration", &seconds))
         e = wa_fail(WA_E_INVALID_ARGS, "hold_key needs \"duration\" in seconds");
-    if (!e && (seconds < 0 || seconds > 30))
-        e = wa_fail(WA_E_INVALID_ARGS, "hold_key holds keys 0-30 seconds, not %g", seconds);
+    if (!e && !(seconds >= 0 && seconds <= LONGEST_WAIT_S))
+        e = wa_fail(WA_E_INVALID_ARGS, "hold_key holds keys 0-%d seconds, not %g", LONGEST_WAIT_S,
+                    seconds);
     if (!e)
         e = emit_text(out, OP_KEY_DOWN, ARG_KEYS, keys);
     if (!e)
-        e = emit_wait(out, seconds);
+        e = emit_wait(out, seconds, LONGEST_WAIT_S);
     if (!e && !(e = emit_text(out, OP_KEY_UP, ARG_KEYS, keys)))
         out->release[out->n - 1] = true;
     return e;
 }
 
-/* The wait's seconds: Anthropic's duration, the others' seconds; 5 for wait_5_seconds,
- * else 1 when not given (Gemini 3.5's default, and the reference clients' wait). */
+/* The wait's seconds: Anthropic's duration (at most 300), the others' seconds (at most
+ * 30); 5 for wait_5_seconds, else 1 when not given (Gemini 3.5's default, and the
+ * reference clients' wait). */
 static wa_err plan_wait(enum computer_proto p, const char *name, const cJSON *args,
                         struct computer_plan *out)
 {
     double seconds = strcmp(name, "wait_5_seconds") == 0 ? 5 : 1;
     get_num(args, p == COMPUTER_ANTHROPIC ? "duration" : "seconds", &seconds);
-    return emit_wait(out, seconds);
+    return emit_wait(out, seconds, p == COMPUTER_ANTHROPIC ? LONGEST_WAIT_S : WAIT_PIECE_S);
 }
 
 /* The point a pointer action needs, with the keys held during it. */
@@ -736,6 +776,14 @@ static wa_err plan_one(enum computer_proto p, const char *name, const cJSON *arg
                                 : "keys";
         if ((e = need_keys(args, field, name, keys, sizeof keys)))
             return e;
+        const cJSON *rep = get(args, "repeat");
+        if (p == COMPUTER_ANTHROPIC && row->kind == K_KEY && rep && !cJSON_IsNull(rep)) {
+            int times;
+            if (!get_int(args, "repeat", &times) || times < 1 || times > MOST_REPEATS)
+                return wa_fail(WA_E_INVALID_ARGS, "key's \"repeat\" is a count, 1-%d",
+                               MOST_REPEATS);
+            return emit_keys_repeated(out, keys, times);
+        }
         return emit_text(out,
                          row->kind == K_KEY_DOWN ? OP_KEY_DOWN
                          : row->kind == K_KEY_UP ? OP_KEY_UP
@@ -775,8 +823,10 @@ wa_err computer_plan_call(enum computer_proto p, const char *name, const cJSON *
         return wa_fail(WA_E_INVALID_ARGS, "the arguments are not a JSON object");
     if (p == COMPUTER_GEMINI)
         return plan_one(p, name ? name : "", args, view, out);
-    if (p == COMPUTER_ANTHROPIC) {
+    if (p == COMPUTER_ANTHROPIC) { /* a toolset member's name is its action */
         const char *action = get_str(args, "action");
+        if (!action && name && strcmp(name, "computer") != 0)
+            action = name;
         if (!action)
             return wa_fail(WA_E_INVALID_ARGS, "the computer tool needs \"action\"");
         return plan_one(p, action, args, view, out);
@@ -803,7 +853,7 @@ wa_err computer_plan_call(enum computer_proto p, const char *name, const cJSON *
 
 const char *computer_action_name(enum computer_proto p, const char *name, const cJSON *args)
 {
-    if (p == COMPUTER_GEMINI)
+    if (p == COMPUTER_GEMINI || (p == COMPUTER_ANTHROPIC && name && strcmp(name, "computer") != 0))
         return name ? name : "";
     const cJSON *a = get(args, "action");
     if (cJSON_IsString(a))

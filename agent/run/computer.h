@@ -26,13 +26,19 @@ struct computer_view {
     int width, height;    /* pixels of the images sent: smaller than frame when downscaled */
 };
 
-/* What the protocol's service takes as an image without scaling it again itself: the
- * longest edge (at most max_edge, the user's --max-edge), pixels in all, and the shorter
- * edge (0: no such limit). Anthropic: 1568 px and about 1.15 megapixels; OpenAI: 2048
- * px and a shorter edge of 768 px (its high detail); Gemini: none of its own (its 0-999
- * grid spans whatever it is sent). */
-void computer_image_limits(enum computer_proto p, int max_edge, int *edge, long *pixels,
-                           int *short_edge);
+struct model_family;
+
+/* What the model takes as an image without scaling it again or refusing it, from its
+ * family (llm/models.h): the longest edge (max_edge when the user set --max-edge, 0 when
+ * not; never past the family's own), the pixels in all (0: no limit) and the shorter edge
+ * (0: no such limit); when a request may carry more images than the family takes at full
+ * size (images: the most one request of the run carries), the smaller edge it takes
+ * then. Claude 4.7 and later: 2576 px (2000 past 20 images); earlier: 1568 px and about
+ * 1.15 megapixels; OpenAI: 2048 px and a shorter edge of 768 px (its high detail);
+ * Gemini: none of its own (its 0-999 grid spans whatever it is sent): max_edge, else
+ * 1280. */
+void computer_image_limits(const struct model_family *f, int max_edge, int images, int *edge,
+                           long *pixels, int *short_edge);
 
 #define COMPUTER_MAX_STEPS 16
 
@@ -51,9 +57,11 @@ void computer_plan_cleanup(struct computer_plan *p); /* leaves it initialised */
 
 /* Translates one call of the computer tool into *out (initialise it first; on failure
  * it holds the steps translated so far, clean it up either way). name: Gemini's
- * function name (the others' tool is named "computer"); args: the call's arguments
- * (Gemini: the function's; OpenAI: the computer_call item with "action" or "actions";
- * Anthropic: the tool input with "action"). Every point becomes a screen pixel of the
+ * function name, an Anthropic toolset member's name (its action), else "computer"; args:
+ * the call's arguments (Gemini: the function's; OpenAI: the computer_call item with
+ * "action" or "actions"; Anthropic: the tool input, with "action" for the older tools;
+ * "repeat" on key). Waits and key holds take Anthropic's 300 seconds, the others' 30.
+ * Every point becomes a screen pixel of the
  * view. WA_E_INVALID_ARGS with a detail written for the model: an unknown action
  * (listing the known ones), a missing or outside coordinate, an action winagent cannot
  * perform (and what to do instead). */
@@ -88,9 +96,9 @@ const char *computer_action_name(enum computer_proto p, const char *name, const 
  * (NULL-ended). */
 extern const char *const computer_gemini_browser_only[];
 
-/* Whether a Gemini model takes ENVIRONMENT_DESKTOP: the models of the first action set
- * (gemini-2.5-computer-use-preview-10-2025, gemini-3-flash-preview,
- * gemini-3.1-pro-preview) take the browser environment only. */
+/* Whether a Gemini model takes ENVIRONMENT_DESKTOP (its family's environment, llm/models.h):
+ * every Gemini 3.x model does; gemini-2.5-computer-use-preview-10-2025 takes the browser
+ * environment only. */
 bool computer_gemini_desktop(const char *model);
 
 #endif

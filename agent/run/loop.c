@@ -26,6 +26,7 @@
 #include "base/os.h"
 #include "base/str.h"
 #include "base/term_text.h"
+#include "llm/models.h"
 #include "llm/textcalls.h"
 
 #define MAX_CALLS_PER_REPLY 16 /* more in one reply are answered with an error */
@@ -40,9 +41,13 @@ static long add_tokens(long sum, long more)
 /* ---- history ---- */
 
 /* Keeps the last history_images observations whole; older ones become one line, so
- * the request at step 50 is not much larger than at step 5. */
+ * the request at step 50 is not much larger than at step 5. With --history append or
+ * server nothing sent before changes (the service binds replayed thinking to it, or
+ * clears older results itself). */
 static void trim_history(struct run *r)
 {
+    if (r->cfg->history != HISTORY_TRIM && r->cfg->history != HISTORY_DROP_THINKING)
+        return;
     size_t keep = (size_t)r->cfg->history_images;
     for (size_t i = 0; i + keep < r->n_obs; i++) {
         if (r->obs[i].done)
@@ -198,21 +203,33 @@ static int answer(struct run *r, int step, const char *text, cJSON *trace, const
     return EXIT_OK;
 }
 
+/* What the rest of a turn of computer toolset actions is answered with after one failed,
+ * word for word as the service wants it. */
+#define TOOLSET_HALT "Not executed: an earlier computer action in this turn failed."
+
 /* A call not run (interrupted, past the calls one reply may make, or its elements
- * renumbered) is still answered, with its error as the call's result: every call must
- * be before the next request. */
-static void refuse_call(struct run *r, const struct llm_tool_call *call, wa_err code,
-                        const char *message, cJSON *trace)
+ * renumbered) is still answered, with its error as the call's result (as_text: that
+ * text itself instead of winagent's error object): every call must be before the next
+ * request. */
+static void refuse_call_as(struct run *r, const struct llm_tool_call *call, wa_err code,
+                           const char *message, bool as_text, cJSON *trace)
 {
     cJSON *err = wire_error(NULL, code, message);
-    char *text = cJSON_PrintUnformatted(err);
-    if (!llm_conversation_add_tool_result(&r->conv, call->id, call->name, text ? text : "{}", NULL))
+    char *text = as_text ? NULL : cJSON_PrintUnformatted(err);
+    const char *said = as_text ? message : text ? text : "{}";
+    if (!llm_conversation_add_tool_result(&r->conv, call->id, call->name, said, NULL))
         llm_conversation_mark_failed(&r->conv);
     cJSON_AddStringToObject(trace, TRACE_NAME, call->name);
     if (call->parsed)
         cJSON_AddItemToObject(trace, TRACE_ARGUMENTS, cJSON_Duplicate(call->parsed, true));
     cJSON_AddItemToObject(trace, TRACE_RESULT, err);
     free(text);
+}
+
+static void refuse_call(struct run *r, const struct llm_tool_call *call, wa_err code,
+                        const char *message, cJSON *trace)
+{
+    refuse_call_as(r, call, code, message, false, trace);
 }
 
 /* Whether a later call of the reply names an id that the calls before it renumbered:
@@ -243,8 +260,10 @@ static bool refs_moved(struct run *r, const struct seen_tree *seen, const struct
 }
 
 /* Runs the reply's calls in order into the step's trace, with the step's timings. The
- * rest are skipped once a call renumbered the elements a later one names. True when
- * every call ran and succeeded (none refused, failed or skipped). */
+ * rest are skipped once a call renumbered the elements a later one names, and the rest
+ * of a turn of computer toolset actions once one of them failed (answered as the
+ * service wants: TOOLSET_HALT). True when every call ran and succeeded (none refused,
+ * failed or skipped). */
 static bool run_calls(struct run *r, int step, const struct llm_reply *reply, cJSON *trace,
                       const char *stats)
 {
@@ -255,12 +274,17 @@ static bool run_calls(struct run *r, int step, const struct llm_reply *reply, cJ
     if (reply->n_calls > 1)
         seen_take(&seen, session_tree(r->ses));
     char skip[512] = "";
-    bool all_ok = true;
+    bool all_ok = true, halted = false;
     for (size_t i = 0; i < reply->n_calls; i++) {
         cJSON *ct = cJSON_CreateObject();
         cJSON_AddItemToArray(calls, ct);
-        if (os_interrupted() || i >= MAX_CALLS_PER_REPLY || *skip)
+        bool member = reply->calls[i].toolset != NULL;
+        if (os_interrupted() || i >= MAX_CALLS_PER_REPLY || *skip || (halted && member))
             all_ok = false;
+        if (halted && member) {
+            refuse_call_as(r, &reply->calls[i], WA_E_CANCELLED, TOOLSET_HALT, true, ct);
+            continue;
+        }
         if (os_interrupted()) {
             refuse_call(r, &reply->calls[i], WA_E_INTERRUPTED, "interrupted", ct);
             continue;
@@ -282,8 +306,10 @@ static bool run_calls(struct run *r, int step, const struct llm_reply *reply, cJ
                 wire_error(NULL, WA_E_CANCELLED, "not run: the run ended before it"));
             continue;
         }
-        if (!loop_call_run(r, step, &reply->calls[i], i == 0 ? stats : "", ct))
+        if (!loop_call_run(r, step, &reply->calls[i], i == 0 ? stats : "", ct)) {
             all_ok = false;
+            halted = halted || member;
+        }
         cJSON *done = cJSON_CreateObject();
         cJSON_AddNumberToObject(done, TRACE_STEP, step);
         cJSON_AddItemReferenceToObject(done, TRACE_CALL_DONE, ct);
@@ -471,9 +497,10 @@ static wa_err open_desktop(struct run *r)
     so.model_names = true;
     so.observe.mode = r->computer ? OBS_PIXEL : cfg->mode; /* the computer tool sees pixels */
     so.observe.max_edge = cfg->max_edge;
-    if (r->computer) { /* one display, within what the service takes without scaling it */
+    if (r->computer) { /* one display, within what the model takes as sent */
         so.one_display = true;
-        computer_image_limits(r->cu_proto, cfg->max_edge, &so.observe.max_edge,
+        computer_image_limits(llm_client_family(r->llm), cfg->max_edge_set ? cfg->max_edge : 0,
+                              config_images_per_request(cfg), &so.observe.max_edge,
                               &so.observe.max_pixels, &so.observe.max_short_edge);
     }
     so.after = AFTER_OBSERVE;
@@ -504,15 +531,15 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
         snprintf(out->dir, sizeof out->dir, "%s", r.log.dir);
     steplog_note(&r.log, "winagent: task: %s", cfg->prompt);
     steplog_note(&r.log,
-                 "config: provider=%s model=%s tool_protocol=%s (%s) base_url=%s key=%s mode=%s "
-                 "max_steps=%d max_edge=%d history_images=%d shell=%s dry_run=%s stream=%s "
-                 "store=%s env=%s",
-                 llm_provider_name(cfg->provider), cfg->model,
+                 "config: provider=%s model=%s (%s) tool_protocol=%s (%s) base_url=%s key=%s "
+                 "mode=%s max_steps=%d max_edge=%d history_images=%d history=%s shell=%s "
+                 "dry_run=%s stream=%s store=%s env=%s",
+                 llm_provider_name(cfg->provider), cfg->model, model_family(cfg->model)->name,
                  llm_tool_protocol_name(cfg->protocol.protocol), cfg->protocol.why,
                  cfg->base_url ? cfg->base_url : "(default)", cfg->api_key ? "set" : "none",
                  obs_mode_name(cfg->mode), cfg->max_steps, cfg->max_edge, cfg->history_images,
-                 shell, cfg->dry_run ? "yes" : "no", cfg->stream ? "yes" : "no",
-                 cfg->store ? "yes" : "no",
+                 config_history_name(cfg->history), shell, cfg->dry_run ? "yes" : "no",
+                 cfg->stream ? "yes" : "no", cfg->store ? "yes" : "no",
                  cfg->settings.dotenv_path ? cfg->settings.dotenv_path : "(none)");
 
     struct llm_config lc = {
@@ -529,6 +556,10 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
                                                : cfg->llm_retries,
         .max_backoff_ms = cfg->llm_max_wait_ms,
         .timeout_s = cfg->llm_timeout_s,
+        .max_tokens = cfg->max_output_tokens,
+        .server_clears = cfg->history == HISTORY_SERVER,
+        .server_keep = cfg->history_images,
+        .drop_stale_thinking = cfg->history == HISTORY_DROP_THINKING,
         .text_calls = cfg->protocol.text_calls,
         .text_coords = cfg->protocol.coords,
         .log = log_llm_line,

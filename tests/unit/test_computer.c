@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent/run/computer.h"
+#include "llm/models.h"
 #include "automation/coords.h"
 #include "automation/image.h"
 
@@ -522,35 +523,47 @@ static void safety_checks_are_read(void **state)
     cJSON_Delete(a);
 }
 
-/* The display a service is told of: within its own image limits, whatever the screen. */
+/* The display a model is told of: within its family's own image limits, whatever the
+ * screen (llm/models.h). */
 static void displays_fit_each_service(void **state)
 {
     (void)state;
     static const int screens[][2] = {{1920, 1080}, {1280, 1024}, {1024, 768}, {2560, 1600},
                                      {3840, 2160}, {1080, 1920}, {800, 600},  {1366, 768}};
+    const struct model_family *old = model_family("claude-sonnet-4-6");
+    const struct model_family *now = model_family("claude-opus-5-5");
+    const struct model_family *gpt = model_family("gpt-5.5");
     for (size_t i = 0; i < sizeof screens / sizeof *screens; i++) {
         int w = screens[i][0], h = screens[i][1], edge, sw, sh, short_edge;
         long pixels;
-        computer_image_limits(COMPUTER_ANTHROPIC, 1280, &edge, &pixels, &short_edge);
+        computer_image_limits(old, 1280, 4, &edge, &pixels, &short_edge);
         image_fit(w, h, image_edge_within(w, h, edge, pixels, short_edge), &sw, &sh);
-        assert_true(sw <= 1568 && sh <= 1568 && sw <= 1280 && sh <= 1280);
-        assert_true((long)sw * sh <= 1150000);
-        computer_image_limits(COMPUTER_ANTHROPIC, 4000, &edge, &pixels, &short_edge);
+        assert_true(sw <= 1280 && sh <= 1280 && (long)sw * sh <= 1150000);
+        computer_image_limits(old, 0, 4, &edge, &pixels, &short_edge); /* no --max-edge */
         image_fit(w, h, image_edge_within(w, h, edge, pixels, short_edge), &sw, &sh);
         assert_true(sw <= 1568 && sh <= 1568 && (long)sw * sh <= 1150000);
-        computer_image_limits(COMPUTER_OPENAI, 4000, &edge, &pixels, &short_edge);
+        computer_image_limits(now, 0, 4, &edge, &pixels, &short_edge);
+        image_fit(w, h, image_edge_within(w, h, edge, pixels, short_edge), &sw, &sh);
+        assert_true(sw <= 2576 && sh <= 2576 && (long)sw * sh <= 3588000);
+        computer_image_limits(now, 0, 31, &edge, &pixels, &short_edge); /* past 20 images */
+        image_fit(w, h, image_edge_within(w, h, edge, pixels, short_edge), &sw, &sh);
+        assert_true(sw <= 2000 && sh <= 2000);
+        computer_image_limits(gpt, 4000, 4, &edge, &pixels, &short_edge);
         image_fit(w, h, image_edge_within(w, h, edge, pixels, short_edge), &sw, &sh);
         assert_true(sw <= 2048 && sh <= 2048 && (sw < sh ? sw : sh) <= 768);
     }
-    /* 4:3 at --max-edge 1280 is 1.31 megapixels: scaled to fit Anthropic's 1.15 */
     int edge, sw, sh, short_edge;
     long pixels;
-    computer_image_limits(COMPUTER_ANTHROPIC, 1280, &edge, &pixels, &short_edge);
+    /* a 1920x1080 screen goes whole to Claude 4.7 and later, not cut to 1280 */
+    computer_image_limits(now, 0, 4, &edge, &pixels, &short_edge);
+    assert_int_equal(image_edge_within(1920, 1080, edge, pixels, short_edge), 1920);
+    /* 4:3 at --max-edge 1280 is 1.31 megapixels: scaled to fit an older Claude's 1.15 */
+    computer_image_limits(old, 1280, 4, &edge, &pixels, &short_edge);
     image_fit(1280, 1024, image_edge_within(1280, 1024, edge, pixels, short_edge), &sw, &sh);
     assert_int_equal(sw, 1199);
     assert_int_equal(sh, 959);
-    /* Gemini: the user's edge alone */
-    computer_image_limits(COMPUTER_GEMINI, 1280, &edge, &pixels, &short_edge);
+    /* Gemini: the user's edge alone, 1280 when none */
+    computer_image_limits(model_family("gemini-3.6-flash"), 0, 4, &edge, &pixels, &short_edge);
     assert_int_equal(image_edge_within(1920, 1080, edge, pixels, short_edge), 1280);
 }
 
@@ -558,8 +571,11 @@ static void gemini_environment_by_model(void **state)
 {
     (void)state;
     assert_false(computer_gemini_desktop("gemini-2.5-computer-use-preview-10-2025"));
-    assert_false(computer_gemini_desktop("models/gemini-3-flash-preview"));
+    /* "Gemini 3.x models support three environments" (the computer use page, 2026-07-30) */
+    assert_true(computer_gemini_desktop("models/gemini-3-flash-preview"));
     assert_true(computer_gemini_desktop("gemini-3.5-flash"));
+    assert_true(computer_gemini_desktop("gemini-3.6-flash"));
+    assert_true(computer_gemini_desktop("gemini-4-flash")); /* a later one: the newest shapes */
     const char *const *f = computer_gemini_browser_only;
     assert_string_equal(f[0], "open_web_browser");
 }

@@ -126,12 +126,17 @@ static void calls_signatures_and_results(void **state)
         cJSON *reqs = fake_llm_requests(&s.f);
         const cJSON *ct = at(reqs, "1/body/contents");
         assert_int_equal(cJSON_GetArraySize(ct), 3);
+        /* the model turn as it came: its thought part, then the calls, the signature on
+         * the one that carried it */
         assert_string_equal(str_at(ct, "1/role"), "model");
-        assert_string_equal(str_at(ct, "1/parts/0/functionCall/name"), "desktop");
-        assert_string_equal(str_at(ct, "1/parts/0/functionCall/id"), "fc_1");
-        assert_string_equal(str_at(ct, "1/parts/0/functionCall/args/command"), "notepad");
-        assert_string_equal(str_at(ct, "1/parts/0/thoughtSignature"), "c2lnLW9uZQ==");
-        assert_null(at(ct, "1/parts/1/thoughtSignature"));
+        assert_string_equal(str_at(ct, "1/parts/0/text"), "Launch it.");
+        assert_true(cJSON_IsTrue(at(ct, "1/parts/0/thought")));
+        assert_string_equal(str_at(ct, "1/parts/1/functionCall/name"), "desktop");
+        assert_string_equal(str_at(ct, "1/parts/1/functionCall/id"), "fc_1");
+        assert_string_equal(str_at(ct, "1/parts/1/functionCall/args/command"), "notepad");
+        assert_string_equal(str_at(ct, "1/parts/1/thoughtSignature"), "c2lnLW9uZQ==");
+        assert_null(at(ct, "1/parts/2/thoughtSignature"));
+        assert_int_equal(cJSON_GetArraySize(at(ct, "1/parts")), 3);
         /* one user turn: both responses, then the image */
         assert_string_equal(str_at(ct, "2/role"), "user");
         assert_string_equal(str_at(ct, "2/parts/0/functionResponse/name"), "desktop");
@@ -149,7 +154,12 @@ static void calls_signatures_and_results(void **state)
         assert_int_equal(cJSON_GetArraySize(c2), 5);
         assert_string_equal(str_at(c2, "3/role"), "model");
         assert_string_equal(str_at(c2, "3/parts/0/text"), "Notepad is open.");
-        assert_string_equal(str_at(c2, "3/parts/0/thoughtSignature"), "c2lnLXR3bw==");
+        /* where it came: on the text part, or streamed, on an empty part of its own */
+        assert_string_equal(
+            str_at(c2, stream ? "3/parts/1/thoughtSignature" : "3/parts/0/thoughtSignature"),
+            "c2lnLXR3bw==");
+        if (stream)
+            assert_string_equal(str_at(c2, "3/parts/1/text"), "");
         assert_string_equal(str_at(c2, "4/parts/0/text"), "Close it.");
         for (int i = 0; i < 3; i++) { /* the scenario's own checks of each request */
             char path[32];
@@ -191,7 +201,11 @@ static void calls_without_ids(void **state)
         llm_reply_cleanup(&r);
         cJSON *reqs = fake_llm_requests(&s.f);
         const cJSON *ct = at(reqs, "1/body/contents");
-        assert_null(at(ct, "1/parts/0/functionCall/id"));
+        /* the model turn goes back as it came: no id where none came, "" where "" came */
+        if (pass < 2)
+            assert_null(at(ct, "1/parts/0/functionCall/id"));
+        else
+            assert_string_equal(str_at(ct, "1/parts/0/functionCall/id"), "");
         assert_null(at(ct, "2/parts/0/functionResponse/id"));
         assert_string_equal(str_at(ct, "2/parts/0/functionResponse/name"), "desktop");
         assert_string_equal(str_at(ct, "2/parts/0/functionResponse/response/output"), "waited");

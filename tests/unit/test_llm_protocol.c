@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/dynbuf.h"
+#include "llm/models.h"
 #include "llm/protocol.h"
 #include "llm/textcalls.h"
 
@@ -156,72 +157,104 @@ static void smart_resize_rounds_halves_to_even(void **state)
     assert_true(w >= 28 && h >= 28 && w % 28 == 0 && h % 28 == 0);
 }
 
-/* The Anthropic computer tool's version by model, however the name is written. */
-static void claude_computer_version_by_model(void **state)
+/* A model's family by its name, however the name is written (API ids, Bedrock and Vertex
+ * ids, dots for dashes, dates), and what each family takes. */
+static void model_families_by_name(void **state)
 {
     (void)state;
     static const struct {
-        const char *model, *tool;
+        const char *model, *family, *tool;
     } cases[] = {
-        {"claude-sonnet-4-6", "computer_20251124"},
-        {"claude-opus-4-7", "computer_20251124"},
-        {"claude-opus-4-6-20260205", "computer_20251124"},
-        {"claude-opus-4-5-20251101", "computer_20251124"},
-        {"anthropic/claude-sonnet-4.6", "computer_20251124"},
-        {"claude-sonnet-4-5-20250929", "computer_20250124"},
-        {"claude-sonnet-4-5@20250929", "computer_20250124"},
-        {"us.anthropic.claude-haiku-4-5-20251001-v1:0", "computer_20250124"},
-        {"claude-opus-4-1-20250805", "computer_20250124"},
-        {"claude-opus-4-20250514", "computer_20250124"},
-        {"claude-sonnet-4-0", "computer_20250124"},
-        {"claude-3-7-sonnet-20250219", "computer_20250124"},
-        {"anthropic.claude-3-7-sonnet-20250219-v1:0", "computer_20250124"},
-        /* later or unknown models: the newest */
-        {"claude-opus-4-8", "computer_20251124"},
-        {"claude-haiku-4-6", "computer_20251124"},
-        {"claude-sonnet-5", "computer_20251124"},
-        {"claude-sonnet-latest", "computer_20251124"},
-        {"my-proxy-model", "computer_20251124"},
-        {NULL, "computer_20251124"},
+        {"claude-opus-5-5", "Claude Opus 5.5", "computer_toolset_20260801"},
+        {"claude-sonnet-5-5-20261001", "Claude Sonnet 5.5", "computer_toolset_20260801"},
+        {"claude-fable-5-1", "Claude Fable 5.1", "computer_toolset_20260801"},
+        {"claude-mythos-5", "Claude Mythos 5", "computer_toolset_20260801"},
+        {"claude-opus-5", "Claude Opus 5", "computer_toolset_20260801"},
+        {"claude-opus-5-20260801", "Claude Opus 5", "computer_toolset_20260801"},
+        {"claude-opus-4-8", "Claude Opus 4.8", "computer_toolset_20260801"},
+        {"claude-sonnet-4-6", "Claude Sonnet 4.6", "computer_20251124"},
+        {"claude-opus-4-7", "Claude Opus 4.7", "computer_20251124"},
+        {"claude-opus-4-6-20260205", "Claude Opus 4.6", "computer_20251124"},
+        {"claude-opus-4-5-20251101", "Claude Opus 4.5", "computer_20251124"},
+        {"anthropic/claude-sonnet-4.6", "Claude Sonnet 4.6", "computer_20251124"},
+        {"claude-sonnet-4-5-20250929", "Claude Sonnet 4.5", "computer_20250124"},
+        {"claude-sonnet-4-5@20250929", "Claude Sonnet 4.5", "computer_20250124"},
+        {"us.anthropic.claude-haiku-4-5-20251001-v1:0", "Claude Haiku 4.5", "computer_20250124"},
+        {"claude-opus-4-1-20250805", "Claude Opus 4.1", "computer_20250124"},
+        {"claude-opus-4-20250514", "Claude Opus 4", "computer_20250124"},
+        {"claude-sonnet-4-0", "Claude Sonnet 4", "computer_20250124"},
+        {"claude-3-7-sonnet-20250219", "Claude Sonnet 3.7", "computer_20250124"},
+        {"anthropic.claude-3-7-sonnet-20250219-v1:0", "Claude Sonnet 3.7", "computer_20250124"},
+        /* between rows: the row below it; newer than every row: the newest shapes */
+        {"claude-haiku-4-6", "Claude Haiku 4.5", "computer_20250124"},
+        {"claude-opus-5-7", "a later Claude model", "computer_toolset_20260801"},
+        {"claude-sonnet-6", "a later Claude model", "computer_toolset_20260801"},
+        {"claude-sonnet-latest", "a later Claude model", "computer_toolset_20260801"},
+        {"claude-next", "a later Claude model", "computer_toolset_20260801"},
+        /* OpenAI and Gemini */
+        {"gpt-5.5", "GPT-5.5", "computer"},
+        {"gpt-5.5-mini-2026-10-01", "GPT-5.5", "computer"},
+        {"gpt-5.4", "GPT-5.4", "computer"},
+        {"gpt-5.2", "GPT-5 to 5.3", NULL},
+        {"gpt-5.7", "a later GPT model", "computer"},
+        {"gpt-6", "a later GPT model", "computer"},
+        {"computer-use-preview-2025-03-11", "computer-use-preview", "computer_use_preview"},
+        {"gemini-3.6-flash", "Gemini 3.6 Flash", "desktop"},
+        {"models/gemini-3.5-flash-lite", "Gemini 3.5 Flash-Lite", "desktop"},
+        {"gemini-3.5-flash", "Gemini 3.5 Flash", "desktop"},
+        {"gemini-3-flash-preview", "Gemini 3 Flash (preview)", "desktop"},
+        {"gemini-3.1-pro-preview", "Gemini 3.1 Pro (preview)", NULL},
+        {"gemini-2.5-computer-use-preview-10-2025", "Gemini 2.5 Computer Use (preview)", "browser"},
+        {"gemini-4-flash", "a later Gemini model", "desktop"},
+        /* no vendor the table knows */
+        {"qwen3-vl-32b", "any other model", NULL},
+        {"my-proxy-model", "any other model", NULL},
+        {NULL, "any other model", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const struct llm_claude_computer *v = llm_claude_computer_for(cases[i].model);
-        if (strcmp(v->tool, cases[i].tool) != 0)
-            fail_msg("%s: %s, not %s", cases[i].model ? cases[i].model : "(none)", v->tool,
-                     cases[i].tool);
-        assert_int_equal(v->zoom, strcmp(v->tool, "computer_20251124") == 0);
-        char beta[64]; /* the header of the tool's own date */
-        snprintf(beta, sizeof beta, "computer-use-%.4s-%.2s-%.2s", v->tool + 9, v->tool + 13,
-                 v->tool + 15);
-        assert_string_equal(v->beta, beta);
+        const struct model_family *f = model_family(cases[i].model);
+        const char *m = cases[i].model ? cases[i].model : "(none)";
+        if (strcmp(f->name, cases[i].family) != 0)
+            fail_msg("%s: %s, not %s", m, f->name, cases[i].family);
+        if (cases[i].tool ? !f->computer || strcmp(f->computer, cases[i].tool) != 0 : !!f->computer)
+            fail_msg("%s: computer tool %s", m, f->computer ? f->computer : "(none)");
     }
-    /* every row of the table is found by its own id */
-    const char *name, *id;
-    const struct llm_claude_computer *v;
-    for (size_t i = 0; llm_claude_computer_row(i, &name, &id, &v); i++)
-        assert_ptr_equal(llm_claude_computer_for(id), v);
+    /* what the record-holding models take */
+    const struct model_family *f = model_family("claude-opus-5-5");
+    assert_int_equal(f->thinking, MODEL_THINK_ALWAYS);
+    assert_int_equal(f->binding, MODEL_BIND_REFUSES);
+    assert_false(f->forced_choice);
+    assert_int_equal(f->image_edge, 2576);
+    assert_true(f->max_tokens >= 32000);
+    assert_int_equal(model_family("claude-opus-5")->thinking, MODEL_THINK_DEFAULT);
+    assert_int_equal(model_family("claude-opus-5")->binding, MODEL_BIND_NONE);
+    assert_string_equal(model_family("claude-opus-5")->computer_also, "computer_20251124");
+    assert_int_equal(model_family("claude-sonnet-4-6")->image_edge, 1568);
+    assert_int_equal(model_family("claude-opus-4-7")->image_edge, 2576);
+    assert_false(model_family("claude-mythos-5-1")->forced_choice);
+    /* every row is found by its own id; the toolset is known with no beta header */
+    for (size_t i = 0; (f = model_row(i)) != NULL; i++)
+        if (f->id[0])
+            assert_ptr_equal(model_family(f->id), f);
+    const struct model_claude_tool *t = model_claude_tool("computer_toolset_20260801");
+    assert_non_null(t);
+    assert_true(t->toolset);
+    assert_null(t->beta);
+    assert_string_equal(model_claude_tool("computer_20251124")->beta, "computer-use-2025-11-24");
+    assert_true(model_claude_tool("computer_20251124")->zoom);
+    assert_null(model_claude_tool("computer_2099"));
 }
 
-/* The table in docs/conformance.md is the code's: between its markers it says exactly
- * what llm_claude_computer_row gives (the expected text is printed when it does not). */
-static void claude_versions_documented(void **state)
+/* The table in docs/providers.md is the code's: between its markers it says exactly what
+ * model_table_markdown gives (the expected text is printed when it does not). */
+static void model_families_documented(void **state)
 {
     (void)state;
-    struct dynbuf want;
-    dynbuf_init(&want, 1 << 16);
-    dynbuf_adds(&want, "| Model | API id | Tool type | Beta header | Zoom |\n"
-                       "|---|---|---|---|---|\n");
-    const char *name, *id;
-    const struct llm_claude_computer *v;
-    for (size_t i = 0; llm_claude_computer_row(i, &name, &id, &v); i++)
-        dynbuf_addf(&want, "| %s | `%s` | `%s` | `%s` | %s |\n", name, id, v->tool, v->beta,
-                    v->zoom ? "`enable_zoom: true`" : "no");
-    v = llm_claude_computer_for("claude-model-from-later");
-    dynbuf_addf(&want, "| any other (a later model) | | `%s` | `%s` | %s |\n", v->tool, v->beta,
-                v->zoom ? "`enable_zoom: true`" : "no");
+    static char want[1 << 16];
+    assert_true(model_table_markdown(want, sizeof want));
     const char *src = getenv("WINAGENT_SRC");
     char path[1024];
-    snprintf(path, sizeof path, "%s/docs/conformance.md", src && src[0] ? src : ".");
+    snprintf(path, sizeof path, "%s/docs/providers.md", src && src[0] ? src : ".");
     FILE *fp = fopen(path, "rb");
     if (!fp)
         fail_msg("cannot read %s", path);
@@ -232,18 +265,33 @@ static void claude_versions_documented(void **state)
     while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
         dynbuf_add(&doc, buf, n);
     fclose(fp);
-    static const char begin[] = "<!-- claude-computer-versions: generated, checked by "
-                                "unit.llm_protocol -->\n",
-                      end[] = "<!-- /claude-computer-versions -->";
+    static const char begin[] = "<!-- model-families: generated by winagent models --markdown, "
+                                "checked by unit.llm_protocol -->\n",
+                      end[] = "<!-- /model-families -->";
     const char *b = strstr(dynbuf_str(&doc), begin);
     const char *e = b ? strstr(b, end) : NULL;
-    bool same = b && e && (size_t)(e - b) - (sizeof begin - 1) == want.len &&
-                memcmp(b + sizeof begin - 1, dynbuf_str(&want), want.len) == 0;
+    size_t len = strlen(want);
+    bool same = b && e && (size_t)(e - b) - (sizeof begin - 1) == len &&
+                memcmp(b + sizeof begin - 1, want, len) == 0;
     if (!same)
-        fail_msg("%s: the table between\n%s and %s\nmust read:\n%s", path, begin, end,
-                 dynbuf_str(&want));
+        fail_msg("%s: the table between\n%s and %s\nmust read:\n%s", path, begin, end, want);
     dynbuf_cleanup(&doc);
-    dynbuf_cleanup(&want);
+}
+
+/* An explicit computer protocol for a family that takes no computer tool is a clear
+ * configuration error, before any request. */
+static void computer_protocol_needs_a_computer_tool(void **state)
+{
+    (void)state;
+    struct llm_protocol_choice ch;
+    assert_int_equal(llm_protocol_choose(LLM_PROVIDER_GOOGLE, "gemini-3.1-pro-preview",
+                                         LLM_PROTO_COMPUTER, LLM_COORDS_CHOICE_AUTO, &ch),
+                     WA_E_CONFIG);
+    assert_non_null(strstr(wa_err_detail(), "takes no computer tool"));
+    assert_int_equal(llm_protocol_choose(LLM_PROVIDER_GOOGLE, "gemini-3.6-flash",
+                                         LLM_PROTO_COMPUTER, LLM_COORDS_CHOICE_AUTO, &ch),
+                     WA_E_OK);
+    assert_int_equal(ch.protocol, LLM_PROTO_COMPUTER);
 }
 
 static void coords_to_999(void **state)
@@ -287,8 +335,9 @@ int main(void)
         cmocka_unit_test(smart_resize_as_the_server_does),
         cmocka_unit_test(coords_to_999),
         cmocka_unit_test(smart_resize_rounds_halves_to_even),
-        cmocka_unit_test(claude_computer_version_by_model),
-        cmocka_unit_test(claude_versions_documented),
+        cmocka_unit_test(model_families_by_name),
+        cmocka_unit_test(model_families_documented),
+        cmocka_unit_test(computer_protocol_needs_a_computer_tool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,10 +97,14 @@ static void tool_round(void **state)
                 assert_non_null(at(body, "tools/0/input_schema"));
                 const cJSON *m = at(body, "messages");
                 assert_int_equal(cJSON_GetArraySize(m), 3);
-                assert_string_equal(str_at(m, "1/content/0/text"), "Looking.");
-                assert_string_equal(str_at(m, "1/content/1/type"), "tool_use");
-                assert_string_equal(str_at(m, "1/content/1/id"), "call_k1");
-                assert_int_equal(at(m, "1/content/1/input/x")->valueint, 5);
+                /* the turn as it came: its thinking block first, signature and all */
+                assert_string_equal(str_at(m, "1/content/0/type"), "thinking");
+                assert_string_equal(str_at(m, "1/content/0/thinking"), "The window first.");
+                assert_non_null(str_at(m, "1/content/0/signature"));
+                assert_string_equal(str_at(m, "1/content/1/text"), "Looking.");
+                assert_string_equal(str_at(m, "1/content/2/type"), "tool_use");
+                assert_string_equal(str_at(m, "1/content/2/id"), "call_k1");
+                assert_int_equal(at(m, "1/content/2/input/x")->valueint, 5);
                 /* one user turn: the results first, the image inside its result */
                 assert_string_equal(str_at(m, "2/content/0/type"), "tool_result");
                 assert_string_equal(str_at(m, "2/content/0/tool_use_id"), "call_k1");
@@ -114,17 +118,21 @@ static void tool_round(void **state)
                 assert_string_equal(str_at(body, "tools/0/type"), "function");
                 assert_string_equal(str_at(body, "tools/0/name"), "desktop");
                 const cJSON *in = at(body, "input");
-                assert_int_equal(cJSON_GetArraySize(in), 7);
-                assert_string_equal(str_at(in, "1/content"), "Looking.");
-                assert_string_equal(str_at(in, "2/type"), "function_call");
-                assert_string_equal(str_at(in, "2/call_id"), "call_k1");
-                assert_string_equal(str_at(in, "4/type"), "function_call_output");
+                assert_int_equal(cJSON_GetArraySize(in), 8);
+                /* the output items as they came: the reasoning item (whole, encrypted, as
+                 * store false wants) before the message and calls that followed it */
+                assert_string_equal(str_at(in, "1/type"), "reasoning");
+                assert_non_null(str_at(in, "1/encrypted_content"));
+                assert_string_equal(str_at(in, "2/content/0/text"), "Looking.");
+                assert_string_equal(str_at(in, "3/type"), "function_call");
+                assert_string_equal(str_at(in, "3/call_id"), "call_k1");
+                assert_string_equal(str_at(in, "5/type"), "function_call_output");
                 /* images are allowed in a function's output here */
-                assert_string_equal(str_at(in, "4/output/0/text"), "{\"ok\":true}");
-                assert_string_equal(str_at(in, "4/output/1/image_url"),
+                assert_string_equal(str_at(in, "5/output/0/text"), "{\"ok\":true}");
+                assert_string_equal(str_at(in, "5/output/1/image_url"),
                                     "data:image/png;base64," TEST_PNG_B64);
-                assert_string_equal(str_at(in, "5/output"), "exit 0");
-                assert_string_equal(str_at(in, "6/role"), "user");
+                assert_string_equal(str_at(in, "6/output"), "exit 0");
+                assert_string_equal(str_at(in, "7/role"), "user");
             }
             /* the key in its header only */
             const char *auth = anthropic ? fake_llm_header(reqs, 0, "x-api-key")
@@ -275,7 +283,7 @@ static void claude_computer_tool_by_model(void **state)
         {"claude-opus-4-7", "computer_20251124", "computer-use-2025-11-24"},
         {"claude-sonnet-4-5-20250929", "computer_20250124", "computer-use-2025-01-24"},
         {"claude-3-7-sonnet-20250219", "computer_20250124", "computer-use-2025-01-24"},
-        {"claude-opus-5", "computer_20251124", "computer-use-2025-11-24"}, /* a later one */
+        {"claude-opus-4-6-20260205", "computer_20251124", "computer-use-2025-11-24"},
     };
     enum { N = sizeof cases / sizeof cases[0] };
 #define CLICK_ROUND                                                                                \
