@@ -13,6 +13,8 @@
 #include "base/os.h"
 #include "base/str.h"
 #include "base/term_text.h"
+#include "agent/run/config.h"
+#include "llm/models.h"
 #include "llm/protocol.h"
 
 extern const char prompt_skill[];
@@ -453,6 +455,16 @@ static void print_protocol(const struct settings *s)
     term_line(stdout, "run: provider %s, model %s, tool protocol %s (%s)",
               llm_provider_name(provider), model ? model : "(unset)",
               llm_tool_protocol_name(ch.protocol), ch.why);
+    struct agent_config c = {.provider = provider, .model = model};
+    const char *why;
+    if (config_history_parse(settings_get(s, SET_HISTORY), &c.history)) {
+        term_line(stdout, "run: %s", wa_err_detail());
+        wa_err_clear();
+        return;
+    }
+    c.history = config_history_settle(&c, &why);
+    term_line(stdout, "run: model family %s (winagent models); history %s (%s)",
+              model_family(model)->name, config_history_name(c.history), why);
 }
 
 /* `winagent config`: every setting, its value (keys masked) and where it came from. */

@@ -6,7 +6,9 @@
 #   3. the live desktop under Wine: capture, tree walks, observations, click and type
 #      latency as testapp sees them, and the agent's own time per step;
 #   4. the size of every model request of two scripted tasks (testapp's form, a notepad
-#      edit) run by the loop against the fake model server.
+#      edit) run by the loop against the fake model server;
+#   5. what a 20-step run sends under each --history choice (native, fake desktop): bytes,
+#      input tokens as the service counts them, thinking blocks the service dropped.
 set -euo pipefail
 # shellcheck source=../wine/no_aslr.sh
 . "$(dirname "$0")/../wine/no_aslr.sh"
@@ -64,3 +66,8 @@ echo
 echo "== 4. request size per step (scripted tasks, the real loop, the fake model server)"
 python3 "$root/tests/bench/request_size.py" "$win/winagent.exe" "$root/tests/bench/baseline.json" \
     --json "$root/build/bench/request_sizes.json"
+
+echo
+echo "== 5. a 20-step run under each --history choice (native, the fake model server)"
+python3 "$root/tests/bench/history_tokens.py" "$native/winagent" \
+    --json "$root/build/bench/history_tokens.json"

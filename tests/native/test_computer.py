@@ -230,9 +230,11 @@ def items(req, kind):
 
 
 class OpenAIComputerUse(unittest.TestCase):
+    # the display these tests map is 1280x720: --max-edge 1280 (without it, the model's own
+    # limits, 2048 px with a 768 px shorter edge: ModelLimits)
     def run_steps(self, steps, *args, answer=None, code=0):
-        return run_steps(self, steps, *args, answer=answer, code=code, provider="responses",
-                         model="computer-use-preview")
+        return run_steps(self, steps, "--max-edge", "1280", *args, answer=answer, code=code,
+                         provider="responses", model="computer-use-preview")
 
     def test_actions_act_and_are_answered_with_their_screenshot(self):
         self.check_actions()
@@ -350,8 +352,11 @@ def result_text(res):
 
 
 class AnthropicComputerUse(unittest.TestCase):
+    # the display these tests map is 1280x720: --max-edge 1280 (without it, the model's own
+    # limits: ModelLimits)
     def run_steps(self, steps, *args, model="claude-sonnet-4-5", scene=SCENE):
-        return run_steps(self, steps, *args, provider="anthropic", model=model, scene=scene)
+        return run_steps(self, steps, "--max-edge", "1280", *args, provider="anthropic",
+                         model=model, scene=scene)
 
     def test_actions_act_and_tool_results_carry_the_report_and_screenshot(self):
         self.check_actions()
@@ -364,7 +369,8 @@ class AnthropicComputerUse(unittest.TestCase):
         steps = [{"tool_calls": [call("computer", action="left_click", coordinate=SAVE_PX)]},
                  {"text": "done"}]
         with fake_llm({"steps": steps}) as fake:
-            r = ComputerRun(fake, provider="anthropic", model="claude-sonnet-4-6").run()
+            r = ComputerRun(fake, "--max-edge", "1280", provider="anthropic",
+                            model="claude-sonnet-4-6").run()
             reqs = list(fake.requests)
         self.assertEqual(r.code, 0, r.err)
         self.assertEqual([q["response"].get("problems") for q in reqs], [None] * 2)

@@ -523,6 +523,51 @@ static void safety_checks_are_read(void **state)
     cJSON_Delete(a);
 }
 
+/* The toolset's member calls: the name is the action (no "action" field), key takes a
+ * repeat of 1-100 (steps of at most 16 chords), wait and hold_key up to 300 seconds (waits
+ * of at most 30 each); the older tool's "action" still reads as before. */
+static void toolset_members(void **state)
+{
+    (void)state;
+    struct computer_plan pl;
+    planned(COMPUTER_ANTHROPIC, "left_click", "{\"coordinate\":[10,20]}", &FULL, 1, &pl);
+    assert_int_equal(pl.steps[0].op->id, OP_CLICK_AT);
+    computer_plan_cleanup(&pl);
+    planned(COMPUTER_ANTHROPIC, "computer", "{\"action\":\"left_click\",\"coordinate\":[1,2]}",
+            &FULL, 1, &pl);
+    computer_plan_cleanup(&pl);
+    assert_string_equal(computer_action_name(COMPUTER_ANTHROPIC, "type", NULL), "type");
+    /* key with repeat: 40 Enters, three steps (16, 16, 8) */
+    planned(COMPUTER_ANTHROPIC, "key", "{\"text\":\"Return\",\"repeat\":40}", &FULL, 3, &pl);
+    for (size_t i = 0; i < pl.n; i++)
+        assert_int_equal(pl.steps[i].op->id, OP_KEY);
+    size_t chords = 0;
+    for (size_t i = 0; i < pl.n; i++)
+        for (const char *c = pl.steps[i].keys; c && *c; c++)
+            chords += *c == 'R';
+    assert_int_equal(chords, 40);
+    computer_plan_cleanup(&pl);
+    planned(COMPUTER_ANTHROPIC, "key", "{\"text\":\"ctrl+a\",\"repeat\":1}", &FULL, 1, &pl);
+    assert_string_equal(pl.steps[0].keys, "ctrl+a");
+    computer_plan_cleanup(&pl);
+    refused(COMPUTER_ANTHROPIC, "key", "{\"text\":\"a\",\"repeat\":101}", &FULL, "1-100");
+    refused(COMPUTER_ANTHROPIC, "key", "{\"text\":\"a\",\"repeat\":0}", &FULL, "1-100");
+    /* a wait of 95 s: 30 + 30 + 30 + 5; 300 at most */
+    planned(COMPUTER_ANTHROPIC, "wait", "{\"duration\":95}", &FULL, 4, &pl);
+    assert_true(pl.steps[3].seconds > 4.9 && pl.steps[3].seconds < 5.1);
+    computer_plan_cleanup(&pl);
+    refused(COMPUTER_ANTHROPIC, "wait", "{\"duration\":301}", &FULL, "at most 300");
+    /* hold_key for 300 s: down, ten waits, up (the up runs whatever happened before) */
+    planned(COMPUTER_ANTHROPIC, "hold_key", "{\"text\":\"shift\",\"duration\":300}", &FULL, 12,
+            &pl);
+    assert_int_equal(pl.steps[0].op->id, OP_KEY_DOWN);
+    assert_int_equal(pl.steps[11].op->id, OP_KEY_UP);
+    assert_true(pl.release[11]);
+    computer_plan_cleanup(&pl);
+    /* Gemini and OpenAI keep their 30 */
+    refused(COMPUTER_GEMINI, "wait", "{\"seconds\":31}", &FULL, "at most 30");
+}
+
 /* The display a model is told of: within its family's own image limits, whatever the
  * screen (llm/models.h). */
 static void displays_fit_each_service(void **state)
@@ -584,6 +629,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gemini_grid_is_the_display),
+        cmocka_unit_test(toolset_members),
         cmocka_unit_test(gemini_drags_by_either_set_of_names),
         cmocka_unit_test(gemini_35_actions),
         cmocka_unit_test(gemini_scrolls_by_pixels_or_by_the_grid),
