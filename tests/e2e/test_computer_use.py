@@ -39,11 +39,13 @@ def image_sizes(req):
     return [computer_rules.png_size(data) for _, data in server.request_images(model_req)]
 
 
-def run(test, steps, provider, model, *args, answer=None, code=0):
-    """One run of steps; every request one the service takes. (run, requests)"""
+def run(test, steps, provider, model, *args, answer=None, code=0, display=DISPLAY):
+    """One run of steps; every request one the service takes. (run, requests) The display
+    is the screen at 1280 (--max-edge 1280), or, given another, the model's own limits."""
+    edge = ("--max-edge", "1280") if display == DISPLAY else ()
     with fake_llm({"steps": steps}) as fake:
-        r = watest.AgentRun(fake, "--tool-protocol", "computer", "--model", model, *args,
-                            provider=provider, key=KEY)
+        r = watest.AgentRun(fake, "--tool-protocol", "computer", "--model", model, *edge,
+                            *args, provider=provider, key=KEY)
         p = r.start(stdin=subprocess.PIPE if answer is not None else subprocess.DEVNULL)
         r.out, r.err = p.communicate(answer, timeout=180)
         r.code = p.returncode
@@ -52,7 +54,7 @@ def run(test, steps, provider, model, *args, answer=None, code=0):
     test.assertEqual([q["template_error"] for q in reqs], [None] * len(reqs))
     test.assertEqual([q["response"].get("problems") for q in reqs], [None] * len(reqs))
     for q in reqs:  # one display, whatever was in front
-        test.assertEqual(set(image_sizes(q)) - {DISPLAY}, set(), q["n"])
+        test.assertEqual(set(image_sizes(q)) - {display}, set(), q["n"])
     watest.assert_secret_absent(test, r.log_dir, KEY)
     return r, reqs
 
@@ -206,6 +208,35 @@ class AnthropicComputerUseOnTestapp(unittest.TestCase):
         assert_near(self, (hits[0]["x"], hits[0]["y"]), RED, "red")
         assert_near(self, (hits[1]["x"], hits[1]["y"]), GREEN, "green")
         self.assertEqual(key["label"], "7", key)
+
+
+class ClaudeToolsetOnTestapp(unittest.TestCase):
+    def test_opus_5_5_batches_a_click_and_typing_on_the_whole_screen(self):
+        """Claude Opus 5.5 takes the toolset alone, and the 1920x1080 screen whole (its
+        limit is 2576 px): one turn of member calls clicks the red target and types into
+        the Name box, each answered with toolset_name."""
+        with TestApp() as app:
+            name = centre(app.ready["controls"]["edit"])  # screen pixels: the display
+            steps = [{"tool_calls": [
+                {"name": "computer", "arguments": {
+                    "action": "left_click",
+                    "coordinate": ["${pixel_x:ff0000}", "${pixel_y:ff0000}"]}},
+                {"name": "computer", "arguments": {
+                    "action": "left_click", "coordinate": [int(name[0]), int(name[1])]}},
+                {"name": "computer", "arguments": {"action": "type", "text": "Ada"}}],
+                "expect": {"has_image": True}},
+                {"text": "done"}]
+            r, reqs = run(self, steps, "anthropic", "claude-opus-5-5", display=(1920, 1080))
+            hit = app.wait_event(lambda e: e.get("event") == "click"
+                                 and e.get("control") == "canvas")
+            typed = app.wait_event(lambda e: e.get("event") == "text_changed"
+                                   and e.get("control") == "edit" and e.get("text") == "Ada")
+        self.assertEqual(reqs[0]["body"]["tools"][0], {"type": "computer_toolset_20260801"})
+        self.assertEqual(hit["target"], "red", hit)
+        assert_near(self, (hit["x"], hit["y"]), RED, "click")
+        self.assertEqual(typed["text"], "Ada")
+        self.assertEqual([b.get("toolset_name") for b in tool_results(reqs[1])],
+                         ["computer"] * 3)
 
 
 if __name__ == "__main__":

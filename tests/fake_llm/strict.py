@@ -354,6 +354,15 @@ def responses_reasoning_kept(req, memory):
     return []
 
 
+def responses_sampling(req, memory):
+    """Reasoning models (GPT-5.x, the o-series) take no sampling temperature: "Unsupported
+    parameter: 'temperature' is not supported with this model." (reasoning guide)."""
+    if "temperature" in req.body and re.match(r"(gpt-5|o\d)", req.model):
+        return [Refusal(400, "Unsupported parameter: 'temperature' is not supported with this "
+                             "model.")]
+    return []
+
+
 def responses_item_reasoning(req, memory):
     """An output item given back with its id (a computer_call always is) comes after the
     reasoning item that preceded it (computer use guide: "include the reasoning items")."""
@@ -695,7 +704,7 @@ RULES = {
     "gemini": [gemini_api_key, gemini_function_response_shape, gemini_function_responses,
                gemini_thought_signatures, gemini_computer_use_models],
     "responses": [responses_store_and_include, responses_references, responses_reasoning,
-                  responses_item_reasoning, responses_reasoning_kept],
+                  responses_item_reasoning, responses_reasoning_kept, responses_sampling],
     "anthropic": [anthropic_tool_version, anthropic_tool_results, anthropic_toolset_results,
                   anthropic_thinking_unchanged, anthropic_thinking_binding, anthropic_tool_choice,
                   anthropic_output_cap, anthropic_context_management, anthropic_image_sizes],

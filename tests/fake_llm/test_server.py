@@ -1571,6 +1571,14 @@ class TestStrictResponses(ServerCase):
                          200)
         self.assertNotIn("reasoning_dropped", fake.requests[-1])
 
+    def test_reasoning_models_take_no_temperature(self):
+        fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
+        body = {"model": "gpt-5.5", "input": [{"role": "user", "content": "go"}],
+                "temperature": 0.2}
+        refused(self, fake, "/v1/responses", body, 400,
+                "Unsupported parameter: 'temperature' is not supported with this model.")
+        self.assertEqual(post(fake, "/v1/responses", dict(body, model="gpt-4.1"))[0], 200)
+
     def test_references_name_only_what_was_stored(self):
         fake = self.start({"steps": [{"text": "ok"}], "after_end": "repeat_last"})
         user = [{"role": "user", "content": "go"}]

@@ -391,6 +391,31 @@ static void forced_tool_choice(void **state)
     session_close(&s);
 }
 
+/* A parameter the model does not take, refused by name (GPT-5.x and temperature): left
+ * out from then on, logged once. */
+static void adapts_to_a_parameter_refused(void **state)
+{
+    (void)state;
+    struct session s;
+    session_start(&s, "{'steps':[{'text':'one'},{'text':'two'}]}", LLM_PROVIDER_OPENAI_RESPONSES,
+                  false);
+    s.cfg.model = "gpt-5.5";
+    s.cfg.temperature = 0.2;
+    session_connect(&s);
+    struct llm_reply r;
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
+    assert_string_equal(r.text, "one");
+    llm_reply_cleanup(&r);
+    assert_int_equal(session_complete(&s, &r), WA_E_OK);
+    llm_reply_cleanup(&r);
+    assert_int_equal(fake_llm_count(&s.f), 3);
+    cJSON *q = request(&s.f, 2);
+    assert_null(at(q, "body/temperature"));
+    cJSON_Delete(q);
+    assert_logged_once(dynbuf_str(&s.cap.log), "does not take temperature here");
+    session_close(&s);
+}
+
 /* GPT-5.5 through the Responses API with functions: every reasoning item it issues goes
  * back, whole, before the item it preceded (a function call, a message), streamed and
  * whole; the fake notes any it had to do without. */
@@ -443,6 +468,7 @@ int main(void)
         cmocka_unit_test(adapts_to_the_tool_version_named),
         cmocka_unit_test(adapts_to_the_output_cap),
         cmocka_unit_test(forced_tool_choice),
+        cmocka_unit_test(adapts_to_a_parameter_refused),
         cmocka_unit_test(reasoning_before_every_item),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
