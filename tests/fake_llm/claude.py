@@ -184,7 +184,8 @@ def apply_context_editing(body):
 
 # ----------------------------------------------------------------- token count
 
-def _png_size(b64):
+def png_size(b64):
+    """(width, height) of a base64 PNG from its header, or None."""
     try:
         head = base64.b64decode(b64[:48], validate=False)
     except ValueError:
@@ -204,7 +205,7 @@ def _tokens_of(node):
     if not isinstance(node, dict):
         return 0
     if node.get("type") == "image":
-        size = _png_size(((node.get("source") or {}).get("data")) or "")
+        size = png_size(((node.get("source") or {}).get("data")) or "")
         return (size[0] * size[1] + 749) // 750 if size else 1
     if node.get("type") in ("thinking", "redacted_thinking"):
         return 0  # earlier turns' thinking is not counted as input

@@ -541,16 +541,6 @@ def anthropic_thinking_binding(req, memory):
     return out
 
 
-def _png_size(b64):
-    try:
-        head = base64.b64decode(b64[:48], validate=False)
-    except ValueError:
-        return None
-    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
-        return None
-    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
-
-
 def _image_blocks(req):
     """(where, base64 data) of every image of the request, tool results' too."""
     for i, m in enumerate(_messages(req)):
@@ -577,7 +567,7 @@ def anthropic_image_sizes(req, memory):
     edge = claude.MANY_EDGE if many else claude.image_limit(req.model)
     out = []
     for where, data in images:
-        size = _png_size(data)
+        size = claude.png_size(data)
         if size and max(size) > edge:
             out.append(Refusal(400, "%s.source.base64.data: At least one of the image dimensions "
                                     "exceed max allowed size%s: %d pixels"
