@@ -114,6 +114,12 @@ const struct model_family *llm_client_family(const struct llm_client *c)
     return c->s.family;
 }
 
+void llm_client_history_shortened(struct llm_client *c)
+{
+    if (c->s.provider == LLM_PROVIDER_ANTHROPIC && c->s.family->binding != MODEL_BIND_NONE)
+        c->s.drop_stale_thinking = true;
+}
+
 wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
 {
     *out = NULL;

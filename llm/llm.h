@@ -284,6 +284,12 @@ void llm_client_free(struct llm_client *c);
 /* The model family the client speaks to (llm/models.h); never NULL. */
 const struct model_family *llm_client_family(const struct llm_client *c);
 
+/* The conversation's older turns are shortened from now on (the requests grew past what
+ * the service takes): where its service binds replayed thinking to the history, it is
+ * asked to drop the blocks that no longer fit (Anthropic's binding control) rather than
+ * refuse the request. */
+void llm_client_history_shortened(struct llm_client *c);
+
 /* Sends the conversation and the tools; fills *out (cleanup it even on failure).
  * Retries 408, 409, 429, 500, 502, 503, 504, 529 and dropped connections with exponential
  * backoff and jitter, honouring Retry-After, retry-after-ms and Gemini's RetryInfo;

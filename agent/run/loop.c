@@ -46,7 +46,7 @@ static long add_tokens(long sum, long more)
  * clears older results itself). */
 static void trim_history(struct run *r)
 {
-    if (r->cfg->history != HISTORY_TRIM && r->cfg->history != HISTORY_DROP_THINKING)
+    if (r->history != HISTORY_TRIM && r->history != HISTORY_DROP_THINKING)
         return;
     size_t keep = (size_t)r->cfg->history_images;
     for (size_t i = 0; i + keep < r->n_obs; i++) {
@@ -351,6 +351,25 @@ static bool speak_text_instead(struct run *r)
     return true;
 }
 
+/* Requests that grew past what the service takes (HTTP 413) while nothing older was
+ * shortened: older observations are trimmed from now on, the service dropping the thinking
+ * that no longer fits where it binds it to the history. False when they already were. */
+static bool shorten_history(struct run *r)
+{
+    if (r->history != HISTORY_APPEND && r->history != HISTORY_SERVER)
+        return false;
+    llm_client_history_shortened(r->llm);
+    r->history = model_family(r->cfg->model)->binding != MODEL_BIND_NONE &&
+                         r->cfg->provider == LLM_PROVIDER_ANTHROPIC
+                     ? HISTORY_DROP_THINKING
+                     : HISTORY_TRIM;
+    steplog_progress(&r->log,
+                     "the requests grew past what the service takes: older observations are "
+                     "trimmed from now on (--history %s)",
+                     config_history_name(r->history));
+    return true;
+}
+
 /* One step: ask the model, then answer or run its calls. Returns the run's exit code
  * when the run ends here, -1 when it goes on. */
 static int run_step(struct run *r, int step, const struct llm_tool *tools, size_t n_tools,
@@ -368,6 +387,10 @@ static int run_step(struct run *r, int step, const struct llm_tool *tools, size_
     if (e && reply.tools_refused && n_tools && speak_text_instead(r)) {
         llm_reply_cleanup(&reply);
         return run_step(r, step, tools, 0, nudged); /* the same step, asked without tools */
+    }
+    if (e && reply.http_status == 413 && shorten_history(r)) {
+        llm_reply_cleanup(&reply);
+        return run_step(r, step, tools, n_tools, nudged); /* the same step, shorter */
     }
     if (e) {
         llm_reply_cleanup(&reply);
@@ -514,6 +537,7 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
     memset(&r, 0, sizeof r);
     r.cfg = cfg;
     r.proto = cfg->protocol;
+    r.history = cfg->history;
     r.out = out;
     if (out)
         memset(out, 0, sizeof *out);

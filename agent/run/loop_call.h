@@ -54,6 +54,9 @@ struct run {
     /* The protocol spoken now: the configured one, until a server that takes no tools
      * turns auto's functions into text for the rest of the run. */
     struct llm_protocol_choice proto;
+    /* How older observations are kept now: the configured way, until the requests grow
+     * past what the service takes (HTTP 413) with nothing older shortened. */
+    enum history_policy history;
     /* totals */
     struct llm_usage usage;
     double llm_ms, agent_ms;

@@ -202,6 +202,9 @@ class Scenario:
         self.output_cap = self.data.get("output_cap")
         # the cloud platform the model is served on ("bedrock"), where it differs
         self.platform = self.data.get("platform")
+        # the largest request body taken (the Messages API's own is 32 MB; a gateway's may be
+        # less): a larger one is answered 413 request_too_large
+        self.max_request_bytes = self.data.get("max_request_bytes")
         self._validate()
         self._next = 0
         self._lock = threading.Lock()
@@ -218,7 +221,11 @@ class Scenario:
             raise ValueError("output_cap must be a positive integer")
         if self.platform not in (None, "bedrock"):
             raise ValueError("platform must be \"bedrock\"")
-        unknown = set(self.data) - {"steps", "after_end", "refuse", "output_cap", "platform"}
+        if self.max_request_bytes is not None and (not isinstance(self.max_request_bytes, int)
+                                                   or self.max_request_bytes < 1):
+            raise ValueError("max_request_bytes must be a positive integer")
+        unknown = set(self.data) - {"steps", "after_end", "refuse", "output_cap", "platform",
+                                    "max_request_bytes"}
         if unknown:
             raise ValueError("scenario has unknown keys: %s" % ", ".join(sorted(unknown)))
         for i, step in enumerate(self.steps):
@@ -1402,6 +1409,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             record["response"] = {"kind": "bad_request", "status": 400}
             req.n = fake._add_record(record)
             self.send_json(400, error_body(provider, 400, {}, req.model))
+            record["outcome"] = "sent"
+            return record
+
+        limit = fake.scenario.max_request_bytes
+        if limit and len(raw) > limit:  # too large to be read: no step is consumed
+            record["response"] = {"kind": "too_large", "status": 413}
+            req.n = fake._add_record(record)
+            self.send_json(413, error_body(provider, 413, {}, req.model))
             record["outcome"] = "sent"
             return record
 

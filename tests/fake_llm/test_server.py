@@ -1866,6 +1866,16 @@ class TestStrictMessagesNow(ServerCase):
         self.assertEqual(self.ask(fake, "claude-opus-5-5", go, tools=tools,
                                   tool_choice={"type": "auto"})[0], 200)
 
+    def test_a_request_too_large_is_answered_413(self):
+        fake = self.start({"max_request_bytes": 400, "steps": [{"text": "ok"}],
+                           "after_end": "repeat_last"})
+        self.assertEqual(self.ask(fake, "claude-opus-5", [{"role": "user", "content": "go"}])[0],
+                         200)
+        st, _, data = self.ask(fake, "claude-opus-5", [{"role": "user", "content": "x" * 500}])
+        self.assertEqual(st, 413)
+        self.assertEqual(json.loads(data)["error"]["type"], "request_too_large")
+        self.assertIsNone(fake.requests[-1]["step"])
+
     def test_output_cap_and_a_cut_reply(self):
         fake = self.start({"output_cap": 32000, "steps": [
             {"output_tokens": 5000, "tool_calls": self.CLICK["tool_calls"]}],

@@ -125,6 +125,24 @@ class ClaudeToday(unittest.TestCase):
         self.assertEqual(refusals(reqs), [])
         self.assertTrue(any(q.get("thinking_dropped") for q in reqs))
 
+    def test_requests_too_large_for_the_service_shorten_the_history(self):
+        """Nothing older shortened, the requests outgrow what a gateway takes: answered
+        413 once, the run trims older observations from then on (the service dropping the
+        thinking that no longer fits) and finishes."""
+        with fake_llm({"max_request_bytes": 15000, "steps": self.fable_steps()}) as fake:
+            r = Run(fake, "--model", "claude-fable-5-1", "--history-images", "2", "--mode",
+                    "pixel", provider="anthropic").run()
+            reqs = list(fake.requests)
+        self.assertEqual(r.code, 0, r.err)
+        kinds = [q["response"]["kind"] for q in reqs]
+        self.assertEqual(kinds.count("too_large"), 1, kinds)
+        self.assertIn("older observations are trimmed from now on (--history drop-thinking)",
+                      r.err)
+        after = kinds.index("too_large") + 1
+        self.assertEqual(reqs[after]["body"]["thinking"]["block_binding"],
+                         {"prefix_mismatch_behavior": "drop_block"})
+        self.assertEqual(refusals(reqs), [])
+
     def test_a_refused_tool_version_is_adapted_once(self):
         """Opus 5.5 on Bedrock keeps computer_20251124: refused once, declared from then
         on, the run goes on and finishes."""
