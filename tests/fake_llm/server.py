@@ -225,7 +225,7 @@ class Scenario:
                                                    or self.max_request_bytes < 1):
             raise ValueError("max_request_bytes must be a positive integer")
         unknown = set(self.data) - {"steps", "after_end", "refuse", "output_cap", "platform",
-                                    "max_request_bytes"}
+                                    "max_request_bytes", "comment"}
         if unknown:
             raise ValueError("scenario has unknown keys: %s" % ", ".join(sorted(unknown)))
         for i, step in enumerate(self.steps):
