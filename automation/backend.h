@@ -116,10 +116,10 @@ struct wa_system_info {
     char os_name[80];    /* the product's name: "Windows 11 Pro" */
     char os_release[32]; /* its release: "23H2" */
     int os_major, os_minor, os_build, os_revision;
-    char wine[32];        /* Wine's version when the exe runs under Wine, else "" */
-    long session;         /* the session winagent runs in (0: services' session) */
-    long console_session; /* the session of the physical console */
-    int remote;           /* a remote desktop session */
+    char wine[32];          /* Wine's version when the exe runs under Wine, else "" */
+    long session;           /* the session winagent runs in (0: services' session) */
+    long console_session;   /* the session of the physical console */
+    int remote;             /* a remote desktop session */
     char input_desktop[32]; /* the desktop that has the input: "Default"; "Winlogon" is the
                              * secure desktop (UAC prompts, the lock screen) */
     long integrity;         /* the process's integrity level, its RID: 0x1000 low,

@@ -37,14 +37,12 @@ struct doctor {
     struct check checks[MAX_CHECKS];
     size_t n;
     struct wa_system_info sys;
-    bool have_sys;
     struct wa_monitor monitors[MAX_MONITORS];
     size_t n_monitors;
 };
 
-static void WA_PRINTF(5, 6)
-    add(struct doctor *d, const char *section, enum verdict v, const char *advice, const char *fmt,
-        ...)
+static void WA_PRINTF(5, 6) add(struct doctor *d, const char *section, enum verdict v,
+                                const char *advice, const char *fmt, ...)
 {
     if (d->n >= MAX_CHECKS)
         return;
@@ -114,7 +112,9 @@ static void judge_session(struct doctor *d, const struct wa_system_info *s)
 
 static void judge_integrity(struct doctor *d, const struct wa_system_info *s)
 {
-    const char *elevated = s->elevated == 1 ? ", elevated" : s->elevated == 0 ? ", not elevated" : "";
+    const char *elevated = s->elevated == 1   ? ", elevated"
+                           : s->elevated == 0 ? ", not elevated"
+                                              : "";
     if (s->integrity < 0)
         add(d, "integrity", V_WARNING, NULL, "the integrity level cannot be read");
     else if (s->integrity < 0x2000)
@@ -134,7 +134,8 @@ static void judge_integrity(struct doctor *d, const struct wa_system_info *s)
             "run winagent as the signed-in user, not as SYSTEM or a service account",
             "system integrity: winagent runs as SYSTEM");
     if (s->uiaccess == 1)
-        add(d, "uiaccess", V_OK, NULL, "UIAccess: its input reaches windows of higher integrity too");
+        add(d, "uiaccess", V_OK, NULL,
+            "UIAccess: its input reaches windows of higher integrity too");
     else if (s->uiaccess == 0)
         add(d, "uiaccess", V_OK,
             "to drive programs run as administrator, run winagent elevated for that task",
@@ -176,8 +177,8 @@ static void judge_monitors(struct doctor *d)
         const struct wa_monitor *m = &d->monitors[i];
         int pct = (m->dpi * 100 + 48) / 96;
         add(d, "monitors", V_OK, NULL,
-            "monitor %zu%s: [%d,%d][%d,%d], work area [%d,%d][%d,%d], scale %d %% (%d dpi)",
-            i + 1, m->primary ? " (primary)" : "", m->rect.left, m->rect.top, m->rect.right,
+            "monitor %zu%s: [%d,%d][%d,%d], work area [%d,%d][%d,%d], scale %d %% (%d dpi)", i + 1,
+            m->primary ? " (primary)" : "", m->rect.left, m->rect.top, m->rect.right,
             m->rect.bottom, m->work.left, m->work.top, m->work.right, m->work.bottom, pct, m->dpi);
         bool seen = false;
         for (size_t j = 0; j < n_scales; j++)
@@ -207,7 +208,13 @@ static void judge_uac(struct doctor *d, const struct wa_system_info *s)
         snprintf(b, sizeof b, "%d", behaviour);
     snprintf(values, sizeof values,
              "EnableLUA %s, ConsentPromptBehaviorAdmin %s, PromptOnSecureDesktop %s",
-             lua < 0 ? "not set" : lua ? "1" : "0", b, secure < 0 ? "not set" : secure ? "1" : "0");
+             lua < 0 ? "not set"
+             : lua   ? "1"
+                     : "0",
+             b,
+             secure < 0 ? "not set"
+             : secure   ? "1"
+                        : "0");
     if (s->wine[0]) {
         add(d, "uac", V_OK, NULL, "Wine shows no UAC prompts (%s)", values);
         return;
@@ -263,7 +270,6 @@ static void judge_machine(struct doctor *d)
         return;
     }
     wa_err e = backend_system_info(b, &d->sys);
-    d->have_sys = e == WA_E_OK;
     if (e)
         add(d, "backend", V_WARNING, NULL, "the %s backend cannot describe the machine: %s",
             b->name, wa_err_detail());
@@ -347,8 +353,9 @@ static void judge_model(struct doctor *d, const struct settings *s)
     else
         snprintf(key_text, sizeof key_text, "no key");
     if (llm_provider_from_name(settings_get(s, SET_PROVIDER), &provider)) {
-        add(d, "model", V_PROBLEM, "set LLM_PROVIDER to openai-compatible, openai-responses, "
-                                   "google or anthropic",
+        add(d, "model", V_PROBLEM,
+            "set LLM_PROVIDER to openai-compatible, openai-responses, "
+            "google or anthropic",
             "%s", wa_err_detail());
         wa_err_clear();
         return;
@@ -358,9 +365,8 @@ static void judge_model(struct doctor *d, const struct settings *s)
                               ? "no server (LLM_BASE_URL, required for openai-compatible)"
                               : NULL;
     char line[TEXT_CAP];
-    snprintf(line, sizeof line, "provider %s, model %s, server %s, %s",
-             llm_provider_name(provider), model ? model : "(unset)",
-             base ? base : "(the provider's default)", key_text);
+    snprintf(line, sizeof line, "provider %s, model %s, server %s, %s", llm_provider_name(provider),
+             model ? model : "(unset)", base ? base : "(the provider's default)", key_text);
     if (missing) {
         add(d, "model", V_PROBLEM,
             "set LLM_MODEL and LLM_BASE_URL (environment, .env beside the exe, or --model and "
@@ -457,8 +463,7 @@ static void print_text(const struct doctor *d, const size_t count[3])
             term_line(stdout, "%-23s -> %s", "", c->advice);
     }
     term_line(stdout, "%zu ok, %zu warning%s, %zu problem%s", count[V_OK], count[V_WARNING],
-              count[V_WARNING] == 1 ? "" : "s", count[V_PROBLEM],
-              count[V_PROBLEM] == 1 ? "" : "s");
+              count[V_WARNING] == 1 ? "" : "s", count[V_PROBLEM], count[V_PROBLEM] == 1 ? "" : "s");
 }
 
 int cmd_doctor(int argc, char **argv)
