@@ -112,6 +112,11 @@ say "bill of materials: winagent.spdx.json"
 python3 "$src/cmake/release/sbom.py" --build "$build/win64" --exe "$exe" --version "$version" \
     --commit "$WINAGENT_COMMIT" --epoch "$SOURCE_DATE_EPOCH" >"$out/winagent.spdx.json"
 
+say "checking: the bill of materials and the winget manifest against their schemas, the bundle with mcpb"
+node "$src/tests/release/validate.mjs" spdx "$out/winagent.spdx.json" >&2
+node "$src/tests/release/validate.mjs" winget "$out/winget" >&2
+"$tools/.bin/mcpb" validate "$bundle/manifest.json" >&2
+
 (cd "$out" && find . -type f ! -name SHA256SUMS -printf '%P\n' | sort |
     xargs sha256sum >SHA256SUMS)
 find "$out" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
