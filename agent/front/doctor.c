@@ -238,7 +238,8 @@ static void judge_uac(struct doctor *d, const struct wa_system_info *s)
             values);
     else if (behaviour <= 2 || secure)
         add(d, "uac", V_WARNING,
-            "a person answers each UAC prompt (winagent waits with secure_desktop_active while "
+            "a person answers each UAC prompt (winagent's input is refused, secure_desktop_active, "
+            "while "
             "one is up); run the task's programs without elevation where you can. Turning the "
             "secure desktop off would let any program answer prompts: not advised",
             "UAC prompts appear on the secure desktop, where no program can see or answer "
