@@ -77,7 +77,8 @@ else
     say "signing with $WINAGENT_SIGN_PFX"
     command -v osslsigncode >/dev/null || die "osslsigncode is not installed (./dev.sh deps)"
     sign=(osslsigncode sign -pkcs12 "$WINAGENT_SIGN_PFX" -h sha256 -n winagent
-          -i "$url" -time "$SOURCE_DATE_EPOCH")
+          -time "$SOURCE_DATE_EPOCH")
+    [ -z "${WINAGENT_RELEASE_URL:-}" ] || sign+=(-i "$WINAGENT_RELEASE_URL")
     # the password goes through a file descriptor, never the command line
     [ -z "${WINAGENT_SIGN_PASSWORD:-}" ] ||
         sign+=(-readpass /dev/fd/3)

@@ -44,7 +44,9 @@ def linked_files(map_path):
         text = f.read()
     members = text.split("Archive member included to satisfy reference by file (symbol)", 1)
     members = members[1].split("\nDiscarded input sections", 1)[0] if len(members) > 1 else ""
-    for m in re.finditer(r"^(\S+\.a)\([^)]*\)$", members, re.M):
+    # "lib.a(member.o)" starts a line; the file that wanted it follows on the same line
+    # when both fit, else on the next
+    for m in re.finditer(r"^(\S+\.a)\([^)]*\)(?:\s|$)", members, re.M):
         files.add(m.group(1))
     for m in re.finditer(r"^LOAD (\S+\.o(?:bj)?)$", text, re.M):
         files.add(m.group(1))

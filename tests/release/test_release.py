@@ -127,8 +127,8 @@ class Release(unittest.TestCase):
     def test_no_build_path_or_build_time_is_in_any_file(self):
         needles = [t.encode() for t in self.trees] + [SRC.encode(), CACHE.encode(),
                                                       self.tmp.encode()]
-        for f in self.files(self.out) + ["../" + os.path.relpath(self.unsigned, self.out)]:
-            with open(os.path.join(self.out, f), "rb") as fh:
+        for f in [os.path.join(self.out, f) for f in self.files(self.out)] + [self.unsigned]:
+            with open(f, "rb") as fh:
                 data = fh.read()
             for n in needles:
                 self.assertNotIn(n, data, "%s holds %s" % (f, n.decode()))
@@ -166,8 +166,8 @@ class Release(unittest.TestCase):
     def test_the_exe_carries_its_version_resource(self):
         with open(self.exe, "rb") as f:
             text = f.read().decode("utf-16-le", errors="replace")
-        version = re.search(r"project\(winagent VERSION ([0-9.]+)",
-                            open(os.path.join(SRC, "CMakeLists.txt")).read()).group(1)
+        with open(os.path.join(SRC, "CMakeLists.txt")) as f:
+            version = re.search(r"project\(winagent VERSION ([0-9.]+)", f.read()).group(1)
         for key, value in (("ProductName", "winagent"), ("ProductVersion", version),
                            ("FileVersion", version),
                            ("FileDescription", "winagent desktop agent"),
