@@ -60,7 +60,9 @@ static void WA_PRINTF(5, 6) add(struct doctor *d, const char *section, enum verd
 
 static void judge_windows(struct doctor *d, const struct wa_system_info *s)
 {
-    char version[64] = "";
+    char version[64] = "", name[120];
+    snprintf(name, sizeof name, "%s%s%s", s->os_name[0] ? s->os_name : "Windows",
+             s->os_release[0] ? " " : "", s->os_release);
     if (s->os_major >= 0)
         snprintf(version, sizeof version, "%d.%d.%d", s->os_major, s->os_minor, s->os_build);
     if (s->os_major >= 0 && s->os_revision >= 0)
@@ -75,10 +77,9 @@ static void judge_windows(struct doctor *d, const struct wa_system_info *s)
     else if (s->os_major < 10)
         add(d, "windows", V_WARNING,
             "winagent is made and tested for Windows 10 and 11: parts of it may fail here",
-            "%s %s (%s)", s->os_name[0] ? s->os_name : "Windows", s->os_release, version);
+            "%s (%s)", name, version);
     else
-        add(d, "windows", V_OK, NULL, "%s%s%s (%s)", s->os_name[0] ? s->os_name : "Windows",
-            s->os_release[0] ? " " : "", s->os_release, version);
+        add(d, "windows", V_OK, NULL, "%s (%s)", name, version);
 }
 
 static void judge_session(struct doctor *d, const struct wa_system_info *s)
