@@ -10,6 +10,9 @@
 #   ./dev.sh fuzz [SECONDS]  build + every libFuzzer target for SECONDS each (default 60)
 #   ./dev.sh demo    deps + build + the main job on a Wine desktop
 #   ./dev.sh bench   deps + build + the speed benchmark (medians and p95)
+#   ./dev.sh release [OUT]   deps + the release folder (cmake/release/release.sh): the exe
+#                    (signed when WINAGENT_SIGN_PFX is set), its bill of materials, the MCP
+#                    bundle, the winget manifest, SHA-256 sums; reproducible
 #   ./dev.sh clean   remove build/ (the dependency cache stays; `clean --all` too)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -22,6 +25,7 @@ apt_packages=(
     wine wine64 xvfb xauth clang-format cppcheck
     clang libclang-rt-14-dev
     chromium libxml2-utils
+    osslsigncode
     locales fonts-wqy-microhei
 )
 
@@ -115,6 +119,12 @@ cmd_deps() {
         say "npm ci in tests/ci (action-validator and a JUnit schema, pinned by package-lock.json)"
         (cd tests/ci && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
     fi
+    # The release: the official MCP bundle tool packs winagent.mcpb; ajv and yaml check
+    # the bill of materials and the winget manifest against their schemas.
+    if [ ! -d tests/release/node_modules/@anthropic-ai/mcpb ]; then
+        say "npm ci in tests/release (mcpb, ajv, yaml, pinned by package-lock.json)"
+        (cd tests/release && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    fi
 }
 
 cmd_build() {
@@ -177,6 +187,11 @@ cmd_bench() {
     exec bash tests/bench/bench.sh "$@"
 }
 
+cmd_release() {
+    [ -n "${win64_prefix:-}" ] || cmd_deps
+    bash cmake/release/release.sh "$@"
+}
+
 cmd_clean() {
     rm -rf build
     if [ "${1:-}" = "--all" ]; then
@@ -191,7 +206,8 @@ case "${1:-}" in
     test) shift; cmd_test "$@" ;;
     demo) shift; cmd_demo "$@" ;;
     bench) shift; cmd_bench "$@" ;;
+    release) shift; cmd_release "$@" ;;
     fuzz) shift; cmd_fuzz "$@" ;;
     clean) shift; cmd_clean "$@" ;;
-    *) echo "usage: ./dev.sh deps|build|lint|test|fuzz|demo|bench|clean" >&2; exit 2 ;;
+    *) echo "usage: ./dev.sh deps|build|lint|test|fuzz|demo|bench|release|clean" >&2; exit 2 ;;
 esac

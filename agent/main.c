@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "agent/front/cli.h"
+#include "agent/front/doctor.h"
 #include "agent/front/mcp_stdio.h"
 #include "agent/front/models_cli.h"
 #include "agent/front/run_cli.h"
@@ -21,6 +22,9 @@ static const char usage_text[] =
     "  winagent config                      every setting and where it came from\n"
     "  winagent models [--model NAME] [--markdown|--json]   what each model family takes,\n"
     "                                       and what a model resolves to\n"
+    "  winagent doctor [--json]             the machine's health for an agent: session,\n"
+    "                                       integrity, DPI, monitors, UAC, UI Automation,\n"
+    "                                       the model server; a verdict per line\n"
     "  winagent help                        the manual for agents (SKILL.md)\n"
     "  winagent mcp [--http [ADDR:]PORT [--allow-remote] [--no-auth]]   MCP over stdio, or\n"
     "                                       Streamable HTTP at /mcp\n"
@@ -68,6 +72,8 @@ static int run_command(int argc, char **argv)
         return cmd_serve(argc - 1, argv + 1);
     if (strcmp(argv[1], "batch") == 0)
         return cmd_batch(argc - 1, argv + 1);
+    if (strcmp(argv[1], "doctor") == 0)
+        return cmd_doctor(argc - 1, argv + 1);
     if (strcmp(argv[1], "report") == 0)
         return cmd_report(argc - 1, argv + 1);
     if (strcmp(argv[1], "models") == 0)

@@ -226,6 +226,22 @@ wa_err backend_monitors(const struct wa_backend *b, struct wa_monitor *out, size
     return b && b->monitors ? b->monitors(out, max, count) : UNSUPPORTED(b, "list monitors");
 }
 
+void wa_system_info_init(struct wa_system_info *s)
+{
+    memset(s, 0, sizeof *s);
+    s->os_major = s->os_minor = s->os_build = s->os_revision = -1;
+    s->session = s->console_session = s->integrity = -1;
+    s->elevated = s->uiaccess = s->uac_enabled = s->consent_prompt_admin = -1;
+    s->prompt_on_secure_desktop = s->uia = s->remote = -1;
+    s->dpi_awareness = WA_DPI_UNKNOWN;
+}
+
+wa_err backend_system_info(const struct wa_backend *b, struct wa_system_info *out)
+{
+    wa_system_info_init(out);
+    return b && b->system_info ? b->system_info(out) : UNSUPPORTED(b, "describe the machine");
+}
+
 wa_err backend_capture_screen(const struct wa_backend *b, struct wa_rect r, struct wa_image *out)
 {
     memset(out, 0, sizeof *out);

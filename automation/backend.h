@@ -100,6 +100,44 @@ struct wa_monitor {
     int dpi; /* 96 = 100 % */
 };
 
+/* How a process maps its pixels to the screen's (Windows' DPI awareness). */
+enum wa_dpi_awareness {
+    WA_DPI_UNKNOWN,
+    WA_DPI_UNAWARE,       /* drawn at 96 dpi and stretched: coordinates are scaled */
+    WA_DPI_SYSTEM,        /* the primary monitor's scale everywhere */
+    WA_DPI_PER_MONITOR,   /* physical pixels on every monitor */
+    WA_DPI_PER_MONITOR_V2 /* the same, with its windows' frames and dialogs scaled too */
+};
+
+/* What the machine is like for an agent, for `winagent doctor`: facts as read, the
+ * verdicts are the caller's. What cannot be read keeps the value wa_system_info_init
+ * gives it: -1 for numbers and yes/no fields, "" for text, WA_DPI_UNKNOWN. */
+struct wa_system_info {
+    char os_name[80];    /* the product's name: "Windows 11 Pro" */
+    char os_release[32]; /* its release: "23H2" */
+    int os_major, os_minor, os_build, os_revision;
+    char wine[32];          /* Wine's version when the exe runs under Wine, else "" */
+    long session;           /* the session winagent runs in (0: services' session) */
+    long console_session;   /* the session of the physical console */
+    int remote;             /* a remote desktop session */
+    char input_desktop[32]; /* the desktop that has the input: "Default"; "Winlogon" is the
+                             * secure desktop (UAC prompts, the lock screen) */
+    long integrity;         /* the process's integrity level, its RID: 0x1000 low,
+                             * 0x2000 medium, 0x3000 high, 0x4000 system */
+    int elevated;           /* running as administrator (an elevated token) */
+    int uiaccess;           /* UIAccess: input may reach windows of higher integrity */
+    enum wa_dpi_awareness dpi_awareness;
+    /* UAC's policy (HKLM ...\Policies\System), -1 where the value is not set (Windows'
+     * defaults: EnableLUA 1, ConsentPromptBehaviorAdmin 5, PromptOnSecureDesktop 1). */
+    int uac_enabled;              /* EnableLUA */
+    int consent_prompt_admin;     /* ConsentPromptBehaviorAdmin, 0-5 (0: no prompt) */
+    int prompt_on_secure_desktop; /* PromptOnSecureDesktop */
+    int uia;                      /* UI Automation's client can be had and answers */
+    char uia_detail[160];         /* what answered, or why not */
+};
+
+void wa_system_info_init(struct wa_system_info *s);
+
 enum wa_button {
     WA_BUTTON_LEFT,
     WA_BUTTON_RIGHT,
@@ -224,6 +262,10 @@ struct wa_backend {
      * 0 when none: empty, or its owner is gone). */
     wa_err (*clipboard_owner)(uint64_t *hwnd);
     wa_err (*monitors)(struct wa_monitor *out, size_t max, size_t *count);
+    /* The machine's facts for `winagent doctor` (out comes initialised by the
+     * wrapper); fields it cannot read stay unknown. May take a second (UI Automation
+     * is asked on a thread of its own). */
+    wa_err (*system_info)(struct wa_system_info *out);
 
     /* ---- pixels ---- */
     wa_err (*capture_screen)(struct wa_rect r, struct wa_image *out);
@@ -361,6 +403,8 @@ wa_err backend_control_at(const struct wa_backend *b, int x, int y, uint64_t *co
 wa_err backend_clipboard_owner(const struct wa_backend *b, uint64_t *hwnd);
 wa_err backend_monitors(const struct wa_backend *b, struct wa_monitor *out, size_t max,
                         size_t *count);
+/* Everything unknown and WA_E_UNSUPPORTED for a NULL slot. */
+wa_err backend_system_info(const struct wa_backend *b, struct wa_system_info *out);
 wa_err backend_capture_screen(const struct wa_backend *b, struct wa_rect r, struct wa_image *out);
 /* The virtual screen: the union of all monitors (origins may be negative). */
 wa_err backend_virtual_screen(const struct wa_backend *b, struct wa_rect *out);

@@ -11,6 +11,13 @@
 #                                   the .inl files it includes (the embeddable HTTP
 #                                   server of `mcp --http`, compiled by CMake for both
 #                                   targets without SSL, CGI or file serving)
+#   cmake/build-deps.sh copyright PKG VERSION
+#                                -> prints the path of the Debian source package's
+#                                   debian/copyright at that version (fetched once; the
+#                                   release's bill of materials reads the licences there)
+#
+# Each cached library says where it came from: the win64 prefix in sources.txt, a source
+# folder in SOURCE ("PKG VERSION" lines).
 #
 # Everything goes to stderr except the one path on stdout. Re-running with a filled
 # cache does no work. WINAGENT_CACHE overrides the cache root.
@@ -54,7 +61,34 @@ source_dir() {
         rm -rf "$tmp"
         touch "$dir/.done"
     fi
+    [ -f "$dir/SOURCE" ] || printf '%s %s\n' "$pkg" "$ver" > "$dir/SOURCE"
     printf '%s\n' "$dir"
+}
+
+# debian/copyright of source package PKG at VERSION, from its Debian tarball alone.
+copyright_file() {
+    local pkg=$1 want=$2 ver file uri tmp
+    ver=$(src_version "$pkg")
+    [ "$ver" = "$want" ] || die "apt offers $pkg $ver, not $want: rebuild the cache (./dev.sh deps)"
+    file="$cache_root/copyright/${pkg}_$ver"
+    if [ ! -f "$file" ]; then
+        uri=$(apt-get source --print-uris "$pkg" 2>/dev/null |
+            awk -F"'" '/\.debian\.tar\.|\.diff\.gz/ {print $2; exit}')
+        # a native package has no Debian tarball: its one tarball holds debian/
+        [ -n "$uri" ] || uri=$(apt-get source --print-uris "$pkg" 2>/dev/null |
+            awk -F"'" '/\.tar\./ {print $2; exit}')
+        [ -n "$uri" ] || die "apt has no source tarball of $pkg"
+        tmp=$(mktemp -d)
+        log "fetching debian/copyright of $pkg $ver"
+        /usr/lib/apt/apt-helper download-file "$uri" "$tmp/src" >&2 ||
+            die "cannot download $uri"
+        mkdir -p "$cache_root/copyright"
+        tar -xOf "$tmp/src" --wildcards '*debian/copyright' > "$tmp/copyright" 2>/dev/null ||
+            die "no debian/copyright in $uri"
+        mv "$tmp/copyright" "$file"
+        rm -rf "$tmp"
+    fi
+    printf '%s\n' "$file"
 }
 
 # lodepng as C: the same source for native and win64.
@@ -129,6 +163,8 @@ win64_prefix() {
         printf '%s\n' "$key" > "$prefix/.done"
         log "win64 dependencies ready in $prefix"
     fi
+    [ -f "$prefix/sources.txt" ] ||
+        printf 'curl %s lib/libcurl.a\ncjson %s lib/libcjson.a\n' "$curl_v" "$cjson_v" >"$prefix/sources.txt"
     printf '%s\n' "$prefix"
 }
 
@@ -136,5 +172,6 @@ case "${1:-}" in
     win64) win64_prefix ;;
     lodepng) source_dir lodepng ;;
     civetweb) source_dir civetweb ;;
-    *) die "usage: $0 win64|lodepng|civetweb" ;;
+    copyright) copyright_file "${2:?source package}" "${3:?version}" ;;
+    *) die "usage: $0 win64|lodepng|civetweb|copyright PKG VERSION" ;;
 esac

@@ -12,6 +12,8 @@
 #               (tests/ci), the bench table is baseline.json's, the contract names every
 #               setting, command and action
 #   lint.*      format, cppcheck, the layers' include order, the names, the docs' links and size
+#   release.*   ./dev.sh release: reproducible, signed, its bill of materials, bundle and
+#               winget manifest checked (tests/release)
 
 file(GLOB unit_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/unit/test_*.c)
 foreach(src ${unit_sources})
@@ -82,6 +84,14 @@ add_test(NAME docs.bench_table COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/benc
 add_test(NAME docs.contract COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/lint/docs.py --contract)
 set_tests_properties(docs.bench_table docs.contract PROPERTIES TIMEOUT 60
   ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
+
+# The release (cmake/release/release.sh) built twice, in two folders, signed with a
+# throwaway certificate: the same bytes, a signature that verifies and breaks when the exe
+# is touched, and a bill of materials, an MCP bundle and a winget manifest that their
+# schemas and tools accept. Two win64 builds: about ten minutes on a loaded 2-core machine.
+add_test(NAME release.build_twice COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/release/test_release.py)
+set_tests_properties(release.build_twice PROPERTIES TIMEOUT 3000 ENVIRONMENT
+  "WINAGENT_SRC=${CMAKE_SOURCE_DIR};WINAGENT_NATIVE_EXE=$<TARGET_FILE:winagent>;PYTHONDONTWRITEBYTECODE=1")
 
 # The unit and native tests of the sanitizer build (build/asan), as one test here.
 set(WINAGENT_ASAN_DIR "" CACHE PATH "the native build with -DWINAGENT_SANITIZE=ON")

@@ -71,8 +71,8 @@ enum {
       "where run folders are written")                                                             \
     X(SHELL, "shell", "shell", SG_RUN, "WINAGENT_SHELL_POLICY", "on", SK_VALUE | SK_TRUSTED,       \
       "the loop's powershell tool and command-line launches: on, off or confirm")                  \
-    X(ALLOW_SHELL, "allow_shell", "allow-shell", SG_DESK, NULL, "off", SK_SWITCH,                  \
-      "the shell permission of act, the CLI, mcp and serve")                                       \
+    X(ALLOW_SHELL, "allow_shell", "allow-shell", SG_DESK, "WINAGENT_ALLOW_SHELL", "off",           \
+      SK_SWITCH | SK_TRUSTED, "the shell permission of act, the CLI, mcp and serve")               \
     X(DRY_RUN, "dry_run", "dry-run", SG_RUN | SG_DESK, NULL, "off", SK_SWITCH,                     \
       "describe acting operations, perform none")                                                  \
     X(DELIVERY, "delivery", "delivery", SG_RUN | SG_DESK, "WINAGENT_DELIVERY", "foreground",       \

@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "automation/fake/fake_input.h"
+#include "automation/fake/fake_system.h"
 #include "automation/fake/fake_scene.h"
 #include "automation/fake/fake_tree.h"
 #include "base/os.h"
@@ -431,6 +432,8 @@ static wa_err fake_monitors(struct wa_monitor *out, size_t max, size_t *count)
             break;
         struct wa_monitor *o = &out[(*count)++];
         o->rect = o->work = fake_scene_json_rect(cJSON_GetObjectItemCaseSensitive(m, "rect"));
+        if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(m, "work")))
+            o->work = fake_scene_json_rect(cJSON_GetObjectItemCaseSensitive(m, "work"));
         o->primary = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "primary"));
         const cJSON *dpi = cJSON_GetObjectItemCaseSensitive(m, "dpi");
         o->dpi = cJSON_IsNumber(dpi) && dpi->valueint > 0 ? dpi->valueint : 96;
@@ -564,6 +567,7 @@ static const struct wa_backend fake_backend = {
     .control_at = fake_control_at,
     .clipboard_owner = fake_clipboard_owner,
     .monitors = fake_monitors,
+    .system_info = fake_system_info,
     .capture_screen = fake_capture_screen,
     .capture_window = fake_capture_window,
     .mouse_move = fake_input_mouse_move,

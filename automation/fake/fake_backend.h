@@ -4,7 +4,10 @@
  * when set, and kept in memory.
  *
  * Scene:
- * {"monitors": [{"rect": [0,0,1920,1080], "primary": true}],
+ * {"monitors": [{"rect": [0,0,1920,1080], "work": [0,0,1920,1040], "primary": true,
+ *                "dpi": 144}],   (work: without the taskbar, the rect when not said;
+ *               dpi 96 = 100 %)
+ *  "system": {...}   (the machine's facts for `winagent doctor`: fake_system.h)
  *  "windows": [{"hwnd": 256, "title": "Untitled - Notepad", "class": "Notepad",
  *               "process": "notepad.exe", "pid": 42, "rect": [0,0,800,600],
  *               "foreground": true, "color": "#ffffff" | "image": "file.png",

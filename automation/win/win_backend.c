@@ -18,6 +18,7 @@
 #include "automation/win/win_post.h"
 #include "automation/win/win_program.h"
 #include "automation/win/win_process.h"
+#include "automation/win/win_system.h"
 
 typedef BOOL(WINAPI *set_dpi_context_fn)(HANDLE);
 typedef HRESULT(WINAPI *set_dpi_awareness_fn)(int);
@@ -91,6 +92,7 @@ static const struct wa_backend win_backend = {
     .control_at = win_control_at,
     .clipboard_owner = win_clipboard_owner,
     .monitors = win_monitors,
+    .system_info = win_system_info,
 
     .capture_screen = win_capture_screen,
     .capture_window = win_capture_window,

@@ -9,8 +9,7 @@
 #include "automation/win/win_integrity.h"
 #include "automation/win/win_window.h"
 
-/* The integrity level (its RID: 0x2000 medium, 0x3000 high) of a token, or -1. */
-static long token_integrity(HANDLE token)
+long win_token_integrity(HANDLE token)
 {
     DWORD len = 0;
     GetTokenInformation(token, TokenIntegrityLevel, NULL, 0, &len);
@@ -37,7 +36,7 @@ static long process_integrity(DWORD pid)
     HANDLE token = NULL;
     long rid = -1;
     if (OpenProcessToken(p, TOKEN_QUERY, &token)) {
-        rid = token_integrity(token);
+        rid = win_token_integrity(token);
         CloseHandle(token);
     }
     if (pid)
