@@ -100,15 +100,33 @@ static unsigned modifiers_down(void)
     return down;
 }
 
+/* The program under the pointer takes the X event that lets the modifiers go when it
+ * next reads its queue, which may be after a first look here (measured: a ctrl+click
+ * pressed Ctrl again, then lost it once more before the button went down). So the
+ * modifiers are looked at until they have held for MODIFIERS_STEADY_MS, pressed again
+ * each time they were let go, for at most MODIFIERS_SETTLE_MS. */
+#define MODIFIERS_STEADY_MS 40
+#define MODIFIERS_SETTLE_MS 250
+#define MODIFIERS_LOOK_MS   10
+
 static void keep_modifiers_down(unsigned before)
 {
-    unsigned lost = before & ~modifiers_down();
-    for (unsigned i = 0; i < sizeof modifier_keys / sizeof *modifier_keys; i++)
-        if (lost & (1u << i)) {
-            INPUT in;
-            key_event(&in, modifier_keys[i], false);
-            SendInput(1, &in, sizeof in);
-        }
+    int64_t t0 = os_now_ms(), steady = t0;
+    for (;;) {
+        unsigned lost = before & ~modifiers_down();
+        int64_t now = os_now_ms();
+        if (lost)
+            steady = now;
+        for (unsigned i = 0; i < sizeof modifier_keys / sizeof *modifier_keys; i++)
+            if (lost & (1u << i)) {
+                INPUT in;
+                key_event(&in, modifier_keys[i], false);
+                SendInput(1, &in, sizeof in);
+            }
+        if (now - steady >= MODIFIERS_STEADY_MS || now - t0 >= MODIFIERS_SETTLE_MS)
+            return;
+        Sleep(MODIFIERS_LOOK_MS);
+    }
 }
 
 static wa_err move_pointer(int x, int y);
