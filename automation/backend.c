@@ -3,10 +3,12 @@
  * selector are built once from the primitives. */
 #include "automation/backend.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "automation/tree_pix.h"
+#include "base/netpath.h"
 #include "base/os.h"
 #include "base/str.h"
 
@@ -106,6 +108,9 @@ wa_err backend_resolve_program(const struct wa_backend *b, const char *name, cha
     *path = *runs = NULL;
     if (!name || !*name)
         return wa_fail(WA_E_INVALID_ARGS, "no program named");
+    const char *remote = netpath_remote(name); /* never looked up, whatever the backend */
+    if (remote)
+        return wa_fail(WA_E_DENIED, "%.200s is %s; it was not looked up", name, remote);
     return b && b->resolve_program ? b->resolve_program(name, path, runs)
                                    : UNSUPPORTED(b, "look programs up");
 }
@@ -158,8 +163,34 @@ wa_err backend_program_info(const struct wa_backend *b, const char *path,
     memset(out, 0, sizeof *out);
     if (!path)
         return wa_fail(WA_E_INVALID_ARGS, "no program file");
+    const char *remote = netpath_remote(path);
+    if (remote) { /* never opened, whatever the backend */
+        snprintf(out->place_why, sizeof out->place_why, "%s", remote);
+        out->place = WA_PLACE_NETWORK;
+        return WA_E_OK;
+    }
     return b && b->program_info ? b->program_info(path, out)
                                 : wa_fail(WA_E_UNSUPPORTED, "this backend reads no program files");
+}
+
+wa_err backend_program_place(const struct wa_backend *b, const char *path,
+                             struct wa_program_info *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!path)
+        return wa_fail(WA_E_INVALID_ARGS, "no program file");
+    const char *remote = netpath_remote(path);
+    if (remote) {
+        snprintf(out->place_why, sizeof out->place_why, "%s", remote);
+        out->place = WA_PLACE_NETWORK;
+        return WA_E_OK;
+    }
+    if (b && b->program_place)
+        return b->program_place(path, out);
+    wa_err e = backend_program_info(b, path, out);
+    free(out->original_name);
+    out->original_name = NULL;
+    return e;
 }
 
 wa_err backend_window_kind(const struct wa_backend *b, uint64_t hwnd, struct wa_window_kind *out)
@@ -209,13 +240,13 @@ wa_err backend_close_window(const struct wa_backend *b, uint64_t hwnd)
     return b && b->close_window ? b->close_window(hwnd) : UNSUPPORTED(b, "close windows");
 }
 
-wa_err backend_launch(const struct wa_backend *b, const char *command, int timeout_ms,
-                      uint64_t *hwnd)
+wa_err backend_launch(const struct wa_backend *b, enum wa_launch_kind kind, const char *what,
+                      int timeout_ms, uint64_t *hwnd)
 {
     *hwnd = 0;
-    if (!command || !*command)
+    if (!what || !*what)
         return wa_fail(WA_E_INVALID_ARGS, "launch needs a command");
-    return b && b->launch ? b->launch(command, timeout_ms, hwnd)
+    return b && b->launch ? b->launch(kind, what, timeout_ms, hwnd)
                           : UNSUPPORTED(b, "launch programs");
 }
 

@@ -173,7 +173,7 @@ wa_err perform_launch(struct call *k)
         snprintf(plan.reason, sizeof plan.reason, "%s", plan.far_reason);
     }
     if (plan.needs_shell) {
-        char what[400];
+        char what[600];
         snprintf(what, sizeof what, "launching \"%.80s\" (%s)", command, plan.reason);
         if ((e = shell_permission(k, what, command)))
             goto out;
@@ -182,7 +182,7 @@ wa_err perform_launch(struct call *k)
     if (k->dry)
         goto out;
     uint64_t hwnd = 0;
-    if ((e = backend_launch(k->be, plan.command, LAUNCH_TIMEOUT_MS, &hwnd)))
+    if ((e = backend_launch(k->be, plan.kind, plan.command, LAUNCH_TIMEOUT_MS, &hwnd)))
         goto out;
     if (hwnd && (e = launched_window_check(k, hwnd, command)))
         goto out;

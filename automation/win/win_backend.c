@@ -80,6 +80,7 @@ static const struct wa_backend win_backend = {
     .close_window = win_close_window,
     .resolve_program = win_resolve_program,
     .program_info = win_program_info,
+    .program_place = win_program_place,
     .input_reaches = win_input_reaches,
     .input_handled = win_input_handled,
     .watch_process = win_watch_process,

@@ -405,8 +405,8 @@ static void programs_far_from_the_system_folders_need_the_shell(void **state)
         {"update", "network share"},
         {"\\\\server\\share\\update.exe", "network share"},
         {"mapped", "network share"},
-        {"tool", "outside the system's program folders"},
-        {"climb", "outside the system's program folders"},
+        {"tool", "not installed"},
+        {"climb", "not installed"},
     };
     struct core_config cfg = {.shell = SHELL_DENIED};
     struct rig t;
