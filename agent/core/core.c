@@ -436,6 +436,12 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         snprintf(r->message, sizeof r->message, "%s", wa_err_detail());
         return r->err;
     }
+    const char *name = s->o.model_names && op->model ? op->model : op->cli ? op->cli : op->name;
+    if (op_request_has(q, ARG_TEXT) && send_check_text(name, q->text)) { /* text is text */
+        r->err = WA_E_INVALID_ARGS;
+        snprintf(r->message, sizeof r->message, "%s", wa_err_detail());
+        return r->err;
+    }
     bool acts = op_acts(op) || file != ARG_NONE; /* writing a file is acting */
     bool input = (op->flags & (OPF_INPUT | OPF_WINDOWS)) != 0;
     /* Delivery applies to what sends input, and to focus_window, which background never
@@ -449,9 +455,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         .q = q,
         .r = r,
         .dry = c->cfg.dry_run && acts,
-        .name = s->o.model_names && op->model ? op->model
-                : op->cli                     ? op->cli
-                                              : op->name,
+        .name = name,
         .background = delivered && d != DELIVERY_FOREGROUND,
     };
     if (q->note[0])

@@ -431,6 +431,53 @@ static void programs_far_from_the_system_folders_need_the_shell(void **state)
     rig_close(&t);
 }
 
+/* ---- typed text ---- */
+
+/* Typed text is text: a control character other than tab, CR and LF is refused before
+ * anything is sent (a control takes 0x16 as paste), in both deliveries, for type and
+ * set_value alike, naming the character; tab, CR, LF and text that only looks like a
+ * control (U+2028, U+2416) are typed. */
+static void typed_text_is_text(void **state)
+{
+    (void)state;
+    struct core_config cfg = {.shell = SHELL_DENIED};
+    struct rig t;
+    open_on(&t, scene, &cfg);
+    static const struct {
+        const char *text, *named;
+    } refused[] = {
+        {"A\x16" "B", "U+0016 (Ctrl+V as a character: pastes)"},
+        {"\x18", "U+0018 (Ctrl+X"},
+        {"x\x03", "U+0003 (Ctrl+C"},
+        {"\x01", "U+0001 (Ctrl+A"},
+        {"ab\x08", "U+0008"},
+        {"\x1b", "U+001B (Esc"},
+        {"\x7f", "U+007F (DEL"},
+        {"\xc2\x85", "U+0085 (a C1 control character (NEL"},
+        {"\xc2\x9b[2J", "U+009B"},
+    };
+    static const char *const ops[] = {"type", "type_background", "set_value"};
+    char args[160];
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+        for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+            enum op_id id = o == 2 ? OP_SET_VALUE : OP_TYPE;
+            snprintf(args, sizeof args, "window=notepad|%stext=%s%s",
+                     o == 2 ? "ref=Edit:File name:|" : "", refused[i].text,
+                     o == 1 ? "|delivery=background" : "");
+            wa_err e = rig_do(&t, id, args);
+            if (e != WA_E_INVALID_ARGS || !strstr(t.r.message, refused[i].named))
+                fail_msg("%s of %zu: %s %s", ops[o], i, wa_err_code(e), t.r.message);
+        }
+    assert_false(actions_hold("type_text"));
+    assert_false(actions_hold("post_text"));
+    assert_false(actions_hold("set_value"));
+    assert_false(actions_hold("focus"));
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=notepad|text=a\tb\r\nc\xe2\x80\xa8\xe2\x90\x96"),
+                     WA_E_OK);
+    assert_true(actions_hold("type_text"));
+    rig_close(&t);
+}
+
 /* ---- pastes, elements ---- */
 
 /* A paste takes what the clipboard holds: refused while its owner is a restricted program,
@@ -492,6 +539,7 @@ int main(void)
         cmocka_unit_test(explorer_takes_browsing_keys_in_its_items_only),
         cmocka_unit_test(launcher_keys_are_refused_when_the_shell_is_off),
         cmocka_unit_test(programs_far_from_the_system_folders_need_the_shell),
+        cmocka_unit_test(typed_text_is_text),
         cmocka_unit_test(a_paste_is_checked_by_the_clipboards_owner),
         cmocka_unit_test(elements_are_checked_by_the_nearest_window_above_them),
     };
