@@ -110,7 +110,7 @@ wa_err backend_resolve_program(const struct wa_backend *b, const char *name, cha
         return wa_fail(WA_E_INVALID_ARGS, "no program named");
     const char *remote = netpath_remote(name); /* never looked up, whatever the backend */
     if (remote)
-        return wa_fail(WA_E_DENIED, "%.200s is %s; it was not looked up", name, remote);
+        return wa_fail(WA_E_DENIED, "%s", remote);
     return b && b->resolve_program ? b->resolve_program(name, path, runs)
                                    : UNSUPPORTED(b, "look programs up");
 }

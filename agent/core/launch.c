@@ -322,7 +322,7 @@ static void on_a_share(struct launch_plan *out, const char *what, const char *wh
 {
     out->network = out->far = true;
     snprintf(out->far_reason, sizeof out->far_reason,
-             "%.100s lies on a network share (%.110s); it was not looked up", what, why);
+             "%.100s lies on a network share (%.200s); it was not looked up", what, why);
     needs(out, "%s", out->far_reason);
 }
 
@@ -447,13 +447,11 @@ wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct
     if (launch_is_script(prog))
         needs(out, "%.80s is a script, shortcut or indirection", base_name(prog));
     e = backend_resolve_program(be, prog, &out->path, &out->runs);
-    if (e == WA_E_DENIED) { /* it became a path on a share: not looked up */
+    if (e == WA_E_DENIED) { /* it is, or became, a path on a share: not looked up */
         char why[300];
         snprintf(why, sizeof why, "%s", wa_err_detail());
         wa_err_clear();
-        out->network = out->far = true;
-        snprintf(out->far_reason, sizeof out->far_reason, "%s", why);
-        needs(out, "%s", why);
+        on_a_share(out, prog, why);
         e = WA_E_OK;
     } else if (e == WA_E_ELEMENT_NOT_FOUND && out->needs_shell) {
         e = WA_E_OK; /* the shell is refused anyway, or will say so itself */

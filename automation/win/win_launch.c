@@ -391,7 +391,7 @@ wa_err win_resolve_program(const char *name, char **path, char **runs)
     if (!remote && !bare && GetFullPathNameW(w, sizeof found / sizeof found[0], found, NULL))
         remote = remote_path(found);
     if (remote)
-        return wa_fail(WA_E_DENIED, "'%.200s' is %s; it was not looked up", name, remote);
+        return wa_fail(WA_E_DENIED, "%ls is %s", found[0] ? found : w, remote);
     wa_err e = WA_E_OK;
     bool have = false;
     if (bare) {
@@ -401,8 +401,7 @@ wa_err win_resolve_program(const char *name, char **path, char **runs)
                app_path(w, found, sizeof found / sizeof found[0]);
         free(dirs);
         if (have && (remote = remote_path(found))) /* an App Paths entry on a share */
-            return wa_fail(WA_E_DENIED, "'%.200s' is registered at %s; it was not looked up", name,
-                           remote);
+            return wa_fail(WA_E_DENIED, "it is registered at %ls, %s", found, remote);
         if (have && !GetFullPathNameW(found, sizeof found / sizeof found[0], found, NULL))
             have = false;
     } else {
@@ -413,8 +412,7 @@ wa_err win_resolve_program(const char *name, char **path, char **runs)
     if (have) {
         const wchar_t *r = what_runs(found, prog, sizeof prog / sizeof prog[0]);
         if (r == prog && (remote = remote_path(prog)))
-            return wa_fail(WA_E_DENIED, "'%.200s' opens with a program that is %s", name,
-                           remote);
+            return wa_fail(WA_E_DENIED, "it opens with %ls, %s", prog, remote);
         *path = wide_to_heap_utf8(found);
         *runs = r ? wide_to_heap_utf8(r) : NULL;
         if (!r && *path)

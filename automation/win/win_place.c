@@ -202,11 +202,6 @@ static const char *chain_verdict(const wchar_t *full, bool wine, char *why, size
     }
 }
 
-const char *win_place_acl_verdict(const wchar_t *path, char *why, size_t cap)
-{
-    return chain_verdict(path, false, why, cap);
-}
-
 /* Whether full lies inside folder (either separator). */
 static bool inside(const wchar_t *full, const wchar_t *folder)
 {

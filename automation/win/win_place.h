@@ -30,12 +30,6 @@
  *   control bypasses). */
 enum wa_program_place win_place_of(const wchar_t *path, const char **why);
 
-/* The Windows rule alone, whatever the platform (for tests of it under Wine): NULL
- * when the file at path (a whole path) and the folders above it can be changed by no
- * one but SYSTEM, Administrators and TrustedInstaller, else the reason, written to
- * why (cap bytes). */
-const char *win_place_acl_verdict(const wchar_t *path, char *why, size_t cap);
-
 /* Whether the drive of whole path p (after any "\\\\?\\" or "\\\\.\\") is a network drive:
  * by the device the drive letter names (a redirector's, a subst of a share), asked of
  * the object manager, then of GetDriveType for a device that is no disk. */

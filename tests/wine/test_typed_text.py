@@ -85,6 +85,7 @@ class TypedTextIsText(unittest.TestCase):
                                     ("\x18", "U+0018 (Ctrl+X"), ("x\x03", "U+0003 (Ctrl+C")):
                     res = wa_json("type", text, "--window", "Notepad", "--delivery", delivery,
                                   apps="notepad.exe")
+                    self.assertNotIn(SECRET, notepad_text(), (delivery, text, res))
                     self.assertEqual(res["error"]["code"], "invalid_args", (delivery, res))
                     self.assertIn(named, res["error"]["message"])
                 res = wa_json("fill", document("Notepad"), "A\x16B", "--window", "Notepad",
