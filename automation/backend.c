@@ -151,6 +151,27 @@ void backend_unwatch_process(const struct wa_backend *b, uintptr_t watch)
         b->unwatch_process(watch);
 }
 
+wa_err backend_started_by(const struct wa_backend *b, unsigned long pid, int64_t since_ms,
+                          struct wa_started *out, size_t max, size_t *count)
+{
+    *count = 0;
+    return b && b->started_by && pid && max ? b->started_by(pid, since_ms, out, max, count)
+                                            : WA_E_OK;
+}
+
+wa_err backend_process_parent(const struct wa_backend *b, unsigned long pid,
+                              unsigned long *parent)
+{
+    *parent = 0;
+    return b && b->process_parent && pid ? b->process_parent(pid, parent) : WA_E_OK;
+}
+
+wa_err backend_wait_ready(const struct wa_backend *b, unsigned long pid, int timeout_ms)
+{
+    return b && b->wait_ready && pid && timeout_ms > 0 ? b->wait_ready(pid, timeout_ms)
+                                                       : WA_E_OK;
+}
+
 void wa_program_info_cleanup(struct wa_program_info *p)
 {
     free(p->original_name);

@@ -76,6 +76,12 @@ struct wa_program_info {
 
 void wa_program_info_cleanup(struct wa_program_info *p);
 
+/* A process another started (backend.started_by). */
+struct wa_started {
+    unsigned long pid;
+    char path[520]; /* its program's whole path ("" when it cannot be read) */
+};
+
 /* A watched process (backend.watch_process). */
 struct wa_process_state {
     bool ended;
@@ -278,6 +284,15 @@ struct wa_backend {
     /* What became of the watched process. */
     wa_err (*process_state)(uintptr_t watch, struct wa_process_state *out);
     void (*unwatch_process)(uintptr_t watch);
+    /* The processes that process pid started at or after since_ms (os_time_ms, the
+     * wall clock), at most max, into out; *count how many. NULL: none can be told. */
+    wa_err (*started_by)(unsigned long pid, int64_t since_ms, struct wa_started *out, size_t max,
+                         size_t *count);
+    /* The process that started process pid (*parent 0 when it cannot be told). */
+    wa_err (*process_parent)(unsigned long pid, unsigned long *parent);
+    /* Waits up to timeout_ms until process pid, just started, waits for input (its first
+     * window is up); at once for one that has no windows. NULL: no wait. */
+    wa_err (*wait_ready)(unsigned long pid, int timeout_ms);
 
     /* ---- input (screen pixels) ---- */
     wa_err (*mouse_move)(int x, int y);
@@ -377,6 +392,12 @@ wa_err backend_watch_process(const struct wa_backend *b, uint64_t hwnd, uintptr_
 wa_err backend_process_state(const struct wa_backend *b, uintptr_t watch,
                              struct wa_process_state *out);
 void backend_unwatch_process(const struct wa_backend *b, uintptr_t watch);
+/* These three answer "none known" (count 0, parent 0, no wait) for a NULL slot. */
+wa_err backend_started_by(const struct wa_backend *b, unsigned long pid, int64_t since_ms,
+                          struct wa_started *out, size_t max, size_t *count);
+wa_err backend_process_parent(const struct wa_backend *b, unsigned long pid,
+                              unsigned long *parent);
+wa_err backend_wait_ready(const struct wa_backend *b, unsigned long pid, int timeout_ms);
 wa_err backend_focus_window(const struct wa_backend *b, uint64_t hwnd);
 wa_err backend_move_window(const struct wa_backend *b, uint64_t hwnd, struct wa_rect r);
 wa_err backend_set_window_state(const struct wa_backend *b, uint64_t hwnd, enum wa_window_state s);

@@ -22,6 +22,16 @@
 
 /* ---- the core ---- */
 
+/* The gate's question of a program an allow-list names by name: is it installed. */
+static bool program_installed(void *ctx, const char *path)
+{
+    struct wa_program_info info;
+    bool yes = backend_program_place(ctx, path, &info) == WA_E_OK && info.place == WA_PLACE_SYSTEM;
+    wa_program_info_cleanup(&info);
+    wa_err_clear();
+    return yes;
+}
+
 wa_err core_new(const struct core_config *cfg, struct core **out)
 {
     *out = NULL;
@@ -41,6 +51,8 @@ wa_err core_new(const struct core_config *cfg, struct core **out)
         .apps = cfg->apps,
         .max_actions_per_s = cfg->max_actions_per_s,
         .audit_path = cfg->audit_path,
+        .installed = program_installed,
+        .installed_ctx = (void *)cfg->be,
     };
     wa_err e = gate_new(&gc, &c->gate);
     if (!e && cfg->state_dir) {
@@ -305,6 +317,8 @@ static wa_err after_action(struct call *k)
         wa_fail(fate, "%s", why);
         return lost_target(k, fate);
     }
+    if (input && !k->dry)
+        verify_started(k); /* programs the action started show their windows first */
     uint64_t after = look_after_window(k);
     look_after(k, after, input);
     if (input && !k->dry)

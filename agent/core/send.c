@@ -102,6 +102,37 @@ static wa_err point_receiver(struct call *k, int px, int py)
     return e;
 }
 
+/* A window of a program outside the allow-list in front that an action brought up: the
+ * session's intruder (named in that action's result), or a window of a program the
+ * target started (F1's help viewer, a program its menu ran): no input is sent while it
+ * is in front, not even after bringing the target back, which would hide it. */
+static wa_err intruder_in_front(struct call *k, uint64_t target, uint64_t fg)
+{
+    struct wa_window f, t;
+    if (!fg || !gate_has_apps(k->c->gate) || backend_window_info(k->be, fg, &f) != WA_E_OK) {
+        wa_err_clear();
+        return WA_E_OK;
+    }
+    bool outside = gate_outside_apps(k->c->gate, &f), started = false;
+    unsigned long parent = 0;
+    if (outside && fg != k->s->intruder && backend_window_info(k->be, target, &t) == WA_E_OK) {
+        started = backend_process_parent(k->be, f.pid, &parent) == WA_E_OK && parent &&
+                  parent == t.pid;
+        wa_window_cleanup(&t);
+    }
+    wa_err_clear();
+    wa_err e = WA_E_OK;
+    if (outside && (fg == k->s->intruder || started))
+        e = wa_fail(WA_E_DENIED,
+                    "%s refused: a window of %s (0x%llx), a program outside --apps %s, is in "
+                    "front; no input is sent while it is (bring the target back with "
+                    "focus_window to go on)",
+                    k->name, f.process, (unsigned long long)fg,
+                    started ? "that the target started" : "that an action brought up");
+    wa_window_cleanup(&f);
+    return e;
+}
+
 wa_err send_foreground(struct call *k)
 {
     uint64_t hwnd;
@@ -127,6 +158,8 @@ wa_err send_foreground(struct call *k)
     backend_foreground_window(k->be, &fg);
     if (target_in_family(k, hwnd, fg) || k->dry)
         return WA_E_OK;
+    if ((e = intruder_in_front(k, hwnd, fg)))
+        return e;
     /* Something else took the foreground: nothing is sent before the target is back. */
     char thief[200], target[200];
     describe_window(k, fg, thief, sizeof thief);

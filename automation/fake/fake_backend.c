@@ -174,6 +174,42 @@ static wa_err fake_program_info(const char *path, struct wa_program_info *out)
     return WA_E_OK;
 }
 
+/* The scene's "processes": [{"pid", "parent", "started": ms of the wall clock}] (and a
+ * window's own "parent"): who started whom. */
+static wa_err fake_started_by(unsigned long pid, int64_t since_ms, struct wa_started *out,
+                              size_t max, size_t *count)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(fake_scene_state.scene, "processes"))
+    {
+        if (*count < max && cJSON_GetNumberValue(cJSON_GetObjectItem(p, "parent")) == pid &&
+            cJSON_GetNumberValue(cJSON_GetObjectItem(p, "started")) >= (double)since_ms) {
+            struct wa_started *st = &out[(*count)++];
+            st->pid = (unsigned long)cJSON_GetNumberValue(cJSON_GetObjectItem(p, "pid"));
+            const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(p, "path"));
+            snprintf(st->path, sizeof st->path, "%s", path ? path : "");
+        }
+    }
+    return WA_E_OK;
+}
+
+static wa_err fake_process_parent(unsigned long pid, unsigned long *parent)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(fake_scene_state.scene, "processes"))
+    {
+        if (cJSON_GetNumberValue(cJSON_GetObjectItem(p, "pid")) == pid)
+            *parent = (unsigned long)cJSON_GetNumberValue(cJSON_GetObjectItem(p, "parent"));
+    }
+    cJSON_ArrayForEach(p, fake_scene_windows_array())
+    {
+        if (!*parent && cJSON_GetNumberValue(cJSON_GetObjectItem(p, "pid")) == pid &&
+            cJSON_IsNumber(cJSON_GetObjectItem(p, "parent")))
+            *parent = (unsigned long)cJSON_GetNumberValue(cJSON_GetObjectItem(p, "parent"));
+    }
+    return WA_E_OK;
+}
+
 /* "secure_desktop": true scripts a UAC prompt's desktop; a window's "integrity" above
  * the scene's "winagent_integrity" (low < medium < high < system; medium when not said)
  * an elevated program. */
@@ -580,6 +616,8 @@ static const struct wa_backend fake_backend = {
     .move_window = fake_move_window,
     .set_window_state = fake_set_window_state,
     .close_window = fake_close_window,
+    .started_by = fake_started_by,
+    .process_parent = fake_process_parent,
     .resolve_program = fake_resolve_program,
     .launch = fake_launch,
     .window_kind = fake_window_kind,

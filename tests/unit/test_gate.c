@@ -425,9 +425,100 @@ static void programs_far_from_the_system_folders_need_the_shell(void **state)
     open_on(&t, scene, &listed);
     assert_int_equal(rig_do(&t, OP_LAUNCH, "command=tool"), WA_E_OK);
     rig_close(&t);
+    /* a name names only an installed program: this tool.exe is not one */
     struct core_config by_name = {.shell = SHELL_DENIED, .apps = "tool.exe"};
     open_on(&t, scene, &by_name);
-    assert_int_equal(rig_do(&t, OP_LAUNCH, "command=tool"), WA_E_SHELL_DISABLED);
+    assert_int_equal(rig_do(&t, OP_LAUNCH, "command=tool"), WA_E_DENIED);
+    assert_non_null(strstr(t.r.message, "not installed"));
+    rig_close(&t);
+}
+
+/* A name in --apps names the installed program of that name: a copy of notepad named
+ * notepad.exe where users write is none of the listed programs, for its windows (listed,
+ * observed, acted on) and for launch; its whole path lists it. */
+static void a_listed_name_is_the_installed_program_of_that_name(void **state)
+{
+    (void)state;
+    char *text = with_window(
+        "{\"hwnd\": 2000, \"title\": \"Evil - Notepad\", \"class\": \"Notepad\","
+        " \"process\": \"notepad.exe\", \"process_path\": \"C:\\\\evil\\\\notepad.exe\","
+        " \"pid\": 31, \"rect\": [1000, 900, 1400, 1000], \"color\": \"#00ff00\","
+        " \"tree\": {\"type\": \"Window\", \"name\": \"Evil - Notepad\"}}");
+    char *scene2 = malloc(strlen(text) + 200);
+    const char *at = strstr(text, "\"programs\": {") + 13;
+    sprintf(scene2, "%.*s\"evil\": {\"path\": \"C:\\\\evil\\\\notepad.exe\"},%s",
+            (int)(at - text), text, at);
+    free(text);
+    static const char *const lists[] = {"notepad", "notepad.exe", "NOTE*"};
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
+        struct core_config cfg = {.shell = SHELL_ALLOWED, .apps = lists[i]};
+        struct rig t;
+        open_on(&t, scene2, &cfg);
+        assert_int_equal(rig_do(&t, OP_LIST_WINDOWS, ""), WA_E_OK);
+        for (size_t w = 0; w < t.r.windows.count; w++)
+            assert_int_not_equal(t.r.windows.items[w].hwnd, 2000);
+        assert_int_equal(t.r.windows.count, 2); /* the installed notepad's two */
+        assert_int_equal(rig_do(&t, OP_STATE, "window=Evil"), WA_E_WINDOW_NOT_FOUND);
+        assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=1200|y=950"), WA_E_DENIED);
+        assert_int_equal(rig_do(&t, OP_LAUNCH, "command=evil"), WA_E_DENIED);
+        assert_non_null(strstr(t.r.message, "whole path"));
+        assert_false(actions_hold("launch"));
+        assert_false(actions_hold("mouse_button"));
+        rig_close(&t);
+    }
+    struct core_config whole = {.shell = SHELL_ALLOWED, .apps = "C:\\evil\\notepad.exe"};
+    struct rig t;
+    open_on(&t, scene2, &whole);
+    assert_int_equal(rig_do(&t, OP_STATE, "window=Evil"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_STATE, "window=Untitled"), WA_E_WINDOW_NOT_FOUND);
+    rig_close(&t);
+    free(scene2);
+}
+
+/* A window of a program outside the allow-list that an action brings up (F1 in notepad
+ * starts winhlp32.exe, which takes the foreground) is named in that action's result, not
+ * "nothing changed"; no input is sent while it is in front, in this session (it was
+ * named here) or another (its program was started by the target); bringing the target
+ * back with focus_window goes on. */
+static void a_program_outside_the_list_that_comes_up_is_named(void **state)
+{
+    (void)state;
+    char *text = with_field(
+        ", \"key_starts\": {\"F1\": {\"hwnd\": 3000, \"title\": \"Notepad Help\","
+        " \"class\": \"MS_WINHELP\", \"process\": \"winhlp32.exe\","
+        " \"process_path\": \"C:\\\\Windows\\\\winhlp32.exe\", \"pid\": 40, \"parent\": 7,"
+        " \"rect\": [200, 100, 700, 600], \"color\": \"#ffff00\","
+        " \"tree\": {\"type\": \"Window\", \"name\": \"Notepad Help\"}}}");
+    struct core_config cfg = {.shell = SHELL_DENIED, .apps = "notepad.exe"};
+    struct rig t;
+    open_on(&t, text, &cfg);
+    free(text);
+    assert_int_equal(rig_do(&t, OP_KEY, "window=Untitled|keys=f1"), WA_E_OK);
+    assert_false(t.r.nothing_changed);
+    const char *changes = dynbuf_str(&t.r.changes);
+    if (!strstr(changes, "outside --apps: a window of winhlp32.exe (0xbb8) opened in front"))
+        fail_msg("F1's result: %s", changes);
+    assert_null(strstr(changes, "Notepad Help")); /* its program, never its title */
+    /* no input while it is in front: this session, and another that never saw it */
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=Untitled|text=hello"), WA_E_DENIED);
+    assert_non_null(strstr(t.r.message, "winhlp32.exe"));
+    struct session *other = NULL;
+    struct session_opts o;
+    session_opts_default(&o);
+    o.settle_ms = 0;
+    assert_int_equal(session_new(t.core, &o, &other), WA_E_OK);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(other, OP_CLICK, "window=Untitled|ref=Edit:Text Editor", &r),
+                     WA_E_DENIED);
+    assert_non_null(strstr(r.message, "that the target started"));
+    op_result_cleanup(&r);
+    session_free(other);
+    assert_false(actions_hold("type_text"));
+    assert_false(actions_hold("mouse_button"));
+    /* the target brought back on purpose: on */
+    assert_int_equal(rig_do(&t, OP_FOCUS_WINDOW, "window=Untitled"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=Untitled|text=hello"), WA_E_OK);
     rig_close(&t);
 }
 
@@ -539,6 +630,8 @@ int main(void)
         cmocka_unit_test(explorer_takes_browsing_keys_in_its_items_only),
         cmocka_unit_test(launcher_keys_are_refused_when_the_shell_is_off),
         cmocka_unit_test(programs_far_from_the_system_folders_need_the_shell),
+        cmocka_unit_test(a_listed_name_is_the_installed_program_of_that_name),
+        cmocka_unit_test(a_program_outside_the_list_that_comes_up_is_named),
         cmocka_unit_test(typed_text_is_text),
         cmocka_unit_test(a_paste_is_checked_by_the_clipboards_owner),
         cmocka_unit_test(elements_are_checked_by_the_nearest_window_above_them),
