@@ -93,6 +93,11 @@ bool core_dry_run(const struct core *c)
     return c->cfg.dry_run;
 }
 
+const char *core_state_dir(const struct core *c)
+{
+    return c->state_dir;
+}
+
 enum shell_permission core_shell(const struct core *c)
 {
     return c->cfg.shell;
