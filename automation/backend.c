@@ -159,8 +159,7 @@ wa_err backend_started_by(const struct wa_backend *b, unsigned long pid, int64_t
                                             : WA_E_OK;
 }
 
-wa_err backend_process_parent(const struct wa_backend *b, unsigned long pid,
-                              unsigned long *parent)
+wa_err backend_process_parent(const struct wa_backend *b, unsigned long pid, unsigned long *parent)
 {
     *parent = 0;
     return b && b->process_parent && pid ? b->process_parent(pid, parent) : WA_E_OK;
@@ -168,8 +167,7 @@ wa_err backend_process_parent(const struct wa_backend *b, unsigned long pid,
 
 wa_err backend_wait_ready(const struct wa_backend *b, unsigned long pid, int timeout_ms)
 {
-    return b && b->wait_ready && pid && timeout_ms > 0 ? b->wait_ready(pid, timeout_ms)
-                                                       : WA_E_OK;
+    return b && b->wait_ready && pid && timeout_ms > 0 ? b->wait_ready(pid, timeout_ms) : WA_E_OK;
 }
 
 void wa_program_info_cleanup(struct wa_program_info *p)

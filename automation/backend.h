@@ -225,10 +225,10 @@ struct wa_backend {
      * that would run it: the file itself when it is an executable image (by its
      * content, whatever its name), else the program its association starts (the file
      * itself again when the association runs it as a program; NULL when nothing is
-     * associated with it), for a URL or protocol its handler. Nothing on a network share is looked up: a name that is, or becomes
-     * (expanded, made whole, found on the search path), a path on a share answers
-     * WA_E_DENIED with the reason and *path and *runs NULL. WA_E_ELEMENT_NOT_FOUND when
-     * nothing is known by that name. */
+     * associated with it), for a URL or protocol its handler. Nothing on a network share is looked
+     * up: a name that is, or becomes (expanded, made whole, found on the search path), a path on a
+     * share answers WA_E_DENIED with the reason and *path and *runs NULL. WA_E_ELEMENT_NOT_FOUND
+     * when nothing is known by that name. */
     wa_err (*resolve_program)(const char *name, char **path, char **runs);
     /* What the file at path is: where it lies, PE or not, console or GUI, its original
      * name. A path on a share is NETWORK and not opened. WA_E_UNSUPPORTED where no file
@@ -395,8 +395,7 @@ void backend_unwatch_process(const struct wa_backend *b, uintptr_t watch);
 /* These three answer "none known" (count 0, parent 0, no wait) for a NULL slot. */
 wa_err backend_started_by(const struct wa_backend *b, unsigned long pid, int64_t since_ms,
                           struct wa_started *out, size_t max, size_t *count);
-wa_err backend_process_parent(const struct wa_backend *b, unsigned long pid,
-                              unsigned long *parent);
+wa_err backend_process_parent(const struct wa_backend *b, unsigned long pid, unsigned long *parent);
 wa_err backend_wait_ready(const struct wa_backend *b, unsigned long pid, int timeout_ms);
 wa_err backend_focus_window(const struct wa_backend *b, uint64_t hwnd);
 wa_err backend_move_window(const struct wa_backend *b, uint64_t hwnd, struct wa_rect r);

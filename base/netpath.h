@@ -12,12 +12,12 @@
  * drive path ("C:\\x"), a path relative to the current folder or drive, or a device
  * path of a drive ("\\\\?\\C:\\x", "\\\\.\\C:\\x", either slash). Remote is every path
  * that begins with two separators (either slash) and is no such drive path: UNC
- * ("\\\\host\\share"), "\\\\?\\UNC\\", "\\\\.\\UNC\\", "//?/UNC/", "\\\\?\\GLOBALROOT\\Device\\Mup\\",
- * volume GUIDs, pipes and every other device; an NT path ("\\??\\UNC\\..."); and a drive
- * device path with a "." or ".." part, which "\\\\.\\" paths resolve ("\\\\.\\C:\\..\\UNC\\host"
- * is \\\\.\\UNC\\host). A relative path or one rooted at the current drive ("\\x") is
- * local by its spelling only: made whole against a current folder on a share it is
- * remote, so whoever makes it whole asks again (the Windows backend does). */
+ * ("\\\\host\\share"), "\\\\?\\UNC\\", "\\\\.\\UNC\\", "//?/UNC/",
+ * "\\\\?\\GLOBALROOT\\Device\\Mup\\", volume GUIDs, pipes and every other device; an NT path
+ * ("\\??\\UNC\\..."); and a drive device path with a "." or ".." part, which "\\\\.\\" paths
+ * resolve ("\\\\.\\C:\\..\\UNC\\host" is \\\\.\\UNC\\host). A relative path or one rooted at the
+ * current drive ("\\x") is local by its spelling only: made whole against a current folder on a
+ * share it is remote, so whoever makes it whole asks again (the Windows backend does). */
 const char *netpath_remote(const char *path);
 
 /* Whether path begins with a drive letter and a colon ("C:", "c:\\x"). */

@@ -336,8 +336,8 @@ static void judge_the_place(const struct wa_program_info *info, struct launch_pl
         on_a_share(out, out->file, info->place_why[0] ? info->place_why : "a remote drive");
     } else if (info->place != WA_PLACE_SYSTEM) {
         out->far = true;
-        snprintf(out->far_reason, sizeof out->far_reason,
-                 "%.120s is not installed: %.100s", out->file,
+        snprintf(out->far_reason, sizeof out->far_reason, "%.120s is not installed: %.100s",
+                 out->file,
                  info->place_why[0] ? info->place_why : "ordinary users can write where it lies");
     }
 }

@@ -116,8 +116,8 @@ static wa_err intruder_in_front(struct call *k, uint64_t target, uint64_t fg)
     bool outside = gate_outside_apps(k->c->gate, &f), started = false;
     unsigned long parent = 0;
     if (outside && fg != k->s->intruder && backend_window_info(k->be, target, &t) == WA_E_OK) {
-        started = backend_process_parent(k->be, f.pid, &parent) == WA_E_OK && parent &&
-                  parent == t.pid;
+        started =
+            backend_process_parent(k->be, f.pid, &parent) == WA_E_OK && parent && parent == t.pid;
         wa_window_cleanup(&t);
     }
     wa_err_clear();
@@ -346,13 +346,11 @@ static wa_err post_text(struct call *k, const char *text)
 static void control_words(unsigned cp, char *out, size_t cap)
 {
     static const char *const does[27] = {
-        [1] = ": selects all", [3] = ": copies",  [8] = ": deletes back",
-        [22] = ": pastes",     [24] = ": cuts",   [25] = ": redoes",
-        [26] = ": undoes",
+        [1] = ": selects all", [3] = ": copies",  [8] = ": deletes back", [22] = ": pastes",
+        [24] = ": cuts",       [25] = ": redoes", [26] = ": undoes",
     };
     if (cp >= 1 && cp <= 26)
-        snprintf(out, cap, "Ctrl+%c as a character%s", 'A' + (int)cp - 1,
-                 does[cp] ? does[cp] : "");
+        snprintf(out, cap, "Ctrl+%c as a character%s", 'A' + (int)cp - 1, does[cp] ? does[cp] : "");
     else if (cp == 0)
         snprintf(out, cap, "NUL");
     else if (cp == 27)

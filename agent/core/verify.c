@@ -445,8 +445,8 @@ static bool window_changes(struct call *k, uint64_t after_hwnd, struct dynbuf *l
         if (!listed(&b->windows, now.items[i].hwnd)) {
             window_line(k, lines, "window opened", &now.items[i], &now);
             opened_after = opened_after || now.items[i].hwnd == after_hwnd;
-            outsider_line(k, lines, &now.items[i], now.items[i].hwnd == fg ? "opened in front"
-                                                                          : "opened");
+            outsider_line(k, lines, &now.items[i],
+                          now.items[i].hwnd == fg ? "opened in front" : "opened");
         }
     for (size_t i = 0; i < b->windows.count; i++)
         if (!listed(&now, b->windows.items[i].hwnd))

@@ -579,12 +579,14 @@ static int do_post(struct http_server *hs, struct mg_connection *conn)
     /* MCP's Streamable HTTP: a JSON body, and a client that takes a JSON reply and an
      * event stream (a page cannot send this without a preflight) */
     if (!json_content(mg_get_header(conn, "Content-Type")))
-        return fail(conn, 415, "Unsupported Media Type: the body must be Content-Type: "
-                               "application/json");
+        return fail(conn, 415,
+                    "Unsupported Media Type: the body must be Content-Type: "
+                    "application/json");
     const char *accept = mg_get_header(conn, "Accept");
     if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream"))
-        return fail(conn, 406, "Not Acceptable: Accept must allow application/json and "
-                               "text/event-stream");
+        return fail(conn, 406,
+                    "Not Acceptable: Accept must allow application/json and "
+                    "text/event-stream");
     struct dynbuf body;
     dynbuf_init(&body, BODY_MAX_BYTES);
     wa_err e = read_body(conn, &body);
@@ -817,26 +819,15 @@ int mcp_http_serve(struct core *c, const struct mcp_http_opts *o)
 
     char ports[96];
     snprintf(ports, sizeof ports, "%s:%d", hs.addr, hs.port);
-    const char *options[] = {"listening_ports",
-                             ports,
-                             "num_threads",
-                             STRINGIFY(HTTP_THREADS),
+    const char *options[] = {"listening_ports", ports, "num_threads", STRINGIFY(HTTP_THREADS),
                              "request_timeout_ms",
                              HTTP_REQUEST_TIMEOUT_MS, /* headers and body, whole: a client that
                                                        * dribbles holds a thread no longer */
-                             "enable_keep_alive",
-                             "no",
-                             "max_request_size",
-                             "65536",
+                             "enable_keep_alive", "no", "max_request_size", "65536",
                              /* no CORS of civetweb's own: it would answer every preflight
                               * with Access-Control-Allow-Origin: * (on_mcp answers them) */
-                             "access_control_allow_origin",
-                             "",
-                             "access_control_allow_methods",
-                             "",
-                             "access_control_allow_headers",
-                             "",
-                             NULL};
+                             "access_control_allow_origin", "", "access_control_allow_methods", "",
+                             "access_control_allow_headers", "", NULL};
     struct mg_callbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.log_message = on_log;

@@ -23,7 +23,7 @@ struct mcp_http_opts {
     /* Comma-separated host names and addresses clients reach the server by, besides the
      * loopback names and the address it listens on (required for 0.0.0.0); or NULL. */
     const char *allow_hosts;
-    const char *token;  /* NULL: one is made and printed on stderr */
+    const char *token; /* NULL: one is made and printed on stderr */
     long image_max_bytes;
     int image_max_px;
 };

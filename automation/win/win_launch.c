@@ -396,8 +396,8 @@ wa_err win_resolve_program(const char *name, char **path, char **runs)
     bool have = false;
     if (bare) {
         wchar_t *dirs = local_search_path();
-        have = (dirs && SearchPathW(dirs, w, L".exe", sizeof found / sizeof found[0], found,
-                                    NULL) > 0) ||
+        have = (dirs &&
+                SearchPathW(dirs, w, L".exe", sizeof found / sizeof found[0], found, NULL) > 0) ||
                app_path(w, found, sizeof found / sizeof found[0]);
         free(dirs);
         if (have && (remote = remote_path(found))) /* an App Paths entry on a share */

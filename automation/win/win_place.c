@@ -34,11 +34,11 @@ static const char *const trusted_sids[] = {
 static const struct {
     const char *sid, *name;
 } known_sids[] = {
-    {"S-1-1-0", "Everyone"},           {"S-1-5-11", "Authenticated Users"},
-    {"S-1-5-32-545", "Users"},         {"S-1-5-4", "INTERACTIVE"},
-    {"S-1-3-0", "CREATOR OWNER"},      {"S-1-3-4", "OWNER RIGHTS"},
-    {"S-1-5-32-547", "Power Users"},   {"S-1-5-7", "ANONYMOUS LOGON"},
-    {"S-1-5-32-546", "Guests"},        {"S-1-15-2-1", "ALL APPLICATION PACKAGES"},
+    {"S-1-1-0", "Everyone"},         {"S-1-5-11", "Authenticated Users"},
+    {"S-1-5-32-545", "Users"},       {"S-1-5-4", "INTERACTIVE"},
+    {"S-1-3-0", "CREATOR OWNER"},    {"S-1-3-4", "OWNER RIGHTS"},
+    {"S-1-5-32-547", "Power Users"}, {"S-1-5-7", "ANONYMOUS LOGON"},
+    {"S-1-5-32-546", "Guests"},      {"S-1-15-2-1", "ALL APPLICATION PACKAGES"},
 };
 
 /* Folders of the Windows folder ordinary users may write (create files in, and run
@@ -245,10 +245,17 @@ static bool in_system_folders(const wchar_t *full)
 static bool redirector(const wchar_t *target)
 {
     static const wchar_t *const prefixes[] = {
-        L"\\Device\\Mup",           L"\\Device\\LanmanRedirector", L"\\Device\\WebDavRedirector",
-        L"\\Device\\RdpDr",         L"\\Device\\P9Rdr",            L"\\Device\\vmsmb",
-        L"\\Device\\CscFileSystem", L"\\Device\\VBoxMiniRdr",      L"\\??\\UNC\\",
-        L"\\DosDevices\\UNC\\",     L"\\GLOBAL??\\UNC\\",
+        L"\\Device\\Mup",
+        L"\\Device\\LanmanRedirector",
+        L"\\Device\\WebDavRedirector",
+        L"\\Device\\RdpDr",
+        L"\\Device\\P9Rdr",
+        L"\\Device\\vmsmb",
+        L"\\Device\\CscFileSystem",
+        L"\\Device\\VBoxMiniRdr",
+        L"\\??\\UNC\\",
+        L"\\DosDevices\\UNC\\",
+        L"\\GLOBAL??\\UNC\\",
     };
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
         if (_wcsnicmp(target, prefixes[i], wcslen(prefixes[i])) == 0)
@@ -333,8 +340,9 @@ static enum wa_program_place judge(const wchar_t *path, char *why, size_t cap)
     }
     bool wine = win_under_wine();
     if (wine && !in_system_folders(p)) {
-        snprintf(why, cap, "outside the Windows and Program Files folders (Wine's only "
-                           "installed places)");
+        snprintf(why, cap,
+                 "outside the Windows and Program Files folders (Wine's only "
+                 "installed places)");
         return WA_PLACE_ELSEWHERE;
     }
     if (chain_verdict(p, wine, why, cap))

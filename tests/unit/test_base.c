@@ -185,8 +185,14 @@ static void network_paths_are_known_by_their_spelling(void **state)
         if (!netpath_remote(remote[i]))
             fail_msg("%s was taken for a local path", remote[i]);
     static const char *const local[] = {
-        "C:\\Windows\\notepad.exe", "c:/x/y.exe",     "notepad", "x\\..\\y.exe",
-        "\\Windows\\notepad.exe",    "\\\\?\\C:\\x.exe", "//./D:/x.exe", "C:x.exe",
+        "C:\\Windows\\notepad.exe",
+        "c:/x/y.exe",
+        "notepad",
+        "x\\..\\y.exe",
+        "\\Windows\\notepad.exe",
+        "\\\\?\\C:\\x.exe",
+        "//./D:/x.exe",
+        "C:x.exe",
         "",
     };
     for (size_t i = 0; i < sizeof local / sizeof *local; i++)

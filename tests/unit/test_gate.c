@@ -402,10 +402,8 @@ static void programs_far_from_the_system_folders_need_the_shell(void **state)
     static const struct {
         const char *command, *why;
     } far[] = {
-        {"update", "network share"},
-        {"\\\\server\\share\\update.exe", "network share"},
-        {"mapped", "network share"},
-        {"tool", "not installed"},
+        {"update", "network share"}, {"\\\\server\\share\\update.exe", "network share"},
+        {"mapped", "network share"}, {"tool", "not installed"},
         {"climb", "not installed"},
     };
     struct core_config cfg = {.shell = SHELL_DENIED};
@@ -446,8 +444,8 @@ static void a_listed_name_is_the_installed_program_of_that_name(void **state)
         " \"tree\": {\"type\": \"Window\", \"name\": \"Evil - Notepad\"}}");
     char *scene2 = malloc(strlen(text) + 200);
     const char *at = strstr(text, "\"programs\": {") + 13;
-    sprintf(scene2, "%.*s\"evil\": {\"path\": \"C:\\\\evil\\\\notepad.exe\"},%s",
-            (int)(at - text), text, at);
+    sprintf(scene2, "%.*s\"evil\": {\"path\": \"C:\\\\evil\\\\notepad.exe\"},%s", (int)(at - text),
+            text, at);
     free(text);
     static const char *const lists[] = {"notepad", "notepad.exe", "NOTE*"};
     for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
@@ -537,7 +535,9 @@ static void typed_text_is_text(void **state)
     static const struct {
         const char *text, *named;
     } refused[] = {
-        {"A\x16" "B", "U+0016 (Ctrl+V as a character: pastes)"},
+        {"A\x16"
+         "B",
+         "U+0016 (Ctrl+V as a character: pastes)"},
         {"\x18", "U+0018 (Ctrl+X"},
         {"x\x03", "U+0003 (Ctrl+C"},
         {"\x01", "U+0001 (Ctrl+A"},

@@ -26,21 +26,28 @@ static const char scene[] =
     "   \"pwsh\": {\"path\": \"C:\\\\pwsh\\\\pwsh.exe\"},"
     /* programs in a document's name, and documents */
     "   \"C:\\\\Users\\\\Public\\\\Downloads\\\\invoice.ini\": {\"path\": "
-    "\"C:\\\\Users\\\\Public\\\\Downloads\\\\invoice.ini\", \"runs\": \"C:\\\\Windows\\\\notepad.exe\", "
+    "\"C:\\\\Users\\\\Public\\\\Downloads\\\\invoice.ini\", \"runs\": "
+    "\"C:\\\\Windows\\\\notepad.exe\", "
     "\"executable\": true},"
     "   \"C:\\\\Users\\\\Public\\\\Downloads\\\\notes.ini\": {\"path\": "
-    "\"C:\\\\Users\\\\Public\\\\Downloads\\\\notes.ini\", \"runs\": \"C:\\\\Windows\\\\notepad.exe\", "
+    "\"C:\\\\Users\\\\Public\\\\Downloads\\\\notes.ini\", \"runs\": "
+    "\"C:\\\\Windows\\\\notepad.exe\", "
     "\"executable\": true, \"console\": true, \"original_name\": \"Cmd.Exe\"},"
     "   \"C:\\\\Program Files\\\\Tool\\\\report.ini\": {\"path\": \"C:\\\\Program "
-    "Files\\\\Tool\\\\report.ini\", \"runs\": \"C:\\\\Windows\\\\notepad.exe\", \"executable\": true},"
+    "Files\\\\Tool\\\\report.ini\", \"runs\": \"C:\\\\Windows\\\\notepad.exe\", \"executable\": "
+    "true},"
     "   \"C:\\\\Program Files\\\\Tool\\\\helper.ini\": {\"path\": \"C:\\\\Program "
-    "Files\\\\Tool\\\\helper.ini\", \"runs\": \"C:\\\\Windows\\\\notepad.exe\", \"executable\": true, "
+    "Files\\\\Tool\\\\helper.ini\", \"runs\": \"C:\\\\Windows\\\\notepad.exe\", \"executable\": "
+    "true, "
     "\"original_name\": \"pwsh.dll\"},"
+    "   \"loose\": {\"path\": \"C:\\\\Program Files\\\\Loose\\\\loose.exe\"},"
     "   \"readme.xyz\": {\"path\": \"C:\\\\x\\\\readme.xyz\", \"runs\": \"C:\\\\x\\\\readme.xyz\"},"
-    "   \"fake.exe\": {\"path\": \"C:\\\\Program Files\\\\Tool\\\\fake.exe\", \"executable\": false,"
+    "   \"fake.exe\": {\"path\": \"C:\\\\Program Files\\\\Tool\\\\fake.exe\", \"executable\": "
+    "false,"
     "               \"runs\": \"C:\\\\Program Files\\\\Tool\\\\fake.exe\"},"
     "   \"\\\\\\\\?\\\\C:\\\\Windows\\\\notepad.exe\": {\"path\": \"C:\\\\Windows\\\\notepad.exe\"}"
-    " }}";
+    " },"
+    " \"writable\": [\"C:\\\\Program Files\\\\Loose\"]}";
 
 static int setup(void **state)
 {
@@ -126,6 +133,11 @@ static void a_file_is_judged_as_what_it_is(void **state)
     launch_plan_cleanup(&p);
     assert_true(needs_shell("fake.exe", &p));
     assert_non_null(strstr(p.reason, "no program image"));
+    launch_plan_cleanup(&p);
+    /* a Program Files folder users may write is no installed place */
+    assert_false(needs_shell("loose", &p));
+    assert_true(p.far);
+    assert_non_null(strstr(p.far_reason, "not installed"));
     launch_plan_cleanup(&p);
 }
 

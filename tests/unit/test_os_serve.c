@@ -156,8 +156,8 @@ static void test_ipc_folder_others_may_write_is_refused(void **state)
     char state_dir[64];
     snprintf(state_dir, sizeof state_dir, "/tmp/wa-state-XXXXXX");
     assert_non_null(mkdtemp(state_dir));
-    struct core_config cfg = {.be = backend_default(), .shell = SHELL_DENIED,
-                              .state_dir = state_dir};
+    struct core_config cfg = {
+        .be = backend_default(), .shell = SHELL_DENIED, .state_dir = state_dir};
     struct core *c = NULL;
     struct session *ses = NULL;
     assert_int_equal(core_new(&cfg, &c), WA_E_OK);
