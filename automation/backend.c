@@ -176,18 +176,27 @@ void wa_program_info_cleanup(struct wa_program_info *p)
     memset(p, 0, sizeof *p);
 }
 
+/* The start of both questions about a program file: out cleared; true when they are
+ * answered already: no path (*e says so), or a path on a share by its spelling (out
+ * says so, and the file is never opened, whatever the backend). */
+static bool answered_already(const char *path, struct wa_program_info *out, wa_err *e)
+{
+    memset(out, 0, sizeof *out);
+    *e = path ? WA_E_OK : wa_fail(WA_E_INVALID_ARGS, "no program file");
+    const char *remote = path ? netpath_remote(path) : NULL;
+    if (remote) {
+        snprintf(out->place_why, sizeof out->place_why, "%s", remote);
+        out->place = WA_PLACE_NETWORK;
+    }
+    return !path || remote;
+}
+
 wa_err backend_program_info(const struct wa_backend *b, const char *path,
                             struct wa_program_info *out)
 {
-    memset(out, 0, sizeof *out);
-    if (!path)
-        return wa_fail(WA_E_INVALID_ARGS, "no program file");
-    const char *remote = netpath_remote(path);
-    if (remote) { /* never opened, whatever the backend */
-        snprintf(out->place_why, sizeof out->place_why, "%s", remote);
-        out->place = WA_PLACE_NETWORK;
-        return WA_E_OK;
-    }
+    wa_err e;
+    if (answered_already(path, out, &e))
+        return e;
     return b && b->program_info ? b->program_info(path, out)
                                 : wa_fail(WA_E_UNSUPPORTED, "this backend reads no program files");
 }
@@ -195,18 +204,12 @@ wa_err backend_program_info(const struct wa_backend *b, const char *path,
 wa_err backend_program_place(const struct wa_backend *b, const char *path,
                              struct wa_program_info *out)
 {
-    memset(out, 0, sizeof *out);
-    if (!path)
-        return wa_fail(WA_E_INVALID_ARGS, "no program file");
-    const char *remote = netpath_remote(path);
-    if (remote) {
-        snprintf(out->place_why, sizeof out->place_why, "%s", remote);
-        out->place = WA_PLACE_NETWORK;
-        return WA_E_OK;
-    }
+    wa_err e;
+    if (answered_already(path, out, &e))
+        return e;
     if (b && b->program_place)
         return b->program_place(path, out);
-    wa_err e = backend_program_info(b, path, out);
+    e = backend_program_info(b, path, out);
     free(out->original_name);
     out->original_name = NULL;
     return e;

@@ -101,30 +101,6 @@ static char *original_name(const wchar_t *path)
     return name;
 }
 
-wa_err win_program_info(const char *path, struct wa_program_info *out)
-{
-    memset(out, 0, sizeof *out);
-    wchar_t *w = win_utf8_to_wide(path);
-    if (!w)
-        return wa_fail(WA_E_NOMEM, "out of memory");
-    const char *why = NULL;
-    out->place = win_place_of(w, &why); /* a share is known before anything is opened */
-    snprintf(out->place_why, sizeof out->place_why, "%s", why ? why : "");
-    if (out->place == WA_PLACE_NETWORK) {
-        free(w);
-        return WA_E_OK;
-    }
-    if (GetFileAttributesW(w) == INVALID_FILE_ATTRIBUTES) {
-        free(w);
-        return wa_fail(WA_E_UNSUPPORTED, "no file %s to read", path);
-    }
-    read_pe(w, out);
-    if (out->executable)
-        out->original_name = original_name(w);
-    free(w);
-    return WA_E_OK;
-}
-
 wa_err win_program_place(const char *path, struct wa_program_info *out)
 {
     memset(out, 0, sizeof *out);
@@ -134,6 +110,26 @@ wa_err win_program_place(const char *path, struct wa_program_info *out)
     const char *why = NULL;
     out->place = win_place_of(w, &why);
     snprintf(out->place_why, sizeof out->place_why, "%s", why ? why : "");
+    free(w);
+    return WA_E_OK;
+}
+
+wa_err win_program_info(const char *path, struct wa_program_info *out)
+{
+    /* a share is known before anything is opened */
+    wa_err e = win_program_place(path, out);
+    if (e || out->place == WA_PLACE_NETWORK)
+        return e;
+    wchar_t *w = win_utf8_to_wide(path);
+    if (!w)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    if (GetFileAttributesW(w) == INVALID_FILE_ATTRIBUTES) {
+        free(w);
+        return wa_fail(WA_E_UNSUPPORTED, "no file %s to read", path);
+    }
+    read_pe(w, out);
+    if (out->executable)
+        out->original_name = original_name(w);
     free(w);
     return WA_E_OK;
 }

@@ -65,6 +65,14 @@ def running(image):
     return r.returncode == 0
 
 
+def remove_all(paths):
+    for p in paths:
+        if os.path.isdir(p):
+            shutil.rmtree(p, ignore_errors=True)
+        elif os.path.exists(p):
+            os.unlink(p)
+
+
 def kill(pid):
     subprocess.run(["wine", "taskkill", "/f", "/pid", str(pid)], capture_output=True,
                    timeout=60)
@@ -77,11 +85,7 @@ class FileJudgedAsWhatItIs(unittest.TestCase):
         self.made = []
 
     def tearDown(self):
-        for p in self.made:
-            if os.path.isdir(p):
-                shutil.rmtree(p, ignore_errors=True)
-            elif os.path.exists(p):
-                os.unlink(p)
+        remove_all(self.made)
 
     def copy(self, src, *dest):
         path = drive_c(*dest)
@@ -188,11 +192,7 @@ class PlacesByWhatTheyAre(unittest.TestCase):
         return "C:\\" + "\\".join(parts) + "\\tool.exe"
 
     def tearDown(self):
-        for p in self.made:
-            if os.path.isdir(p):
-                shutil.rmtree(p, ignore_errors=True)
-            elif os.path.exists(p):
-                os.unlink(p)
+        remove_all(self.made)
 
     def test_a_program_where_users_may_write_needs_the_shell(self):
         for parts, why in ((("windows", "tasks"), "Tasks"), (("windows", "temp"), "Temp"),
