@@ -174,7 +174,7 @@ wa_err perform_launch(struct call *k)
                         k->name, str_path_base(file), gate_apps_text(k->c->gate));
         goto out;
     }
-    /* Far from the system's program folders, it needs the shell permission too, unless
+    /* On a share or not installed, it needs the shell permission too, unless
      * the allow-list names that very file. */
     if (plan.far && !plan.needs_shell && !gate_app_path_listed(k->c->gate, plan.file)) {
         plan.needs_shell = true;

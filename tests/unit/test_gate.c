@@ -2,7 +2,7 @@
  * allow-list that is default-deny (listed, observed, acted on, launched), routes to a
  * shell told by what they are (the Run dialog in any language, address bars, Task
  * Manager's "Create new task", terminals by name or by their file, the shell's launcher
- * keys), programs far from the system's folders, pastes checked by the clipboard's
+ * keys), programs that are not installed, pastes checked by the clipboard's
  * owner, elements checked by the nearest window above them. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -393,9 +393,9 @@ static void launcher_keys_are_refused_when_the_shell_is_off(void **state)
     rig_close(&t);
 }
 
-/* A program on a network share (by its path, or on a remote drive) or outside the
- * system's program folders needs the shell permission; an allow-list that names that
- * very file lets it start. */
+/* A program on a network share (by its path, or on a remote drive) or where ordinary
+ * users can write (not installed) needs the shell permission; an allow-list that names
+ * that very file lets it start. */
 static void programs_far_from_the_system_folders_need_the_shell(void **state)
 {
     (void)state;
