@@ -348,7 +348,7 @@ void verify_started(struct call *k)
 {
     const struct before_look *b = &k->before;
     k->n_started = 0;
-    if (!b->have || !b->pid ||
+    if (!gate_has_apps(k->c->gate) || !b->have || !b->pid ||
         backend_started_by(k->be, b->pid, b->wall_ms, k->started,
                            sizeof k->started / sizeof *k->started, &k->n_started) != WA_E_OK) {
         wa_err_clear();

@@ -788,18 +788,18 @@ int mcp_http_serve(struct core *c, const struct mcp_http_opts *o)
                     "--no-auth is allowed only on a loopback address (127.x), not "
                     "on %s",
                     hs.addr);
-    if (!e && hs.wildcard && !(o->allow_hosts && *o->allow_hosts))
-        e = wa_fail(WA_E_USAGE,
-                    "--http %s:%d listens on every address: name the host names and addresses "
-                    "clients reach it by with --allow-host NAME[,NAME] (a Host check by port "
-                    "alone lets a DNS-rebinding page through)",
-                    hs.addr, hs.port);
     if (!e && !hs.loopback && !o->allow_remote)
         e = wa_fail(WA_E_USAGE,
                     "%s is not a loopback address: serving the desktop off this machine needs "
                     "--allow-remote, and its traffic (the token too) is clear text; put a "
                     "TLS-terminating proxy in front",
                     hs.addr);
+    if (!e && hs.wildcard && !(o->allow_hosts && *o->allow_hosts))
+        e = wa_fail(WA_E_USAGE,
+                    "--http %s:%d listens on every address: name the host names and addresses "
+                    "clients reach it by with --allow-host NAME[,NAME] (a Host check by port "
+                    "alone lets a DNS-rebinding page through)",
+                    hs.addr, hs.port);
     if (e)
         return exit_fail(e);
     hs.auth = !o->no_auth;

@@ -402,7 +402,10 @@ wa_err win_resolve_program(const char *name, char **path, char **runs)
         free(dirs);
         if (have && (remote = remote_path(found))) /* an App Paths entry on a share */
             return wa_fail(WA_E_DENIED, "it is registered at %ls, %s", found, remote);
-        if (have && !GetFullPathNameW(found, sizeof found / sizeof found[0], found, NULL))
+        wchar_t whole[2048];
+        if (have && GetFullPathNameW(found, sizeof whole / sizeof whole[0], whole, NULL))
+            wcscpy(found, whole);
+        else
             have = false;
     } else {
         have = found[0] && GetFileAttributesW(found) != INVALID_FILE_ATTRIBUTES;
