@@ -3,10 +3,12 @@
  * selector are built once from the primitives. */
 #include "automation/backend.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "automation/tree_pix.h"
+#include "base/netpath.h"
 #include "base/os.h"
 #include "base/str.h"
 
@@ -106,6 +108,9 @@ wa_err backend_resolve_program(const struct wa_backend *b, const char *name, cha
     *path = *runs = NULL;
     if (!name || !*name)
         return wa_fail(WA_E_INVALID_ARGS, "no program named");
+    const char *remote = netpath_remote(name); /* never looked up, whatever the backend */
+    if (remote)
+        return wa_fail(WA_E_DENIED, "%s", remote);
     return b && b->resolve_program ? b->resolve_program(name, path, runs)
                                    : UNSUPPORTED(b, "look programs up");
 }
@@ -146,20 +151,68 @@ void backend_unwatch_process(const struct wa_backend *b, uintptr_t watch)
         b->unwatch_process(watch);
 }
 
+wa_err backend_started_by(const struct wa_backend *b, unsigned long pid, int64_t since_ms,
+                          struct wa_started *out, size_t max, size_t *count)
+{
+    *count = 0;
+    return b && b->started_by && pid && max ? b->started_by(pid, since_ms, out, max, count)
+                                            : WA_E_OK;
+}
+
+wa_err backend_process_parent(const struct wa_backend *b, unsigned long pid, unsigned long *parent)
+{
+    *parent = 0;
+    return b && b->process_parent && pid ? b->process_parent(pid, parent) : WA_E_OK;
+}
+
+wa_err backend_wait_ready(const struct wa_backend *b, unsigned long pid, int timeout_ms)
+{
+    return b && b->wait_ready && pid && timeout_ms > 0 ? b->wait_ready(pid, timeout_ms) : WA_E_OK;
+}
+
 void wa_program_info_cleanup(struct wa_program_info *p)
 {
     free(p->original_name);
     memset(p, 0, sizeof *p);
 }
 
+/* The start of both questions about a program file: out cleared; true when they are
+ * answered already: no path (*e says so), or a path on a share by its spelling (out
+ * says so, and the file is never opened, whatever the backend). */
+static bool answered_already(const char *path, struct wa_program_info *out, wa_err *e)
+{
+    memset(out, 0, sizeof *out);
+    *e = path ? WA_E_OK : wa_fail(WA_E_INVALID_ARGS, "no program file");
+    const char *remote = path ? netpath_remote(path) : NULL;
+    if (remote) {
+        snprintf(out->place_why, sizeof out->place_why, "%s", remote);
+        out->place = WA_PLACE_NETWORK;
+    }
+    return !path || remote;
+}
+
 wa_err backend_program_info(const struct wa_backend *b, const char *path,
                             struct wa_program_info *out)
 {
-    memset(out, 0, sizeof *out);
-    if (!path)
-        return wa_fail(WA_E_INVALID_ARGS, "no program file");
+    wa_err e;
+    if (answered_already(path, out, &e))
+        return e;
     return b && b->program_info ? b->program_info(path, out)
                                 : wa_fail(WA_E_UNSUPPORTED, "this backend reads no program files");
+}
+
+wa_err backend_program_place(const struct wa_backend *b, const char *path,
+                             struct wa_program_info *out)
+{
+    wa_err e;
+    if (answered_already(path, out, &e))
+        return e;
+    if (b && b->program_place)
+        return b->program_place(path, out);
+    e = backend_program_info(b, path, out);
+    free(out->original_name);
+    out->original_name = NULL;
+    return e;
 }
 
 wa_err backend_window_kind(const struct wa_backend *b, uint64_t hwnd, struct wa_window_kind *out)
@@ -209,13 +262,13 @@ wa_err backend_close_window(const struct wa_backend *b, uint64_t hwnd)
     return b && b->close_window ? b->close_window(hwnd) : UNSUPPORTED(b, "close windows");
 }
 
-wa_err backend_launch(const struct wa_backend *b, const char *command, int timeout_ms,
-                      uint64_t *hwnd)
+wa_err backend_launch(const struct wa_backend *b, enum wa_launch_kind kind, const char *what,
+                      int timeout_ms, uint64_t *hwnd)
 {
     *hwnd = 0;
-    if (!command || !*command)
+    if (!what || !*what)
         return wa_fail(WA_E_INVALID_ARGS, "launch needs a command");
-    return b && b->launch ? b->launch(command, timeout_ms, hwnd)
+    return b && b->launch ? b->launch(kind, what, timeout_ms, hwnd)
                           : UNSUPPORTED(b, "launch programs");
 }
 

@@ -42,15 +42,32 @@ struct wa_window {
 
 /* Where a program file lies. */
 enum wa_program_place {
-    WA_PLACE_ELSEWHERE, /* on a drive of this machine, outside the system's program folders */
-    WA_PLACE_SYSTEM,    /* in the Windows folder or a Program Files folder (installed by an
-                         * administrator: no user can plant a file there) */
-    WA_PLACE_NETWORK,   /* on a network share or a remote (mapped) drive */
+    WA_PLACE_ELSEWHERE, /* on a drive of this machine, where an ordinary user can write (the
+                         * file, or a folder above it) or where that cannot be told */
+    WA_PLACE_SYSTEM,    /* installed: neither the file nor a folder above it can be changed
+                         * by an ordinary user (by their owners and ACLs on Windows; see
+                         * the backend for what each platform can tell) */
+    WA_PLACE_NETWORK,   /* on a network share or a remote (mapped) drive: never read */
+};
+
+/* How a launch starts what the core judged (launch.h). */
+enum wa_launch_kind {
+    WA_LAUNCH_PROGRAM,  /* the program image at a whole path, no arguments: exactly that
+                         * file is started (CreateProcess), and only while it is still an
+                         * executable image */
+    WA_LAUNCH_DOCUMENT, /* the document or folder at a whole path, opened through its
+                         * association (ShellExecute's default verb): never started as a
+                         * program itself */
+    WA_LAUNCH_LINE,     /* a command line as typed (the shell permission was given):
+                         * CreateProcess, else ShellExecute */
 };
 
 /* What a program file is, read from the file itself (not its name). */
 struct wa_program_info {
-    enum wa_program_place place; /* of the file, its path made whole (no "..", no 8.3) */
+    enum wa_program_place place; /* of the file, its path made whole (no "..", no 8.3); a
+                                  * file on a share is NETWORK and nothing else of it is
+                                  * read */
+    char place_why[240];         /* why it is not SYSTEM, for messages ("" when it is) */
     bool executable;             /* a PE image (an .exe, .com, .scr, ... of any name) */
     bool console;                /* its subsystem is the console: it runs in a terminal */
     char *original_name;         /* its version resource's OriginalFilename (else InternalName),
@@ -58,6 +75,12 @@ struct wa_program_info {
 };
 
 void wa_program_info_cleanup(struct wa_program_info *p);
+
+/* A process another started (backend.started_by). */
+struct wa_started {
+    unsigned long pid;
+    char path[520]; /* its program's whole path ("" when it cannot be read) */
+};
 
 /* A watched process (backend.watch_process). */
 struct wa_process_state {
@@ -237,17 +260,27 @@ struct wa_backend {
     wa_err (*close_window)(uint64_t hwnd);
     /* What would run for a program name, path or document: *path gets the full path of
      * the file named (NULL when it is not a file that exists) and *runs the executable
-     * that would run it (the file itself for a program; the associated program for a
-     * document, URL or protocol). WA_E_ELEMENT_NOT_FOUND when nothing is known by that
-     * name. */
+     * that would run it: the file itself when it is an executable image (by its
+     * content, whatever its name), else the program its association starts (the file
+     * itself again when the association runs it as a program; NULL when nothing is
+     * associated with it), for a URL or protocol its handler. Nothing on a network share is looked
+     * up: a name that is, or becomes (expanded, made whole, found on the search path), a path on a
+     * share answers WA_E_DENIED with the reason and *path and *runs NULL. WA_E_ELEMENT_NOT_FOUND
+     * when nothing is known by that name. */
     wa_err (*resolve_program)(const char *name, char **path, char **runs);
-    /* What the file at path is: PE or not, console or GUI, its original name.
-     * WA_E_UNSUPPORTED where no file can be read. */
+    /* What the file at path is: where it lies, PE or not, console or GUI, its original
+     * name. A path on a share is NETWORK and not opened. WA_E_UNSUPPORTED where no file
+     * can be read. */
     wa_err (*program_info)(const char *path, struct wa_program_info *out);
-    /* Starts a program by name, path or command line; waits up to timeout_ms for a
-     * window of it and returns it (0 when none appeared, which is not an error). The
-     * core decides beforehand whether the command may run (launch.h). */
-    wa_err (*launch)(const char *command, int timeout_ms, uint64_t *hwnd);
+    /* Where the file at path lies (program_info's place and place_why alone, the file
+     * not read), answered from a short cache: the allow-list asks it of every window's
+     * program. NULL: program_info stands in. */
+    wa_err (*program_place)(const char *path, struct wa_program_info *out);
+    /* Starts what the core judged, as kind says (what: a whole path for a program or
+     * document, the command as typed for a line); waits up to timeout_ms for a window
+     * of it and returns it (0 when none appeared, which is not an error). The core
+     * decides beforehand whether it may run (launch.h). */
+    wa_err (*launch)(enum wa_launch_kind kind, const char *what, int timeout_ms, uint64_t *hwnd);
     /* What window hwnd (a top-level window, or a control inside one) is made of: the run
      * dialog is its top-level window's kind, the address bar its own or its parents'.
      * NULL: nothing is known (every kind false). */
@@ -293,6 +326,15 @@ struct wa_backend {
     /* What became of the watched process. */
     wa_err (*process_state)(uintptr_t watch, struct wa_process_state *out);
     void (*unwatch_process)(uintptr_t watch);
+    /* The processes that process pid started at or after since_ms (os_time_ms, the
+     * wall clock), at most max, into out; *count how many. NULL: none can be told. */
+    wa_err (*started_by)(unsigned long pid, int64_t since_ms, struct wa_started *out, size_t max,
+                         size_t *count);
+    /* The process that started process pid (*parent 0 when it cannot be told). */
+    wa_err (*process_parent)(unsigned long pid, unsigned long *parent);
+    /* Waits up to timeout_ms until process pid, just started, waits for input (its first
+     * window is up); at once for one that has no windows. NULL: no wait. */
+    wa_err (*wait_ready)(unsigned long pid, int timeout_ms);
 
     /* ---- input (screen pixels) ---- */
     wa_err (*mouse_move)(int x, int y);
@@ -383,6 +425,8 @@ wa_err backend_resolve_program(const struct wa_backend *b, const char *name, cha
                                char **runs);
 wa_err backend_program_info(const struct wa_backend *b, const char *path,
                             struct wa_program_info *out);
+wa_err backend_program_place(const struct wa_backend *b, const char *path,
+                             struct wa_program_info *out);
 wa_err backend_input_reaches(const struct wa_backend *b, uint64_t hwnd);
 wa_err backend_input_handled(const struct wa_backend *b, uint64_t hwnd, int timeout_ms);
 /* watch 0: none was taken (the slot is missing or failed); unwatch ignores 0. */
@@ -390,12 +434,17 @@ wa_err backend_watch_process(const struct wa_backend *b, uint64_t hwnd, uintptr_
 wa_err backend_process_state(const struct wa_backend *b, uintptr_t watch,
                              struct wa_process_state *out);
 void backend_unwatch_process(const struct wa_backend *b, uintptr_t watch);
+/* These three answer "none known" (count 0, parent 0, no wait) for a NULL slot. */
+wa_err backend_started_by(const struct wa_backend *b, unsigned long pid, int64_t since_ms,
+                          struct wa_started *out, size_t max, size_t *count);
+wa_err backend_process_parent(const struct wa_backend *b, unsigned long pid, unsigned long *parent);
+wa_err backend_wait_ready(const struct wa_backend *b, unsigned long pid, int timeout_ms);
 wa_err backend_focus_window(const struct wa_backend *b, uint64_t hwnd);
 wa_err backend_move_window(const struct wa_backend *b, uint64_t hwnd, struct wa_rect r);
 wa_err backend_set_window_state(const struct wa_backend *b, uint64_t hwnd, enum wa_window_state s);
 wa_err backend_close_window(const struct wa_backend *b, uint64_t hwnd);
-wa_err backend_launch(const struct wa_backend *b, const char *command, int timeout_ms,
-                      uint64_t *hwnd);
+wa_err backend_launch(const struct wa_backend *b, enum wa_launch_kind kind, const char *what,
+                      int timeout_ms, uint64_t *hwnd);
 /* These four answer "nothing known" (all false, 0) for a NULL slot, not an error. */
 wa_err backend_window_kind(const struct wa_backend *b, uint64_t hwnd, struct wa_window_kind *out);
 wa_err backend_focused_control(const struct wa_backend *b, uint64_t top, uint64_t *control);

@@ -51,6 +51,10 @@ struct session {
     int n_held_keys;
     unsigned held_buttons;
     int down_x[3], down_y[3];
+    /* A window of a program outside the allow-list that an action of this session
+     * brought up or to the front (named in that action's result): no input is sent
+     * while it is in front. 0: none. */
+    uint64_t intruder;
 };
 
 /* What the core looked at before an acting operation, to wait for its effect and to
@@ -74,7 +78,9 @@ struct before_look {
     uintptr_t watch;     /* a hold on the window's process (backend_watch_process), or 0 */
     unsigned long pid;   /* that process, and its name, for messages */
     char process[64];
-    int64_t at_ms; /* when the look ended: the input goes right after */
+    int64_t at_ms;   /* when the look ended: the input goes right after */
+    int64_t wall_ms; /* when the look began, by the wall clock (os_time_ms): a process the
+                      * target started since is one the action may have started */
 };
 
 /* One request being performed. */
@@ -126,6 +132,9 @@ struct call {
     enum gate_input route_input;
     /* The keys about to be sent may take the focus out of its control (send.c). */
     bool keys_away;
+    /* The programs the call's program started while it acted (verify_started). */
+    struct wa_started started[4];
+    size_t n_started;
 };
 
 /* The operation's one-line summary for progress ("click (512,300)"). */

@@ -22,6 +22,16 @@
 
 /* ---- the core ---- */
 
+/* The gate's question of a program an allow-list names by name: is it installed. */
+static bool program_installed(void *ctx, const char *path)
+{
+    struct wa_program_info info;
+    bool yes = backend_program_place(ctx, path, &info) == WA_E_OK && info.place == WA_PLACE_SYSTEM;
+    wa_program_info_cleanup(&info);
+    wa_err_clear();
+    return yes;
+}
+
 wa_err core_new(const struct core_config *cfg, struct core **out)
 {
     *out = NULL;
@@ -41,6 +51,8 @@ wa_err core_new(const struct core_config *cfg, struct core **out)
         .apps = cfg->apps,
         .max_actions_per_s = cfg->max_actions_per_s,
         .audit_path = cfg->audit_path,
+        .installed = program_installed,
+        .installed_ctx = (void *)cfg->be,
     };
     wa_err e = gate_new(&gc, &c->gate);
     if (!e && cfg->state_dir) {
@@ -79,6 +91,11 @@ void core_free(struct core *c)
 bool core_dry_run(const struct core *c)
 {
     return c->cfg.dry_run;
+}
+
+const char *core_state_dir(const struct core *c)
+{
+    return c->state_dir;
 }
 
 enum shell_permission core_shell(const struct core *c)
@@ -305,6 +322,8 @@ static wa_err after_action(struct call *k)
         wa_fail(fate, "%s", why);
         return lost_target(k, fate);
     }
+    if (input && !k->dry)
+        verify_started(k); /* programs the action started show their windows first */
     uint64_t after = look_after_window(k);
     look_after(k, after, input);
     if (input && !k->dry)
@@ -436,6 +455,12 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         snprintf(r->message, sizeof r->message, "%s", wa_err_detail());
         return r->err;
     }
+    const char *name = s->o.model_names && op->model ? op->model : op->cli ? op->cli : op->name;
+    if (op_request_has(q, ARG_TEXT) && send_check_text(name, q->text)) { /* text is text */
+        r->err = WA_E_INVALID_ARGS;
+        snprintf(r->message, sizeof r->message, "%s", wa_err_detail());
+        return r->err;
+    }
     bool acts = op_acts(op) || file != ARG_NONE; /* writing a file is acting */
     bool input = (op->flags & (OPF_INPUT | OPF_WINDOWS)) != 0;
     /* Delivery applies to what sends input, and to focus_window, which background never
@@ -449,9 +474,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         .q = q,
         .r = r,
         .dry = c->cfg.dry_run && acts,
-        .name = s->o.model_names && op->model ? op->model
-                : op->cli                     ? op->cli
-                                              : op->name,
+        .name = name,
         .background = delivered && d != DELIVERY_FOREGROUND,
     };
     if (q->note[0])

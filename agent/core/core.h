@@ -20,6 +20,9 @@ struct core;
 wa_err core_new(const struct core_config *c, struct core **out);
 void core_free(struct core *c);
 bool core_dry_run(const struct core *c);
+/* The folder of this user's state between processes (WINAGENT_STATE_DIR, else one in
+ * the user's temporary folder): refs of `state`, the ipc token's file. */
+const char *core_state_dir(const struct core *c);
 enum shell_permission core_shell(const struct core *c);
 
 struct session;

@@ -32,6 +32,8 @@ struct entries {
 struct gate {
     struct entries restricted;
     struct entries apps; /* the allow-list; empty: none */
+    bool (*installed)(void *ctx, const char *path);
+    void *installed_ctx;
     char *apps_text;
     double rate;   /* acting requests per second */
     double tokens; /* token bucket: capacity max(1, rate), refilled at rate per second */
@@ -80,9 +82,17 @@ static bool is_path(const char *entry)
     return strchr(entry, '\\') != NULL;
 }
 
+/* How a name entry matches a program. */
+enum by_name {
+    NAME_ANYWHERE, /* any program of that name (the restricted list, the user's shell) */
+    NAME_INSTALLED /* only an installed one (the allow-list) */
+};
+
 /* The entry of l that a program matches: by its file name (with or without ".exe")
- * for a name, by its whole path (either separator) for a path. NULL when none. */
-static const char *match_entry(const struct entries *l, const char *name, const char *path)
+ * for a name entry, as how says; by its whole path (either separator) for a path entry.
+ * NULL when none. */
+static const char *match_entry(const struct gate *g, const struct entries *l, const char *name,
+                               const char *path, enum by_name how)
 {
     char base[260] = "", stem[260] = "", whole[1024] = "";
     const char *from = name && *name ? name : path;
@@ -97,10 +107,21 @@ static const char *match_entry(const struct entries *l, const char *name, const 
             if (*c == '/')
                 *c = '\\';
     }
+    int installed = -1; /* asked once, when a name matches */
     for (size_t i = 0; i < l->n; i++) {
         const char *pat = l->items[i];
-        if (is_path(pat) ? *whole && str_wildcard(pat, whole)
-                         : (*base && str_wildcard(pat, base)) || (*stem && str_wildcard(pat, stem)))
+        if (is_path(pat)) {
+            if (*whole && str_wildcard(pat, whole))
+                return pat;
+            continue;
+        }
+        if (!(*base && str_wildcard(pat, base)) && !(*stem && str_wildcard(pat, stem)))
+            continue;
+        if (how == NAME_ANYWHERE)
+            return pat;
+        if (installed < 0)
+            installed = *whole && g->installed && g->installed(g->installed_ctx, path);
+        if (installed)
             return pat;
     }
     return NULL;
@@ -120,6 +141,10 @@ wa_err gate_new(const struct gate_config *c, struct gate **out)
         e = add_entries(&g->restricted, c->restricted_extra);
     if (!e && c)
         e = add_entries(&g->apps, c->apps);
+    if (c) {
+        g->installed = c->installed;
+        g->installed_ctx = c->installed_ctx;
+    }
     if (!e && !(g->apps_text = str_dup(g->apps.n ? c->apps : "")))
         e = wa_fail(WA_E_NOMEM, "out of memory");
     if (e)
@@ -155,7 +180,7 @@ const char *gate_restricted(const struct gate *g, const char *process)
 {
     if (!g || !process || !*process)
         return NULL;
-    return match_entry(&g->restricted, str_path_base(process), NULL);
+    return match_entry(g, &g->restricted, str_path_base(process), NULL, NAME_ANYWHERE);
 }
 
 bool gate_has_apps(const struct gate *g)
@@ -165,14 +190,28 @@ bool gate_has_apps(const struct gate *g)
 
 bool gate_app_listed(const struct gate *g, const char *name, const char *path)
 {
-    return !gate_has_apps(g) || match_entry(&g->apps, name, path) != NULL;
+    return !gate_has_apps(g) || match_entry(g, &g->apps, name, path, NAME_INSTALLED) != NULL;
+}
+
+bool gate_app_named(const struct gate *g, const char *name)
+{
+    const char *hit = gate_has_apps(g) && name && *name
+                          ? match_entry(g, &g->apps, name, NULL, NAME_ANYWHERE)
+                          : NULL;
+    return hit && !is_path(hit);
+}
+
+bool gate_shell_listed(const struct gate *g, const char *program)
+{
+    return !gate_has_apps(g) ||
+           match_entry(g, &g->apps, str_path_base(program), program, NAME_ANYWHERE) != NULL;
 }
 
 bool gate_app_path_listed(const struct gate *g, const char *path)
 {
     if (!gate_has_apps(g) || !path || !*path)
         return false;
-    const char *hit = match_entry(&g->apps, NULL, path);
+    const char *hit = match_entry(g, &g->apps, NULL, path, NAME_INSTALLED);
     return hit && is_path(hit);
 }
 
@@ -242,6 +281,8 @@ const char *gate_shell_route(const struct wa_window *w, const struct wa_window_k
     const char *cls = w->class_name ? w->class_name : "";
     if (AMONG(cls, terminal_classes))
         return "a console or terminal";
+    if (file && file->place == WA_PLACE_NETWORK) /* never read: it cannot be told */
+        return "a window of a program that runs from a network share";
     if (launch_takes_commands(proc) ||
         (file && file->original_name && launch_takes_commands(file->original_name)))
         return "a window of a shell, terminal or interpreter";
@@ -270,6 +311,12 @@ bool gate_allows(const struct gate *g, const struct wa_window *w)
 {
     return w->process && *w->process && !gate_restricted(g, w->process) &&
            gate_app_listed(g, w->process, w->process_path);
+}
+
+bool gate_outside_apps(const struct gate *g, const struct wa_window *w)
+{
+    return gate_has_apps(g) && w->process && *w->process && !gate_restricted(g, w->process) &&
+           !gate_app_listed(g, w->process, w->process_path);
 }
 
 bool gate_mask_window(const struct gate *g, struct wa_window *w)

@@ -23,8 +23,15 @@ struct gate_config {
     const char *restricted_only;
     /* Comma-separated program file names ("notepad.exe", "notepad", wildcards) or whole
      * paths ("C:\\Tools\\app.exe"): when not NULL or empty, windows of every other
-     * program are refused as restricted ones are, and left out of everything. */
+     * program are refused as restricted ones are, and left out of everything. A whole
+     * path names that file wherever it lies; a name names only an installed program of
+     * that name (installed below): "notepad" is C:\\Windows\\notepad.exe, not a copy
+     * named notepad.exe in a folder users write. */
     const char *apps;
+    /* Whether the program at a whole path is installed (where no ordinary user can write:
+     * backend_program_place); NULL: none is. */
+    bool (*installed)(void *ctx, const char *path);
+    void *installed_ctx;
     double max_actions_per_s; /* 0: 10 per second */
     const char *audit_path;   /* NULL: no audit log */
 };
@@ -39,8 +46,17 @@ const char *gate_restricted(const struct gate *g, const char *process);
 /* Whether an allow-list was given. */
 bool gate_has_apps(const struct gate *g);
 /* Whether the program (its file name, and its whole path when known: either may be
- * NULL) is one the allow-list names; true when there is no allow-list. */
+ * NULL) is one the allow-list names: by its whole path, or by its name when it is
+ * installed (a program whose path is unknown matches no name); true when there is no
+ * allow-list. */
 bool gate_app_listed(const struct gate *g, const char *name, const char *path);
+/* Whether the allow-list has a name entry (not a path) that name matches, wherever the
+ * program lies: to say why a program of a listed name was refused. */
+bool gate_app_named(const struct gate *g, const char *name);
+/* Whether the shell program the user set (WINAGENT_SHELL, a name or a path as given) is
+ * one the allow-list names, by its name or its path as given: the user's own setting,
+ * not a file found by a model. */
+bool gate_shell_listed(const struct gate *g, const char *program);
 /* Whether the allow-list names exactly this whole path (not only its file name): the
  * user's word that this file may start wherever it lies. */
 bool gate_app_path_listed(const struct gate *g, const char *path);
@@ -60,7 +76,8 @@ enum gate_input { GATE_POINTER, GATE_KEYS, GATE_KEYS_AWAY };
 /* Why w is a route to a shell, which receives no input while the shell permission is
  * off (NULL when it is none), by what it is rather than by its title: a console or a
  * terminal, a window of a shell, interpreter or terminal on launch's list (by its name,
- * or its file's version resource: file may be NULL), of a console program, the Run dialog
+ * or its file's version resource: file may be NULL), of a console program, of a program
+ * that runs from a network share (its file is never read), the Run dialog
  * in any language (shell32's, by its controls: kind may be NULL; or a dialog of
  * Explorer), the taskbar, the desktop, the Start menu and search, an address bar (kind:
  * the control the input reaches), and for keys and text Explorer's own windows, whose
@@ -78,6 +95,9 @@ bool gate_mask_window(const struct gate *g, struct wa_window *w);
 /* Whether the gate allows w (an identified, unrestricted process the allow-list names),
  * without an error. */
 bool gate_allows(const struct gate *g, const struct wa_window *w);
+/* Whether w is refused only for being outside the allow-list: an identified,
+ * unrestricted program the list does not name. */
+bool gate_outside_apps(const struct gate *g, const struct wa_window *w);
 /* One slot of the rate limit, waiting at most one second for it; WA_E_DENIED beyond. */
 wa_err gate_take_slot(struct gate *g);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/netpath.h"
 #include "base/str.h"
 
 /* Shells, script hosts, interpreters, terminals and the system's indirections that run
@@ -278,6 +279,7 @@ static wa_err split(const struct wa_backend *be, const char *command, struct lau
                     backend_resolve_program(be, whole, &path, &runs) == WA_E_OK && path;
         free(path);
         free(runs);
+        wa_err_clear(); /* no such file: the first word is the program */
         if (file) {
             p->program = whole;
             return WA_E_OK;
@@ -303,58 +305,114 @@ static wa_err split(const struct wa_backend *be, const char *command, struct lau
 /* The decision on the file that will start, not its name: a console program (a shell
  * or interpreter renamed, a terminal's command) or a renamed copy of an interpreter
  * (its version resource names it) needs the shell permission like the original. */
-static void judge_the_file(const struct wa_backend *be, const char *prog, const char *file,
+static void judge_the_file(const struct launch_plan *p, const struct wa_program_info *info,
                            struct launch_plan *out)
 {
-    struct wa_program_info info;
-    if (backend_program_info(be, file, &info) != WA_E_OK) {
-        wa_err_clear(); /* nothing to read: the name's verdict stands */
-        return;
-    }
-    if (info.original_name && launch_is_interpreter(info.original_name))
+    const char *name = base_name(p->runs ? p->runs : p->program);
+    if (info->original_name && launch_is_interpreter(info->original_name))
         needs(out, "%.80s is %.80s by its version resource, a shell, script host or interpreter",
-              base_name(prog), info.original_name);
-    else if (info.executable && info.console)
-        needs(out, "%.80s is a console program: it runs in a terminal like a shell",
-              base_name(prog));
-    wa_program_info_cleanup(&info);
+              name, info->original_name);
+    else if (info->executable && info->console)
+        needs(out, "%.80s is a console program: it runs in a terminal like a shell", name);
 }
 
-/* "\\\\server\\share\\x.exe", "//server/share", "\\\\?\\UNC\\server\\...": a network path by its
- * form, whatever the backend can read of it. */
-static bool network_path(const char *p)
+/* Refuses what lies on a share before it is looked up: why says what spelling or
+ * resolution made it remote. */
+static void on_a_share(struct launch_plan *out, const char *what, const char *why)
 {
-    return str_ieq_n("\\\\?\\UNC\\", p, 8) ||
-           ((p[0] == '\\' || p[0] == '/') && (p[1] == '\\' || p[1] == '/') && p[2] != '?' &&
-            p[2] != '.');
+    out->network = out->far = true;
+    snprintf(out->far_reason, sizeof out->far_reason,
+             "%.100s lies on a network share (%.200s); it was not looked up", what, why);
+    needs(out, "%s", out->far_reason);
 }
 
-/* Where the file that will start lies: a network share, or anywhere but the system's
- * program folders (where only an administrator installs), is far. */
-static void judge_the_place(const struct wa_backend *be, struct launch_plan *out)
+/* Where the file that will start lies: on a network share, or where ordinary users can
+ * write (not installed), it is far. */
+static void judge_the_place(const struct wa_program_info *info, struct launch_plan *out)
 {
+    if (!out->file)
+        return; /* a name nothing resolved: nothing starts */
+    if (info->place == WA_PLACE_NETWORK) {
+        on_a_share(out, out->file, info->place_why[0] ? info->place_why : "a remote drive");
+    } else if (info->place != WA_PLACE_SYSTEM) {
+        out->far = true;
+        snprintf(out->far_reason, sizeof out->far_reason, "%.120s is not installed: %.100s",
+                 out->file,
+                 info->place_why[0] ? info->place_why : "ordinary users can write where it lies");
+    }
+}
+
+/* Whether a and b name the same file (the association runs the file itself). */
+static bool same_file(const char *a, const char *b)
+{
+    return a && b && str_ieq(a, b);
+}
+
+/* What the file the command names is: an executable image is the program that runs
+ * (whatever its name or its association says), anything else a document opened through
+ * its association. Then everything about the file that will start: its own file, its
+ * place. */
+static wa_err judge(const struct wa_backend *be, struct launch_plan *out)
+{
+    struct wa_program_info named = {0}, runs = {0};
+    wa_err e = WA_E_OK;
+    bool have_named = out->path && backend_program_info(be, out->path, &named) == WA_E_OK;
+    wa_err_clear(); /* nothing to read: the name's verdict stands */
+    if (have_named && named.place == WA_PLACE_NETWORK) {
+        on_a_share(out, out->path, named.place_why[0] ? named.place_why : "a remote drive");
+        goto out;
+    }
+    if (have_named && named.executable) {
+        out->kind = WA_LAUNCH_PROGRAM;
+        if (!same_file(out->runs, out->path)) { /* a program in a document's name */
+            free(out->runs);
+            if (!(out->runs = str_dup(out->path))) {
+                e = wa_fail(WA_E_NOMEM, "out of memory");
+                goto out;
+            }
+        }
+    } else if (out->path) {
+        out->kind = WA_LAUNCH_DOCUMENT;
+        if (!out->runs && !out->needs_shell) {
+            e = wa_fail(WA_E_ELEMENT_NOT_FOUND,
+                        "nothing opens %.200s: it is no program image, and no program is "
+                        "associated with its kind of file",
+                        out->path);
+            goto out;
+        }
+        if (same_file(out->runs, out->path))
+            needs(out, "%.80s is no program image, yet it would run as a program itself",
+                  base_name(out->path));
+    } else {
+        out->kind = WA_LAUNCH_PROGRAM; /* a name the backend starts as it is */
+    }
+    if (out->runs && (launch_is_interpreter(out->runs) || launch_is_script(out->runs)))
+        needs(out, "%.80s opens with %.80s, a shell, script host or interpreter",
+              base_name(out->program), base_name(out->runs));
     const char *f = out->runs && strpbrk(out->runs, "\\/") ? out->runs : out->path;
     if (!f)
         f = strpbrk(out->program, "\\/") ? out->program : NULL;
     out->file = f;
-    if (!f)
-        return; /* a name nothing resolved: nothing starts */
-    struct wa_program_info info;
-    enum wa_program_place place = WA_PLACE_ELSEWHERE;
-    if (backend_program_info(be, f, &info) == WA_E_OK) {
-        place = info.place;
-        wa_program_info_cleanup(&info);
-    } else {
+    bool have_runs = false;
+    if (f && same_file(f, out->path) && have_named) {
+        runs = named; /* the same file: read once */
+        memset(&named, 0, sizeof named);
+        have_runs = true;
+    } else if (f) {
+        have_runs = backend_program_info(be, f, &runs) == WA_E_OK;
         wa_err_clear();
     }
-    if (network_path(f) || place == WA_PLACE_NETWORK) {
-        out->far = true;
-        snprintf(out->far_reason, sizeof out->far_reason, "%.120s lies on a network share", f);
-    } else if (place != WA_PLACE_SYSTEM) {
-        out->far = true;
-        snprintf(out->far_reason, sizeof out->far_reason,
-                 "%.120s lies outside the system's program folders (Windows, Program Files)", f);
+    if (have_runs) {
+        judge_the_file(out, &runs, out);
+    } else if (f) {
+        runs.place = WA_PLACE_ELSEWHERE;
+        snprintf(runs.place_why, sizeof runs.place_why, "its place cannot be read");
     }
+    judge_the_place(&runs, out);
+out:
+    wa_program_info_cleanup(&runs);
+    wa_program_info_cleanup(&named);
+    return e;
 }
 
 wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct launch_plan *out)
@@ -362,8 +420,22 @@ wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct
     memset(out, 0, sizeof *out);
     if (!command)
         return wa_fail(WA_E_INVALID_ARGS, "launch needs a program name or path");
-    wa_err e = split(be, command, out);
-    if (e)
+    /* A share by its spelling is refused before anything is resolved: the command's
+     * start is its program, or (unquoted, with spaces) the path split looks up whole. */
+    const char *lead = command + strspn(command, " \t");
+    const char *remote = netpath_remote(*lead == '"' ? lead + 1 : lead);
+    wa_err e = WA_E_OK;
+    if (remote) {
+        char what[128];
+        snprintf(what, sizeof what, "%.*s", (int)strcspn(*lead == '"' ? lead + 1 : lead, "\""),
+                 *lead == '"' ? lead + 1 : lead);
+        on_a_share(out, what, remote);
+        out->kind = WA_LAUNCH_LINE;
+        if (!(out->program = str_dup(what)) || !(out->command = str_dup(command)))
+            goto nomem;
+        return WA_E_OK;
+    }
+    if ((e = split(be, command, out)))
         goto fail;
     const char *prog = out->program;
     if (out->args)
@@ -374,38 +446,34 @@ wa_err launch_plan_make(const struct wa_backend *be, const char *command, struct
         needs(out, "%.80s is a shell, script host or interpreter", base_name(prog));
     if (launch_is_script(prog))
         needs(out, "%.80s is a script, shortcut or indirection", base_name(prog));
-    if (network_path(prog)) { /* not even looked up: a lookup sends the user's credentials */
-        needs(out, "%.120s lies on a network share", prog);
-        out->far = true;
-        snprintf(out->far_reason, sizeof out->far_reason, "%s", out->reason);
-        out->command = str_dup(command);
-        return out->command ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
-    }
     e = backend_resolve_program(be, prog, &out->path, &out->runs);
-    if (e == WA_E_ELEMENT_NOT_FOUND && out->needs_shell)
+    if (e == WA_E_DENIED) { /* it is, or became, a path on a share: not looked up */
+        char why[300];
+        snprintf(why, sizeof why, "%s", wa_err_detail());
+        wa_err_clear();
+        on_a_share(out, prog, why);
+        e = WA_E_OK;
+    } else if (e == WA_E_ELEMENT_NOT_FOUND && out->needs_shell) {
         e = WA_E_OK; /* the shell is refused anyway, or will say so itself */
+    }
     if (e)
         goto fail;
-    if (out->runs && (launch_is_interpreter(out->runs) || launch_is_script(out->runs)))
-        needs(out, "%.80s opens with %.80s, a shell, script host or interpreter", base_name(prog),
-              base_name(out->runs));
-    if (out->runs || out->path)
-        judge_the_file(be, prog, out->runs ? out->runs : out->path, out);
-    judge_the_place(be, out);
+    if ((remote = netpath_remote(out->path)) || (remote = netpath_remote(out->runs)))
+        on_a_share(out, netpath_remote(out->path) ? out->path : out->runs, remote);
+    else if (!out->network && (e = judge(be, out)))
+        goto fail;
     if (out->needs_shell) {
+        out->kind = WA_LAUNCH_LINE;
         out->command = str_dup(command);
     } else {
-        /* Exactly that file, quoted so that nothing of it is read as an argument. */
-        const char *what = out->path ? out->path : prog;
-        size_t len = strlen(what) + 3;
-        if ((out->command = malloc(len)))
-            snprintf(out->command, len, "\"%s\"", what);
+        /* Exactly that file: its whole path (a program or document), else the name. */
+        out->command = str_dup(out->path ? out->path : prog);
     }
-    if (!out->command) {
-        e = wa_fail(WA_E_NOMEM, "out of memory");
-        goto fail;
-    }
+    if (!out->command)
+        goto nomem;
     return WA_E_OK;
+nomem:
+    e = wa_fail(WA_E_NOMEM, "out of memory");
 fail:
     launch_plan_cleanup(out);
     return e;

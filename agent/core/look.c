@@ -482,6 +482,7 @@ void look_before(struct call *k)
     }
     b->have = true;
     b->window = hwnd;
+    b->wall_ms = os_time_ms();
     backend_foreground_window(k->be, &b->fg);
     b->have_windows = backend_list_windows(k->be, &b->windows) == WA_E_OK;
     watch_target(k);

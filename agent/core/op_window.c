@@ -160,20 +160,28 @@ wa_err perform_launch(struct call *k)
     /* With an allow-list, only its programs start (a command line's program too). */
     const char *file = plan.file ? plan.file : plan.program;
     if (!gate_app_listed(k->c->gate, str_path_base(file), plan.file)) {
-        e = wa_fail(WA_E_DENIED,
-                    "%s refused: %.120s is none of the programs winagent may use "
-                    "(--apps %.200s)",
-                    k->name, str_path_base(file), gate_apps_text(k->c->gate));
+        if (gate_app_named(k->c->gate, str_path_base(file)))
+            e = wa_fail(WA_E_DENIED,
+                        "%s refused: --apps names %.60s by its name, which names only an "
+                        "installed program, and %.120s is not installed (%.150s); name its "
+                        "whole path in --apps to use it",
+                        k->name, str_path_base(file), plan.file ? plan.file : file,
+                        plan.far_reason[0] ? plan.far_reason : "its place is unknown");
+        else
+            e = wa_fail(WA_E_DENIED,
+                        "%s refused: %.120s is none of the programs winagent may use "
+                        "(--apps %.200s)",
+                        k->name, str_path_base(file), gate_apps_text(k->c->gate));
         goto out;
     }
-    /* Far from the system's program folders, it needs the shell permission too, unless
+    /* On a share or not installed, it needs the shell permission too, unless
      * the allow-list names that very file. */
     if (plan.far && !plan.needs_shell && !gate_app_path_listed(k->c->gate, plan.file)) {
         plan.needs_shell = true;
         snprintf(plan.reason, sizeof plan.reason, "%s", plan.far_reason);
     }
     if (plan.needs_shell) {
-        char what[400];
+        char what[600];
         snprintf(what, sizeof what, "launching \"%.80s\" (%s)", command, plan.reason);
         if ((e = shell_permission(k, what, command)))
             goto out;
@@ -182,7 +190,7 @@ wa_err perform_launch(struct call *k)
     if (k->dry)
         goto out;
     uint64_t hwnd = 0;
-    if ((e = backend_launch(k->be, plan.command, LAUNCH_TIMEOUT_MS, &hwnd)))
+    if ((e = backend_launch(k->be, plan.kind, plan.command, LAUNCH_TIMEOUT_MS, &hwnd)))
         goto out;
     if (hwnd && (e = launched_window_check(k, hwnd, command)))
         goto out;
@@ -212,7 +220,7 @@ wa_err perform_shell(struct call *k)
             snprintf(shell, sizeof shell, "%.*s", (int)strcspn(prog + 1, "\""), prog + 1);
         else
             snprintf(shell, sizeof shell, "%.*s", (int)strcspn(prog, " \t"), prog);
-        if (!gate_app_listed(k->c->gate, str_path_base(shell), shell))
+        if (!gate_shell_listed(k->c->gate, shell))
             e = wa_fail(WA_E_DENIED,
                         "%s refused: the shell (%s) is none of the programs winagent may use "
                         "(--apps %.200s)",

@@ -102,6 +102,37 @@ static wa_err point_receiver(struct call *k, int px, int py)
     return e;
 }
 
+/* A window of a program outside the allow-list in front that an action brought up: the
+ * session's intruder (named in that action's result), or a window of a program the
+ * target started (F1's help viewer, a program its menu ran): no input is sent while it
+ * is in front, not even after bringing the target back, which would hide it. */
+static wa_err intruder_in_front(struct call *k, uint64_t target, uint64_t fg)
+{
+    struct wa_window f, t;
+    if (!fg || !gate_has_apps(k->c->gate) || backend_window_info(k->be, fg, &f) != WA_E_OK) {
+        wa_err_clear();
+        return WA_E_OK;
+    }
+    bool outside = gate_outside_apps(k->c->gate, &f), started = false;
+    unsigned long parent = 0;
+    if (outside && fg != k->s->intruder && backend_window_info(k->be, target, &t) == WA_E_OK) {
+        started =
+            backend_process_parent(k->be, f.pid, &parent) == WA_E_OK && parent && parent == t.pid;
+        wa_window_cleanup(&t);
+    }
+    wa_err_clear();
+    wa_err e = WA_E_OK;
+    if (outside && (fg == k->s->intruder || started))
+        e = wa_fail(WA_E_DENIED,
+                    "%s refused: a window of %s (0x%llx), a program outside --apps %s, is in "
+                    "front; no input is sent while it is (bring the target back with "
+                    "focus_window to go on)",
+                    k->name, f.process, (unsigned long long)fg,
+                    started ? "that the target started" : "that an action brought up");
+    wa_window_cleanup(&f);
+    return e;
+}
+
 wa_err send_foreground(struct call *k)
 {
     uint64_t hwnd;
@@ -127,6 +158,8 @@ wa_err send_foreground(struct call *k)
     backend_foreground_window(k->be, &fg);
     if (target_in_family(k, hwnd, fg) || k->dry)
         return WA_E_OK;
+    if ((e = intruder_in_front(k, hwnd, fg)))
+        return e;
     /* Something else took the foreground: nothing is sent before the target is back. */
     char thief[200], target[200];
     describe_window(k, fg, thief, sizeof thief);
@@ -309,8 +342,56 @@ static wa_err post_text(struct call *k, const char *text)
     return e;
 }
 
+/* What control character cp does when a control receives it as a character. */
+static void control_words(unsigned cp, char *out, size_t cap)
+{
+    static const char *const does[27] = {
+        [1] = ": selects all", [3] = ": copies",  [8] = ": deletes back", [22] = ": pastes",
+        [24] = ": cuts",       [25] = ": redoes", [26] = ": undoes",
+    };
+    if (cp >= 1 && cp <= 26)
+        snprintf(out, cap, "Ctrl+%c as a character%s", 'A' + (int)cp - 1, does[cp] ? does[cp] : "");
+    else if (cp == 0)
+        snprintf(out, cap, "NUL");
+    else if (cp == 27)
+        snprintf(out, cap, "Esc as a character");
+    else if (cp < 32)
+        snprintf(out, cap, "Ctrl+%c as a character", "\\]^_"[cp - 28]);
+    else if (cp == 0x7F)
+        snprintf(out, cap, "DEL, Ctrl+Backspace as a character: deletes a word");
+    else
+        snprintf(out, cap, "a C1 control character%s", cp == 0x85 ? " (NEL, a line break)" : "");
+}
+
+wa_err send_check_text(const char *name, const char *text)
+{
+    size_t chars = 0;
+    for (const unsigned char *p = (const unsigned char *)text; p && *p; p++) {
+        unsigned cp = *p;
+        if ((*p & 0xC0) != 0x80)
+            chars++;
+        if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F)
+            cp = p[1]; /* U+0080-U+009F */
+        else if (*p >= 0x20 && *p != 0x7F)
+            continue;
+        if (cp == '\t' || cp == '\r' || cp == '\n')
+            continue;
+        char what[80];
+        control_words(cp, what, sizeof what);
+        return wa_fail(WA_E_INVALID_ARGS,
+                       "%s refused: the text holds U+%04X (%s) at character %zu; control "
+                       "characters other than tab, CR and LF are not typed (a control takes "
+                       "them as commands); send keys as keys",
+                       name, cp, what, chars);
+    }
+    return WA_E_OK;
+}
+
 wa_err send_text(struct call *k, const char *text)
 {
+    wa_err ce = send_check_text(k->name, text);
+    if (ce)
+        return ce;
     size_t len = strlen(text);
     if (len > SEND_TEXT_MAX)
         return wa_fail(WA_E_INVALID_ARGS,

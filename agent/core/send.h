@@ -23,6 +23,16 @@ wa_err send_move(struct call *k, int px, int py);
 wa_err send_drag(struct call *k, int x1, int y1, int x2, int y2, enum wa_button b, int ms);
 wa_err send_wheel(struct call *k, int px, int py, int notches, bool horizontal);
 wa_err send_text(struct call *k, const char *text);
+/* Typed text is text: WA_E_INVALID_ARGS naming the first control character of text
+ * other than tab, CR and LF ("U+0016 (Ctrl+V as a character: pastes)"): the C0
+ * controls, DEL and the C1 controls (U+0080-U+009F). An edit control takes a control
+ * character as the command of its chord (0x16 pastes the clipboard, 0x18 cuts, 0x03
+ * copies, 0x01 selects all, 0x08 deletes, 0x7F deletes a word), in both deliveries; a C1
+ * control is no character anyone types and reaches a program of an ANSI code page as
+ * some other byte. Keys are for keys. name: the operation, for the message. The core
+ * asks it of every request that carries text, before anything is looked at, and
+ * send_text again of what it types. */
+wa_err send_check_text(const char *name, const char *text);
 wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n);
 /* An accessibility action on element index of the session's tree; *via says which
  * route took it ("uia:Invoke", "msaa:DoDefaultAction", ...). */

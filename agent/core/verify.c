@@ -327,6 +327,46 @@ wa_err verify_text(struct call *k, const size_t *index, const char *before, cons
 
 /* ---- what changed ---- */
 
+#define STARTED_WAIT_MS 2500 /* for the first windows of programs an action started */
+#define STARTED_POLL_MS 50
+
+/* Whether a visible window of process pid is up. */
+static bool has_window(struct call *k, unsigned long pid)
+{
+    struct wa_window_list l;
+    bool yes = false;
+    if (backend_list_windows(k->be, &l) == WA_E_OK) {
+        for (size_t i = 0; i < l.count && !yes; i++)
+            yes = l.items[i].pid == pid;
+        wa_window_list_cleanup(&l);
+    }
+    wa_err_clear();
+    return yes;
+}
+
+void verify_started(struct call *k)
+{
+    const struct before_look *b = &k->before;
+    k->n_started = 0;
+    if (!gate_has_apps(k->c->gate) || !b->have || !b->pid ||
+        backend_started_by(k->be, b->pid, b->wall_ms, k->started,
+                           sizeof k->started / sizeof *k->started, &k->n_started) != WA_E_OK) {
+        wa_err_clear();
+        return;
+    }
+    int64_t until = os_now_ms() + STARTED_WAIT_MS;
+    for (size_t i = 0; i < k->n_started; i++) {
+        int64_t left = until - os_now_ms();
+        if (left > 0)
+            backend_wait_ready(k->be, k->started[i].pid, (int)left);
+        /* ready is not always shown (Wine says it at the first message): its window */
+        while (os_now_ms() < until && !has_window(k, k->started[i].pid) &&
+               os_sleep_ms(STARTED_POLL_MS) == WA_E_OK)
+            ;
+    }
+    wa_err_clear();
+}
+
 static bool listed(const struct wa_window_list *l, uint64_t hwnd)
 {
     for (size_t i = 0; i < l->count; i++)
@@ -369,6 +409,27 @@ static void window_line(struct call *k, struct dynbuf *b, const char *what,
     dynbuf_addc(b, '\n');
 }
 
+/* A window of a program outside the allow-list that an action brought up (what: how):
+ * said plainly, by its program (the gate never shows its title), and remembered as the
+ * session's intruder when it is in front. */
+static void outsider_line(struct call *k, struct dynbuf *b, const struct wa_window *w,
+                          const char *what)
+{
+    if (!gate_outside_apps(k->c->gate, w))
+        return;
+    for (size_t i = 0; i < k->n_started; i++)
+        if (k->started[i].pid == w->pid)
+            k->started[i].pid = 0; /* named by its window */
+    bool front = strcmp(what, "opened") != 0;
+    dynbuf_addf(b,
+                "outside --apps: a window of %s (0x%llx) %s; nothing of it is shown or acted "
+                "on%s\n",
+                w->process, (unsigned long long)w->hwnd, what,
+                front ? ", and no input is sent while it is in front" : "");
+    if (front)
+        k->s->intruder = w->hwnd;
+}
+
 /* Windows that opened, closed or came to the front; true when one opened that is
  * after_hwnd (its elements are all new). */
 static bool window_changes(struct call *k, uint64_t after_hwnd, struct dynbuf *lines)
@@ -378,20 +439,37 @@ static bool window_changes(struct call *k, uint64_t after_hwnd, struct dynbuf *l
     if (!b->have_windows || backend_list_windows(k->be, &now) != WA_E_OK)
         return false;
     bool opened_after = false;
+    uint64_t fg = 0;
+    backend_foreground_window(k->be, &fg);
     for (size_t i = 0; i < now.count; i++)
         if (!listed(&b->windows, now.items[i].hwnd)) {
             window_line(k, lines, "window opened", &now.items[i], &now);
             opened_after = opened_after || now.items[i].hwnd == after_hwnd;
+            outsider_line(k, lines, &now.items[i],
+                          now.items[i].hwnd == fg ? "opened in front" : "opened");
         }
     for (size_t i = 0; i < b->windows.count; i++)
         if (!listed(&now, b->windows.items[i].hwnd))
             window_line(k, lines, "window closed", &b->windows.items[i], &b->windows);
-    uint64_t fg = 0;
-    backend_foreground_window(k->be, &fg);
     const struct wa_window *front = find_listed(&now, fg);
-    if (fg != b->fg && front && listed(&b->windows, fg))
+    if (fg != b->fg && front && listed(&b->windows, fg)) {
         window_line(k, lines, "in front now", front, &now);
+        outsider_line(k, lines, front, "came to the front");
+    }
     wa_window_list_cleanup(&now);
+    /* programs started that show no window yet: named by their program */
+    for (size_t i = 0; i < k->n_started; i++) {
+        const struct wa_started *st = &k->started[i];
+        struct wa_window w = {.pid = st->pid,
+                              .process = (char *)str_path_base(st->path),
+                              .process_path = (char *)st->path};
+        if (st->pid && *st->path && gate_outside_apps(k->c->gate, &w))
+            dynbuf_addf(lines,
+                        "outside --apps: %s (pid %lu) started and has no window yet; nothing "
+                        "of it will be shown or acted on, and no input is sent while a window "
+                        "of it is in front\n",
+                        w.process, st->pid);
+    }
     return opened_after;
 }
 

@@ -29,7 +29,13 @@ char *verify_read_before(struct call *k, const size_t *index);
  * not an error. */
 wa_err verify_text(struct call *k, const size_t *index, const char *before, const char *text,
                    bool whole);
-/* r->changes from the look before and the session's tree and windows now. */
+/* With an allow-list, waits (within STARTED_WAIT_MS in all) for the programs the call's
+ * program started since the look before to show their first windows, so that the change
+ * report names them: a help viewer F1 started, a program a menu ran. */
+void verify_started(struct call *k);
+/* r->changes from the look before and the session's tree and windows now. A window of a
+ * program outside the allow-list that opened or came to the front is named (its
+ * program, never its title) and becomes the session's intruder (call.h). */
 void verify_report_changes(struct call *k);
 
 #endif

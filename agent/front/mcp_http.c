@@ -311,15 +311,69 @@ static void split_host(const char *in, char *host, size_t cap, int *port)
     }
 }
 
+/* Whether host is one of --allow-host's names. */
+static bool given_host(const struct http_server *hs, const char *host)
+{
+    const char *p = hs->o->allow_hosts;
+    while (p && *p) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        while (n && (*p == ' ' || *p == '\t'))
+            p++, n--;
+        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+            n--;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(n < 255 ? n : 255), p);
+        if (n && str_ieq(name, host))
+            return true;
+        p = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
 /* Whether a request naming host (and port, -1 for none) may reach this server: a
- * DNS-rebinding page names its own host. */
+ * DNS-rebinding page names its own host, so the names are the loopback names, the
+ * address listened on and the names the user gave (never "any", even on 0.0.0.0). */
 static bool allowed_host(const struct http_server *hs, const char *host, int port)
 {
     if (port == 0 || (port > 0 && port != hs->port))
         return false;
-    if (hs->wildcard)
-        return true; /* every name of the machine; the token guards it */
-    return loopback_name(host) || (!hs->loopback && str_ieq(host, hs->addr));
+    return loopback_name(host) || (!hs->loopback && !hs->wildcard && str_ieq(host, hs->addr)) ||
+           given_host(hs, host);
+}
+
+/* Whether an Accept header takes type ("application/json"): by its name, its type's
+ * wildcard ("application" with a star) or the star of every type, with no q=0. A
+ * missing header takes nothing. */
+static bool accepts(const char *accept, const char *type)
+{
+    char family[64]; /* "application/" and a star */
+    snprintf(family, sizeof family, "%.*s/*", (int)strcspn(type, "/"), type);
+    for (const char *p = accept; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char item[128];
+        snprintf(item, sizeof item, "%.*s", (int)(n < 127 ? n : 127), p);
+        p = end ? end + 1 : NULL;
+        char *semi = strchr(item, ';'), *q = semi ? strstr(semi, "q=") : NULL;
+        if (q && strtod(q + 2, NULL) <= 0)
+            continue;
+        if (semi)
+            *semi = '\0';
+        char *range = item + strspn(item, " \t");
+        for (size_t m = strlen(range); m && (range[m - 1] == ' ' || range[m - 1] == '\t'); m--)
+            range[m - 1] = '\0';
+        if (str_ieq(range, type) || str_ieq(range, family) || strcmp(range, "*/*") == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Whether a Content-Type header is application/json (any parameters). */
+static bool json_content(const char *type)
+{
+    size_t n = type ? strcspn(type, "; \t") : 0;
+    return n == 16 && str_ieq_n("application/json", type, 16);
 }
 
 /* ---- connections per client address ---- */
@@ -401,8 +455,8 @@ static void on_close(const struct mg_connection *conn)
     os_mutex_unlock(hs->peers_lock);
 }
 
-/* 0 when the request may go on, else the status it got. */
-static int check_request(struct http_server *hs, struct mg_connection *conn)
+/* Host and Origin: 0 when the request may go on, else the status it got. */
+static int check_origin(struct http_server *hs, struct mg_connection *conn)
 {
     const char *host = mg_get_header(conn, "Host");
     char name[256];
@@ -425,6 +479,34 @@ static int check_request(struct http_server *hs, struct mg_connection *conn)
         if (!rest || !allowed_host(hs, name, port))
             return fail(conn, 403, "Forbidden: Origin '%.100s' may not use this server", origin);
     }
+    return 0;
+}
+
+/* A CORS preflight of an Origin check_origin let through (a page of this server's own
+ * names): it may send what MCP clients send. Any other Origin was refused before. */
+static int preflight(struct mg_connection *conn)
+{
+    const char *origin = mg_get_header(conn, "Origin");
+    mg_response_header_start(conn, 204);
+    if (origin) {
+        mg_response_header_add(conn, "Access-Control-Allow-Origin", origin, -1);
+        mg_response_header_add(conn, "Access-Control-Allow-Methods", "POST, GET, DELETE", -1);
+        mg_response_header_add(conn, "Access-Control-Allow-Headers",
+                               "Content-Type, Accept, Authorization, Mcp-Session-Id, "
+                               "MCP-Protocol-Version, Last-Event-ID",
+                               -1);
+        mg_response_header_add(conn, "Access-Control-Max-Age", "60", -1);
+        mg_response_header_add(conn, "Vary", "Origin", -1);
+    }
+    mg_response_header_add(conn, "Content-Length", "0", -1);
+    mg_response_header_send(conn);
+    return 204;
+}
+
+/* The token and the protocol version: 0 when the request may go on, else the status it
+ * got. */
+static int check_request(struct http_server *hs, struct mg_connection *conn)
+{
     if (hs->auth) {
         const char *a = mg_get_header(conn, "Authorization");
         const char *given = a && strncmp(a, "Bearer ", 7) == 0 ? a + 7 : "";
@@ -494,6 +576,17 @@ static struct post_kind classify(const char *body, size_t len)
 
 static int do_post(struct http_server *hs, struct mg_connection *conn)
 {
+    /* MCP's Streamable HTTP: a JSON body, and a client that takes a JSON reply and an
+     * event stream (a page cannot send this without a preflight) */
+    if (!json_content(mg_get_header(conn, "Content-Type")))
+        return fail(conn, 415,
+                    "Unsupported Media Type: the body must be Content-Type: "
+                    "application/json");
+    const char *accept = mg_get_header(conn, "Accept");
+    if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream"))
+        return fail(conn, 406,
+                    "Not Acceptable: Accept must allow application/json and "
+                    "text/event-stream");
     struct dynbuf body;
     dynbuf_init(&body, BODY_MAX_BYTES);
     wa_err e = read_body(conn, &body);
@@ -568,8 +661,7 @@ static struct queued *take(struct http_server *hs, struct http_session *h)
 
 static int do_get(struct http_server *hs, struct mg_connection *conn)
 {
-    const char *accept = mg_get_header(conn, "Accept");
-    if (accept && !strstr(accept, "text/event-stream") && !strstr(accept, "*/*"))
+    if (!accepts(mg_get_header(conn, "Accept"), "text/event-stream"))
         return fail(conn, 406, "Not Acceptable: the stream is text/event-stream");
     const char *sid = mg_get_header(conn, "Mcp-Session-Id");
     if (!sid || !*sid)
@@ -615,11 +707,15 @@ static int do_get(struct http_server *hs, struct mg_connection *conn)
 static int on_mcp(struct mg_connection *conn, void *cbdata)
 {
     struct http_server *hs = cbdata;
-    int status = check_request(hs, conn);
-    if (status)
-        return status;
     const struct mg_request_info *ri = mg_get_request_info(conn);
     const char *m = ri->request_method;
+    int status = check_origin(hs, conn);
+    if (!status && strcmp(m, "OPTIONS") == 0) /* a preflight carries no token */
+        return preflight(conn);
+    if (!status)
+        status = check_request(hs, conn);
+    if (status)
+        return status;
     if (strcmp(ri->local_uri, "/mcp") != 0)
         return fail(conn, 404, "Not Found: the MCP endpoint is /mcp");
     if (strcmp(m, "POST") == 0)
@@ -642,7 +738,9 @@ static int on_mcp(struct mg_connection *conn, void *cbdata)
 /* Every other path gets the same checks (a rebinding page learns nothing) and a 404. */
 static int on_other(struct mg_connection *conn, void *cbdata)
 {
-    int status = check_request(cbdata, conn);
+    int status = check_origin(cbdata, conn);
+    if (!status)
+        status = check_request(cbdata, conn);
     return status ? status : fail(conn, 404, "Not Found: the MCP endpoint is /mcp");
 }
 
@@ -696,6 +794,12 @@ int mcp_http_serve(struct core *c, const struct mcp_http_opts *o)
                     "--allow-remote, and its traffic (the token too) is clear text; put a "
                     "TLS-terminating proxy in front",
                     hs.addr);
+    if (!e && hs.wildcard && !(o->allow_hosts && *o->allow_hosts))
+        e = wa_fail(WA_E_USAGE,
+                    "--http %s:%d listens on every address: name the host names and addresses "
+                    "clients reach it by with --allow-host NAME[,NAME] (a Host check by port "
+                    "alone lets a DNS-rebinding page through)",
+                    hs.addr, hs.port);
     if (e)
         return exit_fail(e);
     hs.auth = !o->no_auth;
@@ -715,18 +819,15 @@ int mcp_http_serve(struct core *c, const struct mcp_http_opts *o)
 
     char ports[96];
     snprintf(ports, sizeof ports, "%s:%d", hs.addr, hs.port);
-    const char *options[] = {"listening_ports",
-                             ports,
-                             "num_threads",
-                             STRINGIFY(HTTP_THREADS),
+    const char *options[] = {"listening_ports", ports, "num_threads", STRINGIFY(HTTP_THREADS),
                              "request_timeout_ms",
                              HTTP_REQUEST_TIMEOUT_MS, /* headers and body, whole: a client that
                                                        * dribbles holds a thread no longer */
-                             "enable_keep_alive",
-                             "no",
-                             "max_request_size",
-                             "65536",
-                             NULL};
+                             "enable_keep_alive", "no", "max_request_size", "65536",
+                             /* no CORS of civetweb's own: it would answer every preflight
+                              * with Access-Control-Allow-Origin: * (on_mcp answers them) */
+                             "access_control_allow_origin", "", "access_control_allow_methods", "",
+                             "access_control_allow_headers", "", NULL};
     struct mg_callbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.log_message = on_log;

@@ -199,7 +199,8 @@ static void serve_stdio(struct stdio_link *l)
 }
 
 static const char mcp_usage[] =
-    "usage: winagent mcp [--http [ADDR:]PORT [--no-auth] [--allow-remote]] [--allow-shell]\n"
+    "usage: winagent mcp [--http [ADDR:]PORT [--no-auth] [--allow-remote]\n"
+    "                    [--allow-host NAME,...]] [--allow-shell]\n"
     "                    [--dry-run]\n"
     "                    [--audit-log FILE] [--delivery foreground|background|auto]\n"
     "  MCP over stdio (newline-delimited JSON-RPC 2.0 on stdin/stdout), or over\n"
@@ -207,7 +208,8 @@ static const char mcp_usage[] =
     "  server asks for a bearer token: WINAGENT_MCP_TOKEN, else one printed on stderr;\n"
     "  --no-auth drops it, on a loopback address only. An address off loopback needs\n"
     "  --allow-remote: the traffic, token included, is clear text (put a TLS-terminating\n"
-    "  proxy in front).\n";
+    "  proxy in front). Host and Origin must name this server: a loopback name, ADDR, or\n"
+    "  one of --allow-host's names (required with 0.0.0.0).\n";
 
 /* The client's image limits from the settings. */
 static wa_err image_limits(const struct settings *set, long *bytes, int *px)
@@ -225,6 +227,7 @@ struct mcp_options {
     const char *http; /* --http [ADDR:]PORT, or NULL for stdio */
     bool no_auth;
     bool allow_remote;
+    const char *allow_hosts;
     long max_bytes;
     int max_px;
 };
@@ -238,6 +241,7 @@ static bool mcp_options(int argc, char **argv, struct settings *set, struct mcp_
     o->http = args_value(&a, "http", NULL);
     o->no_auth = args_flag(&a, "no-auth", NULL);
     o->allow_remote = args_flag(&a, "allow-remote", NULL);
+    o->allow_hosts = args_value(&a, "allow-host", NULL);
     wa_err e = settings_load(set, &a, SG_DESK);
     if (!e)
         e = args_check_unknown(&a);
@@ -245,6 +249,8 @@ static bool mcp_options(int argc, char **argv, struct settings *set, struct mcp_
         e = wa_fail(WA_E_USAGE, "mcp takes no arguments (got '%s')", args_positional(&a, 0));
     if (!e && o->no_auth && !o->http)
         e = wa_fail(WA_E_USAGE, "--no-auth goes with --http");
+    if (!e && o->allow_hosts && !o->http)
+        e = wa_fail(WA_E_USAGE, "--allow-host goes with --http");
     if (!e)
         e = image_limits(set, &o->max_bytes, &o->max_px);
     if (e) {
@@ -260,6 +266,7 @@ static int serve_http(const struct settings *set, const struct mcp_options *mo)
     struct mcp_http_opts o = {.listen = mo->http,
                               .no_auth = mo->no_auth,
                               .allow_remote = mo->allow_remote,
+                              .allow_hosts = mo->allow_hosts,
                               .token = settings_get(set, SET_MCP_TOKEN),
                               .image_max_bytes = mo->max_bytes,
                               .image_max_px = mo->max_px};

@@ -187,6 +187,7 @@ struct serve_ipc {
     size_t n_seen;
     char started_at[40];
     char token[33];
+    char *token_file;    /* in the state folder, outside dir; NULL: none */
     bool token_required; /* the folder's permissions could not be read */
     bool announced;      /* handshake.json said ready: at close it says not */
 };
@@ -269,21 +270,56 @@ static wa_err check_private(struct serve_ipc *s)
     return e;
 }
 
-/* The token, made anew, in DIR/token for a controller that reads the folder (and on
- * stdout for the program that started the server, as serve --port prints its own). */
+/* Whether path lies in folder dir (or is it), either separator, ASCII case ignored. */
+static bool lies_in(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n && (dir[n - 1] == '/' || dir[n - 1] == '\\'))
+        n--;
+    if (strlen(path) < n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char a = path[i] == '\\' ? '/' : path[i], b = dir[i] == '\\' ? '/' : dir[i];
+        a = a >= 'A' && a <= 'Z' ? (char)(a + 32) : a;
+        b = b >= 'A' && b <= 'Z' ? (char)(b + 32) : b;
+        if (a != b)
+            return false;
+    }
+    return !path[n] || path[n] == '/' || path[n] == '\\';
+}
+
+/* The token, made anew: on stdout for the program that started the server (as serve
+ * --port prints its own), and in a file of this user's state folder for a controller
+ * that reads files; never in the folder it guards. */
 static wa_err write_token(struct serve_ipc *s)
 {
     unsigned char raw[16];
     wa_err e = os_random_bytes(raw, sizeof raw);
     for (size_t i = 0; !e && i < sizeof raw; i++)
         snprintf(s->token + 2 * i, 3, "%02x", raw[i]);
-    char *path = e ? NULL : join(s->dir, s->sep, "token");
-    if (!e && !path)
-        e = wa_fail(WA_E_NOMEM, "out of memory");
-    if (!e)
-        e = os_write_file(path, s->token, strlen(s->token));
-    free(path);
-    return e;
+    if (e)
+        return e;
+    const char *state = core_state_dir(session_core(s->ses));
+    char name[48];
+    snprintf(name, sizeof name, "ipc-%08x.token", (unsigned)fnv1a(s->dir, strlen(s->dir)));
+    char *path = join(state, strchr(state, '\\') ? '\\' : '/', name);
+    if (!path)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    if (lies_in(path, s->dir) || lies_in(s->dir, state)) {
+        free(path); /* the state folder is in the guarded one (or holds it): no file */
+        return WA_E_OK;
+    }
+    if ((e = os_mkdir_p(state)) || (e = os_write_file(path, s->token, strlen(s->token)))) {
+        free(path);
+        return e;
+    }
+    s->token_file = path;
+    return WA_E_OK;
+}
+
+const char *serve_ipc_token_file(const struct serve_ipc *s)
+{
+    return s->token_file ? s->token_file : "";
 }
 
 const char *serve_ipc_token(const struct serve_ipc *s, bool *required)
@@ -329,6 +365,9 @@ void serve_ipc_close(struct serve_ipc *s)
         return;
     if (s->announced && os_is_dir(s->dir))
         write_handshake(s, false);
+    if (s->token_file) /* a token that guards nothing any more */
+        os_remove(s->token_file);
+    free(s->token_file);
     for (size_t i = 0; i < s->n_seen; i++)
         free(s->seen[i].name);
     free(s->seen);
@@ -503,6 +542,7 @@ static int serve_ipc_loop(struct session *ses, const char *dir)
     cJSON *hello = cJSON_CreateObject();
     cJSON_AddStringToObject(hello, "ipc_dir", dir);
     cJSON_AddStringToObject(hello, "token", token);
+    cJSON_AddStringToObject(hello, "token_file", serve_ipc_token_file(s));
     cJSON_AddBoolToObject(hello, "token_required", required);
     char *line = cJSON_PrintUnformatted(hello);
     cJSON_Delete(hello);

@@ -29,14 +29,19 @@ cJSON *serve_handle(struct session *ses, const char *text, size_t len, const cha
 struct serve_ipc;
 
 /* Creates DIR/requests and DIR/responses, refuses a DIR other users can write
- * (WA_E_DENIED: whoever can put a request there runs commands as this user), and writes
- * a new token to DIR/token and DIR/handshake.json. A request file that does not parse
- * yet is taken as half-written and retried; once it has stayed unchanged for grace_ms
- * it is answered with a parse_error. Only regular files are read (a link is refused). */
+ * (WA_E_DENIED: whoever can put a request there runs commands as this user), makes a new
+ * token and writes DIR/handshake.json. The token's file, for a controller that cannot
+ * read the server's first line, lies in this user's state folder (core_state_dir), never
+ * in the folder it guards: a folder whose permissions cannot be read may be one others
+ * read. A request file that does not parse yet is taken as half-written and retried;
+ * once it has stayed unchanged for grace_ms it is answered with a parse_error. Only
+ * regular files are read (a link is refused). */
 wa_err serve_ipc_open(struct session *ses, const char *dir, int grace_ms, struct serve_ipc **out);
 /* The folder's token; *required when every request must carry it (the folder's
  * permissions could not be read), else a request may go without it. */
 const char *serve_ipc_token(const struct serve_ipc *s, bool *required);
+/* The token's file ("" when none was written: the state folder lies inside DIR). */
+const char *serve_ipc_token_file(const struct serve_ipc *s);
 /* Answers every complete request in name order and deletes it. *gone is set when DIR
  * no longer exists (the controller went away). */
 wa_err serve_ipc_poll(struct serve_ipc *s, bool *gone);

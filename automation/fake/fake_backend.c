@@ -14,6 +14,7 @@
 #include "automation/fake/fake_system.h"
 #include "automation/fake/fake_scene.h"
 #include "automation/fake/fake_tree.h"
+#include "base/netpath.h"
 #include "base/os.h"
 #include "base/str.h"
 
@@ -117,10 +118,12 @@ static wa_err fake_window_info(uint64_t hwnd, struct wa_window *out)
 }
 
 /* A program's file as the scene's "programs" describe it by path: "console": true,
- * "original_name": "pwsh.exe", "executable": false for what is no PE image. */
+ * "original_name": "pwsh.exe", "executable": true or false (by default: a name ending
+ * in .exe or .com is an image, any other a document). Installed: under C:\\Windows or
+ * C:\\Program Files, unless the scene's "writable" lists a folder above it. */
 static enum wa_program_place fake_place(const char *path)
 {
-    if ((path[0] == '\\' || path[0] == '/') && (path[1] == '\\' || path[1] == '/'))
+    if (netpath_remote(path))
         return WA_PLACE_NETWORK;
     const cJSON *d;
     cJSON_ArrayForEach(d,
@@ -129,21 +132,39 @@ static enum wa_program_place fake_place(const char *path)
         if (cJSON_IsString(d) && str_ieq_n(d->valuestring, path, strlen(d->valuestring)))
             return WA_PLACE_NETWORK;
     }
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(fake_scene_state.scene, "writable"))
+    {
+        size_t n = cJSON_IsString(d) ? strlen(d->valuestring) : 0;
+        if (n && str_ieq_n(d->valuestring, path, n) && (path[n] == '\\' || path[n] == '/'))
+            return WA_PLACE_ELSEWHERE;
+    }
     if (str_ieq_n("C:\\Windows\\", path, 11) || str_ieq_n("C:\\Program Files", path, 16))
         return strstr(path, "..") ? WA_PLACE_ELSEWHERE : WA_PLACE_SYSTEM;
     return WA_PLACE_ELSEWHERE;
 }
 
+/* What a file is by its name where the scene does not say. */
+static bool fake_image_by_name(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 4 && (str_ieq(path + n - 4, ".exe") || str_ieq(path + n - 4, ".com"));
+}
+
 static wa_err fake_program_info(const char *path, struct wa_program_info *out)
 {
+    fake_scene_lookup(path);
     out->place = fake_place(path);
+    if (out->place == WA_PLACE_NETWORK)
+        return WA_E_OK; /* never read */
+    if (out->place != WA_PLACE_SYSTEM)
+        snprintf(out->place_why, sizeof out->place_why, "the scene's folder is not installed");
     const cJSON *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(fake_scene_state.scene, "programs"))
     {
         if (!fake_scene_json_str(p, "path") || strcmp(fake_scene_json_str(p, "path"), path) != 0)
             continue;
         const cJSON *exe = cJSON_GetObjectItemCaseSensitive(p, "executable");
-        out->executable = !cJSON_IsFalse(exe);
+        out->executable = cJSON_IsBool(exe) ? cJSON_IsTrue(exe) : fake_image_by_name(path);
         out->console = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "console"));
         if (fake_scene_json_str(p, "original_name") &&
             !(out->original_name = str_dup(fake_scene_json_str(p, "original_name"))))
@@ -151,6 +172,42 @@ static wa_err fake_program_info(const char *path, struct wa_program_info *out)
         return WA_E_OK;
     }
     out->executable = true; /* launch entries: GUI programs */
+    return WA_E_OK;
+}
+
+/* The scene's "processes": [{"pid", "parent", "started": ms of the wall clock}] (and a
+ * window's own "parent"): who started whom. */
+static wa_err fake_started_by(unsigned long pid, int64_t since_ms, struct wa_started *out,
+                              size_t max, size_t *count)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(fake_scene_state.scene, "processes"))
+    {
+        if (*count < max && cJSON_GetNumberValue(cJSON_GetObjectItem(p, "parent")) == pid &&
+            cJSON_GetNumberValue(cJSON_GetObjectItem(p, "started")) >= (double)since_ms) {
+            struct wa_started *st = &out[(*count)++];
+            st->pid = (unsigned long)cJSON_GetNumberValue(cJSON_GetObjectItem(p, "pid"));
+            const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(p, "path"));
+            snprintf(st->path, sizeof st->path, "%s", path ? path : "");
+        }
+    }
+    return WA_E_OK;
+}
+
+static wa_err fake_process_parent(unsigned long pid, unsigned long *parent)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(fake_scene_state.scene, "processes"))
+    {
+        if (cJSON_GetNumberValue(cJSON_GetObjectItem(p, "pid")) == pid)
+            *parent = (unsigned long)cJSON_GetNumberValue(cJSON_GetObjectItem(p, "parent"));
+    }
+    cJSON_ArrayForEach(p, fake_scene_windows_array())
+    {
+        if (!*parent && cJSON_GetNumberValue(cJSON_GetObjectItem(p, "pid")) == pid &&
+            cJSON_IsNumber(cJSON_GetObjectItem(p, "parent")))
+            *parent = (unsigned long)cJSON_GetNumberValue(cJSON_GetObjectItem(p, "parent"));
+    }
     return WA_E_OK;
 }
 
@@ -270,6 +327,7 @@ static wa_err fake_foreground_window(uint64_t *hwnd)
  * templates are programs too. */
 static wa_err fake_resolve_program(const char *name, char **path, char **runs)
 {
+    fake_scene_lookup(name);
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(fake_scene_state.scene, "programs"), name);
     const cJSON *l = cJSON_GetObjectItemCaseSensitive(
@@ -283,19 +341,20 @@ static wa_err fake_resolve_program(const char *name, char **path, char **runs)
     return WA_E_OK;
 }
 
-static wa_err fake_launch(const char *command, int timeout_ms, uint64_t *hwnd)
+/* Records the launch ("command": what, "kind": program, document or line) and shows
+ * the scene's "launch" template of that name (a program given by its path: the
+ * "programs" entry of that path). */
+static wa_err fake_launch(enum wa_launch_kind kind, const char *command, int timeout_ms,
+                          uint64_t *hwnd)
 {
     (void)timeout_ms;
+    static const char *const kinds[] = {"program", "document", "line"};
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "command", command);
+    cJSON_AddStringToObject(f, "kind", kinds[kind]);
     fake_scene_record("launch", f);
-    /* The core quotes a program it starts as it is: "notepad" is the template notepad. */
     char name[512];
-    size_t n = strlen(command);
-    if (n >= 2 && command[0] == '"' && command[n - 1] == '"' && n - 2 < sizeof name)
-        snprintf(name, sizeof name, "%.*s", (int)(n - 2), command + 1);
-    else
-        snprintf(name, sizeof name, "%s", command);
+    snprintf(name, sizeof name, "%s", command);
     const cJSON *programs = cJSON_GetObjectItemCaseSensitive(fake_scene_state.scene, "programs"),
                 *p;
     cJSON_ArrayForEach(p, programs) /* a program named by its path */
@@ -560,6 +619,8 @@ static const struct wa_backend fake_backend = {
     .move_window = fake_move_window,
     .set_window_state = fake_set_window_state,
     .close_window = fake_close_window,
+    .started_by = fake_started_by,
+    .process_parent = fake_process_parent,
     .resolve_program = fake_resolve_program,
     .launch = fake_launch,
     .window_kind = fake_window_kind,

@@ -31,8 +31,13 @@
  *  "clipboard_owner": 768   (the window whose program put the clipboard's contents there)
  *  "secure_desktop": true, "winagent_integrity": "medium"   (a UAC prompt's desktop;
  *               winagent's integrity level, beside each window's "integrity")
- *  "steal_focus": {"after": 40, "hwnd": 768}}   (a window that comes to the front once
+ *  "steal_focus": {"after": 40, "hwnd": 768},  (a window that comes to the front once
  *                                                40 bytes have been typed)
+ *  "key_starts": {"F1": {window, with "pid" and "parent"}},   (a key that makes the
+ *               program in front start another, whose window comes up in front)
+ *  "processes": [{"pid": 40, "parent": 7, "started": ms}],   (who started whom, when)
+ *  "writable": ["C:\\Program Files\\Loose"]}   (folders ordinary users may write: a
+ *               program there is not installed)
  * A window's "process_path" is its program's whole path (a "process" that holds a path
  * is one too). A tree node with an "hwnd" of its own is a control: window_info describes
  * it (its window's process unless it has a "process" of its own), the focus and a click

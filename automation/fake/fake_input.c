@@ -184,9 +184,39 @@ static cJSON *keys_fields(const struct wa_key_combo *k)
     return f;
 }
 
+/* "key_starts": {"F1": {window}} scripts a key that makes the foreground program start
+ * another: the window (with its "pid" and the "parent" that started it) comes up in
+ * front, and its process is one the parent started now (backend started_by). */
+static void start_on_key(const char *names)
+{
+    cJSON *starts = cJSON_GetObjectItemCaseSensitive(fake_scene_state.scene, "key_starts");
+    const cJSON *tmpl = cJSON_GetObjectItemCaseSensitive(starts, names);
+    if (!tmpl)
+        return;
+    cJSON *w = cJSON_Duplicate(tmpl, true);
+    cJSON_InsertItemInArray(fake_scene_windows_array(), 0, w);
+    fake_scene_make_foreground(w);
+    cJSON *procs = cJSON_GetObjectItemCaseSensitive(fake_scene_state.scene, "processes");
+    if (!procs)
+        procs = cJSON_AddArrayToObject(fake_scene_state.scene, "processes");
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddNumberToObject(p, "pid", cJSON_GetNumberValue(cJSON_GetObjectItem(w, "pid")));
+    cJSON_AddNumberToObject(p, "parent", cJSON_GetNumberValue(cJSON_GetObjectItem(w, "parent")));
+    cJSON_AddNumberToObject(p, "started", (double)os_time_ms());
+    const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(w, "process_path"));
+    cJSON_AddStringToObject(p, "path", path ? path : "");
+    cJSON_AddItemToArray(procs, p);
+    cJSON_DeleteItemFromObjectCaseSensitive(starts, names); /* once */
+}
+
 wa_err fake_input_press_keys(const struct wa_key_combo *k)
 {
-    fake_scene_record("press_keys", keys_fields(k));
+    cJSON *f = keys_fields(k);
+    const char *names = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "keys"));
+    char copy[128];
+    snprintf(copy, sizeof copy, "%s", names ? names : "");
+    fake_scene_record("press_keys", f);
+    start_on_key(copy);
     return WA_E_OK;
 }
 

@@ -53,6 +53,7 @@ wa_err fake_load_scene(const char *json, const char *base_dir)
     }
     cJSON_Delete(fake_scene_state.scene);
     cJSON_Delete(fake_scene_state.actions);
+    cJSON_Delete(fake_scene_state.lookups);
     free(fake_scene_state.base_dir);
     free(fake_scene_state.rows); /* their objects went with the scene */
     memset(&fake_scene_state, 0, sizeof fake_scene_state);
@@ -65,6 +66,19 @@ wa_err fake_load_scene(const char *json, const char *base_dir)
 char *fake_actions_json(void)
 {
     return fake_scene_state.actions ? cJSON_PrintUnformatted(fake_scene_state.actions)
+                                    : str_dup("[]");
+}
+
+void fake_scene_lookup(const char *path)
+{
+    if (!fake_scene_state.lookups)
+        fake_scene_state.lookups = cJSON_CreateArray();
+    cJSON_AddItemToArray(fake_scene_state.lookups, cJSON_CreateString(path ? path : ""));
+}
+
+char *fake_lookups_json(void)
+{
+    return fake_scene_state.lookups ? cJSON_PrintUnformatted(fake_scene_state.lookups)
                                     : str_dup("[]");
 }
 

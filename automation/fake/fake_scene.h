@@ -16,6 +16,11 @@
 wa_err fake_load_scene(const char *json, const char *base_dir);
 /* The actions recorded since the scene was loaded, as a JSON array text (free()). */
 char *fake_actions_json(void);
+/* The paths looked up (resolved, read) since the scene was loaded, as a JSON array of
+ * strings (free()): what on Windows would have reached the file system. */
+char *fake_lookups_json(void);
+/* Records that path was looked up. */
+void fake_scene_lookup(const char *path);
 
 /* A row of a collection, made once it is listed or found and kept with the scene (the
  * trees that hold it point at it). */
@@ -30,6 +35,7 @@ struct fake_scene_state {
     struct fake_row *rows;
     size_t nrows, cap_rows;
     cJSON *actions; /* array of recorded actions */
+    cJSON *lookups; /* array of the paths looked up */
     char *base_dir;
     int cursor_x, cursor_y;
     uint64_t next_hwnd;

@@ -56,8 +56,7 @@ static bool pointer_at(int x, int y, int wait_ms)
     }
 }
 
-/* Wine identifies itself through an export of its ntdll. */
-static bool under_wine(void)
+bool win_under_wine(void)
 {
     static int wine = -1;
     if (wine < 0) {
@@ -133,7 +132,7 @@ static wa_err move_pointer(int x, int y);
 
 wa_err win_mouse_move(int x, int y)
 {
-    unsigned held = under_wine() ? modifiers_down() : 0;
+    unsigned held = win_under_wine() ? modifiers_down() : 0;
     wa_err e = move_pointer(x, y);
     if (held)
         keep_modifiers_down(held);
@@ -158,7 +157,7 @@ static wa_err move_pointer(int x, int y)
      * the next click lands at the old spot, visibly so from the next process. A
      * second move once X has caught up sticks (30 of 30 trials; 0 ms apart is not
      * enough). */
-    if (under_wine()) {
+    if (win_under_wine()) {
         Sleep(15);
         move_cursor(vs, x, y);
     }
@@ -308,7 +307,7 @@ static bool holds_modifier(const struct wa_key_combo *k)
 static void let_activation_catch_up(void)
 {
     HWND fg = GetForegroundWindow();
-    if (!fg || !under_wine())
+    if (!fg || !win_under_wine())
         return;
     win_input_handled((uint64_t)(uintptr_t)fg, FOCUS_CATCH_UP_MS);
     wa_err_clear(); /* a slow or hung window: the chord goes anyway, as before */

@@ -11,8 +11,11 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "base/win/win_utf8.h"
+#include "automation/win/win_place.h"
+#include "automation/win/win_program.h"
 #include "automation/win/win_window.h"
+#include "base/win/win_utf8.h"
+#include "base/netpath.h"
 #include "base/os.h"
 #include "base/str.h"
 
@@ -47,9 +50,10 @@ static void split_command(const wchar_t *cmd, wchar_t **prog, const wchar_t **re
     }
 }
 
-/* CreateProcessW of a path or command line; an existing file path with spaces is
- * quoted first. Returns the process handle (NULL on failure, *err set). */
-static HANDLE start_process(const wchar_t *cmd, DWORD *pid, DWORD *err)
+/* CreateProcessW of a command line, or with image set of exactly that file (its
+ * command line is its quoted path); an existing file path with spaces is quoted first.
+ * Returns the process handle (NULL on failure, *err set). */
+static HANDLE start_process(const wchar_t *cmd, bool image, DWORD *pid, DWORD *err)
 {
     size_t n = wcslen(cmd);
     wchar_t *line = malloc((n + 3) * sizeof *line); /* CreateProcessW may write to it */
@@ -57,9 +61,9 @@ static HANDLE start_process(const wchar_t *cmd, DWORD *pid, DWORD *err)
         *err = ERROR_NOT_ENOUGH_MEMORY;
         return NULL;
     }
-    DWORD attr = GetFileAttributesW(cmd);
-    if (attr != INVALID_FILE_ATTRIBUTES && !(attr & FILE_ATTRIBUTE_DIRECTORY) && cmd[0] != L'"' &&
-        wcschr(cmd, L' '))
+    DWORD attr = image ? 0 : GetFileAttributesW(cmd);
+    if (image || (attr != INVALID_FILE_ATTRIBUTES && !(attr & FILE_ATTRIBUTE_DIRECTORY) &&
+                  cmd[0] != L'"' && wcschr(cmd, L' ')))
         swprintf(line, n + 3, L"\"%ls\"", cmd);
     else
         wcscpy(line, cmd);
@@ -67,7 +71,7 @@ static HANDLE start_process(const wchar_t *cmd, DWORD *pid, DWORD *err)
         .cb = sizeof si, .dwFlags = STARTF_USESHOWWINDOW, .wShowWindow = SW_SHOWNORMAL};
     PROCESS_INFORMATION pi;
     /* A console program gets a console of its own, not ours. */
-    BOOL ok = CreateProcessW(NULL, line, NULL, NULL, FALSE,
+    BOOL ok = CreateProcessW(image ? cmd : NULL, line, NULL, NULL, FALSE,
                              CREATE_NEW_CONSOLE | CREATE_UNICODE_ENVIRONMENT, NULL, NULL, &si, &pi);
     *err = ok ? 0 : GetLastError();
     free(line);
@@ -78,12 +82,16 @@ static HANDLE start_process(const wchar_t *cmd, DWORD *pid, DWORD *err)
     return pi.hProcess;
 }
 
-/* ShellExecuteExW by name: App Paths registrations ("winword"), documents, URLs. */
-static HANDLE shell_execute(const wchar_t *cmd, DWORD *pid, DWORD *err, bool *started)
+/* ShellExecuteExW by name: App Paths registrations ("winword"), documents, URLs; with
+ * whole set, cmd is one file (a document's whole path), never split. */
+static HANDLE shell_execute(const wchar_t *cmd, bool whole, DWORD *pid, DWORD *err, bool *started)
 {
     wchar_t *prog;
-    const wchar_t *rest;
-    split_command(cmd, &prog, &rest);
+    const wchar_t *rest = L"";
+    if (whole)
+        prog = _wcsdup(cmd);
+    else
+        split_command(cmd, &prog, &rest);
     *started = false;
     if (!prog) {
         *err = ERROR_NOT_ENOUGH_MEMORY;
@@ -150,11 +158,63 @@ static HWND find_launched(DWORD pid, HANDLE proc, const struct hwnd_vec *before,
     return gone || elapsed_ms >= 1000 ? fresh : NULL;
 }
 
-wa_err win_launch(const char *command, int timeout_ms, uint64_t *hwnd)
+/* Starts what kind says: exactly the image at a whole path (held open so that no one
+ * changes it between the core's judgement and the start, and read again: still an
+ * image), a document through its association only, or a command line. *proc is the
+ * process (NULL when the shell handed the document to a running program). */
+static wa_err start(enum wa_launch_kind kind, const char *what, const wchar_t *cmd, DWORD *pid,
+                    HANDLE *proc)
+{
+    DWORD cp_err = 0, se_err = 0;
+    bool started = false;
+    char m1[300], m2[300];
+    *proc = NULL;
+    if (kind == WA_LAUNCH_PROGRAM) {
+        bool image = false;
+        HANDLE held = win_program_open(cmd, &image);
+        if (!held)
+            return wa_fail(WA_E_ACTION_FAILED, "cannot open '%s': %s", what,
+                           win_error_text(GetLastError(), m1, sizeof m1));
+        if (image)
+            *proc = start_process(cmd, true, pid, &cp_err);
+        CloseHandle(held);
+        if (!image)
+            return wa_fail(WA_E_DENIED,
+                           "'%s' is no longer an executable image (it changed after it was "
+                           "judged); nothing was started",
+                           what);
+        return *proc ? WA_E_OK
+                     : wa_fail(WA_E_ACTION_FAILED, "cannot start '%s': CreateProcess %s", what,
+                               win_error_text(cp_err, m1, sizeof m1));
+    }
+    if (kind == WA_LAUNCH_DOCUMENT) {
+        if (win_program_is_image(cmd))
+            return wa_fail(WA_E_DENIED,
+                           "'%s' has become an executable image since it was judged a "
+                           "document; nothing was started",
+                           what);
+        *proc = shell_execute(cmd, true, pid, &se_err, &started);
+        return started ? WA_E_OK
+                       : wa_fail(WA_E_ACTION_FAILED, "cannot open '%s': ShellExecuteEx %s", what,
+                                 win_error_text(se_err, m2, sizeof m2));
+    }
+    if ((*proc = start_process(cmd, false, pid, &cp_err)))
+        return WA_E_OK;
+    *proc = shell_execute(cmd, false, pid, &se_err, &started);
+    return started ? WA_E_OK
+                   : wa_fail(WA_E_ACTION_FAILED,
+                             "cannot start '%s': CreateProcess %s; ShellExecuteEx %s", what,
+                             win_error_text(cp_err, m1, sizeof m1),
+                             win_error_text(se_err, m2, sizeof m2));
+}
+
+wa_err win_launch(enum wa_launch_kind kind, const char *command, int timeout_ms, uint64_t *hwnd)
 {
     *hwnd = 0;
     if (!command || !*command)
         return wa_fail(WA_E_INVALID_ARGS, "launch needs a command");
+    if (kind != WA_LAUNCH_LINE && !strpbrk(command, "\\/"))
+        return wa_fail(WA_E_INVALID_ARGS, "a program or document is started by its whole path");
     wchar_t *cmd = win_utf8_to_wide(command);
     if (!cmd)
         return wa_fail(WA_E_NOMEM, "out of memory");
@@ -167,21 +227,12 @@ wa_err win_launch(const char *command, int timeout_ms, uint64_t *hwnd)
     /* Let whatever we start take the foreground even though we may not hold it. */
     AllowSetForegroundWindow(ASFW_ANY);
     int64_t t0 = os_now_ms();
-    DWORD pid = 0, cp_err = 0, se_err = 0;
-    bool started = false;
-    HANDLE proc = start_process(cmd, &pid, &cp_err);
-    if (proc)
-        started = true;
-    else
-        proc = shell_execute(cmd, &pid, &se_err, &started);
+    DWORD pid = 0;
+    HANDLE proc = NULL;
+    e = start(kind, command, cmd, &pid, &proc);
     free(cmd);
-    if (!started) {
-        char m1[300], m2[300];
-        e = wa_fail(WA_E_ACTION_FAILED, "cannot start '%s': CreateProcess %s; ShellExecuteEx %s",
-                    command, win_error_text(cp_err, m1, sizeof m1),
-                    win_error_text(se_err, m2, sizeof m2));
+    if (e)
         goto out;
-    }
     for (;;) {
         int64_t elapsed = os_now_ms() - t0;
         HWND h = find_launched(pid, proc, &before, elapsed);
@@ -238,10 +289,89 @@ static bool associated_program(const wchar_t *what, bool protocol, wchar_t *out,
     return SUCCEEDED(hr) && out[0];
 }
 
-static bool is_executable(const wchar_t *path)
+/* Why the whole path w (or its drive) is on a share, or NULL: asked of its spelling and
+ * of its drive's device, never of the share. */
+static const char *remote_path(const wchar_t *w)
 {
-    const wchar_t *dot = wcsrchr(path, L'.');
-    return dot && (_wcsicmp(dot, L".exe") == 0 || _wcsicmp(dot, L".com") == 0);
+    char *u = win_wide_to_utf8(w);
+    const char *why = u ? netpath_remote(u) : "a path that cannot be read";
+    free(u);
+    if (!why && win_place_remote_drive(w))
+        why = "a network drive";
+    return why;
+}
+
+/* Appends dir (expanded, made whole) to the search list out (n used of cap) unless it is
+ * on a share. */
+static void add_local_dir(wchar_t *out, size_t *n, size_t cap, const wchar_t *dir)
+{
+    wchar_t ex[MAX_PATH * 2], full[MAX_PATH * 2];
+    if (!*dir || !ExpandEnvironmentStringsW(dir, ex, MAX_PATH * 2) || remote_path(ex) ||
+        !GetFullPathNameW(ex, MAX_PATH * 2, full, NULL) || remote_path(full))
+        return;
+    size_t m = wcslen(full);
+    if (*n + m + 2 >= cap)
+        return;
+    if (*n)
+        out[(*n)++] = L';';
+    wcscpy(out + *n, full);
+    *n += m;
+}
+
+/* The folders a bare name is searched in, in SearchPath's default order (this
+ * program's folder, the current folder, the system folders, PATH), each only where it
+ * is no share: a search is a lookup in every folder it tries. NULL: out of memory. */
+static wchar_t *local_search_path(void)
+{
+    size_t cap = 32768, n = 0;
+    wchar_t *out = malloc(cap * sizeof *out), dir[MAX_PATH * 2];
+    if (!out)
+        return NULL;
+    out[0] = 0;
+    DWORD m = GetModuleFileNameW(NULL, dir, MAX_PATH * 2);
+    wchar_t *slash = m && m < MAX_PATH * 2 ? wcsrchr(dir, L'\\') : NULL;
+    if (slash) {
+        *slash = 0;
+        add_local_dir(out, &n, cap, dir);
+    }
+    if (GetCurrentDirectoryW(MAX_PATH * 2, dir))
+        add_local_dir(out, &n, cap, dir);
+    if (GetSystemDirectoryW(dir, MAX_PATH * 2))
+        add_local_dir(out, &n, cap, dir);
+    if (GetWindowsDirectoryW(dir, MAX_PATH * 2))
+        add_local_dir(out, &n, cap, dir);
+    DWORD need = GetEnvironmentVariableW(L"PATH", NULL, 0);
+    wchar_t *path = need ? malloc((need + 1) * sizeof *path) : NULL;
+    if (path && GetEnvironmentVariableW(L"PATH", path, need + 1)) {
+        for (wchar_t *d = path; d;) {
+            wchar_t *semi = wcschr(d, L';');
+            if (semi)
+                *semi = 0;
+            add_local_dir(out, &n, cap, d);
+            d = semi ? semi + 1 : NULL;
+        }
+    }
+    free(path);
+    return out;
+}
+
+/* What the file found runs as: a folder in a file window, an executable image itself
+ * (by its content, whatever its name), any other file through its association: the
+ * associated program, or the file itself where the association runs it as a program
+ * ("%1"); NULL when nothing is associated with it. */
+static wchar_t *what_runs(const wchar_t *found, wchar_t *prog, DWORD cap)
+{
+    DWORD attr = GetFileAttributesW(found);
+    if (attr != INVALID_FILE_ATTRIBUTES && (attr & FILE_ATTRIBUTE_DIRECTORY))
+        return L"explorer.exe"; /* a folder opens in a file window */
+    if (win_program_is_image(found))
+        return (wchar_t *)found;
+    const wchar_t *ext = wcsrchr(found, L'.');
+    if (ext && wcschr(ext, L'\\'))
+        ext = NULL;
+    if (!ext || !associated_program(ext, false, prog, cap))
+        return NULL;
+    return prog[0] == L'%' ? (wchar_t *)found : prog;
 }
 
 wa_err win_resolve_program(const char *name, char **path, char **runs)
@@ -254,30 +384,42 @@ wa_err win_resolve_program(const char *name, char **path, char **runs)
     if (!ExpandEnvironmentStringsW(raw, w, sizeof w / sizeof w[0]))
         wcsncpy(w, raw, sizeof w / sizeof w[0] - 1), w[sizeof w / sizeof w[0] - 1] = 0;
     free(raw);
+    /* A share, spelled or reached once expanded and made whole, is never looked up. */
+    bool bare = !wcschr(w, L'\\') && !wcschr(w, L'/') && !(w[0] && w[1] == L':');
+    const char *remote = remote_path(w);
+    found[0] = 0;
+    if (!remote && !bare && GetFullPathNameW(w, sizeof found / sizeof found[0], found, NULL))
+        remote = remote_path(found);
+    if (remote)
+        return wa_fail(WA_E_DENIED, "%ls is %s", found[0] ? found : w, remote);
     wa_err e = WA_E_OK;
-    DWORD attr = GetFileAttributesW(w);
     bool have = false;
-    if (attr != INVALID_FILE_ATTRIBUTES) {
-        have = GetFullPathNameW(w, sizeof found / sizeof found[0], found, NULL) > 0;
-    } else if (!wcschr(w, L'\\') && !wcschr(w, L'/')) {
-        have = SearchPathW(NULL, w, L".exe", sizeof found / sizeof found[0], found, NULL) > 0 ||
+    if (bare) {
+        wchar_t *dirs = local_search_path();
+        have = (dirs &&
+                SearchPathW(dirs, w, L".exe", sizeof found / sizeof found[0], found, NULL) > 0) ||
                app_path(w, found, sizeof found / sizeof found[0]);
+        free(dirs);
+        if (have && (remote = remote_path(found))) /* an App Paths entry on a share */
+            return wa_fail(WA_E_DENIED, "it is registered at %ls, %s", found, remote);
+        wchar_t whole[2048];
+        if (have && GetFullPathNameW(found, sizeof whole / sizeof whole[0], whole, NULL))
+            wcscpy(found, whole);
+        else
+            have = false;
+    } else {
+        have = found[0] && GetFileAttributesW(found) != INVALID_FILE_ATTRIBUTES;
     }
     const wchar_t *colon = wcschr(w, L':');
     bool protocol = !have && colon && colon - w >= 2;
     if (have) {
+        const wchar_t *r = what_runs(found, prog, sizeof prog / sizeof prog[0]);
+        if (r == prog && (remote = remote_path(prog)))
+            return wa_fail(WA_E_DENIED, "it opens with %ls, %s", prog, remote);
         *path = wide_to_heap_utf8(found);
-        if ((attr = GetFileAttributesW(found)) != INVALID_FILE_ATTRIBUTES &&
-            (attr & FILE_ATTRIBUTE_DIRECTORY))
-            *runs = str_dup("explorer.exe"); /* a folder opens in a file window */
-        else if (is_executable(found))
-            *runs = wide_to_heap_utf8(found);
-        else {
-            const wchar_t *ext = wcsrchr(found, L'.');
-            *runs = wide_to_heap_utf8(
-                ext && associated_program(ext, false, prog, sizeof prog / sizeof prog[0]) ? prog
-                                                                                          : found);
-        }
+        *runs = r ? wide_to_heap_utf8(r) : NULL;
+        if (!r && *path)
+            return WA_E_OK; /* a file nothing opens */
     } else if (protocol) {
         wchar_t scheme[64];
         size_t n = (size_t)(colon - w) < 63 ? (size_t)(colon - w) : 63;

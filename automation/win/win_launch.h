@@ -6,7 +6,7 @@
 
 #include "automation/backend.h"
 
-wa_err win_launch(const char *command, int timeout_ms, uint64_t *hwnd);
+wa_err win_launch(enum wa_launch_kind kind, const char *command, int timeout_ms, uint64_t *hwnd);
 wa_err win_resolve_program(const char *name, char **path, char **runs);
 
 #endif

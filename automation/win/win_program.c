@@ -1,27 +1,28 @@
-/* What a program file is, read from the file: its PE header (an image at all, console
- * or GUI subsystem) and its version resource's original name. Launch decides on these,
- * not on the name it was given. */
+/* What a program file is, read from the file: where it lies (win_place.c), its PE
+ * header (an image at all, console or GUI subsystem) and its version resource's
+ * original name. Launch decides on these, not on the name it was given. */
 #include <windows.h>
-#include <shlobj.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "automation/win/win_program.h"
+#include "automation/win/win_place.h"
 #include "base/win/win_utf8.h"
 #include "base/str.h"
 
 #define PE_SUBSYSTEM_OFFSET 68 /* of the optional header, PE32 and PE32+ alike */
 
-/* Reads the DOS and PE headers: an image, and whether its subsystem is the console. */
-static void read_pe(const wchar_t *path, struct wa_program_info *out)
+/* The DOS and PE headers of an open file (read from its start): an image, and whether
+ * its subsystem is the console. */
+static void read_pe_handle(HANDLE h, struct wa_program_info *out)
 {
-    HANDLE h = CreateFileW(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
-                           OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
-    if (h == INVALID_HANDLE_VALUE)
-        return;
     unsigned char buf[1024];
     DWORD got = 0;
+    LARGE_INTEGER zero = {0};
+    if (!SetFilePointerEx(h, zero, NULL, FILE_BEGIN))
+        return;
     if (ReadFile(h, buf, sizeof buf, &got, NULL) && got >= 64 && buf[0] == 'M' && buf[1] == 'Z') {
         DWORD pe =
             (DWORD)buf[60] | (DWORD)buf[61] << 8 | (DWORD)buf[62] << 16 | (DWORD)buf[63] << 24;
@@ -33,6 +34,39 @@ static void read_pe(const wchar_t *path, struct wa_program_info *out)
                 out->console = (buf[at] | buf[at + 1] << 8) == IMAGE_SUBSYSTEM_WINDOWS_CUI;
         }
     }
+}
+
+HANDLE win_program_open(const wchar_t *path, bool *image)
+{
+    *image = false;
+    /* no FILE_SHARE_WRITE or _DELETE: while it is held, the file is what was read */
+    HANDLE h = CreateFileW(path, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING,
+                           FILE_ATTRIBUTE_NORMAL, NULL);
+    if (h == INVALID_HANDLE_VALUE)
+        return NULL;
+    struct wa_program_info info = {0};
+    read_pe_handle(h, &info);
+    *image = info.executable;
+    return h;
+}
+
+bool win_program_is_image(const wchar_t *path)
+{
+    bool image = false;
+    HANDLE h = win_program_open(path, &image);
+    if (h)
+        CloseHandle(h);
+    return image;
+}
+
+/* Reads the DOS and PE headers of the file at path. */
+static void read_pe(const wchar_t *path, struct wa_program_info *out)
+{
+    HANDLE h = CreateFileW(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+                           OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    if (h == INVALID_HANDLE_VALUE)
+        return;
+    read_pe_handle(h, out);
     CloseHandle(h);
 }
 
@@ -67,49 +101,25 @@ static char *original_name(const wchar_t *path)
     return name;
 }
 
-/* Whether full (a whole path) lies inside folder (no trailing separator needed). */
-static bool inside(const wchar_t *full, const wchar_t *folder)
+wa_err win_program_place(const char *path, struct wa_program_info *out)
 {
-    size_t n = wcslen(folder);
-    while (n > 0 && (folder[n - 1] == L'\\' || folder[n - 1] == L'/'))
-        n--;
-    return n > 0 && _wcsnicmp(full, folder, n) == 0 && (full[n] == L'\\' || full[n] == L'/');
-}
-
-/* Where the file lies, its path made whole first: "..", short 8.3 names and relative
- * parts would otherwise pass for a system folder. */
-static enum wa_program_place place_of(const wchar_t *path)
-{
-    wchar_t full[MAX_PATH * 2], longer[MAX_PATH * 2];
-    DWORD n = GetFullPathNameW(path, MAX_PATH * 2, full, NULL);
-    if (!n || n >= MAX_PATH * 2)
-        return WA_PLACE_ELSEWHERE;
-    n = GetLongPathNameW(full, longer, MAX_PATH * 2);
-    const wchar_t *p = n && n < MAX_PATH * 2 ? longer : full;
-    if (_wcsnicmp(p, L"\\\\?\\UNC\\", 8) == 0 ||
-        ((p[0] == L'\\' || p[0] == L'/') && (p[1] == L'\\' || p[1] == L'/') && p[2] != L'?' &&
-         p[2] != L'.'))
-        return WA_PLACE_NETWORK;
-    if (_wcsnicmp(p, L"\\\\?\\", 4) == 0)
-        p += 4;
-    if (!p[0] || p[1] != L':')
-        return WA_PLACE_ELSEWHERE;
-    wchar_t root[4] = {p[0], L':', L'\\', 0};
-    if (GetDriveTypeW(root) == DRIVE_REMOTE)
-        return WA_PLACE_NETWORK;
-    static const int folders[] = {CSIDL_WINDOWS, CSIDL_PROGRAM_FILES, CSIDL_PROGRAM_FILESX86};
-    for (size_t i = 0; i < sizeof folders / sizeof folders[0]; i++) {
-        wchar_t dir[MAX_PATH];
-        if (SUCCEEDED(SHGetFolderPathW(NULL, folders[i], NULL, SHGFP_TYPE_CURRENT, dir)) &&
-            inside(p, dir))
-            return WA_PLACE_SYSTEM;
-    }
-    return WA_PLACE_ELSEWHERE;
+    memset(out, 0, sizeof *out);
+    wchar_t *w = win_utf8_to_wide(path);
+    if (!w)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    const char *why = NULL;
+    out->place = win_place_of(w, &why);
+    snprintf(out->place_why, sizeof out->place_why, "%s", why ? why : "");
+    free(w);
+    return WA_E_OK;
 }
 
 wa_err win_program_info(const char *path, struct wa_program_info *out)
 {
-    memset(out, 0, sizeof *out);
+    /* a share is known before anything is opened */
+    wa_err e = win_program_place(path, out);
+    if (e || out->place == WA_PLACE_NETWORK)
+        return e;
     wchar_t *w = win_utf8_to_wide(path);
     if (!w)
         return wa_fail(WA_E_NOMEM, "out of memory");
@@ -117,7 +127,6 @@ wa_err win_program_info(const char *path, struct wa_program_info *out)
         free(w);
         return wa_fail(WA_E_UNSUPPORTED, "no file %s to read", path);
     }
-    out->place = place_of(w);
     read_pe(w, out);
     if (out->executable)
         out->original_name = original_name(w);

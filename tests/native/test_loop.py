@@ -463,7 +463,7 @@ class LoopRuns(unittest.TestCase):
         acts = r.actions()
         # The first click and the launch ran; the second click, whose [3] is now the
         # Find window's "Delete all", and everything after it did not.
-        self.assertEqual([a["command"] for a in acts if a["op"] == "launch"], ['"finder"'])
+        self.assertEqual([a["command"] for a in acts if a["op"] == "launch"], ["finder"])
         self.assertEqual(acts.count({"op": "mouse_move", "x": 230, "y": 80}), 1, acts)
         self.assertNotIn({"op": "mouse_move", "x": 650, "y": 240}, acts)
         self.assertFalse([a for a in acts if a["op"] == "type_text"], acts)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/dynbuf.h"
+#include "base/netpath.h"
 #include "base/wa_err.h"
 #include "base/os.h"
 #include "base/str.h"
@@ -155,6 +156,53 @@ struct pieces_seen {
 /* Text bound for a terminal: control, escape and bidi characters, C1 controls and bytes
  * that are no UTF-8 become visible escapes; other characters stay; a cut never splits an
  * escape; JSON keeps its meaning. */
+/* Every spelling Windows resolves to its network redirector is remote by its spelling
+ * alone; drive paths, in any spelling, are not. */
+static void network_paths_are_known_by_their_spelling(void **state)
+{
+    (void)state;
+    static const char *const remote[] = {
+        "\\\\host\\share\\x.exe",
+        "\\\\host\\share\\a b",
+        "//host/share/x.exe",
+        "\\/host/share",
+        "\\\\?\\UNC\\host\\share\\x.exe",
+        "\\\\.\\UNC\\host\\share\\x.exe",
+        "//?/UNC/host/share/x.exe",
+        "//./UNC/host/share/x.exe",
+        "\\\\?\\GLOBALROOT\\Device\\Mup\\host\\share\\x.exe",
+        "\\\\?\\Volume{12345678-1234-1234-1234-123456789abc}\\x.exe",
+        "\\\\.\\pipe\\x",
+        "\\??\\UNC\\host\\share\\x.exe",
+        "/?\?/UNC/host/share/x.exe",
+        "\\\\.\\C:\\..\\UNC\\host\\share\\x.exe",
+        "//?/C:/./x.exe",
+        "\\\\?\\C:",
+        "\\\\?",
+        "\\\\",
+    };
+    for (size_t i = 0; i < sizeof remote / sizeof *remote; i++)
+        if (!netpath_remote(remote[i]))
+            fail_msg("%s was taken for a local path", remote[i]);
+    static const char *const local[] = {
+        "C:\\Windows\\notepad.exe",
+        "c:/x/y.exe",
+        "notepad",
+        "x\\..\\y.exe",
+        "\\Windows\\notepad.exe",
+        "\\\\?\\C:\\x.exe",
+        "//./D:/x.exe",
+        "C:x.exe",
+        "",
+    };
+    for (size_t i = 0; i < sizeof local / sizeof *local; i++)
+        if (netpath_remote(local[i]))
+            fail_msg("%s was taken for a network path: %s", local[i], netpath_remote(local[i]));
+    assert_null(netpath_remote(NULL));
+    assert_true(netpath_has_drive("c:\\x"));
+    assert_false(netpath_has_drive("\\\\?\\C:\\x"));
+}
+
 static void terminal_text_is_escaped(void **state)
 {
     (void)state;
@@ -317,6 +365,7 @@ int main(void)
         cmocka_unit_test(dynbuf_redacts_every_occurrence),
         cmocka_unit_test(string_helpers),
         cmocka_unit_test(terminal_text_is_escaped),
+        cmocka_unit_test(network_paths_are_known_by_their_spelling),
         cmocka_unit_test(dynbuf_reserve_keeps_room),
         cmocka_unit_test(run_pieces_runs_each_once),
         cmocka_unit_test(run_pieces_keeps_one_helper),

@@ -73,7 +73,8 @@ static const char scene[] =
     " \"programs\": {\"calc\": {\"path\": \"C:\\\\Windows\\\\calc.exe\"},"
     "   \"kp\": {\"path\": \"C:\\\\KeePass\\\\keepass.exe\"},"
     "   \"notes\": {\"path\": \"C:\\\\Tools\\\\notes.exe\", \"original_name\": \"pwsh.exe\"},"
-    "   \"tool\": {\"path\": \"C:\\\\Tools\\\\tool.bin\", \"console\": true}},"
+    "   \"tool\": {\"path\": \"C:\\\\Tools\\\\tool.bin\", \"console\": true,"
+    " \"executable\": true}},"
     " \"shell\": {\"echo hi\": {\"exit\": 0, \"out\": \"hi\\r\\n\"}}}";
 
 static char tmp_dir[64];

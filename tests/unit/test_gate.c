@@ -2,7 +2,7 @@
  * allow-list that is default-deny (listed, observed, acted on, launched), routes to a
  * shell told by what they are (the Run dialog in any language, address bars, Task
  * Manager's "Create new task", terminals by name or by their file, the shell's launcher
- * keys), programs far from the system's folders, pastes checked by the clipboard's
+ * keys), programs that are not installed, pastes checked by the clipboard's
  * owner, elements checked by the nearest window above them. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -393,20 +393,18 @@ static void launcher_keys_are_refused_when_the_shell_is_off(void **state)
     rig_close(&t);
 }
 
-/* A program on a network share (by its path, or on a remote drive) or outside the
- * system's program folders needs the shell permission; an allow-list that names that
- * very file lets it start. */
+/* A program on a network share (by its path, or on a remote drive) or where ordinary
+ * users can write (not installed) needs the shell permission; an allow-list that names
+ * that very file lets it start. */
 static void programs_far_from_the_system_folders_need_the_shell(void **state)
 {
     (void)state;
     static const struct {
         const char *command, *why;
     } far[] = {
-        {"update", "network share"},
-        {"\\\\server\\share\\update.exe", "network share"},
-        {"mapped", "network share"},
-        {"tool", "outside the system's program folders"},
-        {"climb", "outside the system's program folders"},
+        {"update", "network share"}, {"\\\\server\\share\\update.exe", "network share"},
+        {"mapped", "network share"}, {"tool", "not installed"},
+        {"climb", "not installed"},
     };
     struct core_config cfg = {.shell = SHELL_DENIED};
     struct rig t;
@@ -425,9 +423,149 @@ static void programs_far_from_the_system_folders_need_the_shell(void **state)
     open_on(&t, scene, &listed);
     assert_int_equal(rig_do(&t, OP_LAUNCH, "command=tool"), WA_E_OK);
     rig_close(&t);
+    /* a name names only an installed program: this tool.exe is not one */
     struct core_config by_name = {.shell = SHELL_DENIED, .apps = "tool.exe"};
     open_on(&t, scene, &by_name);
-    assert_int_equal(rig_do(&t, OP_LAUNCH, "command=tool"), WA_E_SHELL_DISABLED);
+    assert_int_equal(rig_do(&t, OP_LAUNCH, "command=tool"), WA_E_DENIED);
+    assert_non_null(strstr(t.r.message, "not installed"));
+    rig_close(&t);
+}
+
+/* A name in --apps names the installed program of that name: a copy of notepad named
+ * notepad.exe where users write is none of the listed programs, for its windows (listed,
+ * observed, acted on) and for launch; its whole path lists it. */
+static void a_listed_name_is_the_installed_program_of_that_name(void **state)
+{
+    (void)state;
+    char *text = with_window(
+        "{\"hwnd\": 2000, \"title\": \"Evil - Notepad\", \"class\": \"Notepad\","
+        " \"process\": \"notepad.exe\", \"process_path\": \"C:\\\\evil\\\\notepad.exe\","
+        " \"pid\": 31, \"rect\": [1000, 900, 1400, 1000], \"color\": \"#00ff00\","
+        " \"tree\": {\"type\": \"Window\", \"name\": \"Evil - Notepad\"}}");
+    char *scene2 = malloc(strlen(text) + 200);
+    const char *at = strstr(text, "\"programs\": {") + 13;
+    sprintf(scene2, "%.*s\"evil\": {\"path\": \"C:\\\\evil\\\\notepad.exe\"},%s", (int)(at - text),
+            text, at);
+    free(text);
+    static const char *const lists[] = {"notepad", "notepad.exe", "NOTE*"};
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
+        struct core_config cfg = {.shell = SHELL_ALLOWED, .apps = lists[i]};
+        struct rig t;
+        open_on(&t, scene2, &cfg);
+        assert_int_equal(rig_do(&t, OP_LIST_WINDOWS, ""), WA_E_OK);
+        for (size_t w = 0; w < t.r.windows.count; w++)
+            assert_int_not_equal(t.r.windows.items[w].hwnd, 2000);
+        assert_int_equal(t.r.windows.count, 2); /* the installed notepad's two */
+        assert_int_equal(rig_do(&t, OP_STATE, "window=Evil"), WA_E_WINDOW_NOT_FOUND);
+        assert_int_equal(rig_do(&t, OP_CLICK_AT, "x=1200|y=950"), WA_E_DENIED);
+        assert_int_equal(rig_do(&t, OP_LAUNCH, "command=evil"), WA_E_DENIED);
+        assert_non_null(strstr(t.r.message, "whole path"));
+        assert_false(actions_hold("launch"));
+        assert_false(actions_hold("mouse_button"));
+        rig_close(&t);
+    }
+    struct core_config whole = {.shell = SHELL_ALLOWED, .apps = "C:\\evil\\notepad.exe"};
+    struct rig t;
+    open_on(&t, scene2, &whole);
+    assert_int_equal(rig_do(&t, OP_STATE, "window=Evil"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_STATE, "window=Untitled"), WA_E_WINDOW_NOT_FOUND);
+    rig_close(&t);
+    free(scene2);
+}
+
+/* A window of a program outside the allow-list that an action brings up (F1 in notepad
+ * starts winhlp32.exe, which takes the foreground) is named in that action's result, not
+ * "nothing changed"; no input is sent while it is in front, in this session (it was
+ * named here) or another (its program was started by the target); bringing the target
+ * back with focus_window goes on. */
+static void a_program_outside_the_list_that_comes_up_is_named(void **state)
+{
+    (void)state;
+    char *text = with_field(
+        ", \"key_starts\": {\"F1\": {\"hwnd\": 3000, \"title\": \"Notepad Help\","
+        " \"class\": \"MS_WINHELP\", \"process\": \"winhlp32.exe\","
+        " \"process_path\": \"C:\\\\Windows\\\\winhlp32.exe\", \"pid\": 40, \"parent\": 7,"
+        " \"rect\": [200, 100, 700, 600], \"color\": \"#ffff00\","
+        " \"tree\": {\"type\": \"Window\", \"name\": \"Notepad Help\"}}}");
+    struct core_config cfg = {.shell = SHELL_DENIED, .apps = "notepad.exe"};
+    struct rig t;
+    open_on(&t, text, &cfg);
+    free(text);
+    assert_int_equal(rig_do(&t, OP_KEY, "window=Untitled|keys=f1"), WA_E_OK);
+    assert_false(t.r.nothing_changed);
+    const char *changes = dynbuf_str(&t.r.changes);
+    if (!strstr(changes, "outside --apps: a window of winhlp32.exe (0xbb8) opened in front"))
+        fail_msg("F1's result: %s", changes);
+    assert_null(strstr(changes, "Notepad Help")); /* its program, never its title */
+    /* no input while it is in front: this session, and another that never saw it */
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=Untitled|text=hello"), WA_E_DENIED);
+    assert_non_null(strstr(t.r.message, "winhlp32.exe"));
+    struct session *other = NULL;
+    struct session_opts o;
+    session_opts_default(&o);
+    o.settle_ms = 0;
+    assert_int_equal(session_new(t.core, &o, &other), WA_E_OK);
+    struct op_result r;
+    op_result_init(&r);
+    assert_int_equal(perform(other, OP_CLICK, "window=Untitled|ref=Edit:Text Editor", &r),
+                     WA_E_DENIED);
+    assert_non_null(strstr(r.message, "that the target started"));
+    op_result_cleanup(&r);
+    session_free(other);
+    assert_false(actions_hold("type_text"));
+    assert_false(actions_hold("mouse_button"));
+    /* the target brought back on purpose: on */
+    assert_int_equal(rig_do(&t, OP_FOCUS_WINDOW, "window=Untitled"), WA_E_OK);
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=Untitled|text=hello"), WA_E_OK);
+    rig_close(&t);
+}
+
+/* ---- typed text ---- */
+
+/* Typed text is text: a control character other than tab, CR and LF is refused before
+ * anything is sent (a control takes 0x16 as paste), in both deliveries, for type and
+ * set_value alike, naming the character; tab, CR, LF and text that only looks like a
+ * control (U+2028, U+2416) are typed. */
+static void typed_text_is_text(void **state)
+{
+    (void)state;
+    struct core_config cfg = {.shell = SHELL_DENIED};
+    struct rig t;
+    open_on(&t, scene, &cfg);
+    static const struct {
+        const char *text, *named;
+    } refused[] = {
+        {"A\x16"
+         "B",
+         "U+0016 (Ctrl+V as a character: pastes)"},
+        {"\x18", "U+0018 (Ctrl+X"},
+        {"x\x03", "U+0003 (Ctrl+C"},
+        {"\x01", "U+0001 (Ctrl+A"},
+        {"ab\x08", "U+0008"},
+        {"\x1b", "U+001B (Esc"},
+        {"\x7f", "U+007F (DEL"},
+        {"\xc2\x85", "U+0085 (a C1 control character (NEL"},
+        {"\xc2\x9b[2J", "U+009B"},
+    };
+    static const char *const ops[] = {"type", "type_background", "set_value"};
+    char args[160];
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+        for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+            enum op_id id = o == 2 ? OP_SET_VALUE : OP_TYPE;
+            snprintf(args, sizeof args, "window=notepad|%stext=%s%s",
+                     o == 2 ? "ref=Edit:File name:|" : "", refused[i].text,
+                     o == 1 ? "|delivery=background" : "");
+            wa_err e = rig_do(&t, id, args);
+            if (e != WA_E_INVALID_ARGS || !strstr(t.r.message, refused[i].named))
+                fail_msg("%s of %zu: %s %s", ops[o], i, wa_err_code(e), t.r.message);
+        }
+    assert_false(actions_hold("type_text"));
+    assert_false(actions_hold("post_text"));
+    assert_false(actions_hold("set_value"));
+    assert_false(actions_hold("focus"));
+    assert_int_equal(rig_do(&t, OP_TYPE, "window=notepad|text=a\tb\r\nc\xe2\x80\xa8\xe2\x90\x96"),
+                     WA_E_OK);
+    assert_true(actions_hold("type_text"));
     rig_close(&t);
 }
 
@@ -492,6 +630,9 @@ int main(void)
         cmocka_unit_test(explorer_takes_browsing_keys_in_its_items_only),
         cmocka_unit_test(launcher_keys_are_refused_when_the_shell_is_off),
         cmocka_unit_test(programs_far_from_the_system_folders_need_the_shell),
+        cmocka_unit_test(a_listed_name_is_the_installed_program_of_that_name),
+        cmocka_unit_test(a_program_outside_the_list_that_comes_up_is_named),
+        cmocka_unit_test(typed_text_is_text),
         cmocka_unit_test(a_paste_is_checked_by_the_clipboards_owner),
         cmocka_unit_test(elements_are_checked_by_the_nearest_window_above_them),
     };

@@ -142,7 +142,7 @@ static void test_loopback_tcp(void **state)
 
 /* Whoever can put a file in the ipc folder runs commands as its user: a folder the group
  * or the world may write is refused; one only its user may write is served, with a new
- * token in DIR/token. */
+ * token whose file lies in the state folder, never in the folder it guards. */
 static void test_ipc_folder_others_may_write_is_refused(void **state)
 {
     (void)state;
@@ -153,7 +153,11 @@ static void test_ipc_folder_others_may_write_is_refused(void **state)
     assert_int_equal(chmod(dir, 0777), 0);
     assert_int_equal(os_dir_others_write(dir, &others), WA_E_OK);
     assert_true(others);
-    struct core_config cfg = {.be = backend_default(), .shell = SHELL_DENIED};
+    char state_dir[64];
+    snprintf(state_dir, sizeof state_dir, "/tmp/wa-state-XXXXXX");
+    assert_non_null(mkdtemp(state_dir));
+    struct core_config cfg = {
+        .be = backend_default(), .shell = SHELL_DENIED, .state_dir = state_dir};
     struct core *c = NULL;
     struct session *ses = NULL;
     assert_int_equal(core_new(&cfg, &c), WA_E_OK);
@@ -174,15 +178,21 @@ static void test_ipc_folder_others_may_write_is_refused(void **state)
     const char *token = serve_ipc_token(ipc, &required);
     assert_false(required);
     assert_int_equal(strlen(token), 32);
+    assert_false(os_path_exists(token_path)); /* not in the folder it guards */
+    const char *file = serve_ipc_token_file(ipc);
+    assert_true(strncmp(file, state_dir, strlen(state_dir)) == 0);
     char *written = NULL;
-    assert_int_equal(os_read_file(token_path, 100, &written, NULL), WA_E_OK);
+    assert_int_equal(os_read_file(file, 100, &written, NULL), WA_E_OK);
     assert_string_equal(written, token);
     free(written);
+    char kept[200];
+    snprintf(kept, sizeof kept, "%s", file);
     serve_ipc_close(ipc);
+    assert_false(os_path_exists(kept)); /* gone with the server */
     session_free(ses);
     core_free(c);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s", dir, state_dir);
     assert_int_equal(system(cmd), 0);
 }
 

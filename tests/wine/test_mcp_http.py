@@ -2,7 +2,9 @@
 drives testapp through it (two clients at once, each with a session of its own), the
 official MCP conformance suite's server scenarios that fit a real server pass, and the
 transport's guards hold: Host and Origin before the token (403), the token (401),
-sessions (400/404), protocol versions (400), a client that hangs up mid-call."""
+sessions (400/404), protocol versions (400), a client that hangs up mid-call; CORS
+preflights, Content-Type and Accept as strict as the spec; on every address, the names
+given with --allow-host only."""
 import http.client
 import json
 import os
@@ -32,10 +34,11 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 
 
 class Server:
-    """A running `winagent mcp --http 127.0.0.1:0 ...`; port and token from its stderr."""
+    """A running `winagent mcp --http ADDR:0 ...` (127.0.0.1 unless given); port and token
+    from its stderr."""
 
-    def __init__(self, *args, env=None):
-        self.proc = subprocess.Popen(["wine", WINAGENT_EXE, "mcp", "--http", "127.0.0.1:0",
+    def __init__(self, *args, env=None, addr="127.0.0.1"):
+        self.proc = subprocess.Popen(["wine", WINAGENT_EXE, "mcp", "--http", addr + ":0",
                                       *args], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      env=dict(os.environ, **(env or {})), text=True)
@@ -47,7 +50,7 @@ class Server:
             if not line:
                 break
             self.err.append(line)
-            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/mcp", line)
+            m = re.search(r"listening on http://%s:(\d+)/mcp" % re.escape(addr), line)
             if m:
                 self.port = int(m.group(1))
         if self.port is None:
@@ -210,7 +213,8 @@ class Guards(unittest.TestCase):
                                "params": {"name": "wait", "arguments": {"seconds": 3}}})
             raw = socket.create_connection(("127.0.0.1", s.port))
             raw.sendall(("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: "
-                         "application/json\r\nMcp-Session-Id: %s\r\nContent-Length: %d\r\n\r\n%s"
+                         "application/json\r\nAccept: application/json, text/event-stream\r\n"
+                         "Mcp-Session-Id: %s\r\nContent-Length: %d\r\n\r\n%s"
                          % (s.port, sid, len(body), body)).encode())
             time.sleep(0.5)
             raw.close()  # gone before the answer
@@ -226,6 +230,63 @@ class Guards(unittest.TestCase):
                                  {"Mcp-Session-Id": sid}, timeout=30)
             self.assertEqual(st, 200, body)
             self.assertLess(time.time() - t0, 10)
+
+
+class AsStrictAsTheSpec(unittest.TestCase):
+    """What a page in a browser on the same machine could try: a CORS preflight from its
+    own Origin is refused (civetweb would answer any with Access-Control-Allow-Origin: *),
+    a POST it could send without one (text/plain) is refused, and bound to every address
+    the Host and Origin checks still name this server (the names given with
+    --allow-host), not any name at the right port."""
+
+    def test_preflights_content_types_and_accept(self):
+        with Server("--no-auth") as s:
+            pre = {"Origin": "http://evil.example:%d" % s.port,
+                   "Access-Control-Request-Method": "POST",
+                   "Access-Control-Request-Headers": "content-type, mcp-session-id"}
+            st, h, _ = s.post(None, pre, method="OPTIONS")
+            self.assertEqual(st, 403)
+            self.assertNotIn("access-control-allow-origin", h)
+            own = dict(pre, Origin="http://127.0.0.1:%d" % s.port)
+            st, h, _ = s.post(None, own, method="OPTIONS")
+            self.assertEqual(st, 204)
+            self.assertEqual(h["access-control-allow-origin"], own["Origin"])
+            for headers, want in (({"Content-Type": "text/plain"}, 415),
+                                  ({"Content-Type": "application/x-www-form-urlencoded"}, 415),
+                                  ({"Content-Type": ""}, 415),
+                                  ({"Accept": "application/json"}, 406),
+                                  ({"Accept": "text/event-stream"}, 406),
+                                  ({"Accept": ""}, 406),
+                                  ({"Accept": "application/json, text/event-stream;q=0"}, 406),
+                                  ({"Accept": "*/*"}, 200),
+                                  ({"Content-Type": "application/json; charset=utf-8",
+                                    "Accept": "application/*, text/*"}, 200)):
+                st, _, body = s.post(INIT, headers)
+                self.assertEqual(st, want, (headers, body))
+            sid = s.session()
+            st, _, _ = s.post(None, {"Mcp-Session-Id": sid, "Accept": "application/json"},
+                              method="GET")
+            self.assertEqual(st, 406)
+
+    def test_every_address_answers_to_the_names_given_only(self):
+        r = subprocess.run(["wine", WINAGENT_EXE, "mcp", "--http", "0.0.0.0:0",
+                            "--allow-remote"], capture_output=True, text=True, timeout=60,
+                           stdin=subprocess.DEVNULL)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("--allow-host", r.stderr)
+        with Server("--allow-remote", "--allow-host", "desk.example,10.9.8.7",
+                    addr="0.0.0.0") as s:
+            for host, want in (("desk.example", 200), ("10.9.8.7", 200), ("127.0.0.1", 200),
+                               ("localhost", 200), ("evil.example", 403),
+                               ("desk.example.evil.example", 403), ("192.168.1.1", 403)):
+                st, _, body = s.post(INIT, host="%s:%d" % (host, s.port))
+                self.assertEqual(st, want, (host, body))
+            st, _, _ = s.post(INIT, {"Origin": "http://evil.example:%d" % s.port},
+                              host="desk.example:%d" % s.port)
+            self.assertEqual(st, 403)
+            st, _, _ = s.post(INIT, {"Origin": "http://desk.example:%d" % s.port},
+                              host="desk.example:%d" % s.port)
+            self.assertEqual(st, 200)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,8 @@ def hold(port, token, source, stop, sockets):
     sockets.append(s)
     try:
         s.sendall(("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bearer %s\r\n"
-                   "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+                   "Content-Type: application/json\r\nAccept: application/json, text/event-stream"
+                   "\r\nContent-Length: 1000\r\n\r\n"
                    % (port, token)).encode())
         while not stop.is_set():
             s.sendall(b" ")

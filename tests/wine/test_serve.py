@@ -61,7 +61,7 @@ class IpcController:
 
 
 class FolderAccess(unittest.TestCase):
-    def test_a_folder_others_may_write_is_refused_and_one_gets_a_token(self):
+    def test_a_folder_others_may_write_is_refused_and_one_gets_a_token_kept_outside(self):
         base = tempfile.mkdtemp(prefix="wa-ipc-")
         try:
             os.chmod(base, 0o777)  # under Wine: an ACL that lets Everyone write
@@ -78,10 +78,16 @@ class FolderAccess(unittest.TestCase):
                                  env=server_env())
             try:
                 hello = json.loads(p.stdout.readline())
-                with open(os.path.join(base, "token"), encoding="utf-8") as f:
-                    self.assertEqual(f.read(), hello["token"])
                 self.assertRegex(hello["token"], r"^[0-9a-f]{32}$")
                 self.assertFalse(hello["token_required"])
+                # the token's file never lies in the folder it guards: in the state folder
+                self.assertNotIn("token", os.listdir(base))
+                state = server_env()["WINAGENT_STATE_DIR"]
+                self.assertTrue(hello["token_file"].lower().startswith(state.lower()), hello)
+                name = hello["token_file"][len(state):].lstrip("\\")
+                with open(os.path.join(state[2:].replace("\\", "/"), name),
+                          encoding="utf-8") as f:
+                    self.assertEqual(f.read(), hello["token"])
             finally:
                 p.kill()
                 p.wait(10)

@@ -10,7 +10,8 @@ WezTerm's version resource), the keys win+x, win+r and ctrl+shift+esc; a program
 share (a UNC path, a drive Wine maps as a network drive) is not started.
 
 With --apps notepad.exe nothing but notepad is listed, launched, observed or typed
-into; its own dialogs work."""
+into; its own dialogs work; a program it starts (F1's winhlp32.exe) is named in the
+result of the key that started it and takes no input while it is in front."""
 import json
 import os
 import shutil
@@ -276,6 +277,64 @@ class AllowList(unittest.TestCase):
                                capture_output=True, timeout=60)
             time.sleep(0.5)
             self.assertFalse([e for e in app.events() if e.get("event") in ("char", "click")])
+
+
+class ProgramsOutsideTheList(unittest.TestCase):
+    """F1 in notepad starts winhlp32.exe, which takes the foreground: with --apps notepad
+    the result of that key names it (its program, not its title), and input is refused
+    while it is in front, by a command that never saw it come up too. (Wine's winhlp32
+    shows an error box that notepad waits for: notepad answers again once it is gone.)"""
+
+    def end_winhlp32(self):
+        r = subprocess.run(["wine", os.path.join(APPS, "procstat.exe"), "winhlp32.exe"],
+                           capture_output=True, text=True, timeout=60)
+        for line in r.stdout.splitlines():
+            subprocess.run(["wine", "taskkill", "/f", "/pid", str(json.loads(line)["pid"])],
+                           capture_output=True, timeout=60)
+
+    def cli(self, *args, apps="notepad.exe"):
+        r = subprocess.run(["wine", WINAGENT_EXE, *args, "--json"], capture_output=True,
+                           text=True, encoding="utf-8", errors="replace", timeout=120,
+                           stdin=subprocess.DEVNULL, env=STATE.env(WINAGENT_APPS=apps))
+        return json.loads(r.stdout)
+
+    def test_a_listed_name_is_only_the_installed_program_of_that_name(self):
+        with TestApp(exe_name="notepad.exe") as app:  # a notepad.exe users could write
+            for apps in ("notepad", "notepad.exe", "NOTE*"):
+                j = self.cli("windows", apps=apps)
+                self.assertNotIn(app.ready["hwnd"], [w["hwnd"] for w in j["data"]["windows"]])
+                j = self.cli("state", "--window", str(app.ready["hwnd"]), apps=apps)
+                self.assertEqual(j["error"]["code"], "window_not_found", j)
+                j = self.cli("launch", win_path(app.exe), apps=apps)
+                self.assertEqual(j["error"]["code"], "denied", j)
+                self.assertIn("not installed", j["error"]["message"])
+            # its whole path names it
+            j = self.cli("state", "--window", str(app.ready["hwnd"]), apps=win_path(app.exe))
+            self.assertTrue(j["success"], j)
+
+    def test_a_window_it_brings_up_is_named_and_takes_no_input(self):
+        with WineProgram("windows/system32/notepad.exe"):
+            deadline = time.time() + 30
+            while not self.cli("state", "--window", "Notepad").get("success"):
+                self.assertLess(time.time(), deadline, "notepad did not come up")
+                time.sleep(0.5)
+            try:
+                j = self.cli("keys", "f1", "--window", "Notepad")
+                self.assertTrue(j["success"], j)
+                changes = "\n".join(j["changes"]) if isinstance(j["changes"], list) \
+                    else j["changes"]
+                self.assertIn("outside --apps: a window of winhlp32.exe", changes)
+                self.assertNotEqual(changes, "nothing changed")
+                j = self.cli("type", "hello", "--window", "Notepad")
+                self.assertEqual(j["error"]["code"], "denied", j)
+                self.assertIn("winhlp32.exe", j["error"]["message"])
+                self.assertIn("is in front", j["error"]["message"])
+                self.end_winhlp32()
+                j = self.cli("type", "hello", "--window", "Notepad")
+                self.assertTrue(j["success"], j)
+                self.assertTrue(j["data"].get("verified"), j)
+            finally:
+                self.end_winhlp32()
 
 
 if __name__ == "__main__":
