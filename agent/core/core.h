@@ -20,6 +20,9 @@ struct core;
 wa_err core_new(const struct core_config *c, struct core **out);
 void core_free(struct core *c);
 bool core_dry_run(const struct core *c);
+/* Starts watching the person at the desk now (servers: their takeover and the stop gesture
+ * count from the start); otherwise it starts with the first acting operation. */
+void core_watch_person(struct core *c);
 enum shell_permission core_shell(const struct core *c);
 
 struct session;

@@ -526,7 +526,7 @@ static int serve_ipc_loop(struct session *ses, const char *dir)
     if (gone)
         term_line(stderr, "winagent serve: %s is gone; stopping", dir);
     serve_ipc_close(s);
-    return e ? EXIT_USAGE : os_interrupted() ? EXIT_INTERRUPTED : EXIT_OK;
+    return e ? EXIT_USAGE : os_interrupted() ? exit_interrupted() : EXIT_OK;
 }
 
 static void send_line(os_socket client, cJSON *r)
@@ -783,7 +783,7 @@ static int serve_tcp_loop(struct core *core, int port)
         os_sleep_ms(50);
     }
     os_mutex_free(srv.lock);
-    return EXIT_INTERRUPTED;
+    return exit_interrupted();
 }
 
 static const char serve_usage[] =
@@ -828,6 +828,7 @@ int cmd_serve(int argc, char **argv)
     settings_cleanup(&set);
     if (!c)
         return EXIT_USAGE;
+    core_watch_person(c);
     int rc;
     if (dir) {
         struct session_opts so;

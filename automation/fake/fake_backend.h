@@ -28,8 +28,13 @@
  *  "clipboard_owner": 768   (the window whose program put the clipboard's contents there)
  *  "secure_desktop": true, "winagent_integrity": "medium"   (a UAC prompt's desktop;
  *               winagent's integrity level, beside each window's "integrity")
- *  "steal_focus": {"after": 40, "hwnd": 768}}   (a window that comes to the front once
- *                                                40 bytes have been typed)
+ *  "steal_focus": {"after": 40, "hwnd": 768}   (a window that comes to the front once
+ *                                               40 bytes have been typed)
+ *  "person": [{"after_inputs": 1, "for_ms": 800, "type": "abc"}]   (a person who uses the
+ *               desktop once winagent sent that many foreground inputs, or "at_ms" after the
+ *               scene was loaded, for for_ms (default 500): typing "type" into the focused
+ *               control of the window in front, or with "keyboard": false the mouse only)
+ *  "stop_gesture": {"after_inputs": 2} or {"at_ms": 300}}   (the person's stop gesture)
  * A window's "process_path" is its program's whole path (a "process" that holds a path
  * is one too). A tree node with an "hwnd" of its own is a control: window_info describes
  * it (its window's process unless it has a "process" of its own), the focus and a click

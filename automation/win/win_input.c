@@ -5,6 +5,7 @@
 
 #include "automation/win/win_input.h"
 #include "automation/win/win_idle.h"
+#include "automation/win/win_person.h"
 #include "base/win/win_utf8.h"
 #include "automation/win/win_window.h"
 #include "base/os.h"
@@ -17,6 +18,15 @@
 /* Time a chord's keys stay down: applications reading GetAsyncKeyState while they
  * handle the key must still see the modifiers down. */
 #define CHORD_HOLD_MS 10
+
+/* SendInput, with the time of winagent's own input noted: what the person does is told
+ * apart from it (win_person.h). */
+static UINT inject(UINT n, INPUT *in, int size)
+{
+    UINT sent = SendInput(n, in, size);
+    win_person_injected();
+    return sent;
+}
 
 static wa_err input_blocked(UINT sent, UINT wanted)
 {
@@ -56,17 +66,6 @@ static bool pointer_at(int x, int y, int wait_ms)
     }
 }
 
-/* Wine identifies itself through an export of its ntdll. */
-static bool under_wine(void)
-{
-    static int wine = -1;
-    if (wine < 0) {
-        HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
-        wine = ntdll && GetProcAddress(ntdll, "wine_get_version") ? 1 : 0;
-    }
-    return wine == 1;
-}
-
 /* SetCursorPos, then a real mouse move (WM_MOUSEMOVE, and raw input for applications
  * that track motion that way) in 0-65535 over the virtual desktop. The system maps n
  * back to floor(n * width / 65536), so ceil(x * 65536 / width) lands exactly on x
@@ -74,12 +73,15 @@ static bool under_wine(void)
  * of the columns). */
 static bool move_cursor(RECT vs, int x, int y)
 {
+    POINT from;
+    if (GetCursorPos(&from))
+        win_person_pointer_moved(from.x, from.y, x, y);
     SetCursorPos(x, y);
     INPUT in = {.type = INPUT_MOUSE};
     in.mi.dx = absolute_coord(x - vs.left, vs.right - vs.left);
     in.mi.dy = absolute_coord(y - vs.top, vs.bottom - vs.top);
     in.mi.dwFlags = MOUSEEVENTF_MOVE | MOUSEEVENTF_ABSOLUTE | MOUSEEVENTF_VIRTUALDESK;
-    return SendInput(1, &in, sizeof in) == 1;
+    return inject(1, &in, sizeof in) == 1;
 }
 
 /* Wine (8, X11) sets Ctrl, Shift, Alt and Win to the X server's state when it moves the
@@ -107,7 +109,7 @@ static void keep_modifiers_down(unsigned before)
         if (lost & (1u << i)) {
             INPUT in;
             key_event(&in, modifier_keys[i], false);
-            SendInput(1, &in, sizeof in);
+            inject(1, &in, sizeof in);
         }
 }
 
@@ -115,7 +117,7 @@ static wa_err move_pointer(int x, int y);
 
 wa_err win_mouse_move(int x, int y)
 {
-    unsigned held = under_wine() ? modifiers_down() : 0;
+    unsigned held = win_under_wine() ? modifiers_down() : 0;
     wa_err e = move_pointer(x, y);
     if (held)
         keep_modifiers_down(held);
@@ -140,7 +142,7 @@ static wa_err move_pointer(int x, int y)
      * the next click lands at the old spot, visibly so from the next process. A
      * second move once X has caught up sticks (30 of 30 trials; 0 ms apart is not
      * enough). */
-    if (under_wine()) {
+    if (win_under_wine()) {
         Sleep(15);
         move_cursor(vs, x, y);
     }
@@ -172,7 +174,7 @@ wa_err win_mouse_button(enum wa_button b, bool down)
         return wa_fail(WA_E_INVALID_ARGS, "unknown mouse button %d", (int)b);
     INPUT in = {.type = INPUT_MOUSE};
     in.mi.dwFlags = flags[b][down];
-    return SendInput(1, &in, sizeof in) == 1 ? WA_E_OK : input_blocked(0, 1);
+    return inject(1, &in, sizeof in) == 1 ? WA_E_OK : input_blocked(0, 1);
 }
 
 wa_err win_mouse_wheel(int delta, bool horizontal)
@@ -193,7 +195,7 @@ wa_err win_mouse_wheel(int delta, bool horizontal)
             left -= step;
             n++;
         }
-        UINT sent = SendInput(n, batch, sizeof batch[0]);
+        UINT sent = inject(n, batch, sizeof batch[0]);
         if (sent != n)
             return input_blocked(sent, n);
     }
@@ -252,7 +254,7 @@ static void release_keys(const WORD *vks, int n)
         INPUT ups[WA_MAX_COMBO_KEYS];
         for (int i = 0; i < n; i++)
             key_event(&ups[i], vks[n - 1 - i], true);
-        UINT sent = SendInput((UINT)n, ups, sizeof ups[0]);
+        UINT sent = inject((UINT)n, ups, sizeof ups[0]);
         n -= (int)sent;
         if (n > 0)
             Sleep(20);
@@ -290,7 +292,7 @@ static bool holds_modifier(const struct wa_key_combo *k)
 static void let_activation_catch_up(void)
 {
     HWND fg = GetForegroundWindow();
-    if (!fg || !under_wine())
+    if (!fg || !win_under_wine())
         return;
     win_input_handled((uint64_t)(uintptr_t)fg, FOCUS_CATCH_UP_MS);
     wa_err_clear(); /* a slow or hung window: the chord goes anyway, as before */
@@ -312,13 +314,13 @@ wa_err win_press_keys(const struct wa_key_combo *k)
         key_event(&downs[i], vks[i], false);
         key_event(&ups[i], vks[n - 1 - i], true);
     }
-    UINT down_sent = SendInput((UINT)n, downs, sizeof downs[0]);
+    UINT down_sent = inject((UINT)n, downs, sizeof downs[0]);
     if (down_sent != (UINT)n) {
         release_keys(vks, (int)down_sent);
         return input_blocked(down_sent, (UINT)n);
     }
     Sleep(CHORD_HOLD_MS);
-    UINT up_sent = SendInput((UINT)n, ups, sizeof ups[0]);
+    UINT up_sent = inject((UINT)n, ups, sizeof ups[0]);
     if (up_sent != (UINT)n) {
         /* ups[0..up_sent) released the last keys; the first n - up_sent are still down. */
         release_keys(vks, n - (int)up_sent);
@@ -345,7 +347,7 @@ wa_err win_hold_keys(const struct wa_key_combo *k, bool down)
         let_activation_catch_up();
     for (int i = 0; i < n; i++)
         key_event(&in[i], vks[i], false);
-    UINT sent = SendInput((UINT)n, in, sizeof in[0]);
+    UINT sent = inject((UINT)n, in, sizeof in[0]);
     if (sent != (UINT)n) {
         release_keys(vks, (int)sent); /* all or nothing */
         return input_blocked(sent, (UINT)n);
@@ -409,12 +411,12 @@ wa_err win_type_text(const char *utf8)
                 units++;
             }
         }
-        UINT sent = SendInput(n, batch, sizeof batch[0]);
+        UINT sent = inject(n, batch, sizeof batch[0]);
         if (sent != n) {
             /* An odd count left a key down (a VK_PACKET one, or Enter / Tab): release it. */
             if (sent % 2) {
                 INPUT up = batch[sent];
-                SendInput(1, &up, sizeof up);
+                inject(1, &up, sizeof up);
             }
             e = input_blocked(sent, n);
             break;
