@@ -138,15 +138,15 @@ static LRESULT CALLBACK mouse_hook(int code, WPARAM wp, LPARAM lp)
         bool injected = (m->flags & (LLMHF_INJECTED | LLMHF_LOWER_IL_INJECTED)) != 0;
         ULONGLONG now = GetTickCount64();
         bool moved = !same_point(m->pt, watch.last) && !own_point(m->pt, now);
-        if (!injected && (wp != WM_MOUSEMOVE || moved)) {
+        if (!injected && (wp != WM_MOUSEMOVE || moved))
             person_input(false);
-            if (!in_corner(m->pt))
-                watch.corner_since = 0;
-            else if (!watch.corner_since)
-                watch.corner_since = now;
-        } else if (injected && !in_corner(m->pt)) {
+        /* The corner counts from the person's move into it, even to a point winagent
+         * left lately (where an echo would be): an echo does not stay there, as the
+         * pointer must for the gesture (check_corner). Any move out starts it over. */
+        if (!in_corner(m->pt))
             watch.corner_since = 0;
-        }
+        else if (!injected && !watch.corner_since)
+            watch.corner_since = now;
         watch.last = m->pt;
     }
     return CallNextHookEx(NULL, code, wp, lp);
