@@ -64,7 +64,7 @@ static int alternation(const struct guards *g)
     return len;
 }
 
-const char *guards_after_call(struct guards *g, const char *name, const char *arguments,
+const char *guards_after_call(struct guards *g, int step, const char *name, const char *arguments,
                               const char *action, const struct op_result *res, bool acted,
                               bool *stop, char *reason, size_t cap)
 {
@@ -87,6 +87,8 @@ const char *guards_after_call(struct guards *g, const char *name, const char *ar
         g->last_screen = c.screen;
         g->have_screen = true;
         g->unchanged = changed ? 0 : g->unchanged + 1;
+        if (g->unchanged == 1)
+            g->unchanged_from = step;
     }
     g->same_calls = same && !changed ? g->same_calls + 1 : 1;
     int alt = alternation(g);
@@ -103,7 +105,7 @@ const char *guards_after_call(struct guards *g, const char *name, const char *ar
                  "stuck (alternation): the last %d calls went back and forth between %s and %s, "
                  "and the window came back to the same state each time",
                  alt, g->last[g->n - 2].what, g->last[g->n - 1].what);
-    } else if (g->unchanged >= UNCHANGED_STOP) {
+    } else if (g->unchanged >= UNCHANGED_STOP && step - g->unchanged_from >= 2) {
         snprintf(reason, cap, "stuck (no change): %d actions in a row changed nothing on screen",
                  g->unchanged);
     } else if (g->same_failures >= SAME_FAILURE_WARN) {

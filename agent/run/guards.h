@@ -18,7 +18,7 @@
 #define SAME_FAILURE_STOP 5 /* ... before the run ends */
 #define SAME_CALL_STOP    8 /* identical calls in a row with no change, before the run ends */
 #define UNCHANGED_WARN    3 /* acting calls in a row that changed nothing on screen: told */
-#define UNCHANGED_STOP    6 /* ... the run ends */
+#define UNCHANGED_STOP    6 /* ... the run ends, when they span 3 of the model's turns */
 #define ALTERNATION_WARN  4 /* calls alternating between two, the screen cycling: told */
 #define ALTERNATION_STOP  6 /* ... the run ends */
 #define GUARD_HISTORY     ALTERNATION_STOP
@@ -34,16 +34,19 @@ struct guards {
     struct guard_call last[GUARD_HISTORY]; /* oldest first */
     int n;
     int same_failures, same_calls, unchanged;
+    int unchanged_from;   /* the step whose call began the streak of unchanged ones */
     uint64_t last_screen; /* of the last acting call with an observation */
     bool have_screen;
     bool told_alternation;
 };
 
-/* After one of the model's calls (tool name, its arguments as sent, what it was: action
- * names the call for messages, the result, and whether it acted): a note for the model
- * (static text) or NULL. When the run must end, *stop is true and reason holds why,
- * naming the pattern ("stuck (alternation): ..."). */
-const char *guards_after_call(struct guards *g, const char *name, const char *arguments,
+/* After one of the model's calls in step (tool name, its arguments as sent, what it was:
+ * action names the call for messages, the result, and whether it acted): a note for the
+ * model (static text) or NULL. When the run must end, *stop is true and reason holds
+ * why, naming the pattern ("stuck (alternation): ..."). A streak of calls that changed
+ * nothing ends a run only across turns: one reply's batch of pointer moves, presses and
+ * releases may change nothing until its last. */
+const char *guards_after_call(struct guards *g, int step, const char *name, const char *arguments,
                               const char *action, const struct op_result *res, bool acted,
                               bool *stop, char *reason, size_t cap);
 

@@ -450,8 +450,8 @@ bool loop_call_run(struct run *r, int step, const struct llm_tool_call *call,
     calltrace_result(&r->log, step, q.op ? q.op : res.op, &res, session_tree(r->ses), action_ms,
                      trace);
     bool stuck;
-    const char *note = guards_after_call(&r->guards, call->name, call->arguments, summary, &res,
-                                         acted, &stuck, r->stop_text, sizeof r->stop_text);
+    const char *note = guards_after_call(&r->guards, step, call->name, call->arguments, summary,
+                                         &res, acted, &stuck, r->stop_text, sizeof r->stop_text);
     if (stuck)
         r->stop_reason = r->stop_text;
     char *result_text = answer_call(r, call, &res, note, acknowledged, trace);

@@ -121,7 +121,7 @@ class TheLoopAndThePerson(unittest.TestCase):
         steps = [{"tool_calls": [tool_call({"action": "type", "text": "mine"})]},
                  {"tool_calls": [tool_call({"action": "type", "text": " again"})]},
                  final("done") | {"expect": {"contains": ["user_active", "[person]"]}}]
-        person = {"person": [{"after_inputs": 1, "for_ms": 300, "type": "[person]"}]}
+        person = {"person": [{"after_inputs": 1, "for_ms": 3000, "type": "[person]"}]}
         with fake_llm({"steps": steps}) as fake:
             r = Run(fake, "--idle-seconds", "0.5",
                     env={"WINAGENT_FAKE_SCENE": scene_file(person)}).run()
@@ -129,7 +129,7 @@ class TheLoopAndThePerson(unittest.TestCase):
         self.assertEqual(r.code, 0, r.err)
         self.assertEqual(failures, [[], [], []])
         self.assertIn("paused: a person is using the mouse or keyboard", r.err)
-        self.assertRegex(r.err, r"resumed after 0\.[5-9] s paused")
+        self.assertRegex(r.err, r"resumed after \d+\.\d s paused")
         self.assertIn("-> error: user_active", r.err)
         typed = [a["text"] for a in r.actions() if a["op"] == "type_text"]
         self.assertEqual(typed, ["mine"])  # " again" was never sent
@@ -138,7 +138,7 @@ class TheLoopAndThePerson(unittest.TestCase):
         steps = [{"tool_calls": [tool_call({"action": "type", "text": "mine"})]},
                  {"tool_calls": [tool_call({"action": "type", "text": " again"})]},
                  final("never")]
-        person = {"person": [{"after_inputs": 1, "for_ms": 300, "type": "[person]"}]}
+        person = {"person": [{"after_inputs": 1, "for_ms": 3000, "type": "[person]"}]}
         with fake_llm({"steps": steps}) as fake:
             r = Run(fake, "--takeover", "stop",
                     env={"WINAGENT_FAKE_SCENE": scene_file(person)}).run()
