@@ -98,6 +98,17 @@ class AnMcpClickWhileThePersonMovesTheMouse(unittest.TestCase):
 
 
 class OneGestureStopsIt(unittest.TestCase):
+    def stopped_by(self, gesture, p):
+        """Makes the gesture while winagent runs p: the seconds from its start until p
+        ended with exit code 8, and p's stderr."""
+        t0 = time.monotonic()
+        gesture()
+        out, err = p.communicate(timeout=60)
+        took = time.monotonic() - t0
+        print("stopped %.2f s after the gesture began" % took)
+        self.assertEqual(p.returncode, 8, err)
+        return took, err
+
     def stop_a_run(self, gesture):
         steps = [{"tool_calls": [tool_call({"action": "click", "element": "${element:Button:OK}"})]},
                  {"fault": "slow", "delay_s": 60}]
@@ -106,12 +117,7 @@ class OneGestureStopsIt(unittest.TestCase):
             p = run.start()
             wait_for_requests(fake, 2)
             app.wait_event(lambda e: e.get("event") == "click" and e.get("control") == "OK")
-            t0 = time.monotonic()
-            gesture()
-            out, err = p.communicate(timeout=60)
-            took = time.monotonic() - t0
-        print("stopped %.2f s after the gesture began" % took)
-        self.assertEqual(p.returncode, 8, err)
+            took, err = self.stopped_by(gesture, p)
         summary = read_trace(run.run_dir())[-1]["summary"]
         self.assertEqual(summary["exit_code"], 8)
         self.assertEqual(summary["outcome"], "stopped by the person")
@@ -136,12 +142,7 @@ class OneGestureStopsIt(unittest.TestCase):
                                   "after_end": "repeat_last"}) as fake:
             p = b.start(fake)
             wait_for_requests(fake, 1)
-            t0 = time.monotonic()
-            gesture()
-            out, err = p.communicate(timeout=60)
-            took = time.monotonic() - t0
-        print("stopped %.2f s after the gesture began" % took)
-        self.assertEqual(p.returncode, 8, err)
+            took, err = self.stopped_by(gesture, p)
         self.assertLess(took, hold + 1.0)
         results = b.results()
         self.assertEqual([(r["id"], r["outcome"]) for r in results], [("first", "stopped")], err)
