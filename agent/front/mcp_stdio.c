@@ -206,6 +206,7 @@ static const char mcp_usage[] =
     "usage: winagent mcp [--http [ADDR:]PORT [--no-auth] [--allow-remote]] [--allow-shell]\n"
     "                    [--dry-run]\n"
     "                    [--audit-log FILE] [--delivery foreground|background|auto]\n"
+    "                    [--takeover pause|stop|off] [--idle-seconds N]\n"
     "  MCP over stdio (newline-delimited JSON-RPC 2.0 on stdin/stdout), or over\n"
     "  Streamable HTTP at http://ADDR:PORT/mcp (ADDR 127.0.0.1 unless given). The HTTP\n"
     "  server asks for a bearer token: WINAGENT_MCP_TOKEN, else one printed on stderr;\n"

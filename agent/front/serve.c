@@ -789,6 +789,7 @@ static int serve_tcp_loop(struct core *core, int port)
 static const char serve_usage[] =
     "usage: winagent serve (--port N | --ipc-dir DIR) [--allow-shell] [--dry-run]\n"
     "                      [--audit-log FILE] [--delivery foreground|background|auto]\n"
+    "                      [--takeover pause|stop|off] [--idle-seconds N]\n"
     "  --port N      TCP on 127.0.0.1:N (0: any free port); prints {\"port\",\"token\"}\n"
     "                first; one request per line: {\"id\",\"token\",\"command\",\"params\"};\n"
     "                several clients at once, each with its own refs\n"

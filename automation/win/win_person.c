@@ -39,6 +39,7 @@ static struct {
         ULONGLONG at;
     } own[OWN_POINTS];
     int next_own;
+    POINT to;                  /* where winagent moved the pointer last */
     volatile LONG64 person_ms; /* GetTickCount64 of the person's last input, 0: none seen */
     volatile LONG keyboard;    /* it was a key */
     volatile LONG64 started;   /* GetTickCount64 when the hooks began, 0: not watching */
@@ -93,6 +94,7 @@ void win_person_pointer_moved(int fx, int fy, int tx, int ty)
     AcquireSRWLockExclusive(&watch.lock);
     remember_own(fx, fy, now);
     remember_own(tx, ty, now);
+    watch.to = (POINT){tx, ty};
     ReleaseSRWLockExclusive(&watch.lock);
 }
 
@@ -101,13 +103,15 @@ static bool same_point(POINT a, POINT b)
     return labs(a.x - b.x) <= NEAR_PX && labs(a.y - b.y) <= NEAR_PX;
 }
 
-/* Whether p is a point winagent moved the pointer from or to lately. */
-static bool own_point(POINT p, ULONGLONG now)
+/* Whether p is a point winagent moved the pointer from or to lately; *back: one it left,
+ * not where it went last. */
+static bool own_point(POINT p, ULONGLONG now, bool *back)
 {
     bool own = false;
     AcquireSRWLockShared(&watch.lock);
     for (int i = 0; i < OWN_POINTS && !own; i++)
         own = watch.own[i].at && now - watch.own[i].at <= ECHO_MS && same_point(watch.own[i].p, p);
+    *back = own && !same_point(p, watch.to);
     ReleaseSRWLockShared(&watch.lock);
     return own;
 }
@@ -137,7 +141,13 @@ static LRESULT CALLBACK mouse_hook(int code, WPARAM wp, LPARAM lp)
         const MSLLHOOKSTRUCT *m = (const MSLLHOOKSTRUCT *)lp;
         bool injected = (m->flags & (LLMHF_INJECTED | LLMHF_LOWER_IL_INJECTED)) != 0;
         ULONGLONG now = GetTickCount64();
-        bool moved = !same_point(m->pt, watch.last) && !own_point(m->pt, now);
+        bool back = false;
+        bool moved = !same_point(m->pt, watch.last) && !own_point(m->pt, now, &back);
+        /* Under Wine an echo that would put the pointer back where winagent took it from
+         * is dropped: with the hooks in, Wine reports it late (100 ms and more, after
+         * win_input.c's second move), and the next click would land there. */
+        if (!injected && wp == WM_MOUSEMOVE && back && win_under_wine())
+            return 1;
         if (!injected && (wp != WM_MOUSEMOVE || moved))
             person_input(false);
         /* The corner counts from the person's move into it, even to a point winagent
@@ -205,6 +215,9 @@ static DWORD WINAPI hook_thread(LPVOID arg)
 {
     (void)arg;
     GetCursorPos(&watch.last);
+    /* Every input event of the session waits for this thread's answer: it must not wait
+     * for a turn on a busy machine. */
+    SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_TIME_CRITICAL);
     HINSTANCE self = GetModuleHandleW(NULL);
     HHOOK mouse = SetWindowsHookExW(WH_MOUSE_LL, mouse_hook, self, 0);
     HHOOK keys = mouse ? SetWindowsHookExW(WH_KEYBOARD_LL, key_hook, self, 0) : NULL;
