@@ -145,7 +145,9 @@ static LRESULT CALLBACK mouse_hook(int code, WPARAM wp, LPARAM lp)
         bool moved = !same_point(m->pt, watch.last) && !own_point(m->pt, now, &back);
         /* Under Wine an echo that would put the pointer back where winagent took it from
          * is dropped: with the hooks in, Wine reports it late (100 ms and more, after
-         * win_input.c's second move), and the next click would land there. */
+         * win_input.c's second move), and the next click would land there. A person who
+         * puts it back there within the second is taken for one: a hand that pushes on
+         * moves again. */
         if (!injected && wp == WM_MOUSEMOVE && back && win_under_wine())
             return 1;
         if (!injected && (wp != WM_MOUSEMOVE || moved))

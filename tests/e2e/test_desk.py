@@ -117,6 +117,10 @@ class OneGestureStopsIt(unittest.TestCase):
             p = run.start()
             wait_for_requests(fake, 2)
             app.wait_event(lambda e: e.get("event") == "click" and e.get("control") == "OK")
+            # Under Wine a move back to where winagent took the pointer from within a
+            # second is taken for Wine's late echo of winagent's own move (win_person.c),
+            # and the last test left the pointer in the corner
+            time.sleep(1.2)
             took, err = self.stopped_by(gesture, p)
         summary = read_trace(run.run_dir())[-1]["summary"]
         self.assertEqual(summary["exit_code"], 8)
