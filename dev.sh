@@ -22,7 +22,7 @@ apt_packages=(
     cmake make gcc pkg-config python3
     libcurl4-openssl-dev libcjson-dev libstb-dev zlib1g-dev libcmocka-dev
     mingw-w64 mingw-w64-tools libz-mingw-w64-dev libwine-dev dpkg-dev
-    wine wine64 xvfb xauth clang-format cppcheck
+    wine wine64 xvfb xauth xdotool clang-format cppcheck
     clang libclang-rt-14-dev
     chromium libxml2-utils
     osslsigncode

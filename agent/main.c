@@ -49,7 +49,12 @@ static const char usage_text[] =
     "      before the model call that would pass it\n"
     "  --delivery foreground|background|auto   how input reaches windows (also for the\n"
     "      desktop commands, mcp and serve): background acts through patterns and window\n"
-    "      messages, leaving the cursor, the foreground and the focus to the user\n";
+    "      messages, leaving the cursor, the foreground and the focus to the user\n"
+    "  --takeover pause|stop|off --idle-seconds N   while a person uses the mouse or keyboard,\n"
+    "      a run waits until they have been idle N s (pause) or ends (stop); the desktop\n"
+    "      commands, mcp and serve refuse with user_active. The pointer held in the top-left\n"
+    "      corner for half a second, or ctrl+alt+pause, stops winagent (exit code 8)\n"
+    "  --unattended   nobody at the console: ask_user and confirmations get no answer\n";
 
 /* Runs the command argv names; returns the exit code. */
 static int run_command(int argc, char **argv)

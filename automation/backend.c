@@ -380,6 +380,20 @@ wa_err backend_cursor_position(const struct wa_backend *b, int *x, int *y)
                                    : UNSUPPORTED(b, "tell where the pointer is");
 }
 
+wa_err backend_watch_person(const struct wa_backend *b, void (*on_stop)(void *ctx), void *ctx)
+{
+    return b && b->watch_person ? b->watch_person(on_stop, ctx)
+                                : UNSUPPORTED(b, "tell a person's input from its own");
+}
+
+wa_err backend_person_idle(const struct wa_backend *b, int64_t *idle_ms, bool *keyboard)
+{
+    *idle_ms = INT64_MAX;
+    *keyboard = false;
+    return b && b->person_idle ? b->person_idle(idle_ms, keyboard)
+                               : UNSUPPORTED(b, "tell a person's input from its own");
+}
+
 bool *backend_pixels_first(wa_err (*capture)(uint64_t, struct wa_image *, struct wa_rect *),
                            uint64_t hwnd, const struct wa_tree_opts *o)
 {

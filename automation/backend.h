@@ -349,6 +349,19 @@ struct wa_backend {
     /* Where the mouse pointer is, in screen pixels. */
     wa_err (*cursor_position)(int *x, int *y);
 
+    /* ---- the person at the desk ----
+     * Watches the person's own mouse and keyboard input, told apart from injected input
+     * (SendInput: winagent's and any other program's), from a thread of its own; a second
+     * call changes nothing. on_stop(ctx) is called once, from that thread, when the
+     * person makes the stop gesture: the pointer pushed into the top-left corner of the
+     * primary monitor (its first 2x2 pixels) and held there for half a second, or
+     * ctrl+alt+pause (ctrl+alt+break), whose keys no program then gets. NULL: the backend
+     * cannot tell a person's input apart (no takeover, no stop gesture). */
+    wa_err (*watch_person)(void (*on_stop)(void *ctx), void *ctx);
+    /* How long ago the person's own last mouse or keyboard input was, in ms (INT64_MAX
+     * when none is known), and whether it was a key. */
+    wa_err (*person_idle)(int64_t *idle_ms, bool *keyboard);
+
     /* ---- background input: window messages to one window, whatever is in front ----
      * Neither moves the cursor, activates a window, changes the focus of another
      * thread nor calls SendInput. NULL: no background route of that kind. */
@@ -466,6 +479,9 @@ wa_err backend_type_text(const struct wa_backend *b, const char *utf8);
 wa_err backend_press_keys(const struct wa_backend *b, const struct wa_key_combo *k);
 wa_err backend_hold_keys(const struct wa_backend *b, const struct wa_key_combo *k, bool down);
 wa_err backend_cursor_position(const struct wa_backend *b, int *x, int *y);
+wa_err backend_watch_person(const struct wa_backend *b, void (*on_stop)(void *ctx), void *ctx);
+/* *idle_ms INT64_MAX (nobody known) and WA_E_UNSUPPORTED for a NULL slot. */
+wa_err backend_person_idle(const struct wa_backend *b, int64_t *idle_ms, bool *keyboard);
 /* The capture of o->pixels taken before a walk, by capture (the backend's window slot),
  * for a get_tree that cannot take it beside the walk; what of o->prev looks the same in
  * it (a heap array for prev_same, the caller's to free), or NULL. */

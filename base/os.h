@@ -44,12 +44,25 @@ bool os_interrupt_withdraw(void);
 bool os_stdin_is_console(void);
 /* Sleeps ms milliseconds whatever the interrupt flag says (watchdogs). */
 void os_nap_ms(int ms);
-/* Why the interrupt came: "ctrl-c", "stdin closed" or "requested"; NULL when none. */
+/* Why the interrupt came: "ctrl-c", "stdin closed", "requested", "stop gesture" or
+ * "the person took over"; NULL when none. */
 const char *os_interrupt_reason(void);
+/* The reasons of an interrupt, the first winning. */
+enum {
+    OS_INTERRUPT_CTRL_C = 1,
+    OS_INTERRUPT_STDIN = 2,
+    OS_INTERRUPT_REQUESTED = 3,
+    OS_INTERRUPT_STOP_GESTURE = 4, /* the person's stop gesture (the corner, the chord) */
+    OS_INTERRUPT_TAKEN_OVER = 5,   /* the person's own input with --takeover stop */
+};
 /* For the platform implementations (base/os_common.c keeps the flag): records an
- * interrupt, the first reason winning (1 ctrl-c, 2 stdin closed, 3 requested).
- * Async-signal-safe. */
+ * interrupt, the first reason winning. Async-signal-safe. */
 void os_interrupt_mark(int reason);
+/* Records an interrupt for reason (the person's stop) and wakes os_sleep_ms, from any
+ * thread. */
+void os_interrupt_raise(int reason);
+/* Whether the interrupt is the person's doing (OS_INTERRUPT_STOP_GESTURE, _TAKEN_OVER). */
+bool os_interrupted_by_person(void);
 /* Clears the interrupt when its reason is `reason`; true when it did. */
 bool os_interrupt_unmark(int reason);
 

@@ -5,7 +5,7 @@
 
 #include "base/os.h"
 
-static atomic_int interrupt_reason; /* 0 none, 1 ctrl-c, 2 stdin closed, 3 requested */
+static atomic_int interrupt_reason; /* 0 none, else OS_INTERRUPT_* */
 
 void os_interrupt_mark(int reason)
 {
@@ -27,15 +27,25 @@ bool os_interrupted(void)
 const char *os_interrupt_reason(void)
 {
     switch (atomic_load(&interrupt_reason)) {
-    case 1:
+    case OS_INTERRUPT_CTRL_C:
         return "ctrl-c";
-    case 2:
+    case OS_INTERRUPT_STDIN:
         return "stdin closed";
-    case 3:
+    case OS_INTERRUPT_REQUESTED:
         return "requested";
+    case OS_INTERRUPT_STOP_GESTURE:
+        return "stop gesture";
+    case OS_INTERRUPT_TAKEN_OVER:
+        return "the person took over";
     default:
         return NULL;
     }
+}
+
+bool os_interrupted_by_person(void)
+{
+    int r = atomic_load(&interrupt_reason);
+    return r == OS_INTERRUPT_STOP_GESTURE || r == OS_INTERRUPT_TAKEN_OVER;
 }
 
 void os_dir_list_cleanup(struct os_dir_list *l)

@@ -52,7 +52,8 @@
       "no background route: the action needs the foreground, the real mouse or the keyboard")      \
     X(COVERED, "covered", "another program's window lies over the point")                          \
     X(TARGET_GONE, "target_gone", "the target program ended while acting (it crashed)")            \
-    X(TARGET_HUNG, "target_hung", "the target program stopped answering while acting")
+    X(TARGET_HUNG, "target_hung", "the target program stopped answering while acting")             \
+    X(USER_ACTIVE, "user_active", "a person is using the mouse or keyboard: winagent sent nothing")
 
 typedef enum {
 #define WA_X_ENUM(name, code, msg) WA_E_##name,

@@ -10,6 +10,7 @@
 #include "agent/core/call.h"
 #include "agent/core/look.h"
 #include "agent/core/operations.h"
+#include "agent/core/person.h"
 #include "agent/core/refs.h"
 #include "agent/core/send.h"
 #include "agent/core/verify.h"
@@ -45,6 +46,8 @@ wa_err core_new(const struct core_config *cfg, struct core **out)
     c->cfg.restricted = c->cfg.restricted_only = c->cfg.audit_path = c->cfg.state_dir = NULL;
     c->cfg.apps = NULL;
     c->cfg.shell_program = NULL;
+    if (c->cfg.idle_ms <= 0)
+        c->cfg.idle_ms = 3000;
     struct gate_config gc = {
         .restricted_extra = cfg->restricted,
         .restricted_only = cfg->restricted_only,
@@ -69,6 +72,8 @@ wa_err core_new(const struct core_config *cfg, struct core **out)
         e = wa_fail(WA_E_NOMEM, "out of memory");
     if (!e && !c->state_dir)
         e = wa_fail(WA_E_NOMEM, "out of memory");
+    if (!e && cfg->watch_person)
+        person_watch(c);
     if (e) {
         core_free(c);
         return e;
@@ -96,6 +101,11 @@ bool core_dry_run(const struct core *c)
 const char *core_state_dir(const struct core *c)
 {
     return c->state_dir;
+}
+
+void core_watch_person(struct core *c)
+{
+    person_watch(c);
 }
 
 enum shell_permission core_shell(const struct core *c)
@@ -408,6 +418,29 @@ static wa_err take_turn(struct call *k, bool acts, bool input, intptr_t *lock)
     return e;
 }
 
+static void unlock_input(struct core *c, intptr_t lock)
+{
+    os_input_unlock(lock);
+    os_mutex_unlock(c->input);
+}
+
+/* A call a person at the desk interrupted, in a run: it waits until they have been idle,
+ * then looks again (what changed, a fresh observation) and still fails with user_active,
+ * having sent nothing more, so that the model decides again from what is there now. */
+static wa_err after_person(struct call *k)
+{
+    char why[512];
+    snprintf(why, sizeof why, "%s", wa_err_detail());
+    person_wait(k);
+    k->settled = true; /* nothing (more) was sent: no effect to wait for */
+    after_action(k);
+    return wa_fail(WA_E_USER_ACTIVE,
+                   "%s; winagent waited %.1f s until they had been idle for %.1f s and looked "
+                   "again: the observation is fresh and the changes are what is different now. "
+                   "Decide again from it",
+                   why, k->r->paused_ms / 1000.0, k->c->cfg.idle_ms / 1000.0);
+}
+
 /* The result's error and summary, and the audit line of an acting operation. */
 static void record(struct call *k, wa_err e, bool acts)
 {
@@ -486,6 +519,8 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
     k.names_window = target_named(&k);
     if (!e && input && !k.dry)
         look_before(&k);
+    if (!e && acts)
+        e = person_check(&k);
     if (!e) {
         double t0 = os_clock_ms();
         e = delivered ? perform_delivered(&k, d) : performers[op->id](&k);
@@ -493,14 +528,18 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         r->action_ms = (os_clock_ms() - t0) - r->settle_ms - r->annotate_ms;
     }
     r->dry_run = k.dry;
-    if (!e && acts)
+    if (e == WA_E_USER_ACTIVE && s->o.wait_for_person && !os_interrupted()) {
+        if (locked) /* the person has the desktop: other clients are refused meanwhile */
+            unlock_input(c, lock);
+        locked = false;
+        e = after_person(&k);
+    } else if (!e && acts) {
         e = after_action(&k);
-    else if (e && acts)
+    } else if (e && acts) {
         e = lost_or(&k, e);
-    if (locked) {
-        os_input_unlock(lock);
-        os_mutex_unlock(c->input);
     }
+    if (locked)
+        unlock_input(c, lock);
     record(&k, e, acts);
     look_cleanup(c->be, &k.before);
     os_mutex_unlock(s->lock);

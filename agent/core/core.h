@@ -23,6 +23,9 @@ bool core_dry_run(const struct core *c);
 /* The folder of this user's state between processes (WINAGENT_STATE_DIR, else one in
  * the user's temporary folder): refs of `state`, the ipc token's file. */
 const char *core_state_dir(const struct core *c);
+/* Starts watching the person at the desk now (servers: their takeover and the stop gesture
+ * count from the start); otherwise it starts with the first acting operation. */
+void core_watch_person(struct core *c);
 enum shell_permission core_shell(const struct core *c);
 
 struct session;

@@ -5,6 +5,30 @@
 
 #include "base/str.h"
 
+/* --takeover and --idle-seconds; the default is off with background delivery, which
+ * never touches the person's input. */
+static wa_err takeover_from_settings(const struct settings *s, struct core_config *out)
+{
+    double idle;
+    wa_err e = settings_num(s, SET_IDLE_SECONDS, 0.1, 3600, 3, &idle);
+    if (e)
+        return e;
+    out->idle_ms = (int)(idle * 1000.0 + 0.5);
+    const char *t = settings_get(s, SET_TAKEOVER);
+    if (s->source[SET_TAKEOVER] == SRC_DEFAULT && out->delivery == DELIVERY_BACKGROUND)
+        out->takeover = TAKEOVER_OFF;
+    else if (!t || str_ieq(t, "pause"))
+        out->takeover = TAKEOVER_PAUSE;
+    else if (str_ieq(t, "stop"))
+        out->takeover = TAKEOVER_STOP;
+    else if (str_ieq(t, "off"))
+        out->takeover = TAKEOVER_OFF;
+    else
+        return wa_fail(WA_E_CONFIG, "takeover must be pause, stop or off, not '%s' (from %s)", t,
+                       setting_source_name(s, SET_TAKEOVER));
+    return WA_E_OK;
+}
+
 wa_err core_config_from_settings(const struct settings *s, bool loop, struct core_config *out)
 {
     memset(out, 0, sizeof *out);
@@ -28,6 +52,8 @@ wa_err core_config_from_settings(const struct settings *s, bool loop, struct cor
         return wa_fail(WA_E_CONFIG,
                        "delivery must be foreground, background or auto, not '%s' (from %s)", d,
                        setting_source_name(s, SET_DELIVERY));
+    if ((e = takeover_from_settings(s, out)))
+        return e;
     if (!loop) {
         out->shell = settings_on(s, SET_ALLOW_SHELL) ? SHELL_ALLOWED : SHELL_DENIED;
         return WA_E_OK;

@@ -17,6 +17,13 @@ enum shell_permission {
     SHELL_ASK, /* each one is confirmed through core_config.confirm */
 };
 
+/* What a person's own mouse or keyboard input does to acting operations (--takeover). */
+enum takeover {
+    TAKEOVER_OFF,   /* nothing: background delivery, which never touches their input */
+    TAKEOVER_PAUSE, /* the loop waits until they are idle; other front ends refuse */
+    TAKEOVER_STOP,  /* the loop's run ends (EXIT_STOPPED); other front ends refuse */
+};
+
 struct core_config {
     const struct wa_backend *be;
     enum shell_permission shell;
@@ -33,6 +40,11 @@ struct core_config {
     const char *state_dir;       /* refs of `state` between processes; NULL: the default */
     const char *shell_program;   /* the shell's command-line prefix; NULL: the backend's */
     enum delivery delivery;      /* input operations without their own "delivery" */
+    enum takeover takeover;
+    int idle_ms; /* how long the person must be idle before winagent acts (0: 3000) */
+    /* Watch the person from the start (runs and servers: the stop gesture works at any
+     * moment); otherwise the watch starts with the first acting operation. */
+    bool watch_person;
 };
 
 /* The core configuration of a front end from the resolved settings: the shell
@@ -44,6 +56,24 @@ enum after_action {
     AFTER_NONE,    /* nothing (the CLI without --screenshot / --return-state) */
     AFTER_OBSERVE, /* an observation of the target window in the session's mode (the loop) */
     AFTER_IMAGE,   /* an image of the window acted on (MCP) */
+};
+
+/* How a person answered a question put to them (struct person_asker). */
+enum person_answer {
+    PERSON_NOBODY,   /* no person is there to ask */
+    PERSON_ANSWERED, /* *answer holds their words (a confirmation: "yes") */
+    PERSON_DECLINED, /* they said no, or would not answer */
+};
+
+/* Who answers the questions a session's calls put to a person: ask_user's, and the
+ * confirmation of a shell command (--shell confirm). ask shows question (confirm: a
+ * yes/no question) where the person is (the console, an MCP client's elicitation) and
+ * waits for the answer, polling cancel (may be NULL) and the process's interrupt;
+ * *answer is a heap string when PERSON_ANSWERED. A NULL ask: nobody is there. */
+struct person_asker {
+    enum person_answer (*ask)(void *ctx, const char *question, bool confirm,
+                              const volatile bool *cancel, char **answer);
+    void *ctx;
 };
 
 struct session_opts {
@@ -71,6 +101,16 @@ struct session_opts {
      * observation (after acting, a screenshot without a monitor, window or region) is an
      * image of that rectangle at one size, whatever window is in front. */
     bool one_display;
+    /* A person at the desk (core_config.takeover): while they use the mouse or keyboard,
+     * an acting call waits until they have been idle (wait_for_person: the loop), then
+     * observes again and fails with WA_E_USER_ACTIVE without sending anything; otherwise
+     * it is refused with WA_E_USER_ACTIVE at once. paused(ctx, -1) says the wait begins,
+     * paused(ctx, ms) that it ended after ms. */
+    bool wait_for_person;
+    void (*paused)(void *ctx, double ms);
+    void *paused_ctx;
+    /* Who answers ask_user and confirmations; ask NULL: nobody. */
+    struct person_asker person;
 };
 
 void session_opts_default(struct session_opts *o);

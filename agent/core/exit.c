@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "base/os.h"
 #include "base/term_text.h"
 
 const char *exit_word(int code)
@@ -16,6 +17,11 @@ const char *exit_word(int code)
     default:
         return "error";
     }
+}
+
+int exit_interrupted(void)
+{
+    return os_interrupted_by_person() ? EXIT_STOPPED : EXIT_INTERRUPTED;
 }
 
 int exit_fail(wa_err e)

@@ -15,6 +15,8 @@
     X(BATCH, 5, "task did not pass")    /* batch: a task did not pass */                           \
     X(BUDGET, 6, "budget spent")        /* the run's token or time budget was spent */             \
     X(CONFIRM, 7, "needs confirmation") /* an action needs a person's yes; nobody gave it */       \
+    X(STOPPED, 8,                                                                                  \
+      "stopped by the person") /* the stop gesture, or their input (--takeover stop) */            \
     X(INTERRUPTED, 130, "interrupted")
 
 enum {
@@ -25,6 +27,10 @@ enum {
 
 /* The word of an exit code ("finished", "step limit reached"); "error" when unknown. */
 const char *exit_word(int code);
+
+/* The code of a run that ended on an interrupt: EXIT_STOPPED when the person stopped it
+ * (the stop gesture, or their input with --takeover stop), else EXIT_INTERRUPTED. */
+int exit_interrupted(void);
 
 /* Prints "winagent: <message>[: <detail>]" on stderr and returns EXIT_USAGE. */
 int exit_fail(wa_err e);

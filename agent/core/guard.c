@@ -2,6 +2,7 @@
  * or be read, is checked (restricted and unidentifiable processes refused; in a
  * replay, the recorded receiver required) and recorded for the result and audit. */
 #include "agent/core/guard.h"
+#include "agent/core/person.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -114,6 +115,8 @@ static wa_err receiver(struct call *k, uint64_t hwnd, uint64_t control, enum gat
         e = check_expected(k, &w);
     if (!e && k->q->op && (k->q->op->flags & OPF_INPUT) && !k->via_pattern)
         e = input_reaches(k, &w);
+    if (!e) /* the person at the desk, right before sending */
+        e = person_check(k);
     if (e == WA_E_DENIED || e == WA_E_SHELL_DISABLED)
         gate_mask_window(k->c->gate, &w); /* the result names it as restricted only */
     wa_window_cleanup(&k->r->receiver);

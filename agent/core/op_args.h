@@ -140,6 +140,8 @@ enum {
         "The new state.", NULL)                                                                    \
     ROW(COMMAND, command, STR, "command", NULL, "cmd,program,app,path", NULL, 0, 0, REJECT, 0,     \
         "The command.", NULL)                                                                      \
+    ROW(QUESTION, question, STR, "question", NULL, "text,prompt,message", NULL, 0, 0, REJECT, 0,   \
+        "The question for the person, in a sentence or two.", NULL)                                \
     ROW(MENU_PATH, menu_path, STR, "path", NULL, "menu,items", NULL, 0, 0, REJECT, 0,              \
         "The menu items from the menu bar down, separated by '>': \"File > Save as...\".", NULL)   \
     ROW(TIMEOUT_S, timeout_s, INT, "timeout_s", NULL, "timeout", NULL, 1, 600, CLAMP, 0,           \

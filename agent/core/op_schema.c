@@ -100,7 +100,7 @@ cJSON *op_schema_desktop(void)
     cJSON_AddStringToObject(action, "description", "What to do.");
     for (int i = 0; i < OP__COUNT; i++) {
         const struct op_def *op = op_def((enum op_id)i);
-        if (!op->model || (op->flags & OPF_SHELL))
+        if (!op->model || (op->flags & OPF_OWN_TOOL))
             continue;
         cJSON_AddItemToArray(names, cJSON_CreateString(op->model));
         for (int j = 0; j < OP_MAX_ARGS && op->args[j].arg != ARG_NONE; j++) {

@@ -470,10 +470,20 @@ static const struct op_def ops[OP__COUNT] = {
                   .cli = "powershell",
                   .title = "Run PowerShell",
                   .rdp = "run",
-                  .flags = OPF_SHELL | OPF_DESTRUCTIVE,
+                  .flags = OPF_SHELL | OPF_DESTRUCTIVE | OPF_OWN_TOOL,
                   .help = "Run a PowerShell command and get its exit code, stdout and stderr (long "
                           "output keeps its start and end); needs the shell permission.",
                   .args = {{ARG_COMMAND, OPA_REQ | OPA_POS}, {ARG_TIMEOUT_S, 0}}},
+    [OP_ASK_USER] = {.id = OP_ASK_USER,
+                     .name = "ask_user",
+                     .model = "ask_user",
+                     .cli = "ask-user",
+                     .title = "Ask the person",
+                     .flags = OPF_PERSON | OPF_OWN_TOOL,
+                     .help = "Ask the person at the desk a question and get their answer (the "
+                             "console; an MCP client's elicitation); when nobody is there, it "
+                             "says so at once: then decide on your own.",
+                     .args = {{ARG_QUESTION, OPA_REQ | OPA_POS}}},
 };
 
 /* Misspellings models send, in the normalised form (lower case, '_' separators). */
@@ -606,7 +616,7 @@ const char *op_model_action_list(void)
     if (!list[0]) {
         size_t len = 0;
         for (int i = 0; i < OP__COUNT && len < sizeof list; i++)
-            if (ops[i].model && !(ops[i].flags & OPF_SHELL))
+            if (ops[i].model && !(ops[i].flags & OPF_OWN_TOOL))
                 len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
                                         ops[i].model);
     }
@@ -622,7 +632,7 @@ wa_err op_by_model(const char *name, const struct op_def **out)
     char n[48];
     normalise(name, n, sizeof n);
     for (int i = 0; i < OP__COUNT; i++)
-        if (!(ops[i].flags & OPF_SHELL) && ops[i].model && strcmp(ops[i].model, n) == 0) {
+        if (!(ops[i].flags & OPF_OWN_TOOL) && ops[i].model && strcmp(ops[i].model, n) == 0) {
             *out = &ops[i];
             return WA_E_OK;
         }

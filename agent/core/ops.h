@@ -60,7 +60,8 @@
     X(CLOSE_WINDOW, close_window)                                                                  \
     X(SELECT_MENU, select_menu)                                                                    \
     X(LAUNCH, launch)                                                                              \
-    X(SHELL, shell)
+    X(SHELL, shell)                                                                                \
+    X(ASK_USER, ask_user)
 
 enum op_id {
 #define X_ENUM(id, fn) OP_##id,
@@ -83,6 +84,10 @@ enum {
      * messages, never the real cursor, the foreground or SendInput. An input operation
      * without it answers WA_E_BACKGROUND_UNAVAILABLE in background delivery. */
     OPF_BACKGROUND = 1u << 8,
+    /* the model has it as a tool of its own (powershell, ask_user), not as an action of
+     * the desktop tool */
+    OPF_OWN_TOOL = 1u << 9,
+    OPF_PERSON = 1u << 10, /* asks the person at the desk (session_opts.person) */
     OPF_ACTS = OPF_INPUT | OPF_WINDOWS | OPF_LAUNCH | OPF_SHELL,
 };
 
@@ -119,7 +124,7 @@ struct op_arg_use {
 struct op_def {
     enum op_id id;
     const char *name;  /* canonical, for logs and the audit */
-    const char *model; /* the model's desktop action (the shell: its own tool), or NULL */
+    const char *model; /* the model's desktop action (OPF_OWN_TOOL: its tool), or NULL */
     const char *cli;   /* the CLI command, MCP tool and serve command, or NULL */
     const char *title; /* MCP tool title */
     const char *rdp;   /* agent-rdp's command of the same meaning (serve --ipc-dir), or NULL */

@@ -45,7 +45,7 @@ struct op_request {
     int x, y, to_x, to_y, width, height, amount, clicks, monitor, max_edge, depth, duration_ms,
         timeout_s;
     double seconds, timeout;
-    char *text, *item, *keys, *hold, *selector, *path, *command, *menu_path;
+    char *text, *item, *keys, *hold, *selector, *path, *command, *menu_path, *question;
     enum wa_button button;
     enum scroll_dir direction;
     enum get_what what;
@@ -185,6 +185,7 @@ struct op_result {
     const char *condition;  /* wait: the condition that held */
     double waited_s;
     bool has_closed, closed; /* close */
+    bool asked;              /* ask_user: text holds the answer when has_text */
     bool shell_used;         /* launch: ran as a command line (shell permission) */
 
     /* Text actions (type, fill, set_value, clear): whether the control holds what was
@@ -212,6 +213,8 @@ struct op_result {
      * recording (the window's state in the result, the audit line). The observation's
      * capture, encode and tree times are in obs. */
     double wait_ms, before_ms, action_ms, annotate_ms, settle_ms, after_ms, diff_ms, record_ms;
+    /* How long the call waited for a person at the desk to be idle (user_active). */
+    double paused_ms;
 };
 
 void op_result_init(struct op_result *r);

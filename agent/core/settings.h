@@ -85,6 +85,16 @@ enum {
     X(STORE, "store", "store", SG_RUN, "WINAGENT_STORE", "off", SK_SWITCH,                         \
       "openai-responses: the server keeps the responses (store: true); off sends store: false "    \
       "and the reasoning back whole, encrypted, as zero data retention requires")                  \
+    X(TAKEOVER, "takeover", "takeover", SG_RUN | SG_DESK, "WINAGENT_TAKEOVER", "pause",            \
+      SK_VALUE | SK_TRUSTED,                                                                       \
+      "what a person's own mouse or keyboard input does: pause (the loop waits until they are "    \
+      "idle, other front ends refuse acting with user_active), stop (the run ends) or off; off "   \
+      "by default with background delivery")                                                       \
+    X(IDLE_SECONDS, "idle_seconds", "idle-seconds", SG_RUN | SG_DESK, NULL, "3", SK_VALUE,         \
+      "how long the person must have been idle before winagent acts again, seconds (0.1-3600)")    \
+    X(UNATTENDED, "unattended", "unattended", SG_RUN, NULL, "off", SK_SWITCH,                      \
+      "nobody is at the console: confirmations are declined and ask_user answers that no "         \
+      "person is available (also when stdin is not a terminal, and in a batch)")                   \
     X(AUDIT_LOG, "audit_log", "audit-log", SG_RUN | SG_DESK, "WINAGENT_AUDIT_LOG", NULL,           \
       SK_VALUE | SK_TRUSTED, "append one JSON line per acting operation to this file")             \
     X(RESTRICTED, "restricted", NULL, 0, "WINAGENT_RESTRICTED", NULL, SK_VALUE,                    \

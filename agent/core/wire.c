@@ -154,7 +154,7 @@ cJSON *wire_request_args(const struct op_request *q, enum wire_names names, unsi
 {
     cJSON *p = cJSON_CreateObject();
     bool model = names == WIRE_MODEL;
-    if (model && q->op && q->op->model && !(q->op->flags & OPF_SHELL))
+    if (model && q->op && q->op->model && !(q->op->flags & OPF_OWN_TOOL))
         cJSON_AddStringToObject(p, "action", q->op->model);
     for (int a = ARG_NONE + 1; a < ARG__COUNT; a++)
         if (op_request_has(q, (enum op_arg)a))
@@ -344,7 +344,9 @@ static void add_text(cJSON *data, const struct op_result *r, enum op_id op)
     if (!r->has_text)
         return;
     const char *key = "state"; /* an acting call's fresh state (return_state) */
-    if (op == OP_STATE || op == OP_TREE)
+    if (op == OP_ASK_USER)
+        key = "answer";
+    else if (op == OP_STATE || op == OP_TREE)
         key = "tree";
     else if (op == OP_GET)
         key = "text";
@@ -420,6 +422,8 @@ static cJSON *result_data(const struct op_result *r)
         cJSON_AddNumberToObject(d, "waited_s", r->waited_s);
     if (r->has_closed)
         cJSON_AddBoolToObject(d, "closed", r->closed);
+    if (r->asked)
+        cJSON_AddBoolToObject(d, "answered", r->has_text);
     if (r->shell_used)
         cJSON_AddBoolToObject(d, "command_line", true);
     if (r->has_verified) {
@@ -467,7 +471,11 @@ cJSON *wire_result(const struct op_result *r, const struct wire_opts *o)
                                     r->read_back);
         if (r->has_window_state)
             cJSON_AddItemToObject(j, "window_state", window_state_json(&r->window_state));
-        add_changes(j, r); /* a target that crashed or hung: the windows that came and went */
+        if (r->paused_ms > 0) /* user_active: how long the call waited for the person */
+            cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(j, "error"), "paused_s",
+                                    (double)(long)(r->paused_ms / 100.0) / 10.0);
+        add_changes(j, r); /* a target that crashed or hung, a person who used the desktop:
+                            * what changed meanwhile */
         return j;
     }
     cJSON *j = cJSON_CreateObject();

@@ -320,6 +320,8 @@ static int run_op(const struct op_def *op, int argc, char **argv)
         op_request_cleanup(&q);
         return EXIT_USAGE;
     }
+    if (op_acts(op)) /* what the person does while the command starts counts too */
+        core_watch_person(c);
     struct session *ses = NULL;
     open_session(c, "cli", true, &ses);
     struct op_result r;
@@ -386,6 +388,7 @@ static int cmd_act(int argc, char **argv)
                               *wa_err_detail() ? wa_err_detail() : "the desktop cannot be had"));
         return EXIT_USAGE;
     }
+    core_watch_person(c); /* what the person does while the call starts counts too */
     struct session_opts so;
     session_opts_default(&so);
     so.front = "act";

@@ -13,6 +13,7 @@
 
 #include "base/args.h"
 #include "agent/front/cli.h"
+#include "agent/front/mcp_ask.h"
 #include "agent/front/mcp_req.h"
 #include "agent/front/mcp_res.h"
 #include "agent/core/op_schema.h"
@@ -71,14 +72,16 @@ wa_err mcp_server_new(struct core *c, struct mcp_server **out)
     s->image_max_px = MCP_IMAGE_MAX_PX;
     s->serve = os_mutex_new();
     s->state = os_mutex_new();
+    s->answered = os_event_new();
     struct session_opts so;
     session_opts_default(&so);
     so.front = "mcp";
     so.refs = true;
     so.after = AFTER_IMAGE;
     so.settle_ms = 150;
-    wa_err e =
-        s->serve && s->state ? session_new(c, &so, &s->ses) : wa_fail(WA_E_NOMEM, "out of memory");
+    so.person = (struct person_asker){mcp_ask_person, s}; /* the client's elicitation */
+    wa_err e = s->serve && s->state && s->answered ? session_new(c, &so, &s->ses)
+                                                   : wa_fail(WA_E_NOMEM, "out of memory");
     if (e) {
         mcp_server_free(s);
         s = NULL;
@@ -96,6 +99,8 @@ void mcp_server_free(struct mcp_server *s)
         cJSON_Delete(s->inflight[i].id);
     os_mutex_free(s->serve);
     os_mutex_free(s->state);
+    os_event_free(s->answered);
+    cJSON_Delete(s->answer);
     free(s);
 }
 
@@ -295,8 +300,12 @@ static void do_initialize(struct req *rq, const cJSON *params, struct reply *rep
     for (size_t i = 0; asked && i < sizeof protocol_versions / sizeof *protocol_versions; i++)
         if (strcmp(asked, protocol_versions[i]) == 0)
             chosen = protocol_versions[i];
+    const cJSON *client = cJSON_GetObjectItemCaseSensitive(params, "capabilities");
     os_mutex_lock(s->state);
     s->version = chosen;
+    /* elicitation came with 2025-06-18: the client asks its user for the server */
+    s->elicit = mcp_req_since(chosen, "2025-06-18") &&
+                cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(client, "elicitation"));
     os_mutex_unlock(s->state);
     const char *cname =
         mcp_req_str_param(cJSON_GetObjectItemCaseSensitive(params, "clientInfo"), "name");
@@ -368,7 +377,13 @@ static void do_tools_call(struct req *rq, const cJSON *params, struct reply *rep
     int64_t t0 = os_now_ms();
     wa_err e = wire_request(cJSON_IsObject(args) ? args : NULL, WIRE_CLI, op, &q);
     if (!e) {
+        os_mutex_lock(s->state);
+        s->call_sink = rq->sink; /* where its questions to the client's user go */
+        os_mutex_unlock(s->state);
         mcp_req_perform(rq, &q, &r, &pg);
+        os_mutex_lock(s->state);
+        s->call_sink = NULL;
+        os_mutex_unlock(s->state);
     } else {
         r.op = op;
         op_result_set_error(&r, e);
@@ -455,8 +470,10 @@ static cJSON *handle_message(struct mcp_server *s, const cJSON *msg, const struc
     const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
     if (!method && (cJSON_GetObjectItemCaseSensitive(msg, "result") ||
-                    cJSON_GetObjectItemCaseSensitive(msg, "error")))
-        return NULL; /* a response from the client: we never ask it anything */
+                    cJSON_GetObjectItemCaseSensitive(msg, "error"))) {
+        mcp_ask_response(s, msg); /* the answer to an elicitation, else nothing */
+        return NULL;
+    }
     if (id && !cJSON_IsString(id) && !cJSON_IsNumber(id) && !cJSON_IsNull(id))
         return error_response(NULL, RPC_INVALID_REQUEST, "Invalid Request: bad id");
     if (!cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0") != 0 || !cJSON_IsString(method))

@@ -875,5 +875,5 @@ int mcp_http_serve(struct core *c, const struct mcp_http_opts *o)
             session_drop(&hs.sessions[i]);
     os_mutex_free(hs.lock);
     os_mutex_free(hs.peers_lock);
-    return EXIT_INTERRUPTED;
+    return exit_interrupted();
 }

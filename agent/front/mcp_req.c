@@ -30,7 +30,7 @@ const char *const mcp_req_log_levels[8] = {"debug", "info",     "notice", "warni
 
 /* ---- messages the server sends ---- */
 
-static void send_message(struct mcp_server *s, const struct mcp_sink *sink, cJSON *msg)
+void mcp_req_send(struct mcp_server *s, const struct mcp_sink *sink, cJSON *msg)
 {
     struct mcp_sink to = {0};
     if (sink && sink->send) {
@@ -75,7 +75,7 @@ void mcp_req_log(struct mcp_server *s, const struct mcp_sink *sink, int level, c
     cJSON_AddStringToObject(params, "level", mcp_req_log_levels[level]);
     cJSON_AddStringToObject(params, "logger", "winagent");
     cJSON_AddStringToObject(params, "data", text);
-    send_message(s, sink, n);
+    mcp_req_send(s, sink, n);
 }
 
 void mcp_req_send_progress(struct progress *p, double done, double total, const char *message)
@@ -91,7 +91,7 @@ void mcp_req_send_progress(struct progress *p, double done, double total, const 
         cJSON_AddNumberToObject(params, "total", total);
     if (message && *message && mcp_req_since(p->s->version, "2025-03-26"))
         cJSON_AddStringToObject(params, "message", message);
-    send_message(p->s, p->sink, n);
+    mcp_req_send(p->s, p->sink, n);
 }
 
 static void on_progress(void *ctx, double done, double total, const char *message)

@@ -43,6 +43,14 @@ struct mcp_server {
     struct inflight inflight[MAX_INFLIGHT];
     long image_max_bytes; /* base64 of an image sent to the client */
     int image_max_px;     /* its longest edge */
+    /* Asking the client's user (mcp_ask.c): whether the client declared elicitation, the
+     * sink of the request being served (its questions go there), and the one question
+     * out: its number, the client's response once it came, and the event that says so. */
+    bool elicit;
+    const struct mcp_sink *call_sink;
+    long asked;
+    cJSON *answer;
+    struct os_event *answered;
 };
 
 /* Progress of one request, for its progressToken. */
@@ -77,6 +85,9 @@ extern const char *const mcp_req_log_levels[8];
 /* A log notification at level, when the client asked for that level or below. */
 void mcp_req_log(struct mcp_server *s, const struct mcp_sink *sink, int level, const char *fmt, ...)
     WA_PRINTF(4, 5);
+
+/* Sends msg (taken) through sink, else the server's own sink. */
+void mcp_req_send(struct mcp_server *s, const struct mcp_sink *sink, cJSON *msg);
 
 /* A progress notification for p's token (none without one); progress only goes up. */
 void mcp_req_send_progress(struct progress *p, double done, double total, const char *message);

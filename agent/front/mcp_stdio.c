@@ -100,13 +100,17 @@ static void push_line(struct stdio_link *l, const char *text, size_t len, bool t
     os_event_set(l->more);
 }
 
-/* Notifications (no "id") are handled as they arrive: a cancellation must not queue
- * behind the request it cancels. */
+/* Notifications (no "id") and the client's responses (no "method") are handled as they
+ * arrive: a cancellation must not queue behind the request it cancels, nor the answer to
+ * an elicitation behind the request that waits for it. */
 static bool is_notification(const char *text, size_t len)
 {
     cJSON *m = cJSON_ParseWithLength(text, len);
-    bool n = cJSON_IsObject(m) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(m, "method")) &&
-             !cJSON_GetObjectItemCaseSensitive(m, "id") && !memchr(text, '\0', len);
+    bool method = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(m, "method"));
+    bool id = cJSON_GetObjectItemCaseSensitive(m, "id") != NULL;
+    bool response = cJSON_GetObjectItemCaseSensitive(m, "result") ||
+                    cJSON_GetObjectItemCaseSensitive(m, "error");
+    bool n = cJSON_IsObject(m) && (method ? !id : id && response) && !memchr(text, '\0', len);
     cJSON_Delete(m);
     return n;
 }
@@ -203,6 +207,7 @@ static const char mcp_usage[] =
     "                    [--allow-host NAME,...]] [--allow-shell]\n"
     "                    [--dry-run]\n"
     "                    [--audit-log FILE] [--delivery foreground|background|auto]\n"
+    "                    [--takeover pause|stop|off] [--idle-seconds N]\n"
     "  MCP over stdio (newline-delimited JSON-RPC 2.0 on stdin/stdout), or over\n"
     "  Streamable HTTP at http://ADDR:PORT/mcp (ADDR 127.0.0.1 unless given). The HTTP\n"
     "  server asks for a bearer token: WINAGENT_MCP_TOKEN, else one printed on stderr;\n"
@@ -272,6 +277,8 @@ static int serve_http(const struct settings *set, const struct mcp_options *mo)
                               .image_max_px = mo->max_px};
     os_interrupt_install(false);
     struct core *c = host_core(set, false);
+    if (c)
+        core_watch_person(c);
     int rc = c ? mcp_http_serve(c, &o) : EXIT_USAGE;
     core_free(c);
     return rc;
@@ -302,7 +309,7 @@ static int serve_on_stdio(struct core *c, FILE *out, const struct mcp_options *m
             core_shell(c) != SHELL_DENIED ? ", powershell on" : "",
             core_dry_run(c) ? ", dry run" : "");
     serve_stdio(&l);
-    int rc = os_interrupted() ? EXIT_INTERRUPTED : EXIT_OK;
+    int rc = os_interrupted() ? exit_interrupted() : EXIT_OK;
     mcp_server_set_sink(s, NULL);
     fflush(out);
     if (!reader_finished(&l))
@@ -347,6 +354,7 @@ int cmd_mcp(int argc, char **argv)
     settings_cleanup(&set);
     if (!c)
         return EXIT_USAGE;
+    core_watch_person(c);
     bool done;
     int rc = serve_on_stdio(c, out, &mo, &done);
     if (done) {

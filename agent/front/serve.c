@@ -566,7 +566,7 @@ static int serve_ipc_loop(struct session *ses, const char *dir)
     if (gone)
         term_line(stderr, "winagent serve: %s is gone; stopping", dir);
     serve_ipc_close(s);
-    return e ? EXIT_USAGE : os_interrupted() ? EXIT_INTERRUPTED : EXIT_OK;
+    return e ? EXIT_USAGE : os_interrupted() ? exit_interrupted() : EXIT_OK;
 }
 
 static void send_line(os_socket client, cJSON *r)
@@ -823,12 +823,13 @@ static int serve_tcp_loop(struct core *core, int port)
         os_sleep_ms(50);
     }
     os_mutex_free(srv.lock);
-    return EXIT_INTERRUPTED;
+    return exit_interrupted();
 }
 
 static const char serve_usage[] =
     "usage: winagent serve (--port N | --ipc-dir DIR) [--allow-shell] [--dry-run]\n"
     "                      [--audit-log FILE] [--delivery foreground|background|auto]\n"
+    "                      [--takeover pause|stop|off] [--idle-seconds N]\n"
     "  --port N      TCP on 127.0.0.1:N (0: any free port); prints {\"port\",\"token\"}\n"
     "                first; one request per line: {\"id\",\"token\",\"command\",\"params\"};\n"
     "                several clients at once, each with its own refs\n"
@@ -868,6 +869,7 @@ int cmd_serve(int argc, char **argv)
     settings_cleanup(&set);
     if (!c)
         return EXIT_USAGE;
+    core_watch_person(c);
     int rc;
     if (dir) {
         struct session_opts so;

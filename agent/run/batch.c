@@ -255,6 +255,10 @@ static enum outcome judge(struct batch *b, const struct task *t, int code, bool 
                  "(exit code %d)",
                  code);
         break;
+    case OUT_STOPPED:
+        snprintf(why, cap, "the person stopped it (%s); the batch stops here",
+                 os_interrupt_reason() ? os_interrupt_reason() : "exit code 8");
+        break;
     default:
         snprintf(why, cap, "the run failed (exit code %d)", code);
     }
@@ -368,7 +372,7 @@ static enum outcome run_attempt(struct batch *b, size_t i, int attempt, const st
         }
         out = judge(b, t, code, timed_out, &c.budget, &run, why, sizeof why);
     }
-    if (os_interrupted()) { /* Ctrl+C during its setup or check: not judged */
+    if (os_interrupted() && out != OUT_STOPPED) { /* Ctrl+C during its setup or check */
         fprintf(stderr,
                 "[task %zu/%zu] %s interrupted: the batch stops here; --resume runs it "
                 "again\n",
@@ -377,7 +381,8 @@ static enum outcome run_attempt(struct batch *b, size_t i, int attempt, const st
     }
     double secs = (double)(os_now_ms() - t0) / 1000.0;
     record_attempt(b, i, attempt, out, code, &run, why, secs);
-    bool again = out != OUT_PASS && out != OUT_DRY_RUN && attempt < b->opt.attempts;
+    bool again =
+        out != OUT_PASS && out != OUT_DRY_RUN && out != OUT_STOPPED && attempt < b->opt.attempts;
     if (again)
         fprintf(stderr, "[task %zu/%zu] %s: %s at attempt %d/%d%s%s; trying again\n", i + 1, b->n,
                 t->id, outcome_name(out), attempt, b->opt.attempts, *why ? ", " : "", why);
@@ -402,7 +407,7 @@ static bool run_task(struct batch *b, size_t i)
             return true;
         }
         enum outcome out = run_attempt(b, i, attempt, &left);
-        if (out == OUT_NONE)
+        if (out == OUT_NONE || out == OUT_STOPPED)
             return false;
         if (out == OUT_PASS || out == OUT_DRY_RUN)
             break;
@@ -511,9 +516,11 @@ static int run_batch(struct batch *b, const char *file)
         if (b->next_attempt[i] == 0)
             continue;
         if (os_interrupted() || !run_task(b, i)) {
-            batch_tasks_write_state(b, file, "interrupted", b->tasks[i].id);
+            int code = exit_interrupted(); /* the person's stop: the task is recorded stopped */
+            batch_tasks_write_state(b, file, code == EXIT_STOPPED ? "stopped" : "interrupted",
+                                    b->tasks[i].id);
             batch_tasks_write_junit(b);
-            return EXIT_INTERRUPTED;
+            return code;
         }
     }
     batch_tasks_write_state(b, file, "finished", NULL);

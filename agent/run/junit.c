@@ -165,7 +165,8 @@ static void verdict(struct xml *x, const struct task_state *s)
         element = "error";
         break;
     case OUT_DRY_RUN:
-    case OUT_NEEDS_CONFIRMATION: /* the schema's <skipped> holds text only */
+    case OUT_NEEDS_CONFIRMATION:
+    case OUT_STOPPED: /* the schema's <skipped> holds text only */
         puts_(x, "      <skipped>");
         xml_text(x, outcome_name(s->outcome), false);
         if (s->last->reason) {
@@ -221,7 +222,8 @@ wa_err junit_render(const struct results *r, const char *suite, int attempts, st
     if (attempts > t.attempts)
         t.attempts = attempts;
     int errors = t.outcome[OUT_ERROR] + t.outcome[OUT_TIMEOUT] + t.outcome[OUT_BUDGET];
-    int skipped = t.outcome[OUT_DRY_RUN] + t.outcome[OUT_NEEDS_CONFIRMATION];
+    int skipped =
+        t.outcome[OUT_DRY_RUN] + t.outcome[OUT_NEEDS_CONFIRMATION] + t.outcome[OUT_STOPPED];
     struct xml x = {out, WA_E_OK};
     puts_(&x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"");
     xml_text(&x, suite, true);

@@ -4,7 +4,8 @@
  *
  *   fail                            <failure type="fail" message="reason">
  *   error, timeout, budget          <error type="timeout" message="reason">
- *   dry_run, needs_confirmation     <skipped>reason</skipped>
+ *   dry_run, needs_confirmation,
+ *   stopped                         <skipped>reason</skipped>
  *
  * A test case's time is its attempts' time; its <system-out> tells each attempt (outcome,
  * steps, tokens, time, run folder). That schema has no properties in a test case, so the

@@ -19,6 +19,7 @@
 #include "agent/run/calltrace.h"
 #include "agent/run/loop_call.h"
 #include "agent/run/computer.h"
+#include "agent/run/desk.h"
 #include "agent/run/seen.h"
 #include "agent/run/steplog.h"
 #include "agent/run/tools.h"
@@ -102,7 +103,7 @@ static int fail_run(struct run *r, int code, wa_err e, const char *what, int ste
 
 static int exit_for_llm_error(wa_err e)
 {
-    return e == WA_E_INTERRUPTED ? EXIT_INTERRUPTED : EXIT_LLM;
+    return e == WA_E_INTERRUPTED ? exit_interrupted() : EXIT_LLM;
 }
 
 /* The first user turn: the task with an observation of the window in front. */
@@ -448,7 +449,7 @@ static int run_steps(struct run *r)
     struct budget_use use = {0};
     for (int step = 1; step <= r->cfg->max_steps; step++) {
         if (os_interrupted())
-            return fail_run(r, EXIT_INTERRUPTED, wa_fail(WA_E_INTERRUPTED, "between steps"),
+            return fail_run(r, exit_interrupted(), wa_fail(WA_E_INTERRUPTED, "between steps"),
                             os_interrupt_reason(), step - 1);
         char why[160];
         use.tokens = r->usage.total_tokens;
@@ -468,7 +469,8 @@ static int run_steps(struct run *r)
         if (code >= 0)
             return code;
         if (os_interrupted())
-            return fail_run(r, EXIT_INTERRUPTED, wa_fail(WA_E_INTERRUPTED, "after the tool calls"),
+            return fail_run(r, exit_interrupted(),
+                            wa_fail(WA_E_INTERRUPTED, "after the tool calls"),
                             os_interrupt_reason(), step);
         if (r->stop_reason) {
             int stop = r->stop_code ? r->stop_code : EXIT_ACTION;
@@ -497,8 +499,9 @@ static void setup_computer(struct run *r, bool computer)
                                                             : COMPUTER_OPENAI;
     r->computer_tool.desktop = computer_gemini_desktop(cfg->model);
     r->computer_tool.excluded = r->computer_tool.desktop ? NULL : computer_gemini_browser_only;
-    r->can_confirm = !r->out && (str_ieq(settings_get(&cfg->settings, SET_SHELL), "confirm") ||
-                                 os_stdin_is_console());
+    r->can_confirm =
+        !r->out && !settings_on(&cfg->settings, SET_UNATTENDED) &&
+        (str_ieq(settings_get(&cfg->settings, SET_SHELL), "confirm") || os_stdin_is_console());
 }
 
 /* The run's core and session: the shell policy, its confirmation on the console, the
@@ -511,7 +514,11 @@ static wa_err open_desktop(struct run *r)
     if (e)
         return e;
     cc.be = r->be;
-    cc.confirm = loop_call_confirm_on_console;
+    bool attended = desk_attended(&cfg->settings, r->out != NULL);
+    /* --unattended: nobody confirms (--shell confirm then declines) */
+    if (!settings_on(&cfg->settings, SET_UNATTENDED))
+        cc.confirm = loop_call_confirm_on_console;
+    cc.watch_person = true; /* the stop gesture works from the start */
     if ((e = core_new(&cc, &r->core)))
         return e;
     struct session_opts so;
@@ -528,6 +535,7 @@ static wa_err open_desktop(struct run *r)
     }
     so.after = AFTER_OBSERVE;
     so.annotate = true;
+    desk_session(&so, attended, &r->log);
     return session_new(r->core, &so, &r->ses);
 }
 
@@ -624,7 +632,6 @@ out:
     for (size_t i = 0; i < r.n_obs; i++)
         free(r.obs[i].trimmed);
     free(r.obs);
-    free(r.last_sig);
     steplog_close(&r.log);
     return code;
 }

@@ -28,26 +28,6 @@
 #include "base/term_text.h"
 #include "llm/textcalls.h"
 
-static uint64_t hash_bytes(const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
-static uint64_t observation_hash(const struct observation *o)
-{
-    if (o->kind == OBS_TREE)
-        return hash_bytes(o->text, strlen(o->text));
-    if (o->kind == OBS_IMAGE)
-        return hash_bytes(o->png.data, o->png.len);
-    return 0;
-}
-
 /* ---- history ---- */
 
 void loop_call_remember_observation(struct run *r, const char *trimmed)
@@ -135,56 +115,20 @@ bool loop_call_confirm_on_console(void *ctx, const char *what, const char *comma
     return answer[0] == 'y' || answer[0] == 'Y';
 }
 
-/* Tracks repetition; returns a note for the model (static text) or NULL. */
-static const char *repetition_note(struct run *r, const struct llm_tool_call *call, bool failed,
-                                   bool acted, const struct observation *obs)
-{
-    char *sig = malloc(strlen(call->name) + strlen(call->arguments) + 2);
-    if (sig)
-        sprintf(sig, "%s:%s", call->name, call->arguments);
-    bool same = sig && r->last_sig && strcmp(sig, r->last_sig) == 0;
-    free(r->last_sig);
-    r->last_sig = sig;
-    r->same_failures = failed ? (same ? r->same_failures + 1 : 1) : 0;
-    bool changed = true;
-    if (acted && obs->kind != OBS_NONE) {
-        uint64_t h = observation_hash(obs);
-        changed = !r->have_obs_hash || h != r->last_obs_hash;
-        r->last_obs_hash = h;
-        r->have_obs_hash = true;
-        r->unchanged = changed ? 0 : r->unchanged + 1;
-    }
-    r->same_calls = same && !changed ? r->same_calls + 1 : 1;
-    if (r->same_failures >= SAME_FAILURE_STOP) {
-        r->stop_reason = "the same call failed 5 times in a row";
-        return NULL;
-    }
-    if (r->same_calls >= SAME_CALL_STOP) {
-        r->stop_reason = "the same call was repeated 8 times without changing anything";
-        return NULL;
-    }
-    if (r->same_failures >= SAME_FAILURE_WARN)
-        return "Note: this exact call has failed several times in a row. Do not repeat it; "
-               "try a different approach.";
-    if (r->unchanged >= UNCHANGED_WARN)
-        return "Note: the window has not changed after your last few actions. Check that "
-               "they are reaching the right place, or try another way.";
-    return NULL;
-}
-
 wa_err loop_call_request(struct run *r, const struct llm_tool_call *call, const cJSON *args,
                          struct op_request *q)
 {
     bool desktop = strcmp(call->name, "desktop") == 0;
     bool shell = strcmp(call->name, op_def(OP_SHELL)->model) == 0;
     bool launch = r->computer && strcmp(call->name, AGENT_TOOL_LAUNCH) == 0;
-    if ((desktop || shell || launch) && !args) {
+    bool ask = strcmp(call->name, op_def(OP_ASK_USER)->model) == 0;
+    if ((desktop || shell || launch || ask) && !args) {
         op_request_init(q, NULL);
         return wa_fail(WA_E_INVALID_ARGS, "arguments are not valid JSON: %.200s",
                        call->arguments ? call->arguments : "(none)");
     }
-    if (shell)
-        return wire_request(args, WIRE_MODEL, op_def(OP_SHELL), q);
+    if (shell || ask)
+        return wire_request(args, WIRE_MODEL, op_def(shell ? OP_SHELL : OP_ASK_USER), q);
     if (r->computer && strcmp(call->name, AGENT_TOOL_LAUNCH) == 0)
         return wire_request(args, WIRE_MODEL, op_def(OP_LAUNCH), q);
     if (r->computer && strcmp(call->name, AGENT_TOOL_TREE) == 0) {
@@ -194,7 +138,8 @@ wa_err loop_call_request(struct run *r, const struct llm_tool_call *call, const 
     if (desktop && !r->computer)
         return wire_request(args, WIRE_MODEL, NULL, q);
     op_request_init(q, NULL);
-    return wa_fail(WA_E_INVALID_ARGS, "there is no tool \"%s\"; the tools are %s%s", call->name,
+    return wa_fail(WA_E_INVALID_ARGS, "there is no tool \"%s\"; the tools are %s, ask_user%s",
+                   call->name,
                    r->computer ? "computer, " AGENT_TOOL_LAUNCH ", " AGENT_TOOL_TREE : "desktop",
                    core_shell(r->core) == SHELL_DENIED ? "" : " and powershell");
 }
@@ -231,7 +176,8 @@ static bool is_computer_call(const struct run *r, const struct llm_tool_call *ca
 {
     return r->computer && strcmp(call->name, AGENT_TOOL_LAUNCH) != 0 &&
            strcmp(call->name, AGENT_TOOL_TREE) != 0 &&
-           strcmp(call->name, op_def(OP_SHELL)->model) != 0;
+           strcmp(call->name, op_def(OP_SHELL)->model) != 0 &&
+           strcmp(call->name, op_def(OP_ASK_USER)->model) != 0;
 }
 
 static void fail_result(struct op_result *res, wa_err e)
@@ -503,7 +449,11 @@ bool loop_call_run(struct run *r, int step, const struct llm_tool_call *call,
     summary_line(call, &q, &res, summary, sizeof summary);
     calltrace_result(&r->log, step, q.op ? q.op : res.op, &res, session_tree(r->ses), action_ms,
                      trace);
-    const char *note = repetition_note(r, call, res.err != WA_E_OK, acted, &res.obs);
+    bool stuck;
+    const char *note = guards_after_call(&r->guards, step, call->name, call->arguments, summary,
+                                         &res, acted, &stuck, r->stop_text, sizeof r->stop_text);
+    if (stuck)
+        r->stop_reason = r->stop_text;
     char *result_text = answer_call(r, call, &res, note, acknowledged, trace);
     if (res.obs.kind != OBS_NONE) {
         char trimmed[512];

@@ -11,6 +11,7 @@
 #include "agent/core/core.h"
 #include "agent/run/computer.h"
 #include "agent/run/config.h"
+#include "agent/run/guards.h"
 #include "agent/run/seen.h"
 #include "agent/run/steplog.h"
 #include "base/dynbuf.h"
@@ -18,10 +19,6 @@
 
 struct run_outcome; /* loop.h */
 
-#define SAME_FAILURE_WARN 3 /* identical failing calls in a row before the model is told */
-#define SAME_FAILURE_STOP 5 /* ... before the run ends */
-#define UNCHANGED_WARN    3 /* acting calls in a row that left the observation unchanged */
-#define SAME_CALL_STOP    8 /* identical calls in a row with no change, before the run ends */
 /* A message that carries an observation, and what it becomes when trimmed. */
 struct obs_ref {
     size_t msg;
@@ -39,14 +36,8 @@ struct run {
     struct session *ses;
     struct obs_ref *obs;
     size_t n_obs;
-    int image_w, image_h; /* size of the latest image sent, pixels (0: none yet) */
-    /* loop detection */
-    char *last_sig;
-    int same_failures;
-    int same_calls;
-    int unchanged;
-    uint64_t last_obs_hash;
-    bool have_obs_hash;
+    int image_w, image_h;    /* size of the latest image sent, pixels (0: none yet) */
+    struct guards guards;    /* loop detection */
     const char *stop_reason; /* set when a repetition or a refused action ends the run */
     int stop_code;           /* its exit code (0: EXIT_ACTION) */
     char stop_text[700];     /* what stop_reason points to when it is made up */

@@ -291,8 +291,9 @@ static int step_number(const cJSON *step, int line_no)
 static int replay_one(struct replay *rp, int stepn, const cJSON *step, const cJSON *call)
 {
     if (os_interrupted()) {
-        finish(rp, EXIT_INTERRUPTED, "interrupted", os_interrupt_reason());
-        return EXIT_INTERRUPTED;
+        int code = exit_interrupted();
+        finish(rp, code, exit_word(code), os_interrupt_reason());
+        return code;
     }
     wa_err e = replay_call(rp, stepn, step, call);
     if (!e)
@@ -401,6 +402,7 @@ static struct core *replay_core(const struct settings *s)
     }
     if (s->source[SET_SHELL] != SRC_FLAG)
         cc.shell = SHELL_DENIED;
+    cc.watch_person = true; /* the stop gesture works from the start */
     if (!(cc.be = host_backend()))
         return NULL;
     struct core *c;

@@ -188,9 +188,9 @@ static void clear_row(struct run_row *row)
 
 static const char *outcome_class(enum outcome o)
 {
-    return o == OUT_PASS                                     ? "ok"
-           : o == OUT_DRY_RUN || o == OUT_NEEDS_CONFIRMATION ? "skipped"
-                                                             : "failed";
+    return o == OUT_PASS                                                         ? "ok"
+           : o == OUT_DRY_RUN || o == OUT_NEEDS_CONFIRMATION || o == OUT_STOPPED ? "skipped"
+                                                                                 : "failed";
 }
 
 /* The task's prompt linked to its run's report, when the run is there; else text. */

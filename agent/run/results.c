@@ -42,6 +42,8 @@ enum outcome outcome_of_exit(int code)
         return OUT_BUDGET;
     case EXIT_CONFIRM:
         return OUT_NEEDS_CONFIRMATION;
+    case EXIT_STOPPED:
+        return OUT_STOPPED;
     default:
         return OUT_ERROR;
     }

@@ -37,7 +37,8 @@
     X(TIMEOUT, "timeout") /* the task's wall time ran out */                                       \
     X(BUDGET, "budget")   /* its token or time budget, or the batch's, was spent */                \
     X(NEEDS_CONFIRMATION, "needs_confirmation") /* an action needed a person's yes */              \
-    X(DRY_RUN, "dry_run")                       /* --dry-run: nothing was done, nothing judged */
+    X(STOPPED, "stopped") /* the person stopped it (the stop gesture, their input) */              \
+    X(DRY_RUN, "dry_run") /* --dry-run: nothing was done, nothing judged */
 
 enum outcome {
     OUT_NONE,

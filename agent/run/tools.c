@@ -27,10 +27,17 @@ static cJSON *shell_schema(void)
     return s;
 }
 
+/* ask_user: the operation's argument as the model takes it. */
+static const char ask_description[] =
+    "Ask the person at this computer a question when you cannot decide on your own (a choice "
+    "only they can make, something missing from the task) and get their answer. When nobody "
+    "is there, it says so at once: then decide on your own.";
+
 const struct llm_tool *agent_tools(bool with_shell, size_t *count)
 {
-    /* Built once; they live as long as the process. */
-    static struct llm_tool tools[2];
+    /* Built once; they live as long as the process: desktop, powershell, ask_user, and
+     * without the shell desktop and ask_user. */
+    static struct llm_tool tools[3], no_shell[2];
     static char shell_description[400];
     if (!tools[0].name) {
         snprintf(shell_description, sizeof shell_description,
@@ -40,9 +47,20 @@ const struct llm_tool *agent_tools(bool with_shell, size_t *count)
         tools[0] = (struct llm_tool){"desktop", desktop_description, op_schema_desktop(), NULL};
         tools[1] =
             (struct llm_tool){op_def(OP_SHELL)->model, shell_description, shell_schema(), NULL};
+        tools[2] = agent_ask_tool();
+        no_shell[0] = tools[0];
+        no_shell[1] = tools[2];
     }
-    *count = with_shell ? 2 : 1;
-    return tools;
+    *count = with_shell ? 3 : 2;
+    return with_shell ? tools : no_shell;
+}
+
+struct llm_tool agent_ask_tool(void)
+{
+    static cJSON *schema;
+    if (!schema)
+        schema = op_schema_input(op_def(OP_ASK_USER), SCHEMA_MODEL);
+    return (struct llm_tool){op_def(OP_ASK_USER)->model, ask_description, schema, NULL};
 }
 
 /* The computer protocol's custom functions beside the provider's computer tool: what a
@@ -57,7 +75,7 @@ static const char launch_description[] =
 const struct llm_tool *agent_computer_tools(const struct llm_computer_tool *computer,
                                             bool with_shell, size_t *count)
 {
-    static struct llm_tool tools[4];
+    static struct llm_tool tools[5];
     static cJSON *launch, *empty;
     size_t n_shell;
     const struct llm_tool *shell = agent_tools(true, &n_shell) + 1;
@@ -70,8 +88,9 @@ const struct llm_tool *agent_computer_tools(const struct llm_computer_tool *comp
     tools[0] = (struct llm_tool){"computer", NULL, NULL, computer};
     tools[1] = (struct llm_tool){AGENT_TOOL_LAUNCH, launch_description, launch, NULL};
     tools[2] = (struct llm_tool){AGENT_TOOL_TREE, tree_description, empty, NULL};
-    tools[3] = *shell;
-    *count = with_shell ? 4 : 3;
+    tools[3] = agent_ask_tool();
+    tools[4] = *shell;
+    *count = with_shell ? 5 : 4;
     return tools;
 }
 

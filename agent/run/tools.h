@@ -9,16 +9,19 @@
 #include "llm/llm.h"
 #include "llm/protocol.h"
 
-/* The declarations; with_shell false leaves `powershell` out (--shell off). Built once
- * and kept for the life of the process. */
+/* The declarations: `desktop`, `powershell` and `ask_user`; with_shell false leaves
+ * `powershell` out (--shell off). Built once and kept for the life of the process. */
 const struct llm_tool *agent_tools(bool with_shell, size_t *count);
+/* `ask_user` (the ask_user operation), for every protocol. */
+struct llm_tool agent_ask_tool(void);
 
 /* Names of the computer protocol's custom functions. */
 #define AGENT_TOOL_LAUNCH "launch"
 #define AGENT_TOOL_TREE   "window_tree"
 
 /* The computer protocol's tools: the provider's computer tool (computer is kept by
- * pointer), then launch, window_tree and (with_shell) powershell as functions. */
+ * pointer), then launch, window_tree, ask_user and (with_shell) powershell as
+ * functions. */
 const struct llm_tool *agent_computer_tools(const struct llm_computer_tool *computer,
                                             bool with_shell, size_t *count);
 /* The system prompt for the protocol: winagent's own; with `text`, plus how to write

@@ -12,6 +12,7 @@
 
 #include "automation/fake/fake_input.h"
 #include "automation/fake/fake_system.h"
+#include "automation/fake/fake_person.h"
 #include "automation/fake/fake_scene.h"
 #include "automation/fake/fake_tree.h"
 #include "base/netpath.h"
@@ -638,6 +639,8 @@ static const struct wa_backend fake_backend = {
     .press_keys = fake_input_press_keys,
     .hold_keys = fake_input_hold_keys,
     .cursor_position = fake_input_cursor_position,
+    .watch_person = fake_person_watch,
+    .person_idle = fake_person_idle,
     .get_tree = fake_tree_get_tree,
     .find_items = fake_tree_find_items,
     .element_action = fake_tree_element_action,

@@ -36,8 +36,13 @@
  *  "key_starts": {"F1": {window, with "pid" and "parent"}},   (a key that makes the
  *               program in front start another, whose window comes up in front)
  *  "processes": [{"pid": 40, "parent": 7, "started": ms}],   (who started whom, when)
- *  "writable": ["C:\\Program Files\\Loose"]}   (folders ordinary users may write: a
+ *  "writable": ["C:\\Program Files\\Loose"],   (folders ordinary users may write: a
  *               program there is not installed)
+ *  "person": [{"after_inputs": 1, "for_ms": 800, "type": "abc"}]   (a person who uses the
+ *               desktop once winagent sent that many foreground inputs, or "at_ms" after the
+ *               scene was loaded, for for_ms (default 500): typing "type" into the focused
+ *               control of the window in front, or with "keyboard": false the mouse only)
+ *  "stop_gesture": {"after_inputs": 2} or {"at_ms": 300}}   (the person's stop gesture)
  * A window's "process_path" is its program's whole path (a "process" that holds a path
  * is one too). A tree node with an "hwnd" of its own is a control: window_info describes
  * it (its window's process unless it has a "process" of its own), the focus and a click

@@ -26,6 +26,7 @@ wa_err fake_input_mouse_move(int x, int y)
     cJSON_AddNumberToObject(f, "x", x);
     cJSON_AddNumberToObject(f, "y", y);
     fake_scene_record("mouse_move", f);
+    fake_scene_input_sent();
     return WA_E_OK;
 }
 
@@ -49,6 +50,7 @@ wa_err fake_input_mouse_button(enum wa_button b, bool down)
     cJSON_AddNumberToObject(f, "y", fake_scene_state.cursor_y);
     add_receiver(f, fake_scene_state.cursor_x, fake_scene_state.cursor_y);
     fake_scene_record("mouse_button", f);
+    fake_scene_input_sent();
     return WA_E_OK;
 }
 
@@ -60,6 +62,7 @@ wa_err fake_input_mouse_wheel(int delta, bool horizontal)
     cJSON_AddNumberToObject(f, "x", fake_scene_state.cursor_x);
     cJSON_AddNumberToObject(f, "y", fake_scene_state.cursor_y);
     fake_scene_record("mouse_wheel", f);
+    fake_scene_input_sent();
     return WA_E_OK;
 }
 
@@ -139,9 +142,7 @@ static void steal_focus_while_typing(size_t typed)
     total = 0;
 }
 
-/* Appends typed text to a node's value, as a control does; "readonly": true scripts a
- * control that drops what is typed. */
-static wa_err type_into(cJSON *node, const char *utf8)
+wa_err fake_input_type_into(cJSON *node, const char *utf8)
 {
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(node, "readonly")))
         return WA_E_OK;
@@ -164,10 +165,11 @@ wa_err fake_input_type_text(const char *utf8)
     cJSON *win = fake_scene_foreground_window();
     cJSON *node =
         win ? fake_input_focused_node(cJSON_GetObjectItemCaseSensitive(win, "tree")) : NULL;
-    wa_err e = node ? type_into(node, utf8) : WA_E_OK;
+    wa_err e = node ? fake_input_type_into(node, utf8) : WA_E_OK;
     if (e)
         return e;
     steal_focus_while_typing(strlen(utf8));
+    fake_scene_input_sent();
     return WA_E_OK;
 }
 
@@ -217,12 +219,14 @@ wa_err fake_input_press_keys(const struct wa_key_combo *k)
     snprintf(copy, sizeof copy, "%s", names ? names : "");
     fake_scene_record("press_keys", f);
     start_on_key(copy);
+    fake_scene_input_sent();
     return WA_E_OK;
 }
 
 wa_err fake_input_hold_keys(const struct wa_key_combo *k, bool down)
 {
     fake_scene_record(down ? "key_down" : "key_up", keys_fields(k));
+    fake_scene_input_sent();
     return WA_E_OK;
 }
 
@@ -337,5 +341,5 @@ wa_err fake_input_post_text(uint64_t hwnd, const char *utf8, uint64_t *control)
     cJSON *f = fake_scene_hwnd_fields(*control);
     cJSON_AddStringToObject(f, "text", utf8);
     fake_scene_record("post_text", f);
-    return type_into(node, utf8);
+    return fake_input_type_into(node, utf8);
 }

@@ -23,6 +23,10 @@ void fake_input_move_focus(cJSON *n);
 
 wa_err fake_input_type_text(const char *utf8);
 
+/* Appends typed text to a node's value, as a control does; "readonly": true scripts a
+ * control that drops what is typed. */
+wa_err fake_input_type_into(cJSON *node, const char *utf8);
+
 wa_err fake_input_press_keys(const struct wa_key_combo *k);
 
 wa_err fake_input_hold_keys(const struct wa_key_combo *k, bool down);

@@ -24,6 +24,15 @@ cJSON *fake_scene_windows_array(void)
     return w;
 }
 
+void (*fake_scene_input_hook)(void);
+
+void fake_scene_input_sent(void)
+{
+    fake_scene_state.inputs++;
+    if (fake_scene_input_hook)
+        fake_scene_input_hook();
+}
+
 void fake_scene_record(const char *op, cJSON *fields)
 {
     cJSON *a = fields ? fields : cJSON_CreateObject();
@@ -60,6 +69,7 @@ wa_err fake_load_scene(const char *json, const char *base_dir)
     fake_scene_state.scene = scene;
     fake_scene_state.base_dir = str_dup(base_dir);
     fake_scene_state.next_hwnd = 0x10000;
+    fake_scene_state.loaded_ms = os_now_ms();
     return WA_E_OK;
 }
 

@@ -39,10 +39,17 @@ struct fake_scene_state {
     char *base_dir;
     int cursor_x, cursor_y;
     uint64_t next_hwnd;
+    int64_t loaded_ms; /* when the scene was loaded (os_now_ms) */
+    int inputs;        /* foreground inputs received since */
 };
 extern struct fake_scene_state fake_scene_state;
 
 cJSON *fake_scene_windows_array(void);
+
+/* Called after every foreground input the fake desktop received (a mouse move, a button,
+ * the wheel, text, keys): fake_person.c counts them. */
+extern void (*fake_scene_input_hook)(void);
+void fake_scene_input_sent(void);
 
 /* Appends {"op": op, ...fields} to the fake_scene_record (takes ownership of fields). */
 void fake_scene_record(const char *op, cJSON *fields);

@@ -3,6 +3,7 @@
 #include <windows.h>
 
 #include "automation/backend.h"
+#include "automation/win/win_person.h"
 #include "automation/win/win_capture.h"
 #include "automation/win/win_cc_buf.h"
 #include "automation/win/win_input.h"
@@ -108,6 +109,8 @@ static const struct wa_backend win_backend = {
     .press_keys = win_press_keys,
     .hold_keys = win_hold_keys,
     .cursor_position = win_cursor_position,
+    .watch_person = win_person_watch,
+    .person_idle = win_person_idle,
 
     .get_tree = win_get_tree,
     .element_action = win_element_action,

@@ -5,6 +5,7 @@
 
 #include "automation/win/win_input.h"
 #include "automation/win/win_idle.h"
+#include "automation/win/win_person.h"
 #include "base/win/win_utf8.h"
 #include "automation/win/win_window.h"
 #include "base/os.h"
@@ -17,6 +18,15 @@
 /* Time a chord's keys stay down: applications reading GetAsyncKeyState while they
  * handle the key must still see the modifiers down. */
 #define CHORD_HOLD_MS 10
+
+/* SendInput, with the time of winagent's own input noted: what the person does is told
+ * apart from it (win_person.h). */
+static UINT inject(UINT n, INPUT *in, int size)
+{
+    UINT sent = SendInput(n, in, size);
+    win_person_injected();
+    return sent;
+}
 
 static wa_err input_blocked(UINT sent, UINT wanted)
 {
@@ -56,16 +66,6 @@ static bool pointer_at(int x, int y, int wait_ms)
     }
 }
 
-bool win_under_wine(void)
-{
-    static int wine = -1;
-    if (wine < 0) {
-        HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
-        wine = ntdll && GetProcAddress(ntdll, "wine_get_version") ? 1 : 0;
-    }
-    return wine == 1;
-}
-
 /* SetCursorPos, then a real mouse move (WM_MOUSEMOVE, and raw input for applications
  * that track motion that way) in 0-65535 over the virtual desktop. The system maps n
  * back to floor(n * width / 65536), so ceil(x * 65536 / width) lands exactly on x
@@ -73,12 +73,15 @@ bool win_under_wine(void)
  * of the columns). */
 static bool move_cursor(RECT vs, int x, int y)
 {
+    POINT from;
+    if (GetCursorPos(&from))
+        win_person_pointer_moved(from.x, from.y, x, y);
     SetCursorPos(x, y);
     INPUT in = {.type = INPUT_MOUSE};
     in.mi.dx = absolute_coord(x - vs.left, vs.right - vs.left);
     in.mi.dy = absolute_coord(y - vs.top, vs.bottom - vs.top);
     in.mi.dwFlags = MOUSEEVENTF_MOVE | MOUSEEVENTF_ABSOLUTE | MOUSEEVENTF_VIRTUALDESK;
-    return SendInput(1, &in, sizeof in) == 1;
+    return inject(1, &in, sizeof in) == 1;
 }
 
 /* Wine (8, X11) sets Ctrl, Shift, Alt and Win to the X server's state when it moves the
@@ -120,7 +123,7 @@ static void keep_modifiers_down(unsigned before)
             if (lost & (1u << i)) {
                 INPUT in;
                 key_event(&in, modifier_keys[i], false);
-                SendInput(1, &in, sizeof in);
+                inject(1, &in, sizeof in);
             }
         if (now - steady >= MODIFIERS_STEADY_MS || now - t0 >= MODIFIERS_SETTLE_MS)
             return;
@@ -189,7 +192,7 @@ wa_err win_mouse_button(enum wa_button b, bool down)
         return wa_fail(WA_E_INVALID_ARGS, "unknown mouse button %d", (int)b);
     INPUT in = {.type = INPUT_MOUSE};
     in.mi.dwFlags = flags[b][down];
-    return SendInput(1, &in, sizeof in) == 1 ? WA_E_OK : input_blocked(0, 1);
+    return inject(1, &in, sizeof in) == 1 ? WA_E_OK : input_blocked(0, 1);
 }
 
 wa_err win_mouse_wheel(int delta, bool horizontal)
@@ -210,7 +213,7 @@ wa_err win_mouse_wheel(int delta, bool horizontal)
             left -= step;
             n++;
         }
-        UINT sent = SendInput(n, batch, sizeof batch[0]);
+        UINT sent = inject(n, batch, sizeof batch[0]);
         if (sent != n)
             return input_blocked(sent, n);
     }
@@ -269,7 +272,7 @@ static void release_keys(const WORD *vks, int n)
         INPUT ups[WA_MAX_COMBO_KEYS];
         for (int i = 0; i < n; i++)
             key_event(&ups[i], vks[n - 1 - i], true);
-        UINT sent = SendInput((UINT)n, ups, sizeof ups[0]);
+        UINT sent = inject((UINT)n, ups, sizeof ups[0]);
         n -= (int)sent;
         if (n > 0)
             Sleep(20);
@@ -329,13 +332,13 @@ wa_err win_press_keys(const struct wa_key_combo *k)
         key_event(&downs[i], vks[i], false);
         key_event(&ups[i], vks[n - 1 - i], true);
     }
-    UINT down_sent = SendInput((UINT)n, downs, sizeof downs[0]);
+    UINT down_sent = inject((UINT)n, downs, sizeof downs[0]);
     if (down_sent != (UINT)n) {
         release_keys(vks, (int)down_sent);
         return input_blocked(down_sent, (UINT)n);
     }
     Sleep(CHORD_HOLD_MS);
-    UINT up_sent = SendInput((UINT)n, ups, sizeof ups[0]);
+    UINT up_sent = inject((UINT)n, ups, sizeof ups[0]);
     if (up_sent != (UINT)n) {
         /* ups[0..up_sent) released the last keys; the first n - up_sent are still down. */
         release_keys(vks, n - (int)up_sent);
@@ -362,7 +365,7 @@ wa_err win_hold_keys(const struct wa_key_combo *k, bool down)
         let_activation_catch_up();
     for (int i = 0; i < n; i++)
         key_event(&in[i], vks[i], false);
-    UINT sent = SendInput((UINT)n, in, sizeof in[0]);
+    UINT sent = inject((UINT)n, in, sizeof in[0]);
     if (sent != (UINT)n) {
         release_keys(vks, (int)sent); /* all or nothing */
         return input_blocked(sent, (UINT)n);
@@ -426,12 +429,12 @@ wa_err win_type_text(const char *utf8)
                 units++;
             }
         }
-        UINT sent = SendInput(n, batch, sizeof batch[0]);
+        UINT sent = inject(n, batch, sizeof batch[0]);
         if (sent != n) {
             /* An odd count left a key down (a VK_PACKET one, or Enter / Tab): release it. */
             if (sent % 2) {
                 INPUT up = batch[sent];
-                SendInput(1, &up, sizeof up);
+                inject(1, &up, sizeof up);
             }
             e = input_blocked(sent, n);
             break;

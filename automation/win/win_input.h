@@ -22,8 +22,5 @@ wa_err win_press_keys(const struct wa_key_combo *k);
 wa_err win_hold_keys(const struct wa_key_combo *k, bool down);
 /* The pointer's position in screen pixels (physical: the process is DPI aware). */
 wa_err win_cursor_position(int *x, int *y);
-/* Whether this runs under Wine (which identifies itself through an export of its
- * ntdll), for what Wine does differently from Windows. */
-bool win_under_wine(void);
 
 #endif

@@ -18,6 +18,16 @@
 
 /* ---- small helpers ---- */
 
+bool win_under_wine(void)
+{
+    static int wine = -1;
+    if (wine < 0) {
+        HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+        wine = ntdll && GetProcAddress(ntdll, "wine_get_version") ? 1 : 0;
+    }
+    return wine == 1;
+}
+
 const char *win_error_text(DWORD err, char *buf, size_t size)
 {
     wchar_t w[256];

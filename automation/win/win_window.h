@@ -16,6 +16,10 @@
  * detail lines of the whole Windows backend). Returns buf. */
 const char *win_error_text(DWORD err, char *buf, size_t size);
 
+/* Whether this process runs under Wine (which identifies itself through an export of
+ * its ntdll), whose X11 driver behaves unlike Windows in places. */
+bool win_under_wine(void);
+
 /* uint64_t handle <-> HWND, as struct wa_window and the tools carry them. */
 static inline HWND win_hwnd(uint64_t h)
 {

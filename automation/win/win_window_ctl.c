@@ -12,6 +12,7 @@
 #include <wchar.h>
 
 #include "base/win/win_utf8.h"
+#include "automation/win/win_person.h"
 #include "automation/win/win_window.h"
 #include "base/os.h"
 #include "base/str.h"
@@ -70,6 +71,7 @@ static void alt_tap(void)
         in[i].ki.dwFlags = i >= 2 ? KEYEVENTF_KEYUP : 0;
     }
     SendInput(4, in, sizeof in[0]);
+    win_person_injected(); /* not the person's: winagent's own */
 }
 
 /* Windows with no focused control after activation (a bare top-level window) get the

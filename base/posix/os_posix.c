@@ -91,7 +91,7 @@ wa_err os_sleep_ms(int ms)
 static void on_sigint(int sig)
 {
     (void)sig;
-    os_interrupt_mark(1);
+    os_interrupt_mark(OS_INTERRUPT_CTRL_C);
 }
 
 static void *stdin_watch(void *arg)
@@ -100,7 +100,7 @@ static void *stdin_watch(void *arg)
     char buf[256];
     while (read(STDIN_FILENO, buf, sizeof buf) > 0)
         ;
-    os_interrupt_mark(2);
+    os_interrupt_mark(OS_INTERRUPT_STDIN);
     return NULL;
 }
 
@@ -130,12 +130,17 @@ void os_interrupt_install(bool watch_stdin)
 
 void os_interrupt_request(void)
 {
-    os_interrupt_mark(3);
+    os_interrupt_mark(OS_INTERRUPT_REQUESTED);
+}
+
+void os_interrupt_raise(int reason)
+{
+    os_interrupt_mark(reason); /* os_sleep_ms polls the flag */
 }
 
 bool os_interrupt_withdraw(void)
 {
-    return os_interrupt_unmark(3);
+    return os_interrupt_unmark(OS_INTERRUPT_REQUESTED);
 }
 
 void os_nap_ms(int ms)

@@ -92,7 +92,7 @@ wa_err os_sleep_ms(int ms)
 static BOOL WINAPI on_console_ctrl(DWORD type)
 {
     (void)type; /* Ctrl+C, Ctrl+Break, console close, logoff, shutdown */
-    interrupt_set(1);
+    interrupt_set(OS_INTERRUPT_CTRL_C);
     return TRUE;
 }
 
@@ -110,7 +110,7 @@ static DWORD WINAPI stdin_watch(LPVOID arg)
             break;
         Sleep(10);
     }
-    interrupt_set(2);
+    interrupt_set(OS_INTERRUPT_STDIN);
     return 0;
 }
 
@@ -139,12 +139,17 @@ void os_interrupt_install(bool watch_stdin)
 
 void os_interrupt_request(void)
 {
-    interrupt_set(3);
+    interrupt_set(OS_INTERRUPT_REQUESTED);
+}
+
+void os_interrupt_raise(int reason)
+{
+    interrupt_set(reason);
 }
 
 bool os_interrupt_withdraw(void)
 {
-    if (!os_interrupt_unmark(3))
+    if (!os_interrupt_unmark(OS_INTERRUPT_REQUESTED))
         return false;
     if (interrupt_event) {
         ResetEvent(interrupt_event);

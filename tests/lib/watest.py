@@ -170,6 +170,37 @@ class TestApp:
             time.sleep(0.05)
 
 
+class Person:
+    """The person at the desk: real X input on the ground's display through xdotool (Wine
+    sees it as a person's, not injected). Each method returns when xdotool is done."""
+
+    @staticmethod
+    def xdotool(*args, timeout=60):
+        subprocess.run(["xdotool", *args], check=True, timeout=timeout,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    def move_for(self, seconds, start=(300, 500), step=6, pause=0.08):
+        """Moves the pointer a few pixels at a time for seconds (a person's hand on the
+        mouse)."""
+        x, y = start
+        until = time.monotonic() + seconds
+        while time.monotonic() < until:
+            x = start[0] + (x - start[0] + step) % 300
+            self.xdotool("mousemove", str(x), str(y))
+            time.sleep(pause)
+
+    def type(self, text, delay_ms=40):
+        self.xdotool("type", "--delay", str(delay_ms), text)
+
+    def corner(self):
+        """The stop gesture: the pointer into the top-left corner (held there)."""
+        self.xdotool("mousemove", "0", "0")
+
+    def chord(self):
+        """The stop chord: ctrl+alt+pause."""
+        self.xdotool("key", "ctrl+alt+Pause")
+
+
 def main():
     """Runs the calling module's unittest tests; verbose so ctest logs show each one."""
     unittest.main(module="__main__", verbosity=2)

@@ -113,7 +113,7 @@ class GeminiComputerUse(unittest.TestCase):
         tools = reqs[0]["body"]["tools"]
         self.assertEqual(tools[0], {"computerUse": {"environment": "ENVIRONMENT_DESKTOP"}})
         names = [d["name"] for d in tools[1]["functionDeclarations"]]
-        self.assertEqual(names, ["launch", "window_tree", "powershell"])
+        self.assertEqual(names, ["launch", "window_tree", "ask_user", "powershell"])
         self.assertTrue(clicked_save(r), r.actions())
         self.assertIn({"op": "type_text", "text": "hi"}, r.actions())
         # the click's answer: the report as text, the screenshot inside the response
@@ -267,7 +267,7 @@ class OpenAIComputerUse(unittest.TestCase):
         self.assertEqual(tools[0]["type"], "computer_use_preview")
         self.assertEqual(tools[0]["environment"], "windows")
         self.assertEqual((tools[0]["display_width"], tools[0]["display_height"]), DISPLAY)
-        self.assertEqual([t.get("name") for t in tools[1:]], ["launch", "window_tree", "powershell"])
+        self.assertEqual([t.get("name") for t in tools[1:]], ["launch", "window_tree", "ask_user", "powershell"])
         self.assertEqual(r.presses(), [(230, 80)])  # the exact pixel
         self.assertIn({"op": "type_text", "text": "hi"}, r.actions())
         out = items(reqs[1], "computer_call_output")[-1]
@@ -393,7 +393,7 @@ class AnthropicComputerUse(unittest.TestCase):
         tools = reqs[0]["body"]["tools"]
         self.assertEqual(tools[0], {"type": "computer_20250124", "name": "computer",
                                     "display_width_px": 1280, "display_height_px": 720})
-        self.assertEqual([t["name"] for t in tools[1:]], ["launch", "window_tree", "powershell"])
+        self.assertEqual([t["name"] for t in tools[1:]], ["launch", "window_tree", "ask_user", "powershell"])
         headers = {k.lower(): v for k, v in reqs[0]["headers"].items()}
         self.assertEqual(headers["anthropic-beta"], "computer-use-2025-01-24")
         self.assertEqual(r.presses(), [(230, 80)])

@@ -358,12 +358,13 @@ class LoopRuns(unittest.TestCase):
         with fake_llm({"steps": steps}) as fake:
             r = Run(fake).run()
             self.assertEqual(fake.requests[1]["expect_failures"], [])
-            self.assertEqual(len(fake.requests[0]["body"]["tools"]), 2)
+            self.assertEqual([t["function"]["name"] for t in fake.requests[0]["body"]["tools"]],
+                             ["desktop", "powershell", "ask_user"])
         self.assertEqual(r.code, 0, r.err)
         with fake_llm({"steps": [final("no shell")]}) as fake:
             r = Run(fake, "--shell", "off").run()
             self.assertEqual([t["function"]["name"] for t in fake.requests[0]["body"]["tools"]],
-                             ["desktop"])
+                             ["desktop", "ask_user"])
         steps[1] = dict(final("declined"), expect={"contains": "declined"})
         with fake_llm({"steps": steps}) as fake:
             run = Run(fake, "--shell", "confirm", stdin=subprocess.PIPE)

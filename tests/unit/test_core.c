@@ -154,6 +154,7 @@ static const struct {
     {OP_SELECT_MENU, "window=notepad|path=help", "element_action"},
     {OP_LAUNCH, "command=calc", "launch"},
     {OP_SHELL, "command=echo hi", "run_shell"},
+    {OP_ASK_USER, "question=Which file?", NULL},
 };
 
 static void every_operation_performs(void **state)

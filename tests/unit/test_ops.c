@@ -68,7 +68,8 @@ static void model_names_and_aliases(void **state)
     (void)state;
     for (int i = 0; i < OP__COUNT; i++) {
         const struct op_def *d = op_def((enum op_id)i), *got = NULL;
-        if (!d->model || (d->flags & OPF_SHELL)) /* the shell is a tool of its own */
+        if (!d->model ||
+            (d->flags & OPF_OWN_TOOL)) /* the shell and ask_user are tools of their own */
             continue;
         assert_int_equal(op_by_model(d->model, &got), WA_E_OK);
         assert_ptr_equal(got, d);
@@ -82,7 +83,7 @@ static void model_names_and_aliases(void **state)
     const char *list = op_model_action_list();
     for (int i = 0; i < OP__COUNT; i++) {
         const struct op_def *d = op_def((enum op_id)i);
-        if (d->model && !(d->flags & OPF_SHELL))
+        if (d->model && !(d->flags & OPF_OWN_TOOL))
             assert_non_null(strstr(list, d->model));
     }
 }
@@ -100,23 +101,27 @@ static void model_schema_is_the_table(void **state)
     (void)state;
     size_t n = 0;
     const struct llm_tool *tools = agent_tools(true, &n);
-    assert_int_equal(n, 2);
-    const struct llm_tool *desk = NULL, *shell = NULL;
+    assert_int_equal(n, 3);
+    const struct llm_tool *desk = NULL, *shell = NULL, *ask = NULL;
     for (size_t i = 0; i < n; i++) {
         if (strcmp(tools[i].name, "desktop") == 0)
             desk = &tools[i];
         else if (strcmp(tools[i].name, "powershell") == 0)
             shell = &tools[i];
+        else if (strcmp(tools[i].name, "ask_user") == 0)
+            ask = &tools[i];
     }
     assert_non_null(desk);
     assert_non_null(shell);
+    assert_non_null(ask); /* a tool of its own, its argument from the table */
+    assert_non_null(prop(ask->parameters, "question"));
     const cJSON *actions =
         cJSON_GetObjectItemCaseSensitive(prop(desk->parameters, "action"), "enum");
     assert_true(cJSON_IsArray(actions));
     int model_ops = 0;
     for (int i = 0; i < OP__COUNT; i++) {
         const struct op_def *d = op_def((enum op_id)i);
-        if (!d->model || (d->flags & OPF_SHELL))
+        if (!d->model || (d->flags & OPF_OWN_TOOL))
             continue;
         model_ops++;
         bool found = false;
@@ -130,7 +135,10 @@ static void model_schema_is_the_table(void **state)
     }
     assert_int_equal(cJSON_GetArraySize(actions), model_ops);
 
-    assert_int_equal((agent_tools(false, &n), n), 1);
+    tools = agent_tools(false, &n); /* no shell: the desktop and ask_user */
+    assert_int_equal(n, 2);
+    assert_string_equal(tools[0].name, "desktop");
+    assert_string_equal(tools[1].name, "ask_user");
 }
 
 /* ---- MCP and the CLI ---- */
@@ -191,6 +199,7 @@ static void model_and_mcp_schemas_agree(void **state)
     const struct llm_tool *tools = agent_tools(true, &n);
     const cJSON *model_props = cJSON_GetObjectItemCaseSensitive(tools[0].parameters, "properties");
     const cJSON *shell_props = cJSON_GetObjectItemCaseSensitive(tools[1].parameters, "properties");
+    const cJSON *ask_props = cJSON_GetObjectItemCaseSensitive(tools[2].parameters, "properties");
     struct core_config cfg = {.be = backend_default(), .shell = SHELL_ALLOWED};
     struct core *c = NULL;
     assert_int_equal(core_new(&cfg, &c), WA_E_OK);
@@ -214,8 +223,11 @@ static void model_and_mcp_schemas_agree(void **state)
             if (u->flags & (OPA_MODEL | OPA_CLI))
                 continue;
             const struct arg_def *d = arg_def(u->arg);
-            const cJSON *mp = cJSON_GetObjectItemCaseSensitive(
-                (op->flags & OPF_SHELL) ? shell_props : model_props, arg_name(u->arg, true));
+            const cJSON *mp =
+                cJSON_GetObjectItemCaseSensitive((op->flags & OPF_SHELL)    ? shell_props
+                                                 : (op->flags & OPF_PERSON) ? ask_props
+                                                                            : model_props,
+                                                 arg_name(u->arg, true));
             const cJSON *cp = cJSON_GetObjectItemCaseSensitive(mcp_props, d->name);
             assert_non_null(mp);
             assert_non_null(cp);

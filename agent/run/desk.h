@@ -1,0 +1,31 @@
+/* The person at the desk, as a run meets them: whether one is at the console, the
+ * question ask_user puts to them there, and the progress lines of a run that waits
+ * while they use the desktop (docs/contract.md §3, "The person at the desk"). */
+#ifndef WINAGENT_AGENT_RUN_DESK_H
+#define WINAGENT_AGENT_RUN_DESK_H
+
+#include <stdbool.h>
+
+#include "agent/core/core_config.h"
+#include "agent/core/settings.h"
+#include "agent/run/steplog.h"
+
+/* Whether a person can answer at the console: stdin is a terminal, the run is no
+ * batch's (in_batch) and --unattended is off. */
+bool desk_attended(const struct settings *s, bool in_batch);
+
+/* The asker of a run with a person at the console (struct person_asker): the question on
+ * stderr (control and bidi characters escaped), one line of answer from stdin; an empty
+ * line is declined. Waiting, it stops at an interrupt or a cancel. */
+enum person_answer desk_ask_console(void *ctx, const char *question, bool confirm,
+                                    const volatile bool *cancel, char **answer);
+
+/* A run's session options for the person: it waits for them (--takeover), says so in
+ * log, and asks them at the console when attended. */
+void desk_session(struct session_opts *so, bool attended, struct steplog *log);
+
+/* session_opts.paused for a run (ctx: its steplog): "paused: ..." when the wait begins,
+ * "resumed after N s" when it ends, on stderr and in agent.log. */
+void desk_paused(void *ctx, double ms);
+
+#endif
