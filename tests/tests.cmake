@@ -111,8 +111,30 @@ endif()
 
 # Tests of the Windows product need its build folder.
 set(WINAGENT_WIN64_DIR "" CACHE PATH "build folder of the win64 build (for build.* and wine.* tests)")
+# Programs the real-program suite drives that winagent did not write, cross-built from
+# Debian's sources by cmake/build-deps.sh (./dev.sh deps), and an NSIS installer made
+# here by Debian's makensis from tests/apps/suite_setup.nsi.
+set(WINAGENT_PUTTY_DIR "" CACHE PATH "folder holding putty.exe (cmake/build-deps.sh putty)")
+set(WINAGENT_PUZZLES_DIR "" CACHE PATH "folder holding mines.exe (cmake/build-deps.sh puzzles)")
+find_program(MAKENSIS makensis)
+set(suite_setup_exe "")
+if(MAKENSIS)
+  set(suite_setup_exe ${CMAKE_BINARY_DIR}/tests/apps/suite-setup.exe)
+  add_custom_command(OUTPUT ${suite_setup_exe}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/tests/apps
+    COMMAND ${MAKENSIS} -V2 -DOUTFILE=${suite_setup_exe}
+            -DLICENCE=${CMAKE_SOURCE_DIR}/tests/apps/suite_setup_licence.txt
+            ${CMAKE_SOURCE_DIR}/tests/apps/suite_setup.nsi
+    DEPENDS ${CMAKE_SOURCE_DIR}/tests/apps/suite_setup.nsi
+            ${CMAKE_SOURCE_DIR}/tests/apps/suite_setup_licence.txt
+    COMMENT "makensis: the suite's installer")
+  add_custom_target(suite_setup ALL DEPENDS ${suite_setup_exe})
+endif()
 if(WINAGENT_WIN64_DIR)
   set(test_env
+    "PUTTY_EXE=${WINAGENT_PUTTY_DIR}/putty.exe"
+    "MINES_EXE=${WINAGENT_PUZZLES_DIR}/mines.exe"
+    "SUITE_SETUP_EXE=${suite_setup_exe}"
     "WINAGENT_SRC=${CMAKE_SOURCE_DIR}"
     "WINAGENT_EXE=${WINAGENT_WIN64_DIR}/winagent.exe"
     "WINAGENT_NATIVE_EXE=$<TARGET_FILE:winagent>"

@@ -29,6 +29,23 @@ char *verify_read_before(struct call *k, const size_t *index);
  * not an error. */
 wa_err verify_text(struct call *k, const size_t *index, const char *before, const char *text,
                    bool whole);
+/* What an action on an element must leave in its states to have happened. */
+enum verify_want {
+    VERIFY_CHECK_CHANGED, /* toggle: its check box shows another state than before */
+    VERIFY_SELECTED,      /* select: selected (a radio button: checked) */
+    VERIFY_EXPANDED,      /* expand */
+    VERIFY_COLLAPSED,     /* collapse */
+};
+/* Reads node index's states back from the application (backend_element_states) until
+ * they show what `want` asks, against `before` (its states when it was found), or
+ * VERIFY_MAX_MS pass: r->verified with the state words read in r->read_back, or
+ * WA_E_NOT_VERIFIED saying what was read. An element that shows no such state (no
+ * check box, not selectable or expandable by what its source says), or whose states
+ * cannot be read again, is noted, not an error. */
+wa_err verify_states(struct call *k, size_t index, unsigned before, enum verify_want want);
+/* Reads window hwnd's state back after set_window_state until it is `want`, or
+ * VERIFY_MAX_MS pass: WA_E_NOT_VERIFIED saying which state it stayed in. */
+wa_err verify_window_state(struct call *k, uint64_t hwnd, enum wa_window_state want);
 /* r->changes from the look before and the session's tree and windows now. */
 void verify_report_changes(struct call *k);
 

@@ -603,6 +603,38 @@ wa_err win_uia_value(void *handle, char **out)
     return *out ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
 }
 
+wa_err win_uia_states(void *handle, unsigned *states)
+{
+    *states = 0;
+    struct uia_el *h = handle;
+    HRESULT hr;
+    IUIAutomation *uia = uia_instance(&hr);
+    if (!h || !h->el || !uia)
+        return wa_fail(WA_E_UNSUPPORTED, "no UI Automation element");
+    set_timeouts(uia, ACTION_CALL_MS);
+    IUIAutomationCacheRequest *req = NULL;
+    IUIAutomationElement *now = NULL;
+    hr = new_request(uia, TreeScope_Element, &req);
+    if (SUCCEEDED(hr))
+        hr = IUIAutomationElement_BuildUpdatedCache(h->el, req, &now);
+    WIN_RELEASE(req);
+    if (FAILED(hr) || !now) {
+        WIN_RELEASE(now);
+        if (hr == UIA_E_TIMEOUT)
+            return pattern_result(hr, "BuildUpdatedCache");
+        return wa_fail(WA_E_UNSUPPORTED, "its states cannot be asked again (0x%08lx)",
+                       (unsigned long)hr);
+    }
+    struct uia_el fresh = {.refs = 1, .el = now};
+    struct tree_element_info info;
+    wa_err e = u_info(NULL, &fresh, &info);
+    WIN_RELEASE(now);
+    if (!e)
+        *states = info.states;
+    tree_element_info_cleanup(&info);
+    return e;
+}
+
 wa_err win_uia_action(void *handle, enum wa_element_action a, const char *value, const char **via)
 {
     struct uia_el *h = handle;
