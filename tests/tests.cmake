@@ -171,8 +171,9 @@ if(WINAGENT_WIN64_DIR)
     set_tests_properties(${kind}.${short} PROPERTIES FIXTURES_REQUIRED wine RUN_SERIAL TRUE
                          ENVIRONMENT "${test_env}" TIMEOUT 600 SKIP_RETURN_CODE 77)
   endforeach()
-  # The real-program suite (tests/lib/realtasks.py) runs 37 tasks on whole programs in
-  # each of its two tests (about 5 minutes each on a loaded 2-core machine, the German and
-  # Chinese grounds brought up on the way); its report is left in real_programs/ here.
-  set_tests_properties(wine.real_programs_cli wine.real_programs_loop PROPERTIES TIMEOUT 1200)
+  # The real-program suite (tests/lib/realtasks.py, realtasks_other.py) runs 53 tasks on
+  # whole programs in each of its two tests (10 to 20 minutes each on a loaded 2-core
+  # machine, the German and Chinese grounds brought up on the way); its report is left in
+  # real_programs/ here.
+  set_tests_properties(wine.real_programs_cli wine.real_programs_loop PROPERTIES TIMEOUT 2700)
 endif()

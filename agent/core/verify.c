@@ -23,10 +23,13 @@
 #define SETTLE_STABLE_MS 50   /* after a change, this long unchanged: it has settled */
 #define SETTLE_MAX_MS    1500 /* the longest wait */
 #define SETTLE_PROBE_MS  300  /* the last question whether the window answers */
-#define VERIFY_MAX_MS    2000 /* the longest wait for typed text to be read back */
-#define VERIFY_POLL_MS   20
-#define CHANGE_LINES     20
-#define FATE_HUNG_MS     5000 /* no answer this long after the input: hung (as Windows counts) */
+#define VERIFY_MAX_MS    2000 /* the longest wait for an effect to be read back ... */
+#define VERIFY_TYPING_MS                                                                           \
+    60000 /* ... or for typed text that keeps arriving (a loaded                                   \
+           * program takes long text at tens of characters a second) */
+#define VERIFY_POLL_MS 20
+#define CHANGE_LINES   20
+#define FATE_HUNG_MS   5000 /* no answer this long after the input: hung (as Windows counts) */
 #define FATE_DEBUGGED_MS                                                                           \
     12000 /* ... unless a debugger holds it: one that came for a crash (Wine's winedbg --auto)     \
            * ends it within seconds, and how it ended is worth the wait */
@@ -285,6 +288,8 @@ wa_err verify_text(struct call *k, const size_t *index, const char *before, cons
     char *v = NULL;
     wa_err e = WA_E_OK;
     k->settled = true; /* the read back is the wait */
+    size_t last_len = (size_t)-1;
+    int64_t moved = t0; /* when what it holds last changed */
     for (;;) {
         free(v);
         v = NULL;
@@ -296,7 +301,12 @@ wa_err verify_text(struct call *k, const size_t *index, const char *before, cons
             r->has_verified = r->verified = true;
             break;
         }
-        if (os_now_ms() - t0 >= VERIFY_MAX_MS)
+        int64_t now = os_now_ms();
+        if (strlen(v ? v : "") != last_len) { /* still taking the text: wait on */
+            last_len = strlen(v ? v : "");
+            moved = now;
+        }
+        if (now - moved >= VERIFY_MAX_MS || now - t0 >= VERIFY_TYPING_MS)
             break;
         os_sleep_ms(VERIFY_POLL_MS);
     }
@@ -320,8 +330,8 @@ wa_err verify_text(struct call *k, const size_t *index, const char *before, cons
     /* what it holds goes in the result's read_back, never in the message (which the
      * audit log keeps) */
     return wa_fail(WA_E_NOT_VERIFIED,
-                   "the control does not hold what was %s after %d ms (it holds %zu bytes of "
-                   "other text: see read_back)",
+                   "the control does not hold what was %s: it held still for %d ms holding "
+                   "%zu bytes of other text (see read_back)",
                    whole ? "set" : "typed", VERIFY_MAX_MS, strlen(v ? v : ""));
 }
 

@@ -24,7 +24,8 @@ wa_err verify_target_fate(struct call *k);
  * element's, or NULL for the control with the keyboard focus. */
 char *verify_read_before(struct call *k, const size_t *index);
 /* Reads the value back until it holds text (whole: equals it; else one more
- * occurrence of it than before) or VERIFY_MAX_MS pass: r->verified, or
+ * occurrence of it than before), or it has not changed for VERIFY_MAX_MS (a program
+ * still taking long text is waited for, up to a minute): r->verified, or
  * WA_E_NOT_VERIFIED with what was read. A control that exposes no value is noted,
  * not an error. */
 wa_err verify_text(struct call *k, const size_t *index, const char *before, const char *text,

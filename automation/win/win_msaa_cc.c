@@ -483,8 +483,13 @@ wa_err win_cc_action(HWND h, enum msaa_item_class k, uint64_t item, enum wa_elem
         return wa_fail(WA_E_NOMEM, "out of memory");
     wa_err e = WA_E__COUNT; /* no path yet */
     if (k == MSAA_ITEMS_TREEVIEW && a == WA_ACT_SELECT) {
+        /* The owner may build a whole page as the selection changes (PuTTY's settings
+         * panels): the time an expand gets. */
         *via = "message:TVM_SELECTITEM";
-        bool sent = win_cc_buf_send(cc, NULL, h, TVM_SELECTITEM, TVGN_CARET, (LPARAM)item, &ok);
+        DWORD_PTR v = 0;
+        bool sent = SendMessageTimeoutW(h, TVM_SELECTITEM, TVGN_CARET, (LPARAM)item,
+                                        SMTO_ABORTIFHUNG, EXPAND_MS, &v) != 0;
+        ok = (LRESULT)v;
         if (sent && ok)
             win_cc_buf_send(cc, NULL, h, TVM_ENSUREVISIBLE, 0, (LPARAM)item, &ignored);
         e = win_cc_buf_result(sent, ok, "TVM_SELECTITEM");

@@ -50,7 +50,10 @@ static const char scene[] =
     "       \"states\": [\"collapsed\"], \"patterns\": [\"select\", \"expand\"],"
     "       \"ignores\": [\"expand\", \"collapse\"]},"
     "      {\"type\": \"TreeItem\", \"name\": \"Roots\", \"bounds\": [40, 120, 200, 140],"
-    "       \"states\": [\"collapsed\"], \"patterns\": [\"select\", \"expand\"]}]},"
+    "       \"states\": [\"collapsed\"], \"patterns\": [\"select\", \"expand\"]},"
+    "      {\"type\": \"TreeItem\", \"name\": \"Pinned\", \"bounds\": [40, 140, 200, 160],"
+    "       \"states\": [\"expanded\"], \"patterns\": [\"select\", \"expand\"],"
+    "       \"ignores\": [\"collapse\"]}]},"
     "     {\"type\": \"List\", \"name\": \"Fonts\", \"bounds\": [310, 40, 500, 300],"
     "      \"children\": ["
     "      {\"type\": \"ListItem\", \"name\": \"Arial\", \"bounds\": [310, 40, 500, 60],"
@@ -196,7 +199,11 @@ static void expand_and_collapse_are_read_back(void **state)
     assert_string_equal(t.r.read_back, "expanded");
     assert_int_equal(rig_do(&t, OP_COLLAPSE, "window=Setup|ref=TreeItem:Roots"), WA_E_OK);
     assert_string_equal(t.r.read_back, "collapsed");
-    /* Program is expanded and ignores collapsing (and its box ignores clicks) */
+    /* Pinned stays open whatever it is told */
+    assert_int_equal(rig_do(&t, OP_COLLAPSE, "window=Setup|ref=TreeItem:Pinned"),
+                     WA_E_NOT_VERIFIED);
+    assert_string_equal(t.r.read_back, "expanded");
+    says(&t.r, "expected it to be collapsed");
     assert_int_equal(rig_do(&t, OP_COLLAPSE, "window=Setup|ref=TreeItem:Program"), WA_E_OK);
     assert_int_equal(rig_do(&t, OP_COLLAPSE, "window=Setup|ref=TreeItem:Fruits"),
                      WA_E_OK); /* collapsed already: it is what was asked */
