@@ -132,9 +132,11 @@ static wa_err toggle_box(struct call *k, size_t i, const char **via)
     wa_err e = send_element(k, i, WA_ACT_TOGGLE, NULL, via);
     if ((e != WA_E_UNSUPPORTED && e != WA_E_ACTION_FAILED) || k->background)
         return e;
-    /* Space on the item, as the keyboard toggles it: selected first, then the key. */
+    /* Space on the item, as the keyboard toggles it: selected and given the keyboard
+     * first (by its pattern, never a click), then the key. */
     wa_err_clear();
-    if ((e = send_element(k, i, WA_ACT_SELECT, NULL, via)))
+    if ((e = send_element(k, i, WA_ACT_SELECT, NULL, via)) ||
+        (e = send_element(k, i, WA_ACT_FOCUS, NULL, via)))
         return e;
     struct wa_key_combo space[1];
     keys_parse_combo("space", &space[0]);

@@ -296,14 +296,15 @@ wa_err verify_text(struct call *k, const size_t *index, const char *before, cons
         e = read_value(k, index, &v);
         if (e)
             break;
-        bool holds = whole ? same_text(v, text) : occurrences(v, text) > had;
+        const char *held = v ? v : "";
+        bool holds = whole ? same_text(held, text) : occurrences(held, text) > had;
         if (holds) {
             r->has_verified = r->verified = true;
             break;
         }
         int64_t now = os_now_ms();
-        if (strlen(v ? v : "") != last_len) { /* still taking the text: wait on */
-            last_len = strlen(v ? v : "");
+        if (strlen(held) != last_len) { /* still taking the text: wait on */
+            last_len = strlen(held);
             moved = now;
         }
         if (now - moved >= VERIFY_MAX_MS || now - t0 >= VERIFY_TYPING_MS)

@@ -358,6 +358,19 @@ bool win_msaa_el_type_takes_label(const char *type)
     return false;
 }
 
+/* A window text as a name (its '&' marks gone, cut at a tab): NULL when there is none;
+ * takes text. */
+static char *name_of_text(char *text)
+{
+    char *name = msaa_text_to_name(text);
+    free(text);
+    if (name && !*name) {
+        free(name);
+        name = NULL;
+    }
+    return name;
+}
+
 /* Whether static p sits where a label of control h sits: to its left, its first line at
  * h's first line (its top no lower than half a line below h's top, and reaching down to
  * it), or above it, at most two lines above h's top and over h's width. A text placed
@@ -385,11 +398,9 @@ static char *label_text(HWND p)
     LONG type = GetWindowLongW(p, GWL_STYLE) & SS_TYPEMASK;
     if (type == SS_ICON || type == SS_BITMAP || type == SS_ENHMETAFILE || type == SS_OWNERDRAW)
         return NULL;
-    char *text = stored_text(p);
-    char *name = msaa_text_to_name(text);
-    free(text);
+    char *name = name_of_text(stored_text(p));
     /* A paragraph before a control describes it; it does not name it. */
-    if (name && (!*name || strlen(name) > LABEL_MAX || strchr(name, '\n'))) {
+    if (name && (strlen(name) > LABEL_MAX || strchr(name, '\n'))) {
         free(name);
         name = NULL;
     }
@@ -428,14 +439,7 @@ static char *group_label(HWND h)
         if (other)
             return NULL; /* the box names them all: none of them */
     }
-    char *text = stored_text(box);
-    char *name = msaa_text_to_name(text);
-    free(text);
-    if (name && !*name) {
-        free(name);
-        name = NULL;
-    }
-    return name;
+    return name_of_text(stored_text(box));
 }
 
 char *win_msaa_el_label_before(HWND h)
@@ -465,18 +469,9 @@ char *win_msaa_el_text_name(struct win_gate *gate, HWND h, bool responsive)
     free(cls);
     if (content)
         return NULL;
-    char *text = NULL;
     if (responsive && (GetWindowLongW(h, GWL_STYLE) & WS_CHILD))
-        text = win_msaa_el_message_text(gate, h);
-    else
-        text = stored_text(h);
-    char *name = msaa_text_to_name(text);
-    free(text);
-    if (name && !*name) {
-        free(name);
-        name = NULL;
-    }
-    return name;
+        return name_of_text(win_msaa_el_message_text(gate, h));
+    return name_of_text(stored_text(h));
 }
 
 char *win_msaa_el_range_value(struct win_gate *g, HWND h, const char *type)

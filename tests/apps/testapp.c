@@ -2133,7 +2133,7 @@ static bool create_controls(HWND hwnd)
     HDC mem = CreateCompatibleDC(NULL);
     SendMessageW(features, WM_PAINT, (WPARAM)mem, 0);
     DeleteDC(mem);
-    HTREEITEM made[5];
+    HTREEITEM made[5] = {0};
     for (int i = 0; i < 5; i++) {
         TVINSERTSTRUCTW ins = {
             .hParent = feature_items[i].parent < 0 ? TVI_ROOT : made[feature_items[i].parent],
