@@ -27,6 +27,7 @@ apt_packages=(
     chromium libxml2-utils
     osslsigncode
     locales fonts-wqy-microhei
+    nsis
 )
 
 # The real-program suite runs Wine's programs in German and Chinese too: a prefix
@@ -96,6 +97,10 @@ cmd_deps() {
     lodepng_dir=$(cmake/build-deps.sh lodepng)
     civetweb_dir=$(cmake/build-deps.sh civetweb)
     win64_prefix=$(cmake/build-deps.sh win64)
+    # Programs winagent did not write, for the real-program suite: cross-built from
+    # Debian's sources like the libraries above.
+    putty_dir=$(cmake/build-deps.sh putty)
+    puzzles_dir=$(cmake/build-deps.sh puzzles)
     if [ ! -d tests/mcp_client/node_modules ]; then
         say "npm ci in tests/mcp_client (the MCP SDK, pinned by package-lock.json)"
         (cd tests/mcp_client && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
@@ -146,7 +151,8 @@ cmd_build() {
     say "configuring and building native"
     cmake -S . -B build/native -DWINAGENT_LODEPNG_DIR="$lodepng_dir" -DWINAGENT_CIVETWEB_DIR="$civetweb_dir" \
         -DWINAGENT_WIN64_DIR="$root/build/win64" -DWINAGENT_ASAN_DIR="$root/build/asan" \
-        -DWINAGENT_FUZZ_DIR="$root/build/fuzz" >/dev/null
+        -DWINAGENT_FUZZ_DIR="$root/build/fuzz" -DWINAGENT_PUTTY_DIR="$putty_dir" \
+        -DWINAGENT_PUZZLES_DIR="$puzzles_dir" >/dev/null
     cmake --build build/native -j "$jobs"
 }
 

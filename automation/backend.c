@@ -447,6 +447,26 @@ wa_err backend_element_value(const struct wa_backend *b, struct wa_tree *t, size
                                  : UNSUPPORTED(b, "read values back");
 }
 
+wa_err backend_element_states(const struct wa_backend *b, struct wa_tree *t, size_t index,
+                              unsigned *states)
+{
+    *states = 0;
+    if (index >= t->count)
+        return wa_fail(WA_E_ELEMENT_NOT_FOUND, "no element %zu in the tree", index + 1);
+    return b && b->element_states ? b->element_states(t, index, states)
+                                  : UNSUPPORTED(b, "read an element's states back");
+}
+
+wa_err backend_check_box_point(const struct wa_backend *b, struct wa_tree *t, size_t index, int *x,
+                               int *y)
+{
+    *x = *y = 0;
+    if (index >= t->count)
+        return wa_fail(WA_E_ELEMENT_NOT_FOUND, "no element %zu in the tree", index + 1);
+    return b && b->check_box_point ? b->check_box_point(t, index, x, y)
+                                   : UNSUPPORTED(b, "find an item's check box");
+}
+
 wa_err backend_focused_value(const struct wa_backend *b, uint64_t top, uint64_t *hwnd, char **value)
 {
     *value = NULL;

@@ -395,6 +395,16 @@ struct wa_backend {
      * WA_E_UNSUPPORTED when the element exposes none; WA_E_DENIED for a password
      * field, which is never read. */
     wa_err (*element_value)(struct wa_tree *t, size_t index, char **value);
+    /* The states of node `index` (enum wa_state bits: checked, unchecked or mixed,
+     * expanded or collapsed, selected, ...) read again from the application now, for
+     * an action to be read back (the node's own states are those of the walk). NULL or
+     * WA_E_UNSUPPORTED: they cannot be read again. */
+    wa_err (*element_states)(struct wa_tree *t, size_t index, unsigned *states);
+    /* Where a click changes the check box drawn in node `index` (a tree item or list
+     * row with one: its state image's hit area, TVHT_ONITEMSTATEICON /
+     * LVHT_ONITEMSTATEICON), in screen pixels. WA_E_UNSUPPORTED when it has none, or
+     * it cannot be found. */
+    wa_err (*check_box_point)(struct wa_tree *t, size_t index, int *x, int *y);
     /* The same for the control that has the keyboard focus in top-level window top's
      * thread, else its only edit, as post_text finds it (top 0: the foreground window's
      * focused control); *hwnd is that control. */
@@ -493,6 +503,10 @@ wa_err backend_element_action(const struct wa_backend *b, struct wa_tree *t, siz
                               enum wa_element_action a, const char *value, const char **via);
 wa_err backend_element_value(const struct wa_backend *b, struct wa_tree *t, size_t index,
                              char **value);
+wa_err backend_element_states(const struct wa_backend *b, struct wa_tree *t, size_t index,
+                              unsigned *states);
+wa_err backend_check_box_point(const struct wa_backend *b, struct wa_tree *t, size_t index, int *x,
+                               int *y);
 wa_err backend_focused_value(const struct wa_backend *b, uint64_t top, uint64_t *hwnd,
                              char **value);
 wa_err backend_post_click(const struct wa_backend *b, uint64_t top, int x, int y,

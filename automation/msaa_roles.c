@@ -48,7 +48,9 @@ unsigned msaa_state_to_wa(unsigned long state)
         s |= WA_ST_DISABLED;
     if (state & MSAA_STATE_FOCUSED)
         s |= WA_ST_FOCUSED;
-    if (state & MSAA_STATE_CHECKED)
+    if (state & MSAA_STATE_MIXED)
+        s |= WA_ST_MIXED;
+    else if (state & MSAA_STATE_CHECKED)
         s |= WA_ST_CHECKED;
     if (state & MSAA_STATE_EXPANDED)
         s |= WA_ST_EXPANDED;
@@ -61,6 +63,23 @@ unsigned msaa_state_to_wa(unsigned long state)
     if (state & MSAA_STATE_FOCUSABLE)
         s |= WA_ST_FOCUSABLE;
     return s;
+}
+
+unsigned msaa_check_states(long role, unsigned long state)
+{
+    if (role != MSAA_ROLE_CHECKBUTTON)
+        return 0;
+    return state & MSAA_STATE_MIXED     ? WA_ST_MIXED
+           : state & MSAA_STATE_CHECKED ? WA_ST_CHECKED
+                                        : WA_ST_UNCHECKED;
+}
+
+unsigned msaa_state_image_check(unsigned index)
+{
+    static const unsigned states[] = {0,           WA_ST_UNCHECKED, WA_ST_CHECKED,
+                                      WA_ST_MIXED, WA_ST_UNCHECKED, WA_ST_CHECKED,
+                                      WA_ST_MIXED};
+    return index < sizeof states / sizeof states[0] ? states[index] : 0;
 }
 
 /* winuser.h / commctrl.h style bits the class mapping reads. */

@@ -31,6 +31,7 @@
 #define MSAA_STATE_SELECTED    0x00000002UL
 #define MSAA_STATE_FOCUSED     0x00000004UL
 #define MSAA_STATE_CHECKED     0x00000010UL
+#define MSAA_STATE_MIXED       0x00000020UL /* a three-state check box's third state */
 #define MSAA_STATE_READONLY    0x00000040UL
 #define MSAA_STATE_EXPANDED    0x00000200UL
 #define MSAA_STATE_COLLAPSED   0x00000400UL
@@ -49,8 +50,21 @@ const char *msaa_role_type_name(long role, unsigned long state);
 bool msaa_role_is_generic(long role);
 
 /* enum wa_state bits for an MSAA state: UNAVAILABLE -> disabled, FOCUSED, CHECKED,
- * EXPANDED, COLLAPSED, SELECTED, INVISIBLE or OFFSCREEN -> offscreen, FOCUSABLE. */
+ * MIXED, EXPANDED, COLLAPSED, SELECTED, INVISIBLE or OFFSCREEN -> offscreen,
+ * FOCUSABLE. */
 unsigned msaa_state_to_wa(unsigned long state);
+
+/* The state of a check box of role `role` (CHECKBUTTON): exactly one of checked,
+ * unchecked and mixed; 0 for any other role (whose CHECKED, if set, msaa_state_to_wa
+ * already gives). */
+unsigned msaa_check_states(long role, unsigned long state);
+
+/* The check box a tree or list view item's state image shows (its index, the state
+ * bits 12-15: TVIS_STATEIMAGEMASK, LVIS_STATEIMAGEMASK): 0 none; 1 unchecked and 2
+ * checked, as TVS_CHECKBOXES and LVS_EX_CHECKBOXES define them; 3 mixed (partly
+ * checked, TVS_EX_PARTIALCHECKBOXES); 4 to 6 the same three drawn read-only, as
+ * installers' own state image lists draw them (NSIS's components). Larger: 0. */
+unsigned msaa_state_image_check(unsigned index);
 
 /* The control type of a standard Win32 control from its window class (ASCII
  * case-insensitive) and style (GWL_STYLE): "Button" (push, default, owner-drawn and

@@ -59,6 +59,57 @@ void tree_cleanup(struct wa_tree *t)
     tree_init(t);
 }
 
+/* The length of the UTF-8 sequence at p and its code point; 0 when it is not one
+ * (a stray byte, an overlong form, a surrogate, past U+10FFFF). */
+static size_t utf8_point(const unsigned char *p, unsigned long *cp)
+{
+    unsigned c = p[0];
+    size_t n = c < 0x80             ? 1
+               : (c & 0xE0) == 0xC0 ? 2
+               : (c & 0xF0) == 0xE0 ? 3
+               : (c & 0xF8) == 0xF0 ? 4
+                                    : 0;
+    if (!n)
+        return 0;
+    unsigned long v = n == 1 ? c : c & (0xFFu >> (n + 1));
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        v = (v << 6) | (p[i] & 0x3F);
+    }
+    static const unsigned long least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (v < least[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+        return 0;
+    *cp = v;
+    return n;
+}
+
+void tree_text_name(char *name)
+{
+    if (!name)
+        return;
+    unsigned char *in = (unsigned char *)name, *out = in;
+    unsigned long cp = 0;
+    if (utf8_point(in, &cp) == 3 && cp == 0xFFFF) { /* "\xFFFF" + id: a resource, not text */
+        *name = '\0';
+        return;
+    }
+    while (*in) {
+        size_t n = utf8_point(in, &cp);
+        if (!n) {
+            in++; /* a byte that is no text */
+            continue;
+        }
+        bool keep = !(cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') &&
+                    !(cp >= 0x7F && cp < 0xA0) && !(cp >= 0xFDD0 && cp <= 0xFDEF) &&
+                    (cp & 0xFFFE) != 0xFFFE;
+        if (keep)
+            memmove(out, in, n), out += n;
+        in += n;
+    }
+    *out = '\0';
+}
+
 int tree_add_node(struct wa_tree *t, int parent, const struct tree_element_info *info)
 {
     if (t->count == t->cap) {
@@ -75,7 +126,8 @@ int tree_add_node(struct wa_tree *t, int parent, const struct tree_element_info 
     n->depth = parent < 0 ? 0 : t->nodes[parent].depth + 1;
     n->type = str_dup(info->type && *info->type ? info->type : "Custom");
     n->name = str_dup(info->name ? info->name : "");
-    n->name_source = info->name && *info->name ? WA_NAME_PRIMARY : WA_NAME_NONE;
+    tree_text_name(n->name);
+    n->name_source = n->name && *n->name ? WA_NAME_PRIMARY : WA_NAME_NONE;
     n->value = str_dup(info->value);
     n->automation_id = str_dup(info->automation_id);
     n->class_name = str_dup(info->class_name);
@@ -224,22 +276,29 @@ static void apply_fallbacks(const struct tree_source_ops *src, void *ctx,
         info->type = str_dup("Button");
     }
     *source = WA_NAME_PRIMARY;
+    tree_text_name(info->name); /* an image's resource id is no name: the next one is asked */
     if (info->name && *info->name)
         return;
     char *name = NULL;
     if (info->automation_id && *info->automation_id) {
         name = str_dup(info->automation_id);
+        tree_text_name(name);
         *source = WA_NAME_AUTOMATION_ID;
     }
-    if (!name && info->hwnd && src->window_text && !text_is_content(info->type) &&
-        src->window_text(ctx, info->hwnd, &name) == WA_E_OK && name && *name)
-        *source = WA_NAME_WINDOW_TEXT;
-    else if (!name || !*name) {
+    if ((!name || !*name) && info->hwnd && src->window_text && !text_is_content(info->type)) {
+        free(name);
+        name = NULL;
+        if (src->window_text(ctx, info->hwnd, &name) == WA_E_OK)
+            tree_text_name(name);
+        if (name && *name)
+            *source = WA_NAME_WINDOW_TEXT;
+    }
+    if (!name || !*name) {
         free(name);
         name = NULL;
     }
     if (!name && info->hwnd && src->msaa_name &&
-        src->msaa_name(ctx, info->hwnd, &name) == WA_E_OK && name && *name)
+        src->msaa_name(ctx, info->hwnd, &name) == WA_E_OK && name && (tree_text_name(name), *name))
         *source = WA_NAME_MSAA;
     else if (!name || !*name) {
         free(name);

@@ -19,6 +19,8 @@
     X(FOCUSED, "focused")                                                                          \
     X(DISABLED, "disabled")                                                                        \
     X(CHECKED, "checked")                                                                          \
+    X(UNCHECKED, "unchecked") /* a check box (or an item's) that is not checked */                 \
+    X(MIXED, "mixed") /* a check box in its third state (some, not all, of what it holds) */       \
     X(EXPANDED, "expanded")                                                                        \
     X(COLLAPSED, "collapsed")                                                                      \
     X(SELECTED, "selected")                                                                        \
@@ -49,6 +51,11 @@ enum wa_state {
     WA_STATE_MAP(X_BIT)
 #undef X_BIT
 };
+
+/* The states of a check box: one of them where the element has one (a CheckBox, a tree
+ * item or list row drawn with a check box, an element with a Toggle pattern), none
+ * elsewhere. */
+#define WA_ST_CHECK_STATES (WA_ST_CHECKED | WA_ST_UNCHECKED | WA_ST_MIXED)
 
 enum {
 #define X_INDEX(name, ...) WA_PAT_INDEX_##name,
@@ -213,8 +220,15 @@ struct tree_walk_opts {
 wa_err tree_walk(const struct tree_source_ops *src, void *ctx, const struct tree_walk_opts *opts,
                  struct wa_tree *t);
 
-/* Appends a node (copying strings); returns its index or -1 when out of memory. */
+/* Appends a node (copying strings, its name made text: tree_text_name); returns its
+ * index or -1 when out of memory. */
 int tree_add_node(struct wa_tree *t, int parent, const struct tree_element_info *info);
+
+/* Makes name (UTF-8, edited in place: it only shrinks) text a name may carry: a resource
+ * ordinal (a static image's window text, U+FFFF and its id) is no name at all (""); bytes
+ * that are not UTF-8, encoded surrogates, non-characters (U+FFFE, U+FFFF, U+FDD0-U+FDEF)
+ * and control characters other than tab and line ends are dropped. NULL is left alone. */
+void tree_text_name(char *name);
 
 /* Frees the strings of an info and zeroes it. */
 void tree_element_info_cleanup(struct tree_element_info *info);

@@ -72,8 +72,10 @@ static unsigned states_from_uia(const struct uia_raw_element *r)
         s |= WA_ST_FOCUSABLE;
     if (r->is_offscreen)
         s |= WA_ST_OFFSCREEN;
-    if ((r->patterns & WA_PAT_TOGGLE) && r->toggle_state == UIA_TOGGLE_ON)
-        s |= WA_ST_CHECKED;
+    if (r->patterns & WA_PAT_TOGGLE) /* a check box, or an item or button drawn as one */
+        s |= r->toggle_state == UIA_TOGGLE_ON              ? WA_ST_CHECKED
+             : r->toggle_state == UIA_TOGGLE_INDETERMINATE ? WA_ST_MIXED
+                                                           : WA_ST_UNCHECKED;
     if (r->patterns & WA_PAT_EXPAND) {
         if (r->expand_state == UIA_EXPAND_EXPANDED || r->expand_state == UIA_EXPAND_PARTIALLY)
             s |= WA_ST_EXPANDED;

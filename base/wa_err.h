@@ -32,7 +32,7 @@
     X(DENIED, "denied", "refused by policy")                                                       \
     X(SHELL_DISABLED, "shell_disabled", "needs the shell permission")                              \
     X(FOCUS_LOST, "focus_lost", "another window took the foreground")                              \
-    X(NOT_VERIFIED, "not_verified", "the control does not hold what was sent")                     \
+    X(NOT_VERIFIED, "not_verified", "read back, the action shows no effect")                       \
     X(CANCELLED, "cancelled", "cancelled by the client")                                           \
     X(DIVERGED, "diverged", "the desktop differs from the recording")                              \
     X(IO, "io_error", "input/output error")                                                        \

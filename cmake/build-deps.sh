@@ -15,6 +15,12 @@
 #                                -> prints the path of the Debian source package's
 #                                   debian/copyright at that version (fetched once; the
 #                                   release's bill of materials reads the licences there)
+#   cmake/build-deps.sh putty    -> prints a folder holding putty.exe: PuTTY's Windows
+#                                   build (its configuration window and category tree),
+#                                   for the real-program suite
+#   cmake/build-deps.sh puzzles  -> prints a folder holding mines.exe: Mines of Simon
+#                                   Tatham's Portable Puzzle Collection (sgt-puzzles),
+#                                   Windows front end, for the real-program suite
 #
 # Each cached library says where it came from: the win64 prefix in sources.txt, a source
 # folder in SOURCE ("PKG VERSION" lines).
@@ -41,9 +47,17 @@ src_version() {
 
 # Unpacks the source package PKG (patches applied) below DIR, prints the tree's path.
 fetch_source() {
-    local pkg=$1 dir=$2
+    local pkg=$1 dir=$2 dsc
     mkdir -p "$dir"
-    (cd "$dir" && apt-get source -qq "$pkg" >&2 2>/dev/null) || die "apt-get source $pkg failed"
+    if ! (cd "$dir" && apt-get source -qq "$pkg" >&2 2>/dev/null); then
+        # A mirror may lack the upstream tarball's detached signature (.asc): apt has
+        # checked the files that came against the archive's index, so unpack those.
+        dsc=$(find "$dir" -maxdepth 1 -name "${pkg}_*.dsc" | head -n 1)
+        [ -n "$dsc" ] && [ -n "$(find "$dir" -maxdepth 1 -name "${pkg}_*.orig.tar.*" ! -name '*.asc')" ] ||
+            die "apt-get source $pkg failed"
+        (cd "$dir" && dpkg-source -x --no-check "$(basename "$dsc")" >&2 2>/dev/null) ||
+            die "dpkg-source -x $dsc failed"
+    fi
     find "$dir" -mindepth 1 -maxdepth 1 -type d -name "${pkg}-*" | head -n 1
 }
 
@@ -168,10 +182,44 @@ win64_prefix() {
     printf '%s\n' "$prefix"
 }
 
+# Programs of Debian's source package PKG that its own CMake build and MinGW toolchain
+# file (cmake/toolchain-mingw.cmake, upstream's) make for Windows: the targets named,
+# copied with the licence into the cache. Prints the folder.
+cmake_programs() {
+    local pkg=$1 ver gcc_v dir tmp src t
+    shift
+    command -v $cross-gcc >/dev/null || die "$cross-gcc not installed"
+    ver=$(src_version "$pkg")
+    gcc_v=$($cross-gcc -dumpversion)
+    # recipe: bump when the build changes
+    dir="$cache_root/$pkg-win64-$ver-gcc_$gcc_v-r1"
+    if [ ! -f "$dir/.done" ]; then
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        tmp=$(mktemp -d)
+        log "fetching $pkg $ver"
+        src=$(fetch_source "$pkg" "$tmp")
+        log "cross-building $pkg: $*"
+        cmake -S "$src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release \
+            -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchain-mingw.cmake" >&2
+        cmake --build "$tmp/build" -j"$jobs" --target "$@" >&2
+        for t in "$@"; do
+            cp "$tmp/build/$t.exe" "$dir/" || die "$pkg built no $t.exe"
+        done
+        cp "$src/LICENCE" "$dir/LICENCE" 2>/dev/null || true
+        rm -rf "$tmp"
+        touch "$dir/.done"
+        log "$pkg ready in $dir"
+    fi
+    printf '%s\n' "$dir"
+}
+
 case "${1:-}" in
     win64) win64_prefix ;;
     lodepng) source_dir lodepng ;;
     civetweb) source_dir civetweb ;;
     copyright) copyright_file "${2:?source package}" "${3:?version}" ;;
-    *) die "usage: $0 win64|lodepng|civetweb|copyright PKG VERSION" ;;
+    putty) cmake_programs putty putty ;;
+    puzzles) cmake_programs sgt-puzzles mines ;;
+    *) die "usage: $0 win64|lodepng|civetweb|putty|puzzles|copyright PKG VERSION" ;;
 esac

@@ -107,6 +107,43 @@ static wa_err set_value(struct call *k, size_t i, const char *value)
     return e;
 }
 
+/* An item drawn with a check box of its own (a tree item or list row whose state image
+ * is a box: TVS_CHECKBOXES, LVS_EX_CHECKBOXES, or a program's own images). Its label
+ * takes a click as a selection, not as a toggle. */
+static bool item_with_box(const struct wa_node *n)
+{
+    return (n->states & WA_ST_CHECK_STATES) &&
+           (strcmp(n->type, "TreeItem") == 0 || strcmp(n->type, "ListItem") == 0 ||
+            strcmp(n->type, "DataItem") == 0);
+}
+
+/* An item's check box turned over as a person does: a click on the box itself (the
+ * state image's hit area); where the box cannot be found, or in background delivery,
+ * the item's own route (UI Automation's Toggle, or the control's messages: the item
+ * selected and Space). Never a click on the label, which would only select it. */
+static wa_err toggle_box(struct call *k, size_t i, const char **via)
+{
+    int x, y;
+    if (!k->background && backend_check_box_point(k->be, &k->s->tree, i, &x, &y) == WA_E_OK) {
+        *via = "click:check box";
+        return send_click(k, x, y, WA_BUTTON_LEFT, 1);
+    }
+    wa_err_clear();
+    wa_err e = send_element(k, i, WA_ACT_TOGGLE, NULL, via);
+    if ((e != WA_E_UNSUPPORTED && e != WA_E_ACTION_FAILED) || k->background)
+        return e;
+    /* Space on the item, as the keyboard toggles it: selected and given the keyboard
+     * first (by its pattern, never a click), then the key. */
+    wa_err_clear();
+    if ((e = send_element(k, i, WA_ACT_SELECT, NULL, via)) ||
+        (e = send_element(k, i, WA_ACT_FOCUS, NULL, via)))
+        return e;
+    struct wa_key_combo space[1];
+    keys_parse_combo("space", &space[0]);
+    *via = "select+space";
+    return send_keys(k, space, 1);
+}
+
 /* The pattern, else what a person would do: click it. A timeout means the application
  * is not answering: more input would only queue up, so that error is reported as it
  * is. */
@@ -120,14 +157,66 @@ static wa_err pattern(struct call *k, size_t i, enum wa_element_action a, const 
         return wa_fail(WA_E_ACTION_FAILED, "%s \"%.80s\" is disabled", n->type, n->name);
     if (a == WA_ACT_SET_VALUE)
         return set_value(k, i, value ? value : "");
+    if (a == WA_ACT_TOGGLE && item_with_box(n)) {
+        wa_err e = toggle_box(k, i, &via);
+        k->r->via = via;
+        return e;
+    }
     wa_err e = send_element(k, i, a, value, &via);
-    if (e == WA_E_UNSUPPORTED || e == WA_E_ACTION_FAILED) {
+    /* A click on a boxed item's label may turn its box over (NSIS's components do):
+     * selecting one never falls back to a click. */
+    if ((e == WA_E_UNSUPPORTED || e == WA_E_ACTION_FAILED) &&
+        !(a == WA_ACT_SELECT && item_with_box(n))) {
         if (wa_rect_empty(n->bounds))
             return e;
         wa_err_clear();
         e = click_and_type(k, i, a, value, &via);
     }
     k->r->via = via;
+    return e;
+}
+
+/* What an element action must leave in the element's states, read back after it. */
+static bool verified_by(enum wa_element_action a, enum verify_want *want)
+{
+    switch (a) {
+    case WA_ACT_TOGGLE:
+        *want = VERIFY_CHECK_CHANGED;
+        return true;
+    case WA_ACT_SELECT:
+        *want = VERIFY_SELECTED;
+        return true;
+    case WA_ACT_EXPAND:
+        *want = VERIFY_EXPANDED;
+        return true;
+    case WA_ACT_COLLAPSE:
+        *want = VERIFY_COLLAPSED;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The action, and its effect read back from the element (docs/contract.md §3: an
+ * action says ok only when it happened). */
+static wa_err act_verified(struct call *k, size_t i, enum wa_element_action a, const char *value)
+{
+    unsigned before = k->s->tree.nodes[i].states;
+    wa_err e = pattern(k, i, a, value);
+    enum verify_want want;
+    if (e || k->dry || !verified_by(a, &want))
+        return e;
+    /* a toggle's check box is read where it turned over; selecting a boxed item must
+     * leave its box as it was */
+    e = verify_states(k, i, before, want);
+    if (!e && a == WA_ACT_SELECT && item_with_box(&k->s->tree.nodes[i])) {
+        unsigned now = 0;
+        if (backend_element_states(k->be, &k->s->tree, i, &now) == WA_E_OK &&
+            (now & WA_ST_CHECK_STATES) != (before & WA_ST_CHECK_STATES))
+            op_result_note(k->r, "selecting it turned its check box over (the program does "
+                                 "that): toggle it back if that was not meant");
+        wa_err_clear();
+    }
     return e;
 }
 
@@ -139,7 +228,7 @@ static wa_err on_element(struct call *k, enum wa_element_action a, const char *v
         return e;
     const struct wa_node *n = &k->s->tree.nodes[i];
     call_summary(k, "%s [%d] %s \"%.60s\"", k->name, k->r->element.id, n->type, n->name);
-    return pattern(k, i, a, value);
+    return act_verified(k, i, a, value);
 }
 
 wa_err perform_invoke(struct call *k)
@@ -281,7 +370,7 @@ wa_err perform_select(struct call *k)
                        k->r->element.type, k->r->element.name);
     if (count > 1)
         op_result_note(k->r, "%d items are named \"%s\"; chose the first", count, item);
-    return pattern(k, (size_t)at, WA_ACT_SELECT, NULL);
+    return act_verified(k, (size_t)at, WA_ACT_SELECT, NULL);
 }
 
 wa_err perform_scroll_into_view(struct call *k)

@@ -6,6 +6,7 @@
 #include "agent/core/operations.h"
 #include "agent/core/guard.h"
 #include "agent/core/target.h"
+#include "agent/core/verify.h"
 #include "base/str.h"
 #include "base/term_text.h"
 
@@ -75,7 +76,7 @@ wa_err perform_set_window_state(struct call *k)
     e = backend_set_window_state(k->be, hwnd, k->q->state);
     if (!e)
         backend_note(k);
-    return e;
+    return e ? e : verify_window_state(k, hwnd, k->q->state); /* ok only once it is so */
 }
 
 wa_err perform_close_window(struct call *k)

@@ -23,10 +23,13 @@
 #define SETTLE_STABLE_MS 50   /* after a change, this long unchanged: it has settled */
 #define SETTLE_MAX_MS    1500 /* the longest wait */
 #define SETTLE_PROBE_MS  300  /* the last question whether the window answers */
-#define VERIFY_MAX_MS    2000 /* the longest wait for typed text to be read back */
-#define VERIFY_POLL_MS   20
-#define CHANGE_LINES     20
-#define FATE_HUNG_MS     5000 /* no answer this long after the input: hung (as Windows counts) */
+#define VERIFY_MAX_MS    2000 /* the longest wait for an effect to be read back ... */
+#define VERIFY_TYPING_MS                                                                           \
+    60000 /* ... or for typed text that keeps arriving (a loaded                                   \
+           * program takes long text at tens of characters a second) */
+#define VERIFY_POLL_MS 20
+#define CHANGE_LINES   20
+#define FATE_HUNG_MS   5000 /* no answer this long after the input: hung (as Windows counts) */
 #define FATE_DEBUGGED_MS                                                                           \
     12000 /* ... unless a debugger holds it: one that came for a crash (Wine's winedbg --auto)     \
            * ends it within seconds, and how it ended is worth the wait */
@@ -285,18 +288,26 @@ wa_err verify_text(struct call *k, const size_t *index, const char *before, cons
     char *v = NULL;
     wa_err e = WA_E_OK;
     k->settled = true; /* the read back is the wait */
+    size_t last_len = (size_t)-1;
+    int64_t moved = t0; /* when what it holds last changed */
     for (;;) {
         free(v);
         v = NULL;
         e = read_value(k, index, &v);
         if (e)
             break;
-        bool holds = whole ? same_text(v, text) : occurrences(v, text) > had;
+        const char *held = v ? v : "";
+        bool holds = whole ? same_text(held, text) : occurrences(held, text) > had;
         if (holds) {
             r->has_verified = r->verified = true;
             break;
         }
-        if (os_now_ms() - t0 >= VERIFY_MAX_MS)
+        int64_t now = os_now_ms();
+        if (strlen(held) != last_len) { /* still taking the text: wait on */
+            last_len = strlen(held);
+            moved = now;
+        }
+        if (now - moved >= VERIFY_MAX_MS || now - t0 >= VERIFY_TYPING_MS)
             break;
         os_sleep_ms(VERIFY_POLL_MS);
     }
@@ -320,9 +331,176 @@ wa_err verify_text(struct call *k, const size_t *index, const char *before, cons
     /* what it holds goes in the result's read_back, never in the message (which the
      * audit log keeps) */
     return wa_fail(WA_E_NOT_VERIFIED,
-                   "the control does not hold what was %s after %d ms (it holds %zu bytes of "
-                   "other text: see read_back)",
+                   "the control does not hold what was %s: it held still for %d ms holding "
+                   "%zu bytes of other text (see read_back)",
                    whole ? "set" : "typed", VERIFY_MAX_MS, strlen(v ? v : ""));
+}
+
+/* ---- states read back ---- */
+
+/* Whether states `now` show what `want` asks of an element whose states were `before`. */
+static bool states_hold(enum verify_want want, const char *type, unsigned before, unsigned now)
+{
+    unsigned was = before & WA_ST_CHECK_STATES, is = now & WA_ST_CHECK_STATES;
+    switch (want) {
+    case VERIFY_CHECK_CHANGED:
+        /* a radio button is only ever turned on */
+        return strcmp(type, "RadioButton") == 0 ? (now & WA_ST_CHECKED) != 0 : is && is != was;
+    case VERIFY_SELECTED:
+        return strcmp(type, "RadioButton") == 0 ? (now & WA_ST_CHECKED) != 0
+                                                : (now & WA_ST_SELECTED) != 0;
+    case VERIFY_EXPANDED:
+        return (now & WA_ST_EXPANDED) != 0;
+    case VERIFY_COLLAPSED:
+        return (now & WA_ST_COLLAPSED) != 0;
+    }
+    return false;
+}
+
+/* Whether the element says enough of itself for `want` to be read back: a check box's
+ * state, a selection state, an expanded or collapsed state. Menu items open and close
+ * their menus, which the change report shows; their own state is not read. */
+static bool states_tell(enum verify_want want, const struct wa_node *n, unsigned before)
+{
+    bool radio = strcmp(n->type, "RadioButton") == 0;
+    switch (want) {
+    case VERIFY_CHECK_CHANGED:
+        return radio || (before & WA_ST_CHECK_STATES) != 0;
+    case VERIFY_SELECTED:
+        return radio || (n->patterns & WA_PAT_SELECT);
+    case VERIFY_EXPANDED:
+    case VERIFY_COLLAPSED:
+        return (n->patterns & WA_PAT_EXPAND) && strcmp(n->type, "MenuItem") != 0 &&
+               (before & (WA_ST_EXPANDED | WA_ST_COLLAPSED));
+    }
+    return false;
+}
+
+/* The words of a node's shown states ("unchecked selected"), or "no state" (heap). */
+static char *state_words(unsigned states)
+{
+    struct dynbuf b;
+    dynbuf_init(&b, 256);
+    unsigned shown = states & ~(unsigned)(WA_ST_FOCUSED | WA_ST_FOCUSABLE | WA_ST_OFFSCREEN);
+    for (int i = 0; i < WA_ST__COUNT; i++)
+        if (shown & (1u << i))
+            dynbuf_addf(&b, "%s%s", b.len ? " " : "", wa_state_words[i]);
+    if (!b.len)
+        dynbuf_adds(&b, "no state");
+    char *s = dynbuf_take(&b);
+    dynbuf_cleanup(&b);
+    return s;
+}
+
+static const char *want_words(enum verify_want want)
+{
+    switch (want) {
+    case VERIFY_CHECK_CHANGED:
+        return "its check box to change";
+    case VERIFY_SELECTED:
+        return "it to be selected";
+    case VERIFY_EXPANDED:
+        return "it to be expanded";
+    case VERIFY_COLLAPSED:
+        return "it to be collapsed";
+    }
+    return "";
+}
+
+wa_err verify_states(struct call *k, size_t index, unsigned before, enum verify_want want)
+{
+    struct op_result *r = k->r;
+    struct wa_tree *t = &k->s->tree;
+    if (k->dry || index >= t->count)
+        return WA_E_OK;
+    const struct wa_node *n = &t->nodes[index];
+    if (!states_tell(want, n, before)) {
+        op_result_note(r, "not read back: %s \"%.60s\" shows no state for %s", n->type, n->name,
+                       want_words(want));
+        return WA_E_OK;
+    }
+    char type[32];
+    snprintf(type, sizeof type, "%s", n->type); /* the tree may not outlive a read */
+    int64_t t0 = os_now_ms();
+    double c0 = os_clock_ms();
+    unsigned now = 0;
+    wa_err e;
+    bool holds = false;
+    for (;;) {
+        e = guard_element(k, index);
+        if (!e)
+            e = backend_element_states(k->be, t, index, &now);
+        if (e || (holds = states_hold(want, type, before, now)))
+            break;
+        if (os_now_ms() - t0 >= VERIFY_MAX_MS)
+            break;
+        os_sleep_ms(VERIFY_POLL_MS);
+    }
+    r->settle_ms += os_clock_ms() - c0;
+    if (e == WA_E_UNSUPPORTED || e == WA_E_DENIED) {
+        op_result_note(r, "not read back: %s", wa_err_detail());
+        wa_err_clear();
+        return WA_E_OK;
+    }
+    if (e)
+        return e;
+    char *words = state_words(now);
+    free(r->read_back);
+    r->read_back = words;
+    r->has_verified = true;
+    r->verified = holds;
+    if (holds) {
+        k->settled = true; /* what it shows now is the effect waited for */
+        return WA_E_OK;
+    }
+    char *was = state_words(before);
+    wa_err fail = wa_fail(WA_E_NOT_VERIFIED,
+                          "%s \"%.60s\" was %s and is %s after %d ms: the action did not "
+                          "happen (expected %s)",
+                          type, n->name, was ? was : "?", words ? words : "?", VERIFY_MAX_MS,
+                          want_words(want));
+    free(was);
+    return fail;
+}
+
+static const char *window_state_word(enum wa_window_state s)
+{
+    return s == WA_WINDOW_MINIMIZED   ? "minimized"
+           : s == WA_WINDOW_MAXIMIZED ? "maximized"
+                                      : "normal";
+}
+
+wa_err verify_window_state(struct call *k, uint64_t hwnd, enum wa_window_state want)
+{
+    struct op_result *r = k->r;
+    if (k->dry)
+        return WA_E_OK;
+    int64_t t0 = os_now_ms();
+    enum wa_window_state now = WA_WINDOW_NORMAL;
+    for (;;) {
+        struct wa_window w;
+        wa_err e = backend_window_info(k->be, hwnd, &w);
+        if (e == WA_E_UNSUPPORTED) {
+            op_result_note(r, "not read back: %s", wa_err_detail());
+            wa_err_clear();
+            return WA_E_OK;
+        }
+        if (e)
+            return e;
+        now = w.state;
+        wa_window_cleanup(&w);
+        if (now == want || os_now_ms() - t0 >= VERIFY_MAX_MS)
+            break;
+        os_sleep_ms(VERIFY_POLL_MS);
+    }
+    free(r->read_back);
+    r->read_back = str_dup(window_state_word(now));
+    r->has_verified = true;
+    r->verified = now == want;
+    if (r->verified)
+        return WA_E_OK;
+    return wa_fail(WA_E_NOT_VERIFIED, "the window is %s, not %s, after %d ms: it did not change",
+                   window_state_word(now), window_state_word(want), VERIFY_MAX_MS);
 }
 
 /* ---- what changed ---- */

@@ -290,7 +290,8 @@ static wa_err fake_set_window_state(uint64_t hwnd, enum wa_window_state s)
     const char *name = s == WA_WINDOW_MINIMIZED   ? "minimized"
                        : s == WA_WINDOW_MAXIMIZED ? "maximized"
                                                   : "normal";
-    fake_scene_set_string(w, "state", name);
+    if (!fake_scene_ignores(w, "set_window_state")) /* a window that stays as it is */
+        fake_scene_set_string(w, "state", name);
     cJSON *f = fake_scene_hwnd_fields(hwnd);
     cJSON_AddStringToObject(f, "state", name);
     fake_scene_record("set_window_state", f);
@@ -645,6 +646,8 @@ static const struct wa_backend fake_backend = {
     .find_items = fake_tree_find_items,
     .element_action = fake_tree_element_action,
     .element_value = fake_tree_element_value,
+    .element_states = fake_tree_element_states,
+    .check_box_point = fake_tree_check_box_point,
     .focused_value = fake_tree_focused_value,
     .post_click = fake_input_post_click,
     .post_wheel = fake_input_post_wheel,

@@ -40,6 +40,8 @@ wa_err fake_input_mouse_button(enum wa_button b, bool down)
         at && (w = fake_scene_find_window(at)) && fake_scene_json_str(w, "click_color"))
         fake_scene_set_string(w, "color",
                               fake_scene_json_str(w, "click_color")); /* it repaints at once */
+    if (down && b == WA_BUTTON_LEFT) /* an item's check box turns over as it is pressed */
+        fake_scene_click_check_box(fake_scene_state.cursor_x, fake_scene_state.cursor_y);
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "button",
                             b == WA_BUTTON_LEFT    ? "left"

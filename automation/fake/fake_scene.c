@@ -362,3 +362,82 @@ cJSON *fake_scene_child_at(cJSON *node, int x, int y)
     }
     return found;
 }
+
+bool fake_scene_has_state(const cJSON *n, const char *w)
+{
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(n, "states"))
+    {
+        if (cJSON_IsString(s) && strcmp(s->valuestring, w) == 0)
+            return true;
+    }
+    return false;
+}
+
+void fake_scene_set_state(cJSON *n, const char *w, bool on)
+{
+    cJSON *states = cJSON_GetObjectItemCaseSensitive(n, "states");
+    if (!cJSON_IsArray(states))
+        states = cJSON_AddArrayToObject(n, "states");
+    for (int i = cJSON_GetArraySize(states) - 1; i >= 0; i--) {
+        const cJSON *s = cJSON_GetArrayItem(states, i);
+        if (cJSON_IsString(s) && strcmp(s->valuestring, w) == 0)
+            cJSON_DeleteItemFromArray(states, i);
+    }
+    if (on)
+        cJSON_AddItemToArray(states, cJSON_CreateString(w));
+}
+
+bool fake_scene_ignores(const cJSON *n, const char *what)
+{
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(n, "ignores"))
+    {
+        if (cJSON_IsString(s) && strcmp(s->valuestring, what) == 0)
+            return true;
+    }
+    return false;
+}
+
+void fake_scene_toggle_check(cJSON *n)
+{
+    const char *checked = wa_state_words[WA_ST_INDEX_CHECKED];
+    bool was = fake_scene_has_state(n, checked);
+    fake_scene_set_state(n, checked, !was);
+    fake_scene_set_state(n, wa_state_words[WA_ST_INDEX_MIXED], false);
+    /* a box that showed none stays a plain "checked" toggle (older scenes) */
+    bool boxed = was || fake_scene_has_state(n, wa_state_words[WA_ST_INDEX_UNCHECKED]) ||
+                 cJSON_GetObjectItemCaseSensitive(n, "check_box");
+    fake_scene_set_state(n, wa_state_words[WA_ST_INDEX_UNCHECKED], was && boxed);
+}
+
+/* The node under n (n included) whose check box holds (x, y), in its window's pixels. */
+static cJSON *check_box_at(cJSON *n, double x, double y)
+{
+    struct wa_rect b = fake_scene_json_rect(cJSON_GetObjectItemCaseSensitive(n, "check_box"));
+    if (!wa_rect_empty(b) && x >= b.left && x < b.right && y >= b.top && y < b.bottom)
+        return n;
+    cJSON *kid;
+    cJSON_ArrayForEach(kid, cJSON_GetObjectItemCaseSensitive(n, "children"))
+    {
+        cJSON *found = check_box_at(kid, x, y);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+void fake_scene_click_check_box(int x, int y)
+{
+    uint64_t at = 0;
+    cJSON *w = NULL;
+    if (fake_scene_window_at(x, y, &at) != WA_E_OK || !at || !(w = fake_scene_find_window(at)))
+        return;
+    /* the point in the window's own pixels (bounds_to_physical the other way) */
+    double s = fake_scene_window_scale(w);
+    struct wa_rect r = fake_scene_json_rect(cJSON_GetObjectItemCaseSensitive(w, "rect"));
+    double wx = r.left + (x - r.left) / s, wy = r.top + (y - r.top) / s;
+    cJSON *n = check_box_at(cJSON_GetObjectItemCaseSensitive(w, "tree"), wx, wy);
+    if (n && !fake_scene_ignores(n, "click"))
+        fake_scene_toggle_check(n);
+}

@@ -100,4 +100,22 @@ cJSON *fake_scene_node_with_hwnd(cJSON *node, uint64_t hwnd);
 /* The deepest node with a window of its own whose bounds hold (x, y), else NULL. */
 cJSON *fake_scene_child_at(cJSON *node, int x, int y);
 
+/* Whether node n has state word w; setting or clearing it. */
+bool fake_scene_has_state(const cJSON *n, const char *w);
+void fake_scene_set_state(cJSON *n, const char *w, bool on);
+
+/* Whether node n ignores action `what` ("toggle", "select", "expand", "collapse",
+ * "set_value", "click", "set_window_state"): its "ignores" list names it. Such a node
+ * takes the action (it is recorded, and answers ok) and changes nothing, as a program
+ * that does not react would. */
+bool fake_scene_ignores(const cJSON *n, const char *what);
+
+/* Turns node n's check box over: checked -> unchecked, unchecked or mixed -> checked. */
+void fake_scene_toggle_check(cJSON *n);
+
+/* A press of the left button at screen pixel (x, y): the node of the window there whose
+ * "check_box" (a rectangle in its window's pixels, as "bounds") holds the point turns
+ * its check box over, as a program does for a click on an item's state image. */
+void fake_scene_click_check_box(int x, int y);
+
 #endif

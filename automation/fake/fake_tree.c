@@ -270,32 +270,6 @@ wa_err fake_tree_get_tree(uint64_t hwnd, const struct wa_tree_opts *o, struct wa
     return WA_E_OK;
 }
 
-/* Whether node n has state word w, and setting or clearing it. */
-static bool has_state(const cJSON *n, const char *w)
-{
-    const cJSON *s;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(n, "states"))
-    {
-        if (cJSON_IsString(s) && strcmp(s->valuestring, w) == 0)
-            return true;
-    }
-    return false;
-}
-
-static void set_state(cJSON *n, const char *w, bool on)
-{
-    cJSON *states = cJSON_GetObjectItemCaseSensitive(n, "states");
-    if (!cJSON_IsArray(states))
-        states = cJSON_AddArrayToObject(n, "states");
-    for (int i = cJSON_GetArraySize(states) - 1; i >= 0; i--) {
-        const cJSON *s = cJSON_GetArrayItem(states, i);
-        if (cJSON_IsString(s) && strcmp(s->valuestring, w) == 0)
-            cJSON_DeleteItemFromArray(states, i);
-    }
-    if (on)
-        cJSON_AddItemToArray(states, cJSON_CreateString(w));
-}
-
 wa_err fake_tree_element_action(struct wa_tree *t, size_t index, enum wa_element_action a,
                                 const char *value, const char **via)
 {
@@ -314,23 +288,25 @@ wa_err fake_tree_element_action(struct wa_tree *t, size_t index, enum wa_element
         return wa_fail(WA_E_UNSUPPORTED, "element has no patterns");
     }
     fake_scene_record("element_action", f);
+    *via = "fake:pattern";
+    if (fake_scene_ignores(n, names[a]))
+        return WA_E_OK; /* it takes the action, and nothing changes */
     if (a == WA_ACT_SET_VALUE && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(n, "readonly")))
         fake_scene_set_string(n, "value", value ? value : "");
     if (a == WA_ACT_FOCUS)
         fake_input_move_focus(n);
-    const char *checked = wa_state_words[WA_ST_INDEX_CHECKED];
     if (a == WA_ACT_TOGGLE)
-        set_state(n, checked, !has_state(n, checked));
+        fake_scene_toggle_check(n);
     if (a == WA_ACT_EXPAND || a == WA_ACT_COLLAPSE) {
-        set_state(n, wa_state_words[WA_ST_INDEX_EXPANDED], a == WA_ACT_EXPAND);
-        set_state(n, wa_state_words[WA_ST_INDEX_COLLAPSED], a == WA_ACT_COLLAPSE);
+        fake_scene_set_state(n, wa_state_words[WA_ST_INDEX_EXPANDED], a == WA_ACT_EXPAND);
+        fake_scene_set_state(n, wa_state_words[WA_ST_INDEX_COLLAPSED], a == WA_ACT_COLLAPSE);
     }
     const struct fake_row *fr = row_of(n);
     int idx = fr ? cJSON_GetObjectItemCaseSensitive(n, "index")->valueint : -1;
     if (a == WA_ACT_SELECT && fr)
         coll_set(fr->coll, "selected", idx);
     else if (a == WA_ACT_SELECT)
-        set_state(n, wa_state_words[WA_ST_INDEX_SELECTED], true);
+        fake_scene_set_state(n, wa_state_words[WA_ST_INDEX_SELECTED], true);
     if (a == WA_ACT_SCROLL_INTO_VIEW && fr) {
         int top = coll_int(fr->coll, "top", 0), per_page = coll_int(fr->coll, "per_page", 1);
         if (idx < top || idx >= top + per_page)
@@ -341,7 +317,30 @@ wa_err fake_tree_element_action(struct wa_tree *t, size_t index, enum wa_element
         t->nodes[index].states =
             (t->nodes[index].states & ~(unsigned)WA_ST_OFFSCREEN) | (now.states & WA_ST_OFFSCREEN);
     }
-    *via = "fake:pattern";
+    return WA_E_OK;
+}
+
+wa_err fake_tree_element_states(struct wa_tree *t, size_t index, unsigned *states)
+{
+    cJSON *n = t->nodes[index].handle;
+    cJSON *w = fake_scene_find_window(t->hwnd);
+    if (!n || !w)
+        return wa_fail(WA_E_STALE_REF, "the element is gone");
+    struct tree_element_info now = {0};
+    wa_err e = src_info(w, n, &now);
+    *states = now.states;
+    tree_element_info_cleanup(&now);
+    return e;
+}
+
+wa_err fake_tree_check_box_point(struct wa_tree *t, size_t index, int *x, int *y)
+{
+    const cJSON *n = t->nodes[index].handle;
+    const cJSON *w = fake_scene_find_window(t->hwnd);
+    const cJSON *box = n ? cJSON_GetObjectItemCaseSensitive(n, "check_box") : NULL;
+    if (!box || !w)
+        return wa_fail(WA_E_UNSUPPORTED, "the element draws no check box of its own");
+    wa_rect_center(fake_scene_bounds_to_physical(w, fake_scene_json_rect(box)), x, y);
     return WA_E_OK;
 }
 

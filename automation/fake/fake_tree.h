@@ -19,6 +19,10 @@ wa_err fake_tree_element_action(struct wa_tree *t, size_t index, enum wa_element
 wa_err fake_tree_find_items(struct wa_tree *t, size_t index, const struct wa_item_query *q,
                             size_t max, size_t *added);
 
+/* A node's states as the scene says them now; its "check_box" rectangle's centre. */
+wa_err fake_tree_element_states(struct wa_tree *t, size_t index, unsigned *states);
+wa_err fake_tree_check_box_point(struct wa_tree *t, size_t index, int *x, int *y);
+
 wa_err fake_tree_element_value(struct wa_tree *t, size_t index, char **value);
 
 wa_err fake_tree_focused_value(uint64_t top, uint64_t *hwnd, char **value);

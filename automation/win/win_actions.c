@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "automation/msaa_roles.h"
+#include "automation/win/win_cc_check.h"
 #include "automation/win/win_coll.h"
 #include "automation/win/win_msaa.h"
 #include "automation/win/win_msaa_cc.h"
@@ -285,7 +286,7 @@ static wa_err range_set_value(HWND h, bool slider, const char *value, const char
                      (LPARAM)h, true, NULL);
     LRESULT got = 0;
     if (!e && !(e = range_get(h, slider, &got)) && (long)(int)got != want)
-        e = wa_fail(WA_E_ACTION_FAILED, "the control holds %ld, not %ld (outside its range?)",
+        e = wa_fail(WA_E_NOT_VERIFIED, "the control holds %ld, not %ld (outside its range?)",
                     (long)(int)got, want);
     return e;
 }
@@ -312,6 +313,15 @@ static wa_err message_action(HWND h, enum msaa_item_class items, int item, uint6
         if (a == WA_ACT_SELECT)
             return select_item(h, items, item, via);
         return wa_fail(WA_E_UNSUPPORTED, "list items only take select");
+    }
+    if (a == WA_ACT_TOGGLE && (items == MSAA_ITEMS_TREEVIEW || items == MSAA_ITEMS_LISTVIEW)) {
+        /* an item's check box: Space on it (a click on the box is the core's, as input) */
+        struct win_cc *cc = win_cc_new(NULL);
+        if (!cc)
+            return wa_fail(WA_E_NOMEM, "out of memory");
+        wa_err e = win_cc_check_keys(cc, h, items, item_id, via);
+        win_cc_free(cc);
+        return e;
     }
     if (items != MSAA_ITEMS_NONE)
         return win_cc_action(h, items, item_id, a, via);
@@ -434,6 +444,114 @@ wa_err win_element_action(struct wa_tree *t, size_t index, enum wa_element_actio
                     ACTION_MS);
     }
     win_job_release(job);
+    return e;
+}
+
+/* ---- states read back, and where an item's check box is ---- */
+
+#define STATES_MS 2000 /* one read of an element's states, or one search for its box */
+
+struct item_job {
+    bool uia;
+    void *handle;
+    bool box;        /* find the check box's point (else read the states) */
+    unsigned states; /* out */
+    POINT at;        /* out: the box, screen pixels */
+};
+
+static void item_job_free(void *p)
+{
+    struct item_job *j = p;
+    handle_drop(j->uia, j->handle);
+    free(j);
+}
+
+static wa_err item_run(void *arg, struct win_gate *gate)
+{
+    (void)gate;
+    struct item_job *j = arg;
+    if (j->uia)
+        return j->box ? wa_fail(WA_E_UNSUPPORTED, "UI Automation's Toggle turns it over")
+                      : win_uia_states(j->handle, &j->states);
+    if (!j->box) {
+        struct tree_element_info info;
+        wa_err e = win_msaa_element_info(j->handle, &info);
+        j->states = info.states;
+        tree_element_info_cleanup(&info);
+        return e;
+    }
+    struct win_msaa_target t;
+    win_msaa_describe(j->handle, &t);
+    struct win_cc *cc = win_cc_new(NULL);
+    if (!cc)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    wa_err e = win_cc_check_point(cc, t.hwnd, t.items, t.item_id, &j->at);
+    win_cc_free(cc);
+    return e;
+}
+
+/* Runs an item job on node index with its deadline. */
+static wa_err item_wait(struct wa_tree *t, size_t index, bool box, struct item_job **out)
+{
+    *out = NULL;
+    if (index >= t->count)
+        return wa_fail(WA_E_ELEMENT_NOT_FOUND, "no element %zu in the tree", index + 1);
+    const struct wa_node *n = &t->nodes[index];
+    struct item_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return wa_fail(WA_E_NOMEM, "out of memory");
+    j->box = box;
+    if (!handle_take(t, n, &j->uia, &j->handle) || !j->handle) {
+        bool none = !j->handle;
+        item_job_free(j);
+        return none ? wa_fail(WA_E_UNSUPPORTED, "the element has no handle to read")
+                    : wa_fail(WA_E_NOMEM, "out of memory");
+    }
+    struct win_job *job = NULL;
+    wa_err e = win_job_start(item_run, j, item_job_free, &job);
+    if (e)
+        return e;
+    wa_err result = WA_E_OK;
+    bool captured = false;
+    e = win_job_wait(job, STATES_MS, &result, &captured);
+    if (e == WA_E_OK && !(e = result)) {
+        struct item_job *copy = malloc(sizeof *copy);
+        if (copy) {
+            *copy = *j;
+            copy->handle = NULL; /* the job's: dropped with it */
+        }
+        *out = copy;
+        e = copy ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+    } else if (e != result) {
+        e = wa_fail(WA_E_TIMEOUT, "the application did not answer within %d ms", STATES_MS);
+    }
+    win_job_release(job);
+    return e;
+}
+
+wa_err win_element_states(struct wa_tree *t, size_t index, unsigned *states)
+{
+    struct item_job *j = NULL;
+    *states = 0;
+    wa_err e = item_wait(t, index, false, &j);
+    if (!e)
+        *states = j->states;
+    free(j);
+    return e;
+}
+
+wa_err win_check_box_point(struct wa_tree *t, size_t index, int *x, int *y)
+{
+    struct item_job *j = NULL;
+    *x = *y = 0;
+    if (index < t->count && !(t->nodes[index].states & WA_ST_CHECK_STATES))
+        return wa_fail(WA_E_UNSUPPORTED, "the element draws no check box");
+    wa_err e = item_wait(t, index, true, &j);
+    if (!e) {
+        *x = j->at.x;
+        *y = j->at.y;
+    }
+    free(j);
     return e;
 }
 

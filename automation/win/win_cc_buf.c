@@ -11,6 +11,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "automation/msaa_roles.h"
 #include "base/win/win_utf8.h"
 #include "base/dynbuf.h"
 #include "base/str.h"
@@ -415,4 +416,13 @@ void win_cc_buf_place(HWND h, RECT rc, const RECT *area, struct tree_element_inf
         return;
     MapWindowPoints(h, NULL, (POINT *)&rc, 2);
     out->bounds = (struct wa_rect){rc.left, rc.top, rc.right, rc.bottom};
+}
+
+void win_cc_buf_check_box(UINT state, struct tree_element_info *out)
+{
+    unsigned check = msaa_state_image_check((state >> 12) & 0xF);
+    if (!check)
+        return;
+    out->states = (out->states & ~(unsigned)WA_ST_CHECK_STATES) | check;
+    out->patterns |= WA_PAT_TOGGLE;
 }

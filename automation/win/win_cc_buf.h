@@ -125,6 +125,11 @@ void win_cc_buf_sends_cleanup(struct sends *s);
 
 size_t win_cc_buf_sends_add(struct sends *s, UINT msg, WPARAM wp, LPARAM lp);
 
+/* The check box an item's state image draws (the state bits 12-15 of a TVITEM or
+ * LVITEM: msaa_state_image_check) as its checked, unchecked or mixed state, and the
+ * toggle it then takes; nothing for an item without one. */
+void win_cc_buf_check_box(UINT state, struct tree_element_info *out);
+
 /* An item's bounds (rc: client pixels of h) on the screen, and offscreen unless more
  * than half of it shows in area. */
 void win_cc_buf_place(HWND h, RECT rc, const RECT *area, struct tree_element_info *out);

@@ -145,7 +145,7 @@ static void lv_read_batch(struct win_cc *cc, HWND h, const struct columns *cols,
                           .cchTextMax = SLOT_CHARS};
             if (c == 0) {
                 lv.mask = LVIF_TEXT | LVIF_STATE;
-                lv.stateMask = LVIS_SELECTED | LVIS_FOCUSED;
+                lv.stateMask = LVIS_SELECTED | LVIS_FOCUSED | LVIS_STATEIMAGEMASK;
             }
             memcpy(b.local + off, &lv, sizeof lv);
             win_cc_buf_sends_add(&s, c == 0 ? LVM_GETITEMW : LVM_GETITEMTEXTW,
@@ -179,6 +179,7 @@ static void lv_read_batch(struct win_cc *cc, HWND h, const struct columns *cols,
                 cells[0] = win_cc_buf_slot_text(&b, k * row + sizeof(LVITEMW), first.pszText);
                 if (first.state & LVIS_SELECTED)
                     out->states |= WA_ST_SELECTED;
+                win_cc_buf_check_box(first.state, out);
             }
             for (int c = 1; c < ncol; c++)
                 cells[c] =

@@ -148,7 +148,7 @@ static void tv_read_batch(struct win_cc *cc, HWND h, const struct win_cc_item *i
         size_t off = k * row;
         TVITEMEXW tv = {.mask = TVIF_TEXT | TVIF_STATE | TVIF_CHILDREN | TVIF_HANDLE,
                         .hItem = (HTREEITEM)(uintptr_t)items[k].id,
-                        .stateMask = TVIS_SELECTED | TVIS_EXPANDED,
+                        .stateMask = TVIS_SELECTED | TVIS_EXPANDED | TVIS_STATEIMAGEMASK,
                         .pszText = (LPWSTR)(b.remote + off + sizeof(TVITEMEXW)),
                         .cchTextMax = SLOT_CHARS};
         memcpy(b.local + off, &tv, sizeof tv);
@@ -174,6 +174,7 @@ static void tv_read_batch(struct win_cc *cc, HWND h, const struct win_cc_item *i
                 out->name = win_cc_buf_slot_text(&b, k * row + sizeof(TVITEMEXW), tv.pszText);
                 if (tv.state & TVIS_SELECTED)
                     out->states |= WA_ST_SELECTED;
+                win_cc_buf_check_box(tv.state, out);
                 if (tv.cChildren) {
                     out->patterns |= WA_PAT_EXPAND;
                     out->states |= (tv.state & TVIS_EXPANDED) ? WA_ST_EXPANDED : WA_ST_COLLAPSED;

@@ -142,12 +142,22 @@ wa_err win_mouse_move(int x, int y)
     return e;
 }
 
+/* Where this process last moved the pointer: the press and release that follow carry it
+ * (win_mouse_button). */
+static struct {
+    bool have;
+    int x, y;
+} g_aim;
+
 static wa_err move_pointer(int x, int y)
 {
     RECT vs = virtual_screen();
     if (x < vs.left || x >= vs.right || y < vs.top || y >= vs.bottom)
         return wa_fail(WA_E_INVALID_ARGS, "point (%d,%d) is off the screen [%ld,%ld][%ld,%ld]", x,
                        y, vs.left, vs.top, vs.right, vs.bottom);
+    g_aim.have = true;
+    g_aim.x = x;
+    g_aim.y = y;
     /* Already there (a second click at one place, a double click): no move, and no wait
      * for X below. */
     POINT at;
@@ -192,6 +202,16 @@ wa_err win_mouse_button(enum wa_button b, bool down)
         return wa_fail(WA_E_INVALID_ARGS, "unknown mouse button %d", (int)b);
     INPUT in = {.type = INPUT_MOUSE};
     in.mi.dwFlags = flags[b][down];
+    /* The button at the point aimed at, in the same event: under Wine (8, X11) the X
+     * server's pointer can lag Wine's and, once it reports, put the pointer back where it
+     * was between the move and the press (seen on a loaded machine: a click on one check
+     * box of a tree landed on the box clicked before). */
+    if (g_aim.have) {
+        RECT vs = virtual_screen();
+        in.mi.dx = absolute_coord(g_aim.x - vs.left, vs.right - vs.left);
+        in.mi.dy = absolute_coord(g_aim.y - vs.top, vs.bottom - vs.top);
+        in.mi.dwFlags |= MOUSEEVENTF_MOVE | MOUSEEVENTF_ABSOLUTE | MOUSEEVENTF_VIRTUALDESK;
+    }
     return inject(1, &in, sizeof in) == 1 ? WA_E_OK : input_blocked(0, 1);
 }
 

@@ -156,7 +156,7 @@ static wa_err tree_item_info(struct win_cc *cc, struct remote *r, HWND h, HTREEI
 {
     TVITEMEXW tv = {.mask = TVIF_TEXT | TVIF_STATE | TVIF_CHILDREN | TVIF_HANDLE,
                     .hItem = item,
-                    .stateMask = TVIS_SELECTED | TVIS_EXPANDED,
+                    .stateMask = TVIS_SELECTED | TVIS_EXPANDED | TVIS_STATEIMAGEMASK,
                     .pszText = (LPWSTR)(r->base + OFF_TEXT),
                     .cchTextMax = TEXT_CHARS};
     LRESULT ok = 0;
@@ -168,6 +168,7 @@ static wa_err tree_item_info(struct win_cc *cc, struct remote *r, HWND h, HTREEI
         out->name = remote_text(r);
         if (tv.state & TVIS_SELECTED)
             out->states |= WA_ST_SELECTED;
+        win_cc_buf_check_box(tv.state, out);
         if (tv.cChildren) {
             out->patterns |= WA_PAT_EXPAND;
             out->states |= (tv.state & TVIS_EXPANDED) ? WA_ST_EXPANDED : WA_ST_COLLAPSED;
@@ -244,7 +245,7 @@ static wa_err list_item_info(struct win_cc *cc, struct remote *r, HWND h, int i,
 {
     LVITEMW lv = {.mask = LVIF_TEXT | LVIF_STATE,
                   .iItem = i,
-                  .stateMask = LVIS_SELECTED | LVIS_FOCUSED,
+                  .stateMask = LVIS_SELECTED | LVIS_FOCUSED | LVIS_STATEIMAGEMASK,
                   .pszText = (LPWSTR)(r->base + OFF_TEXT),
                   .cchTextMax = TEXT_CHARS};
     LRESULT ok = 0;
@@ -257,6 +258,7 @@ static wa_err list_item_info(struct win_cc *cc, struct remote *r, HWND h, int i,
         out->name = remote_text(r);
         if (lv.state & LVIS_SELECTED)
             out->states |= WA_ST_SELECTED;
+        win_cc_buf_check_box(lv.state, out);
         out->value = row_cells(cc, r, h, i);
     }
     RECT in = {.left = LVIR_SELECTBOUNDS}; /* icon and label: where a click selects */
@@ -481,8 +483,13 @@ wa_err win_cc_action(HWND h, enum msaa_item_class k, uint64_t item, enum wa_elem
         return wa_fail(WA_E_NOMEM, "out of memory");
     wa_err e = WA_E__COUNT; /* no path yet */
     if (k == MSAA_ITEMS_TREEVIEW && a == WA_ACT_SELECT) {
+        /* The owner may build a whole page as the selection changes (PuTTY's settings
+         * panels): the time an expand gets. */
         *via = "message:TVM_SELECTITEM";
-        bool sent = win_cc_buf_send(cc, NULL, h, TVM_SELECTITEM, TVGN_CARET, (LPARAM)item, &ok);
+        DWORD_PTR v = 0;
+        bool sent = SendMessageTimeoutW(h, TVM_SELECTITEM, TVGN_CARET, (LPARAM)item,
+                                        SMTO_ABORTIFHUNG, EXPAND_MS, &v) != 0;
+        ok = (LRESULT)v;
         if (sent && ok)
             win_cc_buf_send(cc, NULL, h, TVM_ENSUREVISIBLE, 0, (LPARAM)item, &ignored);
         e = win_cc_buf_result(sent, ok, "TVM_SELECTITEM");
@@ -505,9 +512,10 @@ wa_err win_cc_action(HWND h, enum msaa_item_class k, uint64_t item, enum wa_elem
         ok = (LRESULT)v;
         if (!sent)
             e = win_cc_buf_result(false, 0, "TVM_EXPAND");
-        else if (((state & TVIS_EXPANDED) != 0) != want)
-            e = wa_fail(WA_E_ACTION_FAILED,
-                        want ? "the item has nothing to expand" : "the item did not collapse");
+        else if (((state & TVIS_EXPANDED) != 0) != want) /* read back: it did not change */
+            e = wa_fail(WA_E_NOT_VERIFIED,
+                        want ? "the item is still collapsed (it has nothing to expand)"
+                             : "the item is still expanded: it did not collapse");
         else
             e = WA_E_OK;
     } else if (k == MSAA_ITEMS_LISTVIEW && a == WA_ACT_SELECT) {
@@ -519,7 +527,7 @@ wa_err win_cc_action(HWND h, enum msaa_item_class k, uint64_t item, enum wa_elem
         bool sent = win_cc_buf_send(cc, NULL, h, TCM_SETCURFOCUS, (WPARAM)item, 0, &ok);
         LRESULT cur = -1;
         if (sent && win_cc_buf_send(cc, NULL, h, TCM_GETCURSEL, 0, 0, &cur) && cur != (LRESULT)item)
-            e = wa_fail(WA_E_ACTION_FAILED, "the tab control kept tab %d", (int)cur + 1);
+            e = wa_fail(WA_E_NOT_VERIFIED, "the tab control kept tab %d", (int)cur + 1);
         else
             e = sent ? WA_E_OK : win_cc_buf_result(false, 0, "TCM_SETCURFOCUS");
     }

@@ -25,6 +25,8 @@ _Static_assert(MSAA_ROLE_LAST == ROLE_SYSTEM_OUTLINEBUTTON, "oleacc.h role value
 _Static_assert(MSAA_STATE_UNAVAILABLE == STATE_SYSTEM_UNAVAILABLE, "oleacc.h state values");
 _Static_assert(MSAA_STATE_FOCUSABLE == STATE_SYSTEM_FOCUSABLE, "oleacc.h state values");
 _Static_assert(MSAA_STATE_PROTECTED == STATE_SYSTEM_PROTECTED, "oleacc.h state values");
+_Static_assert(MSAA_STATE_MIXED == STATE_SYSTEM_MIXED, "oleacc.h state values");
+_Static_assert(MSAA_ROLE_CHECKBUTTON == ROLE_SYSTEM_CHECKBUTTON, "oleacc.h role values");
 
 /* ---- lists and handles ---- */
 
@@ -333,6 +335,19 @@ char *win_msaa_el_message_text(struct win_gate *g, HWND h)
     return s;
 }
 
+unsigned win_msaa_el_button_check(struct win_gate *g, HWND h, const char *type)
+{
+    bool box = strcmp(type, "CheckBox") == 0, radio = strcmp(type, "RadioButton") == 0;
+    LRESULT r = 0;
+    if ((!box && !radio) || !win_msaa_el_send_msg(g, h, BM_GETCHECK, 0, 0, MESSAGE_MS, &r))
+        return 0;
+    if (r == BST_CHECKED)
+        return WA_ST_CHECKED;
+    if (!box)
+        return 0;
+    return r == BST_INDETERMINATE ? WA_ST_MIXED : WA_ST_UNCHECKED;
+}
+
 bool win_msaa_el_type_takes_label(const char *type)
 {
     static const char *const kinds[] = {"Edit",   "ComboBox", "List",        "Tree",
@@ -341,6 +356,90 @@ bool win_msaa_el_type_takes_label(const char *type)
         if (strcmp(type, kinds[i]) == 0)
             return true;
     return false;
+}
+
+/* A window text as a name (its '&' marks gone, cut at a tab): NULL when there is none;
+ * takes text. */
+static char *name_of_text(char *text)
+{
+    char *name = msaa_text_to_name(text);
+    free(text);
+    if (name && !*name) {
+        free(name);
+        name = NULL;
+    }
+    return name;
+}
+
+/* Whether static p sits where a label of control h sits: to its left, its first line at
+ * h's first line (its top no lower than half a line below h's top, and reaching down to
+ * it), or above it, at most two lines above h's top and over h's width. A text placed
+ * anywhere else (a status line below a list, a note beside its lower half) is a
+ * neighbour, not its label. Windows' proxies take the static just before a control in
+ * tab order; dialogs made by hand (NSIS's pages) put other texts between the two. */
+static bool placed_as_label(HWND p, HWND h)
+{
+    RECT l, c;
+    if (!GetWindowRect(p, &l) || !GetWindowRect(h, &c))
+        return true; /* nothing to judge by: Windows' rule alone */
+    int line = l.bottom - l.top;
+    line = line < 12 ? 12 : line > 24 ? 24 : line; /* one line of a label, pixels */
+    int tol = line / 2;
+    bool left = l.left < c.left && l.right <= c.left + tol && l.top <= c.top + tol &&
+                l.bottom >= c.top - tol;
+    bool above = l.bottom <= c.top + tol && c.top - l.bottom <= 2 * line && l.left < c.right &&
+                 l.right > c.left;
+    return left || above;
+}
+
+/* The text of static p as a label (NULL when it is no text: an image, a paragraph). */
+static char *label_text(HWND p)
+{
+    LONG type = GetWindowLongW(p, GWL_STYLE) & SS_TYPEMASK;
+    if (type == SS_ICON || type == SS_BITMAP || type == SS_ENHMETAFILE || type == SS_OWNERDRAW)
+        return NULL;
+    char *name = name_of_text(stored_text(p));
+    /* A paragraph before a control describes it; it does not name it. */
+    if (name && (strlen(name) > LABEL_MAX || strchr(name, '\n'))) {
+        free(name);
+        name = NULL;
+    }
+    return name;
+}
+
+/* The group box around h, when h is the only control inside it that takes a label: the
+ * box's title names it (a list in a "Saved Sessions" box). */
+static char *group_label(HWND h)
+{
+    RECT c, g;
+    HWND parent = GetParent(h);
+    if (!parent || !GetWindowRect(h, &c))
+        return NULL;
+    HWND box = NULL;
+    for (HWND s = GetWindow(parent, GW_CHILD); s && !box; s = GetWindow(s, GW_HWNDNEXT)) {
+        char *cls = win_msaa_el_class_of(s);
+        bool is_box = cls && str_ieq(cls, "Button") && IsWindowVisible(s) &&
+                      (GetWindowLongW(s, GWL_STYLE) & BS_TYPEMASK) == BS_GROUPBOX &&
+                      GetWindowRect(s, &g) && c.left >= g.left && c.right <= g.right &&
+                      c.top >= g.top && c.bottom <= g.bottom;
+        free(cls);
+        box = is_box ? s : NULL;
+    }
+    if (!box)
+        return NULL;
+    for (HWND s = GetWindow(parent, GW_CHILD); s; s = GetWindow(s, GW_HWNDNEXT)) {
+        RECT r;
+        if (s == h || !IsWindowVisible(s) || !GetWindowRect(s, &r) || r.left < g.left ||
+            r.right > g.right || r.top < g.top || r.bottom > g.bottom)
+            continue;
+        char *cls = win_msaa_el_class_of(s);
+        const char *type = msaa_class_type_name(cls, (unsigned long)GetWindowLongW(s, GWL_STYLE));
+        bool other = type && win_msaa_el_type_takes_label(type);
+        free(cls);
+        if (other)
+            return NULL; /* the box names them all: none of them */
+    }
+    return name_of_text(stored_text(box));
 }
 
 char *win_msaa_el_label_before(HWND h)
@@ -352,18 +451,12 @@ char *win_msaa_el_label_before(HWND h)
         bool is_label = cls && str_ieq(cls, "Static");
         free(cls);
         if (!is_label)
-            return NULL;
-        char *text = stored_text(p);
-        char *name = msaa_text_to_name(text);
-        free(text);
-        /* A paragraph before a control describes it; it does not name it. */
-        if (name && (!*name || strlen(name) > LABEL_MAX || strchr(name, '\n'))) {
-            free(name);
-            name = NULL;
-        }
-        return name;
+            break; /* another control: the statics before it are its own */
+        char *name = placed_as_label(p, h) ? label_text(p) : NULL;
+        if (name)
+            return name;
     }
-    return NULL;
+    return group_label(h);
 }
 
 char *win_msaa_el_text_name(struct win_gate *gate, HWND h, bool responsive)
@@ -376,18 +469,9 @@ char *win_msaa_el_text_name(struct win_gate *gate, HWND h, bool responsive)
     free(cls);
     if (content)
         return NULL;
-    char *text = NULL;
     if (responsive && (GetWindowLongW(h, GWL_STYLE) & WS_CHILD))
-        text = win_msaa_el_message_text(gate, h);
-    else
-        text = stored_text(h);
-    char *name = msaa_text_to_name(text);
-    free(text);
-    if (name && !*name) {
-        free(name);
-        name = NULL;
-    }
-    return name;
+        return name_of_text(win_msaa_el_message_text(gate, h));
+    return name_of_text(stored_text(h));
 }
 
 char *win_msaa_el_range_value(struct win_gate *g, HWND h, const char *type)

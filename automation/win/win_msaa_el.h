@@ -273,8 +273,15 @@ char *win_msaa_el_message_text(struct win_gate *g, HWND h);
 /* Types whose window text is not their name: their name is a label before them. */
 bool win_msaa_el_type_takes_label(const char *type);
 
-/* What MSAA does on Windows for unnamed controls: the text of the static just
- * before it in Z order (its label, created just before it). */
+/* A check box's state (checked, unchecked or mixed) or a radio button's (checked or
+ * none) by BM_GETCHECK; 0 for other types, or when the button did not answer. */
+unsigned win_msaa_el_button_check(struct win_gate *g, HWND h, const char *type);
+
+/* A control's label, as Windows' proxies name unnamed controls: the text of a static
+ * before it in Z order (tab order: a label is made just before its control) with no
+ * other control between, placed as its label (left of its first line, or just above
+ * it; not an image, not a paragraph); else the title of the group box it alone sits in;
+ * else NULL. */
 char *win_msaa_el_label_before(HWND h);
 
 /* The window's text as a name; `responsive`: its thread answered a ping. */

@@ -131,9 +131,14 @@ static wa_err info_window(struct win_msaa_ctx *c, struct el_desc *d, struct tree
     else if (style & WS_TABSTOP)
         s |= WA_ST_FOCUSABLE;
     LRESULT r = 0;
-    if (ts->responsive && (strcmp(type, "CheckBox") == 0 || strcmp(type, "RadioButton") == 0) &&
-        win_msaa_el_send_msg(c->gate, h, BM_GETCHECK, 0, 0, MESSAGE_MS, &r) && r == BST_CHECKED)
-        s |= WA_ST_CHECKED;
+    if (strcmp(type, "CheckBox") == 0 || strcmp(type, "RadioButton") == 0) {
+        /* the button's own word over its MSAA object's */
+        unsigned check = ts->responsive ? win_msaa_el_button_check(c->gate, h, type) : 0;
+        if (!check && have_state)
+            check = msaa_check_states(role, (unsigned long)state);
+        if (check)
+            s = (s & ~(unsigned)WA_ST_CHECK_STATES) | check;
+    }
     /* A simple combo box's list is always open: neither expanded nor collapsed. */
     bool simple_combo = strcmp(type, "ComboBox") == 0 && (style & 3) == CBS_SIMPLE &&
                         str_ieq(out->class_name, "ComboBox");
@@ -181,6 +186,9 @@ static wa_err info_acc(struct win_msaa_ctx *c, struct el_desc *d, struct tree_el
         out->value = win_msaa_el_acc_text(c->gate, d->acc, d->child_id, ACC_VALUE);
     win_msaa_el_acc_location(c->gate, d->acc, d->child_id, &out->bounds);
     out->states = have_state ? msaa_state_to_wa((unsigned long)state) : 0;
+    if (have_state && msaa_check_states(role, (unsigned long)state))
+        out->states = (out->states & ~(unsigned)WA_ST_CHECK_STATES) |
+                      msaa_check_states(role, (unsigned long)state);
     out->patterns = patterns_for_type(out->type);
     if (menu_item && (have_state && (state & STATE_SYSTEM_HASPOPUP))) {
         out->patterns |= WA_PAT_EXPAND;

@@ -39,10 +39,12 @@ uint64_t win_msaa_reuse_window_sig(struct win_msaa_ctx *c, HWND h)
     MIX(wi.rcWindow.bottom);
     MIX(win_msaa_el_thread_of(c, h)->focus == h);
     MIX(win_msaa_el_text_hash(c, h));
-    /* the label a control may take its name from: the window just before it */
-    HWND label = win_msaa_el_prev_sibling(c, h);
-    MIX((uintptr_t)label);
-    MIX(label ? win_msaa_el_text_hash(c, label) : 0);
+    /* the label a control may take its name from: a window just before it */
+    HWND label = h;
+    for (int i = 0; i < 3 && (label = win_msaa_el_prev_sibling(c, label)); i++) {
+        MIX((uintptr_t)label);
+        MIX(win_msaa_el_text_hash(c, label));
+    }
 #undef MIX
     return x ? x : 1;
 }
@@ -99,9 +101,8 @@ static void read_again(struct win_msaa_ctx *c, struct el_desc *d, struct tree_el
         out->value = short_text(c->gate, h);
     }
     if (strcmp(type, "CheckBox") == 0 || strcmp(type, "RadioButton") == 0) {
-        out->states &= ~(unsigned)WA_ST_CHECKED;
-        if (win_msaa_el_send_msg(c->gate, h, BM_GETCHECK, 0, 0, MESSAGE_MS, &r) && r == BST_CHECKED)
-            out->states |= WA_ST_CHECKED;
+        out->states &= ~(unsigned)WA_ST_CHECK_STATES;
+        out->states |= win_msaa_el_button_check(c->gate, h, type);
     }
     if (strcmp(type, "ComboBox") == 0 &&
         win_msaa_el_send_msg(c->gate, h, CB_GETDROPPEDSTATE, 0, 0, MESSAGE_MS, &r)) {

@@ -33,6 +33,11 @@ wa_err win_element_action(struct wa_tree *t, size_t index, enum wa_element_actio
  * the value of the control with the keyboard focus; see backend.h. */
 wa_err win_element_value(struct wa_tree *t, size_t index, char **value);
 wa_err win_focused_value(uint64_t top, uint64_t *hwnd, char **value);
+/* The element's states read again (backend.h element_states), and where a click turns
+ * an item's check box over (check_box_point: tree and list view items), each on a
+ * worker within 2 s. */
+wa_err win_element_states(struct wa_tree *t, size_t index, unsigned *states);
+wa_err win_check_box_point(struct wa_tree *t, size_t index, int *x, int *y);
 
 /* Items of collection node `index` of an "msaa" tree that q wants, appended to t
  * (backend.h find_items); searched on a worker within FIND_MS. */

@@ -54,6 +54,7 @@ static const PROPERTYID cached_props[] = {
     UIA_SelectionItemIsSelectedPropertyId,
     UIA_LegacyIAccessibleDefaultActionPropertyId,
     UIA_AcceleratorKeyPropertyId,
+    UIA_LabeledByPropertyId,
     UIA_IsInvokePatternAvailablePropertyId,
     UIA_IsTogglePatternAvailablePropertyId,
     UIA_IsExpandCollapsePatternAvailablePropertyId,
@@ -230,6 +231,31 @@ static size_t cached_array(IUIAutomationElement *el, PROPERTYID id, VARTYPE vt, 
     return n;
 }
 
+/* The name of the element that labels el (LabeledBy: an edit's static text), asked of
+ * it now: UI Automation gives the label without a cache. NULL when there is none. */
+static char *label_name(IUIAutomationElement *el)
+{
+    VARIANT v;
+    char *name = NULL;
+    if (cached(el, UIA_LabeledByPropertyId, &v) && V_VT(&v) == VT_UNKNOWN && V_UNKNOWN(&v)) {
+        IUIAutomationElement *label = NULL;
+        if (SUCCEEDED(IUnknown_QueryInterface(V_UNKNOWN(&v), &IID_IUIAutomationElement,
+                                              (void **)&label)) &&
+            label) {
+            VARIANT n;
+            VariantInit(&n);
+            if (SUCCEEDED(
+                    IUIAutomationElement_GetCurrentPropertyValue(label, UIA_NamePropertyId, &n)) &&
+                V_VT(&n) == VT_BSTR && V_BSTR(&n))
+                name = win_wide_to_utf8_n(V_BSTR(&n), (int)SysStringLen(V_BSTR(&n)));
+            VariantClear(&n);
+        }
+        WIN_RELEASE(label);
+    }
+    VariantClear(&v);
+    return name;
+}
+
 /* ---- source ops ---- */
 
 static wa_err u_info(void *ctx, void *handle, struct tree_element_info *out)
@@ -238,6 +264,15 @@ static wa_err u_info(void *ctx, void *handle, struct tree_element_info *out)
     IUIAutomationElement *el = ((struct uia_el *)handle)->el;
     struct uia_raw_element r = {0};
     char *name = cached_string(el, UIA_NamePropertyId);
+    if (!name || !*name) { /* an unnamed control takes the name of its label */
+        char *label = label_name(el);
+        if (label && *label) {
+            free(name);
+            name = label;
+        } else {
+            free(label);
+        }
+    }
     char *aid = cached_string(el, UIA_AutomationIdPropertyId);
     char *cls = cached_string(el, UIA_ClassNamePropertyId);
     char *value = cached_string(el, UIA_ValueValuePropertyId);
@@ -601,6 +636,38 @@ wa_err win_uia_value(void *handle, char **out)
     *out = win_wide_to_utf8(b ? b : L"");
     SysFreeString(b);
     return *out ? WA_E_OK : wa_fail(WA_E_NOMEM, "out of memory");
+}
+
+wa_err win_uia_states(void *handle, unsigned *states)
+{
+    *states = 0;
+    struct uia_el *h = handle;
+    HRESULT hr;
+    IUIAutomation *uia = uia_instance(&hr);
+    if (!h || !h->el || !uia)
+        return wa_fail(WA_E_UNSUPPORTED, "no UI Automation element");
+    set_timeouts(uia, ACTION_CALL_MS);
+    IUIAutomationCacheRequest *req = NULL;
+    IUIAutomationElement *now = NULL;
+    hr = new_request(uia, TreeScope_Element, &req);
+    if (SUCCEEDED(hr))
+        hr = IUIAutomationElement_BuildUpdatedCache(h->el, req, &now);
+    WIN_RELEASE(req);
+    if (FAILED(hr) || !now) {
+        WIN_RELEASE(now);
+        if (hr == UIA_E_TIMEOUT)
+            return pattern_result(hr, "BuildUpdatedCache");
+        return wa_fail(WA_E_UNSUPPORTED, "its states cannot be asked again (0x%08lx)",
+                       (unsigned long)hr);
+    }
+    struct uia_el fresh = {.refs = 1, .el = now};
+    struct tree_element_info info;
+    wa_err e = u_info(NULL, &fresh, &info);
+    WIN_RELEASE(now);
+    if (!e)
+        *states = info.states;
+    tree_element_info_cleanup(&info);
+    return e;
 }
 
 wa_err win_uia_action(void *handle, enum wa_element_action a, const char *value, const char **via)

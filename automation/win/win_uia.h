@@ -38,5 +38,8 @@ wa_err win_uia_action(void *handle, enum wa_element_action a, const char *value,
 /* The element's current Value (UTF-8, heap). WA_E_DENIED for a password field,
  * WA_E_UNSUPPORTED when it has no Value pattern. */
 wa_err win_uia_value(void *handle, char **out);
+/* The element's states now (enum wa_state bits), its properties asked again
+ * (BuildUpdatedCache) rather than taken from the walk's cache. */
+wa_err win_uia_states(void *handle, unsigned *states);
 
 #endif

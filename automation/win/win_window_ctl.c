@@ -278,7 +278,7 @@ wa_err win_set_window_state(uint64_t hwnd, enum wa_window_state s)
         return WA_E_OK;
     if (!IsWindow(h))
         return wa_fail(WA_E_WINDOW_NOT_FOUND, "window 0x%llx closed", (unsigned long long)hwnd);
-    return wa_fail(WA_E_ACTION_FAILED, "window 0x%llx is still %s, not %s, after %d ms%s",
+    return wa_fail(WA_E_NOT_VERIFIED, "window 0x%llx is still %s, not %s, after %d ms%s",
                    (unsigned long long)hwnd, state_name(state_of(h)), state_name(s), STATE_WAIT_MS,
                    win_window_hung(h) ? " (it is not responding)" : "");
 }

@@ -58,6 +58,10 @@
  *                  (menu bar, submenus, context menu) is logged. Exit then closes the
  *                  window
  *   toolbar        id (controls panel: 450 Open, 451 Bold, 452 Italic)
+ *   tree_check     item, checked: a box of the Features tree changed (by a click on it,
+ *                  Space, or a message); the whole tree is compared after every
+ *                  notification it sends, so a change is logged once, whatever made it
+ *   list_check     item, checked: a box of the Columns list changed (LVN_ITEMCHANGED)
  *   accelerator    name "save" (Ctrl+S)
  *   key            vk, name, ctrl, shift, alt, win, repeat (the key was already down),
  *                  focus. Logged for every WM_KEYDOWN / WM_SYSKEYDOWN the thread takes
@@ -139,8 +143,12 @@
  * Greeting REG_SZ hello, Count REG_DWORD 0x00000005 (5)), a tree view at
  * [420,50,620,180] (Fruits expanded with Apple, Pear; Vegetables collapsed with Leek),
  * "Volume:" and a slider 0-100 at 30, "Progress:" and a progress bar at 60, "Copies:"
- * and an edit with a spin button at 5 (1-99), and a status bar of three parts
- * (Ready, "Ln 3, Col 7", UTF-8).
+ * and an edit with a spin button at 5 (1-99), "Features:" and a tree view with check
+ * boxes (TVS_CHECKBOXES) at [330,216,480,380] (Spell check checked, Auto save
+ * unchecked, Backups expanded and checked with Daily checked and Weekly unchecked),
+ * "Columns:" and a list view with check boxes (LVS_EX_CHECKBOXES, LVS_LIST) at
+ * [490,216,630,380] (Name checked, Size unchecked, Date checked), and a status bar of
+ * three parts (Ready, "Ln 3, Col 7", UTF-8).
  *
  * Dialog "testapp dialog" (DialogBoxIndirectParam from an in-memory template, modal,
  * owned by the main window, placed at main window's top-left + (120,120)), client
@@ -247,6 +255,10 @@ enum {
     IDC_CC_COPIES,
     IDC_CC_SPIN,
     IDC_CC_STATUS,
+    IDC_CC_LABEL_FEATURES,
+    IDC_CC_FEATURES, /* a tree view with check boxes (TVS_CHECKBOXES) */
+    IDC_CC_LABEL_COLUMNS,
+    IDC_CC_COLUMNS, /* a list view with check boxes (LVS_EX_CHECKBOXES) */
     IDT_OPEN = 450, /* toolbar commands */
     IDT_BOLD,
     IDT_ITALIC,
@@ -315,6 +327,9 @@ static const RECT TARGET_BLUE = {260, 200, 320, 260}; /* bounding box of the cir
 #define KEY_FILL         RGB(224, 224, 224)
 #define KEY_FILL_PRESSED RGB(176, 176, 176)
 
+#define FEATURES_MAX    8               /* items of the Features tree */
+#define WM_APP_FEATURES (WM_APP + 0x40) /* look at the Features tree's boxes again */
+
 /* ------------------------------------------------------------------------------------ */
 /* Application state (one UI thread). */
 
@@ -344,6 +359,10 @@ static struct {
     int drag_button;
     POINT drag_from;
     wchar_t dialog_text[EDIT_LIMIT + 1];
+    /* The controls panel's boxes: the Features tree and what its boxes showed last. */
+    HWND features;
+    bool feature_checked[FEATURES_MAX];
+    bool columns_ready; /* the Columns list is filled: its changes are logged */
 } g = {.log = INVALID_HANDLE_VALUE};
 
 /* ------------------------------------------------------------------------------------ */
@@ -1991,6 +2010,8 @@ static HWND cc_child(HWND parent, const wchar_t *cls, const wchar_t *text, int i
     return c;
 }
 
+static void scan_feature_checks(bool log);
+
 static bool create_controls(HWND hwnd)
 {
     INITCOMMONCONTROLSEX icc = {sizeof icc, ICC_WIN95_CLASSES};
@@ -2084,6 +2105,63 @@ static bool create_controls(HWND hwnd)
     SendMessageW(spin, UDM_SETRANGE32, 1, 99);
     SendMessageW(spin, UDM_SETPOS32, 0, 5);
 
+    /* A tree and a list whose items have check boxes, each after its label. */
+    HWND features, columns;
+    if (!cc_child(hwnd, L"STATIC", L"Features:", IDC_CC_LABEL_FEATURES, SS_LEFT, 330, 196, 150,
+                  18) ||
+        !(features = cc_child(hwnd, WC_TREEVIEWW, L"", IDC_CC_FEATURES,
+                              WS_BORDER | WS_TABSTOP | TVS_CHECKBOXES | TVS_HASBUTTONS |
+                                  TVS_HASLINES | TVS_LINESATROOT | TVS_SHOWSELALWAYS,
+                              330, 216, 150, 164)) ||
+        !cc_child(hwnd, L"STATIC", L"Columns:", IDC_CC_LABEL_COLUMNS, SS_LEFT, 490, 196, 140, 18) ||
+        !(columns =
+              cc_child(hwnd, WC_LISTVIEWW, L"", IDC_CC_COLUMNS,
+                       WS_BORDER | WS_TABSTOP | LVS_LIST | LVS_SHOWSELALWAYS, 490, 216, 140, 164)))
+        return false;
+    static const struct {
+        const wchar_t *text;
+        int parent; /* index of the item holding it, -1 for the top level */
+        bool checked;
+    } feature_items[] = {{L"Spell check", -1, true},
+                         {L"Auto save", -1, false},
+                         {L"Backups", -1, true},
+                         {L"Daily", 2, true},
+                         {L"Weekly", 2, false}};
+    /* A tree view makes its check box images on its first paint and turns every box off
+     * then (Wine's does, as Windows' documentation warns): painted once, into a memory
+     * DC, before the boxes are set. */
+    HDC mem = CreateCompatibleDC(NULL);
+    SendMessageW(features, WM_PAINT, (WPARAM)mem, 0);
+    DeleteDC(mem);
+    HTREEITEM made[5] = {0};
+    for (int i = 0; i < 5; i++) {
+        TVINSERTSTRUCTW ins = {
+            .hParent = feature_items[i].parent < 0 ? TVI_ROOT : made[feature_items[i].parent],
+            .hInsertAfter = TVI_LAST};
+        ins.item.mask = TVIF_TEXT;
+        ins.item.pszText = (LPWSTR)feature_items[i].text;
+        made[i] = (HTREEITEM)SendMessageW(features, TVM_INSERTITEMW, 0, (LPARAM)&ins);
+        /* the state image is set once the item is in (TVS_CHECKBOXES gives it 1) */
+        TVITEMW st = {.mask = TVIF_STATE | TVIF_HANDLE,
+                      .hItem = made[i],
+                      .stateMask = TVIS_STATEIMAGEMASK,
+                      .state = INDEXTOSTATEIMAGEMASK(feature_items[i].checked ? 2 : 1)};
+        SendMessageW(features, TVM_SETITEMW, 0, (LPARAM)&st);
+    }
+    SendMessageW(features, TVM_EXPAND, TVE_EXPAND, (LPARAM)made[2]);
+    g.features = features;
+    SendMessageW(columns, LVM_SETEXTENDEDLISTVIEWSTYLE, LVS_EX_CHECKBOXES, LVS_EX_CHECKBOXES);
+    static const wchar_t *const column_items[] = {L"Name", L"Size", L"Date"};
+    for (int i = 0; i < 3; i++) {
+        LVITEMW it = {.mask = LVIF_TEXT, .iItem = i, .pszText = (LPWSTR)column_items[i]};
+        SendMessageW(columns, LVM_INSERTITEMW, 0, (LPARAM)&it);
+        LVITEMW st = {.stateMask = LVIS_STATEIMAGEMASK,
+                      .state = INDEXTOSTATEIMAGEMASK(i == 1 ? 1 : 2)};
+        SendMessageW(columns, LVM_SETITEMSTATE, (WPARAM)i, (LPARAM)&st);
+    }
+    scan_feature_checks(false); /* what the boxes show now: the baseline of tree_check */
+    g.columns_ready = true;
+
     /* A status bar of three parts. */
     HWND sb = cc_child(hwnd, STATUSCLASSNAMEW, L"", IDC_CC_STATUS, SBARS_SIZEGRIP, 0, 0, 0, 0);
     if (!sb)
@@ -2096,6 +2174,47 @@ static bool create_controls(HWND hwnd)
     return true;
 }
 
+/* The Features tree's boxes compared with what they showed last: each that changed is
+ * logged as tree_check (log false: only remembered). */
+static void scan_feature_checks(bool log)
+{
+    int n = 0;
+    HTREEITEM stack[16];
+    int depth = 0;
+    HTREEITEM at = (HTREEITEM)SendMessageW(g.features, TVM_GETNEXTITEM, TVGN_ROOT, 0);
+    while (at && n < FEATURES_MAX) {
+        wchar_t text[64] = L"";
+        TVITEMW it = {.mask = TVIF_TEXT | TVIF_STATE | TVIF_HANDLE,
+                      .hItem = at,
+                      .stateMask = TVIS_STATEIMAGEMASK,
+                      .pszText = text,
+                      .cchTextMax = 64};
+        SendMessageW(g.features, TVM_GETITEMW, 0, (LPARAM)&it);
+        bool checked = (it.state >> 12) == 2;
+        if (log && checked != g.feature_checked[n]) {
+            Line l;
+            line_begin(&l, "tree_check");
+            line_str(&l, "item", text);
+            line_bool(&l, "checked", checked);
+            line_end(&l);
+        }
+        g.feature_checked[n++] = checked;
+        HTREEITEM child =
+            (HTREEITEM)SendMessageW(g.features, TVM_GETNEXTITEM, TVGN_CHILD, (LPARAM)at);
+        if (child && depth < 16) {
+            stack[depth++] = at;
+            at = child;
+            continue;
+        }
+        HTREEITEM next =
+            (HTREEITEM)SendMessageW(g.features, TVM_GETNEXTITEM, TVGN_NEXT, (LPARAM)at);
+        while (!next && depth > 0)
+            next = (HTREEITEM)SendMessageW(g.features, TVM_GETNEXTITEM, TVGN_NEXT,
+                                           (LPARAM)stack[--depth]);
+        at = next;
+    }
+}
+
 static LRESULT CALLBACK controls_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
 {
     LRESULT r;
@@ -2104,8 +2223,29 @@ static LRESULT CALLBACK controls_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
     switch (msg) {
     case WM_CREATE:
         return create_controls(hwnd) ? 0 : -1;
+    case WM_APP_FEATURES:
+        scan_feature_checks(true);
+        return 0;
     case WM_NOTIFY: {
         NMHDR *h = (NMHDR *)lp;
+        /* The tree turns a box over after it has notified (a click, Space): look once
+         * the message it is handling is done. */
+        if (h->idFrom == IDC_CC_FEATURES && g.features)
+            PostMessageW(hwnd, WM_APP_FEATURES, 0, 0);
+        if (h->idFrom == IDC_CC_COLUMNS && h->code == LVN_ITEMCHANGED && g.columns_ready) {
+            NMLISTVIEW *lv = (NMLISTVIEW *)lp;
+            if ((lv->uChanged & LVIF_STATE) &&
+                ((lv->uNewState ^ lv->uOldState) & LVIS_STATEIMAGEMASK) && lv->iItem >= 0) {
+                wchar_t text[64] = L"";
+                LVITEMW it = {.iSubItem = 0, .pszText = text, .cchTextMax = 64};
+                SendMessageW(h->hwndFrom, LVM_GETITEMTEXTW, (WPARAM)lv->iItem, (LPARAM)&it);
+                Line l;
+                line_begin(&l, "list_check");
+                line_str(&l, "item", text);
+                line_bool(&l, "checked", (lv->uNewState >> 12) == 2);
+                line_end(&l);
+            }
+        }
         if (h->code == TTN_GETDISPINFOW) {
             NMTTDISPINFOW *di = (NMTTDISPINFOW *)lp;
             const wchar_t *tip = h->idFrom == IDT_BOLD     ? L"Bold"

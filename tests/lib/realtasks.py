@@ -121,7 +121,8 @@ class MoveWindow:
 
 
 CLI_ACTION = {"click": "click", "double_click": "dblclick", "right_click": "rightclick",
-              "set_value": "fill", "select": "select", "expand": "expand"}
+              "set_value": "fill", "select": "select", "expand": "expand",
+              "collapse": "collapse", "toggle": "toggle", "invoke": "invoke"}
 
 # ---- reading listings ----
 
@@ -159,7 +160,8 @@ def sees_open_menu(text, lines):
 
 
 class Program:
-    """A Wine program started by its path in the prefix (argv after it), or testapp."""
+    """A program started by its path in the prefix (argv after it), by a whole path (a
+    program built outside the prefix), or testapp."""
 
     def __init__(self, path, *args, cwd=None, wait_title=None):
         """wait_title: start() returns once a window of that title is listed (a program
@@ -173,7 +175,8 @@ class Program:
             self.app = TestApp(*self.args).__enter__()
             self.proc = self.app.proc
             return self
-        exe = os.path.join(os.environ["WINEPREFIX"], "drive_c", *self.path.split("/"))
+        exe = self.path if os.path.isabs(self.path) else os.path.join(
+            os.environ["WINEPREFIX"], "drive_c", *self.path.split("/"))
         # a group of its own: some programs (winecfg) go on in a child of the process
         # started here, and the kill must reach it too
         self.proc = subprocess.Popen(["wine", exe, *self.args], stdout=subprocess.DEVNULL,
@@ -335,8 +338,13 @@ class Task:
     cleanup() in any case."""
 
     def __init__(self, name, about, programs, window, plan, judge, setup=None, cleanup=None,
-                 prompt=None, lang=None):
-        """lang: the locale of the ground it runs on (a prefix of its own, Ground)."""
+                 prompt=None, lang=None, shell=False, needs=()):
+        """lang: the locale of the ground it runs on (a prefix of its own, Ground).
+        shell: a program of the task is a terminal (PuTTY), which the gate counts as a
+        route to a shell: the command line acts with --allow-shell, the loop with
+        --shell on. needs: files (environment variables naming them) without which the
+        task cannot run; it fails saying which."""
+        self.shell, self.needs = shell, needs
         self.name, self.about, self.programs, self.window = name, about, programs, window
         self.plan, self.judge_fn = plan, judge
         self.setup_fn, self.cleanup_fn = setup, cleanup
@@ -347,6 +355,10 @@ class Task:
 
     def start(self):
         self.failures = []
+        missing = [n for n in self.needs if not os.path.exists(os.environ.get(n, "") or "/-")]
+        if missing:
+            raise StepFailed("%s names no file here: run ./dev.sh deps, which builds the "
+                             "programs the suite needs" % ", ".join(missing))
         if self.setup_fn:
             self.setup_fn()
         self.running = []
@@ -1101,7 +1113,7 @@ class CliDriver:
                 sel = step.title
                 lines = self.state(sel)
                 continue
-            window_arg = ["--window", sel]
+            window_arg = ["--window", sel] + (["--allow-shell"] if task.shell else [])
             if isinstance(step, Act):
                 el = step.pick.find(lines or [])
                 if el is None:
@@ -1119,7 +1131,7 @@ class CliDriver:
             elif isinstance(step, MenuPath):
                 args = ["menu", step.path]
             elif isinstance(step, MoveWindow):
-                args, window_arg = ["move", sel] + [str(v) for v in step.rect], []
+                args, window_arg = ["move", sel] + [str(v) for v in step.rect], window_arg[2:]
             if isinstance(step, Act) and step.expect:
                 self.expect_failure(task, step, args + window_arg)
                 continue
@@ -1338,7 +1350,8 @@ class LoopDriver:
         script = ModelScript(task)
         with fake_llm({"steps": []}) as fake:
             fake.policy = script
-            run = watest.AgentRun(fake, "--max-steps", "40", prompt=task.prompt)
+            run = watest.AgentRun(fake, "--max-steps", "60",
+                                  *(["--shell", "on"] if task.shell else []), prompt=task.prompt)
             r = run_recorded(run.argv, run.env, 300, self.transcript)
             if r is not None and r.returncode == 0 and not r.stdout and not script.done:
                 # Now and then, under load, `wine` returns at once (exit 0, no output)
@@ -1516,13 +1529,13 @@ def print_row(r):
 # ---- the suite as unittest tests ----
 
 
-def selected():
+def selected(tasks):
     """The tasks to run: all, or those WINAGENT_SUITE_TASKS=name,name names."""
     only = [n for n in os.environ.get("WINAGENT_SUITE_TASKS", "").split(",") if n]
-    return [t for t in TASKS if not only or t.name in only]
+    return [t for t in tasks if not only or t.name in only]
 
 
-def test_case(driver_class):
+def test_case(driver_class, tasks=None):
     """A unittest TestCase class, RealPrograms, with one test per selected task run by
     a new `driver_class()`; once they have run, the report of the driver's mode is
     written (write_report). The calling test module binds it to a module-level name."""
@@ -1548,6 +1561,6 @@ def test_case(driver_class):
     # unittest names its tests as before (RealPrograms.test_<task> in __main__).
     attrs = {"__module__": "__main__", "__qualname__": "RealPrograms",
              "tearDownClass": classmethod(tear_down_class)}
-    for task in selected():
+    for task in selected(TASKS if tasks is None else tasks):
         attrs["test_" + task.name] = make_test(task)
     return type("RealPrograms", (unittest.TestCase,), attrs)

@@ -83,6 +83,21 @@ static HRESULT bounds_value(const struct fake_node *n, VARIANT *v)
     return set_array(v, VT_R8, b, sizeof b[0], 4);
 }
 
+/* The node of the scene below n whose label (its "id", ...) is label, or NULL. */
+static struct fake_node *node_labelled(struct fake_node *n, const char *label)
+{
+    if (!n)
+        return NULL;
+    if (n->label && strcmp(n->label, label) == 0)
+        return n;
+    for (size_t i = 0; i < n->n_kids; i++) {
+        struct fake_node *found = node_labelled(n->kids[i], label);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
 /* n's value of property id; VT_EMPTY for properties the fake does not know. Called
  * under fake_lock(). */
 static HRESULT property_value(const struct fake_node *n, PROPERTYID id, VARIANT *v)
@@ -135,6 +150,17 @@ static HRESULT property_value(const struct fake_node *n, PROPERTYID id, VARIANT 
         return set_string(v, n->default_action);
     case UIA_AcceleratorKeyPropertyId:
         return set_string(v, n->accelerator);
+    case UIA_LabeledByPropertyId: {
+        /* the labelling element, not cached itself (as UI Automation gives it) */
+        struct fake_scene *sc = fake_scene_get();
+        struct fake_node *label =
+            n->labeled_by && sc ? node_labelled(sc->root, n->labeled_by) : NULL;
+        if (label) {
+            V_VT(v) = VT_UNKNOWN;
+            V_UNKNOWN(v) = (IUnknown *)fake_element_new(label, NULL, 0);
+        }
+        return S_OK;
+    }
     case UIA_IsInvokePatternAvailablePropertyId:
         set_bool(v, n->patterns & FP_INVOKE);
         return S_OK;
@@ -246,6 +272,25 @@ static HRESULT STDMETHODCALLTYPE el_get_cached_property_value(IUIAutomationEleme
     /* UI Automation fails for a property the request did not cache. */
     if (!props_cached(e, id))
         return E_INVALIDARG;
+    fake_lock();
+    hr = property_value(e->node, id, v);
+    fake_unlock();
+    return hr;
+}
+
+/* A property asked of the provider now (what a LabeledBy element, which comes without a
+ * cache, is asked): logged, as every call to the provider is. */
+static HRESULT STDMETHODCALLTYPE el_get_current_property_value(IUIAutomationElement *self,
+                                                               PROPERTYID id, VARIANT *v)
+{
+    struct fake_element *e = element_of(self);
+    VariantInit(v);
+    HRESULT hr = fake_fault_check(e->node, "GetCurrentPropertyValue", 0);
+    if (FAILED(hr))
+        return hr;
+    cJSON *o = fake_log_call("GetCurrentPropertyValue", e->node);
+    cJSON_AddNumberToObject(o, "property", id);
+    fake_log(o);
     fake_lock();
     hr = property_value(e->node, id, v);
     fake_unlock();
@@ -399,6 +444,7 @@ void fake_element_vtbls_init(void)
     element_vtbl.SetFocus = el_set_focus;
     element_vtbl.BuildUpdatedCache = el_build_updated_cache;
     element_vtbl.GetCachedPropertyValue = el_get_cached_property_value;
+    element_vtbl.GetCurrentPropertyValue = el_get_current_property_value;
     element_vtbl.GetCurrentPatternAs = el_get_current_pattern_as;
     element_vtbl.GetCachedChildren = el_get_cached_children;
 

@@ -121,6 +121,7 @@ static const char *const fault_calls[] = {
     "GetCachedChildren",
     "GetElement",
     "GetCachedPropertyValue",
+    "GetCurrentPropertyValue",
     "GetCurrentPatternAs",
     "SetFocus",
     "Invoke",
@@ -241,7 +242,7 @@ static const char *const element_keys[] = {
     "id",          "type",     "name",         "automation_id", "class",     "hwnd",
     "bounds",      "enabled",  "focusable",    "focused",       "offscreen", "password",
     "patterns",    "value",    "toggle_state", "expand_state",  "selected",  "default_action",
-    "accelerator", "children", "faults",
+    "accelerator", "children", "faults",       "labeled_by",
 };
 
 struct loader {
@@ -572,6 +573,11 @@ static bool parse_node(struct loader *l, const cJSON *j, struct fake_node *paren
         !parse_bounds(l, where, cJSON_GetObjectItemCaseSensitive(j, "bounds"), n) ||
         !parse_faults(l, j, n, where))
         return false;
+    const cJSON *labeled_by = cJSON_GetObjectItemCaseSensitive(j, "labeled_by");
+    if (labeled_by && !cJSON_IsString(labeled_by))
+        return fail(l, where, "\"labeled_by\" must be the id of another element");
+    if (labeled_by && !(n->labeled_by = _strdup(labeled_by->valuestring)))
+        return fail(l, where, "out of memory");
     const cJSON *hwnd = cJSON_GetObjectItemCaseSensitive(j, "hwnd");
     if (hwnd && !parse_handle(hwnd, &n->hwnd))
         return fail(l, where, "\"hwnd\" must be a handle (\"0x2004e\" or a number)");

@@ -64,6 +64,7 @@ struct fake_node {
     bool enabled, focusable, focused, offscreen, password, selected;
     int toggle_state, expand_state;
     unsigned patterns; /* enum fake_pattern */
+    char *labeled_by;  /* the label (id) of the element that labels it, or NULL */
     struct fake_fault *faults;
     size_t n_faults;
 };

@@ -66,6 +66,24 @@ static void test_states(void **state)
     assert_int_equal(msaa_state_to_wa(0x100004), WA_ST_FOCUSED | WA_ST_FOCUSABLE);
 }
 
+/* Check boxes: a CHECKBUTTON's three states, and the state images of tree and list
+ * items (TVS_CHECKBOXES's 1 and 2, the partial 3, installers' read-only 4 to 6). */
+static void test_check_boxes(void **state)
+{
+    (void)state;
+    assert_int_equal(msaa_state_to_wa(MSAA_STATE_MIXED | MSAA_STATE_CHECKED), WA_ST_MIXED);
+    assert_int_equal(msaa_check_states(MSAA_ROLE_CHECKBUTTON, 0), WA_ST_UNCHECKED);
+    assert_int_equal(msaa_check_states(MSAA_ROLE_CHECKBUTTON, MSAA_STATE_CHECKED), WA_ST_CHECKED);
+    assert_int_equal(msaa_check_states(MSAA_ROLE_CHECKBUTTON, MSAA_STATE_MIXED), WA_ST_MIXED);
+    assert_int_equal(msaa_check_states(MSAA_ROLE_PUSHBUTTON, MSAA_STATE_CHECKED), 0);
+    static const unsigned want[] = {
+        0, WA_ST_UNCHECKED, WA_ST_CHECKED, WA_ST_MIXED, WA_ST_UNCHECKED, WA_ST_CHECKED, WA_ST_MIXED,
+        0};
+    for (unsigned i = 0; i < sizeof want / sizeof want[0]; i++)
+        assert_int_equal(msaa_state_image_check(i), want[i]);
+    assert_int_equal(msaa_state_image_check(15), 0);
+}
+
 static void test_classes(void **state)
 {
     (void)state;
@@ -144,9 +162,8 @@ static void test_text_to_name(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roles),
-        cmocka_unit_test(test_states),
-        cmocka_unit_test(test_classes),
+        cmocka_unit_test(test_roles),        cmocka_unit_test(test_states),
+        cmocka_unit_test(test_check_boxes),  cmocka_unit_test(test_classes),
         cmocka_unit_test(test_text_to_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

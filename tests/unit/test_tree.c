@@ -794,10 +794,57 @@ static void collections_say_count_and_view(void **state)
     tree_cleanup(&t);
 }
 
+/* A name is text: a static image's resource ordinal (U+FFFF and its id, what NSIS's
+ * header image answers as its name) is no name; other bytes that are not text go. */
+static void names_carry_only_text(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"\xef\xbf\xbfg", ""},        /* U+FFFF 'g': a bitmap's resource */
+        {"Save\xef\xbf\xbe", "Save"}, /* U+FFFE */
+        {"a\x01"
+         "b\x7f"
+         "\xc2\x85"
+         "c",
+         "abc"},                          /* C0, DEL and C1 controls */
+        {"bad\xff\xc3(utf8", "bad(utf8"}, /* stray and broken sequences */
+        {"\xed\xa0\x80"
+         "x",
+         "x"}, /* an encoded surrogate */
+        {"\xef\xb7\x90"
+         "z",
+         "z"}, /* U+FDD0, a non-character */
+        {"Gr\xc3\xbc\xc3\x9f"
+         "e \xe4\xbd\xa0 \xf0\x9f\x98\x80",
+         "Gr\xc3\xbc\xc3\x9f"
+         "e \xe4\xbd\xa0 \xf0\x9f\x98\x80"},
+        {"two\nlines\tand\r", "two\nlines\tand\r"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", cases[i].in);
+        tree_text_name(buf);
+        assert_string_equal(buf, cases[i].want);
+    }
+    tree_text_name(NULL);
+    /* a node added with such a name is unnamed */
+    struct wa_tree t;
+    tree_init(&t);
+    struct tree_element_info info = {.type = "Image", .name = "\xef\xbf\xbfg"};
+    assert_int_equal(tree_add_node(&t, -1, &info), 0);
+    assert_string_equal(t.nodes[0].name, "");
+    assert_int_equal(t.nodes[0].name_source, WA_NAME_NONE);
+    tree_cleanup(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(walk_is_depth_first_and_formats_per_spec),
+        cmocka_unit_test(names_carry_only_text),
         cmocka_unit_test(name_fallback_chain_in_order),
         cmocka_unit_test(failing_elements_fall_through),
         cmocka_unit_test(node_budget_truncates_with_warning),

@@ -114,12 +114,17 @@ static void test_states_and_patterns(void **state)
     assert_int_equal(i.states, WA_ST_DISABLED | WA_ST_FOCUSED | WA_ST_OFFSCREEN | WA_ST_CHECKED);
     tree_element_info_cleanup(&i);
 
-    /* Indeterminate is not "checked"; a toggle state without the pattern means nothing. */
+    /* Indeterminate is "mixed", off "unchecked"; a toggle state without the pattern means
+     * nothing. */
     r.is_enabled = true;
     r.has_keyboard_focus = r.is_offscreen = false;
     r.toggle_state = UIA_TOGGLE_INDETERMINATE;
     assert_int_equal(uia_element_to_info(&r, &i), WA_E_OK);
-    assert_int_equal(i.states, 0);
+    assert_int_equal(i.states, WA_ST_MIXED);
+    tree_element_info_cleanup(&i);
+    r.toggle_state = UIA_TOGGLE_OFF;
+    assert_int_equal(uia_element_to_info(&r, &i), WA_E_OK);
+    assert_int_equal(i.states, WA_ST_UNCHECKED);
     tree_element_info_cleanup(&i);
     r.toggle_state = UIA_TOGGLE_ON;
     r.patterns = 0;

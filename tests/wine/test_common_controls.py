@@ -50,7 +50,8 @@ class ControlsPanel(unittest.TestCase):
         self.assertIn("tree useful", self.verdict)
 
     def test_report_rows_carry_their_cells(self):
-        rows = [n for n in self.t["elements"] if n["type"] == "ListItem"]
+        report = [n for n in self.t["elements"] if n["type"] == "List"][0]
+        rows = [n for n in kids(self.t, report) if n["type"] == "ListItem"]
         self.assertEqual([(r["name"], r.get("value")) for r in rows], [
             ("(Default)", "Type: REG_SZ; Data: (value not set)"),
             ("Greeting", "Type: REG_SZ; Data: hello"),

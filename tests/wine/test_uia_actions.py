@@ -91,8 +91,15 @@ class PatternActions(unittest.TestCase):
     def pattern_calls(self):
         """The calls that change something, without the ones that look."""
         skip = {"scene_loaded", "CreateInstance", "put_ConnectionTimeout",
-                "put_TransactionTimeout", "ElementFromHandleBuildCache", "GetCurrentPatternAs"}
+                "put_TransactionTimeout", "ElementFromHandleBuildCache", "GetCurrentPatternAs",
+                "BuildUpdatedCache"}
         return [c for c in self.scene.calls() if c["call"] not in skip]
+
+    def assert_read_back(self, out, name):
+        """The action's effect was read back from the element itself (its properties
+        asked again), and held."""
+        self.assertTrue(out["data"].get("verified"), out)
+        self.assertIn(name, [c["element"] for c in self.scene.calls("BuildUpdatedCache")])
 
     def assert_no_click(self):
         self.assertFalse([e for e in self.app.events() if e["event"] == "click"],
@@ -100,7 +107,7 @@ class PatternActions(unittest.TestCase):
 
     def test_states_and_values_as_the_tree_shows_them(self):
         got = {n["name"]: (n["states"], n.get("value")) for n in self.tree["elements"]}
-        self.assertEqual(got["Dark mode"], ([], None))
+        self.assertEqual(got["Dark mode"], (["unchecked"], None))
         self.assertEqual(got["Size"], (["collapsed"], "10"))
         self.assertEqual(got["Arial"], (["selected"], None))
         self.assertEqual(got["Courier"], ([], None))
@@ -122,9 +129,12 @@ class PatternActions(unittest.TestCase):
         calls = self.pattern_calls()
         self.assertEqual([(c["call"], c["element"], c["toggle_state"]) for c in calls],
                          [("Toggle", "Dark mode", 1)])
+        self.assert_read_back(out, "Dark mode")
 
     def test_expand_and_collapse(self):
-        self.assertEqual(self.act("expand", "Size")["data"]["via"], "uia:ExpandCollapse.Expand")
+        out = self.act("expand", "Size")
+        self.assertEqual(out["data"]["via"], "uia:ExpandCollapse.Expand")
+        self.assert_read_back(out, "Size")
         self.assertEqual(self.act("collapse", "Size")["data"]["via"], "uia:ExpandCollapse.Collapse")
         self.assertEqual([(c["call"], c["element"]) for c in self.pattern_calls()],
                          [("Expand", "Size"), ("Collapse", "Size")])
@@ -132,6 +142,7 @@ class PatternActions(unittest.TestCase):
     def test_select(self):
         out = self.act("select", "Courier")
         self.assertEqual(out["data"]["via"], "uia:SelectionItem.Select")
+        self.assert_read_back(out, "Courier")
         self.assertEqual([(c["call"], c["element"]) for c in self.pattern_calls()],
                          [("Select", "Courier")])
 

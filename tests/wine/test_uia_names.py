@@ -89,6 +89,35 @@ class Win32Controls(unittest.TestCase):
         ])
 
 
+class LabeledBy(unittest.TestCase):
+    def test_an_unnamed_control_takes_its_labels_name(self):
+        """UI Automation's LabeledBy: the label is asked for its name then (it comes
+        without a cache); a control with a name of its own keeps it, and a check box
+        shows its Toggle state as checked, unchecked or mixed."""
+        with TestApp() as app:
+            c = app.ready["controls"]
+            root = element("Window", [
+                element("Text", name="Server:", id="server-label", bounds=c["label_name"]),
+                element("Edit", labeled_by="server-label", patterns=["value"], value="",
+                        bounds=c["edit"]),
+                element("Edit", name="Own name", labeled_by="server-label", bounds=c["edit"]),
+                element("CheckBox", name="Wrap", patterns=["toggle"], toggle_state="off",
+                        bounds=c["checkbox"]),
+                element("CheckBox", name="Some", patterns=["toggle"],
+                        toggle_state="indeterminate", bounds=c["checkbox"]),
+            ], name="winagent testapp")
+            scene = Scene(app.ready["hwnd"], root)
+            t, verdict = scene.tree(app.ready["hwnd"])
+        self.assertEqual(t["source"], "uia", verdict)
+        self.assertEqual([(n["type"], n["name"]) for n in t["elements"][1:3]],
+                         [("Text", "Server:"), ("Edit", "Server:")])
+        self.assertEqual(t["elements"][3]["name"], "Own name")
+        self.assertIn("unchecked", t["elements"][4]["states"])
+        self.assertIn("mixed", t["elements"][5]["states"])
+        asked = scene.calls("GetCurrentPropertyValue")
+        self.assertEqual([a["element"] for a in asked], ["server-label"])
+
+
 class OwnerDrawn(unittest.TestCase):
     def test_pane_of_class_button_is_a_button(self):
         with TestApp() as app:
