@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "automation/coords.h"
-#include "automation/image.h"
+#include "automation/image/coords.h"
+#include "automation/image/image.h"
 #include "automation/keys.h"
 #include "automation/tree.h"
 #include "base/wa_err.h"

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "automation/coords.h"
+#include "automation/image/coords.h"
 #include "base/dynbuf.h"
 #include "base/wa_err.h"
 

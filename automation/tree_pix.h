@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "automation/image.h"
+#include "automation/image/image.h"
 #include "automation/tree.h"
 
 /* A hash of the pixels of rectangle [x0, x1) x [y0, y1) of img (inside it), their

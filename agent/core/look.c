@@ -10,6 +10,7 @@
 
 #include "agent/core/guard.h"
 #include "agent/core/target.h"
+#include "automation/image/annotate.h"
 #include "automation/tree_pix.h"
 
 /* Marks rect r (screen pixels) of the mask over frame with v. */
@@ -70,7 +71,7 @@ static wa_err blackout(struct call *k, struct wa_image *img, struct wa_rect fram
                 while (run < width && row[run])
                     run++;
                 if (run > x)
-                    image_fill_rect(img, x, y, run, y + 1, 0x000000);
+                    annotate_fill_rect(img, x, y, run, y + 1, 0x000000);
                 x = run + 1;
             }
         }
@@ -82,8 +83,8 @@ static wa_err blackout(struct call *k, struct wa_image *img, struct wa_rect fram
                 continue;
             struct wa_rect r = wa_rect_intersect(w->rect, frame);
             if (!wa_rect_empty(r))
-                image_fill_rect(img, r.left - frame.left, r.top - frame.top, r.right - frame.left,
-                                r.bottom - frame.top, 0x000000);
+                annotate_fill_rect(img, r.left - frame.left, r.top - frame.top,
+                                   r.right - frame.left, r.bottom - frame.top, 0x000000);
         }
     }
     wa_window_list_cleanup(&l);

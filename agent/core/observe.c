@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "automation/image/annotate.h"
+#include "automation/image/base64.h"
+#include "automation/image/png.h"
 #include "automation/tree_format.h"
 #include "base/os.h"
 #include "base/str.h"
@@ -132,8 +135,8 @@ void observe_draw_marks(const struct wa_tree *t, struct wa_image *img, struct wa
         const struct wa_rect r = t->nodes[i].bounds;
         char label[24];
         snprintf(label, sizeof label, "%zu", i + 1);
-        image_annotate_box(img, r.left - frame.left, r.top - frame.top, r.right - frame.left,
-                           r.bottom - frame.top, label);
+        annotate_box(img, r.left - frame.left, r.top - frame.top, r.right - frame.left,
+                     r.bottom - frame.top, label);
     }
 }
 

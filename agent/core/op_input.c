@@ -10,6 +10,7 @@
 #include "agent/core/send.h"
 #include "agent/core/verify.h"
 #include "agent/core/target.h"
+#include "automation/image/annotate.h"
 
 #define MAX_KEY_CHORDS 16
 
@@ -167,10 +168,10 @@ static void annotate_image(struct call *k, const struct aim *a, const struct aim
         observe_draw_marks(&k->s->tree, &r->annotate, frame);
     char label[32];
     snprintf(label, sizeof label, "(%d,%d)", a->nx, a->ny);
-    image_annotate_point(&r->annotate, a->px - frame.left, a->py - frame.top, label);
+    annotate_point(&r->annotate, a->px - frame.left, a->py - frame.top, label);
     if (to) {
         snprintf(label, sizeof label, "(%d,%d)", to->nx, to->ny);
-        image_annotate_point(&r->annotate, to->px - frame.left, to->py - frame.top, label);
+        annotate_point(&r->annotate, to->px - frame.left, to->py - frame.top, label);
     }
     r->has_annotate = true;
 }

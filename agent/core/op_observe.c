@@ -10,6 +10,7 @@
 #include "agent/core/look.h"
 #include "agent/core/refs.h"
 #include "agent/core/target.h"
+#include "automation/image/annotate.h"
 #include "automation/tree_format.h"
 #include "base/str.h"
 
@@ -290,8 +291,8 @@ static wa_err annotated_image(struct call *k, uint64_t hwnd, const struct tree_f
             continue;
         char label[24];
         snprintf(label, sizeof label, "%zu", i + 1);
-        image_annotate_box(&img, n->bounds.left - frame.left, n->bounds.top - frame.top,
-                           n->bounds.right - frame.left, n->bounds.bottom - frame.top, label);
+        annotate_box(&img, n->bounds.left - frame.left, n->bounds.top - frame.top,
+                     n->bounds.right - frame.left, n->bounds.bottom - frame.top, label);
     }
     e = look_image_from(k, &img, frame, 0);
     image_cleanup(&img);

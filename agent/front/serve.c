@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "automation/image/base64.h"
 #include "base/args.h"
 #include "agent/front/cli.h"
 #include "agent/front/rdp.h"
 #include "agent/core/wire.h"
 #include "base/version.h"
-#include "automation/image.h"
+#include "automation/image/image.h"
 #include "base/os.h"
 #include "base/str.h"
 #include "base/term_text.h"

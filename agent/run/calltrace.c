@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "automation/image.h"
+#include "automation/image/image.h"
+#include "automation/image/png.h"
 #include "base/dynbuf.h"
 
 /* agent.log's DEBUG lines behind a window observation's verdict: the interactive

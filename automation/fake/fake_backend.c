@@ -15,6 +15,7 @@
 #include "automation/fake/fake_person.h"
 #include "automation/fake/fake_scene.h"
 #include "automation/fake/fake_tree.h"
+#include "automation/image/png.h"
 #include "base/netpath.h"
 #include "base/os.h"
 #include "base/str.h"

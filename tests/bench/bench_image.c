@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "automation/image.h"
+#include "automation/image/base64.h"
+#include "automation/image/image.h"
+#include "automation/image/png.h"
 #include "base/os.h"
 #include "../unit/synth_image.h"
 

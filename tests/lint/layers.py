@@ -6,7 +6,9 @@ right below it, and a file may include headers of its own folder and of every la
 below it, however far down:
 
     base                      < base/win, base/posix (base/os.h's two halves)
-    base                      < automation, llm
+    base                      < automation/image (pixels, PNG, base64, coordinates)
+    automation/image          < automation
+    base                      < llm
     automation, base/win      < automation/win (the Windows backend)
     automation                < automation/fake
     automation, llm           < agent/core < agent/run < agent/front
@@ -34,7 +36,8 @@ BELOW = {
     "base": [],
     "base/win": ["base"],
     "base/posix": ["base"],
-    "automation": ["base"],
+    "automation/image": ["base"],
+    "automation": ["automation/image"],
     "llm": ["base"],
     "automation/win": ["automation", "base/win"],
     "automation/fake": ["automation"],

@@ -76,10 +76,10 @@ class Layers(unittest.TestCase):
         self.assertIn("agent/core/host.c: includes automation/win/win_window.h", out)
 
     def test_the_portable_core_including_a_platform_half_fails(self):
-        add_include(os.path.join(self.tmp, "automation/image.c"), "base/win/win_utf8.h")
+        add_include(os.path.join(self.tmp, "automation/image/image.c"), "base/win/win_utf8.h")
         code, out = run(self.tmp)
         self.assertEqual(code, 1, out)
-        self.assertIn("automation/image.c: includes base/win/win_utf8.h", out)
+        self.assertIn("automation/image/image.c: includes base/win/win_utf8.h", out)
 
     def test_base_including_its_platform_half_fails(self):
         add_include(os.path.join(self.tmp, "base/os_common.c"), "base/win/win_utf8.h")

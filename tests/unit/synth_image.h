@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "automation/image.h"
+#include "automation/image/image.h"
 
 /* xorshift32: the same sequence on every platform. */
 static inline uint32_t synth_rand(uint32_t *s)

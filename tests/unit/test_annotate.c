@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "automation/font.h"
-#include "automation/image.h"
+#include "automation/image/annotate.h"
+#include "automation/image/font.h"
+#include "automation/image/image.h"
 #include "synth_image.h"
 
 #define GREY  0x808080u
@@ -80,7 +81,7 @@ static void red_centre_everywhere(void **state)
             guarded_alloc(&g, w, h, p % 2 == 0);
             int x = points[p][0] < w ? points[p][0] : w - 1;
             int y = points[p][1] < h ? points[p][1] : h - 1;
-            image_annotate_point(&g.img, x, y, "(512,300)");
+            annotate_point(&g.img, x, y, "(512,300)");
             assert_int_equal(image_pixel_rgb(&g.img, x, y), RED);
             guarded_check_free(&g);
         }
@@ -97,7 +98,7 @@ static void outside_points_clamped(void **state)
     for (size_t i = 0; i < sizeof points / sizeof points[0]; i++) {
         struct guarded g;
         guarded_alloc(&g, 640, 480, i % 2 == 1);
-        image_annotate_point(&g.img, points[i][0], points[i][1], "(999,999)");
+        annotate_point(&g.img, points[i][0], points[i][1], "(999,999)");
         assert_int_equal(image_pixel_rgb(&g.img, expect[i][0], expect[i][1]), RED);
         guarded_check_free(&g);
     }
@@ -115,7 +116,7 @@ static void label_inside_at_corners(void **state)
     for (size_t p = 0; p < sizeof points / sizeof points[0]; p++) {
         struct guarded g;
         guarded_alloc(&g, w, h, true);
-        image_annotate_point(&g.img, points[p][0], points[p][1], label);
+        annotate_point(&g.img, points[p][0], points[p][1], label);
         assert_int_equal(count_rgb(&g.img, WHITE), ink_pixels(label, 2));
         /* The box does not cover the crosshair's centre. */
         assert_int_equal(image_pixel_rgb(&g.img, points[p][0], points[p][1]), RED);
@@ -131,9 +132,9 @@ static void tiny_images_clip(void **state)
         for (int h = 1; h <= 17; h += 8) {
             struct guarded g;
             guarded_alloc(&g, w, h, false);
-            image_annotate_point(&g.img, w / 2, h / 2, "(123,456)");
-            image_annotate_point(&g.img, 0, 0, "");
-            image_annotate_point(&g.img, w - 1, h - 1, NULL);
+            annotate_point(&g.img, w / 2, h / 2, "(123,456)");
+            annotate_point(&g.img, 0, 0, "");
+            annotate_point(&g.img, w - 1, h - 1, NULL);
             guarded_check_free(&g);
         }
 }
@@ -143,7 +144,7 @@ static void crosshair_and_ring(void **state)
     (void)state;
     struct guarded g;
     guarded_alloc(&g, 200, 200, false);
-    image_annotate_point(&g.img, 100, 100, NULL);
+    annotate_point(&g.img, 100, 100, NULL);
     for (int d = -10; d <= 10; d++) { /* both arms */
         assert_int_equal(image_pixel_rgb(&g.img, 100 + d, 100), RED);
         assert_int_equal(image_pixel_rgb(&g.img, 100, 100 + d), RED);

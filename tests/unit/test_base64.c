@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "automation/image.h"
+#include "automation/image/base64.h"
+#include "automation/image/image.h"
 #include "synth_image.h"
 
 static const char *const vectors[][2] = {

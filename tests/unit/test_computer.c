@@ -16,8 +16,8 @@
 
 #include "agent/run/computer.h"
 #include "llm/models.h"
-#include "automation/coords.h"
-#include "automation/image.h"
+#include "automation/image/coords.h"
+#include "automation/image/image.h"
 
 /* A display at (200,100), 1280x800, sent at full size. */
 static const struct computer_view FULL = {{200, 100, 1480, 900}, 1280, 800};

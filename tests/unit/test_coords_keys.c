@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "automation/coords.h"
+#include "automation/image/coords.h"
 #include "automation/keys.h"
 
 static void norm_maps_corners_exactly(void **state)

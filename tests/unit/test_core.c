@@ -16,6 +16,7 @@
 
 #include "agent/core/core.h"
 #include "automation/fake/fake_backend.h"
+#include "automation/image/png.h"
 #include "core_rig.h"
 
 #include <lodepng.h>

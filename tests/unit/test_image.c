@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "automation/image.h"
+#include "automation/image/image.h"
 #include "synth_image.h"
 
 /* stb's box filter, as the reference the fast paths are checked against. */
-#include "automation/stb_resize.h"
+#include "automation/image/stb_resize.h"
 
 static void fit_sizes(void **state)
 {

@@ -12,8 +12,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "automation/image.h"
-#include "automation/png_deflate.h"
+#include "automation/image/image.h"
+#include "automation/image/png.h"
+#include "automation/image/png_deflate.h"
 #include "synth_image.h"
 
 #define PNG_MAX (256u << 20)

@@ -1,5 +1,5 @@
 /* The built-in 5x7 bitmap font: glyph data for printable ASCII and text drawing. */
-#include "automation/font.h"
+#include "automation/image/font.h"
 
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /* The debug mark on step images: a red crosshair and ring at the target point, and its
  * label on a dark box kept inside the image. */
-#include "automation/image.h"
+#include "automation/image/annotate.h"
 
-#include "automation/font.h"
+#include "automation/image/font.h"
 
 #define MARK_RGB    0xff0000u /* crosshair and ring */
 #define BOX_RGB     0x101010u /* label background */
@@ -48,7 +48,7 @@ static int label_origin(int p, int size, int limit)
     return clamp(o, 0, limit - size > 0 ? limit - size : 0);
 }
 
-void image_annotate_point(struct wa_image *img, int x, int y, const char *label)
+void annotate_point(struct wa_image *img, int x, int y, const char *label)
 {
     if (!img->px || img->width <= 0 || img->height <= 0)
         return;
@@ -82,8 +82,7 @@ void image_annotate_point(struct wa_image *img, int x, int y, const char *label)
 #define MARK_BOX_RGB   0xff00ffu /* numbered boxes: magenta, rare in user interfaces */
 #define MARK_LABEL_RGB 0xffffffu
 
-void image_annotate_box(struct wa_image *img, int left, int top, int right, int bottom,
-                        const char *label)
+void annotate_box(struct wa_image *img, int left, int top, int right, int bottom, const char *label)
 {
     if (!img->px || img->width <= 0 || img->height <= 0 || right <= left || bottom <= top)
         return;
@@ -109,7 +108,8 @@ void image_annotate_box(struct wa_image *img, int left, int top, int right, int 
     font_draw_text(img, bx + 2, by + 2, label, scale, MARK_LABEL_RGB);
 }
 
-void image_fill_rect(struct wa_image *img, int left, int top, int right, int bottom, uint32_t rgb)
+void annotate_fill_rect(struct wa_image *img, int left, int top, int right, int bottom,
+                        uint32_t rgb)
 {
     if (!img->px)
         return;

@@ -1,6 +1,5 @@
-/* Pixel image storage, fitting, downscaling and pixel reads (the rest of image.h is in
- * png.c, base64.c and annotate.c). */
-#include "automation/image.h"
+/* Pixel image storage, fitting, downscaling, comparing and pixel reads. */
+#include "automation/image/image.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -8,7 +7,7 @@
 
 #include "base/os.h"
 
-#include "automation/stb_resize.h"
+#include "automation/image/stb_resize.h"
 
 /* SSE2 is in every x86-64 processor; elsewhere the same arithmetic in plain C. */
 #if defined(__SSE2__)

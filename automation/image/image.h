@@ -1,15 +1,14 @@
-/* Pixel images and the observation pipeline: downscale, fast PNG encoding, base64,
- * and the red-crosshair annotation of the debug images. Portable; the Windows
- * backend only captures into a struct wa_image. */
-#ifndef WINAGENT_AUTOMATION_IMAGE_H
-#define WINAGENT_AUTOMATION_IMAGE_H
+/* Pixel images: storage, fitting, downscaling, comparing and reading pixels. The
+ * observation pipeline goes on in png.h, base64.h and annotate.h. Portable; the
+ * Windows backend only captures into a struct wa_image. */
+#ifndef WINAGENT_AUTOMATION_IMAGE_IMAGE_H
+#define WINAGENT_AUTOMATION_IMAGE_IMAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "automation/coords.h"
-#include "base/dynbuf.h"
+#include "automation/image/coords.h"
 #include "base/wa_err.h"
 
 /* 8-bit 4-channel pixels, top-down rows of width*4 bytes. Channel order is RGBA, or
@@ -46,36 +45,6 @@ void image_fit(int width, int height, int max_edge, int *out_w, int *out_h);
  * max_short (either 0: no such limit): what to downscale to for a consumer that
  * would otherwise scale the image again itself. */
 int image_edge_within(int width, int height, int max_edge, long max_pixels, int max_short);
-
-/* Appends a PNG of img (8-bit RGB, alpha dropped) to out. Tuned for speed on screen
- * content: a cheap filter and fast deflate, at most ~1.3x the size of a thorough
- * encoder's output. */
-wa_err png_encode(const struct wa_image *img, struct dynbuf *out);
-
-/* The reference encoder (lodepng with its default settings), for the benchmark and
- * for tests that compare. */
-wa_err png_encode_reference(const struct wa_image *img, struct dynbuf *out);
-
-/* Decodes a PNG file's bytes into an RGBA image (tests, replay, the fake backend). */
-wa_err png_decode(const void *data, size_t len, struct wa_image *out);
-
-/* Appends standard base64 (with padding, no line breaks) of len bytes to out. */
-wa_err base64_encode(const void *data, size_t len, struct dynbuf *out);
-/* Decodes standard base64 (whitespace ignored); WA_E_PARSE on bad input. */
-wa_err base64_decode(const char *text, size_t len, struct dynbuf *out);
-
-/* Draws the debug mark at pixel (x, y): a red crosshair with a small ring, and the
- * label (e.g. "(512,300)") in a built-in bitmap font on a contrasting box placed so
- * it stays inside the image. Points outside the image are clamped to its edge. */
-void image_annotate_point(struct wa_image *img, int x, int y, const char *label);
-
-/* Draws a numbered mark: a box outlining [left,right) x [top,bottom) (image pixels) and
- * the label on a tab at its top-left corner, kept inside the image. */
-void image_annotate_box(struct wa_image *img, int left, int top, int right, int bottom,
-                        const char *label);
-
-/* Fills [left,right) x [top,bottom), clipped to the image, with 0xRRGGBB (opaque). */
-void image_fill_rect(struct wa_image *img, int left, int top, int right, int bottom, uint32_t rgb);
 
 /* Whether two captures of one window differ in a way a person would see: a changed
  * region at least IMAGE_CHANGE_MIN_WIDTH pixels wide (a blinking caret is not). Images

@@ -8,7 +8,7 @@
  * most BLOCK_TOKENS, each with its own Huffman codes from its histogram. Under Wine the
  * PNG of the bench desktop at 1280x720 took 15.6 ms with zlib level 1 (tuned), ~2-3 ms
  * with this, 1.05-1.09x the bytes on Wine screens (docs/observation.md, "The image"). */
-#include "automation/png_deflate.h"
+#include "automation/image/png_deflate.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* Rectangles and the 0-999 coordinate contract (docs/contract.md §4). */
-#ifndef WINAGENT_AUTOMATION_COORDS_H
-#define WINAGENT_AUTOMATION_COORDS_H
+#ifndef WINAGENT_AUTOMATION_IMAGE_COORDS_H
+#define WINAGENT_AUTOMATION_IMAGE_COORDS_H
 
 #include <stdbool.h>
 

@@ -1,7 +1,7 @@
 /* Deflate (RFC 1951) for PNG's filtered rows, made for screen content: matches only
  * where screens repeat themselves, and dynamic Huffman codes. */
-#ifndef WINAGENT_AUTOMATION_PNG_DEFLATE_H
-#define WINAGENT_AUTOMATION_PNG_DEFLATE_H
+#ifndef WINAGENT_AUTOMATION_IMAGE_PNG_DEFLATE_H
+#define WINAGENT_AUTOMATION_IMAGE_PNG_DEFLATE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* The 0-999 coordinate contract: model coordinates <-> pixels of a frame. */
-#include "automation/coords.h"
+#include "automation/image/coords.h"
 
 void wa_rect_center(struct wa_rect r, int *x, int *y)
 {

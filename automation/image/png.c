@@ -1,6 +1,6 @@
 /* PNG for observations: a fast screen-tuned encoder (its deflate in png_deflate.c, zlib
  * for the checksums), lodepng as the reference encoder and as the decoder. */
-#include "automation/image.h"
+#include "automation/image/png.h"
 
 #include <lodepng.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "automation/png_deflate.h"
+#include "automation/image/png_deflate.h"
 #include "base/os.h"
 
 /* Images with at least this much filtered data are cut into MAX_BANDS bands deflated on

@@ -1,5 +1,7 @@
 /* Standard base64 (RFC 4648 section 4) for images sent inline to the model. */
-#include "automation/image.h"
+#include "automation/image/base64.h"
+
+#include <stdint.h>
 
 static const char b64_alphabet[64] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

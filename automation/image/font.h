@@ -1,11 +1,11 @@
 /* A built-in 5x7 bitmap font for printable ASCII, for labels drawn into debug images. */
-#ifndef WINAGENT_AUTOMATION_FONT_H
-#define WINAGENT_AUTOMATION_FONT_H
+#ifndef WINAGENT_AUTOMATION_IMAGE_FONT_H
+#define WINAGENT_AUTOMATION_IMAGE_FONT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "automation/image.h"
+#include "automation/image/image.h"
 
 #define FONT_GLYPH_W 5 /* pixels, before scaling */
 #define FONT_GLYPH_H 7
