@@ -347,7 +347,7 @@ wa_err backend_mouse_button(const struct wa_backend *b, enum wa_button btn, bool
                                 : UNSUPPORTED(b, "press mouse buttons");
 }
 
-wa_err backend_mouse_wheel(const struct wa_backend *b, int delta, bool horizontal)
+static wa_err backend_mouse_wheel(const struct wa_backend *b, int delta, bool horizontal)
 {
     return b && b->mouse_wheel ? b->mouse_wheel(delta, horizontal) : UNSUPPORTED(b, "scroll");
 }

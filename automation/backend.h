@@ -484,7 +484,6 @@ wa_err backend_capture_window(const struct wa_backend *b, uint64_t hwnd, struct 
                               struct wa_rect *frame);
 wa_err backend_mouse_move(const struct wa_backend *b, int x, int y);
 wa_err backend_mouse_button(const struct wa_backend *b, enum wa_button btn, bool down);
-wa_err backend_mouse_wheel(const struct wa_backend *b, int delta, bool horizontal);
 wa_err backend_type_text(const struct wa_backend *b, const char *utf8);
 wa_err backend_press_keys(const struct wa_backend *b, const struct wa_key_combo *k);
 wa_err backend_hold_keys(const struct wa_backend *b, const struct wa_key_combo *k, bool down);

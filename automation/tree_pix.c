@@ -76,8 +76,9 @@ uint64_t tree_pix_in(const struct wa_image *img, struct wa_rect frame, struct wa
     return h ? h : 1;
 }
 
-uint64_t tree_pix_of(const struct wa_tree *t, size_t i, const struct wa_image *img,
-                     struct wa_rect frame)
+/* Node i's fingerprint in img (tree_pix_area, tree_pix_in); 0 where it has none. */
+static uint64_t tree_pix_of(const struct wa_tree *t, size_t i, const struct wa_image *img,
+                            struct wa_rect frame)
 {
     struct wa_rect area;
     return tree_pix_area(t, i, &area) ? tree_pix_in(img, frame, area) : 0;

@@ -22,9 +22,6 @@ bool tree_pix_area(const struct wa_tree *t, size_t i, struct wa_rect *area);
 /* The fingerprint of area in img, a capture of frame (screen pixels); 0 where the area
  * is not wholly (top to bottom) in the capture. */
 uint64_t tree_pix_in(const struct wa_image *img, struct wa_rect frame, struct wa_rect area);
-/* Node i's fingerprint in img (tree_pix_area, tree_pix_in); 0 where it has none. */
-uint64_t tree_pix_of(const struct wa_tree *t, size_t i, const struct wa_image *img,
-                     struct wa_rect frame);
 /* Sets every node's pix from img (a capture taken before t was walked), but those that
  * have one: taken from the last walk for looking the same in img, they have it. */
 void tree_pix_set(struct wa_tree *t, const struct wa_image *img, struct wa_rect frame);

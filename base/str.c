@@ -28,7 +28,8 @@ static int fold(unsigned char c)
     return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
 }
 
-int str_icmp(const char *a, const char *b)
+/* ASCII case-insensitive ordering, like strcmp's. */
+static int str_icmp(const char *a, const char *b)
 {
     const unsigned char *p = (const unsigned char *)a, *q = (const unsigned char *)b;
     while (*p && fold(*p) == fold(*q)) {

@@ -9,10 +9,9 @@
 char *str_dup(const char *s);
 /* Heap copy of at most n bytes, terminated. */
 char *str_ndup(const char *s, size_t n);
-/* ASCII case-insensitive equality / ordering / substring search (UTF-8 safe: only
+/* ASCII case-insensitive equality / substring search (UTF-8 safe: only
  * ASCII letters fold). NULL equals nothing. */
 bool str_ieq(const char *a, const char *b);
-int str_icmp(const char *a, const char *b);
 /* a equals the first n bytes of b, ASCII case-insensitively. */
 bool str_ieq_n(const char *a, const char *b, size_t n);
 bool str_icontains(const char *haystack, const char *needle);

@@ -37,7 +37,7 @@ wa_err wa_err_from_code(const char *code)
     return WA_E__COUNT;
 }
 
-wa_err wa_failv(wa_err e, const char *fmt, va_list ap)
+static wa_err wa_failv(wa_err e, const char *fmt, va_list ap)
 {
     if (fmt)
         vsnprintf(detail, sizeof detail, fmt, ap);

@@ -73,7 +73,6 @@ wa_err wa_err_from_code(const char *code);
  * can `return wa_fail(WA_E_TIMEOUT, "window %s did not answer in %d ms", ...)`.
  * The detail is truncated to 511 bytes. It must never contain secrets. */
 wa_err wa_fail(wa_err e, const char *fmt, ...) WA_PRINTF(2, 3);
-wa_err wa_failv(wa_err e, const char *fmt, va_list ap);
 
 /* The calling thread's last detail line ("" when none), valid until the next wa_fail. */
 const char *wa_err_detail(void);

@@ -54,7 +54,8 @@ const struct llm_provider_ops *llm_provider_ops_for(enum llm_provider_kind k)
     return &llm_openai_ops;
 }
 
-bool llm_is_azure(const char *url)
+/* Azure OpenAI resources (host under .azure.com) take their key in "api-key". */
+static bool llm_is_azure(const char *url)
 {
     const char *host = strstr(url, "://");
     host = host ? host + 3 : url;
@@ -220,7 +221,10 @@ char *llm_data_url(const char *mime, const char *base64)
     return url;
 }
 
-cJSON *llm_tool_schema(const struct llm_tool *t, wa_err *err)
+/* A function tool's parameters as the JSON-schema object sent (a new one): a copy of
+ * t->parameters, or {"type":"object","properties":{}} when it has none. NULL when out
+ * of memory, or with *err set (WA_E_INVALID_ARGS) when parameters are no object. */
+static cJSON *llm_tool_schema(const struct llm_tool *t, wa_err *err)
 {
     if (t->parameters && !cJSON_IsObject(t->parameters)) {
         *err = wa_fail(WA_E_INVALID_ARGS, "tool %s: parameters are not a JSON object", t->name);

@@ -90,9 +90,6 @@ extern const struct llm_provider_ops llm_anthropic_ops;
 /* The table of a provider kind. */
 const struct llm_provider_ops *llm_provider_ops_for(enum llm_provider_kind k);
 
-/* Azure OpenAI resources (host under .azure.com) take their key in "api-key". */
-bool llm_is_azure(const char *url);
-
 /* base + path, keeping a query the base carries ("...?api-version=x" stays last) and
  * adding extra_query (may be NULL) to it. A base that already ends with path is kept.
  * Heap string, NULL when out of memory. */
@@ -148,10 +145,6 @@ bool llm_is_type(const cJSON *o, const char *type);
 bool llm_add(cJSON *parent, const char *key, cJSON *item);
 /* "data:MIME;base64,DATA" (mime NULL: image/png); heap string, NULL out of memory. */
 char *llm_data_url(const char *mime, const char *base64);
-/* A function tool's parameters as the JSON-schema object sent (a new one): a copy of
- * t->parameters, or {"type":"object","properties":{}} when it has none. NULL when out
- * of memory, or with *err set (WA_E_INVALID_ARGS) when parameters are no object. */
-cJSON *llm_tool_schema(const struct llm_tool *t, wa_err *err);
 
 /* Adds t's "name", "description" (when it has one) and its schema under schema_key
  * (llm_tool_schema) to obj. False when out of memory, or with *err set. */

@@ -248,7 +248,8 @@ static const cJSON *error_details(const cJSON *root)
     return cJSON_IsArray(details) ? details : NULL;
 }
 
-long retry_gemini_delay_ms(const cJSON *root)
+/* Gemini's google.rpc.RetryInfo.retryDelay from an error document; -1 when none. */
+static long retry_gemini_delay_ms(const cJSON *root)
 {
     const cJSON *d;
     cJSON_ArrayForEach(d, error_details(root))
@@ -268,7 +269,9 @@ static bool says_daily(const char *s)
                  llm_stristr(s, "per day") || llm_stristr(s, "daily"));
 }
 
-bool retry_quota_is_hard(const cJSON *root, const char *message, bool has_wait)
+/* Whether an error document (and its message) says the quota will not come back by
+ * waiting: daily limits, billing, a limit of 0. has_wait: the server named a wait. */
+static bool retry_quota_is_hard(const cJSON *root, const char *message, bool has_wait)
 {
     static const char *const hard_codes[] = {"insufficient_quota", "billing_hard_limit_reached",
                                              "billing_not_active", "access_terminated"};

@@ -44,12 +44,6 @@ long retry_after_header_ms(const char *retry_after, const char *retry_after_ms, 
 int64_t retry_parse_http_date(const char *s);
 /* A protobuf duration as JSON writes it ("2s", "1.5s", also "300ms"); -1 if bad. */
 long retry_parse_duration_ms(const char *s);
-/* Gemini's google.rpc.RetryInfo.retryDelay from an error document; -1 when none. */
-long retry_gemini_delay_ms(const cJSON *root);
-
-/* Whether an error document (and its message) says the quota will not come back by
- * waiting: daily limits, billing, a limit of 0. has_wait: the server named a wait. */
-bool retry_quota_is_hard(const cJSON *root, const char *message, bool has_wait);
 
 /* The wait before retry number n (1 = the first retry): base_ms * 2^(n-1) capped at
  * cap_ms, then "equal jitter" (half fixed, half random) so clients spread out. */

@@ -176,7 +176,8 @@ void gate_free(struct gate *g)
     free(g);
 }
 
-const char *gate_restricted(const struct gate *g, const char *process)
+/* The entry of the restricted list that process (an exe name or path) matches, or NULL. */
+static const char *gate_restricted(const struct gate *g, const char *process)
 {
     if (!g || !process || !*process)
         return NULL;

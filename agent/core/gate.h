@@ -41,8 +41,6 @@ struct gate;
 wa_err gate_new(const struct gate_config *c, struct gate **out);
 void gate_free(struct gate *g);
 
-/* The entry of the restricted list that process (an exe name or path) matches, or NULL. */
-const char *gate_restricted(const struct gate *g, const char *process);
 /* Whether an allow-list was given. */
 bool gate_has_apps(const struct gate *g);
 /* Whether the program (its file name, and its whole path when known: either may be

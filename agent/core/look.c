@@ -434,7 +434,7 @@ wa_err look_fresh_tree(struct call *k, uint64_t hwnd)
 }
 
 /* The observation after an action from the session's tree, which still holds. */
-wa_err look_observe_reusing_tree(struct call *k, uint64_t hwnd, const struct observe_opts *o)
+static wa_err look_observe_reusing_tree(struct call *k, uint64_t hwnd, const struct observe_opts *o)
 {
     struct session *s = k->s;
     struct observe_capture cap = {capture_window, capture_screen, k};

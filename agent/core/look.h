@@ -26,9 +26,6 @@ wa_err look_image_from(struct call *k, const struct wa_image *img, struct wa_rec
 wa_err look_fresh_tree(struct call *k, uint64_t hwnd);
 /* An observation of hwnd into r->obs that becomes the session's latest. */
 wa_err look_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o);
-/* The same from the session's tree of hwnd, which still holds (nothing changed since
- * it was walked): no walk. */
-wa_err look_observe_reusing_tree(struct call *k, uint64_t hwnd, const struct observe_opts *o);
 /* An observation of the screen rectangle r (a monitor) that becomes the latest. */
 wa_err look_observe_screen(struct call *k, struct wa_rect r, const struct observe_opts *o);
 /* Before an acting operation: the foreground window, the window list, a capture of the

@@ -48,7 +48,8 @@ void observation_cleanup(struct observation *o)
     observation_init(o);
 }
 
-int observe_edge(const struct observe_opts *o, int width, int height)
+/* The longest edge an image of width x height is scaled to under o's limits. */
+static int observe_edge(const struct observe_opts *o, int width, int height)
 {
     return image_edge_within(width, height, o->max_edge > 0 ? o->max_edge : 1280, o->max_pixels,
                              o->max_short_edge);

@@ -55,9 +55,6 @@ struct observe_opts {
     int max_short_edge;
 };
 
-/* The longest edge an image of width x height is scaled to under o's limits. */
-int observe_edge(const struct observe_opts *o, int width, int height);
-
 /* How observations capture pixels: the core's captures black out restricted windows.
  * NULL: straight from the backend. */
 struct observe_capture {

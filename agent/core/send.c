@@ -133,7 +133,8 @@ static wa_err intruder_in_front(struct call *k, uint64_t target, uint64_t fg)
     return e;
 }
 
-wa_err send_foreground(struct call *k)
+/* Brings the call's window to the front when another one is there. */
+static wa_err send_foreground(struct call *k)
 {
     uint64_t hwnd;
     wa_err e = target_window(k, &hwnd);

@@ -40,8 +40,6 @@ wa_err send_element(struct call *k, size_t index, enum wa_element_action a, cons
                     const char **via);
 /* Puts keyboard focus on an element: the focus pattern, else a click at its centre. */
 wa_err send_focus(struct call *k, size_t index, const char **via);
-/* Brings the call's window to the front when another one is there. */
-wa_err send_foreground(struct call *k);
 
 /* Presses a chord's keys and leaves them down (down), or releases them, through the
  * gate (the foreground window receives them). keep: the session holds them after this

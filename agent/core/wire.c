@@ -198,7 +198,8 @@ static void add_hex(cJSON *o, const char *name, uint64_t h)
     cJSON_AddStringToObject(o, name, s);
 }
 
-cJSON *wire_window(const struct wa_window *w)
+/* A window as JSON: {"hwnd","title","class","pid","process","rect","state","foreground"}. */
+static cJSON *wire_window(const struct wa_window *w)
 {
     cJSON *o = cJSON_CreateObject();
     add_hex(o, "hwnd", w->hwnd);
@@ -247,7 +248,9 @@ cJSON *wire_patterns(unsigned patterns)
     return bit_words(patterns, wa_pattern_words, WA_PAT__COUNT);
 }
 
-cJSON *wire_collection(const struct wa_collection *c)
+/* A long collection's summary: {"count": 3000, "shown": [2970, 2999], "in_view": 30}
+ * ("shown" where its items have indexes). */
+static cJSON *wire_collection(const struct wa_collection *c)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "count", c->count);

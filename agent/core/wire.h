@@ -47,11 +47,6 @@ struct wire_opts {
 /* The result as the one JSON shape (a new object). */
 cJSON *wire_result(const struct op_result *r, const struct wire_opts *o);
 
-/* A window as JSON: {"hwnd","title","class","pid","process","rect","state","foreground"}. */
-cJSON *wire_window(const struct wa_window *w);
-/* A long collection's summary: {"count": 3000, "shown": [2970, 2999], "in_view": 30}
- * ("shown" where its items have indexes). */
-cJSON *wire_collection(const struct wa_collection *c);
 /* An element as JSON: {"id","type","name", and what it has of "value", "automation_id",
  * "class", "items" (a collection's summary), "index" (an item's in its collection),
  * "states", "bounds", ...}; full adds patterns, hwnd, runtime id and path. */

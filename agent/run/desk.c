@@ -34,8 +34,11 @@ static void read_line(void *arg)
         free(l); /* the waiter gave up on it */
 }
 
-enum person_answer desk_ask_console(void *ctx, const char *question, bool confirm,
-                                    const volatile bool *cancel, char **answer)
+/* The asker of a run with a person at the console (struct person_asker): the question on
+ * stderr (control and bidi characters escaped), one line of answer from stdin; an empty
+ * line is declined. Waiting, it stops at an interrupt or a cancel. */
+static enum person_answer desk_ask_console(void *ctx, const char *question, bool confirm,
+                                           const volatile bool *cancel, char **answer)
 {
     (void)ctx;
     *answer = NULL;
@@ -66,7 +69,9 @@ enum person_answer desk_ask_console(void *ctx, const char *question, bool confir
     return a;
 }
 
-void desk_paused(void *ctx, double ms)
+/* session_opts.paused for a run (ctx: its steplog): "paused: ..." when the wait begins,
+ * "resumed after N s" when it ends, on stderr and in agent.log. */
+static void desk_paused(void *ctx, double ms)
 {
     struct steplog *log = ctx;
     if (ms < 0)

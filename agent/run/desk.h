@@ -14,18 +14,8 @@
  * batch's (in_batch) and --unattended is off. */
 bool desk_attended(const struct settings *s, bool in_batch);
 
-/* The asker of a run with a person at the console (struct person_asker): the question on
- * stderr (control and bidi characters escaped), one line of answer from stdin; an empty
- * line is declined. Waiting, it stops at an interrupt or a cancel. */
-enum person_answer desk_ask_console(void *ctx, const char *question, bool confirm,
-                                    const volatile bool *cancel, char **answer);
-
 /* A run's session options for the person: it waits for them (--takeover), says so in
  * log, and asks them at the console when attended. */
 void desk_session(struct session_opts *so, bool attended, struct steplog *log);
-
-/* session_opts.paused for a run (ctx: its steplog): "paused: ..." when the wait begins,
- * "resumed after N s" when it ends, on stderr and in agent.log. */
-void desk_paused(void *ctx, double ms);
 
 #endif

@@ -33,6 +33,15 @@ static const char ask_description[] =
     "only they can make, something missing from the task) and get their answer. When nobody "
     "is there, it says so at once: then decide on your own.";
 
+/* `ask_user` (the ask_user operation), for every protocol. */
+static struct llm_tool agent_ask_tool(void)
+{
+    static cJSON *schema;
+    if (!schema)
+        schema = op_schema_input(op_def(OP_ASK_USER), SCHEMA_MODEL);
+    return (struct llm_tool){op_def(OP_ASK_USER)->model, ask_description, schema, NULL};
+}
+
 const struct llm_tool *agent_tools(bool with_shell, size_t *count)
 {
     /* Built once; they live as long as the process: desktop, powershell, ask_user, and
@@ -53,14 +62,6 @@ const struct llm_tool *agent_tools(bool with_shell, size_t *count)
     }
     *count = with_shell ? 3 : 2;
     return with_shell ? tools : no_shell;
-}
-
-struct llm_tool agent_ask_tool(void)
-{
-    static cJSON *schema;
-    if (!schema)
-        schema = op_schema_input(op_def(OP_ASK_USER), SCHEMA_MODEL);
-    return (struct llm_tool){op_def(OP_ASK_USER)->model, ask_description, schema, NULL};
 }
 
 /* The computer protocol's custom functions beside the provider's computer tool: what a

@@ -12,8 +12,6 @@
 /* The declarations: `desktop`, `powershell` and `ask_user`; with_shell false leaves
  * `powershell` out (--shell off). Built once and kept for the life of the process. */
 const struct llm_tool *agent_tools(bool with_shell, size_t *count);
-/* `ask_user` (the ask_user operation), for every protocol. */
-struct llm_tool agent_ask_tool(void);
 
 /* Names of the computer protocol's custom functions. */
 #define AGENT_TOOL_LAUNCH "launch"

@@ -422,12 +422,10 @@ wa_err win_element_action(struct wa_tree *t, size_t index, enum wa_element_actio
         return wa_fail(WA_E_NOMEM, "out of memory");
     }
     struct win_job *job = NULL;
-    wa_err e = win_job_start(action_run, j, action_job_free, &job);
-    if (e)
+    wa_err result;
+    wa_err e = win_job_run(action_run, j, action_job_free, ACTION_MS, &result, &job);
+    if (!job)
         return e;
-    wa_err result = WA_E_OK;
-    bool captured = false;
-    e = win_job_wait(job, ACTION_MS, &result, &captured);
     if (e == WA_E_OK) {
         e = result;
         *via = j->via;
@@ -508,12 +506,10 @@ static wa_err item_wait(struct wa_tree *t, size_t index, bool box, struct item_j
                     : wa_fail(WA_E_NOMEM, "out of memory");
     }
     struct win_job *job = NULL;
-    wa_err e = win_job_start(item_run, j, item_job_free, &job);
-    if (e)
+    wa_err result;
+    wa_err e = win_job_run(item_run, j, item_job_free, STATES_MS, &result, &job);
+    if (!job)
         return e;
-    wa_err result = WA_E_OK;
-    bool captured = false;
-    e = win_job_wait(job, STATES_MS, &result, &captured);
     if (e == WA_E_OK && !(e = result)) {
         struct item_job *copy = malloc(sizeof *copy);
         if (copy) {
@@ -668,12 +664,10 @@ static wa_err value_run(void *arg, struct win_gate *gate)
 static wa_err value_wait(struct value_job *j, char **value)
 {
     struct win_job *job = NULL;
-    wa_err e = win_job_start(value_run, j, value_job_free, &job);
-    if (e)
+    wa_err result;
+    wa_err e = win_job_run(value_run, j, value_job_free, VALUE_MS, &result, &job);
+    if (!job)
         return e;
-    wa_err result = WA_E_OK;
-    bool captured = false;
-    e = win_job_wait(job, VALUE_MS, &result, &captured);
     if (e == WA_E_OK && !(e = result)) {
         *value = j->value;
         j->value = NULL;

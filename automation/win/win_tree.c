@@ -430,12 +430,10 @@ wa_err win_find_items(struct wa_tree *t, size_t index, const struct wa_item_quer
         return wa_fail(WA_E_NOMEM, "out of memory");
     }
     struct win_job *job = NULL;
-    wa_err e = win_job_start(find_job_run, f, find_job_free, &job);
-    if (e)
+    wa_err result;
+    wa_err e = win_job_run(find_job_run, f, find_job_free, FIND_MS, &result, &job);
+    if (!job)
         return e;
-    wa_err result = WA_E_OK;
-    bool captured = false;
-    e = win_job_wait(job, FIND_MS, &result, &captured);
     if (e == WA_E_OK)
         e = result;
     else

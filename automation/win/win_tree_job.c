@@ -264,6 +264,17 @@ wa_err win_job_wait(struct win_job *j, int timeout_ms, wa_err *result, bool *cap
     return wa_fail(WA_E_TIMEOUT, "the target did not answer within %d ms", timeout_ms);
 }
 
+wa_err win_job_run(win_job_fn fn, void *arg, void (*free_arg)(void *), int timeout_ms,
+                   wa_err *result, struct win_job **out)
+{
+    *result = WA_E_OK;
+    wa_err e = win_job_start(fn, arg, free_arg, out);
+    if (e)
+        return e;
+    bool captured = false;
+    return win_job_wait(*out, timeout_ms, result, &captured);
+}
+
 void win_job_release(struct win_job *j)
 {
     if (j)

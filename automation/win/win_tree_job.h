@@ -50,6 +50,13 @@ wa_err win_job_start(win_job_fn fn, void *arg, void (*free_arg)(void *), struct 
  * read and pick apart until win_job_release. */
 wa_err win_job_wait(struct win_job *j, int timeout_ms, wa_err *result, bool *captured);
 
+/* win_job_start and win_job_wait in one, for a caller that gives the worker up at the
+ * deadline (it never reads a captured worker's state). WA_E_OK when fn returned within
+ * timeout_ms (*result is its return); else win_job_start's error, *out NULL (free_arg
+ * has run), or win_job_wait's WA_E_TIMEOUT. The caller releases *out. */
+wa_err win_job_run(win_job_fn fn, void *arg, void (*free_arg)(void *), int timeout_ms,
+                   wa_err *result, struct win_job **out);
+
 /* Drops the caller's reference (NULL is fine). */
 void win_job_release(struct win_job *j);
 

@@ -94,7 +94,8 @@ char *win_window_title(HWND h)
     return s;
 }
 
-char *win_window_class(HWND h)
+/* The window class name as UTF-8 heap string ("" when unreadable). */
+static char *win_window_class(HWND h)
 {
     wchar_t buf[257];
     int n = GetClassNameW(h, buf, sizeof buf / sizeof buf[0]);

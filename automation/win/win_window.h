@@ -43,9 +43,6 @@ bool win_window_frame(HWND h, RECT *out);
  * hung application cannot block us. */
 char *win_window_title(HWND h);
 
-/* The window class name as UTF-8 heap string ("" when unreadable). */
-char *win_window_class(HWND h);
-
 /* The executable's file name for a process id ("notepad.exe") as UTF-8 heap string;
  * "" when the process cannot be opened (another user's or a protected process). */
 char *win_process_name(DWORD pid);
