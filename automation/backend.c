@@ -82,11 +82,11 @@ wa_err backend_window_info(const struct wa_backend *b, uint64_t hwnd, struct wa_
     return b && b->window_info ? b->window_info(hwnd, out) : UNSUPPORTED(b, "describe windows");
 }
 
-wa_err backend_target_window(const struct wa_backend *b, uint64_t *hwnd)
+wa_err backend_default_window(const struct wa_backend *b, uint64_t *hwnd)
 {
     *hwnd = 0;
-    return b && b->target_window ? b->target_window(hwnd)
-                                 : UNSUPPORTED(b, "find the target window");
+    return b && b->default_window ? b->default_window(hwnd)
+                                  : UNSUPPORTED(b, "find the target window");
 }
 
 wa_err backend_foreground_window(const struct wa_backend *b, uint64_t *hwnd)

@@ -247,7 +247,7 @@ struct wa_backend {
     wa_err (*window_info)(uint64_t hwnd, struct wa_window *out); /* WA_E_WINDOW_NOT_FOUND */
     /* The window actions go to when none is named: the foreground window, never the
      * console winagent runs in (and never winagent's own windows). */
-    wa_err (*target_window)(uint64_t *hwnd);
+    wa_err (*default_window)(uint64_t *hwnd);
     /* The window in the foreground right now, whatever it is (0 when none). */
     wa_err (*foreground_window)(uint64_t *hwnd);
     /* The top-level window under screen point (x, y): the one that would receive a
@@ -441,7 +441,7 @@ const struct wa_backend *backend_default(void);
 wa_err backend_list_windows(const struct wa_backend *b, struct wa_window_list *out);
 wa_err backend_list_visible_windows(const struct wa_backend *b, struct wa_window_list *out);
 wa_err backend_window_info(const struct wa_backend *b, uint64_t hwnd, struct wa_window *out);
-wa_err backend_target_window(const struct wa_backend *b, uint64_t *hwnd);
+wa_err backend_default_window(const struct wa_backend *b, uint64_t *hwnd);
 wa_err backend_foreground_window(const struct wa_backend *b, uint64_t *hwnd);
 wa_err backend_window_at(const struct wa_backend *b, int x, int y, uint64_t *hwnd);
 wa_err backend_resolve_program(const struct wa_backend *b, const char *name, char **path,

@@ -81,7 +81,7 @@ void os_path_native(char *path)
 
 /* The shared state of one os_run_pieces call, on the heap: the helper may start after
  * the caller has returned, and whichever of the two lets go of it last frees it. An
- * os_run_beside call is one piece, the helper's alone, that runs task(task_arg). */
+ * os_run_beside call is one piece, the helper's alone, that runs beside(beside_arg). */
 struct pieces {
     atomic_int next;     /* the next piece to take */
     atomic_int finished; /* pieces done */
@@ -89,8 +89,8 @@ struct pieces {
     int n;
     void (*fn)(void *ctx, int i);
     void *ctx;
-    void (*task)(void *arg);
-    void *task_arg;
+    void (*beside)(void *arg);
+    void *beside_arg;
 };
 
 static void pieces_work(struct pieces *p)
@@ -155,11 +155,11 @@ static bool helper_take(struct pieces *p)
     return true;
 }
 
-static void run_task(void *ctx, int i)
+static void run_beside(void *ctx, int i)
 {
     (void)i;
     struct pieces *p = ctx;
-    p->task(p->task_arg);
+    p->beside(p->beside_arg);
 }
 
 wa_err os_run_beside(void (*fn)(void *), void *arg)
@@ -170,10 +170,10 @@ wa_err os_run_beside(void (*fn)(void *), void *arg)
         atomic_init(&p->finished, 0);
         atomic_init(&p->refs, 1); /* the helper's: nobody waits for it */
         p->n = 1;
-        p->fn = run_task;
+        p->fn = run_beside;
         p->ctx = p;
-        p->task = fn;
-        p->task_arg = arg;
+        p->beside = fn;
+        p->beside_arg = arg;
         if (helper_take(p))
             return WA_E_OK;
         free(p);

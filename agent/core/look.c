@@ -577,7 +577,7 @@ uint64_t look_after_window(struct call *k)
 {
     struct session *s = k->s;
     uint64_t fg = 0;
-    backend_target_window(k->be, &fg);
+    backend_default_window(k->be, &fg);
     wa_err_clear();
     uint64_t base = s->pinned ? s->pinned : k->r->hwnd ? k->r->hwnd : k->before.window;
     if (!base || !target_alive(k, base))

@@ -165,7 +165,7 @@ static wa_err send_foreground(struct call *k)
     char thief[200], target[200];
     describe_window(k, fg, thief, sizeof thief);
     describe_window(k, hwnd, target, sizeof target);
-    backend_target_window(k->be, &ours); /* differs from fg when winagent's console is in front */
+    backend_default_window(k->be, &ours); /* differs from fg when winagent's console is in front */
     wa_err_clear();
     e = backend_focus_window(k->be, hwnd);
     uint64_t now = 0;

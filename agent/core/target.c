@@ -144,7 +144,7 @@ wa_err target_window(struct call *k, uint64_t *hwnd)
     } else if (s->target && target_alive(k, s->target)) {
         *hwnd = s->target;
     } else {
-        e = backend_target_window(k->be, hwnd);
+        e = backend_default_window(k->be, hwnd);
     }
     if (!e)
         k->r->hwnd = *hwnd;

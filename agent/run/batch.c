@@ -220,7 +220,7 @@ static int run_shell(struct batch *b, const char *command, char *why, size_t cap
 
 /* The outcome of a run that ended with code (not interrupted by Ctrl+C): a finished run
  * passes when its check does; a dry run judges nothing. why says what decided it. */
-static enum outcome judge(struct batch *b, const struct task *t, int code, bool timed_out,
+static enum outcome judge(struct batch *b, const struct batch_task *t, int code, bool timed_out,
                           const struct budget *budget, const struct run_outcome *run, char *why,
                           size_t cap)
 {
@@ -331,7 +331,7 @@ static bool batch_budget_left(const struct batch *b, struct budget *left, char *
  * stop (interrupted). */
 static enum outcome run_attempt(struct batch *b, size_t i, int attempt, const struct budget *left)
 {
-    const struct task *t = &b->tasks[i];
+    const struct batch_task *t = &b->tasks[i];
     int64_t t0 = os_now_ms();
     enum outcome out = OUT_NONE;
     char why[600] = "";
@@ -418,7 +418,7 @@ static bool run_task(struct batch *b, size_t i)
 /* The shell policy allows checks only when nobody needs to answer: "on". */
 static wa_err check_shell_policy(const struct batch *b, const char *file)
 {
-    const struct task *uses = NULL;
+    const struct batch_task *uses = NULL;
     for (size_t i = 0; i < b->n && !uses; i++)
         if (b->tasks[i].check || b->tasks[i].setup)
             uses = &b->tasks[i];

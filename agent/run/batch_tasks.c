@@ -27,7 +27,7 @@
 
 /* ---- the tasks file ---- */
 
-static void tasks_free_one(struct task *t)
+static void tasks_free_one(struct batch_task *t)
 {
     free(t->id);
     free(t->prompt);
@@ -36,7 +36,7 @@ static void tasks_free_one(struct task *t)
     free(t->apps);
 }
 
-void batch_tasks_free(struct task *t, size_t n)
+void batch_tasks_free(struct batch_task *t, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         tasks_free_one(&t[i]);
@@ -87,7 +87,7 @@ static bool apps_within(const char *narrow, const char *wide)
     return true;
 }
 
-static wa_err parse_task(const cJSON *o, struct task *t, const char *file, int line)
+static wa_err parse_task(const cJSON *o, struct batch_task *t, const char *file, int line)
 {
     static const char *const known[] = {"id",    "prompt",        "check",
                                         "setup", "max_steps",     "timeout_s",
@@ -172,7 +172,7 @@ wa_err batch_tasks_parse(char *text, const char *file, struct batch *b)
             e = wa_fail(WA_E_USAGE, "%s line %d: not valid JSON: %.80s", file, line_no, p);
             break;
         }
-        struct task *grown = wa_reallocarray(b->tasks, b->n + 1, sizeof *grown);
+        struct batch_task *grown = wa_reallocarray(b->tasks, b->n + 1, sizeof *grown);
         if (!grown) {
             cJSON_Delete(o);
             e = wa_fail(WA_E_NOMEM, "out of memory");
@@ -239,14 +239,15 @@ void batch_tasks_select_shard(struct batch *b, int i, int n)
 
 static int by_id(const void *a, const void *b)
 {
-    return strcmp((*(const struct task *const *)a)->id, (*(const struct task *const *)b)->id);
+    return strcmp((*(const struct batch_task *const *)a)->id,
+                  (*(const struct batch_task *const *)b)->id);
 }
 
 /* The tasks by id, for looking them up: an array of n pointers (free() it), NULL when out of
  * memory. */
-static struct task **tasks_by_id(const struct batch *b)
+static struct batch_task **tasks_by_id(const struct batch *b)
 {
-    struct task **sorted = malloc((b->n ? b->n : 1) * sizeof *sorted);
+    struct batch_task **sorted = malloc((b->n ? b->n : 1) * sizeof *sorted);
     if (!sorted)
         return NULL;
     for (size_t i = 0; i < b->n; i++)
@@ -255,10 +256,11 @@ static struct task **tasks_by_id(const struct batch *b)
     return sorted;
 }
 
-static const struct task *task_named(struct task *const *sorted, size_t n, const char *id)
+static const struct batch_task *task_named(struct batch_task *const *sorted, size_t n,
+                                           const char *id)
 {
-    struct task key = {.id = (char *)id}, *k = &key;
-    struct task *const *found = bsearch(&k, sorted, n, sizeof *sorted, by_id);
+    struct batch_task key = {.id = (char *)id}, *k = &key;
+    struct batch_task *const *found = bsearch(&k, sorted, n, sizeof *sorted, by_id);
     return found ? *found : NULL;
 }
 
@@ -268,14 +270,14 @@ wa_err batch_tasks_place(struct batch *b)
         b->next_attempt[i] = 1;
     struct task_state *states;
     size_t n;
-    struct task **sorted = tasks_by_id(b);
+    struct batch_task **sorted = tasks_by_id(b);
     wa_err e = sorted ? results_tasks(&b->res, &states, &n) : wa_fail(WA_E_NOMEM, "out of memory");
     if (e) {
         free(sorted);
         return e;
     }
     for (size_t k = 0; k < n; k++) {
-        const struct task *t = task_named(sorted, b->n, states[k].id);
+        const struct batch_task *t = task_named(sorted, b->n, states[k].id);
         if (!t)
             continue; /* a task no longer in the file, or in another shard */
         int *next = &b->next_attempt[t - b->tasks];
@@ -296,7 +298,7 @@ void batch_tasks_tally(const struct batch *b, struct tally *t)
     memset(t, 0, sizeof *t);
     struct task_state *states;
     size_t n;
-    struct task **sorted = tasks_by_id(b);
+    struct batch_task **sorted = tasks_by_id(b);
     if (!sorted || results_tasks(&b->res, &states, &n) != WA_E_OK) {
         free(sorted);
         return;
@@ -348,7 +350,7 @@ void batch_tasks_write_junit(const struct batch *b)
     /* only this batch's tasks: results of tasks since dropped from the file stay out */
     struct results mine;
     results_init(&mine);
-    struct task **sorted = tasks_by_id(b);
+    struct batch_task **sorted = tasks_by_id(b);
     for (size_t i = 0; sorted && i < b->res.n; i++)
         if (task_named(sorted, b->n, b->res.lines[i].id))
             results_add(&mine, b->res.lines[i].json);

@@ -15,7 +15,7 @@ struct core;
 struct session;
 
 /* One line of the tasks file. */
-struct task {
+struct batch_task {
     char *id, *prompt, *check, *setup;
     char *apps;    /* its allow-list (within the batch's), or NULL */
     int max_steps; /* 0: the batch's */
@@ -36,7 +36,7 @@ struct batch_opts {
 struct batch {
     struct agent_config *cfg;
     struct batch_opts opt;
-    struct task *tasks; /* the tasks of this shard */
+    struct batch_task *tasks; /* the tasks of this shard */
     size_t n;
     size_t in_file;     /* tasks in the file, every shard's */
     char *dir;          /* LOGDIR/batch-... */
@@ -50,7 +50,7 @@ struct batch {
 };
 
 /* Frees n tasks and the array. */
-void batch_tasks_free(struct task *t, size_t n);
+void batch_tasks_free(struct batch_task *t, size_t n);
 
 /* The tasks of a tasks file's text (modified in place) into b; file names it in errors. */
 wa_err batch_tasks_parse(char *text, const char *file, struct batch *b);

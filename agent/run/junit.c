@@ -139,7 +139,7 @@ static void properties(struct xml *x, const struct tally *t, const struct task_s
     property_num(x, NULL, "tokens", (double)t->tokens);
     for (size_t i = 0; i < n; i++) {
         const struct task_state *s = &tasks[i];
-        const struct result *decided = s->passed ? s->passed : s->last;
+        const struct result_line *decided = s->passed ? s->passed : s->last;
         property_num(x, s->id, "steps", decided->steps);
         property_num(x, s->id, "tokens", (double)s->tokens);
         snprintf(text, sizeof text, "%.1f", s->time_s);
@@ -187,7 +187,7 @@ static void verdict(struct xml *x, const struct task_state *s)
 static void attempts_out(struct xml *x, const struct task_state *s)
 {
     puts_(x, "      <system-out>");
-    for (const struct result *l = s->first; l <= s->last; l++) {
+    for (const struct result_line *l = s->first; l <= s->last; l++) {
         if (l != s->first && (strcmp(l->id, s->id) != 0 || l->attempt == 1))
             continue; /* another task's line */
         putf(x, "attempt %d: %s", l->attempt, outcome_name(l->outcome));

@@ -141,7 +141,7 @@ static void warn_twice(const struct results *all)
     for (size_t k = 0; k < n; k++) {
         const char *seen = NULL;
         for (size_t i = 0; i < all->n; i++) {
-            const struct result *l = &all->lines[i];
+            const struct result_line *l = &all->lines[i];
             const cJSON *b = cJSON_GetObjectItemCaseSensitive(l->json, RESULT_BATCH);
             if (strcmp(l->id, tasks[k].id) != 0 || !cJSON_IsString(b))
                 continue;

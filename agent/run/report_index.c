@@ -210,7 +210,7 @@ static void put_task_link(struct html *h, const char *folder, const struct run_r
     html_put(h, "</td>");
 }
 
-static void put_result_row(struct html *h, const char *dir, const struct result *l)
+static void put_result_row(struct html *h, const char *dir, const struct result_line *l)
 {
     struct run_row row = {0};
     bool have =

@@ -79,13 +79,13 @@ static wa_err add_owned(struct results *r, cJSON *json)
         cJSON_Delete(json);
         return WA_E_USAGE;
     }
-    struct result *grown = wa_reallocarray(r->lines, r->n + 1, sizeof *grown);
+    struct result_line *grown = wa_reallocarray(r->lines, r->n + 1, sizeof *grown);
     if (!grown) {
         cJSON_Delete(json);
         return wa_fail(WA_E_NOMEM, "out of memory");
     }
     r->lines = grown;
-    struct result *l = &r->lines[r->n++];
+    struct result_line *l = &r->lines[r->n++];
     memset(l, 0, sizeof *l);
     l->json = json;
     l->id = id->valuestring;
@@ -146,7 +146,7 @@ wa_err results_load(struct results *r, const char *dir, bool *unended)
 }
 
 /* The state of the task whose lines are lines[0..n) (in file order). */
-static void task_of(const struct result *const *lines, size_t n, struct task_state *s)
+static void task_of(const struct result_line *const *lines, size_t n, struct task_state *s)
 {
     memset(s, 0, sizeof *s);
     size_t start = 0; /* the latest round begins at its latest first attempt */
@@ -167,12 +167,12 @@ static void task_of(const struct result *const *lines, size_t n, struct task_sta
 
 bool results_task(const struct results *r, const char *id, struct task_state *out)
 {
-    const struct result **lines = NULL;
+    const struct result_line **lines = NULL;
     size_t n = 0;
     for (size_t i = 0; i < r->n; i++) {
         if (strcmp(r->lines[i].id, id) != 0)
             continue;
-        const struct result **grown = wa_reallocarray(lines, n + 1, sizeof *grown);
+        const struct result_line **grown = wa_reallocarray(lines, n + 1, sizeof *grown);
         if (!grown)
             break;
         lines = grown;
@@ -187,15 +187,15 @@ bool results_task(const struct results *r, const char *id, struct task_state *ou
 /* Lines by id, then by place in the file (they are one array). */
 static int by_id_then_place(const void *a, const void *b)
 {
-    const struct result *x = *(const struct result *const *)a;
-    const struct result *y = *(const struct result *const *)b;
+    const struct result_line *x = *(const struct result_line *const *)a;
+    const struct result_line *y = *(const struct result_line *const *)b;
     int c = strcmp(x->id, y->id);
     return c ? c : (x > y) - (x < y);
 }
 
 /* The lines of one task: sorted[start..start+count), the first of them at first. */
 struct group {
-    const struct result *first;
+    const struct result_line *first;
     size_t start, count;
 };
 
@@ -210,7 +210,7 @@ wa_err results_tasks(const struct results *r, struct task_state **out, size_t *n
     *out = NULL;
     *n = 0;
     size_t cap = r->n ? r->n : 1;
-    const struct result **sorted = malloc(cap * sizeof *sorted);
+    const struct result_line **sorted = malloc(cap * sizeof *sorted);
     struct group *groups = malloc(cap * sizeof *groups);
     struct task_state *tasks = calloc(cap, sizeof *tasks);
     if (!sorted || !groups || !tasks) {

@@ -57,7 +57,7 @@ enum outcome outcome_by_name(const char *s);
 enum outcome outcome_of_exit(int code);
 
 /* One line, typed; json is the line itself (owned). */
-struct result {
+struct result_line {
     cJSON *json;
     const char *id, *run_folder, *reason; /* into json; run_folder "" and reason NULL when absent */
     enum outcome outcome;
@@ -69,7 +69,7 @@ struct result {
 };
 
 struct results {
-    struct result *lines;
+    struct result_line *lines;
     size_t n;
 };
 
@@ -88,11 +88,11 @@ wa_err results_load(struct results *r, const char *dir, bool *unended);
 /* A task as its lines tell it (the lines point into the results). */
 struct task_state {
     const char *id;
-    const struct result *first;  /* the first attempt of its latest round */
-    const struct result *last;   /* its latest line */
-    const struct result *passed; /* the attempt of that round that passed, or NULL */
-    enum outcome outcome;        /* pass when one passed, else the latest line's */
-    long long tokens;            /* every attempt of the round */
+    const struct result_line *first;  /* the first attempt of its latest round */
+    const struct result_line *last;   /* its latest line */
+    const struct result_line *passed; /* the attempt of that round that passed, or NULL */
+    enum outcome outcome;             /* pass when one passed, else the latest line's */
+    long long tokens;                 /* every attempt of the round */
     double time_s;
 };
 

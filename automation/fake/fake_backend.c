@@ -250,7 +250,7 @@ static wa_err fake_input_handled(uint64_t hwnd, int timeout_ms)
     return WA_E_OK;
 }
 
-static wa_err fake_target_window(uint64_t *hwnd)
+static wa_err fake_default_window(uint64_t *hwnd)
 {
     const cJSON *w = fake_scene_foreground_window();
     if (!w)
@@ -615,7 +615,7 @@ static const struct wa_backend fake_backend = {
     .list_windows = fake_list_windows,
     .list_visible_windows = fake_list_visible_windows,
     .window_info = fake_window_info,
-    .target_window = fake_target_window,
+    .default_window = fake_default_window,
     .foreground_window = fake_foreground_window,
     .window_at = fake_scene_window_at,
     .focus_window = fake_focus_window,

@@ -90,7 +90,7 @@ struct kept_proc {
     int nfree;
 };
 
-static struct kept_proc kept[KEPT_PROCS];
+static struct kept_proc kept_procs[KEPT_PROCS];
 static SRWLOCK kept_lock = SRWLOCK_INIT;
 
 static bool exited(HANDLE process)
@@ -114,7 +114,7 @@ static struct kept_proc *kept_take(DWORD pid)
 {
     struct kept_proc *room = NULL;
     for (int i = 0; i < KEPT_PROCS; i++) {
-        struct kept_proc *p = &kept[i];
+        struct kept_proc *p = &kept_procs[i];
         if (p->process && p->pid == pid && !p->users && exited(p->process))
             kept_drop(p); /* its memory went with it */
         if (p->process && p->pid == pid) {
@@ -189,8 +189,8 @@ void win_cc_buf_kept_free(void)
 {
     AcquireSRWLockExclusive(&kept_lock);
     for (int i = 0; i < KEPT_PROCS; i++)
-        if (kept[i].process && !kept[i].users)
-            kept_drop(&kept[i]);
+        if (kept_procs[i].process && !kept_procs[i].users)
+            kept_drop(&kept_procs[i]);
     ReleaseSRWLockExclusive(&kept_lock);
 }
 
@@ -317,7 +317,7 @@ bool win_send_all(struct win_gate *g, HWND h, const UINT *msg, const WPARAM *wp,
     return all;
 }
 
-bool win_cc_buf_block_new(struct win_cc *cc, HWND h, size_t size, struct block *b)
+bool win_cc_buf_block_new(struct win_cc *cc, HWND h, size_t size, struct cc_block *b)
 {
     memset(b, 0, sizeof *b);
     if (!(b->r = win_cc_buf_remote_for(cc, h)) || !(b->local = calloc(1, size)))
@@ -331,7 +331,7 @@ bool win_cc_buf_block_new(struct win_cc *cc, HWND h, size_t size, struct block *
     return b->remote != NULL;
 }
 
-void win_cc_buf_block_free(struct block *b, bool answered)
+void win_cc_buf_block_free(struct cc_block *b, bool answered)
 {
     if (b->remote && answered)
         region_give(b->r->kept, b->remote, b->cap);
@@ -339,25 +339,25 @@ void win_cc_buf_block_free(struct block *b, bool answered)
     memset(b, 0, sizeof *b);
 }
 
-LPARAM win_cc_buf_block_at(const struct block *b, size_t off)
+LPARAM win_cc_buf_block_at(const struct cc_block *b, size_t off)
 {
     return (LPARAM)(b->remote + off);
 }
 
-bool win_cc_buf_block_put(const struct block *b)
+bool win_cc_buf_block_put(const struct cc_block *b)
 {
     SIZE_T done = 0;
     return WriteProcessMemory(b->r->process, b->remote, b->local, b->size, &done) &&
            done == b->size;
 }
 
-bool win_cc_buf_block_get(const struct block *b)
+bool win_cc_buf_block_get(const struct cc_block *b)
 {
     SIZE_T done = 0;
     return ReadProcessMemory(b->r->process, b->remote, b->local, b->size, &done) && done == b->size;
 }
 
-char *win_cc_buf_slot_text(const struct block *b, size_t slot, const void *text_ptr)
+char *win_cc_buf_slot_text(const struct cc_block *b, size_t slot, const void *text_ptr)
 {
     if (text_ptr && (const char *)text_ptr != b->remote + slot) {
         wchar_t buf[SLOT_CHARS] = {0};

@@ -52,7 +52,7 @@ struct win_cc {
 #define BATCH_ROWS 64     /* items per batch of reads */
 #define SCAN_MAX   100000 /* items a search looks at, at most */
 /* A block of the target's memory for one batch of messages, and its image here. */
-struct block {
+struct cc_block {
     struct remote *r;
     char *remote, *local;
     size_t size, cap; /* what the batch uses of remote; what remote holds */
@@ -99,24 +99,24 @@ bool win_cc_buf_send(struct win_cc *cc, struct remote *r, HWND h, UINT msg, WPAR
 wa_err win_cc_buf_result(bool sent, LRESULT ok, const char *what);
 
 /* A block of size bytes in h's process and its image here; false when not made. */
-bool win_cc_buf_block_new(struct win_cc *cc, HWND h, size_t size, struct block *b);
+bool win_cc_buf_block_new(struct win_cc *cc, HWND h, size_t size, struct cc_block *b);
 
 /* answered: every message using the block was answered (else the target may still
  * write to it, and it is left there). */
-void win_cc_buf_block_free(struct block *b, bool answered);
+void win_cc_buf_block_free(struct cc_block *b, bool answered);
 
 /* The address of offset off of the block there; block_put and block_get copy the
  * whole image there and back. */
-LPARAM win_cc_buf_block_at(const struct block *b, size_t off);
+LPARAM win_cc_buf_block_at(const struct cc_block *b, size_t off);
 
-bool win_cc_buf_block_put(const struct block *b);
+bool win_cc_buf_block_put(const struct cc_block *b);
 
-bool win_cc_buf_block_get(const struct block *b);
+bool win_cc_buf_block_get(const struct cc_block *b);
 
 /* The text a message left in a slot of the block; where the control pointed the
  * structure's pszText elsewhere in its memory instead (LVM_GETITEM and TVM_GETITEM
  * may), the text there. */
-char *win_cc_buf_slot_text(const struct block *b, size_t slot, const void *text_ptr);
+char *win_cc_buf_slot_text(const struct cc_block *b, size_t slot, const void *text_ptr);
 
 /* Room for cap messages; _add appends one and says its index. */
 bool win_cc_buf_sends_init(struct sends *s, size_t cap);

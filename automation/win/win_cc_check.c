@@ -57,7 +57,7 @@ wa_err win_cc_check_point(struct win_cc *cc, HWND h, enum msaa_item_class k, uin
         return wa_fail(WA_E_UNSUPPORTED, "nothing lies left of the item's label");
     size_t n = (size_t)(from - to + 1);
     size_t cell = k == MSAA_ITEMS_TREEVIEW ? sizeof(TVHITTESTINFO) : sizeof(LVHITTESTINFO);
-    struct block b;
+    struct cc_block b;
     struct sends s;
     if (!win_cc_buf_sends_init(&s, n))
         return wa_fail(WA_E_NOMEM, "out of memory");

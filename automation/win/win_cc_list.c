@@ -128,7 +128,7 @@ static void lv_read_batch(struct win_cc *cc, HWND h, const struct columns *cols,
     int ncol = cols->count >= 2 ? cols->count : 1;
     size_t cell = sizeof(LVITEMW) + SLOT_BYTES, row = (size_t)ncol * cell;
     size_t rects = rows ? 2 : n, at_rects = n * row; /* the rectangles after the rows */
-    struct block b;
+    struct cc_block b;
     struct sends s;
     if (!win_cc_buf_sends_init(&s, n * (size_t)ncol + rects) ||
         !win_cc_buf_block_new(cc, h, at_rects + rects * sizeof(RECT), &b)) {
@@ -233,7 +233,7 @@ static const struct columns *lv_columns(struct win_cc *cc, HWND h, bool report)
     HWND hd = report ? header_of(h) : NULL;
     c->header = hd;
     size_t cell = sizeof(HDITEMW) + SLOT_BYTES;
-    struct block b;
+    struct cc_block b;
     struct sends s;
     if (!hd || !win_cc_buf_sends_init(&s, COLUMNS_MAX + 1))
         return c;
@@ -286,7 +286,7 @@ static void lv_read(struct win_cc *cc, HWND h, const struct win_cc_view *view,
 static void lv_names(struct win_cc *cc, HWND h, int from, size_t n, char **texts)
 {
     size_t cell = sizeof(LVITEMW) + SLOT_BYTES;
-    struct block b;
+    struct cc_block b;
     struct sends s;
     if (win_cc_buf_sends_init(&s, n) && win_cc_buf_block_new(cc, h, n * cell, &b)) {
         for (size_t k = 0; k < n; k++) {

@@ -138,7 +138,7 @@ static void tv_read_batch(struct win_cc *cc, HWND h, const struct win_cc_item *i
                           struct tree_element_info *infos)
 {
     size_t row = sizeof(TVITEMEXW) + SLOT_BYTES + sizeof(RECT);
-    struct block b;
+    struct cc_block b;
     struct sends s;
     if (!win_cc_buf_sends_init(&s, 2 * n) || !win_cc_buf_block_new(cc, h, n * row, &b)) {
         win_cc_buf_sends_cleanup(&s);
@@ -209,7 +209,7 @@ static void tv_read(struct win_cc *cc, HWND h, const struct win_cc_view *v,
 static void tv_names(struct win_cc *cc, HWND h, const uint64_t *ids, size_t n, char **texts)
 {
     size_t cell = sizeof(TVITEMEXW) + SLOT_BYTES;
-    struct block b;
+    struct cc_block b;
     struct sends s;
     if (win_cc_buf_sends_init(&s, n) && win_cc_buf_block_new(cc, h, n * cell, &b)) {
         for (size_t k = 0; k < n; k++) {

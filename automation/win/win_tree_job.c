@@ -286,7 +286,7 @@ HANDLE win_job_done(struct win_job *j)
     return j->done;
 }
 
-struct task {
+struct worker_task {
     void (*fn)(void *arg);
     void *arg;
 };
@@ -294,7 +294,7 @@ struct task {
 static wa_err run_task(void *arg, struct win_gate *gate)
 {
     (void)gate; /* nobody abandons a task: its gate is held throughout */
-    struct task *t = arg;
+    struct worker_task *t = arg;
     t->fn(t->arg);
     return WA_E_OK;
 }
@@ -302,7 +302,7 @@ static wa_err run_task(void *arg, struct win_gate *gate)
 wa_err win_task_start(void (*fn)(void *arg), void *arg, struct win_job **out)
 {
     *out = NULL;
-    struct task *t = malloc(sizeof *t);
+    struct worker_task *t = malloc(sizeof *t);
     if (!t)
         return wa_fail(WA_E_NOMEM, "out of memory starting a task");
     t->fn = fn;

@@ -412,7 +412,7 @@ static bool listed_target(HWND h, const void *ctx)
     return win_window_listable(h) && targetable(h);
 }
 
-wa_err win_target_window(uint64_t *hwnd)
+wa_err win_default_window(uint64_t *hwnd)
 {
     *hwnd = 0;
     HWND fg = GetForegroundWindow();

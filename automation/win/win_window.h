@@ -70,7 +70,7 @@ bool win_window_is_ours(HWND h);
 
 wa_err win_list_windows(struct wa_window_list *out);
 wa_err win_window_info(uint64_t hwnd, struct wa_window *out);
-wa_err win_target_window(uint64_t *hwnd);
+wa_err win_default_window(uint64_t *hwnd);
 wa_err win_foreground_window(uint64_t *hwnd);
 wa_err win_window_at(int x, int y, uint64_t *hwnd);
 /* Every visible top-level window, topmost first (untitled pop-ups, menus and tool
