@@ -1,6 +1,6 @@
 /* MSAA roles and states, and the standard Win32 window classes, mapped to the tree's
  * control type names and state bits. Portable (no windows.h): the numeric values are
- * oleacc.h's and winuser.h's, and automation/win/win_msaa.c checks them against the
+ * oleacc.h's and winuser.h's, and automation/win/msaa/win_msaa.c checks them against the
  * real headers at compile time. */
 #ifndef WINAGENT_AUTOMATION_MSAA_ROLES_H
 #define WINAGENT_AUTOMATION_MSAA_ROLES_H

@@ -8,11 +8,11 @@
 
 #include "base/args.h"
 #include "agent/front/cli.h"
-#include "agent/run/junit.h"
-#include "agent/run/merge.h"
-#include "agent/run/report.h"
-#include "agent/run/report_index.h"
-#include "agent/run/results.h"
+#include "agent/report/junit.h"
+#include "agent/batch/merge.h"
+#include "agent/report/report.h"
+#include "agent/report/report_index.h"
+#include "agent/report/results.h"
 #include "base/os.h"
 
 #define DIRS_MAX 200

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "agent/core/exit.h"
-#include "agent/run/batch.h"
+#include "agent/batch/batch.h"
 #include "agent/run/config.h"
 #include "agent/run/loop.h"
 #include "agent/run/replay.h"

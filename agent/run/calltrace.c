@@ -1,6 +1,6 @@
 /* What a run records of one performed call (the loop's steps, replay's steps). */
 #include "agent/run/calltrace.h"
-#include "agent/run/trace.h"
+#include "agent/report/trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>

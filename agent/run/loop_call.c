@@ -22,7 +22,7 @@
 #include "agent/run/seen.h"
 #include "agent/run/steplog.h"
 #include "agent/run/tools.h"
-#include "agent/run/trace.h"
+#include "agent/report/trace.h"
 #include "base/os.h"
 #include "base/str.h"
 #include "base/term_text.h"

@@ -18,7 +18,7 @@
 #include "agent/core/wire.h"
 #include "agent/run/calltrace.h"
 #include "agent/run/steplog.h"
-#include "agent/run/trace.h"
+#include "agent/report/trace.h"
 #include "base/os.h"
 #include "base/str.h"
 #include "base/term_text.h"

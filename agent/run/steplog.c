@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/run/report.h"
+#include "agent/report/report.h"
 #include "base/dynbuf.h"
 #include "base/os.h"
 #include "base/str.h"

@@ -20,7 +20,7 @@ struct steplog {
     FILE *trace;  /* trace.jsonl */
     char *secret; /* scrubbed from everything written; NULL when none */
     bool echo;    /* progress lines also to stderr */
-    /* report.html, rewritten with every trace line (agent/run/report.h) */
+    /* report.html, rewritten with every trace line (agent/report/report.h) */
     struct report *report;
 };
 

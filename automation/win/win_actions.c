@@ -10,16 +10,16 @@
 #include <string.h>
 
 #include "automation/msaa_roles.h"
-#include "automation/win/win_cc_check.h"
-#include "automation/win/win_coll.h"
-#include "automation/win/win_msaa.h"
-#include "automation/win/win_msaa_cc.h"
-#include "automation/win/win_post.h"
+#include "automation/win/msaa/win_cc_check.h"
+#include "automation/win/msaa/win_coll.h"
+#include "automation/win/msaa/win_msaa.h"
+#include "automation/win/msaa/win_msaa_cc.h"
+#include "automation/win/desktop/win_post.h"
 #include "automation/win/win_tree.h"
-#include "automation/win/win_tree_job.h"
+#include "automation/win/desktop/win_tree_job.h"
 #include "automation/win/win_uia.h"
 #include "base/win/win_utf8.h"
-#include "automation/win/win_window.h"
+#include "automation/win/desktop/win_window.h"
 #include "base/str.h"
 
 #define ACTION_MS  5000 /* the whole action */

@@ -13,7 +13,7 @@
 
 #include "automation/win/win_place.h"
 #include "automation/win/win_program.h"
-#include "automation/win/win_window.h"
+#include "automation/win/desktop/win_window.h"
 #include "base/win/win_utf8.h"
 #include "base/netpath.h"
 #include "base/os.h"

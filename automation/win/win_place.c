@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "automation/win/win_place.h"
-#include "automation/win/win_window.h"
+#include "automation/win/desktop/win_window.h"
 #include "base/win/win_utf8.h"
 #include "base/netpath.h"
 #include "base/os.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "automation/win/win_process.h"
-#include "automation/win/win_window.h"
+#include "automation/win/desktop/win_window.h"
 
 wa_err win_watch_process(uint64_t hwnd, uintptr_t *watch)
 {

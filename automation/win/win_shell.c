@@ -9,7 +9,7 @@
 
 #include "automation/win/win_shell.h"
 #include "base/win/win_utf8.h"
-#include "automation/win/win_window.h"
+#include "automation/win/desktop/win_window.h"
 #include "base/dynbuf.h"
 #include "base/os.h"
 

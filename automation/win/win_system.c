@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "automation/win/win_integrity.h"
+#include "automation/win/desktop/win_integrity.h"
 #include "automation/win/win_system.h"
-#include "automation/win/win_tree_job.h"
+#include "automation/win/desktop/win_tree_job.h"
 #include "base/win/win_utf8.h"
 
 #define UIA_WAIT_MS 5000

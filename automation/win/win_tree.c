@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "automation/win/win_capture.h"
-#include "automation/win/win_events.h"
-#include "automation/win/win_menu.h"
-#include "automation/win/win_msaa.h"
-#include "automation/win/win_msaa_reuse.h"
-#include "automation/win/win_tree_job.h"
+#include "automation/win/desktop/win_capture.h"
+#include "automation/win/desktop/win_events.h"
+#include "automation/win/desktop/win_menu.h"
+#include "automation/win/msaa/win_msaa.h"
+#include "automation/win/msaa/win_msaa_reuse.h"
+#include "automation/win/desktop/win_tree_job.h"
 #include "automation/win/win_uia.h"
-#include "automation/win/win_window.h"
+#include "automation/win/desktop/win_window.h"
 #include "base/os.h"
 #include "base/str.h"
 

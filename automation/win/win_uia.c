@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "automation/uia_types.h"
-#include "automation/win/win_msaa.h"
+#include "automation/win/msaa/win_msaa.h"
 #include "automation/win/win_uia.h"
 #include "base/win/win_utf8.h"
 #include "base/os.h"

@@ -6,7 +6,7 @@
 
 #include "automation/backend.h"
 #include "automation/tree.h"
-#include "automation/win/win_tree_job.h"
+#include "automation/win/desktop/win_tree_job.h"
 
 /* Ops over a struct win_uia_ctx. The root is ElementFromHandleBuildCache with one
  * cache request for the whole subtree (every property the tree needs, so the walk

@@ -1,4 +1,4 @@
-/* Checks the tree and action workers (automation/win/win_tree_job.c) under Wine, for
+/* Checks the tree and action workers (automation/win/desktop/win_tree_job.c) under Wine, for
  * tests/wine/test_jobs.py: a worker is kept and reused between jobs, jobs at once get
  * workers of their own, a worker whose job was given up on is never reused, and a task
  * beside a job runs on a kept worker too. Prints one line per check, "ok: ..." or
@@ -6,7 +6,7 @@
 #include <windows.h>
 #include <stdio.h>
 
-#include "automation/win/win_tree_job.h"
+#include "automation/win/desktop/win_tree_job.h"
 
 static int failures;
 

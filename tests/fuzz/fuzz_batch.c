@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/run/batch.h"
+#include "agent/batch/batch.h"
 #include "tests/fuzz/harness.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "agent/run/report.h"
+#include "agent/report/report.h"
 #include "base/os.h"
 #include "tests/fuzz/harness.h"
 

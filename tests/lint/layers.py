@@ -9,9 +9,13 @@ below it, however far down:
     base                      < automation/image (pixels, PNG, base64, coordinates)
     automation/image          < automation
     base                      < llm
-    automation, base/win      < automation/win (the Windows backend)
+    automation, base/win      < automation/win/desktop < automation/win/msaa < automation/win
+                                (the Windows backend: windows, input and workers; the
+                                MSAA and common-control readers; the tree, actions,
+                                programs and the table)
     automation                < automation/fake
-    automation, llm           < agent/core < agent/run < agent/front
+    automation, llm           < agent/core < agent/report < agent/run < agent/batch
+    agent/batch               < agent/front
     agent/front, base/win     < agent (main.c, and main_win.c, the Windows entry)
 
 Layers that are not below one another never include each other: automation and llm,
@@ -21,8 +25,8 @@ is a .c file with its .h; modules never depend on each other around a circle, di
 or through others (a header that declares several files' functions hides such a
 circle, so every module has its own). Generated headers (agent/version.h is made from
 base/version.h.in) count where their template lives. A folder of sources that is not a
-layer here is a problem too: it would go unchecked. Only automation/win and base/win
-include <windows.h> and the other headers of the Windows SDK.
+layer here is a problem too: it would go unchecked. Only automation/win (and its
+folders) and base/win include <windows.h> and the other headers of the Windows SDK.
 
     layers.py [ROOT]     check ROOT (default: the checkout this script is in);
                          prints every violation, exits 1 when there is one
@@ -39,11 +43,15 @@ BELOW = {
     "automation/image": ["base"],
     "automation": ["automation/image"],
     "llm": ["base"],
-    "automation/win": ["automation", "base/win"],
+    "automation/win/desktop": ["automation", "base/win"],
+    "automation/win/msaa": ["automation/win/desktop"],
+    "automation/win": ["automation/win/msaa"],
     "automation/fake": ["automation"],
     "agent/core": ["automation", "llm"],
-    "agent/run": ["agent/core"],
-    "agent/front": ["agent/run"],
+    "agent/report": ["agent/core"],
+    "agent/run": ["agent/report"],
+    "agent/batch": ["agent/run"],
+    "agent/front": ["agent/batch"],
     "agent": ["agent/front", "base/win"],
 }
 PRODUCT = ["base", "automation", "llm", "agent"]
@@ -60,8 +68,8 @@ def lower_layers(layer):
     return out
 
 
-# The only layers that include the Windows SDK's headers: the Windows backend and
-# base/os.h's Windows half. The rest builds natively on Linux.
+# The only layers that include the Windows SDK's headers: the Windows backend (with the
+# folders inside it) and base/os.h's Windows half. The rest builds natively on Linux.
 WINDOWS_LAYERS = {"automation/win", "base/win"}
 WINDOWS_HEADERS = re.compile(
     r"^\s*#\s*include\s+<((?:windows|winsock2?|ws2tcpip|ole2|oleacc|objbase|commctrl|"
@@ -80,7 +88,8 @@ def windows_includes(root):
     out = []
     for folder in BELOW:
         d = os.path.join(root, folder)
-        if folder in WINDOWS_LAYERS or not os.path.isdir(d):
+        windows = any(folder == w or folder.startswith(w + "/") for w in WINDOWS_LAYERS)
+        if windows or not os.path.isdir(d):
             continue
         for name in sorted(os.listdir(d)):
             if name.endswith((".c", ".h")):

@@ -7,7 +7,7 @@ A reader who meets `look_after` opens look.c (docs/layout.md, "Names"):
   file's prefixes: the file's base name (look.c: look_), its singular (elements.c:
   element_), or the name of the module it is part of, its base name up to an
   underscore (report_index.c: report_); or one of the prefixes listed for the file or
-  its folder in PREFIXES below (a backend's win_ or fake_, the platform halves' os_).
+  its folder in PREFIXES below (the backends' backend_default, the platform halves' os_).
 - headers: no product file takes the name of a C, POSIX or Windows header
   (SYSTEM_HEADERS): `#include "windows.h"` must never mean two files.
 - statics: no static function shares its name with a function another file defines
@@ -27,32 +27,41 @@ PRODUCT = ["base", "automation", "llm", "agent"]
 # file in it) or by file (a glob over the path). An entry ending in "_" is a prefix,
 # any other a whole name.
 PREFIXES = {
-    # the layers' and backends' own prefixes
-    "automation/win/*": ["win_", "backend_default"],
-    "automation/fake/*": ["fake_", "backend_default"],
+    # each backend defines backend.h's backend_default() (CMake compiles one of them)
+    "automation/win/win_backend.c": ["backend_default"],
+    "automation/fake/fake_backend.c": ["backend_default"],
+    # llm.h, the layer's one face: the model's vocabulary that every provider file shares
     "llm/*": ["llm_"],
-    # the platform halves implement base/os.h (and the Windows one its UTF-16 helpers)
-    "base/win/*": ["os_", "win_"],
+    # the platform halves implement base/os.h
+    "base/win/*": ["os_"],
     "base/posix/*": ["os_"],
+    # the names the C runtime and the program's two entries call
     "agent/main_win.c": ["wmain"],
     "agent/main.c": ["main", "winagent_main"],
     # the commands a front end runs, by the name of the command
     "agent/front/*": ["cmd_"],
     # the operations, one performer each, declared from the table in operations.h
     "agent/core/op_*.c": ["perform_"],
+    # files whose functions are named for the type they make or read: struct session
+    # and its options, element selectors, struct observation and enum obs_mode, the
+    # typed request and result (op_request, op_result, op_elem, their arguments),
+    # enum outcome and struct tally, the backend's wa_ types, struct wa_rect and the
+    # two directions of the 0-999 mapping, the error enum
     "agent/core/core.c": ["session_"],
     "agent/core/core_config.c": ["session_opts_"],
     "agent/core/elements.c": ["selector_"],
     "agent/core/observe.c": ["obs_", "observation_"],
     "agent/core/request.c": ["op_request_", "op_result_", "op_elem_", "op_arg_", "arg_"],
-    "agent/run/loop.c": ["agent_run"],
-    "agent/run/results.c": ["outcome_", "tally_"],
-    "agent/run/tools.c": ["agent_"],
+    "agent/report/results.c": ["outcome_", "tally_"],
     "automation/backend.c": ["wa_"],
     "automation/image/coords.c": ["norm_", "pixel_", "wa_rect_"],
-    "base/wa_err.c": ["wa_err_", "wa_fail", "wa_failv"],
-    "base/term_text.c": ["term_"],
+    "base/wa_err.c": ["wa_err_", "wa_fail"],
+    # the run of an agent and the agent's tools, named for what the model meets
+    "agent/run/loop.c": ["agent_run"],
+    "agent/run/tools.c": ["agent_"],
+    # reallocarray(3)'s contract under the project's name (not every C library has it)
     "base/str.c": ["wa_reallocarray"],
+    # struct reply_asm, the reply being assembled, in every provider's calls to it
     "llm/assemble.c": ["asm_"],
 }
 

@@ -58,10 +58,10 @@ class Layers(unittest.TestCase):
         self.assertIn("llm/sse.c: includes automation/tree.h", out)
 
     def test_the_windows_backend_including_llm_fails(self):
-        add_include(os.path.join(self.tmp, "automation/win/win_input.c"), "llm/llm.h")
+        add_include(os.path.join(self.tmp, "automation/win/desktop/win_input.c"), "llm/llm.h")
         code, out = run(self.tmp)
         self.assertEqual(code, 1, out)
-        self.assertIn("automation/win/win_input.c: includes llm/llm.h", out)
+        self.assertIn("automation/win/desktop/win_input.c: includes llm/llm.h", out)
 
     def test_llm_including_a_backend_fails(self):
         add_include(os.path.join(self.tmp, "llm/client.c"), "automation/fake/fake_backend.h")
@@ -70,10 +70,10 @@ class Layers(unittest.TestCase):
         self.assertIn("llm/client.c: includes automation/fake/fake_backend.h", out)
 
     def test_the_core_including_a_backend_fails(self):
-        add_include(os.path.join(self.tmp, "agent/core/host.c"), "automation/win/win_window.h")
+        add_include(os.path.join(self.tmp, "agent/core/host.c"), "automation/win/desktop/win_window.h")
         code, out = run(self.tmp)
         self.assertEqual(code, 1, out)
-        self.assertIn("agent/core/host.c: includes automation/win/win_window.h", out)
+        self.assertIn("agent/core/host.c: includes automation/win/desktop/win_window.h", out)
 
     def test_the_portable_core_including_a_platform_half_fails(self):
         add_include(os.path.join(self.tmp, "automation/image/image.c"), "base/win/win_utf8.h")

@@ -54,7 +54,7 @@ class Names(unittest.TestCase):
         self.assertEqual(code, 0, out)
 
     def test_a_prefix_listed_for_the_folder_passes(self):
-        append(os.path.join(self.tmp, "automation/win/win_input.c"),
+        append(os.path.join(self.tmp, "automation/win/desktop/win_input.c"),
                "\nint win_planted(void)\n{\n    return 0;\n}\n")
         code, out = run(self.tmp)
         self.assertEqual(code, 0, out)
@@ -69,11 +69,11 @@ class Names(unittest.TestCase):
         self.assertIn("base/string.c: named like the system header <string.h>", out)
 
     def test_a_static_named_like_a_public_function_elsewhere_fails(self):
-        append(os.path.join(self.tmp, "automation/win/win_input.c"),
+        append(os.path.join(self.tmp, "automation/win/desktop/win_input.c"),
                "\nstatic int send_move(int x)\n{\n    return x;\n}\n")
         code, out = run(self.tmp)
         self.assertEqual(code, 1, out)
-        self.assertIn("automation/win/win_input.c: static send_move shares its name with "
+        self.assertIn("automation/win/desktop/win_input.c: static send_move shares its name with "
                       "send_move of agent/core/send.c", out)
 
 

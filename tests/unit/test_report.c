@@ -11,8 +11,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/run/report.h"
-#include "agent/run/report_index.h"
+#include "agent/report/report.h"
+#include "agent/report/report_index.h"
 #include "base/os.h"
 
 #define SECRET "sk-unit-SECRET-42"

@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "agent/core/exit.h"
-#include "agent/run/batch.h"
-#include "agent/run/batch_tasks.h"
+#include "agent/batch/batch.h"
+#include "agent/batch/batch_tasks.h"
 #include "agent/run/budget.h"
-#include "agent/run/junit.h"
-#include "agent/run/results.h"
+#include "agent/report/junit.h"
+#include "agent/report/results.h"
 
 static const char lines[] =
     /* a: fails, then passes at its second attempt */

@@ -1,4 +1,4 @@
-"""The workers that run tree walks and element actions (automation/win/win_tree_job.c):
+"""The workers that run tree walks and element actions (automation/win/desktop/win_tree_job.c):
 kept between jobs (a new thread under Wine first runs 4-10 ms after it is made), one for
 each job at once, never reused after its job was given up on (a slow or hung target), and
 running the tasks beside a walk (a list's texts read ahead) as well.
