@@ -369,8 +369,8 @@ static void do_tools_call(struct req *rq, const cJSON *params, struct reply *rep
     }
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
     const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
-    struct progress pg = {s, rq->sink,
-                          cJSON_IsString(token) || cJSON_IsNumber(token) ? token : NULL, -1};
+    struct mcp_progress pg = {s, rq->sink,
+                              cJSON_IsString(token) || cJSON_IsNumber(token) ? token : NULL, -1};
     mcp_req_send_progress(&pg, 0, 0, "started");
     struct op_request q;
     struct op_result r;

@@ -79,7 +79,7 @@ void mcp_req_log(struct mcp_server *s, const struct mcp_sink *sink, int level, c
     mcp_req_send(s, sink, n);
 }
 
-void mcp_req_send_progress(struct progress *p, double done, double total, const char *message)
+void mcp_req_send_progress(struct mcp_progress *p, double done, double total, const char *message)
 {
     if (!p->token || (p->last >= 0 && done <= p->last))
         return; /* progress only ever goes up */
@@ -171,7 +171,8 @@ const char *mcp_req_str_param(const cJSON *params, const char *name)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-void mcp_req_perform(struct req *rq, struct op_request *q, struct op_result *r, struct progress *pg)
+void mcp_req_perform(struct req *rq, struct op_request *q, struct op_result *r,
+                     struct mcp_progress *pg)
 {
     if (rq->flight)
         q->cancel = &rq->flight->cancel;

@@ -54,7 +54,7 @@ struct mcp_server {
 };
 
 /* Progress of one request, for its progressToken. */
-struct progress {
+struct mcp_progress {
     struct mcp_server *s;
     const struct mcp_sink *sink;
     const cJSON *token;
@@ -90,7 +90,7 @@ void mcp_req_log(struct mcp_server *s, const struct mcp_sink *sink, int level, c
 void mcp_req_send(struct mcp_server *s, const struct mcp_sink *sink, cJSON *msg);
 
 /* A progress notification for p's token (none without one); progress only goes up. */
-void mcp_req_send_progress(struct progress *p, double done, double total, const char *message);
+void mcp_req_send_progress(struct mcp_progress *p, double done, double total, const char *message);
 
 /* Makes rep a JSON-RPC error. */
 void mcp_req_error(struct reply *rep, int code, const char *fmt, ...) WA_PRINTF(3, 4);
@@ -100,6 +100,6 @@ const char *mcp_req_str_param(const cJSON *params, const char *name);
 
 /* Performs q (its cancel flag and progress wired to the request) into r. */
 void mcp_req_perform(struct req *rq, struct op_request *q, struct op_result *r,
-                     struct progress *pg);
+                     struct mcp_progress *pg);
 
 #endif
