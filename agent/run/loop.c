@@ -340,7 +340,7 @@ static bool speak_text_instead(struct run *r)
     text.protocol = LLM_PROTO_TEXT;
     text.grammar = LLM_TEXT_HERMES;
     text.why = "the server takes no tools";
-    char *system = agent_system_prompt(&text, core_shell(r->core) != SHELL_DENIED);
+    char *system = tools_system_prompt(&text, core_shell(r->core) != SHELL_DENIED);
     if (!system || llm_conversation_set_system(&r->conv, system)) {
         free(system);
         return false;
@@ -439,11 +439,11 @@ static int run_steps(struct run *r)
 {
     size_t n_tools;
     bool with_shell = core_shell(r->core) != SHELL_DENIED;
-    const struct llm_tool *tools = agent_tools(with_shell, &n_tools);
+    const struct llm_tool *tools = tools_functions(with_shell, &n_tools);
     if (r->computer) { /* the display declared is the first screenshot's, for the whole run */
         r->computer_tool.display_width = r->view.width;
         r->computer_tool.display_height = r->view.height;
-        tools = agent_computer_tools(&r->computer_tool, with_shell, &n_tools);
+        tools = tools_computer(&r->computer_tool, with_shell, &n_tools);
     }
     bool nudged = false;
     struct budget_use use = {0};
@@ -608,7 +608,7 @@ int agent_run(const struct agent_config *cfg, struct run_outcome *out)
         goto out;
     }
     llm_conversation_init(&r.conv);
-    char *system = agent_system_prompt(&cfg->protocol, core_shell(r.core) != SHELL_DENIED);
+    char *system = tools_system_prompt(&cfg->protocol, core_shell(r.core) != SHELL_DENIED);
     if (!system) {
         code = fail_run(&r, EXIT_USAGE, wa_fail(WA_E_NOMEM, "out of memory"),
                         "cannot set up the system prompt", 0);

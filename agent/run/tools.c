@@ -34,7 +34,7 @@ static const char ask_description[] =
     "is there, it says so at once: then decide on your own.";
 
 /* `ask_user` (the ask_user operation), for every protocol. */
-static struct llm_tool agent_ask_tool(void)
+static struct llm_tool ask_tool(void)
 {
     static cJSON *schema;
     if (!schema)
@@ -42,7 +42,7 @@ static struct llm_tool agent_ask_tool(void)
     return (struct llm_tool){op_def(OP_ASK_USER)->model, ask_description, schema, NULL};
 }
 
-const struct llm_tool *agent_tools(bool with_shell, size_t *count)
+const struct llm_tool *tools_functions(bool with_shell, size_t *count)
 {
     /* Built once; they live as long as the process: desktop, powershell, ask_user, and
      * without the shell desktop and ask_user. */
@@ -56,7 +56,7 @@ const struct llm_tool *agent_tools(bool with_shell, size_t *count)
         tools[0] = (struct llm_tool){"desktop", desktop_description, op_schema_desktop(), NULL};
         tools[1] =
             (struct llm_tool){op_def(OP_SHELL)->model, shell_description, shell_schema(), NULL};
-        tools[2] = agent_ask_tool();
+        tools[2] = ask_tool();
         no_shell[0] = tools[0];
         no_shell[1] = tools[2];
     }
@@ -73,13 +73,13 @@ static const char launch_description[] =
     "Start a program by name or path (notepad, calc, C:\\path\\app.exe) and bring its "
     "window to the front.";
 
-const struct llm_tool *agent_computer_tools(const struct llm_computer_tool *computer,
-                                            bool with_shell, size_t *count)
+const struct llm_tool *tools_computer(const struct llm_computer_tool *computer, bool with_shell,
+                                      size_t *count)
 {
     static struct llm_tool tools[5];
     static cJSON *launch, *empty;
     size_t n_shell;
-    const struct llm_tool *shell = agent_tools(true, &n_shell) + 1;
+    const struct llm_tool *shell = tools_functions(true, &n_shell) + 1;
     if (!launch) {
         launch = op_schema_input(op_def(OP_LAUNCH), SCHEMA_MODEL);
         empty = cJSON_CreateObject();
@@ -89,7 +89,7 @@ const struct llm_tool *agent_computer_tools(const struct llm_computer_tool *comp
     tools[0] = (struct llm_tool){"computer", NULL, NULL, computer};
     tools[1] = (struct llm_tool){AGENT_TOOL_LAUNCH, launch_description, launch, NULL};
     tools[2] = (struct llm_tool){AGENT_TOOL_TREE, tree_description, empty, NULL};
-    tools[3] = agent_ask_tool();
+    tools[3] = ask_tool();
     tools[4] = *shell;
     *count = with_shell ? 5 : 4;
     return tools;
@@ -101,7 +101,7 @@ extern const char prompt_uitars10[];
 extern const char prompt_uitars15[];
 extern const char prompt_computer[];
 
-char *agent_system_prompt(const struct llm_protocol_choice *p, bool with_shell)
+char *tools_system_prompt(const struct llm_protocol_choice *p, bool with_shell)
 {
     /* a grounding model knows its own grammar only: UI-TARS-1.5 (pixels) writes
      * point='<point>x y</point>', 1.0 (0-1000) start_box='(x,y)' */
@@ -117,7 +117,7 @@ char *agent_system_prompt(const struct llm_protocol_choice *p, bool with_shell)
     if (!e)
         e = dynbuf_addf(&b, "\n%s", prompt_text_calls);
     size_t n;
-    const struct llm_tool *tools = agent_tools(with_shell, &n);
+    const struct llm_tool *tools = tools_functions(with_shell, &n);
     for (size_t i = 0; !e && i < n; i++) {
         cJSON *t = cJSON_CreateObject();
         char *json = NULL;

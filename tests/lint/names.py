@@ -56,9 +56,8 @@ PREFIXES = {
     "automation/backend.c": ["wa_"],
     "automation/image/coords.c": ["norm_", "pixel_", "wa_rect_"],
     "base/wa_err.c": ["wa_err_", "wa_fail"],
-    # the run of an agent and the agent's tools, named for what the model meets
+    # the loop's one entry, named for what it runs: an agent
     "agent/run/loop.c": ["agent_run"],
-    "agent/run/tools.c": ["agent_"],
     # reallocarray(3)'s contract under the project's name (not every C library has it)
     "base/str.c": ["wa_reallocarray"],
     # struct reply_asm, the reply being assembled, in every provider's calls to it

@@ -100,7 +100,7 @@ static void model_schema_is_the_table(void **state)
 {
     (void)state;
     size_t n = 0;
-    const struct llm_tool *tools = agent_tools(true, &n);
+    const struct llm_tool *tools = tools_functions(true, &n);
     assert_int_equal(n, 3);
     const struct llm_tool *desk = NULL, *shell = NULL, *ask = NULL;
     for (size_t i = 0; i < n; i++) {
@@ -135,7 +135,7 @@ static void model_schema_is_the_table(void **state)
     }
     assert_int_equal(cJSON_GetArraySize(actions), model_ops);
 
-    tools = agent_tools(false, &n); /* no shell: the desktop and ask_user */
+    tools = tools_functions(false, &n); /* no shell: the desktop and ask_user */
     assert_int_equal(n, 2);
     assert_string_equal(tools[0].name, "desktop");
     assert_string_equal(tools[1].name, "ask_user");
@@ -196,7 +196,7 @@ static void model_and_mcp_schemas_agree(void **state)
 {
     (void)state;
     size_t n;
-    const struct llm_tool *tools = agent_tools(true, &n);
+    const struct llm_tool *tools = tools_functions(true, &n);
     const cJSON *model_props = cJSON_GetObjectItemCaseSensitive(tools[0].parameters, "properties");
     const cJSON *shell_props = cJSON_GetObjectItemCaseSensitive(tools[1].parameters, "properties");
     const cJSON *ask_props = cJSON_GetObjectItemCaseSensitive(tools[2].parameters, "properties");
