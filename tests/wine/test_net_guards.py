@@ -158,13 +158,19 @@ class HttpUnderLoad(unittest.TestCase):
                 time.sleep(0.5)
             self.assertEqual(status, 200, body)
 
-    def test_off_loopback_needs_allow_remote_and_says_clear_text(self):
+    def test_every_address_needs_allow_remote_and_allow_host_and_says_clear_text(self):
         r = subprocess.run(["wine", WINAGENT_EXE, "mcp", "--http", "0.0.0.0:0"],
                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn("--allow-remote", r.stderr)
+        r = subprocess.run(["wine", WINAGENT_EXE, "mcp", "--http", "0.0.0.0:0",
+                            "--allow-remote"],
+                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("--allow-host", r.stderr)
         p = subprocess.Popen(["wine", WINAGENT_EXE, "mcp", "--http", "0.0.0.0:0",
-                              "--allow-remote"], stdin=subprocess.DEVNULL,
+                              "--allow-remote", "--allow-host", "desk.example"],
+                             stdin=subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
             err, deadline = "", time.time() + 30
