@@ -116,9 +116,9 @@ def check_readme(root, problems):
 #                      sources define (C, or the tests' Python, dev.sh's shell, a script's JS)
 #   look_after         a lower-case name with an underscore that starts with a product
 #                      file's name or its module's (look.c: look_, win_input.c: win_,
-#                      as tests/lint/names.py has it): a function, macro, type or
-#                      table the sources define, or a word of their strings (a JSON or
-#                      error name)
+#                      as tests/lint/names.py has it): a function, macro, type, table
+#                      or field the sources define or use, or a word of their strings (a
+#                      JSON or error name)
 #   foo_bar, FOO_BAR   any other name with an underscore: a word of the sources (a
 #                      function, field, macro, error code, JSON or setting name)
 #   struct foo         a struct the sources name
@@ -196,6 +196,7 @@ def source_names(root):
             defined.update(C_DEF.findall(text))
             defined.update(re.findall(r"^\s*#\s*define\s+(\w+)\(", text, re.M))
             defined.update(re.findall(r"\b(?:struct|enum|union)\s+(\w+)\s*\{", text))
+            defined.update(re.findall(r"(?:\.|->)(\w+)", text))  # the fields used
             defined.update(re.findall(r"^[A-Za-z_][\w \t*]*?\b(\w+)\s*(?:\[[^\]\n]*\])?\s*=",
                                       text, re.M))  # a file's variables and tables
             files.update(re.findall(r"#\s*include\s*<([\w./]+)>", text))
