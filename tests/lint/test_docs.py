@@ -211,6 +211,27 @@ class BenchTable(unittest.TestCase):
         with open(self.doc, encoding="utf-8") as f:
             self.assertIn("| observe bigapp through the core | 120.5 / 140.2 |", f.read())
 
+    def test_the_serving_figures_are_made_from_baseline_json_and_kept_by_a_recording(self):
+        base = self.load()
+        row = dict(base["serving"]["rows"][0], server="`serve --port` under Wine, 5 s",
+                   calls=99, per_s=19, load=0.5)
+        base["serving"]["rows"].append(row)
+        with open(self.base, "w", encoding="utf-8") as f:
+            json.dump(base, f)
+        code, out = self.table("--check")
+        self.assertEqual(code, 1, out)
+        self.assertIn("the serving table is not what", out)
+        self.assertEqual(self.table()[0], 0)
+        with open(self.doc, encoding="utf-8") as f:
+            self.assertRegex(f.read(), r"\| `serve --port` under Wine, 5 s \| [^|]+ \| 99 \| 19 \| "
+                                       r".* \| 0\.5 \|")
+        run_json = os.path.join(self.tmp, "desktop.json")
+        with open(run_json, "w", encoding="utf-8") as f:
+            json.dump([{"name": "capture screen", "median_ms": 1, "p95_ms": 2, "note": ""}], f)
+        self.assertEqual(self.table("--record", "c", run_json)[0], 0)
+        self.assertEqual(self.load()["serving"], base["serving"])
+        self.assertEqual(self.table("--check")[0], 0)
+
     def test_a_recorded_run_is_the_newest_column(self):
         run_json = os.path.join(self.tmp, "desktop.json")
         with open(run_json, "w", encoding="utf-8") as f:
@@ -257,7 +278,7 @@ class BenchTable(unittest.TestCase):
             f.write(text)
         code, out = self.table("--check")
         self.assertEqual(code, 1, out)
-        self.assertIn("needs one marked table of each of desktop, request-sizes", out)
+        self.assertIn("needs one marked table of each of desktop, request-sizes, serving", out)
 
 
 if __name__ == "__main__":
