@@ -8,7 +8,8 @@
                                 every section of the contract that a comment cites
                                 ("SPEC §5", "docs/contract.md §3a") is a section of
                                 docs/contract.md; every name in backticks in those pages
-                                is one the sources have (NAMES below says which)
+                                is one the checkout has ("names in backticks" below says
+                                which)
     docs.py --contract [ROOT]   (docs.contract) docs/contract.md names every setting
                                 (flag and variable) of agent/core/settings.h, every
                                 command of agent/core/ops.c and every action the model
@@ -17,6 +18,7 @@
 ROOT is the checkout this script is in unless given. Prints every problem, one a line
 ("file:line: what"), and exits 1 when there is one.
 """
+import glob
 import os
 import re
 import sys
@@ -124,6 +126,9 @@ def check_readme(root, problems):
 #   struct foo         a struct the sources name
 #   name.c, name.py    a file of that base name in the checkout, or a header the sources
 #                      include (<oleacc.h>)
+#   agent/core/gate.c  a path under a folder of the checkout: that file or folder (a
+#                      glob, tests/unit/test_*.c, matches one; a program built from a .c
+#                      file, tests/apps/selectcheck.exe, has its source there)
 #   --flag             in a span that starts with the flag or with `winagent`: a flag the
 #                      sources spell, or a flag of the settings table
 # NEWS.md is history and is not read. Names that belong to other programs and can never
@@ -157,6 +162,8 @@ CALL = re.compile(r"(?<![\w.$-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\(")
 WORD = re.compile(r"(?<![\w.$/<-])([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![\w<>-])")
 STRUCT = re.compile(r"\bstruct\s+(\w+)")
 FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)")
+PATH = re.compile(r"(?<![\w./~-])((?:agent|automation|base|llm|tests|docs|cmake|prompts)"
+                  r"/[\w./*-]*[\w*])")
 C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*|(\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*')", re.S)
 C_DEF = re.compile(r"^[A-Za-z_][\w \t*]*?\b(\w+)\s*\([^;{}]*\)\s*\{", re.M)
 
@@ -231,6 +238,10 @@ def name_pages(root):
 
 def span_names(code):
     """(kind, name) of each name inline code shows."""
+    for p in PATH.findall(code):
+        if "NAME" not in p:  # tests/unit/test_NAME.c: a placeholder
+            yield "path", p
+    code = PATH.sub(" ", code)  # a path's file is the path's to check
     for f in FILE.findall(code):
         if "NAME" not in f:  # test_NAME.py: a placeholder
             yield "file", f
@@ -251,6 +262,13 @@ def span_names(code):
             yield "flag", fl
 
 
+def path_exists(root, path):
+    full = os.path.join(root, path)
+    if path.endswith(".exe"):
+        full = full[:-4] + ".c"
+    return bool(glob.glob(full)) if "*" in path else os.path.exists(full)
+
+
 def check_names(root, problems):
     src = source_names(root)
     words = src["words"]
@@ -267,6 +285,11 @@ def check_names(root, problems):
                 if "](" in m.group(2):  # a Markdown link shown as code: no names
                     continue
                 for kind, name in span_names(m.group(2).strip()):
+                    if kind == "path":
+                        if not path_exists(root, name):
+                            problems.append("%s:%d: `%s`: no such path in the checkout" % (
+                                page, n, name))
+                        continue
                     if kind == "word" and name.islower() and name.startswith(src["prefixes"]):
                         kind = "function"
                     if name in known[kind] or name in FOREIGN:

@@ -121,6 +121,16 @@ class Docs(unittest.TestCase):
             self.assertTrue(any(p.startswith("docs/tour.md:") and p.endswith(
                 ": `%s`: %s" % (name, what)) for p in new), (name, new))
 
+    def test_a_path_to_a_moved_file_is_found(self):
+        gone = "automation/win/win_" + "gone.c"
+        append(os.path.join(self.tmp, "docs", "tour.md"),
+               "\nIn `%s`, beside `automation/win/win_input.c`, `tests/unit/test_*.c` and "
+               "`tests/apps/selectcheck.exe`; not `tests/unit/tset_*.c`.\n" % gone)
+        new = self.new_problems()
+        self.assertEqual(len(new), 2, new)
+        self.assertRegex(new[0], r"^docs/tour\.md:\d+: `%s`: no such path in the checkout$" % gone)
+        self.assertRegex(new[1], r"`tests/unit/tset_\*\.c`: no such path in the checkout$")
+
     def test_a_name_only_a_comment_keeps_is_gone(self):
         old = "gate_shell_" + "window"
         append(os.path.join(self.tmp, "agent", "core", "gate.c"), "/* %s */\n" % old)
