@@ -7,9 +7,9 @@
                                 exists, and a link's #anchor to a heading of that file;
                                 every section of the contract that a comment cites
                                 ("SPEC §5", "docs/contract.md §3a") is a section of
-                                docs/contract.md; every name in backticks in those pages
-                                is one the checkout has ("names in backticks" below says
-                                which)
+                                docs/contract.md; every name in backticks in those pages but
+                                NEWS.md is one the checkout has ("names in backticks" below
+                                says which)
     docs.py --contract [ROOT]   (docs.contract) docs/contract.md names every setting
                                 (flag and variable) of agent/core/settings.h, every
                                 command of agent/core/ops.c and every action the model
