@@ -135,7 +135,7 @@ def check_readme(root, problems):
 # be in the sources are in FOREIGN, each with its reason.
 NAME_PAGES = ["README.md", "SKILL.md"]
 NAME_DIRS = ["docs", os.path.join("docs", "internals")]
-SOURCE_SKIP = {".git", "node_modules", "docs", "__pycache__"}
+SOURCE_SKIP = {".git", "node_modules", "docs", "__pycache__", "logs"}  # logs: runs, not sources
 SOURCE_EXT = (".c", ".h", ".py", ".sh", ".cmake", ".txt", ".ps1", ".mjs", ".js", ".json",
               ".rc", ".def", ".yml", ".nsi", ".in")
 FILE_EXT = "c|h|py|sh|cmake|ps1|mjs|js|def|rc|nsi|md"
