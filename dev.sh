@@ -6,7 +6,8 @@
 #   ./dev.sh test    deps + build + every test through ctest (lint, unit, the native tests
 #                    again under AddressSanitizer and UBSan, Wine, end-to-end)
 #   ./dev.sh lint    the format check, cppcheck, the layers' include order, the names'
-#                    prefixes and the docs' links and size (warnings are errors in every build)
+#                    prefixes and the docs' links, size and names in backticks (warnings
+#                    are errors in every build)
 #   ./dev.sh fuzz [SECONDS]  build + every libFuzzer target for SECONDS each (default 60)
 #   ./dev.sh demo    deps + build + the main job on a Wine desktop
 #   ./dev.sh bench   deps + build + the speed benchmark (medians and p95)

@@ -3,10 +3,13 @@
 
 baseline.json holds what ./dev.sh bench printed before: "sets" of live-desktop rows
 (part 3; each set a label and {row name: [median ms, p95 ms]}) and "request_sizes"
-(part 4). This script writes them as Markdown tables between the markers
+(part 4); and "serving", the lines the serving load tests print (tests/lib/serveload.py:
+wine.serving_load, native.serving_load). This script writes them as Markdown tables
+between the markers
 
     <!-- bench-table: desktop -->        ...  <!-- /bench-table -->
     <!-- bench-table: request-sizes -->  ...  <!-- /bench-table -->
+    <!-- bench-table: serving -->        ...  <!-- /bench-table -->
 
 of docs/bench.md, the newest set first. It knows no row by name: a row or a set added to
 baseline.json is a row or a column of the table.
@@ -90,7 +93,29 @@ def sizes_table(base):
     return out
 
 
-TABLES = {"desktop": desktop_table, "request-sizes": sizes_table}
+SERVING_COLUMNS = [("server", "server", "%s"), ("clients", "clients", "%s"),
+                   ("calls", "calls", "%d"), ("per_s", "calls/s", "%d"),
+                   ("p50_ms", "p50 (ms)", "%d"), ("p99_ms", "p99 (ms)", "%d"),
+                   ("failed", "failed", "%d"), ("held", "handles, threads before -> after", "%s"),
+                   ("load", "load", "%.1f")]
+
+
+def serving_table(base):
+    serving = base.get("serving") or {}
+    rows = serving.get("rows") or []
+    if not rows:
+        return "(no serving rows in baseline.json)\n"
+    lines = ["| " + " | ".join(title for _, title, _ in SERVING_COLUMNS) + " |",
+             "|" + "---|" * len(SERVING_COLUMNS)]
+    for r in rows:
+        lines.append("| " + " | ".join(fmt % r[key] for key, _, fmt in SERVING_COLUMNS) + " |")
+    out = "\n".join(lines) + "\n"
+    if serving.get("about"):
+        out += "\n" + serving["about"] + "\n"
+    return out
+
+
+TABLES = {"desktop": desktop_table, "request-sizes": sizes_table, "serving": serving_table}
 
 
 def render(doc, base):
@@ -118,15 +143,19 @@ def dump_baseline(base):
             out.append('       %s: [%.2f, %.2f]%s' % (json.dumps(name), pair[0], pair[1], end))
         if not rows:
             out.append('     ' + last)
-    out.append('  ]' + ("," if "request_sizes" in base else ""))
-    if "request_sizes" in base:
-        rs = base["request_sizes"]
-        out.append('  "request_sizes": {"label": %s,' % json.dumps(rs.get("label", "")))
+    out.append('  ]')
+    for key in ("request_sizes", "serving"):
+        if key not in base:
+            continue
+        out[-1] += ","
+        rs = base[key]
+        out.append('  %s: {"label": %s,' % (json.dumps(key), json.dumps(rs.get("label", ""))))
         out.append('   "about": %s,' % json.dumps(rs.get("about", "")))
         out.append('   "rows": [')
         rows = rs.get("rows", [])
         for j, r in enumerate(rows):
-            out.append('     %s%s' % (json.dumps(r), "," if j + 1 < len(rows) else "]}"))
+            out.append('     %s%s' % (json.dumps(r, ensure_ascii=False),
+                                      "," if j + 1 < len(rows) else "]}"))
     out.append('}')
     return "\n".join(out) + "\n"
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The docs checks find what they are for: on a copy of the docs and the tables they
 describe, each planted fault (a link to no file or no heading, a README grown past its
-size or given a dated section, a comment citing a section the contract lacks, a setting,
-command or action the contract does not name, a bench table that is not what
-baseline.json makes) adds the line that names it, and what is fine adds none."""
+size or given a dated section, a comment citing a section the contract lacks, a name in
+backticks the sources do not have, a setting, command or action the contract does not
+name, a bench table that is not what baseline.json makes) adds the line that names it, and
+what is fine adds none."""
 import json
 import os
 import shutil
@@ -31,11 +32,20 @@ def append(path, text):
 class Docs(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="docs-")
-        for name in ("README.md", "NEWS.md", "SKILL.md"):
-            shutil.copy(os.path.join(ROOT, name), self.tmp)
-        shutil.copytree(os.path.join(ROOT, "docs"), os.path.join(self.tmp, "docs"))
-        for d in ("agent", "automation", "base", "llm"):
-            shutil.copytree(os.path.join(ROOT, d), os.path.join(self.tmp, d))
+        # The checkout without builds and git: the pages and agent/core (which the tests
+        # change) copied, every other file a link to the checkout's.
+        for name in sorted(os.listdir(ROOT)):
+            src = os.path.join(ROOT, name)
+            if name.startswith((".", "build")):
+                continue
+            if not os.path.isdir(src):
+                shutil.copy(src, self.tmp)
+                continue
+            shutil.copytree(src, os.path.join(self.tmp, name), symlinks=True,
+                            ignore=shutil.ignore_patterns("node_modules", "__pycache__", "core"),
+                            copy_function=shutil.copy if name == "docs" else os.symlink)
+        shutil.copytree(os.path.join(ROOT, "agent", "core"),
+                        os.path.join(self.tmp, "agent", "core"))
         self.before = self.problems()
 
     def tearDown(self):
@@ -87,6 +97,55 @@ class Docs(unittest.TestCase):
         new = self.new_problems()
         self.assertEqual(len(new), 1, new)
         self.assertRegex(new[0], r"^agent/core/core\.c:\d+: cites §9, which docs/contract\.md")
+
+    def test_the_docs_name_only_what_the_sources_have(self):
+        self.assertEqual(sorted(self.before), [], "the checkout's docs name what is not there")
+
+    def test_a_phantom_name_is_found_whatever_its_kind(self):
+        # Built here, so that this file (copied with the checkout) does not hold them.
+        ph = "phant" + "om"
+        append(os.path.join(self.tmp, "docs", "tour.md"),
+               "\nReal: `core_perform`, `win_cc_list.c`, `winagent click 3 --window notepad`,"
+               " `gate_shell_route`, `struct op_request`, `WA_E_TIMEOUT`, `LVM_FINDITEM`.\n"
+               "Phantoms: `win_%s_reader` and `%s_probe(x)` in `%s_list.c`, "
+               "`struct %s_state`, `winagent click --%s-flag`, `WA_E_%s`.\n"
+               % (ph, ph, ph, ph, ph, ph.upper()))
+        new = self.new_problems()
+        self.assertEqual(len(new), 6, new)
+        for name, what in (("win_%s_reader" % ph, "no such function in the sources"),
+                           ("%s_probe" % ph, "no such function in the sources"),
+                           ("%s_list.c" % ph, "no file of that name"),
+                           ("%s_state" % ph, "no such struct in the sources"),
+                           ("--%s-flag" % ph, "no such flag"),
+                           ("WA_E_%s" % ph.upper(), "not a name in the sources")):
+            self.assertTrue(any(p.startswith("docs/tour.md:") and p.endswith(
+                ": `%s`: %s" % (name, what)) for p in new), (name, new))
+
+    def test_a_path_to_a_moved_file_is_found(self):
+        gone = "automation/win/win_" + "gone.c"
+        append(os.path.join(self.tmp, "docs", "tour.md"),
+               "\nIn `%s`, beside `automation/win/win_input.c`, `tests/unit/test_*.c` and "
+               "`tests/apps/selectcheck.exe`; not `tests/unit/tset_*.c`.\n" % gone)
+        new = self.new_problems()
+        self.assertEqual(len(new), 2, new)
+        self.assertRegex(new[0], r"^docs/tour\.md:\d+: `%s`: no such path in the checkout$" % gone)
+        self.assertRegex(new[1], r"`tests/unit/tset_\*\.c`: no such path in the checkout$")
+
+    def test_a_name_only_a_comment_keeps_is_gone(self):
+        old = "gate_shell_" + "window"
+        append(os.path.join(self.tmp, "agent", "core", "gate.c"), "/* %s */\n" % old)
+        append(os.path.join(self.tmp, "docs", "security.md"), "\nSee `%s`.\n" % old)
+        new = self.new_problems()
+        self.assertEqual(len(new), 1, new)
+        self.assertRegex(new[0], r"^docs/security\.md:\d+: `%s`: no such function" % old)
+
+    def test_a_new_internals_page_is_read(self):
+        os.makedirs(os.path.join(self.tmp, "docs", "internals"), exist_ok=True)
+        append(os.path.join(self.tmp, "docs", "internals", "x.md"),
+               "`win_mouse_button` sends it; `win_mouse_" + "press` does not exist.\n")
+        new = self.new_problems()
+        self.assertEqual(new, ["docs/internals/x.md:1: `win_mouse_" + "press`: no such "
+                                "function in the sources"])
 
     def contract_with(self, settings_row=None, op_cli=None, drop=None):
         if settings_row:
@@ -145,6 +204,19 @@ class BenchTable(unittest.TestCase):
         with open(self.base, encoding="utf-8") as f:
             return json.load(f)
 
+    def changed_fails_until_rewritten(self, base, table):
+        """base written as baseline.json makes the check fail on table until the tables
+        are written again."""
+        with open(self.base, "w", encoding="utf-8") as f:
+            json.dump(base, f)
+        code, out = self.table("--check")
+        self.assertEqual(code, 1, out)
+        self.assertIn("the %s table is not what" % table, out)
+        self.assertEqual(self.table()[0], 0)
+        self.assertEqual(self.table("--check")[0], 0)
+        with open(self.doc, encoding="utf-8") as f:
+            return f.read()
+
     def test_the_committed_table_is_what_baseline_json_makes(self):
         code, out = self.table("--check")
         self.assertEqual(code, 0, out)
@@ -152,15 +224,22 @@ class BenchTable(unittest.TestCase):
     def test_a_row_added_to_baseline_json_makes_the_check_fail_until_rewritten(self):
         base = self.load()
         base["sets"][-1]["rows"]["observe bigapp through the core"] = [120.5, 140.25]
-        with open(self.base, "w", encoding="utf-8") as f:
-            json.dump(base, f)
-        code, out = self.table("--check")
-        self.assertEqual(code, 1, out)
-        self.assertIn("the desktop table is not what", out)
-        self.assertEqual(self.table()[0], 0)
+        doc = self.changed_fails_until_rewritten(base, "desktop")
+        self.assertIn("| observe bigapp through the core | 120.5 / 140.2 |", doc)
+
+    def test_the_serving_figures_are_made_from_baseline_json_and_kept_by_a_recording(self):
+        base = self.load()
+        row = dict(base["serving"]["rows"][0], server="`serve --port` under Wine, 5 s",
+                   calls=99, per_s=19, load=0.5)
+        base["serving"]["rows"].append(row)
+        doc = self.changed_fails_until_rewritten(base, "serving")
+        self.assertRegex(doc, r"\| `serve --port` under Wine, 5 s \| [^|]+ \| 99 \| 19 \| .* \| 0\.5 \|")
+        run_json = os.path.join(self.tmp, "desktop.json")
+        with open(run_json, "w", encoding="utf-8") as f:
+            json.dump([{"name": "capture screen", "median_ms": 1, "p95_ms": 2, "note": ""}], f)
+        self.assertEqual(self.table("--record", "c", run_json)[0], 0)
+        self.assertEqual(self.load()["serving"], base["serving"])
         self.assertEqual(self.table("--check")[0], 0)
-        with open(self.doc, encoding="utf-8") as f:
-            self.assertIn("| observe bigapp through the core | 120.5 / 140.2 |", f.read())
 
     def test_a_recorded_run_is_the_newest_column(self):
         run_json = os.path.join(self.tmp, "desktop.json")
@@ -208,7 +287,7 @@ class BenchTable(unittest.TestCase):
             f.write(text)
         code, out = self.table("--check")
         self.assertEqual(code, 1, out)
-        self.assertIn("needs one marked table of each of desktop, request-sizes", out)
+        self.assertIn("needs one marked table of each of desktop, request-sizes, serving", out)
 
 
 if __name__ == "__main__":

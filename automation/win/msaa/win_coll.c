@@ -1,6 +1,6 @@
 /* Long collections of the HWND tree: what a walk lists of each, and the readers of
- * list boxes and combo boxes (list views' and tree views' are in win_msaa_cc.c, beside
- * the buffers in the target process they need). */
+ * list boxes and combo boxes (list views' are in win_cc_list.c and tree views' in
+ * win_cc_tree.c, beside the buffers in the target process they need, win_cc_buf.c). */
 #include "automation/win/msaa/win_coll.h"
 
 #include <stdlib.h>
