@@ -124,7 +124,7 @@ class Docs(unittest.TestCase):
     def test_a_path_to_a_moved_file_is_found(self):
         gone = "automation/win/win_" + "gone.c"
         append(os.path.join(self.tmp, "docs", "tour.md"),
-               "\nIn `%s`, beside `automation/win/win_input.c`, `tests/unit/test_*.c` and "
+               "\nIn `%s`, beside `automation/win/desktop/win_input.c`, `tests/unit/test_*.c` and "
                "`tests/apps/selectcheck.exe`; not `tests/unit/tset_*.c`.\n" % gone)
         new = self.new_problems()
         self.assertEqual(len(new), 2, new)
