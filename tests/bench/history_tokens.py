@@ -1,5 +1,5 @@
 """What a 20-step run sends under each --history choice (./dev.sh bench, part 5): the
-native winagent on the fake desktop (a 1920x1080 monitor) drives Claude Sonnet 5.5's
+native winagent on the fake desktop (a form program that opens a window per key) drives Claude Sonnet 5.5's
 computer toolset through the fake model server, which counts input tokens as the Claude
 docs do (text about four characters a token, an image width x height / 750) after its
 own context editing, and drops the thinking blocks whose history changed, as that model's
@@ -23,23 +23,46 @@ from server import FakeLLM  # noqa: E402
 STEPS = 20
 MODEL = "claude-sonnet-5-5"
 CHOICES = ("trim", "append", "server", "drop-thinking")
-SCENE = os.path.join(ROOT, "tests", "native", "scene_notepad.json")
+
+
+def form(i, rect):
+    return {"hwnd": 256 * (i + 1), "title": "Form %d" % (i + 1), "process": "form.exe",
+            "process_path": "C:\\Windows\\form.exe", "pid": 10 + i, "parent": 10,
+            "rect": rect, "color": "#%02x%02x%02x" % (30 + 12 * i, 90, 220),
+            "tree": {"type": "Window", "name": "Form %d" % (i + 1), "bounds": rect,
+                     "children": [{"type": "Edit", "name": "Notes", "bounds": rect}]}}
+
+
+def scene(path):
+    """A form on a 1920x1080 monitor whose program opens the next form for each of F1 to
+    F20: every step brings a new window to the front, as a real task's steps change the
+    screen (the loop guards end a run of actions that change nothing)."""
+    first = form(0, [100, 80, 1300, 900])
+    first["foreground"] = True
+    starts = {"F%d" % (i + 1): form(i + 1, [140 + 30 * i, 100 + 20 * i, 1340 + 30 * i,
+                                            700 + 20 * i]) for i in range(STEPS)}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"monitors": [{"rect": [0, 0, 1920, 1080], "primary": True}],
+                   "windows": [first], "key_starts": starts,
+                   "processes": [{"pid": 10, "parent": 1, "started": 0}]}, f)
 
 
 def scenario():
-    """Twenty clicks, each its own turn (the model thinks before each), then the answer."""
-    steps = [{"reasoning": "Step %d: the next field." % i,
+    """Twenty keys, F1 to F20, each in its own turn (the model thinks before each), then
+    the answer."""
+    steps = [{"reasoning": "Step %d: the next form." % i,
               "tool_calls": [{"name": "computer", "id": "toolu_b%d" % i, "arguments": {
-                  "action": "left_click", "coordinate": [230 + 10 * (i % 5), 80]}}]}
+                  "action": "key", "text": "F%d" % (i + 1)}}]}
              for i in range(STEPS)]
     return {"steps": steps + [{"text": "Done."}]}
 
 
 def run(exe, choice):
     tmp = tempfile.mkdtemp(prefix="wa-hist-")
+    scene(os.path.join(tmp, "scene.json"))
     with FakeLLM(scenario(), idle_exit=None) as fake:
-        env = dict(os.environ, WINAGENT_FAKE_SCENE=SCENE,
-                   WINAGENT_FAKE_LOG=os.path.join(tmp, "actions.jsonl"), LLM_API_KEY="k")
+        env = dict(os.environ, WINAGENT_FAKE_SCENE=os.path.join(tmp, "scene.json"),
+                   WINAGENT_FAKE_LOG=os.path.join(tmp, "actions.jsonl"), LLM_API_KEY="bench-key")
         for k in ("LLM_PROVIDER", "LLM_BASE_URL", "LLM_MODEL"):
             env.pop(k, None)
         p = subprocess.run([exe, "--provider", "anthropic", "--base-url", fake.url,
