@@ -1,6 +1,6 @@
 """What a 20-step run sends under each --history choice (./dev.sh bench, part 5): the
-native winagent on the fake desktop (a form program that opens a window per key) drives Claude Sonnet 5.5's
-computer toolset through the fake model server, which counts input tokens as the Claude
+native winagent on the fake desktop (a form program that opens a window per key) drives
+Claude Sonnet 5.5's computer toolset through the fake model server, which counts input tokens as the Claude
 docs do (text about four characters a token, an image width x height / 750) after its
 own context editing, and drops the thinking blocks whose history changed, as that model's
 service does. For each choice: the requests, the bytes sent, the input tokens summed over
