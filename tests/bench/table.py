@@ -3,12 +3,13 @@
 
 baseline.json holds what ./dev.sh bench printed before: "sets" of live-desktop rows
 (part 3; each set a label and {row name: [median ms, p95 ms]}) and "request_sizes"
-(part 4); and "serving", the lines the serving load tests print (tests/lib/serveload.py:
+(part 4); "histories", part 5's run under each --history choice; and "serving", the lines the serving load tests print (tests/lib/serveload.py:
 wine.serving_load, native.serving_load). This script writes them as Markdown tables
 between the markers
 
     <!-- bench-table: desktop -->        ...  <!-- /bench-table -->
     <!-- bench-table: request-sizes -->  ...  <!-- /bench-table -->
+    <!-- bench-table: histories -->      ...  <!-- /bench-table -->
     <!-- bench-table: serving -->        ...  <!-- /bench-table -->
 
 of docs/bench.md, the newest set first. It knows no row by name: a row or a set added to
@@ -17,12 +18,14 @@ baseline.json is a row or a column of the table.
     table.py                  rewrite the tables in docs/bench.md
     table.py --check          exit 1, saying which table differs, when docs/bench.md is
                               not what baseline.json makes (docs.bench_table)
-    table.py --record LABEL [DESKTOP_JSON] [--sizes]
+    table.py --record LABEL [DESKTOP_JSON] [--sizes] [--histories]
                               add the rows one ./dev.sh bench run printed (part 3's
                               --json, kept in build/bench/desktop.json) to baseline.json
                               as its newest set, then rewrite the tables; with --sizes,
                               part 4's request sizes of that run (request_sizes.json
-                              beside it) become the ones part 4 compares with
+                              beside it) become the ones part 4 compares with; with
+                              --histories, part 5's rows (history_tokens.json beside it)
+                              become the table of histories
     --baseline FILE, --doc FILE   other files than the repository's (for tests)
 """
 import json
@@ -93,6 +96,31 @@ def sizes_table(base):
     return out
 
 
+HISTORY_COLUMNS = [("history", "--history", "`%s`"), ("requests", "requests", "%d"),
+                   ("bytes", "sent (bytes)", "%d"), ("input_tokens", "input tokens", "%d"),
+                   ("last_request_tokens", "last request (tokens)", "%d"),
+                   ("thinking_dropped", "thinking blocks dropped", "%d")]
+
+
+def columns_table(part, columns, what):
+    """part's rows ({"rows": [...], "about": ...}) under the columns (key, title, format)."""
+    rows = (part or {}).get("rows") or []
+    if not rows:
+        return "(no %s in baseline.json)\n" % what
+    lines = ["| " + " | ".join(title for _, title, _ in columns) + " |",
+             "|" + "---|" * len(columns)]
+    for r in rows:
+        lines.append("| " + " | ".join(fmt % r[key] for key, _, fmt in columns) + " |")
+    out = "\n".join(lines) + "\n"
+    if part.get("about"):
+        out += "\n" + part["about"] + "\n"
+    return out
+
+
+def histories_table(base):
+    return columns_table(base.get("histories"), HISTORY_COLUMNS, "histories")
+
+
 SERVING_COLUMNS = [("server", "server", "%s"), ("clients", "clients", "%s"),
                    ("calls", "calls", "%d"), ("per_s", "calls/s", "%d"),
                    ("p50_ms", "p50 (ms)", "%d"), ("p99_ms", "p99 (ms)", "%d"),
@@ -101,21 +129,11 @@ SERVING_COLUMNS = [("server", "server", "%s"), ("clients", "clients", "%s"),
 
 
 def serving_table(base):
-    serving = base.get("serving") or {}
-    rows = serving.get("rows") or []
-    if not rows:
-        return "(no serving rows in baseline.json)\n"
-    lines = ["| " + " | ".join(title for _, title, _ in SERVING_COLUMNS) + " |",
-             "|" + "---|" * len(SERVING_COLUMNS)]
-    for r in rows:
-        lines.append("| " + " | ".join(fmt % r[key] for key, _, fmt in SERVING_COLUMNS) + " |")
-    out = "\n".join(lines) + "\n"
-    if serving.get("about"):
-        out += "\n" + serving["about"] + "\n"
-    return out
+    return columns_table(base.get("serving"), SERVING_COLUMNS, "serving rows")
 
 
-TABLES = {"desktop": desktop_table, "request-sizes": sizes_table, "serving": serving_table}
+TABLES = {"desktop": desktop_table, "request-sizes": sizes_table, "histories": histories_table,
+          "serving": serving_table}
 
 
 def render(doc, base):
@@ -144,7 +162,7 @@ def dump_baseline(base):
         if not rows:
             out.append('     ' + last)
     out.append('  ]')
-    for key in ("request_sizes", "serving"):
+    for key in ("request_sizes", "histories", "serving"):
         if key not in base:
             continue
         out[-1] += ","
@@ -160,7 +178,7 @@ def dump_baseline(base):
     return "\n".join(out) + "\n"
 
 
-def record(base, label, desktop_json, sizes_json):
+def record(base, label, desktop_json, sizes_json, histories_json=None):
     with open(desktop_json, encoding="utf-8") as f:
         rows = json.load(f)
     if any(s["label"] == label for s in base.get("sets", [])):
@@ -174,6 +192,13 @@ def record(base, label, desktop_json, sizes_json):
             base["request_sizes"] = {"label": label,
                                      "about": "Part 4 as ./dev.sh bench printed it (%s)." % label,
                                      "rows": sizes}
+    if histories_json:
+        with open(histories_json, encoding="utf-8") as f:
+            rows = json.load(f)
+        if rows:
+            base["histories"] = {"label": label,
+                                 "about": "Part 5 as ./dev.sh bench printed it (%s)." % label,
+                                 "rows": rows}
 
 
 def main(argv):
@@ -191,17 +216,21 @@ def main(argv):
     doc_path = option("--doc", DOC)
     check = "--check" in args
     sizes = "--sizes" in args
-    args = [a for a in args if a not in ("--check", "--sizes")]
+    histories = "--histories" in args
+    args = [a for a in args if a not in ("--check", "--sizes", "--histories")]
     with open(baseline, encoding="utf-8") as f:
         base = json.load(f)
     if args and args[0] == "--record":
         if len(args) < 2:
-            print("table.py --record LABEL [DESKTOP_JSON] [--sizes]", file=sys.stderr)
+            print("table.py --record LABEL [DESKTOP_JSON] [--sizes] [--histories]",
+                  file=sys.stderr)
             return 2
         desktop_json = args[2] if len(args) > 2 else os.path.join(LAST_RUN, "desktop.json")
-        sizes_json = os.path.join(os.path.dirname(desktop_json), "request_sizes.json")
+        beside = os.path.dirname(desktop_json)
         try:
-            record(base, args[1], desktop_json, sizes_json if sizes else None)
+            record(base, args[1], desktop_json,
+                   os.path.join(beside, "request_sizes.json") if sizes else None,
+                   os.path.join(beside, "history_tokens.json") if histories else None)
         except (OSError, ValueError, KeyError) as e:
             print("table.py --record: %s" % e, file=sys.stderr)
             return 1

@@ -280,6 +280,21 @@ class BenchTable(unittest.TestCase):
         with open(self.doc, encoding="utf-8") as f:
             self.assertIn("| bigapp | 1 | 9000 | 9000 | 0 |", f.read())
 
+    def test_histories_are_replaced_only_when_asked(self):
+        run_json = os.path.join(self.tmp, "desktop.json")
+        with open(run_json, "w", encoding="utf-8") as f:
+            json.dump([{"name": "capture screen", "median_ms": 1, "p95_ms": 2, "note": ""}], f)
+        with open(os.path.join(self.tmp, "history_tokens.json"), "w", encoding="utf-8") as f:
+            json.dump([{"history": "trim", "requests": 3, "bytes": 4000, "input_tokens": 900,
+                        "last_request_tokens": 300, "thinking_dropped": 2}], f)
+        kept = self.load().get("histories")
+        self.assertEqual(self.table("--record", "a", run_json)[0], 0)
+        self.assertEqual(self.load().get("histories"), kept)
+        self.assertEqual(self.table("--record", "b", run_json, "--histories")[0], 0)
+        self.assertEqual(self.load()["histories"]["label"], "b")
+        with open(self.doc, encoding="utf-8") as f:
+            self.assertIn("| `trim` | 3 | 4000 | 900 | 300 | 2 |", f.read())
+
     def test_a_doc_without_its_markers_fails(self):
         with open(self.doc, encoding="utf-8") as f:
             text = f.read().replace("<!-- bench-table: request-sizes -->", "")
@@ -287,7 +302,8 @@ class BenchTable(unittest.TestCase):
             f.write(text)
         code, out = self.table("--check")
         self.assertEqual(code, 1, out)
-        self.assertIn("needs one marked table of each of desktop, request-sizes, serving", out)
+        self.assertIn("needs one marked table of each of desktop, histories, request-sizes, "
+                      "serving", out)
 
 
 if __name__ == "__main__":
