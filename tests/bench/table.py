@@ -185,20 +185,15 @@ def record(base, label, desktop_json, sizes_json, histories_json=None):
         raise ValueError("baseline.json already has a set labelled '%s'" % label)
     base.setdefault("sets", []).append(
         {"label": label, "rows": {r["name"]: [r["median_ms"], r["p95_ms"]] for r in rows}})
-    if sizes_json:
-        with open(sizes_json, encoding="utf-8") as f:
-            sizes = json.load(f)
-        if sizes:
-            base["request_sizes"] = {"label": label,
-                                     "about": "Part 4 as ./dev.sh bench printed it (%s)." % label,
-                                     "rows": sizes}
-    if histories_json:
-        with open(histories_json, encoding="utf-8") as f:
+    for key, part, path in (("request_sizes", 4, sizes_json), ("histories", 5, histories_json)):
+        if not path:
+            continue
+        with open(path, encoding="utf-8") as f:
             rows = json.load(f)
         if rows:
-            base["histories"] = {"label": label,
-                                 "about": "Part 5 as ./dev.sh bench printed it (%s)." % label,
-                                 "rows": rows}
+            base[key] = {"label": label,
+                         "about": "Part %d as ./dev.sh bench printed it (%s)." % (part, label),
+                         "rows": rows}
 
 
 def main(argv):

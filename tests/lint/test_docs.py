@@ -265,35 +265,32 @@ class BenchTable(unittest.TestCase):
         self.assertEqual(code, 1, "a label recorded twice")
         self.assertIn("already has a set labelled 'now (load 0.5)'", out)
 
-    def test_request_sizes_are_replaced_only_when_asked(self):
+    def replaced_only_when_asked(self, key, name, rows, flag, line):
+        """A part's rows (name, beside the run's desktop.json) become baseline.json's key
+        only with flag, and their table holds line."""
         run_json = os.path.join(self.tmp, "desktop.json")
         with open(run_json, "w", encoding="utf-8") as f:
             json.dump([{"name": "capture screen", "median_ms": 1, "p95_ms": 2, "note": ""}], f)
-        with open(os.path.join(self.tmp, "request_sizes.json"), "w", encoding="utf-8") as f:
-            json.dump([{"task": "bigapp", "request": 1, "body": 9000, "added": 9000,
-                        "images": 0}], f)
-        sizes = self.load()["request_sizes"]
+        with open(os.path.join(self.tmp, name), "w", encoding="utf-8") as f:
+            json.dump(rows, f)
+        kept = self.load().get(key)
         self.assertEqual(self.table("--record", "a", run_json)[0], 0)
-        self.assertEqual(self.load()["request_sizes"], sizes)
-        self.assertEqual(self.table("--record", "b", run_json, "--sizes")[0], 0)
-        self.assertEqual(self.load()["request_sizes"]["label"], "b")
+        self.assertEqual(self.load().get(key), kept)
+        self.assertEqual(self.table("--record", "b", run_json, flag)[0], 0)
+        self.assertEqual(self.load()[key]["label"], "b")
         with open(self.doc, encoding="utf-8") as f:
-            self.assertIn("| bigapp | 1 | 9000 | 9000 | 0 |", f.read())
+            self.assertIn(line, f.read())
+
+    def test_request_sizes_are_replaced_only_when_asked(self):
+        self.replaced_only_when_asked("request_sizes", "request_sizes.json", [
+            {"task": "bigapp", "request": 1, "body": 9000, "added": 9000, "images": 0}],
+            "--sizes", "| bigapp | 1 | 9000 | 9000 | 0 |")
 
     def test_histories_are_replaced_only_when_asked(self):
-        run_json = os.path.join(self.tmp, "desktop.json")
-        with open(run_json, "w", encoding="utf-8") as f:
-            json.dump([{"name": "capture screen", "median_ms": 1, "p95_ms": 2, "note": ""}], f)
-        with open(os.path.join(self.tmp, "history_tokens.json"), "w", encoding="utf-8") as f:
-            json.dump([{"history": "trim", "requests": 3, "bytes": 4000, "input_tokens": 900,
-                        "last_request_tokens": 300, "thinking_dropped": 2}], f)
-        kept = self.load().get("histories")
-        self.assertEqual(self.table("--record", "a", run_json)[0], 0)
-        self.assertEqual(self.load().get("histories"), kept)
-        self.assertEqual(self.table("--record", "b", run_json, "--histories")[0], 0)
-        self.assertEqual(self.load()["histories"]["label"], "b")
-        with open(self.doc, encoding="utf-8") as f:
-            self.assertIn("| `trim` | 3 | 4000 | 900 | 300 | 2 |", f.read())
+        self.replaced_only_when_asked("histories", "history_tokens.json", [
+            {"history": "trim", "requests": 3, "bytes": 4000, "input_tokens": 900,
+             "last_request_tokens": 300, "thinking_dropped": 2}],
+            "--histories", "| `trim` | 3 | 4000 | 900 | 300 | 2 |")
 
     def test_a_doc_without_its_markers_fails(self):
         with open(self.doc, encoding="utf-8") as f:
