@@ -1,11 +1,11 @@
 """What a 20-step run sends under each --history choice (./dev.sh bench, part 5): the
 native winagent on the fake desktop (a form program that opens a window per key) drives
-Claude Sonnet 5.5's computer toolset through the fake model server, which counts input tokens as the Claude
-docs do (text about four characters a token, an image width x height / 750) after its
-own context editing, and drops the thinking blocks whose history changed, as that model's
-service does. For each choice: the requests, the bytes sent, the input tokens summed over
-the run and those of the last request, and the thinking blocks the service dropped.
-`trim` is the rule before --history existed.
+Claude Sonnet 5.5's computer toolset through the fake model server, which counts input
+tokens as the Claude docs do (text about four characters a token, an image width x
+height / 750) after its own context editing, and drops the thinking blocks whose history
+changed, as that model's service does. For each choice: the requests, the bytes sent, the
+input tokens summed over the run and those of the last request, and the thinking blocks
+the service dropped. `trim` is the rule before --history existed.
 
     history_tokens.py WINAGENT_NATIVE_EXE [--json OUT]
 """
@@ -26,8 +26,9 @@ CHOICES = ("trim", "append", "server", "drop-thinking")
 
 
 def form(i, rect):
+    """Form i + 1 of the form program (process 10 shows the first and starts the others)."""
     return {"hwnd": 256 * (i + 1), "title": "Form %d" % (i + 1), "process": "form.exe",
-            "process_path": "C:\\Windows\\form.exe", "pid": 10 + i, "parent": 10,
+            "process_path": "C:\\Windows\\form.exe", "pid": 10 + i, "parent": 10 if i else 1,
             "rect": rect, "color": "#%02x%02x%02x" % (30 + 12 * i, 90, 220),
             "tree": {"type": "Window", "name": "Form %d" % (i + 1), "bounds": rect,
                      "children": [{"type": "Edit", "name": "Notes", "bounds": rect}]}}

@@ -3,8 +3,9 @@
 
 baseline.json holds what ./dev.sh bench printed before: "sets" of live-desktop rows
 (part 3; each set a label and {row name: [median ms, p95 ms]}) and "request_sizes"
-(part 4); "histories", part 5's run under each --history choice; and "serving", the lines the serving load tests print (tests/lib/serveload.py:
-wine.serving_load, native.serving_load). This script writes them as Markdown tables
+(part 4); "histories", part 5's run under each --history choice; and "serving", the
+lines the serving load tests print (tests/lib/serveload.py: wine.serving_load,
+native.serving_load). This script writes them as Markdown tables
 between the markers
 
     <!-- bench-table: desktop -->        ...  <!-- /bench-table -->
@@ -79,21 +80,13 @@ def desktop_table(base):
     return out
 
 
+SIZE_COLUMNS = [("task", "task", "%s"), ("request", "request", "%d"),
+                ("body", "body (bytes)", "%d"), ("added", "added (bytes)", "%d"),
+                ("images", "images (bytes)", "%d")]
+
+
 def sizes_table(base):
-    sizes = base.get("request_sizes") or {}
-    rows = sizes.get("rows") or []
-    if not rows:
-        return "(no request sizes in baseline.json)\n"
-    lines = ["| task | request | body (bytes) | added (bytes) | images (bytes) |",
-             "|---|---|---|---|---|"]
-    for r in rows:
-        lines.append("| %s | %d | %d | %d | %d |" % (r["task"], r["request"], r["body"],
-                                                    r["added"], r["images"]))
-    out = "\n".join(lines) + "\n"
-    about = sizes.get("about") or sizes.get("label")
-    if about:
-        out += "\n" + about + "\n"
-    return out
+    return columns_table(base.get("request_sizes"), SIZE_COLUMNS, "request sizes")
 
 
 HISTORY_COLUMNS = [("history", "--history", "`%s`"), ("requests", "requests", "%d"),
@@ -103,7 +96,8 @@ HISTORY_COLUMNS = [("history", "--history", "`%s`"), ("requests", "requests", "%
 
 
 def columns_table(part, columns, what):
-    """part's rows ({"rows": [...], "about": ...}) under the columns (key, title, format)."""
+    """part's rows ({"rows": [...], "about": ..., "label": ...}) under the columns (key,
+    title, format), then what it is about (else its label)."""
     rows = (part or {}).get("rows") or []
     if not rows:
         return "(no %s in baseline.json)\n" % what
@@ -112,8 +106,9 @@ def columns_table(part, columns, what):
     for r in rows:
         lines.append("| " + " | ".join(fmt % r[key] for key, _, fmt in columns) + " |")
     out = "\n".join(lines) + "\n"
-    if part.get("about"):
-        out += "\n" + part["about"] + "\n"
+    about = part.get("about") or part.get("label")
+    if about:
+        out += "\n" + about + "\n"
     return out
 
 
