@@ -10,15 +10,9 @@
 #include "base/str.h"
 #include "base/term_text.h"
 
-static const struct {
-    const char *name, *flag;
-    unsigned groups;
-    const char *env, *def;
-    unsigned kind;
-    const char *help;
-} table[SET__COUNT] = {
-#define X_ROW(id, name, flag, groups, env, def, kind, help)                                        \
-    {name, flag, groups, env, def, kind, help},
+static const struct setting_def table[SET__COUNT] = {
+#define X_ROW(id, name, flag, groups, env, def, kind, value, help)                                 \
+    {name, flag, groups, env, def, kind, value, help},
     SETTING_MAP(X_ROW)
 #undef X_ROW
 };
@@ -161,6 +155,11 @@ void settings_cleanup(struct settings *s)
     }
     free(s->dotenv_path);
     memset(s, 0, sizeof *s);
+}
+
+const struct setting_def *setting_def(enum setting_id id)
+{
+    return &table[id];
 }
 
 const char *settings_get(const struct settings *s, enum setting_id id)

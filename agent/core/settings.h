@@ -32,101 +32,122 @@ enum {
     SK_TRUSTED = 1u << 3,
 };
 
-/* X(ID, name, flag, groups, env, default, kind, help) */
+/* X(ID, name, flag, groups, env, default, kind, value, help): name is `winagent config`'s,
+ * flag the command line's (without "--"; NULL: none), env the variable and .env line
+ * (NULL: none), value how a value is written in help texts ("N", "URL", the choices as
+ * "a|b|c"; NULL for a switch), help one phrase in lower case, without a full stop. */
 #define SETTING_MAP(X)                                                                             \
     X(PROVIDER, "provider", "provider", SG_RUN, "LLM_PROVIDER", "openai-compatible",               \
-      SK_VALUE | SK_TRUSTED, "openai-compatible, openai-responses, google or anthropic")           \
+      SK_VALUE | SK_TRUSTED, "openai-compatible|openai-responses|google|anthropic",                \
+      "the model server's wire: openai-compatible, openai-responses, google or anthropic")         \
     X(BASE_URL, "base_url", "base-url", SG_RUN, "LLM_BASE_URL", NULL, SK_VALUE | SK_TRUSTED,       \
-      "the model server's base URL (required for openai-compatible)")                              \
-    X(MODEL, "model", "model", SG_RUN, "LLM_MODEL", NULL, SK_VALUE, "the model's name")            \
+      "URL", "the model server's base URL (required for openai-compatible)")                       \
+    X(MODEL, "model", "model", SG_RUN, "LLM_MODEL", NULL, SK_VALUE, "NAME", "the model's name")    \
     X(TOOL_PROTOCOL, "tool_protocol", "tool-protocol", SG_RUN, "WINAGENT_TOOL_PROTOCOL", "auto",   \
-      SK_VALUE, "how the model acts: auto, functions, computer or text")                           \
-    X(COORDS, "coords", "coords", SG_RUN, "WINAGENT_COORDS", "auto", SK_VALUE,                     \
+      SK_VALUE, "auto|functions|computer|text",                                                    \
+      "how the model acts: auto, functions, computer or text")                                     \
+    X(COORDS, "coords", "coords", SG_RUN, "WINAGENT_COORDS", "auto", SK_VALUE, "auto|pixels|1000", \
       "coordinates of calls written as text by grounding models: auto, pixels or 1000")            \
-    X(API_KEY, "api_key", NULL, 0, "LLM_API_KEY", NULL, SK_SECRET | SK_TRUSTED,                    \
+    X(API_KEY, "api_key", NULL, 0, "LLM_API_KEY", NULL, SK_SECRET | SK_TRUSTED, "KEY",             \
       "the model server's key")                                                                    \
-    X(MAX_STEPS, "max_steps", "max-steps", SG_RUN, "WINAGENT_MAX_STEPS", "30", SK_VALUE,           \
+    X(MAX_STEPS, "max_steps", "max-steps", SG_RUN, "WINAGENT_MAX_STEPS", "30", SK_VALUE, "N",      \
       "steps before the run gives up (1-10000)")                                                   \
-    X(MODE, "mode", "mode", SG_RUN, "WINAGENT_MODE", "auto", SK_VALUE,                             \
+    X(MODE, "mode", "mode", SG_RUN, "WINAGENT_MODE", "auto", SK_VALUE, "auto|a11y|pixel",          \
       "observations: auto, a11y or pixel")                                                         \
-    X(MAX_EDGE, "max_edge", "max-edge", SG_RUN, "WINAGENT_MAX_EDGE", "1280", SK_VALUE,             \
+    X(MAX_EDGE, "max_edge", "max-edge", SG_RUN, "WINAGENT_MAX_EDGE", "1280", SK_VALUE, "PX",       \
       "longest edge of images sent to the model, pixels (64-8192)")                                \
     X(HISTORY_IMAGES, "history_images", "history-images", SG_RUN, "WINAGENT_HISTORY_IMAGES", "3",  \
-      SK_VALUE, "observations kept whole in the conversation (0-100)")                             \
+      SK_VALUE, "N", "observations kept whole in the conversation (0-100)")                        \
     X(HISTORY, "history", "history", SG_RUN, "WINAGENT_HISTORY", "auto", SK_VALUE,                 \
+      "auto|trim|append|server|drop-thinking",                                                     \
       "how older observations are kept: auto (trim; server or append for a model whose "           \
       "service binds its replayed thinking to the history), trim (each becomes a line), append "   \
       "(nothing sent changes), server (nothing sent changes; the service clears older tool "       \
       "results itself: Anthropic's context editing), drop-thinking (trim; the service drops the "  \
       "thinking that no longer fits: Anthropic's binding control)")                                \
     X(MAX_OUTPUT_TOKENS, "max_output_tokens", "max-output-tokens", SG_RUN,                         \
-      "WINAGENT_MAX_OUTPUT_TOKENS", NULL, SK_VALUE,                                                \
+      "WINAGENT_MAX_OUTPUT_TOKENS", NULL, SK_VALUE, "N",                                           \
       "output tokens a reply may take, thinking included (1-1000000; default: the model "          \
       "family's, see winagent models)")                                                            \
-    X(BUDGET_TOKENS, "budget_tokens", "budget-tokens", SG_RUN, NULL, NULL, SK_VALUE,               \
-      "tokens a run may spend: it stops before the model call that would pass them")               \
-    X(BUDGET_SECONDS, "budget_seconds", "budget-seconds", SG_RUN, NULL, NULL, SK_VALUE,            \
-      "seconds a run may take: it stops before the model call that would pass them")               \
+    X(BUDGET_TOKENS, "budget_tokens", "budget-tokens", SG_RUN, NULL, NULL, SK_VALUE, "N",          \
+      "tokens a run may spend: it stops (exit code 6) before the model call that would pass them") \
+    X(BUDGET_SECONDS, "budget_seconds", "budget-seconds", SG_RUN, NULL, NULL, SK_VALUE, "N",       \
+      "seconds a run may take: it stops (exit code 6) before the model call that would pass them") \
     X(LOG_DIR, "log_dir", "log-dir", SG_RUN, "WINAGENT_LOG_DIR", "logs", SK_VALUE | SK_TRUSTED,    \
-      "where run folders are written")                                                             \
+      "DIR", "where run folders are written")                                                      \
     X(SHELL, "shell", "shell", SG_RUN, "WINAGENT_SHELL_POLICY", "on", SK_VALUE | SK_TRUSTED,       \
+      "on|off|confirm",                                                                            \
       "the loop's powershell tool and command-line launches: on, off or confirm")                  \
     X(ALLOW_SHELL, "allow_shell", "allow-shell", SG_DESK, "WINAGENT_ALLOW_SHELL", "off",           \
-      SK_SWITCH | SK_TRUSTED, "the shell permission of act, the CLI, mcp and serve")               \
-    X(DRY_RUN, "dry_run", "dry-run", SG_RUN | SG_DESK, NULL, "off", SK_SWITCH,                     \
+      SK_SWITCH | SK_TRUSTED, NULL, "the shell permission of act, the CLI, mcp and serve")         \
+    X(DRY_RUN, "dry_run", "dry-run", SG_RUN | SG_DESK, NULL, "off", SK_SWITCH, NULL,               \
       "describe acting operations, perform none")                                                  \
     X(DELIVERY, "delivery", "delivery", SG_RUN | SG_DESK, "WINAGENT_DELIVERY", "foreground",       \
-      SK_VALUE,                                                                                    \
+      SK_VALUE, "foreground|background|auto",                                                      \
       "how input reaches windows: foreground (brought to the front, the real mouse and "           \
       "keyboard), background (patterns and window messages; the cursor, the foreground and "       \
       "the focus stay the user's) or auto (background, else foreground)")                          \
-    X(STREAM, "stream", "no-stream", SG_RUN, NULL, "on", SK_NEGATE,                                \
+    X(STREAM, "stream", "no-stream", SG_RUN, NULL, "on", SK_NEGATE, NULL,                          \
       "server-sent events from the model server")                                                  \
-    X(STORE, "store", "store", SG_RUN, "WINAGENT_STORE", "off", SK_SWITCH,                         \
+    X(STORE, "store", "store", SG_RUN, "WINAGENT_STORE", "off", SK_SWITCH, NULL,                   \
       "openai-responses: the server keeps the responses (store: true); off sends store: false "    \
       "and the reasoning back whole, encrypted, as zero data retention requires")                  \
     X(TAKEOVER, "takeover", "takeover", SG_RUN | SG_DESK, "WINAGENT_TAKEOVER", "pause",            \
-      SK_VALUE | SK_TRUSTED,                                                                       \
+      SK_VALUE | SK_TRUSTED, "pause|stop|off",                                                     \
       "what a person's own mouse or keyboard input does: pause (the loop waits until they are "    \
-      "idle, other front ends refuse acting with user_active), stop (the run ends) or off; off "   \
+      "idle, other front ends refuse acting with user_active), stop (the run ends, exit code 8) "  \
+      "or off; off "                                                                               \
       "by default with background delivery")                                                       \
-    X(IDLE_SECONDS, "idle_seconds", "idle-seconds", SG_RUN | SG_DESK, NULL, "3", SK_VALUE,         \
+    X(IDLE_SECONDS, "idle_seconds", "idle-seconds", SG_RUN | SG_DESK, NULL, "3", SK_VALUE, "N",    \
       "how long the person must have been idle before winagent acts again, seconds (0.1-3600)")    \
-    X(UNATTENDED, "unattended", "unattended", SG_RUN, NULL, "off", SK_SWITCH,                      \
+    X(UNATTENDED, "unattended", "unattended", SG_RUN, NULL, "off", SK_SWITCH, NULL,                \
       "nobody is at the console: confirmations are declined and ask_user answers that no "         \
       "person is available (also when stdin is not a terminal, and in a batch)")                   \
     X(AUDIT_LOG, "audit_log", "audit-log", SG_RUN | SG_DESK, "WINAGENT_AUDIT_LOG", NULL,           \
-      SK_VALUE | SK_TRUSTED, "append one JSON line per acting operation to this file")             \
-    X(RESTRICTED, "restricted", NULL, 0, "WINAGENT_RESTRICTED", NULL, SK_VALUE,                    \
+      SK_VALUE | SK_TRUSTED, "FILE", "append one JSON line per acting operation to this file")     \
+    X(RESTRICTED, "restricted", NULL, 0, "WINAGENT_RESTRICTED", NULL, SK_VALUE, "LIST",            \
       "more restricted processes, comma-separated (the built-in list always applies)")             \
-    X(APPS, "apps", "apps", SG_RUN | SG_DESK, "WINAGENT_APPS", NULL, SK_VALUE,                     \
+    X(APPS, "apps", "apps", SG_RUN | SG_DESK, "WINAGENT_APPS", NULL, SK_VALUE, "LIST",             \
       "the only programs whose windows winagent sees, acts on and launches: file names or "        \
       "whole paths, comma-separated (default: every program but the restricted)")                  \
     X(MAX_ACTIONS, "max_actions_per_s", NULL, 0, "WINAGENT_MAX_ACTIONS_PER_S", "10", SK_VALUE,     \
-      "the rate limit of acting operations")                                                       \
-    X(STATE_DIR, "state_dir", NULL, 0, "WINAGENT_STATE_DIR", NULL, SK_VALUE | SK_TRUSTED,          \
+      "N", "the rate limit of acting operations")                                                  \
+    X(STATE_DIR, "state_dir", NULL, 0, "WINAGENT_STATE_DIR", NULL, SK_VALUE | SK_TRUSTED, "DIR",   \
       "where the refs of `state` are kept between processes (default: TEMP\\winagent-state)")      \
     X(SHELL_PROGRAM, "shell_program", NULL, 0, "WINAGENT_SHELL", NULL, SK_VALUE | SK_TRUSTED,      \
-      "the shell that runs commands (default: PowerShell)")                                        \
-    X(LLM_RETRIES, "llm_retries", NULL, 0, "WINAGENT_LLM_RETRIES", NULL, SK_VALUE,                 \
+      "COMMAND", "the shell that runs commands (default: PowerShell)")                             \
+    X(LLM_RETRIES, "llm_retries", NULL, 0, "WINAGENT_LLM_RETRIES", NULL, SK_VALUE, "N",            \
       "retries of a failed model request (0-20)")                                                  \
     X(LLM_MAX_WAIT_MS, "llm_max_wait_ms", NULL, 0, "WINAGENT_LLM_MAX_WAIT_MS", NULL, SK_VALUE,     \
-      "longest single backoff between retries, ms")                                                \
-    X(LLM_TIMEOUT_S, "llm_timeout_s", NULL, 0, "WINAGENT_LLM_TIMEOUT_S", NULL, SK_VALUE,           \
+      "N", "longest single backoff between retries, ms")                                           \
+    X(LLM_TIMEOUT_S, "llm_timeout_s", NULL, 0, "WINAGENT_LLM_TIMEOUT_S", NULL, SK_VALUE, "N",      \
       "time limit of one model request, seconds")                                                  \
     X(MCP_TOKEN, "mcp_token", NULL, 0, "WINAGENT_MCP_TOKEN", NULL, SK_SECRET | SK_TRUSTED,         \
-      "the bearer token of `mcp --http` (default: generated)")                                     \
+      "TOKEN", "the bearer token of `mcp --http` (default: generated)")                            \
     X(MCP_IMAGE_MAX_BYTES, "mcp_image_max_bytes", NULL, 0, "WINAGENT_MCP_IMAGE_MAX_BYTES",         \
-      "1048576", SK_VALUE, "largest image an MCP client gets, bytes of base64 (1024-67108864)")    \
+      "1048576", SK_VALUE, "N",                                                                    \
+      "largest image an MCP client gets, bytes of base64 (1024-67108864)")                         \
     X(MCP_IMAGE_MAX_PX, "mcp_image_max_px", NULL, 0, "WINAGENT_MCP_IMAGE_MAX_PX", "2000",          \
-      SK_VALUE, "longest edge of an image an MCP client gets, pixels (16-16384)")
+      SK_VALUE, "PX", "longest edge of an image an MCP client gets, pixels (16-16384)")
 
 enum setting_id {
-#define X_ENUM(id, name, flag, groups, env, def, kind, help) SET_##id,
+#define X_ENUM(id, name, flag, groups, env, def, kind, value, help) SET_##id,
     SETTING_MAP(X_ENUM)
 #undef X_ENUM
         SET__COUNT
 };
+
+/* One row of SETTING_MAP, for help texts (the fields as described there). */
+struct setting_def {
+    const char *name, *flag;
+    unsigned groups;
+    const char *env, *def;
+    unsigned kind;
+    const char *value, *help;
+};
+
+/* The row of id (id < SET__COUNT); static storage. */
+const struct setting_def *setting_def(enum setting_id id);
 
 enum setting_source { SRC_DEFAULT, SRC_FLAG, SRC_ENV, SRC_DOTENV };
 
