@@ -1,5 +1,5 @@
 /* The command line: every CLI-named operation of the table as a subcommand, parsed
- * and described from the table, plus `act`, `config` and `help`. */
+ * and described from the table, and `act`, `config` and `help`. */
 #include "agent/front/cli.h"
 
 #include <stdio.h>
@@ -361,9 +361,7 @@ static void print_json(cJSON *j)
     cJSON_Delete(j);
 }
 
-/* `winagent act '<desktop tool JSON>' [--window SEL] [-o FILE.png]`: one call as the
- * model makes it, its result JSON printed. */
-static int cmd_act(int argc, char **argv)
+int cmd_act(int argc, char **argv)
 {
     struct args a;
     args_init(&a, argc, argv, 1);
@@ -470,8 +468,7 @@ static void print_protocol(const struct settings *s)
               model_family(model)->name, config_history_name(c.history), why);
 }
 
-/* `winagent config`: every setting, its value (keys masked) and where it came from. */
-static int cmd_config(int argc, char **argv)
+int cmd_config(int argc, char **argv)
 {
     struct args a;
     args_init(&a, argc, argv, 1);
@@ -490,24 +487,21 @@ static int cmd_config(int argc, char **argv)
     return e ? exit_fail(e) : EXIT_OK;
 }
 
+int cmd_help(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    fputs(prompt_skill, stdout);
+    return EXIT_OK;
+}
+
 bool cli_is_command(const char *name)
 {
-    return op_by_cli(name) || strcmp(name, "act") == 0 || strcmp(name, "config") == 0 ||
-           strcmp(name, "help") == 0;
+    return op_by_cli(name) != NULL;
 }
 
 int cli_main(int argc, char **argv)
 {
-    const char *name = argv[0];
-    if (strcmp(name, "help") == 0) {
-        fputs(prompt_skill, stdout);
-        return EXIT_OK;
-    }
-    if (strcmp(name, "act") == 0)
-        return cmd_act(argc, argv);
-    if (strcmp(name, "config") == 0)
-        return cmd_config(argc, argv);
-    const struct op_def *op = op_by_cli(name);
+    const struct op_def *op = op_by_cli(argv[0]);
     return op ? run_op(op, argc, argv)
-              : exit_fail(wa_fail(WA_E_USAGE, "unknown command '%s'", name));
+              : exit_fail(wa_fail(WA_E_USAGE, "unknown command '%s'", argv[0]));
 }

@@ -12,10 +12,18 @@
 #include "automation/backend.h"
 #include "base/wa_err.h"
 
-/* Whether name is a command of the table's CLI, `act`, `config` or `help`. */
+/* Whether name is the command name of an operation (op_by_cli). */
 bool cli_is_command(const char *name);
-/* Runs one of them; argv[0] is the command. Returns the exit code. */
+/* Runs that operation's command; argv[0] is the command. Returns the exit code. */
 int cli_main(int argc, char **argv);
+
+/* `winagent act '<desktop tool JSON>' [--window SEL] [-o FILE.png]`: one call as the
+ * model makes it, its result JSON printed. Returns the exit code. */
+int cmd_act(int argc, char **argv);
+/* `winagent config`: every setting, its value (keys masked) and where it came from. */
+int cmd_config(int argc, char **argv);
+/* `winagent help`: the manual for agents (SKILL.md) on stdout. */
+int cmd_help(int argc, char **argv);
 
 /* The usage line of an operation ("click [REF] [--window SEL] ..."), for help texts. */
 void cli_usage(const struct op_def *op, char *out, size_t cap);

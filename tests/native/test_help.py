@@ -34,11 +34,30 @@ class Help(unittest.TestCase):
 
     def test_every_command_of_the_usage(self):
         usage = re.search(r"## 2\. Command line\n\n```\n(.*?)```", contract(), re.S).group(1)
+        flat = " ".join(self.help.split())
         for line in usage.splitlines():
             m = re.match(r"winagent ((?:--)?[a-z]+)", line)
-            if m:
-                self.assertIn("winagent " + m.group(1), self.help)
+            if m:  # a command's own line, or among the desktop commands ("| windows |")
+                self.assertRegex(flat, r"(winagent|\|) %s\b" % re.escape(m.group(1)))
         self.assertIn("--http", self.help)
+
+    def test_the_entry_words(self):
+        """The words the entry takes before any command: none (the usage on stderr), -h,
+        --version, and a lone word that names no command."""
+        def run(*args):
+            return subprocess.run([EXE, *args], capture_output=True, text=True, timeout=30)
+        p = run()
+        self.assertEqual((p.returncode, p.stdout, p.stderr), (1, "", self.help))
+        p = run("-h")
+        self.assertEqual((p.returncode, p.stdout), (0, self.help))
+        p = run("--version")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"^winagent \S+ \(\S+\)\n$")
+        p = run("frobnicate")
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(p.stdout, "")
+        self.assertEqual(p.stderr, "winagent: unknown command 'frobnicate' (quote a task "
+                         "with spaces in it)\n" + self.help)
 
     def test_help_is_the_manual(self):
         p = subprocess.run([EXE, "help"], capture_output=True, text=True, timeout=30)
