@@ -2,12 +2,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/core/exit.h"
+#include "agent/commands.h"
 #include "agent/core/host.h"
-#include "agent/front/commands.h"
+#include "agent/core/request/exit.h"
 #include "base/entry.h"
 
-/* Runs the command argv names (agent/front/commands.c's table); returns the exit code. */
+/* Runs the command argv names (agent/commands.c's table); returns the exit code. */
 static int run_command(int argc, char **argv)
 {
     if (argc < 2) {

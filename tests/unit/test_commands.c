@@ -11,10 +11,10 @@
 
 #include <cmocka.h>
 
-#include "agent/core/ops.h"
-#include "agent/core/settings.h"
+#include "agent/commands.h"
+#include "agent/core/config/settings.h"
+#include "agent/core/request/ops.h"
 #include "agent/front/cli.h"
-#include "agent/front/commands.h"
 #include "agent/front/run_cli.h"
 #include "base/dynbuf.h"
 
