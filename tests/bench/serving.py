@@ -21,7 +21,7 @@ import serveload  # noqa: E402
 from table import SERVING_COLUMNS  # noqa: E402
 
 TOKEN = "bench-serving-token"
-# (server, seconds of load, seconds of warm-up) of each: about 75 s in all with Wine.
+# (server, seconds of load, seconds of warm-up) of each: about a minute in all with Wine.
 NATIVE = (("`mcp --http` native", 5, 2), ("`serve --port` native", 5, 2))
 WINE = (("`mcp --http` under Wine", 15, 3), ("`serve --port` under Wine", 10, 3))
 
