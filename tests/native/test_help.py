@@ -1,8 +1,10 @@
 """winagent --help against the contract: every flag of docs/contract.md's settings table
 and every command line of its §2 usage is named, and `winagent help` is SKILL.md."""
+import http.server
 import os
 import re
 import subprocess
+import threading
 import unittest
 
 from test_loop import EXE
@@ -13,6 +15,23 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def contract():
     with open(os.path.join(ROOT, "docs", "contract.md"), encoding="utf-8") as f:
         return f.read()
+
+
+class Refuse(http.server.BaseHTTPRequestHandler):
+    """A model server that takes no key: 401 to every request."""
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = b'{"error":{"message":"no key","type":"invalid_request_error"}}'
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST
+
+    def log_message(self, *args):
+        pass
 
 
 class Help(unittest.TestCase):
@@ -40,6 +59,38 @@ class Help(unittest.TestCase):
             if m:  # a command's own line, or among the desktop commands ("| windows |")
                 self.assertRegex(flat, r"(winagent|\|) %s\b" % re.escape(m.group(1)))
         self.assertIn("--http", self.help)
+
+    def test_every_choice_the_help_names_is_taken_and_no_other(self):
+        """A run option whose value the help writes as choices (--mode auto|a11y|pixel):
+        each choice passes the settings' check, and a wrong value is refused with a
+        message that lists the same choices in the same order."""
+        choices = re.findall(r"^  (--[a-z-]+) ([a-z0-9-]+(?:\|[a-z0-9-]+)+)\s", self.help, re.M)
+        self.assertGreaterEqual(len(choices), 8, self.help)
+        # a model and a server that refuses every request at once (401, which no client
+        # retries): a value that passes gets past the settings and ends the run at the
+        # first request (or at a later setting's check)
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refuse)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.shutdown)
+        base = [EXE, "--model", "m", "--base-url", "http://127.0.0.1:%d/v1" % server.server_port,
+                "--max-steps", "1"]
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/tmp"),
+               "WINAGENT_LOG_DIR": os.path.join(os.environ.get("TMPDIR", "/tmp"), "help-choices")}
+
+        def run(flag, value):
+            p = subprocess.run(base + [flag, value, "open the thing"], capture_output=True,
+                               text=True, timeout=60, env=env)
+            return p.stdout + p.stderr
+        for flag, values in choices:
+            with self.subTest(flag=flag):
+                said = run(flag, "bogus")
+                m = re.search(r"must be (.*?), not 'bogus' \(from flag %s\)" % re.escape(flag),
+                              said)
+                self.assertIsNotNone(m, f"{flag} bogus: {said}")
+                self.assertEqual(re.split(r", | or ", m.group(1)), values.split("|"))
+                for value in values.split("|"):
+                    said = run(flag, value)
+                    self.assertNotIn("(from flag %s)" % flag, said, f"{flag} {value}")
 
     def test_the_entry_words(self):
         """The words the entry takes before any command: none (the usage on stderr), -h,
