@@ -64,9 +64,9 @@ static const char *shell_route(struct call *k, const struct wa_window *w, uint64
 {
     if (k->c->cfg.shell != SHELL_DENIED)
         return NULL;
-    if (k->route_judged && k->route_window == w->hwnd && k->route_control == control &&
-        k->route_input == input)
-        return k->route;
+    if (k->guard.route_judged && k->guard.route_window == w->hwnd &&
+        k->guard.route_control == control && k->guard.route_input == input)
+        return k->guard.route;
     struct wa_window_kind kind, inner;
     struct wa_program_info file;
     bool have_file = w->process_path && *w->process_path &&
@@ -80,11 +80,11 @@ static const char *shell_route(struct call *k, const struct wa_window *w, uint64
     const char *why = gate_shell_route(w, &kind, have_file ? &file : NULL, input);
     if (have_file)
         wa_program_info_cleanup(&file);
-    k->route_judged = true;
-    k->route_window = w->hwnd;
-    k->route_control = control;
-    k->route_input = input;
-    k->route = why;
+    k->guard.route_judged = true;
+    k->guard.route_window = w->hwnd;
+    k->guard.route_control = control;
+    k->guard.route_input = input;
+    k->guard.route = why;
     return why;
 }
 
@@ -113,7 +113,7 @@ static wa_err receiver(struct call *k, uint64_t hwnd, uint64_t control, enum gat
                     k->name, route);
     if (!e)
         e = check_expected(k, &w);
-    if (!e && k->q->op && (k->q->op->flags & OPF_INPUT) && !k->via_pattern)
+    if (!e && k->q->op && (k->q->op->flags & OPF_INPUT) && !k->send.via_pattern)
         e = input_reaches(k, &w);
     if (!e) /* the person at the desk, right before sending */
         e = person_check(k);
@@ -166,7 +166,7 @@ wa_err guard_receiver_keyboard(struct call *k)
         return e;
     if (hwnd && backend_focused_control(k->be, hwnd, &control))
         wa_err_clear();
-    return receiver(k, hwnd, control, k->keys_away ? GATE_KEYS_AWAY : GATE_KEYS,
+    return receiver(k, hwnd, control, k->send.keys_away ? GATE_KEYS_AWAY : GATE_KEYS,
                     "(no window is in the foreground)");
 }
 

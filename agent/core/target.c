@@ -124,7 +124,7 @@ wa_err target_window(struct call *k, uint64_t *hwnd)
         if ((e = target_select(k->be, k->c->gate, &k->q->window, &w, &k->r->windows_matched)))
             return e;
         *hwnd = w.hwnd;
-        if (k->r->windows_matched > 1 && !k->noted_match++)
+        if (k->r->windows_matched > 1 && !k->target.noted_match++)
             op_result_note(k->r, "\"%s\" matched %d windows; used the topmost: 0x%llx \"%.80s\"",
                            k->q->window.text, k->r->windows_matched, (unsigned long long)w.hwnd,
                            w.title);
