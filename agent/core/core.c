@@ -146,19 +146,7 @@ void session_free(struct session *s)
 
 wa_err session_pin_window(struct session *s, const struct window_ref *w)
 {
-    struct wa_window win;
-    int matched;
-    wa_err e = target_select(s->core->be, s->core->gate, w, &win, &matched);
-    if (e)
-        return e;
-    s->pinned = win.hwnd;
-    s->frame = win.rect;
-    s->have_frame = !wa_rect_empty(win.rect);
-    s->target = win.hwnd;
-    tree_cleanup(&s->tree);
-    s->have_tree = false;
-    wa_window_cleanup(&win);
-    return WA_E_OK;
+    return target_pin(s, w);
 }
 
 struct core *session_core(const struct session *s)
@@ -259,7 +247,7 @@ static uint64_t report_window_state(struct call *k, uint64_t after)
         win = after;
     struct wa_window w;
     if (win && backend_window_info(k->be, win, &w) == WA_E_OK) {
-        gate_mask_window(k->c->gate, &w); /* a credential prompt in front says no more */
+        target_mask(k, &w); /* a credential prompt in front says no more */
         r->window_state = w;
         r->has_window_state = true;
         return win;

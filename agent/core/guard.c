@@ -3,6 +3,7 @@
  * replay, the recorded receiver required) and recorded for the result and audit. */
 #include "agent/core/guard.h"
 #include "agent/core/person.h"
+#include "agent/core/target.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -104,7 +105,7 @@ static wa_err receiver(struct call *k, uint64_t hwnd, uint64_t control, enum gat
         return e;
     k->receiver = hwnd;
     snprintf(k->receiver_process, sizeof k->receiver_process, "%s", w.process ? w.process : "");
-    e = gate_check_window(k->c->gate, &w, k->name);
+    e = target_check(k, &w);
     const char *route = e ? NULL : shell_route(k, &w, control, input);
     if (route)
         e = wa_fail(WA_E_SHELL_DISABLED,
@@ -118,7 +119,7 @@ static wa_err receiver(struct call *k, uint64_t hwnd, uint64_t control, enum gat
     if (!e) /* the person at the desk, right before sending */
         e = person_check(k);
     if (e == WA_E_DENIED || e == WA_E_SHELL_DISABLED)
-        gate_mask_window(k->c->gate, &w); /* the result names it as restricted only */
+        target_mask(k, &w); /* the result names it as restricted only */
     wa_window_cleanup(&k->r->receiver);
     k->r->receiver = w; /* moved: the result keeps it */
     k->r->has_receiver = true;
@@ -136,7 +137,7 @@ wa_err guard_observe(struct call *k, uint64_t hwnd)
     wa_err e = backend_window_info(k->be, hwnd, &w);
     if (e)
         return e;
-    e = w.top_level ? gate_check_window(k->c->gate, &w, k->name)
+    e = w.top_level ? target_check(k, &w)
                     : wa_fail(WA_E_DENIED,
                               "%s refused: 0x%llx is not a program's top-level window (the "
                               "desktop's tree is every window's)",
@@ -187,7 +188,7 @@ wa_err guard_element(struct call *k, size_t index)
                        (unsigned long long)own);
     if (e)
         return e;
-    e = gate_check_window(k->c->gate, &w, k->name);
+    e = target_check(k, &w);
     struct wa_window_kind kind;
     if (!e && k->c->cfg.shell == SHELL_DENIED &&
         backend_window_kind(k->be, own, &kind) == WA_E_OK && kind.address_bar)

@@ -31,7 +31,7 @@ static void describe_masked(struct call *k, uint64_t hwnd, char *out, size_t cap
 {
     struct wa_window w;
     if (hwnd && backend_window_info(k->be, hwnd, &w) == WA_E_OK) {
-        gate_mask_window(k->c->gate, &w);
+        target_mask(k, &w);
         snprintf(out, cap, "\"%.80s\" (%s, 0x%llx)", w.title ? w.title : "",
                  w.process && *w.process ? w.process : "?", (unsigned long long)hwnd);
         wa_window_cleanup(&w);
@@ -147,7 +147,7 @@ static wa_err send_foreground(struct call *k)
                        (unsigned long long)hwnd);
     if (e)
         return e;
-    e = gate_check_window(k->c->gate, &w, k->name); /* never focus a restricted window */
+    e = target_check(k, &w); /* never focus a restricted window */
     wa_window_cleanup(&w);
     if (e)
         return e;
