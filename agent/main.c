@@ -4,7 +4,7 @@
 
 #include "agent/front/cli.h"
 #include "agent/front/doctor.h"
-#include "agent/front/mcp_stdio.h"
+#include "agent/mcp/mcp_stdio.h"
 #include "agent/front/models_cli.h"
 #include "agent/front/run_cli.h"
 #include "agent/front/serve.h"

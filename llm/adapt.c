@@ -16,7 +16,7 @@
 /* The word after `after` in m (letters, digits, '_', '-', '.' not at its end), into out. */
 static bool word_after(const char *m, const char *after, char *out, size_t cap)
 {
-    const char *p = llm_stristr(m, after);
+    const char *p = text_stristr(m, after);
     if (!p)
         return false;
     p += strlen(after);
@@ -80,10 +80,10 @@ static bool output_limit(struct llm_settings *s, const char *m, size_t n_tools, 
                          size_t cap)
 {
     (void)n_tools;
-    const char *p = llm_stristr(m, "max_tokens:");
+    const char *p = text_stristr(m, "max_tokens:");
     long asked, most;
     char *end;
-    if (!p || !llm_stristr(m, "maximum allowed"))
+    if (!p || !text_stristr(m, "maximum allowed"))
         return false;
     asked = strtol(p + strlen("max_tokens:"), &end, 10);
     while (*end == ' ')
@@ -106,7 +106,7 @@ static bool tool_choice(struct llm_settings *s, const char *m, size_t n_tools, c
                         size_t cap)
 {
     if (!s->tool_choice || !n_tools || (s->dropped & LLM_PARAM_TOOL_CHOICE) ||
-        !(llm_stristr(m, "tool_choice") || llm_stristr(m, "tool choice")))
+        !(text_stristr(m, "tool_choice") || text_stristr(m, "tool choice")))
         return false;
     s->dropped |= LLM_PARAM_TOOL_CHOICE;
     snprintf(what, cap, "the server rejects tool_choice; leaving it out from now on");
@@ -120,7 +120,7 @@ static bool stream_options(struct llm_settings *s, const char *m, size_t n_tools
 {
     (void)n_tools;
     if (s->provider != LLM_PROVIDER_OPENAI || !s->stream || !s->stream_options ||
-        !llm_stristr(m, "stream_options"))
+        !text_stristr(m, "stream_options"))
         return false;
     s->stream_options = false;
     snprintf(what, cap, "the server refuses stream_options; streaming without it from now on");
@@ -147,7 +147,7 @@ static bool unknown_parameter(struct llm_settings *s, const char *m, size_t n_to
     static const char *const openai_forms[] = {"Unsupported parameter:", "Unknown parameter:",
                                                "Unrecognized request argument supplied:", NULL};
     char name[48] = "";
-    if (llm_stristr(m, "Extra inputs are not permitted")) {
+    if (text_stristr(m, "Extra inputs are not permitted")) {
         /* the path before the colon: "thinking.block_binding: Extra inputs..." */
         const char *colon = strstr(m, ": Extra inputs");
         size_t n = 0;
@@ -176,7 +176,7 @@ static bool unknown_parameter(struct llm_settings *s, const char *m, size_t n_to
 static bool stream_with_tools(struct llm_settings *s, const char *m, size_t n_tools, char *what,
                               size_t cap)
 {
-    if (s->provider != LLM_PROVIDER_OPENAI || !s->stream || !n_tools || !llm_stristr(m, "stream"))
+    if (s->provider != LLM_PROVIDER_OPENAI || !s->stream || !n_tools || !text_stristr(m, "stream"))
         return false;
     s->stream = false;
     snprintf(what, cap,

@@ -8,13 +8,13 @@
 #include "llm/text.h"
 #include "base/str.h"
 
-void llm_ids_init(struct llm_ids *ids, uint32_t seed)
+void asm_ids_init(struct llm_ids *ids, uint32_t seed)
 {
     ids->next = 1;
     ids->rng = seed ? seed : 0x9E3779B9u;
 }
 
-uint32_t llm_ids_random(struct llm_ids *ids)
+uint32_t asm_ids_random(struct llm_ids *ids)
 {
     uint32_t x = ids->rng;
     x ^= x << 13;
@@ -24,10 +24,10 @@ uint32_t llm_ids_random(struct llm_ids *ids)
     return x;
 }
 
-void llm_ids_make(struct llm_ids *ids, char *out, size_t outsz)
+void asm_ids_make(struct llm_ids *ids, char *out, size_t outsz)
 {
     unsigned long n = ids->next++;
-    snprintf(out, outsz, "call_%lu_%08x", n, (unsigned)llm_ids_random(ids));
+    snprintf(out, outsz, "call_%lu_%08x", n, (unsigned)asm_ids_random(ids));
 }
 
 void asm_init(struct reply_asm *a, size_t max, struct llm_ids *ids, llm_delta_fn on_delta,
@@ -91,7 +91,7 @@ wa_err asm_add_text(struct reply_asm *a, const char *s, size_t n, bool reasoning
     if (e)
         return e;
     if (a->on_delta) {
-        char *piece = llm_strndup(s, n);
+        char *piece = text_strndup(s, n);
         if (!piece)
             return wa_fail(WA_E_NOMEM, "out of memory");
         a->on_delta(a->ctx, piece, reasoning);
@@ -273,14 +273,14 @@ wa_err asm_take_reply(struct reply_asm *a, struct llm_reply *out)
             c->id = NULL;
         } else {
             char buf[40];
-            llm_ids_make(a->ids, buf, sizeof buf);
-            t->id = llm_strdup(buf);
+            asm_ids_make(a->ids, buf, sizeof buf);
+            t->id = text_strdup(buf);
             t->id_synthetic = true;
         }
-        t->name = c->name ? c->name : llm_strdup("");
+        t->name = c->name ? c->name : text_strdup("");
         c->name = NULL;
         if (only_space(dynbuf_str(&c->args), c->args.len))
-            t->arguments = llm_strdup("{}");
+            t->arguments = text_strdup("{}");
         else
             t->arguments = dynbuf_take(&c->args);
         t->thought_signature = c->thought_signature;
@@ -294,7 +294,7 @@ wa_err asm_take_reply(struct reply_asm *a, struct llm_reply *out)
     size_t at = a->text_at_call;
     if (a->ordered && a->n_calls && a->text.len > at &&
         !only_space(a->text.data + at, a->text.len - at) &&
-        !(out->after_calls = llm_strndup(a->text.data + at, a->text.len - at)))
+        !(out->after_calls = text_strndup(a->text.data + at, a->text.len - at)))
         return wa_fail(WA_E_NOMEM, "out of memory");
     if (a->text.len && !(out->text = dynbuf_take(&a->text)))
         return wa_fail(WA_E_NOMEM, "out of memory");

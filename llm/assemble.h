@@ -19,11 +19,11 @@ struct llm_ids {
     unsigned long next;
     uint32_t rng;
 };
-void llm_ids_init(struct llm_ids *ids, uint32_t seed);
+void asm_ids_init(struct llm_ids *ids, uint32_t seed);
 /* Writes a new id into out (at least 32 bytes). */
-void llm_ids_make(struct llm_ids *ids, char *out, size_t outsz);
+void asm_ids_make(struct llm_ids *ids, char *out, size_t outsz);
 /* A pseudo-random number (xorshift); used for ids and backoff jitter. */
-uint32_t llm_ids_random(struct llm_ids *ids);
+uint32_t asm_ids_random(struct llm_ids *ids);
 
 struct asm_call {
     long index; /* the stream's tool-call index; -1 when it gave none */

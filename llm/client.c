@@ -48,7 +48,7 @@ static void client_log(const struct llm_client *c, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    llm_redact(line, sizeof line, c->s.api_key);
+    text_redact(line, sizeof line, c->s.api_key);
     c->log(c->ctx, line);
 }
 
@@ -57,7 +57,7 @@ static wa_err scrubbed(const struct llm_client *c, wa_err e)
 {
     char d[DETAIL_MAX];
     snprintf(d, sizeof d, "%s", wa_err_detail());
-    if (llm_redact(d, sizeof d, c->s.api_key))
+    if (text_redact(d, sizeof d, c->s.api_key))
         wa_fail(e, "%s", d);
     return e;
 }
@@ -137,14 +137,14 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
     if (!c)
         return wa_fail(WA_E_NOMEM, "out of memory");
     c->s.provider = cfg->provider;
-    c->ops = llm_provider_ops_for(cfg->provider);
-    c->s.base_url = llm_strdup(base && base[0] ? base : "");
-    c->s.model = llm_strdup(cfg->model);
-    c->s.api_key = cfg->api_key && cfg->api_key[0] ? llm_strdup(cfg->api_key) : NULL;
+    c->ops = provider_ops_for(cfg->provider);
+    c->s.base_url = text_strdup(base && base[0] ? base : "");
+    c->s.model = text_strdup(cfg->model);
+    c->s.api_key = cfg->api_key && cfg->api_key[0] ? text_strdup(cfg->api_key) : NULL;
     c->s.stream = cfg->stream;
     c->s.max_tokens = cfg->max_tokens;
     c->s.temperature = cfg->temperature;
-    c->s.tool_choice = llm_strdup(cfg->tool_choice);
+    c->s.tool_choice = text_strdup(cfg->tool_choice);
     c->s.store = cfg->store;
     c->s.stream_options = true;
     settle_family(c, cfg);
@@ -158,7 +158,7 @@ wa_err llm_client_new(const struct llm_config *cfg, struct llm_client **out)
     c->log = cfg->log;
     c->on_delta = cfg->on_delta;
     c->ctx = cfg->ctx;
-    llm_ids_init(&c->ids,
+    asm_ids_init(&c->ids,
                  (uint32_t)os_time_ms() ^ (uint32_t)(os_pid() << 16) ^ (uint32_t)(uintptr_t)c);
     if (!c->s.base_url || !c->s.model || (cfg->tool_choice && !c->s.tool_choice) ||
         (cfg->api_key && cfg->api_key[0] && !c->s.api_key)) {
@@ -194,7 +194,7 @@ static wa_err on_event(void *ctx, const char *event, char *data, size_t len)
 {
     struct attempt *t = ctx;
     (void)event;
-    llm_redact(data, len + 1, t->c->s.api_key);
+    text_redact(data, len + 1, t->c->s.api_key);
     return t->c->ops->parse_event(&t->a, data, strlen(data));
 }
 
@@ -204,7 +204,7 @@ static wa_err on_body(void *ctx, const char *data, size_t len)
     if (!t->decided) {
         /* Some servers ignore "stream": a JSON body is parsed whole. */
         const char *ct = t->resp.content_type;
-        t->is_sse = t->c->s.stream && !(ct && llm_stristr(ct, "json"));
+        t->is_sse = t->c->s.stream && !(ct && text_stristr(ct, "json"));
         t->decided = true;
     }
     if (t->is_sse)
@@ -260,7 +260,7 @@ static wa_err attempt_once(struct llm_client *c, const struct llm_wire *w, struc
     }
     if (!ok_status) {
         struct retry_verdict v;
-        llm_redact(t.resp.body.data, t.resp.body.len + 1, c->s.api_key);
+        text_redact(t.resp.body.data, t.resp.body.len + 1, c->s.api_key);
         t.resp.body.len = t.resp.body.data ? strlen(t.resp.body.data) : 0;
         retry_classify_http(t.resp.status, dynbuf_str(&t.resp.body), t.resp.body.len,
                             t.resp.retry_after, t.resp.retry_after_ms, os_time_ms(), &v);
@@ -275,7 +275,7 @@ static wa_err attempt_once(struct llm_client *c, const struct llm_wire *w, struc
     if (t.is_sse) {
         e = sse_finish(&t.sse);
     } else {
-        llm_redact(t.resp.body.data, t.resp.body.len + 1, c->s.api_key);
+        text_redact(t.resp.body.data, t.resp.body.len + 1, c->s.api_key);
         t.resp.body.len = t.resp.body.data ? strlen(t.resp.body.data) : 0;
         e = c->ops->parse_body(&t.a, dynbuf_str(&t.resp.body), t.resp.body.len);
     }
@@ -306,7 +306,7 @@ static wa_err take_text_calls(struct llm_client *c, struct llm_reply *r)
     wa_err e = textcalls_parse(r->text, c->text_calls, c->text_coords, &c->ids, &t);
     if (e == WA_E_PARSE) {
         client_log(c, "llm: %s", wa_err_detail());
-        e = llm_set_str(&r->text_call_error, wa_err_detail());
+        e = text_set_str(&r->text_call_error, wa_err_detail());
         wa_err_clear();
         return e;
     }
@@ -359,8 +359,8 @@ static void describe_request(const struct llm_wire *w, char *out, size_t outsz)
         const char *h = w->headers[i];
         const char *colon = strchr(h, ':');
         int nlen = colon ? (int)(colon - h) : (int)strlen(h);
-        bool secret = llm_stristr(h, "authorization:") == h || llm_stristr(h, "api-key:") == h ||
-                      llm_stristr(h, "x-goog-api-key:") == h || llm_stristr(h, "x-api-key:") == h;
+        bool secret = text_stristr(h, "authorization:") == h || text_stristr(h, "api-key:") == h ||
+                      text_stristr(h, "x-goog-api-key:") == h || text_stristr(h, "x-api-key:") == h;
         n += (size_t)snprintf(out + n, outsz - n, "%s%.*s: %s", i ? ", " : "", nlen, h,
                               secret  ? "(redacted)"
                               : colon ? colon + 2
@@ -394,7 +394,7 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
             /* cut before it could act or finish: asked again with room for the rest */
             client_log(c, "llm: %s", what);
             llm_reply_cleanup(&fresh);
-            llm_wire_cleanup(&w);
+            provider_wire_cleanup(&w);
             if ((e = c->ops->build(&c->s, conv, tools, n_tools, &w))) {
                 detail[0] = '\0';
                 goto out;
@@ -410,7 +410,7 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
         out->http_status = fresh.http_status;
         llm_reply_cleanup(&fresh);
         snprintf(detail, sizeof detail, "%s", wa_err_detail());
-        llm_redact(detail, sizeof detail, c->s.api_key);
+        text_redact(detail, sizeof detail, c->s.api_key);
         if (attempt == 1) {
             char req[600];
             describe_request(&w, req, sizeof req);
@@ -422,7 +422,7 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
          * request built again at once. */
         if (adapt_refusal(&c->s, oc.status, oc.message, n_tools, what, sizeof what)) {
             client_log(c, "llm: %s (%s)", what, oc.message);
-            llm_wire_cleanup(&w);
+            provider_wire_cleanup(&w);
             if ((e = c->ops->build(&c->s, conv, tools, n_tools, &w))) {
                 detail[0] = '\0'; /* the build's own detail stands */
                 goto out;
@@ -433,8 +433,8 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
          * tool_choice says: the caller may declare its tools in text instead. */
         if (oc.status == 400 && n_tools &&
             (!c->s.tool_choice || (c->s.dropped & LLM_PARAM_TOOL_CHOICE)) &&
-            (llm_stristr(oc.message, "tool choice") || llm_stristr(oc.message, "tool_choice") ||
-             llm_stristr(oc.message, "tool-call-parser")))
+            (text_stristr(oc.message, "tool choice") || text_stristr(oc.message, "tool_choice") ||
+             text_stristr(oc.message, "tool-call-parser")))
             out->tools_refused = true;
         if (!oc.retry) {
             client_log(c, "llm: %s, not retried", detail);
@@ -457,7 +457,7 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
         }
         if (wait < 0)
             wait = retry_backoff_ms(attempt, BACKOFF_BASE_MS, c->max_backoff_ms,
-                                    llm_ids_random(&c->ids));
+                                    asm_ids_random(&c->ids));
         client_log(c, "llm: %s, retry %d/%d in %.1fs", detail, attempt, c->max_retries,
                    wait / 1000.0);
         if (os_sleep_ms((int)wait) == WA_E_INTERRUPTED) {
@@ -467,7 +467,7 @@ wa_err llm_complete(struct llm_client *c, const struct llm_conversation *conv,
         }
     }
 out:
-    llm_wire_cleanup(&w);
+    provider_wire_cleanup(&w);
     out->elapsed_ms = (double)(os_now_ms() - t0);
     if (e) {
         if (detail[0])

@@ -64,8 +64,8 @@ static wa_err images_copy(const struct llm_image *src, size_t n, struct llm_imag
     if (!dst)
         return nomem();
     for (size_t i = 0; i < n; i++) {
-        dst[i].mime = llm_strdup(src[i].mime ? src[i].mime : "image/png");
-        dst[i].base64 = llm_strdup(src[i].base64 ? src[i].base64 : "");
+        dst[i].mime = text_strdup(src[i].mime ? src[i].mime : "image/png");
+        dst[i].base64 = text_strdup(src[i].base64 ? src[i].base64 : "");
         if (!dst[i].mime || !dst[i].base64) {
             images_free(dst, n);
             return nomem();
@@ -78,11 +78,11 @@ static wa_err images_copy(const struct llm_image *src, size_t n, struct llm_imag
 static wa_err call_copy(const struct llm_tool_call *src, struct llm_tool_call *dst)
 {
     memset(dst, 0, sizeof *dst);
-    dst->id = llm_strdup(src->id ? src->id : "");
-    dst->name = llm_strdup(src->name ? src->name : "");
-    dst->arguments = llm_strdup(src->arguments ? src->arguments : "{}");
-    dst->thought_signature = llm_strdup(src->thought_signature);
-    dst->toolset = llm_strdup(src->toolset);
+    dst->id = text_strdup(src->id ? src->id : "");
+    dst->name = text_strdup(src->name ? src->name : "");
+    dst->arguments = text_strdup(src->arguments ? src->arguments : "{}");
+    dst->thought_signature = text_strdup(src->thought_signature);
+    dst->toolset = text_strdup(src->toolset);
     dst->id_synthetic = src->id_synthetic;
     /* the parse travels with the call: a copy, not a second parse */
     dst->parsed = src->parsed                        ? cJSON_Duplicate(src->parsed, true)
@@ -123,7 +123,7 @@ void llm_conversation_cleanup(struct llm_conversation *c)
 
 wa_err llm_conversation_set_system(struct llm_conversation *c, const char *text)
 {
-    return llm_set_str(&c->system, text);
+    return text_set_str(&c->system, text);
 }
 
 /* A zeroed message at the end, or NULL when out of memory. */
@@ -149,7 +149,7 @@ wa_err llm_conversation_add_user(struct llm_conversation *c, const char *text,
     if (!m)
         return nomem();
     m->role = LLM_ROLE_USER;
-    if ((text && !(m->text = llm_strdup(text))) ||
+    if ((text && !(m->text = text_strdup(text))) ||
         images_copy(images, images ? n_images : 0, &m->images)) {
         message_cleanup(m);
         return nomem();
@@ -168,14 +168,14 @@ wa_err llm_conversation_add_reply(struct llm_conversation *c, const struct llm_r
     /* calls written as text go back as written: the model reads its own words */
     const char *text = r->calls_from_text && r->written ? r->written : r->text;
     m->calls_as_text = r->calls_from_text;
-    if ((text && !(m->text = llm_strdup(text))) ||
-        (r->thought_signature && !(m->thought_signature = llm_strdup(r->thought_signature))))
+    if ((text && !(m->text = text_strdup(text))) ||
+        (r->thought_signature && !(m->thought_signature = text_strdup(r->thought_signature))))
         goto fail;
     /* the written text keeps its own order */
-    if (!r->calls_from_text && r->after_calls && !(m->after_calls = llm_strdup(r->after_calls)))
+    if (!r->calls_from_text && r->after_calls && !(m->after_calls = text_strdup(r->after_calls)))
         goto fail;
     /* what the service wants back goes back as it came */
-    if (r->verbatim && !(m->verbatim = llm_strdup(r->verbatim)))
+    if (r->verbatim && !(m->verbatim = text_strdup(r->verbatim)))
         goto fail;
     m->verbatim_wire = m->verbatim ? r->verbatim_wire : NULL;
     if (r->n_calls) {
@@ -204,9 +204,9 @@ wa_err llm_conversation_add_tool_result(struct llm_conversation *c, const char *
     if (!m)
         return nomem();
     m->role = LLM_ROLE_TOOL;
-    m->tool_call_id = llm_strdup(call_id);
-    m->tool_name = llm_strdup(name ? name : "");
-    if (!m->tool_call_id || !m->tool_name || (text && !(m->text = llm_strdup(text))) ||
+    m->tool_call_id = text_strdup(call_id);
+    m->tool_name = text_strdup(name ? name : "");
+    if (!m->tool_call_id || !m->tool_name || (text && !(m->text = text_strdup(text))) ||
         images_copy(image, image ? 1 : 0, &m->images)) {
         message_cleanup(m);
         return nomem();
@@ -238,7 +238,7 @@ bool llm_conversation_mark_failed(struct llm_conversation *c)
 
 wa_err llm_message_replace_content(struct llm_message *m, const char *text)
 {
-    wa_err e = llm_set_str(&m->text, text);
+    wa_err e = text_set_str(&m->text, text);
     if (e)
         return e;
     free(m->after_calls); /* the new text is all one piece */

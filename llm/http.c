@@ -113,7 +113,7 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
             continue;
         char **slot = (char **)((char *)x->resp + wanted[i].off);
         free(*slot);
-        *slot = llm_strndup(v, (size_t)(end - v) > 256 ? 256 : (size_t)(end - v));
+        *slot = text_strndup(v, (size_t)(end - v) > 256 ? 256 : (size_t)(end - v));
     }
     return n;
 }

@@ -10,7 +10,7 @@
 
 #include "base/dynbuf.h"
 
-void llm_wire_cleanup(struct llm_wire *w)
+void provider_wire_cleanup(struct llm_wire *w)
 {
     free(w->url);
     for (size_t i = 0; i < w->n_headers; i++)
@@ -19,7 +19,7 @@ void llm_wire_cleanup(struct llm_wire *w)
     memset(w, 0, sizeof *w);
 }
 
-wa_err llm_wire_add_header(struct llm_wire *w, const char *fmt, ...)
+wa_err provider_wire_add_header(struct llm_wire *w, const char *fmt, ...)
 {
     if (w->n_headers == LLM_WIRE_MAX_HEADERS)
         return wa_fail(WA_E_INVALID_ARGS, "too many request headers");
@@ -39,7 +39,7 @@ wa_err llm_wire_add_header(struct llm_wire *w, const char *fmt, ...)
     return WA_E_OK;
 }
 
-const struct llm_provider_ops *llm_provider_ops_for(enum llm_provider_kind k)
+const struct llm_provider_ops *provider_ops_for(enum llm_provider_kind k)
 {
     switch (k) {
     case LLM_PROVIDER_GOOGLE:
@@ -65,7 +65,7 @@ static bool llm_is_azure(const char *url)
     return n >= k && memcmp(host + n - k, suffix, k) == 0;
 }
 
-char *llm_url_join(const char *base, const char *path, const char *extra_query)
+char *provider_url_join(const char *base, const char *path, const char *extra_query)
 {
     const char *q = strchr(base, '?');
     size_t blen = q ? (size_t)(q - base) : strlen(base);
@@ -88,8 +88,8 @@ char *llm_url_join(const char *base, const char *path, const char *extra_query)
     return dynbuf_take(&b);
 }
 
-const struct llm_message *llm_find_result(const struct llm_conversation *conv, size_t i,
-                                          const char *call_id)
+const struct llm_message *provider_find_result(const struct llm_conversation *conv, size_t i,
+                                               const char *call_id)
 {
     for (size_t j = i + 1; j < conv->n_messages && conv->messages[j].role == LLM_ROLE_TOOL; j++) {
         const struct llm_message *m = &conv->messages[j];
@@ -99,8 +99,8 @@ const struct llm_message *llm_find_result(const struct llm_conversation *conv, s
     return NULL;
 }
 
-bool llm_text_round_results(const struct llm_conversation *conv, size_t i, char **text,
-                            struct llm_image **images, size_t *n_images, size_t *last)
+bool provider_text_round_results(const struct llm_conversation *conv, size_t i, char **text,
+                                 struct llm_image **images, size_t *n_images, size_t *last)
 {
     *text = NULL;
     *images = NULL;
@@ -137,19 +137,19 @@ bool llm_text_round_results(const struct llm_conversation *conv, size_t i, char 
     return true;
 }
 
-bool llm_goes_verbatim(const struct llm_message *m, const char *wire)
+bool provider_goes_verbatim(const struct llm_message *m, const char *wire)
 {
     return m->verbatim && m->verbatim_wire && strcmp(m->verbatim_wire, wire) == 0;
 }
 
-bool llm_add_verbatim(cJSON *list, const struct llm_message *m)
+bool provider_add_verbatim(cJSON *list, const struct llm_message *m)
 {
     cJSON *blocks = cJSON_Parse(m->verbatim);
     if (!blocks)
         return false;
     cJSON *b;
     while ((b = cJSON_DetachItemFromArray(blocks, 0)) != NULL)
-        if (!llm_add(list, NULL, b)) {
+        if (!provider_add(list, NULL, b)) {
             cJSON_Delete(blocks);
             return false;
         }
@@ -157,7 +157,7 @@ bool llm_add_verbatim(cJSON *list, const struct llm_message *m)
     return true;
 }
 
-char *llm_orphan_result_text(const struct llm_message *m)
+char *provider_orphan_result_text(const struct llm_message *m)
 {
     const char *name = m->tool_name ? m->tool_name : "tool";
     const char *text = m->text ? m->text : "";
@@ -168,39 +168,39 @@ char *llm_orphan_result_text(const struct llm_message *m)
     return out;
 }
 
-long llm_json_long(const cJSON *v, long lo, long hi, long def)
+long provider_json_long(const cJSON *v, long lo, long hi, long def)
 {
     if (!cJSON_IsNumber(v) || !(v->valuedouble >= (double)lo && v->valuedouble <= (double)hi))
         return def; /* NaN fails both comparisons */
     return (long)v->valuedouble;
 }
 
-wa_err llm_set_json_str(char **dst, const cJSON *v)
+wa_err provider_set_json_str(char **dst, const cJSON *v)
 {
     if (!cJSON_IsString(v) || !v->valuestring[0])
         return WA_E_OK;
-    return llm_set_str(dst, v->valuestring);
+    return text_set_str(dst, v->valuestring);
 }
 
-wa_err llm_not_json(const char *what, const char *data, size_t len)
+wa_err provider_not_json(const char *what, const char *data, size_t len)
 {
     char snip[160];
-    llm_snippet(snip, sizeof snip, data, len, 120);
+    text_snippet(snip, sizeof snip, data, len, 120);
     return wa_fail(WA_E_PARSE, "%s is not valid JSON: %s", what, snip);
 }
 
-const cJSON *llm_get(const cJSON *o, const char *key)
+const cJSON *provider_get(const cJSON *o, const char *key)
 {
     return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
-bool llm_is_type(const cJSON *o, const char *type)
+bool provider_is_type(const cJSON *o, const char *type)
 {
-    const cJSON *t = llm_get(o, "type");
+    const cJSON *t = provider_get(o, "type");
     return cJSON_IsString(t) && strcmp(t->valuestring, type) == 0;
 }
 
-bool llm_add(cJSON *parent, const char *key, cJSON *item)
+bool provider_add(cJSON *parent, const char *key, cJSON *item)
 {
     if (!item)
         return false;
@@ -210,7 +210,7 @@ bool llm_add(cJSON *parent, const char *key, cJSON *item)
     return false;
 }
 
-char *llm_data_url(const char *mime, const char *base64)
+char *provider_data_url(const char *mime, const char *base64)
 {
     mime = mime ? mime : "image/png";
     base64 = base64 ? base64 : "";
@@ -241,19 +241,20 @@ static cJSON *llm_tool_schema(const struct llm_tool *t, wa_err *err)
     return schema;
 }
 
-bool llm_add_function(cJSON *obj, const struct llm_tool *t, const char *schema_key, wa_err *err)
+bool provider_add_function(cJSON *obj, const struct llm_tool *t, const char *schema_key,
+                           wa_err *err)
 {
     return cJSON_AddStringToObject(obj, "name", t->name) &&
            (!t->description || cJSON_AddStringToObject(obj, "description", t->description)) &&
-           llm_add(obj, schema_key, llm_tool_schema(t, err));
+           provider_add(obj, schema_key, llm_tool_schema(t, err));
 }
 
-bool llm_add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools,
-                   const struct llm_settings *s, llm_function_fn function, llm_computer_fn computer,
-                   wa_err *err)
+bool provider_add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools,
+                        const struct llm_settings *s, llm_function_fn function,
+                        llm_computer_fn computer, wa_err *err)
 {
     cJSON *list = cJSON_CreateArray();
-    if (!llm_add(root, "tools", list))
+    if (!provider_add(root, "tools", list))
         return false;
     for (size_t i = 0; i < n_tools; i++)
         if (!(tools[i].computer ? computer(list, tools[i].computer, s, err)
@@ -262,7 +263,7 @@ bool llm_add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools,
     return true;
 }
 
-wa_err llm_wire_set_body(struct llm_wire *out, cJSON *root, bool ok, wa_err err)
+wa_err provider_wire_set_body(struct llm_wire *out, cJSON *root, bool ok, wa_err err)
 {
     if (ok) {
         out->body = cJSON_PrintUnformatted(root);
@@ -275,26 +276,26 @@ wa_err llm_wire_set_body(struct llm_wire *out, cJSON *root, bool ok, wa_err err)
     return err ? err : wa_fail(WA_E_NOMEM, "out of memory building the request");
 }
 
-wa_err llm_wire_json_headers(struct llm_wire *out, bool stream)
+wa_err provider_wire_json_headers(struct llm_wire *out, bool stream)
 {
-    wa_err e = llm_wire_add_header(out, "Content-Type: application/json");
+    wa_err e = provider_wire_add_header(out, "Content-Type: application/json");
     if (!e)
-        e = llm_wire_add_header(out, "Accept: %s",
-                                stream ? "text/event-stream" : "application/json");
+        e = provider_wire_add_header(out, "Accept: %s",
+                                     stream ? "text/event-stream" : "application/json");
     return e;
 }
 
-wa_err llm_wire_openai_key(struct llm_wire *out, const char *base, const char *key)
+wa_err provider_wire_openai_key(struct llm_wire *out, const char *base, const char *key)
 {
     if (!key || !key[0])
         return WA_E_OK;
     if (llm_is_azure(base))
-        return llm_wire_add_header(out, "api-key: %s", key);
-    return llm_wire_add_header(out, "Authorization: Bearer %s", key);
+        return provider_wire_add_header(out, "api-key: %s", key);
+    return provider_wire_add_header(out, "Authorization: Bearer %s", key);
 }
 
-wa_err llm_finish_reply(struct reply_asm *a, bool cut, const char *max_tokens, const char *blocked,
-                        const char *why)
+wa_err provider_finish_reply(struct reply_asm *a, bool cut, const char *max_tokens,
+                             const char *blocked, const char *why)
 {
     if (cut) {
         a->retryable = true;

@@ -1,6 +1,6 @@
 /* The seam between the client (transport, retries) and one wire format: a const table
- * of functions per provider (llm/openai.c, llm/gemini.c, llm/responses.c,
- * llm/anthropic.c), and the pieces they share. Internal to llm/. */
+ * of functions per provider (llm/formats/openai.c, llm/formats/gemini.c, llm/formats/responses.c,
+ * llm/formats/anthropic.c), and the pieces they share. Internal to llm/. */
 #ifndef WINAGENT_LLM_PROVIDER_H
 #define WINAGENT_LLM_PROVIDER_H
 
@@ -58,9 +58,9 @@ struct llm_wire {
     size_t body_len;
 };
 
-void llm_wire_cleanup(struct llm_wire *w);
+void provider_wire_cleanup(struct llm_wire *w);
 /* Appends a formatted header line. WA_E_NOMEM, or WA_E_INVALID_ARGS when full. */
-wa_err llm_wire_add_header(struct llm_wire *w, const char *fmt, ...) WA_PRINTF(2, 3);
+wa_err provider_wire_add_header(struct llm_wire *w, const char *fmt, ...) WA_PRINTF(2, 3);
 
 struct llm_provider_ops {
     const char *name; /* "openai-compatible", "google", "openai-responses", "anthropic" */
@@ -78,7 +78,7 @@ struct llm_provider_ops {
      * output items): text after the last call is told apart (llm_reply.after_calls). */
     bool ordered;
     /* The service wants parts of a turn back as it sent them: the parser keeps the turn's
-     * blocks (asm_block_add), and build sends them back (llm_add_verbatim). */
+     * blocks (asm_block_add), and build sends them back (provider_add_verbatim). */
     bool verbatim;
 };
 
@@ -88,67 +88,68 @@ extern const struct llm_provider_ops llm_responses_ops;
 extern const struct llm_provider_ops llm_anthropic_ops;
 
 /* The table of a provider kind. */
-const struct llm_provider_ops *llm_provider_ops_for(enum llm_provider_kind k);
+const struct llm_provider_ops *provider_ops_for(enum llm_provider_kind k);
 
 /* base + path, keeping a query the base carries ("...?api-version=x" stays last) and
  * adding extra_query (may be NULL) to it. A base that already ends with path is kept.
  * Heap string, NULL when out of memory. */
-char *llm_url_join(const char *base, const char *path, const char *extra_query);
+char *provider_url_join(const char *base, const char *path, const char *extra_query);
 
 /* WA_E_PARSE "WHAT is not valid JSON: <a snippet of data>". */
-wa_err llm_not_json(const char *what, const char *data, size_t len);
+wa_err provider_not_json(const char *what, const char *data, size_t len);
 
 /* v's value as a long when it is a number within [lo, hi] (a fraction is cut off), else
  * def: a number from the server or the model is range-checked before it becomes an
  * integer, since converting 1e300 is undefined. lo and hi are below 2^53 in size. */
-long llm_json_long(const cJSON *v, long lo, long hi, long def);
+long provider_json_long(const cJSON *v, long lo, long hi, long def);
 
 /* Token counts: 0 to half a billion, anything else counts as none; a reply's sum of
  * two counts then still fits a 32-bit long (Windows). */
 #define LLM_TOKENS_MAX 500000000L
 
 /* Replaces *dst with v's text when v is a non-empty JSON string; else leaves it. */
-wa_err llm_set_json_str(char **dst, const cJSON *v);
+wa_err provider_set_json_str(char **dst, const cJSON *v);
 
 /* "Result of NAME: TEXT" for a tool result no call precedes (sent as user text, since
  * both APIs reject an unanswered result); heap string, NULL when out of memory. */
-char *llm_orphan_result_text(const struct llm_message *m);
+char *provider_orphan_result_text(const struct llm_message *m);
 
 /* The results of an assistant turn whose calls were written as text (calls_as_text,
  * at index i): the tool messages after it, in order, as the text of one user turn
  * ("Result of desktop (call_1):\n..." each) and their images (*images a heap array
  * of shallow copies the caller frees, NULL when none). *last is the index of the last
  * message consumed (i when none follows; *text is then NULL). False when out of memory. */
-bool llm_text_round_results(const struct llm_conversation *conv, size_t i, char **text,
-                            struct llm_image **images, size_t *n_images, size_t *last);
+bool provider_text_round_results(const struct llm_conversation *conv, size_t i, char **text,
+                                 struct llm_image **images, size_t *n_images, size_t *last);
 
 /* The tool result answering call_id in the messages that follow the assistant message
  * at index i (consecutive tool messages), or NULL. */
-const struct llm_message *llm_find_result(const struct llm_conversation *conv, size_t i,
-                                          const char *call_id);
+const struct llm_message *provider_find_result(const struct llm_conversation *conv, size_t i,
+                                               const char *call_id);
 
 /* Whether the assistant message m goes back as its service wrote it on the wire of that
  * name (it carries the turn as received from that wire). */
-bool llm_goes_verbatim(const struct llm_message *m, const char *wire);
+bool provider_goes_verbatim(const struct llm_message *m, const char *wire);
 /* Appends each block of m->verbatim to list (content blocks, input items, parts), in
  * order, as they came. False when out of memory. */
-bool llm_add_verbatim(cJSON *list, const struct llm_message *m);
+bool provider_add_verbatim(cJSON *list, const struct llm_message *m);
 
 /* ---- JSON pieces every wire format uses ---- */
 
 /* o's member key (case-sensitive), or NULL; o may be NULL. */
-const cJSON *llm_get(const cJSON *o, const char *key);
+const cJSON *provider_get(const cJSON *o, const char *key);
 /* Whether o's "type" is the string type. */
-bool llm_is_type(const cJSON *o, const char *type);
+bool provider_is_type(const cJSON *o, const char *type);
 /* Adds item to an object under key (or to an array, key NULL). Building a request only
  * fails for want of memory: false then, and item (NULL allowed) is freed. */
-bool llm_add(cJSON *parent, const char *key, cJSON *item);
+bool provider_add(cJSON *parent, const char *key, cJSON *item);
 /* "data:MIME;base64,DATA" (mime NULL: image/png); heap string, NULL out of memory. */
-char *llm_data_url(const char *mime, const char *base64);
+char *provider_data_url(const char *mime, const char *base64);
 
 /* Adds t's "name", "description" (when it has one) and its schema under schema_key
  * (llm_tool_schema) to obj. False when out of memory, or with *err set. */
-bool llm_add_function(cJSON *obj, const struct llm_tool *t, const char *schema_key, wa_err *err);
+bool provider_add_function(cJSON *obj, const struct llm_tool *t, const char *schema_key,
+                           wa_err *err);
 
 /* How one provider declares a function, and its computer tool (as the settings have it:
  * s->computer_tool), into the tools list. False when out of memory, or with *err set. */
@@ -157,18 +158,18 @@ typedef bool (*llm_computer_fn)(cJSON *list, const struct llm_computer_tool *ct,
                                 const struct llm_settings *s, wa_err *err);
 
 /* root's "tools": one entry per tool, in order, written by function or computer. */
-bool llm_add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools,
-                   const struct llm_settings *s, llm_function_fn function, llm_computer_fn computer,
-                   wa_err *err);
+bool provider_add_tools(cJSON *root, const struct llm_tool *tools, size_t n_tools,
+                        const struct llm_settings *s, llm_function_fn function,
+                        llm_computer_fn computer, wa_err *err);
 
 /* Ends a request body: prints root into out->body when ok and frees root. Returns
  * WA_E_OK, else err when set, else WA_E_NOMEM. */
-wa_err llm_wire_set_body(struct llm_wire *out, cJSON *root, bool ok, wa_err err);
+wa_err provider_wire_set_body(struct llm_wire *out, cJSON *root, bool ok, wa_err err);
 /* Content-Type: application/json and the Accept header of a streamed or whole reply. */
-wa_err llm_wire_json_headers(struct llm_wire *out, bool stream);
+wa_err provider_wire_json_headers(struct llm_wire *out, bool stream);
 /* The OpenAI key header: api-key on Azure (base under .azure.com), else a bearer token.
  * Nothing when key is NULL or empty. */
-wa_err llm_wire_openai_key(struct llm_wire *out, const char *base, const char *key);
+wa_err provider_wire_openai_key(struct llm_wire *out, const char *base, const char *key);
 
 /* ---- reply checks every provider makes ---- */
 
@@ -177,7 +178,7 @@ wa_err llm_wire_openai_key(struct llm_wire *out, const char *base, const char *k
  * provider's name for it) is marked a->cut_by_cap. Otherwise, for a reply with neither
  * text nor calls, the finish reasons that are errors: the token limit (WA_E_PARSE) and
  * blocked (a filter or refusal, WA_E_BLOCKED with why). WA_E_OK else. */
-wa_err llm_finish_reply(struct reply_asm *a, bool cut, const char *max_tokens, const char *blocked,
-                        const char *why);
+wa_err provider_finish_reply(struct reply_asm *a, bool cut, const char *max_tokens,
+                             const char *blocked, const char *why);
 
 #endif

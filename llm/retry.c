@@ -98,7 +98,7 @@ void retry_error_message_json(const cJSON *root, char *out, size_t outsz)
     if (!msg)
         return;
     char one[300];
-    llm_snippet(one, sizeof one, msg, strlen(msg), sizeof one - 1);
+    text_snippet(one, sizeof one, msg, strlen(msg), sizeof one - 1);
     if (code && code[0] && !strstr(one, code))
         snprintf(out, outsz, "%s [%s]", one, code);
     else
@@ -117,7 +117,7 @@ void retry_error_message(const char *body, size_t len, char *out, size_t outsz)
         if (out[0])
             return;
     }
-    llm_snippet(out, outsz, body, len, 200);
+    text_snippet(out, outsz, body, len, 200);
 }
 
 static bool all_digits(const char *s, size_t n)
@@ -265,8 +265,8 @@ static long retry_gemini_delay_ms(const cJSON *root)
 
 static bool says_daily(const char *s)
 {
-    return s && (llm_stristr(s, "perday") || llm_stristr(s, "per_day") ||
-                 llm_stristr(s, "per day") || llm_stristr(s, "daily"));
+    return s && (text_stristr(s, "perday") || text_stristr(s, "per_day") ||
+                 text_stristr(s, "per day") || text_stristr(s, "daily"));
 }
 
 /* Whether an error document (and its message) says the quota will not come back by
@@ -302,13 +302,13 @@ static bool retry_quota_is_hard(const cJSON *root, const char *message, bool has
                 return true;
         }
     }
-    if (message && (llm_stristr(message, "limit: 0") || says_daily(message)))
+    if (message && (text_stristr(message, "limit: 0") || says_daily(message)))
         return true;
     if (per_period)
         return false;
     /* "check your plan and billing details" also appears on per-minute limits that
      * come with a wait; without one it means the account is out of credit. */
-    return message && !has_wait && llm_stristr(message, "billing");
+    return message && !has_wait && text_stristr(message, "billing");
 }
 
 void retry_classify_http(long status, const char *body, size_t len, const char *retry_after,
@@ -322,15 +322,15 @@ void retry_classify_http(long status, const char *body, size_t len, const char *
     if (root)
         retry_error_message_json(root, out->message, sizeof out->message);
     if (!out->message[0])
-        llm_snippet(out->message, sizeof out->message, body, len, 200);
+        text_snippet(out->message, sizeof out->message, body, len, 200);
     out->wait_ms = retry_after_header_ms(retry_after, retry_after_ms, now_ms);
     if (out->wait_ms < 0)
         out->wait_ms = retry_gemini_delay_ms(root);
     if (status == 429 || status == 403) {
         bool hard = (root || out->message[0]) &&
                     retry_quota_is_hard(root, out->message, out->wait_ms >= 0) &&
-                    (status == 429 || llm_stristr(out->message, "quota") ||
-                     llm_stristr(out->message, "billing"));
+                    (status == 429 || text_stristr(out->message, "quota") ||
+                     text_stristr(out->message, "billing"));
         if (hard) {
             out->err = WA_E_QUOTA;
             out->retry = false;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *llm_strndup(const char *s, size_t n)
+char *text_strndup(const char *s, size_t n)
 {
     if (!s)
         return NULL;
@@ -17,22 +17,22 @@ char *llm_strndup(const char *s, size_t n)
     return p;
 }
 
-char *llm_strdup(const char *s)
+char *text_strdup(const char *s)
 {
-    return s ? llm_strndup(s, strlen(s)) : NULL;
+    return s ? text_strndup(s, strlen(s)) : NULL;
 }
 
-wa_err llm_set_str(char **dst, const char *s)
+wa_err text_set_str(char **dst, const char *s)
 {
     char *copy = NULL;
-    if (s && !(copy = llm_strdup(s)))
+    if (s && !(copy = text_strdup(s)))
         return wa_fail(WA_E_NOMEM, "out of memory copying a string");
     free(*dst);
     *dst = copy;
     return WA_E_OK;
 }
 
-char *llm_snippet(char *out, size_t outsz, const char *s, size_t n, size_t max)
+char *text_snippet(char *out, size_t outsz, const char *s, size_t n, size_t max)
 {
     size_t o = 0;
     bool space = false, cut = false;
@@ -69,7 +69,7 @@ char *llm_snippet(char *out, size_t outsz, const char *s, size_t n, size_t max)
     return out;
 }
 
-bool llm_redact(char *s, size_t size, const char *secret)
+bool text_redact(char *s, size_t size, const char *secret)
 {
     static const char mark[] = "[redacted]";
     size_t klen = secret ? strlen(secret) : 0;
@@ -94,7 +94,7 @@ bool llm_redact(char *s, size_t size, const char *secret)
     return hit;
 }
 
-const char *llm_stristr(const char *hay, const char *needle)
+const char *text_stristr(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
     for (; hay && *hay; hay++) {

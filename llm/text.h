@@ -9,23 +9,23 @@
 #include "base/wa_err.h"
 
 /* Heap copies; NULL in gives NULL out (and so does running out of memory). */
-char *llm_strdup(const char *s);
-char *llm_strndup(const char *s, size_t n);
+char *text_strdup(const char *s);
+char *text_strndup(const char *s, size_t n);
 
 /* Sets *dst to a copy of s (NULL allowed), freeing the old value. WA_E_NOMEM. */
-wa_err llm_set_str(char **dst, const char *s);
+wa_err text_set_str(char **dst, const char *s);
 
 /* Copies at most max bytes of s (n bytes long) into out (size outsz) as one line:
  * control characters and runs of white space become one space, the ends are trimmed,
  * and "..." marks a cut. Never splits a UTF-8 sequence. Returns out. */
-char *llm_snippet(char *out, size_t outsz, const char *s, size_t n, size_t max);
+char *text_snippet(char *out, size_t outsz, const char *s, size_t n, size_t max);
 
 /* Replaces every occurrence of secret (when non-empty and at least 4 bytes) in the
  * NUL-terminated buffer s with "[redacted]", in place, never writing past size bytes
  * (the text may be cut). Returns true when something was replaced. */
-bool llm_redact(char *s, size_t size, const char *secret);
+bool text_redact(char *s, size_t size, const char *secret);
 
 /* Case-insensitive ASCII search; NULL when needle is not in hay. */
-const char *llm_stristr(const char *hay, const char *needle);
+const char *text_stristr(const char *hay, const char *needle);
 
 #endif

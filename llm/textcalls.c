@@ -53,10 +53,10 @@ static wa_err add_call(struct textcalls *t, struct llm_ids *ids, const char *nam
     struct llm_tool_call *c = &t->calls[t->n_calls];
     memset(c, 0, sizeof *c);
     char id[40];
-    llm_ids_make(ids, id, sizeof id);
-    c->id = llm_strdup(id);
+    asm_ids_make(ids, id, sizeof id);
+    c->id = text_strdup(id);
     c->id_synthetic = true;
-    c->name = llm_strndup(name, nlen);
+    c->name = text_strndup(name, nlen);
     c->arguments = args ? cJSON_PrintUnformatted(args) : NULL;
     cJSON_Delete(args);
     t->n_calls++; /* counted even when incomplete, so cleanup frees what was copied */
@@ -96,7 +96,7 @@ static wa_err keep_text(struct dynbuf *b, const char *s, const char *end)
 static wa_err malformed(const char *what, const char *s, const char *end)
 {
     char snip[100];
-    llm_snippet(snip, sizeof snip, s, (size_t)(end - s), 80);
+    text_snippet(snip, sizeof snip, s, (size_t)(end - s), 80);
     return wa_fail(WA_E_PARSE, "malformed tool call written as text (%s): %s", what, snip);
 }
 
@@ -172,7 +172,7 @@ static cJSON *param_value(const char *s, const char *end)
             return v;
         cJSON_Delete(v);
     }
-    char *text = llm_strndup(s, (size_t)(end - s));
+    char *text = text_strndup(s, (size_t)(end - s));
     cJSON *v = text ? cJSON_CreateString(text) : NULL;
     free(text);
     return v;
@@ -217,7 +217,7 @@ static wa_err qwen_function(struct textcalls *t, struct llm_ids *ids, const char
         const char *vend = pend && (!next_param || pend < next_param) ? pend
                            : next_param                               ? next_param
                                                                       : close;
-        char *k = llm_strndup(key, (size_t)(kgt - key));
+        char *k = text_strndup(key, (size_t)(kgt - key));
         cJSON *v = param_value(kgt + 1, vend);
         if (!k || !v) {
             free(k);
@@ -283,7 +283,7 @@ static wa_err tagged_calls(struct textcalls *t, struct llm_ids *ids, const char 
         e = keep_text(rest, p, end);
     if (!e && t->n_calls && rest->len > before) { /* keep_text separates with a newline */
         const char *tail = dynbuf_str(rest) + before + (before ? 1 : 0);
-        if (!(t->after_calls = llm_strdup(tail)))
+        if (!(t->after_calls = text_strdup(tail)))
             e = wa_fail(WA_E_NOMEM, "out of memory");
     }
     return e;
@@ -443,7 +443,7 @@ static bool ui_get_point(const struct ui_action *a, const char *const *keys, dou
         const char *v = ui_arg(a, *keys);
         if (!v)
             continue;
-        char *copy = llm_strdup(v);
+        char *copy = text_strdup(v);
         if (!copy)
             return false;
         drop_tags(copy);
@@ -593,7 +593,7 @@ static wa_err ui_action_calls(struct textcalls *t, struct llm_ids *ids, const st
         }
         size_t n = strlen(c);
         bool submit = n && c[n - 1] == '\n'; /* UI-TARS: a trailing newline submits */
-        char *body = llm_strndup(c, submit ? n - 1 : n);
+        char *body = text_strndup(c, submit ? n - 1 : n);
         ok = body && cJSON_AddStringToObject(args, "action", action) &&
              cJSON_AddStringToObject(args, "text", body);
         free(body);
@@ -614,7 +614,7 @@ static wa_err ui_action_calls(struct textcalls *t, struct llm_ids *ids, const st
     } else if (name_is(a, "finished")) {
         cJSON_Delete(args);
         const char *c = ui_arg(a, "content");
-        return llm_set_str(&t->final_answer, c ? c : "");
+        return text_set_str(&t->final_answer, c ? c : "");
     } else {
         cJSON_Delete(args);
         char what[64];

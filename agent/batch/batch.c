@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent/core/core.h"
-#include "agent/core/exit.h"
+#include "agent/core/request/exit.h"
 #include "agent/core/host.h"
 #include "agent/batch/batch_tasks.h"
 #include "agent/run/budget.h"

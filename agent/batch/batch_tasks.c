@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent/core/core.h"
-#include "agent/core/exit.h"
+#include "agent/core/request/exit.h"
 #include "agent/core/host.h"
 #include "agent/run/budget.h"
 #include "agent/run/config.h"

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "agent/core/core_config.h"
-#include "agent/core/request.h"
+#include "agent/core/config/core_config.h"
+#include "agent/core/request/request.h"
 
 struct core;
 

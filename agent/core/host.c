@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "agent/core/exit.h"
+#include "agent/core/request/exit.h"
 
 static const struct wa_backend *started; /* set once host_backend succeeded */
 

@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/args.h"
-#include "agent/core/wire.h"
+#include "agent/core/request/wire.h"
 #include "base/os.h"
 #include "base/str.h"
 #include "base/term_text.h"

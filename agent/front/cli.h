@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "agent/core/core.h"
-#include "agent/core/exit.h"
+#include "agent/core/request/exit.h"
 #include "agent/core/host.h"
 #include "automation/backend.h"
 #include "base/wa_err.h"

@@ -9,9 +9,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/core/exit.h"
+#include "agent/core/request/exit.h"
 #include "agent/core/host.h"
-#include "agent/core/settings.h"
+#include "agent/core/config/settings.h"
 #include "automation/backend.h"
 #include "base/args.h"
 #include "base/term_text.h"

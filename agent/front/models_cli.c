@@ -7,8 +7,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/core/exit.h"
-#include "agent/core/settings.h"
+#include "agent/core/request/exit.h"
+#include "agent/core/config/settings.h"
 #include "base/args.h"
 #include "base/term_text.h"
 #include "llm/models.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/core/wire.h"
+#include "agent/core/request/wire.h"
 #include "base/version.h"
 #include "base/os.h"
 #include "base/str.h"

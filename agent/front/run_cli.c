@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/core/exit.h"
+#include "agent/core/request/exit.h"
 #include "agent/batch/batch.h"
 #include "agent/run/config.h"
 #include "agent/run/loop.h"

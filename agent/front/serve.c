@@ -10,7 +10,7 @@
 #include "base/args.h"
 #include "agent/front/cli.h"
 #include "agent/front/rdp.h"
-#include "agent/core/wire.h"
+#include "agent/core/request/wire.h"
 #include "base/version.h"
 #include "automation/image/image.h"
 #include "base/os.h"

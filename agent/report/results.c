@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/core/exit.h"
+#include "agent/core/request/exit.h"
 #include "base/os.h"
 #include "base/str.h"
 

@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/core/request.h"
+#include "agent/core/request/request.h"
 
 enum computer_proto {
     COMPUTER_GEMINI,    /* functions click_at, type_text_at...; x, y 0-999 over the screenshot */

@@ -6,8 +6,8 @@
 
 #include <stdbool.h>
 
-#include "agent/core/observe.h"
-#include "agent/core/settings.h"
+#include "agent/core/request/observe.h"
+#include "agent/core/config/settings.h"
 #include "agent/run/budget.h"
 #include "base/wa_err.h"
 #include "llm/llm.h"

@@ -6,8 +6,8 @@
 
 #include <stdbool.h>
 
-#include "agent/core/core_config.h"
-#include "agent/core/settings.h"
+#include "agent/core/config/core_config.h"
+#include "agent/core/config/settings.h"
 #include "agent/run/steplog.h"
 
 /* Whether a person can answer at the console: stdin is a terminal, the run is no

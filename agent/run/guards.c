@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/core/wire.h"
+#include "agent/core/request/wire.h"
 
 static uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
 {

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent/core/request.h"
+#include "agent/core/request/request.h"
 
 #define SAME_FAILURE_WARN 3 /* identical failing calls in a row before the model is told */
 #define SAME_FAILURE_STOP 5 /* ... before the run ends */

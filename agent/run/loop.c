@@ -12,9 +12,9 @@
 #include <cjson/cJSON.h>
 
 #include "agent/core/core.h"
-#include "agent/core/exit.h"
+#include "agent/core/request/exit.h"
 #include "agent/core/host.h"
-#include "agent/core/wire.h"
+#include "agent/core/request/wire.h"
 #include "agent/run/budget.h"
 #include "agent/run/calltrace.h"
 #include "agent/run/loop_call.h"
@@ -33,7 +33,7 @@
 #define MAX_CALLS_PER_REPLY 16 /* more in one reply are answered with an error */
 
 /* The run's token count so far plus a reply's, saturating: each reply's counts are
- * range-checked (llm_json_long), but many of them could add up past a 32-bit long. */
+ * range-checked (provider_json_long), but many of them could add up past a 32-bit long. */
 static long add_tokens(long sum, long more)
 {
     return more > LONG_MAX - sum ? LONG_MAX : sum + more;

@@ -13,9 +13,9 @@
 #include <cjson/cJSON.h>
 
 #include "agent/core/core.h"
-#include "agent/core/exit.h"
+#include "agent/core/request/exit.h"
 #include "agent/core/host.h"
-#include "agent/core/wire.h"
+#include "agent/core/request/wire.h"
 #include "agent/run/calltrace.h"
 #include "agent/run/steplog.h"
 #include "agent/report/trace.h"

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent/core/request.h"
+#include "agent/core/request/request.h"
 #include "automation/tree.h"
 
 struct seen_element {

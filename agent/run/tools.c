@@ -7,7 +7,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/core/op_schema.h"
+#include "agent/core/request/op_schema.h"
 #include "base/dynbuf.h"
 #include "base/str.h"
 

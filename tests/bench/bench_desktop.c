@@ -19,8 +19,8 @@
 #endif
 
 #include "agent/core/core.h"
-#include "agent/core/observe.h"
-#include "agent/core/wire.h"
+#include "agent/core/request/observe.h"
+#include "agent/core/request/wire.h"
 #include "automation/backend.h"
 #include "base/os.h"
 #include "base/str.h"

@@ -1,5 +1,5 @@
 /* A stand-in for civetweb below its socket layer, for the `mcp --http` target: the
- * handlers agent/front/mcp_http.c registers get connections whose request is already
+ * handlers agent/mcp/mcp_http.c registers get connections whose request is already
  * parsed and whose answer is collected in memory. Linked before the core, it takes the
  * place of every civetweb function mcp_http.c calls (civetweb.o is then never linked;
  * a new call to civetweb there makes the link fail loudly with a duplicate symbol). */

@@ -1,7 +1,7 @@
 /* .env files: dotenv_parse, and every key it keeps can be looked up again. */
 #include <stdlib.h>
 
-#include "agent/core/dotenv.h"
+#include "agent/core/config/dotenv.h"
 #include "tests/fuzz/harness.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -6,7 +6,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/front/mcp.h"
+#include "agent/mcp/mcp.h"
 #include "tests/fuzz/harness.h"
 
 static void sink(void *ctx, const char *json, size_t len)

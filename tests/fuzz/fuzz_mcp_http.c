@@ -1,4 +1,4 @@
-/* HTTP requests to `mcp --http`: agent/front/mcp_http.c's handlers (the Host, Origin
+/* HTTP requests to `mcp --http`: agent/mcp/mcp_http.c's handlers (the Host, Origin
  * and token checks, sessions, POST, GET and DELETE) below civetweb's socket layer,
  * which civetweb_fake.c stands in for. The input is one or more HTTP/1.1 requests
  * back to back (a body is Content-Length bytes); "Mcp-Session-Id: @" names the session
@@ -10,8 +10,8 @@
 #include <strings.h>
 #include <time.h>
 
-#include "agent/front/mcp.h"
-#include "agent/front/mcp_http.h"
+#include "agent/mcp/mcp.h"
+#include "agent/mcp/mcp_http.h"
 #include "tests/fuzz/civetweb_fake.h"
 #include "tests/fuzz/harness.h"
 

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!text)
         return 0;
     struct llm_ids ids;
-    llm_ids_init(&ids, 1);
+    asm_ids_init(&ids, 1);
     struct textcalls t;
     textcalls_init(&t);
     unsigned mask = LLM_TEXT_FUNCTION_FORMATS | LLM_TEXT_UITARS;

@@ -1,11 +1,11 @@
-/* JSON -> typed request (agent/front/wire.c and the setters of agent/core/request.c).
+/* JSON -> typed request (agent/front/wire.c and the setters of agent/core/request/request.c).
  * data[0] picks whose names: even, the model's (the desktop tool's "action", or the
  * shell when data[0] % 4 == 2); odd, the CLI's, for operation data[0] / 2 of the table
  * (MCP tools, serve commands). The rest is the arguments' JSON text. */
 #include <stdlib.h>
 
-#include "agent/core/ops.h"
-#include "agent/core/wire.h"
+#include "agent/core/request/ops.h"
+#include "agent/core/request/wire.h"
 #include "tests/fuzz/harness.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/core/ops.h"
-#include "agent/core/wire.h"
+#include "agent/core/request/ops.h"
+#include "agent/core/request/wire.h"
 #include "llm/retry.h"
 #include "llm/sse.h"
 #include "llm/text.h"
@@ -25,7 +25,7 @@ static wa_err on_event(void *ctx, const char *event, char *data, size_t len)
 {
     struct stream *s = ctx;
     (void)event;
-    llm_redact(data, len + 1, API_KEY);
+    text_redact(data, len + 1, API_KEY);
     return s->ops->parse_event(s->a, data, strlen(data));
 }
 
@@ -71,7 +71,7 @@ void llm_fuzz_one(const struct llm_provider_ops *ops, const uint8_t *data, size_
         return;
     }
     struct llm_ids ids;
-    llm_ids_init(&ids, 1);
+    asm_ids_init(&ids, 1);
     struct reply_asm a;
     asm_init(&a, MAX_BYTES, &ids, NULL, NULL);
     a.ordered = ops->ordered; /* as the client does: text after the calls is told apart */
@@ -83,7 +83,7 @@ void llm_fuzz_one(const struct llm_provider_ops *ops, const uint8_t *data, size_
             asm_cleanup(&a);
             return;
         }
-        llm_redact(body, size, API_KEY);
+        text_redact(body, size, API_KEY);
         e = ops->parse_body(&a, body, strlen(body));
         free(body);
     } else {

@@ -11,8 +11,8 @@
                                 NEWS.md is one the checkout has ("names in backticks" below
                                 says which)
     docs.py --contract [ROOT]   (docs.contract) docs/contract.md names every setting
-                                (flag and variable) of agent/core/settings.h, every
-                                command of agent/core/ops.c and every action the model
+                                (flag and variable) of agent/core/config/settings.h, every
+                                command of agent/core/request/ops.c and every action the model
                                 is given
 
 ROOT is the checkout this script is in unless given. Prints every problem, one a line
@@ -126,7 +126,7 @@ def check_readme(root, problems):
 #   struct foo         a struct the sources name
 #   name.c, name.py    a file of that base name in the checkout, or a header the sources
 #                      include (<oleacc.h>)
-#   agent/core/gate.c  a path under a folder of the checkout: that file or folder (a
+#   agent/core/call/gate.c  a path under a folder of the checkout: that file or folder (a
 #                      glob, tests/unit/test_*.c, matches one; a program built from a .c
 #                      file, tests/apps/selectcheck.exe, has its source there)
 #   --flag             in a span that starts with the flag or with `winagent`: a flag the
@@ -328,7 +328,7 @@ def check_citations(root, problems):
 def check_contract(root, problems):
     with open(os.path.join(root, "docs", "contract.md"), encoding="utf-8") as f:
         contract = f.read()
-    with open(os.path.join(root, "agent", "core", "settings.h"), encoding="utf-8") as f:
+    with open(os.path.join(root, "agent", "core", "config", "settings.h"), encoding="utf-8") as f:
         settings = f.read()
     def named(word):
         return re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(word), contract) is not None
@@ -341,7 +341,7 @@ def check_contract(root, problems):
         if env != "NULL" and not named(env.strip('"')):
             problems.append("docs/contract.md: setting %s: its variable %s is not in §2" % (
                 name, env.strip('"')))
-    with open(os.path.join(root, "agent", "core", "ops.c"), encoding="utf-8") as f:
+    with open(os.path.join(root, "agent", "core", "request", "ops.c"), encoding="utf-8") as f:
         ops = f.read()
     for cli in re.findall(r"\.cli = \"([\w-]+)\"", ops):
         if "`%s`" % cli not in contract:

@@ -8,15 +8,21 @@ below it, however far down:
     base                      < base/win, base/posix (base/os.h's two halves)
     base                      < automation/image (pixels, PNG, base64, coordinates)
     automation/image          < automation
-    base                      < llm
+    base                      < llm < llm/formats (the client, models and providers' seam;
+                                one file per service's wire format)
     automation, base/win      < automation/win/desktop < automation/win/msaa < automation/win
                                 (the Windows backend: windows, input and workers; the
                                 MSAA and common-control readers; the tree, actions,
                                 programs and the table)
     automation                < automation/fake
-    automation, llm           < agent/core < agent/report < agent/run < agent/batch
-    agent/batch               < agent/front
-    agent/front, base/win     < agent (main.c, and main_win.c, the Windows entry)
+    automation, llm           < agent/core/request < agent/core/config < agent/core/call
+                                < agent/core/perform < agent/core (a request's words and
+                                the settings; the call and what every operation uses, the
+                                gate among them; one performer per operation; on top
+                                core_perform and the host)
+    agent/core                < agent/report < agent/run < agent/batch < agent/front
+                                < agent/mcp
+    agent/mcp, base/win       < agent (main.c, and main_win.c, the Windows entry)
 
 Layers that are not below one another never include each other: automation and llm,
 the backends and llm, the backends and the core (which reaches a backend through
@@ -43,16 +49,22 @@ BELOW = {
     "automation/image": ["base"],
     "automation": ["automation/image"],
     "llm": ["base"],
+    "llm/formats": ["llm"],
     "automation/win/desktop": ["automation", "base/win"],
     "automation/win/msaa": ["automation/win/desktop"],
     "automation/win": ["automation/win/msaa"],
     "automation/fake": ["automation"],
-    "agent/core": ["automation", "llm"],
+    "agent/core/request": ["automation", "llm"],
+    "agent/core/config": ["agent/core/request"],
+    "agent/core/call": ["agent/core/config"],
+    "agent/core/perform": ["agent/core/call"],
+    "agent/core": ["agent/core/perform"],
     "agent/report": ["agent/core"],
     "agent/run": ["agent/report"],
     "agent/batch": ["agent/run"],
     "agent/front": ["agent/batch"],
-    "agent": ["agent/front", "base/win"],
+    "agent/mcp": ["agent/front"],
+    "agent": ["agent/mcp", "base/win"],
 }
 PRODUCT = ["base", "automation", "llm", "agent"]
 

@@ -30,8 +30,11 @@ PREFIXES = {
     # each backend defines backend.h's backend_default() (CMake compiles one of them)
     "automation/win/win_backend.c": ["backend_default"],
     "automation/fake/fake_backend.c": ["backend_default"],
-    # llm.h, the layer's one face: the model's vocabulary that every provider file shares
-    "llm/*": ["llm_"],
+    # llm.h, the layer's one face, named for the layer as its callers outside see it: the
+    # client, the conversation and the protocol's names
+    "llm/client.c": ["llm_"],
+    "llm/conversation.c": ["llm_"],
+    "llm/protocol.c": ["llm_"],
     # the platform halves implement base/os.h
     "base/win/*": ["os_"],
     "base/posix/*": ["os_"],
@@ -40,18 +43,19 @@ PREFIXES = {
     "agent/main.c": ["main", "winagent_main"],
     # the commands a front end runs, by the name of the command
     "agent/front/*": ["cmd_"],
+    "agent/mcp/*": ["cmd_"],
     # the operations, one performer each, declared from the table in operations.h
-    "agent/core/op_*.c": ["perform_"],
+    "agent/core/perform/op_*.c": ["perform_"],
     # files whose functions are named for the type they make or read: struct session
     # and its options, element selectors, struct observation and enum obs_mode, the
     # typed request and result (op_request, op_result, op_elem, their arguments),
     # enum outcome and struct tally, the backend's wa_ types, struct wa_rect and the
     # two directions of the 0-999 mapping, the error enum
     "agent/core/core.c": ["session_"],
-    "agent/core/core_config.c": ["session_opts_"],
-    "agent/core/elements.c": ["selector_"],
-    "agent/core/observe.c": ["obs_", "observation_"],
-    "agent/core/request.c": ["op_request_", "op_result_", "op_elem_", "op_arg_", "arg_"],
+    "agent/core/config/core_config.c": ["session_opts_"],
+    "agent/core/call/elements.c": ["selector_"],
+    "agent/core/request/observe.c": ["obs_", "observation_"],
+    "agent/core/request/request.c": ["op_request_", "op_result_", "op_elem_", "op_arg_", "arg_"],
     "agent/report/results.c": ["outcome_", "tally_"],
     "automation/backend.c": ["wa_"],
     "automation/image/coords.c": ["norm_", "pixel_", "wa_rect_"],

@@ -133,7 +133,7 @@ class Docs(unittest.TestCase):
 
     def test_a_name_only_a_comment_keeps_is_gone(self):
         old = "gate_shell_" + "window"
-        append(os.path.join(self.tmp, "agent", "core", "gate.c"), "/* %s */\n" % old)
+        append(os.path.join(self.tmp, "agent", "core", "call", "gate.c"), "/* %s */\n" % old)
         append(os.path.join(self.tmp, "docs", "security.md"), "\nSee `%s`.\n" % old)
         new = self.new_problems()
         self.assertEqual(len(new), 1, new)
@@ -149,7 +149,7 @@ class Docs(unittest.TestCase):
 
     def contract_with(self, settings_row=None, op_cli=None, drop=None):
         if settings_row:
-            path = os.path.join(self.tmp, "agent", "core", "settings.h")
+            path = os.path.join(self.tmp, "agent", "core", "config", "settings.h")
             with open(path, encoding="utf-8") as f:
                 text = f.read()
             anchor = "#define SETTING_MAP(X)" + " " * 0
@@ -159,7 +159,7 @@ class Docs(unittest.TestCase):
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
         if op_cli:
-            append(os.path.join(self.tmp, "agent", "core", "ops.c"),
+            append(os.path.join(self.tmp, "agent", "core", "request", "ops.c"),
                    '\n/* [OP_X] = {.cli = "%s", .model = "%s"} */\n' % (op_cli, op_cli))
         if drop:
             path = os.path.join(self.tmp, "docs", "contract.md")

@@ -46,10 +46,10 @@ class Layers(unittest.TestCase):
         self.assertIn("no circles", out)
 
     def test_a_back_include_fails(self):
-        add_include(os.path.join(self.tmp, "agent/core/ops.c"), "agent/front/cli.h")
+        add_include(os.path.join(self.tmp, "agent/core/request/ops.c"), "agent/front/cli.h")
         code, out = run(self.tmp)
         self.assertEqual(code, 1, out)
-        self.assertIn("agent/core/ops.c: includes agent/front/cli.h", out)
+        self.assertIn("agent/core/request/ops.c: includes agent/front/cli.h", out)
 
     def test_a_side_include_between_layers_of_one_rank_fails(self):
         add_include(os.path.join(self.tmp, "llm/sse.c"), "automation/tree.h")
@@ -107,18 +107,18 @@ class Layers(unittest.TestCase):
 
     def test_a_circle_inside_a_layer_fails(self):
         # send is above target; target including send closes a circle
-        add_include(os.path.join(self.tmp, "agent/core/target.c"), "agent/core/send.h")
+        add_include(os.path.join(self.tmp, "agent/core/call/target.c"), "agent/core/call/send.h")
         code, out = run(self.tmp)
         self.assertEqual(code, 1, out)
         self.assertIn("around a circle", out)
-        self.assertIn("agent/core/send", out)
-        self.assertIn("agent/core/target", out)
+        self.assertIn("agent/core/call/send", out)
+        self.assertIn("agent/core/call/target", out)
 
     def test_a_circle_through_a_header_fails(self):
-        add_include(os.path.join(self.tmp, "agent/core/call.h"), "agent/core/look.h")
+        add_include(os.path.join(self.tmp, "agent/core/call/call.h"), "agent/core/call/look.h")
         code, out = run(self.tmp)
         self.assertEqual(code, 1, out)
-        self.assertIn("agent/core/call -> agent/core/look -> agent/core/call", out)
+        self.assertIn("agent/core/call/call -> agent/core/call/look -> agent/core/call/call", out)
 
 
 if __name__ == "__main__":

@@ -41,14 +41,14 @@ class Names(unittest.TestCase):
 
     def test_a_function_outside_its_files_prefix_fails(self):
         # the look before, defined where act-then-know lives
-        append(os.path.join(self.tmp, "agent/core/verify.c"),
+        append(os.path.join(self.tmp, "agent/core/call/verify.c"),
                "\nvoid look_again(struct call *k)\n{\n    (void)k;\n}\n")
         code, out = run(self.tmp)
         self.assertEqual(code, 1, out)
-        self.assertIn("agent/core/verify.c: look_again does not start with its file's prefix", out)
+        self.assertIn("agent/core/call/verify.c: look_again does not start with its file's prefix", out)
 
     def test_a_static_may_take_any_prefix(self):
-        append(os.path.join(self.tmp, "agent/core/verify.c"),
+        append(os.path.join(self.tmp, "agent/core/call/verify.c"),
                "\nstatic void look_again(struct call *k)\n{\n    (void)k;\n}\n")
         code, out = run(self.tmp)
         self.assertEqual(code, 0, out)
@@ -60,12 +60,12 @@ class Names(unittest.TestCase):
         self.assertEqual(code, 0, out)
 
     def test_a_file_named_like_a_system_header_fails(self):
-        core = os.path.join(self.tmp, "agent/core")
+        core = os.path.join(self.tmp, "agent/core/call")
         shutil.copy(os.path.join(core, "target.h"), os.path.join(core, "windows.h"))
         shutil.copy(os.path.join(self.tmp, "base/str.c"), os.path.join(self.tmp, "base/string.c"))
         code, out = run(self.tmp)
         self.assertEqual(code, 1, out)
-        self.assertIn("agent/core/windows.h: named like the system header <windows.h>", out)
+        self.assertIn("agent/core/call/windows.h: named like the system header <windows.h>", out)
         self.assertIn("base/string.c: named like the system header <string.h>", out)
 
     def test_a_static_named_like_a_public_function_elsewhere_fails(self):
@@ -74,7 +74,7 @@ class Names(unittest.TestCase):
         code, out = run(self.tmp)
         self.assertEqual(code, 1, out)
         self.assertIn("automation/win/desktop/win_input.c: static send_move shares its name with "
-                      "send_move of agent/core/send.c", out)
+                      "send_move of agent/core/call/send.c", out)
 
 
 if __name__ == "__main__":

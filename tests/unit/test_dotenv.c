@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "agent/core/dotenv.h"
+#include "agent/core/config/dotenv.h"
 
 static void parses_what_people_write(void **state)
 {

@@ -116,18 +116,19 @@ static void client_configuration(void **state)
 static void urls(void **state)
 {
     (void)state;
-    char *u = llm_url_join("https://api.openai.com/v1/", "/chat/completions", NULL);
+    char *u = provider_url_join("https://api.openai.com/v1/", "/chat/completions", NULL);
     assert_string_equal(u, "https://api.openai.com/v1/chat/completions");
     free(u);
-    u = llm_url_join("https://r.openai.azure.com/openai/deployments/gpt4o?api-version=2024-10-21",
-                     "/chat/completions", NULL);
+    u = provider_url_join(
+        "https://r.openai.azure.com/openai/deployments/gpt4o?api-version=2024-10-21",
+        "/chat/completions", NULL);
     assert_string_equal(u, "https://r.openai.azure.com/openai/deployments/gpt4o/chat/"
                            "completions?api-version=2024-10-21");
     free(u);
-    u = llm_url_join("http://h/v1/chat/completions", "/chat/completions", NULL);
+    u = provider_url_join("http://h/v1/chat/completions", "/chat/completions", NULL);
     assert_string_equal(u, "http://h/v1/chat/completions");
     free(u);
-    u = llm_url_join("http://h/x?a=1", "/p", "alt=sse");
+    u = provider_url_join("http://h/x?a=1", "/p", "alt=sse");
     assert_string_equal(u, "http://h/x/p?a=1&alt=sse");
     free(u);
 }
@@ -136,14 +137,14 @@ static void redaction(void **state)
 {
     (void)state;
     char s[200] = "key sk-abcdef123456 in sk-abcdef123456!";
-    assert_true(llm_redact(s, sizeof s, "sk-abcdef123456"));
+    assert_true(text_redact(s, sizeof s, "sk-abcdef123456"));
     assert_string_equal(s, "key [redacted] in [redacted]!");
-    assert_false(llm_redact(s, sizeof s, "sk-abcdef123456"));
-    assert_false(llm_redact(s, sizeof s, NULL));
-    assert_false(llm_redact(s, sizeof s, "ab")); /* too short to be a key */
+    assert_false(text_redact(s, sizeof s, "sk-abcdef123456"));
+    assert_false(text_redact(s, sizeof s, NULL));
+    assert_false(text_redact(s, sizeof s, "ab")); /* too short to be a key */
     /* A short key growing into the marker never overruns the buffer. */
     char t[12] = "abcd abcd";
-    assert_true(llm_redact(t, sizeof t, "abcd"));
+    assert_true(text_redact(t, sizeof t, "abcd"));
     assert_null(strstr(t, "abcd"));
     assert_true(strlen(t) < sizeof t);
 }
@@ -152,10 +153,10 @@ static void made_up_ids_are_unique(void **state)
 {
     (void)state;
     struct llm_ids ids;
-    llm_ids_init(&ids, 42);
+    asm_ids_init(&ids, 42);
     char seen[200][40];
     for (int i = 0; i < 200; i++) {
-        llm_ids_make(&ids, seen[i], sizeof seen[i]);
+        asm_ids_make(&ids, seen[i], sizeof seen[i]);
         assert_memory_equal(seen[i], "call_", 5);
         for (int j = 0; j < i; j++)
             assert_string_not_equal(seen[i], seen[j]);
@@ -168,8 +169,8 @@ static void made_up_ids_are_unique(void **state)
     for (int i = 0; i < 5; i++) {
         assert_int_equal(asm_new_call(&a, &c), WA_E_OK);
         if (given[i])
-            c->id = llm_strdup(given[i]);
-        c->name = llm_strdup("desktop");
+            c->id = text_strdup(given[i]);
+        c->name = text_strdup("desktop");
     }
     assert_int_equal(asm_call_add_args(&a, c, " \n", 2), WA_E_OK);
     struct llm_reply r;
@@ -268,7 +269,7 @@ static void openai_rendering(void **state)
     }
     assert_int_equal(found, 1);
     cJSON_Delete(b);
-    llm_wire_cleanup(&w);
+    provider_wire_cleanup(&w);
     llm_conversation_cleanup(&c);
 }
 
@@ -324,7 +325,7 @@ static void gemini_rendering(void **state)
         found += strcmp(w.headers[i], "x-goog-api-key: AIza-key") == 0;
     assert_int_equal(found, 1);
     cJSON_Delete(b);
-    llm_wire_cleanup(&w);
+    provider_wire_cleanup(&w);
 
     /* A base URL naming the API version keeps it. */
     s.base_url = "http://127.0.0.1:9/v1";
@@ -332,7 +333,7 @@ static void gemini_rendering(void **state)
     b = render(&llm_gemini_ops, &s, &c, &w);
     assert_string_equal(w.url, "http://127.0.0.1:9/v1/models/gemini-x:generateContent");
     cJSON_Delete(b);
-    llm_wire_cleanup(&w);
+    provider_wire_cleanup(&w);
     llm_conversation_cleanup(&c);
 }
 
@@ -348,9 +349,9 @@ static void bad_tool_schema_is_refused(void **state)
     struct llm_wire w;
     memset(&w, 0, sizeof w);
     assert_int_equal(llm_openai_ops.build(&s, &c, &bad, 1, &w), WA_E_INVALID_ARGS);
-    llm_wire_cleanup(&w);
+    provider_wire_cleanup(&w);
     assert_int_equal(llm_gemini_ops.build(&s, &c, &bad, 1, &w), WA_E_INVALID_ARGS);
-    llm_wire_cleanup(&w);
+    provider_wire_cleanup(&w);
     llm_conversation_cleanup(&c);
     cJSON_Delete(not_object);
 }
@@ -360,7 +361,7 @@ static wa_err feed(const struct llm_provider_ops *ops, const char *const *events
                    struct llm_reply *r)
 {
     static struct llm_ids ids;
-    llm_ids_init(&ids, 7);
+    asm_ids_init(&ids, 7);
     struct reply_asm a;
     asm_init(&a, 1 << 20, &ids, NULL, NULL);
     wa_err e = WA_E_OK;
@@ -422,7 +423,7 @@ static void openai_delta_shapes(void **state)
     llm_reply_cleanup(&r);
     struct reply_asm a;
     struct llm_ids ids;
-    llm_ids_init(&ids, 1);
+    asm_ids_init(&ids, 1);
     asm_init(&a, 1024, &ids, NULL, NULL);
     static const char body[] = "{\"choices\":[{\"message\":{\"content\":null,\"refusal\":"
                                "\"I cannot.\"},\"finish_reason\":\"stop\"}]}";

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "llm/schema.h"
+#include "llm/formats/schema.h"
 
 /* Converts schema text and returns the result as compact JSON (free it). */
 static char *convert(const char *text)

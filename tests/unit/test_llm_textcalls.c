@@ -341,7 +341,7 @@ static void prefixes_never_crash(void **state)
 
 int main(void)
 {
-    llm_ids_init(&ids, 42);
+    asm_ids_init(&ids, 42);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hermes_blocks),        cmocka_unit_test(hermes_malformed),
         cmocka_unit_test(qwen3_coder),          cmocka_unit_test(bare_json),

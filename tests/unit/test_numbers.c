@@ -31,8 +31,8 @@ static void json_long_takes_only_numbers_in_range(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         cJSON *v = cJSON_Parse(cases[i].json);
         assert_non_null(v);
-        if (llm_json_long(v, 0, 1000, -1) != cases[i].want)
-            fail_msg("%s gave %ld, not %ld", cases[i].json, llm_json_long(v, 0, 1000, -1),
+        if (provider_json_long(v, 0, 1000, -1) != cases[i].want)
+            fail_msg("%s gave %ld, not %ld", cases[i].json, provider_json_long(v, 0, 1000, -1),
                      cases[i].want);
         cJSON_Delete(v);
     }
@@ -42,7 +42,7 @@ static void json_long_takes_only_numbers_in_range(void **state)
 static wa_err body(const struct llm_provider_ops *ops, struct reply_asm *a, const char *text)
 {
     static struct llm_ids ids;
-    llm_ids_init(&ids, 1);
+    asm_ids_init(&ids, 1);
     asm_init(a, 1 << 20, &ids, NULL, NULL);
     return ops->parse_body(a, text, strlen(text));
 }
@@ -78,7 +78,7 @@ static void openai_stream_index_out_of_range_is_no_index(void **state)
 {
     (void)state;
     static struct llm_ids ids;
-    llm_ids_init(&ids, 1);
+    asm_ids_init(&ids, 1);
     struct reply_asm a;
     asm_init(&a, 1 << 20, &ids, NULL, NULL);
     const char *ev1 =

@@ -1,4 +1,4 @@
-/* Unit tests: observations on the fake desktop (agent/core/observe.c): tree or image,
+/* Unit tests: observations on the fake desktop (agent/core/request/observe.c): tree or image,
  * the numbered marks of unnamed interactive elements, and agent.log's DEBUG lines. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "agent/core/observe.h"
+#include "agent/core/request/observe.h"
 #include "automation/fake/fake_backend.h"
 
 static const char scene[] =

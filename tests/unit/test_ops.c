@@ -12,10 +12,10 @@
 #include <cjson/cJSON.h>
 
 #include "agent/core/core.h"
-#include "agent/core/op_schema.h"
-#include "agent/core/ops.h"
+#include "agent/core/request/op_schema.h"
+#include "agent/core/request/ops.h"
 #include "agent/front/cli.h"
-#include "agent/front/mcp.h"
+#include "agent/mcp/mcp.h"
 #include "agent/run/tools.h"
 #include "automation/backend.h"
 

@@ -15,7 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent/core/core.h"
-#include "agent/core/wire.h"
+#include "agent/core/request/wire.h"
 #include "automation/fake/fake_backend.h"
 #include "base/os.h"
 #include "core_rig.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/core/exit.h"
+#include "agent/core/request/exit.h"
 #include "agent/batch/batch.h"
 #include "agent/batch/batch_tasks.h"
 #include "agent/run/budget.h"

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "agent/core/settings.h"
+#include "agent/core/config/settings.h"
 
 static char dir[256];
 

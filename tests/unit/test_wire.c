@@ -11,9 +11,9 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "agent/core/ops.h"
-#include "agent/core/request.h"
-#include "agent/core/wire.h"
+#include "agent/core/request/ops.h"
+#include "agent/core/request/request.h"
+#include "agent/core/request/wire.h"
 
 /* Parses json with the model's names (op from "action"); the error, request kept. */
 static wa_err model(const char *json, struct op_request *q)
