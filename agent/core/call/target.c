@@ -162,7 +162,7 @@ bool target_mask(struct call *k, struct wa_window *w)
 static wa_err selected_window(struct call *k, uint64_t *hwnd)
 {
     struct target_state *t = &k->target;
-    struct wa_window w;
+    struct wa_window w = {0};
     bool kept = false;
     if (t->picked) {
         wa_err e = backend_window_info(k->be, t->picked, &w);
