@@ -1,6 +1,7 @@
 # Every test winagent has, registered with ctest from the native build.
 #   unit.*      portable core, native, cmocka           (tests/unit/test_*.c)
-#   tool.*      test tooling checks (fake LLM server)    (tests/fake_llm)
+#   tool.*      test tooling checks (fake LLM server, the bench's serving part)
+#               (tests/fake_llm, tests/bench/test_*.py)
 #   build.*     properties of the win64 product          (tests/build/*.sh)
 #   native.*    whole runs of the native winagent (fake desktop, fake LLM)
 #               (tests/native/test_*.py)
@@ -44,6 +45,10 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/tests/fake_llm/test_server.py)
   add_test(NAME tool.fake_llm COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/fake_llm/test_server.py)
   set_tests_properties(tool.fake_llm PROPERTIES TIMEOUT 120)
 endif()
+# The bench's part 6 (tests/bench/serving.py), natively for 2 s a server.
+add_test(NAME tool.bench_serving COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/bench/test_serving.py)
+set_tests_properties(tool.bench_serving PROPERTIES TIMEOUT 120 ENVIRONMENT
+  "WINAGENT_NATIVE_EXE=$<TARGET_FILE:winagent>;PYTHONDONTWRITEBYTECODE=1")
 
 # Whole runs of the native winagent on the fake desktop against the fake LLM.
 file(GLOB native_tests CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/native/test_*.py)

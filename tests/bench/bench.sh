@@ -8,7 +8,9 @@
 #   4. the size of every model request of two scripted tasks (testapp's form, a notepad
 #      edit) run by the loop against the fake model server;
 #   5. what a 20-step run sends under each --history choice (native, fake desktop): bytes,
-#      input tokens as the service counts them, thinking blocks the service dropped.
+#      input tokens as the service counts them, thinking blocks the service dropped;
+#   6. the servers under many clients at once: `mcp --http` and `serve --port`, native and
+#      under Wine: calls per second, p50 and p99, what failed, what they held.
 set -euo pipefail
 # shellcheck source=../wine/no_aslr.sh
 . "$(dirname "$0")/../wine/no_aslr.sh"
@@ -71,3 +73,9 @@ echo
 echo "== 5. a 20-step run under each --history choice (native, the fake model server)"
 python3 "$root/tests/bench/history_tokens.py" "$native/winagent" \
     --json "$root/build/bench/history_tokens.json"
+
+echo
+echo "== 6. the servers under load (new, kept and resetting clients on loopback)"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
+python3 "$root/tests/bench/serving.py" "$native/winagent" "$win/winagent.exe" \
+    --json "$root/build/bench/serving.json"

@@ -3,9 +3,8 @@
 
 baseline.json holds what ./dev.sh bench printed before: "sets" of live-desktop rows
 (part 3; each set a label and {row name: [median ms, p95 ms]}) and "request_sizes"
-(part 4); "histories", part 5's run under each --history choice; and "serving", the
-lines the serving load tests print (tests/lib/serveload.py: wine.serving_load,
-native.serving_load). This script writes them as Markdown tables
+(part 4); "histories", part 5's run under each --history choice; and "serving", part 6's
+servers under load (tests/bench/serving.py). This script writes them as Markdown tables
 between the markers
 
     <!-- bench-table: desktop -->        ...  <!-- /bench-table -->
@@ -19,14 +18,17 @@ baseline.json is a row or a column of the table.
     table.py                  rewrite the tables in docs/bench.md
     table.py --check          exit 1, saying which table differs, when docs/bench.md is
                               not what baseline.json makes (docs.bench_table)
-    table.py --record LABEL [DESKTOP_JSON] [--sizes] [--histories]
+    table.py --record LABEL [RUN] [--sizes] [--histories] [--serving] [--no-desktop]
                               add the rows one ./dev.sh bench run printed (part 3's
-                              --json, kept in build/bench/desktop.json) to baseline.json
-                              as its newest set, then rewrite the tables; with --sizes,
-                              part 4's request sizes of that run (request_sizes.json
-                              beside it) become the ones part 4 compares with; with
-                              --histories, part 5's rows (history_tokens.json beside it)
-                              become the table of histories
+                              --json, kept in build/bench/desktop.json; RUN: another
+                              desktop.json or the folder of one run's files) to
+                              baseline.json as its newest set, then rewrite the tables;
+                              with --sizes, part 4's request sizes of that run
+                              (request_sizes.json beside it) become the ones part 4
+                              compares with; with --histories, part 5's rows
+                              (history_tokens.json) the table of histories; with
+                              --serving, part 6's rows (serving.json) the serving table;
+                              with --no-desktop, only the parts named (no new set)
     --baseline FILE, --doc FILE   other files than the repository's (for tests)
 """
 import json
@@ -157,7 +159,7 @@ def dump_baseline(base):
         if not rows:
             out.append('     ' + last)
     out.append('  ]')
-    for key in ("request_sizes", "histories", "serving"):
+    for key, _, _, _ in PARTS:
         if key not in base:
             continue
         out[-1] += ","
@@ -173,17 +175,27 @@ def dump_baseline(base):
     return "\n".join(out) + "\n"
 
 
-def record(base, label, desktop_json, sizes_json, histories_json=None):
-    with open(desktop_json, encoding="utf-8") as f:
-        rows = json.load(f)
-    if any(s["label"] == label for s in base.get("sets", [])):
-        raise ValueError("baseline.json already has a set labelled '%s'" % label)
-    base.setdefault("sets", []).append(
-        {"label": label, "rows": {r["name"]: [r["median_ms"], r["p95_ms"]] for r in rows}})
-    for key, part, path in (("request_sizes", 4, sizes_json), ("histories", 5, histories_json)):
-        if not path:
+# The parts whose rows a recording may make baseline.json's: (key, part, flag, the file
+# of a run that holds them, beside its desktop.json in build/bench).
+PARTS = (("request_sizes", 4, "--sizes", "request_sizes.json"),
+         ("histories", 5, "--histories", "history_tokens.json"),
+         ("serving", 6, "--serving", "serving.json"))
+
+
+def record(base, label, desktop_json, parts):
+    """Part 3's rows (desktop_json, unless None) become base's newest set, labelled label,
+    and each part of parts ({key: file}) its rows."""
+    if desktop_json:
+        with open(desktop_json, encoding="utf-8") as f:
+            rows = json.load(f)
+        if any(s["label"] == label for s in base.get("sets", [])):
+            raise ValueError("baseline.json already has a set labelled '%s'" % label)
+        base.setdefault("sets", []).append(
+            {"label": label, "rows": {r["name"]: [r["median_ms"], r["p95_ms"]] for r in rows}})
+    for key, part, _, _ in PARTS:
+        if key not in parts:
             continue
-        with open(path, encoding="utf-8") as f:
+        with open(parts[key], encoding="utf-8") as f:
             rows = json.load(f)
         if rows:
             base[key] = {"label": label,
@@ -205,22 +217,23 @@ def main(argv):
     baseline = option("--baseline", BASELINE)
     doc_path = option("--doc", DOC)
     check = "--check" in args
-    sizes = "--sizes" in args
-    histories = "--histories" in args
-    args = [a for a in args if a not in ("--check", "--sizes", "--histories")]
+    flags = [flag for _, _, flag, _ in PARTS] + ["--no-desktop"]
+    chosen = {a for a in args if a in flags}
+    args = [a for a in args if a != "--check" and a not in flags]
     with open(baseline, encoding="utf-8") as f:
         base = json.load(f)
     if args and args[0] == "--record":
-        if len(args) < 2:
-            print("table.py --record LABEL [DESKTOP_JSON] [--sizes] [--histories]",
-                  file=sys.stderr)
+        if not 2 <= len(args) <= 3 or chosen == {"--no-desktop"}:
+            print("table.py --record LABEL [RUN] [--sizes] [--histories] [--serving] "
+                  "[--no-desktop]", file=sys.stderr)
             return 2
-        desktop_json = args[2] if len(args) > 2 else os.path.join(LAST_RUN, "desktop.json")
+        run = args[2] if len(args) > 2 else LAST_RUN
+        desktop_json = os.path.join(run, "desktop.json") if os.path.isdir(run) else run
         beside = os.path.dirname(desktop_json)
         try:
-            record(base, args[1], desktop_json,
-                   os.path.join(beside, "request_sizes.json") if sizes else None,
-                   os.path.join(beside, "history_tokens.json") if histories else None)
+            record(base, args[1], None if "--no-desktop" in chosen else desktop_json,
+                   {key: os.path.join(beside, name) for key, _, flag, name in PARTS
+                    if flag in chosen})
         except (OSError, ValueError, KeyError) as e:
             print("table.py --record: %s" % e, file=sys.stderr)
             return 1

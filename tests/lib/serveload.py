@@ -1,20 +1,28 @@
-"""Load on winagent's servers, for tests/native/test_serving_load.py and
-tests/wine/test_serving_load.py: many clients at once against `mcp --http` or `serve
---port`, each either opening a new connection per request (as urllib and curl do) or
-keeping one open, beside clients that reset their connections before and after the
-server accepts them (from a source address of their own, 127.0.0.9). Everything goes to
-127.0.0.1 and is bounded in time. Reports calls per second, p50 and p99, and what failed;
-the server's handles, threads and memory are sampled before and after by the caller."""
+"""Load on winagent's servers, for tests/native/test_serving_load.py,
+tests/wine/test_serving_load.py and the bench's part 6 (tests/bench/serving.py): many
+clients at once against `mcp --http` or `serve --port`, each either opening a new
+connection per request (as urllib and curl do) or keeping one open, beside clients that
+reset their connections before and after the server accepts them (from a source address
+of their own, 127.0.0.9). Everything goes to 127.0.0.1 and is bounded in time. Reports
+calls per second, p50 and p99, and what failed, between two samples of what the server
+holds (its handles, threads and memory: sample_native, sample_wine).
+"""
 import http.client
 import json
+import os
+import re
 import socket
 import struct
+import subprocess
 import threading
 import time
 import urllib.error
 import urllib.request
 
 RESET_SOURCE = "127.0.0.9"
+# The native winagent's fake desktop while it serves: notepad open.
+NATIVE_ENV = {"WINAGENT_FAKE_SCENE": os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "native", "scene_notepad.json")}
 
 
 class Tally:
@@ -191,44 +199,112 @@ class Serve:
         return self.answered(state["file"].readline())
 
 
-def check(test, name, run, answers_after, sample, more, warm_seconds):
-    """The load test of a server, for a unittest.TestCase test: run(warm, resetters) warms
-    the server up for warm_seconds (no resets), then loads it (run(None, 2)) between two
-    samples of what it holds (sample() -> {handles, threads, memory_kb}); every request
-    answered, it answers afterwards, and it holds at most more[k] more of each. Prints
-    what it measured."""
-    run(warm_seconds, 0)  # threads, sessions and buffers as they will stay
+class Load:
+    """The clients of one server: new ones on call_new (a new connection per request),
+    kept ones on call_kept, and resetters resetting their connections to port."""
+
+    def __init__(self, port, call_new, new, call_kept, kept, resetters=2):
+        self.port, self.call_new, self.new = port, call_new, new
+        self.call_kept, self.kept, self.resetters = call_kept, kept, resetters
+        self.clients = "%d new + %d kept, %d resetting" % (new, kept, resetters)
+
+    def run(self, seconds, resetters=None):
+        """The tally's report of seconds of this load (resetters: other than its own)."""
+        return run(self.port, seconds, self.call_new, self.new, self.call_kept, self.kept,
+                   self.resetters if resetters is None else resetters)
+
+
+def mcp_server(argv, token, env=None):
+    """`mcp --http 127.0.0.1:0` of the winagent argv runs (["wine", exe] or [exe]) with
+    token: (the process, its port), its stderr read on so that it never blocks."""
+    p = subprocess.Popen([*argv, "mcp", "--http", "127.0.0.1:0"], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, WINAGENT_MCP_TOKEN=token, **(env or {})))
+    seen = []
+    for line in p.stderr:
+        seen.append(line)
+        m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/mcp", line)
+        if m:
+            threading.Thread(target=p.stderr.read, daemon=True).start()
+            return p, int(m.group(1))
+    p.kill()
+    p.wait(10)
+    raise AssertionError("no mcp --http server: " + "".join(seen))
+
+
+def serve_server(argv, env=None):
+    """`serve --port 0` of the winagent argv runs, its stderr read on: the process."""
+    p = subprocess.Popen([*argv, "serve", "--port", "0"], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, **(env or {})))
+    threading.Thread(target=p.stderr.read, daemon=True).start()
+    return p
+
+
+def mcp_load(port, token):
+    """The load on `mcp --http` at port: 14 clients on new connections, 2 on kept ones."""
+    mcp = Mcp(port, token)
+    return Load(port, mcp.call_new, 14, mcp.call_kept, 2)
+
+
+def serve_load(proc):
+    """The load on the `serve --port 0` running as proc (its first line says where): 12
+    clients on new connections, 2 on kept ones."""
+    hello = json.loads(proc.stdout.readline())
+    serve = Serve(hello["port"], hello["token"])
+    return Load(serve.port, serve.call_new, 12, serve.call_kept, 2)
+
+
+def sample_native(pid):
+    """What the native process pid holds: its open descriptors (as handles), threads and
+    resident memory, read from /proc."""
+    with open("/proc/%d/status" % pid, encoding="utf-8") as f:
+        status = f.read()
+    return {"handles": len(os.listdir("/proc/%d/fd" % pid)),
+            "threads": int(re.search(r"Threads:\s+(\d+)", status).group(1)),
+            "memory_kb": int(re.search(r"VmRSS:\s+(\d+)", status).group(1))}
+
+
+def sample_wine(exe):
+    """What the one winagent.exe running under Wine holds: its handles, threads and working
+    set, as tests/apps/procstat.exe of exe's build reads the wineserver's counts."""
+    procstat = os.path.join(os.path.dirname(exe), "tests", "apps", "procstat.exe")
+    r = subprocess.run(["wine", procstat, "winagent.exe"], capture_output=True, text=True,
+                       timeout=60, stdin=subprocess.DEVNULL)
+    rows = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+    assert len(rows) == 1, r.stdout + r.stderr  # the server is the one running
+    return {"handles": rows[0]["handles"], "threads": rows[0]["threads"],
+            "memory_kb": rows[0]["working_set_kb"]}
+
+
+def measure(load, seconds, sample, warm_seconds):
+    """load warms the server up for warm_seconds (no resets: threads, sessions and
+    buffers as they will stay), then runs for seconds between two samples of what the
+    server holds (sample() -> {handles, threads, memory_kb}): (report, before, after),
+    the report with the load average of the minute before the run ("load")."""
+    load.run(warm_seconds, 0)
     time.sleep(2)
     before = sample()
-    report = run(None, 2)
+    with open("/proc/loadavg", encoding="ascii") as f:
+        loadavg = float(f.read().split()[0])
+    report = load.run(seconds)
+    report["load"] = loadavg
     time.sleep(2)
-    after = sample()
+    return report, before, sample()
+
+
+def check(test, name, load, seconds, sample, more, warm_seconds):
+    """The load test of a server, for a unittest.TestCase test: measure()'s run, in which
+    every request is answered, the server answers afterwards, and holds at most more[k]
+    more of each of handles, threads and memory_kb. Prints what it measured."""
+    report, before, after = measure(load, seconds, sample, warm_seconds)
     print("\n" + describe(name, report, before, after), flush=True)
     test.assertEqual(report["failed"], 0, report["why"])
     test.assertGreater(report["calls"], 200, report)
     test.assertGreater(report["resets"], 50, report)
-    test.assertTrue(answers_after(), "no answer after the load")
+    test.assertTrue(load.call_new(), "no answer after the load")
     for k in ("handles", "threads", "memory_kb"):
         test.assertLessEqual(after[k] - before[k], more[k], (k, before, after))
-
-
-def check_mcp(test, name, port, token, seconds, sample, more, warm_seconds):
-    """check() of `mcp --http` at port: 14 clients on new connections, 2 on kept ones."""
-    mcp = Mcp(port, token)
-    check(test, name, lambda warm, resetters: run(
-        port, warm or seconds, mcp.call_new, 14, mcp.call_kept, 2, resetters),
-        mcp.call_new, sample, more, warm_seconds)
-
-
-def check_serve(test, name, proc, seconds, sample, more, warm_seconds):
-    """check() of the `serve --port 0` running as proc (its first line says where): 12
-    clients on new connections, 2 on kept ones."""
-    hello = json.loads(proc.stdout.readline())
-    threading.Thread(target=proc.stderr.read, daemon=True).start()
-    serve = Serve(hello["port"], hello["token"])
-    check(test, name, lambda warm, resetters: run(
-        serve.port, warm or seconds, serve.call_new, 12, serve.call_kept, 2, resetters),
-        serve.call_new, sample, more, warm_seconds)
 
 
 def describe(name, report, before, after):

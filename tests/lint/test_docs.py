@@ -292,6 +292,41 @@ class BenchTable(unittest.TestCase):
              "last_request_tokens": 300, "thinking_dropped": 2}],
             "--histories", "| `trim` | 3 | 4000 | 900 | 300 | 2 |")
 
+    SERVING = [{"server": "`mcp --http` native, 5 s", "clients": "14 new + 2 kept, 2 resetting",
+                "calls": 5000, "per_s": 1000, "p50_ms": 9, "p99_ms": 60, "failed": 0,
+                "held": "4 -> 4 fds, 66 -> 66", "load": 2.5}]
+    SERVING_LINE = ("| `mcp --http` native, 5 s | 14 new + 2 kept, 2 resetting | 5000 | 1000 | 9 "
+                    "| 60 | 0 | 4 -> 4 fds, 66 -> 66 | 2.5 |")
+
+    def test_serving_rows_are_replaced_only_when_asked(self):
+        self.replaced_only_when_asked("serving", "serving.json", self.SERVING, "--serving",
+                                      self.SERVING_LINE)
+
+    def test_a_part_is_recorded_alone_with_no_desktop(self):
+        run_dir = os.path.join(self.tmp, "run")  # part 6's file, no desktop.json
+        os.mkdir(run_dir)
+        with open(os.path.join(run_dir, "serving.json"), "w", encoding="utf-8") as f:
+            json.dump(self.SERVING, f)
+        before = self.load()
+        code, out = self.table("--record", "part 6 (load 2.5)", run_dir, "--serving",
+                               "--no-desktop")
+        self.assertEqual(code, 0, out)
+        after = self.load()
+        self.assertEqual(after["sets"], before["sets"])
+        self.assertEqual(after["histories"], before["histories"])
+        self.assertEqual(after["serving"]["rows"], self.SERVING)
+        self.assertEqual(after["serving"]["label"], "part 6 (load 2.5)")
+        self.assertEqual(self.table("--check")[0], 0)
+        with open(self.doc, encoding="utf-8") as f:
+            self.assertIn(self.SERVING_LINE, f.read())
+        code, out = self.table("--record", "part 6 again", run_dir, "--serving")
+        self.assertEqual(code, 1, "a run with no desktop.json recorded as a set")
+        self.assertIn("desktop.json", out)
+        self.assertEqual(self.load(), after)
+        code, out = self.table("--record", "nothing", run_dir, "--no-desktop")
+        self.assertEqual(code, 2, "--no-desktop naming no part")
+        self.assertEqual(self.load(), after)
+
     def test_a_doc_without_its_markers_fails(self):
         with open(self.doc, encoding="utf-8") as f:
             text = f.read().replace("<!-- bench-table: request-sizes -->", "")

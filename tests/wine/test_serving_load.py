@@ -9,20 +9,13 @@ p50 and p99. Loopback only; bounded in time.
 Before civetweb's select() left out the except set (base/win/win_select.c),
 Wine's wineserver aborted a few thousand such requests in and took the listener with it;
 tests/apps/selectcheck.exe shows that without winagent."""
-import json
 import os
-import subprocess
-import sys
 import unittest
 
 import serveload
 import watest
 from watest import WINAGENT_EXE
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_mcp_http import Server  # noqa: E402
-
-PROCSTAT = os.path.join(os.path.dirname(WINAGENT_EXE), "tests", "apps", "procstat.exe")
 MCP_SECONDS, SERVE_SECONDS = 20, 15
 # What a server may hold more after the load than before it: a few handles and threads
 # that come and go with the last connections, and memory the heap keeps.
@@ -31,27 +24,25 @@ MORE = {"handles": 40, "threads": 4, "memory_kb": 24 * 1024}
 
 def sample():
     """The winagent.exe server's handles, threads and working set."""
-    r = subprocess.run(["wine", PROCSTAT, "winagent.exe"], capture_output=True, text=True,
-                       timeout=60, stdin=subprocess.DEVNULL)
-    rows = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
-    assert len(rows) == 1, r.stdout + r.stderr  # the test's server is the one running
-    return {"handles": rows[0]["handles"], "threads": rows[0]["threads"],
-            "memory_kb": rows[0]["working_set_kb"]}
+    return serveload.sample_wine(WINAGENT_EXE)
 
 
 class Load(unittest.TestCase):
     def test_mcp_http_answers_every_request(self):
-        with Server(env={"WINAGENT_MCP_TOKEN": "load-test-token"}) as s:
-            serveload.check_mcp(self, "mcp --http under Wine, 16 clients, %d s" % MCP_SECONDS,
-                                s.port, s.token, MCP_SECONDS, sample, MORE, 3)
+        p, port = serveload.mcp_server(["wine", WINAGENT_EXE], "load-test-token")
+        try:
+            serveload.check(self, "mcp --http under Wine, 16 clients, %d s" % MCP_SECONDS,
+                            serveload.mcp_load(port, "load-test-token"), MCP_SECONDS, sample,
+                            MORE, 3)
+        finally:
+            p.kill()
+            p.wait(10)
 
     def test_serve_port_answers_every_request(self):
-        p = subprocess.Popen(["wine", WINAGENT_EXE, "serve", "--port", "0"],
-                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+        p = serveload.serve_server(["wine", WINAGENT_EXE])
         try:
-            serveload.check_serve(self, "serve --port under Wine, 14 clients, %d s"
-                                  % SERVE_SECONDS, p, SERVE_SECONDS, sample, MORE, 3)
+            serveload.check(self, "serve --port under Wine, 14 clients, %d s" % SERVE_SECONDS,
+                            serveload.serve_load(p), SERVE_SECONDS, sample, MORE, 3)
         finally:
             p.kill()
             p.wait(10)
