@@ -146,19 +146,7 @@ void session_free(struct session *s)
 
 wa_err session_pin_window(struct session *s, const struct window_ref *w)
 {
-    struct wa_window win;
-    int matched;
-    wa_err e = target_select(s->core->be, s->core->gate, w, &win, &matched);
-    if (e)
-        return e;
-    s->pinned = win.hwnd;
-    s->frame = win.rect;
-    s->have_frame = !wa_rect_empty(win.rect);
-    s->target = win.hwnd;
-    tree_cleanup(&s->tree);
-    s->have_tree = false;
-    wa_window_cleanup(&win);
-    return WA_E_OK;
+    return target_pin(s, w);
 }
 
 struct core *session_core(const struct session *s)
@@ -212,7 +200,7 @@ static const char *no_route_reason(enum op_id op)
 static wa_err perform_op(struct call *k)
 {
     const struct op_def *op = k->q->op;
-    if (k->background && !(op->flags & OPF_BACKGROUND))
+    if (k->send.background && !(op->flags & OPF_BACKGROUND))
         return wa_fail(WA_E_BACKGROUND_UNAVAILABLE, "%s has no background route: %s", k->name,
                        no_route_reason(op->id));
     return performers[op->id](k);
@@ -225,7 +213,7 @@ static wa_err perform_delivered(struct call *k, enum delivery d)
 {
     struct op_result *r = k->r;
     wa_err e = perform_op(k);
-    if (e == WA_E_BACKGROUND_UNAVAILABLE && d == DELIVERY_AUTO && k->background) {
+    if (e == WA_E_BACKGROUND_UNAVAILABLE && d == DELIVERY_AUTO && k->send.background) {
         char why[512];
         snprintf(why, sizeof why, "%s", wa_err_detail());
         double wait_ms = r->wait_ms;
@@ -235,16 +223,16 @@ static wa_err perform_delivered(struct call *k, enum delivery d)
         if (k->q->note[0])
             op_result_note(r, "%s", k->q->note);
         op_result_note(r, "background_unavailable: %s; delivered in the foreground", why);
-        k->background = false;
+        k->send.background = false;
         k->receiver = 0;
         k->receiver_process[0] = '\0';
-        k->settled = k->pattern_action = k->via_pattern = false;
-        k->text_control = 0;
-        k->noted_match = 0;
+        k->verify.settled = k->send.pattern_action = k->send.via_pattern = false;
+        k->send.text_control = 0;
+        k->target.noted_match = 0;
         wa_err_clear();
         e = perform_op(k);
     }
-    r->delivery = k->background ? "background" : "foreground";
+    r->delivery = k->send.background ? "background" : "foreground";
     return e;
 }
 
@@ -259,7 +247,7 @@ static uint64_t report_window_state(struct call *k, uint64_t after)
         win = after;
     struct wa_window w;
     if (win && backend_window_info(k->be, win, &w) == WA_E_OK) {
-        gate_mask_window(k->c->gate, &w); /* a credential prompt in front says no more */
+        target_mask(k, &w); /* a credential prompt in front says no more */
         r->window_state = w;
         r->has_window_state = true;
         return win;
@@ -322,9 +310,9 @@ static wa_err after_action(struct call *k)
     bool image = op_request_has(q, ARG_SCREENSHOT) ? q->screenshot : s->o.after == AFTER_IMAGE;
     bool input = (q->op->flags & (OPF_INPUT | OPF_WINDOWS)) != 0;
     double start = os_clock_ms(), settled_before = r->settle_ms;
-    if (!k->dry && !k->settled && input)
+    if (!k->dry && !k->verify.settled && input)
         verify_settle(k);
-    wa_err fate = k->silent && !k->dry ? verify_target_fate(k) : WA_E_OK;
+    wa_err fate = k->verify.silent && !k->dry ? verify_target_fate(k) : WA_E_OK;
     if (fate) {
         char why[512];
         snprintf(why, sizeof why, "%s", wa_err_detail());
@@ -360,7 +348,7 @@ static wa_err after_action(struct call *k)
 static wa_err lost_or(struct call *k, wa_err e)
 {
     bool input = (k->q->op->flags & OPF_INPUT) != 0;
-    if (k->dry || !input || !k->before.have ||
+    if (k->dry || !input || !k->look.before.have ||
         (e != WA_E_TIMEOUT && e != WA_E_ACTION_FAILED && e != WA_E_WINDOW_NOT_FOUND &&
          e != WA_E_STALE_REF && e != WA_E_FOCUS_LOST && e != WA_E_FOCUS_FAILED))
         return e;
@@ -432,7 +420,7 @@ static wa_err after_person(struct call *k)
     char why[512];
     snprintf(why, sizeof why, "%s", wa_err_detail());
     person_wait(k);
-    k->settled = true; /* nothing (more) was sent: no effect to wait for */
+    k->verify.settled = true; /* nothing (more) was sent: no effect to wait for */
     after_action(k);
     return wa_fail(WA_E_USER_ACTIVE,
                    "%s; winagent waited %.1f s until they had been idle for %.1f s and looked "
@@ -508,7 +496,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
         .r = r,
         .dry = c->cfg.dry_run && acts,
         .name = name,
-        .background = delivered && d != DELIVERY_FOREGROUND,
+        .send.background = delivered && d != DELIVERY_FOREGROUND,
     };
     if (q->note[0])
         op_result_note(r, "%s", q->note);
@@ -516,7 +504,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
     os_mutex_lock(s->lock);
     wa_err e = take_turn(&k, acts, input, &lock);
     bool locked = !e && input;
-    k.names_window = target_named(&k);
+    k.target.names_window = target_named(&k);
     if (!e && input && !k.dry)
         look_before(&k);
     if (!e && acts)
@@ -541,7 +529,7 @@ wa_err core_perform(struct session *s, const struct op_request *q, struct op_res
     if (locked)
         unlock_input(c, lock);
     record(&k, e, acts);
-    look_cleanup(c->be, &k.before);
+    look_cleanup(c->be, &k.look.before);
     os_mutex_unlock(s->lock);
     return e;
 }

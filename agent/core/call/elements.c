@@ -109,7 +109,7 @@ wa_err element_resolve(struct call *k, enum op_arg a, size_t *index)
         return e;
     /* Refs sessions trust only a tree walked during this call; the others the tree of
      * the latest observation, which is what the model was shown. */
-    bool live = s->have_tree && s->tree.hwnd == hwnd && (k->fresh || !s->o.refs);
+    bool live = s->have_tree && s->tree.hwnd == hwnd && (k->look.fresh || !s->o.refs);
     if (ref->kind == EREF_ID && s->o.refs) {
         e = refs_find(k, hwnd, ref->id, look_fresh_tree, index);
     } else {

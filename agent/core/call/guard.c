@@ -3,6 +3,7 @@
  * replay, the recorded receiver required) and recorded for the result and audit. */
 #include "agent/core/call/guard.h"
 #include "agent/core/call/person.h"
+#include "agent/core/call/target.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -64,9 +65,9 @@ static const char *shell_route(struct call *k, const struct wa_window *w, uint64
 {
     if (k->c->cfg.shell != SHELL_DENIED)
         return NULL;
-    if (k->route_judged && k->route_window == w->hwnd && k->route_control == control &&
-        k->route_input == input)
-        return k->route;
+    if (k->guard.route_judged && k->guard.route_window == w->hwnd &&
+        k->guard.route_control == control && k->guard.route_input == input)
+        return k->guard.route;
     struct wa_window_kind kind, inner;
     struct wa_program_info file;
     bool have_file = w->process_path && *w->process_path &&
@@ -80,11 +81,11 @@ static const char *shell_route(struct call *k, const struct wa_window *w, uint64
     const char *why = gate_shell_route(w, &kind, have_file ? &file : NULL, input);
     if (have_file)
         wa_program_info_cleanup(&file);
-    k->route_judged = true;
-    k->route_window = w->hwnd;
-    k->route_control = control;
-    k->route_input = input;
-    k->route = why;
+    k->guard.route_judged = true;
+    k->guard.route_window = w->hwnd;
+    k->guard.route_control = control;
+    k->guard.route_input = input;
+    k->guard.route = why;
     return why;
 }
 
@@ -104,7 +105,7 @@ static wa_err receiver(struct call *k, uint64_t hwnd, uint64_t control, enum gat
         return e;
     k->receiver = hwnd;
     snprintf(k->receiver_process, sizeof k->receiver_process, "%s", w.process ? w.process : "");
-    e = gate_check_window(k->c->gate, &w, k->name);
+    e = target_check(k, &w);
     const char *route = e ? NULL : shell_route(k, &w, control, input);
     if (route)
         e = wa_fail(WA_E_SHELL_DISABLED,
@@ -113,12 +114,12 @@ static wa_err receiver(struct call *k, uint64_t hwnd, uint64_t control, enum gat
                     k->name, route);
     if (!e)
         e = check_expected(k, &w);
-    if (!e && k->q->op && (k->q->op->flags & OPF_INPUT) && !k->via_pattern)
+    if (!e && k->q->op && (k->q->op->flags & OPF_INPUT) && !k->send.via_pattern)
         e = input_reaches(k, &w);
     if (!e) /* the person at the desk, right before sending */
         e = person_check(k);
     if (e == WA_E_DENIED || e == WA_E_SHELL_DISABLED)
-        gate_mask_window(k->c->gate, &w); /* the result names it as restricted only */
+        target_mask(k, &w); /* the result names it as restricted only */
     wa_window_cleanup(&k->r->receiver);
     k->r->receiver = w; /* moved: the result keeps it */
     k->r->has_receiver = true;
@@ -136,7 +137,7 @@ wa_err guard_observe(struct call *k, uint64_t hwnd)
     wa_err e = backend_window_info(k->be, hwnd, &w);
     if (e)
         return e;
-    e = w.top_level ? gate_check_window(k->c->gate, &w, k->name)
+    e = w.top_level ? target_check(k, &w)
                     : wa_fail(WA_E_DENIED,
                               "%s refused: 0x%llx is not a program's top-level window (the "
                               "desktop's tree is every window's)",
@@ -166,7 +167,7 @@ wa_err guard_receiver_keyboard(struct call *k)
         return e;
     if (hwnd && backend_focused_control(k->be, hwnd, &control))
         wa_err_clear();
-    return receiver(k, hwnd, control, k->keys_away ? GATE_KEYS_AWAY : GATE_KEYS,
+    return receiver(k, hwnd, control, k->send.keys_away ? GATE_KEYS_AWAY : GATE_KEYS,
                     "(no window is in the foreground)");
 }
 
@@ -187,7 +188,7 @@ wa_err guard_element(struct call *k, size_t index)
                        (unsigned long long)own);
     if (e)
         return e;
-    e = gate_check_window(k->c->gate, &w, k->name);
+    e = target_check(k, &w);
     struct wa_window_kind kind;
     if (!e && k->c->cfg.shell == SHELL_DENIED &&
         backend_window_kind(k->be, own, &kind) == WA_E_OK && kind.address_bar)

@@ -106,10 +106,10 @@ static wa_err capture_window(void *ctx, uint64_t hwnd, struct wa_image *out, str
 {
     struct call *k = ctx;
     wa_err e = WA_E_OK;
-    if (k->walk_window == hwnd && k->walk_image.px) { /* taken while walking */
-        *out = k->walk_image;
-        *frame = k->walk_frame;
-        k->walk_image = (struct wa_image){0};
+    if (k->look.walk_window == hwnd && k->look.walk_image.px) { /* taken while walking */
+        *out = k->look.walk_image;
+        *frame = k->look.walk_frame;
+        k->look.walk_image = (struct wa_image){0};
     } else {
         wa_err_clear();
         e = backend_capture_window(k->be, hwnd, out, frame);
@@ -159,7 +159,7 @@ static uint64_t image_hash(const struct wa_image *img)
 /* The hash of the look before's image, computed once per call. */
 static uint64_t before_hash(struct call *k)
 {
-    struct before_look *b = &k->before;
+    struct before_look *b = &k->look.before;
     if (!b->hashed) {
         b->image_hash = image_hash(&b->image);
         b->hashed = true;
@@ -167,10 +167,11 @@ static uint64_t before_hash(struct call *k)
     return b->image_hash;
 }
 
-/* The hash of the image k->pixels_now points at (the look before's is cached). */
+/* The hash of the image k->look.pixels_now points at (the look before's is cached). */
 static uint64_t pixels_now_hash(struct call *k)
 {
-    return k->pixels_now == &k->before.image ? before_hash(k) : image_hash(k->pixels_now);
+    return k->look.pixels_now == &k->look.before.image ? before_hash(k)
+                                                       : image_hash(k->look.pixels_now);
 }
 
 /* A capture beside a tree walk (on the kept helper thread when it is free): freed by
@@ -245,8 +246,8 @@ static const struct wa_tree *last_tree(const struct call *k, uint64_t hwnd)
     const struct session *s = k->s;
     if (s->have_tree && s->tree.hwnd == hwnd)
         return &s->tree;
-    if (k->before.have_tree && k->before.tree.hwnd == hwnd)
-        return &k->before.tree;
+    if (k->look.before.have_tree && k->look.before.tree.hwnd == hwnd)
+        return &k->look.before.tree;
     return NULL;
 }
 
@@ -272,7 +273,7 @@ struct walk_pixels {
  * the settle's last capture after an action, else in a session that looks again a
  * capture the backend takes for the walk (beside it where it can, but before it reads
  * anything with a fingerprint: a row newer in its pixels than in the text read of it
- * would be taken stale by the next look), kept in k->walk_image (the observation's
+ * would be taken stale by the next look), kept in k->look.walk_image (the observation's
  * image should the tree be rejected); none in a one-shot session (no later look to pay
  * for) or when the capture failed. The new rows get their fingerprints from them. */
 static wa_err walk_with_last(struct call *k, uint64_t hwnd, int budget_ms, struct wa_tree *tree,
@@ -283,23 +284,23 @@ static wa_err walk_with_last(struct call *k, uint64_t hwnd, int budget_ms, struc
     struct wa_tree_pixels beside = {0};
     bool *same = NULL;
     *px = (struct walk_pixels){0};
-    if (k->pixels_now) {
-        px->img = k->pixels_now;
-        px->frame = k->pixels_frame;
+    if (k->look.pixels_now) {
+        px->img = k->look.pixels_now;
+        px->frame = k->look.pixels_frame;
         same = to.prev ? tree_pix_same(to.prev, px->img, px->frame) : NULL;
     } else if (!k->s->o.refs_on_disk) {
-        image_cleanup(&k->walk_image);
-        k->walk_window = 0;
+        image_cleanup(&k->look.walk_image);
+        k->look.walk_window = 0;
         to.pixels = &beside;
     }
     to.prev_same = same;
     wa_err e = backend_get_tree(k->be, hwnd, &to, tree);
     free(same);
     if (beside.img.px) {
-        k->walk_image = beside.img;
-        k->walk_frame = beside.frame;
-        k->walk_window = hwnd;
-        *px = (struct walk_pixels){&k->walk_image, beside.frame, beside.ms};
+        k->look.walk_image = beside.img;
+        k->look.walk_frame = beside.frame;
+        k->look.walk_window = hwnd;
+        *px = (struct walk_pixels){&k->look.walk_image, beside.frame, beside.ms};
     }
     if (!e && px->img)
         tree_pix_set(tree, px->img, px->frame);
@@ -323,18 +324,18 @@ wa_err look_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
     struct side_capture *side = NULL;
     struct walk_pixels px = {0};
     double t0 = os_clock_ms();
-    if (o->mode != OBS_PIXEL && !k->pixels_now && s->o.refs_on_disk)
+    if (o->mode != OBS_PIXEL && !k->look.pixels_now && s->o.refs_on_disk)
         side = side_capture_start(k, hwnd);
     wa_err walked =
         o->mode == OBS_PIXEL ? WA_E_OK : walk_with_last(k, hwnd, o->tree_budget_ms, &tree, &px);
     double tree_ms = (os_clock_ms() - t0);
     if (px.img) {
-        pixels = px.img == k->pixels_now ? pixels_now_hash(k) : image_hash(px.img);
+        pixels = px.img == k->look.pixels_now ? pixels_now_hash(k) : image_hash(px.img);
         have_pixels = true;
     }
-    if (side_capture_finish(side, &k->walk_image, &k->walk_frame)) {
-        k->walk_window = hwnd;
-        pixels = image_hash(&k->walk_image);
+    if (side_capture_finish(side, &k->look.walk_image, &k->look.walk_frame)) {
+        k->look.walk_window = hwnd;
+        pixels = image_hash(&k->look.walk_image);
         have_pixels = true;
     }
     if (o->mode == OBS_PIXEL)
@@ -343,8 +344,8 @@ wa_err look_observe(struct call *k, uint64_t hwnd, const struct observe_opts *o)
         e = observe_window_tree(k->be, hwnd, o, &cap, walked, &k->r->obs, &tree);
     k->r->obs.tree_ms = tree_ms;
     k->r->obs.pixels_ms = px.capture_ms;
-    image_cleanup(&k->walk_image);
-    k->walk_window = 0;
+    image_cleanup(&k->look.walk_image);
+    k->look.walk_window = 0;
     if (e)
         return e;
     session_observed(s, hwnd, k->r->obs.frame, k->r->obs.marked);
@@ -417,9 +418,9 @@ wa_err look_fresh_tree(struct call *k, uint64_t hwnd)
     struct walk_pixels px;
     struct wa_tree tree;
     e = walk_with_last(k, hwnd, s->o.observe.tree_budget_ms, &tree, &px);
-    if (px.img == &k->walk_image) {
-        image_cleanup(&k->walk_image);
-        k->walk_window = 0;
+    if (px.img == &k->look.walk_image) {
+        image_cleanup(&k->look.walk_image);
+        k->look.walk_window = 0;
     }
     tree_cleanup(&s->tree);
     s->have_tree = false;
@@ -429,7 +430,7 @@ wa_err look_fresh_tree(struct call *k, uint64_t hwnd)
     s->tree = tree;
     s->have_tree = true;
     session_observed(s, hwnd, s->tree.frame, false);
-    k->fresh = true;
+    k->look.fresh = true;
     return WA_E_OK;
 }
 
@@ -461,7 +462,7 @@ void look_cleanup(const struct wa_backend *be, struct before_look *b)
  * after acting (verify_target_fate); its name and pid from the window list just read. */
 static void watch_target(struct call *k)
 {
-    struct before_look *b = &k->before;
+    struct before_look *b = &k->look.before;
     if (backend_watch_process(k->be, b->window, &b->watch) != WA_E_OK)
         b->watch = 0;
     for (size_t i = 0; i < b->windows.count; i++)
@@ -474,7 +475,7 @@ static void watch_target(struct call *k)
 void look_before(struct call *k)
 {
     struct session *s = k->s;
-    struct before_look *b = &k->before;
+    struct before_look *b = &k->look.before;
     double t0 = os_clock_ms();
     uint64_t hwnd = 0;
     if (target_window(k, &hwnd) != WA_E_OK || !hwnd) {
@@ -515,7 +516,7 @@ void look_before(struct call *k)
 static void keep_tree_before(struct call *k)
 {
     struct session *s = k->s;
-    struct before_look *b = &k->before;
+    struct before_look *b = &k->look.before;
     if (b->have_tree || !s->have_tree)
         return;
     b->tree = s->tree;
@@ -531,8 +532,8 @@ static void keep_tree_before(struct call *k)
 static bool tree_still_holds(struct call *k, uint64_t after)
 {
     struct session *s = k->s;
-    struct before_look *b = &k->before;
-    if (k->dry || !k->unchanged || k->pattern_action || !b->have || !b->have_image ||
+    struct before_look *b = &k->look.before;
+    if (k->dry || !k->verify.unchanged || k->send.pattern_action || !b->have || !b->have_image ||
         after != b->window || !s->have_tree || s->tree.hwnd != after || !s->have_tree_pixels)
         return false;
     return s->tree_pixels == before_hash(k);
@@ -548,12 +549,12 @@ void look_after(struct call *k, uint64_t after, bool input)
     if (input && !k->dry && !reuse)
         keep_tree_before(k);
     wa_err e = WA_E_OK;
-    if (after == k->before.window && k->before.have_after_image) {
-        k->pixels_now = &k->before.after_image; /* how the window looks, settled */
-        k->pixels_frame = k->before.after_frame;
-    } else if (after == k->before.window && k->unchanged) {
-        k->pixels_now = &k->before.image;
-        k->pixels_frame = k->before.frame;
+    if (after == k->look.before.window && k->look.before.have_after_image) {
+        k->look.pixels_now = &k->look.before.after_image; /* how the window looks, settled */
+        k->look.pixels_frame = k->look.before.after_frame;
+    } else if (after == k->look.before.window && k->verify.unchanged) {
+        k->look.pixels_now = &k->look.before.image;
+        k->look.pixels_frame = k->look.before.frame;
     }
     if (observe && s->have_display) /* the one display, whatever is in front */
         e = look_observe_screen(k, s->display, &s->o.observe);
@@ -564,7 +565,7 @@ void look_after(struct call *k, uint64_t after, bool input)
     else if (after && input && !k->dry && !reuse)
         e = look_fresh_tree(k, after); /* the look after, for what changed */
     if (!e && !observe && after && !reuse && s->have_tree && s->tree.hwnd == after &&
-        k->pixels_now) {
+        k->look.pixels_now) {
         s->tree_pixels = pixels_now_hash(k); /* walked as it looks, settled */
         s->have_tree_pixels = true;
     }
@@ -579,10 +580,10 @@ uint64_t look_after_window(struct call *k)
     uint64_t fg = 0;
     backend_default_window(k->be, &fg);
     wa_err_clear();
-    uint64_t base = s->pinned ? s->pinned : k->r->hwnd ? k->r->hwnd : k->before.window;
+    uint64_t base = s->pinned ? s->pinned : k->r->hwnd ? k->r->hwnd : k->look.before.window;
     if (!base || !target_alive(k, base))
         return fg;
-    if (k->background)
+    if (k->send.background)
         return base; /* whatever the user has in front is not the call's */
     if (s->o.after == AFTER_OBSERVE && !s->pinned)
         return fg; /* the loop looks at whatever is in front now */

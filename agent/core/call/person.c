@@ -37,7 +37,7 @@ void person_watch(struct core *c)
 static bool applies(const struct call *k)
 {
     const struct op_def *op = k->q->op;
-    return k->c->cfg.takeover != TAKEOVER_OFF && !k->dry && !k->background &&
+    return k->c->cfg.takeover != TAKEOVER_OFF && !k->dry && !k->send.background &&
            (op->flags & (OPF_INPUT | OPF_WINDOWS | OPF_LAUNCH));
 }
 

@@ -272,7 +272,7 @@ wa_err refs_find(struct call *k, uint64_t hwnd, int ref, wa_err (*walk)(struct c
             break;
         }
     }
-    bool walked = k->fresh && k->s->have_tree && k->s->tree.hwnd == hwnd;
+    bool walked = k->look.fresh && k->s->have_tree && k->s->tree.hwnd == hwnd;
     wa_err e = !rec     ? wa_fail(WA_E_STALE_REF, "ref %d was not in the last state", ref)
                : walked ? WA_E_OK
                         : walk(k, hwnd);

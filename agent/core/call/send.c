@@ -31,7 +31,7 @@ static void describe_masked(struct call *k, uint64_t hwnd, char *out, size_t cap
 {
     struct wa_window w;
     if (hwnd && backend_window_info(k->be, hwnd, &w) == WA_E_OK) {
-        gate_mask_window(k->c->gate, &w);
+        target_mask(k, &w);
         snprintf(out, cap, "\"%.80s\" (%s, 0x%llx)", w.title ? w.title : "",
                  w.process && *w.process ? w.process : "?", (unsigned long long)hwnd);
         wa_window_cleanup(&w);
@@ -66,7 +66,7 @@ static bool of_target(struct call *k, uint64_t target, uint64_t w)
  * says in a note which window got the input. */
 static wa_err point_receiver(struct call *k, int px, int py)
 {
-    bool named = k->names_window;
+    bool named = k->target.names_window;
     /* What the gate refuses is refused as it lies, before anything is raised. */
     wa_err e = guard_receiver_at(k, px, py);
     if (e)
@@ -147,11 +147,11 @@ static wa_err send_foreground(struct call *k)
                        (unsigned long long)hwnd);
     if (e)
         return e;
-    e = gate_check_window(k->c->gate, &w, k->name); /* never focus a restricted window */
+    e = target_check(k, &w); /* never focus a restricted window */
     wa_window_cleanup(&w);
     if (e)
         return e;
-    if (k->background)
+    if (k->send.background)
         return WA_E_OK; /* the user's window stays in front */
     /* The target is the window with the pop-ups and dialogs it owns: one of them in
      * front is where the input should go. */
@@ -231,7 +231,7 @@ static wa_err post_click(struct call *k, int px, int py, enum wa_button b, int c
 
 wa_err send_click(struct call *k, int px, int py, enum wa_button b, int count)
 {
-    if (k->background)
+    if (k->send.background)
         return post_click(k, px, py, b, count);
     wa_err e = send_foreground(k);
     if (!e)
@@ -243,7 +243,7 @@ wa_err send_click(struct call *k, int px, int py, enum wa_button b, int count)
 
 wa_err send_move(struct call *k, int px, int py)
 {
-    if (k->background)
+    if (k->send.background)
         return no_background(k, "hovering is the real cursor's position");
     wa_err e = send_foreground(k);
     if (!e)
@@ -258,7 +258,7 @@ wa_err send_move(struct call *k, int px, int py)
  * button was held); when it is refused now, the button goes up back at the start. */
 wa_err send_drag(struct call *k, int x1, int y1, int x2, int y2, enum wa_button b, int ms)
 {
-    if (k->background)
+    if (k->send.background)
         return no_background(k, "a drag needs the real mouse button held while it moves");
     wa_err e = send_foreground(k);
     if (!e)
@@ -303,7 +303,7 @@ static wa_err post_wheel(struct call *k, int px, int py, int notches, bool horiz
 
 wa_err send_wheel(struct call *k, int px, int py, int notches, bool horizontal)
 {
-    if (k->background)
+    if (k->send.background)
         return post_wheel(k, px, py, notches, horizontal);
     wa_err e = send_foreground(k);
     if (!e)
@@ -334,7 +334,7 @@ static wa_err post_text(struct call *k, const char *text)
     wa_err e = background_receiver(k, &top);
     if (e || k->dry)
         return e;
-    e = backend_post_text(k->be, k->text_control ? k->text_control : top, text, &control);
+    e = backend_post_text(k->be, k->send.text_control ? k->send.text_control : top, text, &control);
     if (e == WA_E_UNSUPPORTED)
         return no_background(k, "this backend posts no characters");
     if (e == WA_E_ELEMENT_NOT_FOUND)
@@ -398,9 +398,9 @@ wa_err send_text(struct call *k, const char *text)
         return wa_fail(WA_E_INVALID_ARGS,
                        "the text is %zu bytes; at most %d are typed in one call: split it", len,
                        SEND_TEXT_MAX);
-    if (k->background)
+    if (k->send.background)
         return post_text(k, text);
-    k->keys_away = strchr(text, '\t') != NULL;
+    k->send.keys_away = strchr(text, '\t') != NULL;
     wa_err e = send_foreground(k);
     if (!e)
         e = guard_receiver_keyboard(k);
@@ -493,10 +493,10 @@ wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)
         if (e)
             return e;
     }
-    if (k->background)
+    if (k->send.background)
         return no_background(k, "keys go to whatever has the keyboard focus of the foreground "
                                 "window");
-    k->keys_away = n > 0 && moves_focus(k, &combos[0]);
+    k->send.keys_away = n > 0 && moves_focus(k, &combos[0]);
     wa_err e = send_foreground(k);
     if (!e)
         e = guard_receiver_keyboard(k);
@@ -504,7 +504,7 @@ wa_err send_keys(struct call *k, const struct wa_key_combo *combos, size_t n)
         if (i > 0) {
             /* a chord may open a window: the next one goes only where the gate allows */
             os_sleep_ms(KEY_CHORD_PAUSE_MS);
-            k->keys_away = moves_focus(k, &combos[i]);
+            k->send.keys_away = moves_focus(k, &combos[i]);
             if ((e = guard_receiver_keyboard(k)))
                 break;
         }
@@ -543,7 +543,7 @@ static void track_keys(struct session *s, const struct wa_key_combo *c, bool dow
 
 wa_err send_hold_keys(struct call *k, const struct wa_key_combo *c, bool down, bool keep)
 {
-    if (k->background)
+    if (k->send.background)
         return no_background(k, "keys held down are the real keyboard's");
     if (down && k->c->cfg.shell == SHELL_DENIED && opens_launcher(k, c))
         return wa_fail(WA_E_SHELL_DISABLED,
@@ -551,7 +551,7 @@ wa_err send_hold_keys(struct call *k, const struct wa_key_combo *c, bool down, b
                        "shell's launchers, and the shell permission is off",
                        k->name);
     wa_err e = down && pastes(k, c) ? guard_paste(k) : WA_E_OK;
-    k->keys_away = down && moves_focus(k, c);
+    k->send.keys_away = down && moves_focus(k, c);
     if (!e)
         e = send_foreground(k);
     if (!e)
@@ -586,7 +586,7 @@ static wa_err point_or_pointer(struct call *k, bool have_point, int *px, int *py
 wa_err send_button(struct call *k, bool have_point, int px, int py, enum wa_button b, bool down)
 {
     struct session *s = k->s;
-    if (k->background)
+    if (k->send.background)
         return no_background(k, "a button held down is the real mouse's");
     wa_err e = point_or_pointer(k, have_point, &px, &py);
     if (!e)
@@ -648,16 +648,16 @@ wa_err send_element(struct call *k, size_t index, enum wa_element_action a, cons
                     const char **via)
 {
     *via = NULL;
-    if (k->background && a == WA_ACT_FOCUS)
+    if (k->send.background && a == WA_ACT_FOCUS)
         return no_background(k, "it would move the keyboard focus, which background "
                                 "delivery leaves alone");
-    k->pattern_action = true;
+    k->send.pattern_action = true;
     struct wa_tree *t = &k->s->tree;
     wa_err e = send_foreground(k);
-    k->via_pattern = true;
+    k->send.via_pattern = true;
     if (!e)
         e = guard_receiver(k, t->hwnd, "");
-    k->via_pattern = false;
+    k->send.via_pattern = false;
     if (!e)
         e = guard_element(k, index);
     if (e || k->dry)
@@ -668,7 +668,7 @@ wa_err send_element(struct call *k, size_t index, enum wa_element_action a, cons
 wa_err send_focus(struct call *k, size_t index, const char **via)
 {
     wa_err e = send_element(k, index, WA_ACT_FOCUS, NULL, via);
-    if (e == WA_E_OK || e == WA_E_DENIED || e == WA_E_WINDOW_NOT_FOUND || k->background)
+    if (e == WA_E_OK || e == WA_E_DENIED || e == WA_E_WINDOW_NOT_FOUND || k->send.background)
         return e;
     int x, y;
     wa_rect_center(k->s->tree.nodes[index].bounds, &x, &y);

@@ -12,10 +12,10 @@
  * element its window) and refuses restricted or unidentifiable ones; in a dry run
  * it stops there. The target window is brought to the front first.
  *
- * In background delivery (call.background) nothing is brought to the front and the
+ * In background delivery (call.send.background) nothing is brought to the front and the
  * receiver is the call's window: a click is posted to its child under the point (a
  * point outside it, a move, a drag, the wheel and keys are
- * WA_E_BACKGROUND_UNAVAILABLE), text is posted as characters to call.text_control or
+ * WA_E_BACKGROUND_UNAVAILABLE), text is posted as characters to call.send.text_control or
  * the window's focused control, and element actions other than focus go as in the
  * foreground. */
 wa_err send_click(struct call *k, int px, int py, enum wa_button b, int count);

@@ -1,5 +1,6 @@
-/* Which window a request means: selectors (titles, processes, handles by number) and
- * the call's window and frame. */
+/* Which window a request means, picked in one place: selectors (titles, processes,
+ * handles by number) matched through the gate, the call's window and frame, and the
+ * gate's word on the window picked, kept for the rest of the call. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,14 @@ static int match_rank(const struct wa_window *w, const char *sel)
     return 0;
 }
 
-wa_err target_select(const struct wa_backend *be, const struct gate *g, const struct window_ref *w,
-                     struct wa_window *out, int *matched)
+/* Picks the window a selector names: a number is a handle when a top-level window
+ * has it, else a title fragment; exact titles (or process names) before fragments;
+ * among equals the highest in Z order. *matched counts every window that matched. The
+ * gate is asked once of each candidate: windows it refuses do not exist for the
+ * selector, WA_E_WINDOW_NOT_FOUND with the message of a window that is not there when
+ * no other matches. */
+static wa_err select_window(const struct wa_backend *be, const struct gate *g,
+                            const struct window_ref *w, struct wa_window *out, int *matched)
 {
     memset(out, 0, sizeof *out);
     *matched = 0;
@@ -66,7 +73,9 @@ wa_err target_select(const struct wa_backend *be, const struct gate *g, const st
     for (size_t i = 0; i < l.count; i++) {
         /* What the gate refuses matches nothing: a selector cannot tell a restricted
          * window's title, letter by letter, from a missing one. */
-        int rank = gate_allows(g, &l.items[i]) ? match_rank(&l.items[i], w->text) : 0;
+        int rank = match_rank(&l.items[i], w->text);
+        if (rank > 0 && !gate_allows(g, &l.items[i]))
+            rank = 0;
         if (rank > 0)
             (*matched)++;
         if (rank > best_rank) { /* the list is in Z order: the topmost wins among equals */
@@ -114,22 +123,84 @@ void target_use(struct call *k, uint64_t hwnd, struct wa_rect frame)
     }
 }
 
+/* Whether the gate allowed w earlier in this call: the same window of the same process
+ * (a handle another process has taken since is another window). */
+static bool allowed_before(const struct call *k, const struct wa_window *w)
+{
+    return w->hwnd && k->target.allowed == w->hwnd && k->target.allowed_pid == w->pid;
+}
+
+static void remember_allowed(struct call *k, const struct wa_window *w)
+{
+    k->target.allowed = w->hwnd;
+    k->target.allowed_pid = w->pid;
+}
+
+wa_err target_check(struct call *k, const struct wa_window *w)
+{
+    if (allowed_before(k, w))
+        return WA_E_OK;
+    wa_err e = gate_check_window(k->c->gate, w, k->name);
+    if (!e)
+        remember_allowed(k, w);
+    return e;
+}
+
+bool target_mask(struct call *k, struct wa_window *w)
+{
+    if (allowed_before(k, w))
+        return false;
+    if (gate_mask_window(k->c->gate, w))
+        return true;
+    remember_allowed(k, w);
+    return false;
+}
+
+/* The window the request's selector names, picked the first time the call asks: later
+ * asks get the same window, without matching again, while it is there and of the same
+ * process (else it is picked again). */
+static wa_err selected_window(struct call *k, uint64_t *hwnd)
+{
+    struct target_state *t = &k->target;
+    struct wa_window w = {0};
+    bool kept = false;
+    if (t->picked) {
+        wa_err e = backend_window_info(k->be, t->picked, &w);
+        kept = e == WA_E_OK && w.pid == t->picked_pid;
+        if (e == WA_E_OK && !kept)
+            wa_window_cleanup(&w);
+        if (!kept)
+            wa_err_clear();
+    }
+    if (kept) {
+        k->r->windows_matched = t->matched;
+    } else {
+        wa_err e = select_window(k->be, k->c->gate, &k->q->window, &w, &k->r->windows_matched);
+        if (e)
+            return e;
+        t->picked = w.hwnd;
+        t->picked_pid = w.pid;
+        t->matched = k->r->windows_matched;
+        remember_allowed(k, &w); /* picked among the windows the gate allows */
+    }
+    *hwnd = w.hwnd;
+    if (k->r->windows_matched > 1 && !t->noted_match++)
+        op_result_note(k->r, "\"%s\" matched %d windows; used the topmost: 0x%llx \"%.80s\"",
+                       k->q->window.text, k->r->windows_matched, (unsigned long long)w.hwnd,
+                       w.title);
+    target_use(k, w.hwnd, w.rect);
+    wa_window_cleanup(&w);
+    return WA_E_OK;
+}
+
 wa_err target_window(struct call *k, uint64_t *hwnd)
 {
     struct session *s = k->s;
     *hwnd = 0;
     wa_err e = WA_E_OK;
     if (k->q->window.given) {
-        struct wa_window w;
-        if ((e = target_select(k->be, k->c->gate, &k->q->window, &w, &k->r->windows_matched)))
+        if ((e = selected_window(k, hwnd)))
             return e;
-        *hwnd = w.hwnd;
-        if (k->r->windows_matched > 1 && !k->noted_match++)
-            op_result_note(k->r, "\"%s\" matched %d windows; used the topmost: 0x%llx \"%.80s\"",
-                           k->q->window.text, k->r->windows_matched, (unsigned long long)w.hwnd,
-                           w.title);
-        target_use(k, w.hwnd, w.rect);
-        wa_window_cleanup(&w);
     } else if (s->pinned) {
         *hwnd = s->pinned;
     } else if (s->o.refs && uses_ref(k->q)) {
@@ -149,6 +220,23 @@ wa_err target_window(struct call *k, uint64_t *hwnd)
     if (!e)
         k->r->hwnd = *hwnd;
     return e;
+}
+
+wa_err target_pin(struct session *s, const struct window_ref *w)
+{
+    struct wa_window win;
+    int matched;
+    wa_err e = select_window(s->core->be, s->core->gate, w, &win, &matched);
+    if (e)
+        return e;
+    s->pinned = win.hwnd;
+    s->frame = win.rect;
+    s->have_frame = !wa_rect_empty(win.rect);
+    s->target = win.hwnd;
+    tree_cleanup(&s->tree);
+    s->have_tree = false;
+    wa_window_cleanup(&win);
+    return WA_E_OK;
 }
 
 bool target_named(struct call *k)
@@ -188,7 +276,7 @@ void target_report(struct call *k, uint64_t hwnd)
     struct wa_window w;
     if (!hwnd || backend_window_info(k->be, hwnd, &w) != WA_E_OK)
         return;
-    gate_mask_window(k->c->gate, &w);
+    target_mask(k, &w);
     wa_window_cleanup(&k->r->window);
     k->r->window = w;
     k->r->has_window = true;

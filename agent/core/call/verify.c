@@ -47,7 +47,7 @@
  * to SETTLE_MENU_MS after input that can open a menu. */
 void verify_settle(struct call *k)
 {
-    struct before_look *b = &k->before;
+    struct before_look *b = &k->look.before;
     int64_t t0 = os_now_ms();
     double c0 = os_clock_ms(); /* the phase, finer than the loop needs */
     uint64_t hwnd = b->have ? b->window : k->r->hwnd;
@@ -70,7 +70,7 @@ void verify_settle(struct call *k)
         if (first && hwnd) {
             wa_err answered = backend_input_handled(k->be, hwnd, SETTLE_MAX_MS);
             idle = answered == WA_E_OK;
-            k->silent = answered == WA_E_TIMEOUT || answered == WA_E_WINDOW_NOT_FOUND;
+            k->verify.silent = answered == WA_E_TIMEOUT || answered == WA_E_WINDOW_NOT_FOUND;
             wa_err_clear(); /* not idle: the pixels alone tell */
         } else if (os_sleep_ms(idle && changed ? SETTLE_FRAME_MS : SETTLE_POLL_MS) != WA_E_OK) {
             break;
@@ -99,17 +99,17 @@ void verify_settle(struct call *k)
             break; /* the window went (closed): nothing more will change in it */
         if (changed && (frame_quiet || now - stable_since >= SETTLE_STABLE_MS))
             break;
-        if (!changed && now - t0 >= (k->may_open_menu ? SETTLE_MENU_MS : SETTLE_QUIET_MS)) {
-            k->unchanged = b->have_image && got; /* quiet from the look before on */
+        if (!changed && now - t0 >= (k->verify.may_open_menu ? SETTLE_MENU_MS : SETTLE_QUIET_MS)) {
+            k->verify.unchanged = b->have_image && got; /* quiet from the look before on */
             break;
         }
     }
     /* Under Wine the click reaches the thread after the first round trips (the X
      * server in between), and a program that crashed or hung over it stops answering
      * only then: asked once more, now that the input has had its effect. */
-    if (!k->silent && hwnd && b->watch) {
+    if (!k->verify.silent && hwnd && b->watch) {
         wa_err answered = backend_input_handled(k->be, hwnd, SETTLE_PROBE_MS);
-        k->silent = answered == WA_E_TIMEOUT || answered == WA_E_WINDOW_NOT_FOUND;
+        k->verify.silent = answered == WA_E_TIMEOUT || answered == WA_E_WINDOW_NOT_FOUND;
         wa_err_clear();
     }
     if (have_prev && prev.px != b->image.px) {
@@ -147,7 +147,7 @@ static bool has_windows(struct call *k, unsigned long pid)
 
 wa_err verify_target_fate(struct call *k)
 {
-    struct before_look *b = &k->before;
+    struct before_look *b = &k->look.before;
     if (!b->have || !b->watch)
         return WA_E_OK;
     const char *who = *b->process ? b->process : "the program";
@@ -247,7 +247,7 @@ static wa_err read_value(struct call *k, const size_t *index, char **out)
         return e ? e : backend_element_value(k->be, &k->s->tree, *index, out);
     }
     uint64_t hwnd, fg = 0, after = 0;
-    if (k->background) { /* the control of the call's window that took the characters */
+    if (k->send.background) { /* the control of the call's window that took the characters */
         if (!k->r->hwnd)
             return wa_fail(WA_E_UNSUPPORTED, "no window to read back from");
         wa_err e = guard_observe(k, k->r->hwnd);
@@ -287,7 +287,7 @@ wa_err verify_text(struct call *k, const size_t *index, const char *before, cons
     size_t had = whole ? 0 : occurrences(before, text);
     char *v = NULL;
     wa_err e = WA_E_OK;
-    k->settled = true; /* the read back is the wait */
+    k->verify.settled = true; /* the read back is the wait */
     size_t last_len = (size_t)-1;
     int64_t moved = t0; /* when what it holds last changed */
     for (;;) {
@@ -316,7 +316,7 @@ wa_err verify_text(struct call *k, const size_t *index, const char *before, cons
         op_result_note(r, "not read back: %s", wa_err_detail());
         wa_err_clear();
         free(v);
-        k->settled = false; /* nothing to read: wait for the window instead */
+        k->verify.settled = false; /* nothing to read: wait for the window instead */
         return WA_E_OK;
     }
     if (e) {
@@ -450,7 +450,7 @@ wa_err verify_states(struct call *k, size_t index, unsigned before, enum verify_
     r->has_verified = true;
     r->verified = holds;
     if (holds) {
-        k->settled = true; /* what it shows now is the effect waited for */
+        k->verify.settled = true; /* what it shows now is the effect waited for */
         return WA_E_OK;
     }
     char *was = state_words(before);
@@ -524,21 +524,22 @@ static bool has_window(struct call *k, unsigned long pid)
 
 void verify_started(struct call *k)
 {
-    const struct before_look *b = &k->before;
-    k->n_started = 0;
+    const struct before_look *b = &k->look.before;
+    k->verify.n_started = 0;
     if (!gate_has_apps(k->c->gate) || !b->have || !b->pid ||
-        backend_started_by(k->be, b->pid, b->wall_ms, k->started,
-                           sizeof k->started / sizeof *k->started, &k->n_started) != WA_E_OK) {
+        backend_started_by(k->be, b->pid, b->wall_ms, k->verify.started,
+                           sizeof k->verify.started / sizeof *k->verify.started,
+                           &k->verify.n_started) != WA_E_OK) {
         wa_err_clear();
         return;
     }
     int64_t until = os_now_ms() + STARTED_WAIT_MS;
-    for (size_t i = 0; i < k->n_started; i++) {
+    for (size_t i = 0; i < k->verify.n_started; i++) {
         int64_t left = until - os_now_ms();
         if (left > 0)
-            backend_wait_ready(k->be, k->started[i].pid, (int)left);
+            backend_wait_ready(k->be, k->verify.started[i].pid, (int)left);
         /* ready is not always shown (Wine says it at the first message): its window */
-        while (os_now_ms() < until && !has_window(k, k->started[i].pid) &&
+        while (os_now_ms() < until && !has_window(k, k->verify.started[i].pid) &&
                os_sleep_ms(STARTED_POLL_MS) == WA_E_OK)
             ;
     }
@@ -595,9 +596,9 @@ static void outsider_line(struct call *k, struct dynbuf *b, const struct wa_wind
 {
     if (!gate_outside_apps(k->c->gate, w))
         return;
-    for (size_t i = 0; i < k->n_started; i++)
-        if (k->started[i].pid == w->pid)
-            k->started[i].pid = 0; /* named by its window */
+    for (size_t i = 0; i < k->verify.n_started; i++)
+        if (k->verify.started[i].pid == w->pid)
+            k->verify.started[i].pid = 0; /* named by its window */
     bool front = strcmp(what, "opened") != 0;
     dynbuf_addf(b,
                 "outside --apps: a window of %s (0x%llx) %s; nothing of it is shown or acted "
@@ -612,7 +613,7 @@ static void outsider_line(struct call *k, struct dynbuf *b, const struct wa_wind
  * after_hwnd (its elements are all new). */
 static bool window_changes(struct call *k, uint64_t after_hwnd, struct dynbuf *lines)
 {
-    struct before_look *b = &k->before;
+    struct before_look *b = &k->look.before;
     struct wa_window_list now;
     if (!b->have_windows || backend_list_windows(k->be, &now) != WA_E_OK)
         return false;
@@ -636,8 +637,8 @@ static bool window_changes(struct call *k, uint64_t after_hwnd, struct dynbuf *l
     }
     wa_window_list_cleanup(&now);
     /* programs started that show no window yet: named by their program */
-    for (size_t i = 0; i < k->n_started; i++) {
-        const struct wa_started *st = &k->started[i];
+    for (size_t i = 0; i < k->verify.n_started; i++) {
+        const struct wa_started *st = &k->verify.started[i];
         struct wa_window w = {.pid = st->pid,
                               .process = (char *)str_path_base(st->path),
                               .process_path = (char *)st->path};
@@ -654,7 +655,7 @@ static bool window_changes(struct call *k, uint64_t after_hwnd, struct dynbuf *l
 void verify_report_changes(struct call *k)
 {
     struct session *s = k->s;
-    struct before_look *b = &k->before;
+    struct before_look *b = &k->look.before;
     struct op_result *r = k->r;
     double t0 = os_clock_ms();
     dynbuf_reset(&r->changes);

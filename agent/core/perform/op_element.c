@@ -21,7 +21,7 @@ static wa_err click_and_type(struct call *k, size_t i, enum wa_element_action a,
     if (wa_rect_empty(n->bounds))
         return wa_fail(WA_E_ACTION_FAILED, "%s \"%.80s\" has no location on screen to click",
                        n->type, n->name);
-    if (k->background && a == WA_ACT_SET_VALUE)
+    if (k->send.background && a == WA_ACT_SET_VALUE)
         return wa_fail(WA_E_BACKGROUND_UNAVAILABLE,
                        "%s has no background route: no Value pattern, put_accValue or "
                        "WM_SETTEXT set %s \"%.80s\", and typing the value needs the keyboard "
@@ -30,7 +30,7 @@ static wa_err click_and_type(struct call *k, size_t i, enum wa_element_action a,
     int x, y;
     wa_rect_center(n->bounds, &x, &y);
     wa_err e = send_click(k, x, y, WA_BUTTON_LEFT, 1);
-    *via = k->background ? "message:WM_LBUTTONDOWN" : "click";
+    *via = k->send.background ? "message:WM_LBUTTONDOWN" : "click";
     if (e || a != WA_ACT_SET_VALUE)
         return e;
     struct wa_key_combo keys[1];
@@ -53,7 +53,7 @@ static void forget_read_back(struct call *k)
     r->has_verified = r->verified = false;
     free(r->read_back);
     r->read_back = NULL;
-    k->settled = false;
+    k->verify.settled = false;
     wa_err_clear();
 }
 
@@ -79,12 +79,12 @@ static wa_err set_value(struct call *k, size_t i, const char *value)
         }
         if (e && e != WA_E_NOT_VERIFIED)
             return e;
-        if (k->background && e) /* typing it over would need the focus */
+        if (k->send.background && e) /* typing it over would need the focus */
             return wa_fail(WA_E_BACKGROUND_UNAVAILABLE,
                            "%s left the control holding other text (see read_back), and "
                            "typing the value needs the keyboard focus",
                            via);
-        if (k->background) { /* nothing to read back: the route's word is all there is */
+        if (k->send.background) { /* nothing to read back: the route's word is all there is */
             wa_err_clear();
             k->r->via = via;
             return WA_E_OK;
@@ -124,13 +124,13 @@ static bool item_with_box(const struct wa_node *n)
 static wa_err toggle_box(struct call *k, size_t i, const char **via)
 {
     int x, y;
-    if (!k->background && backend_check_box_point(k->be, &k->s->tree, i, &x, &y) == WA_E_OK) {
+    if (!k->send.background && backend_check_box_point(k->be, &k->s->tree, i, &x, &y) == WA_E_OK) {
         *via = "click:check box";
         return send_click(k, x, y, WA_BUTTON_LEFT, 1);
     }
     wa_err_clear();
     wa_err e = send_element(k, i, WA_ACT_TOGGLE, NULL, via);
-    if ((e != WA_E_UNSUPPORTED && e != WA_E_ACTION_FAILED) || k->background)
+    if ((e != WA_E_UNSUPPORTED && e != WA_E_ACTION_FAILED) || k->send.background)
         return e;
     /* Space on the item, as the keyboard toggles it: selected and given the keyboard
      * first (by its pattern, never a click), then the key. */
@@ -343,7 +343,7 @@ wa_err perform_select(struct call *k)
     int at = find_item(t, (int)i, item, &count);
     if (at < 0 && t->nodes[i].coll.is) /* a long list's item beyond what it shows */
         at = far_item(k, i, item, &count);
-    if (at < 0 && k->background) {
+    if (at < 0 && k->send.background) {
         /* Opening the list would pop it up over the user's work: set the combo box's
          * value to the item instead (CB_SETCURSEL and its notification). */
         const char *via = NULL;

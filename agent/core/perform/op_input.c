@@ -102,7 +102,7 @@ static wa_err held_keys(struct call *k, struct wa_key_combo *held)
     held->count = 0;
     if (!k->q->hold || !*k->q->hold)
         return WA_E_OK;
-    if (k->background)
+    if (k->send.background)
         return wa_fail(WA_E_BACKGROUND_UNAVAILABLE,
                        "%s has no background route: keys held during it are the real keyboard's",
                        k->name);
@@ -157,7 +157,7 @@ static void annotate_image(struct call *k, const struct aim *a, const struct aim
     struct op_result *r = k->r;
     image_cleanup(&r->annotate);
     struct wa_rect got;
-    const struct before_look *b = &k->before;
+    const struct before_look *b = &k->look.before;
     /* The look before captured the window a moment ago: the same frame, used again. */
     bool again = b->have_image && b->frame.left == frame.left && b->frame.top == frame.top &&
                  b->frame.right == frame.right && b->frame.bottom == frame.bottom;
@@ -225,11 +225,11 @@ static wa_err click(struct call *k, enum wa_button b, int count)
                        k->r->element.type, k->r->element.name);
     call_summary(k, "%s (%d,%d)", k->name, a.nx, a.ny);
     /* a right click opens context menus; a left one menu bar items */
-    k->may_open_menu = b == WA_BUTTON_RIGHT || (k->r->has_element && k->r->element.type &&
-                                                strncmp(k->r->element.type, "Menu", 4) == 0);
+    k->verify.may_open_menu = b == WA_BUTTON_RIGHT || (k->r->has_element && k->r->element.type &&
+                                                       strncmp(k->r->element.type, "Menu", 4) == 0);
     report_point(k, &a);
     annotate(k, &a, NULL);
-    if (k->background)
+    if (k->send.background)
         return background_click(k, &a, b, count);
     if ((e = hold_down(k, &held, a.px, a.py)))
         return e;
@@ -394,7 +394,7 @@ static wa_err scroll(struct call *k)
     call_summary(k, "%s %s %d at (%d,%d)", k->name, dirs[q->direction], q->amount, a.nx, a.ny);
     report_point(k, &a);
     annotate(k, &a, NULL);
-    if (k->background)
+    if (k->send.background)
         k->r->via = horizontal ? "message:WM_MOUSEHWHEEL" : "message:WM_MOUSEWHEEL";
     if ((e = hold_down(k, &held, a.px, a.py)))
         return e;
@@ -427,7 +427,7 @@ wa_err perform_type(struct call *k)
     bool element = q->element.kind != EREF_NONE;
     size_t i = 0;
     call_summary(k, "%s %zu chars%s", k->name, utf8_chars(text), element ? " into element" : "");
-    if (element && k->background) {
+    if (element && k->send.background) {
         /* Nothing is focused: the characters go to the element's own window. */
         wa_err e = element_resolve(k, ARG_ELEMENT, &i);
         if (!e)
@@ -440,7 +440,7 @@ wa_err perform_type(struct call *k)
                            "%s has no background route into %s \"%.80s\": it has no window of "
                            "its own to post characters to (fill sets its value)",
                            k->name, n->type, n->name);
-        k->text_control = n->hwnd;
+        k->send.text_control = n->hwnd;
         k->r->via = "message:WM_CHAR";
     } else if (element) {
         const char *via = NULL;
@@ -450,7 +450,7 @@ wa_err perform_type(struct call *k)
         if (e)
             return e;
         k->r->via = via;
-    } else if (k->background) {
+    } else if (k->send.background) {
         k->r->via = "message:WM_CHAR";
     }
     /* What the control held, to see the text arrive in it. */
@@ -483,7 +483,7 @@ wa_err perform_key(struct call *k)
     if (e)
         return e;
     call_summary(k, "%s %.80s", k->name, k->q->keys);
-    k->may_open_menu = opens_menu(combos, n);
+    k->verify.may_open_menu = opens_menu(combos, n);
     return send_keys(k, combos, n);
 }
 
@@ -495,7 +495,7 @@ static wa_err hold(struct call *k, bool down)
     if (e)
         return e;
     call_summary(k, "%s %.80s", k->name, k->q->keys);
-    k->may_open_menu = down ? false : opens_menu(&c, 1); /* alt let go opens the menu bar */
+    k->verify.may_open_menu = down ? false : opens_menu(&c, 1); /* alt let go opens the menu bar */
     return send_hold_keys(k, &c, down, true);
 }
 

@@ -482,16 +482,18 @@ wa_err perform_pointer(struct call *k)
 }
 
 /* Sleeps in slices, so a cancelled request stops within one; tells the front end how
- * far the wait that began at t0 (total seconds, 0 unknown) has come, once a second. */
-static wa_err pause_ms(struct call *k, int ms, int64_t t0, double total, const char *what)
+ * far the wait that began at t0 (total seconds, 0 unknown) has come, once a second
+ * (*told_at: when it was last told, 0 never). */
+static wa_err pause_ms(struct call *k, int ms, int64_t t0, double total, const char *what,
+                       int64_t *told_at)
 {
     int64_t end = os_now_ms() + ms;
     for (;;) {
         if (cancelled(k))
             return wa_fail(WA_E_CANCELLED, "cancelled by the client");
         int64_t now = os_now_ms();
-        if (k->q->progress && now - k->progress_at >= 1000) {
-            k->progress_at = now;
+        if (k->q->progress && now - *told_at >= 1000) {
+            *told_at = now;
             k->q->progress(k->q->progress_ctx, (double)(now - t0) / 1000.0, total, what);
         }
         int64_t left = end - now;
@@ -512,10 +514,10 @@ wa_err perform_wait(struct call *k)
     for (size_t i = 0; i < 3; i++)
         if (op_request_element(q, conds[i])->kind != EREF_NONE)
             cond = conds[i];
-    int64_t t0 = os_now_ms();
+    int64_t t0 = os_now_ms(), told_at = 0;
     if (cond == ARG_NONE) {
         call_summary(k, "%s %.1fs", k->name, q->seconds);
-        wa_err e = pause_ms(k, (int)(q->seconds * 1000.0), t0, q->seconds, "waiting");
+        wa_err e = pause_ms(k, (int)(q->seconds * 1000.0), t0, q->seconds, "waiting", &told_at);
         r->waited_s = (double)(os_now_ms() - t0) / 1000.0;
         return e;
     }
@@ -524,7 +526,7 @@ wa_err perform_wait(struct call *k)
     int64_t end = t0 + (int64_t)(q->timeout * 1000.0);
     for (;;) {
         size_t i;
-        k->fresh = false; /* a fresh tree every poll */
+        k->look.fresh = false; /* a fresh tree every poll */
         k->s->have_tree = false;
         k->s->have_tree_pixels = false;
         wa_err e = element_resolve(k, cond, &i);
@@ -550,7 +552,7 @@ wa_err perform_wait(struct call *k)
         if (os_now_ms() >= end)
             return wa_fail(WA_E_TIMEOUT, "the element did not become %s within %.1f s", word,
                            q->timeout);
-        if ((e = pause_ms(k, WAIT_POLL_MS, t0, q->timeout, word)))
+        if ((e = pause_ms(k, WAIT_POLL_MS, t0, q->timeout, word, &told_at)))
             return e;
     }
 }

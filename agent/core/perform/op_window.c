@@ -140,7 +140,7 @@ static wa_err launched_window_check(struct call *k, uint64_t hwnd, const char *c
         wa_err_clear();
         return WA_E_OK; /* gone already: nothing to show either way */
     }
-    wa_err e = gate_check_window(k->c->gate, &w, k->name);
+    wa_err e = target_check(k, &w);
     wa_window_cleanup(&w);
     if (!e)
         return WA_E_OK;
