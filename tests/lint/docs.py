@@ -126,7 +126,7 @@ def check_readme(root, problems):
 #   struct foo         a struct the sources name
 #   name.c, name.py    a file of that base name in the checkout, or a header the sources
 #                      include (<oleacc.h>)
-#   agent/core/call/gate.c  a path under a folder of the checkout: that file or folder (a
+#   agent/core/gate/gate.c  a path under a folder of the checkout: that file or folder (a
 #                      glob, tests/unit/test_*.c, matches one; a program built from a .c
 #                      file, tests/apps/selectcheck.exe, has its source there)
 #   --flag             in a span that starts with the flag or with `winagent`: a flag the

@@ -15,10 +15,11 @@ below it, however far down:
                                 MSAA and common-control readers; the tree, actions,
                                 programs and the table)
     automation                < automation/fake
-    automation, llm           < agent/core/request < agent/core/config < agent/core/call
-                                < agent/core/perform < agent/core (a request's words and
-                                the settings; the call and what every operation uses, the
-                                gate among them; one performer per operation; on top
+    automation, llm           < agent/core/request < agent/core/config < agent/core/gate
+                                < agent/core/call < agent/core/perform < agent/core (a
+                                request's words and the settings; the gate's policy and
+                                what starting a file means; the call and what every
+                                operation uses; one performer per operation; on top
                                 core_perform and the host)
     agent/core                < agent/report < agent/run < agent/batch < agent/front
                                 < agent/mcp
@@ -57,7 +58,8 @@ BELOW = {
     "automation/fake": ["automation"],
     "agent/core/request": ["automation", "llm"],
     "agent/core/config": ["agent/core/request"],
-    "agent/core/call": ["agent/core/config"],
+    "agent/core/gate": ["agent/core/config"],
+    "agent/core/call": ["agent/core/gate"],
     "agent/core/perform": ["agent/core/call"],
     "agent/core": ["agent/core/perform"],
     "agent/report": ["agent/core"],

@@ -133,7 +133,7 @@ class Docs(unittest.TestCase):
 
     def test_a_name_only_a_comment_keeps_is_gone(self):
         old = "gate_shell_" + "window"
-        append(os.path.join(self.tmp, "agent", "core", "call", "gate.c"), "/* %s */\n" % old)
+        append(os.path.join(self.tmp, "agent", "core", "gate", "gate.c"), "/* %s */\n" % old)
         append(os.path.join(self.tmp, "docs", "security.md"), "\nSee `%s`.\n" % old)
         new = self.new_problems()
         self.assertEqual(len(new), 1, new)

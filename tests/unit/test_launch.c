@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "agent/core/call/launch.h"
+#include "agent/core/gate/launch.h"
 #include "automation/fake/fake_backend.h"
 
 static const char scene[] =

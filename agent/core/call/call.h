@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "agent/core/call/gate.h"
+#include "agent/core/gate/gate.h"
 #include "agent/core/call/guard_state.h"
 #include "agent/core/call/look_state.h"
 #include "agent/core/call/send_state.h"

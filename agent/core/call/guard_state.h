@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "agent/core/call/gate.h"
+#include "agent/core/gate/gate.h"
 
 /* The last receiver judged as a route to a shell (the shell off), and the verdict:
  * typing checks its receiver every few characters, and reading its program's file

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/core/call/launch.h"
+#include "agent/core/gate/launch.h"
 #include "agent/core/perform/operations.h"
 #include "agent/core/call/guard.h"
 #include "agent/core/call/target.h"

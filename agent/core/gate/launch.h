@@ -12,8 +12,8 @@
  * Parsing is quote-aware: an unquoted path with spaces that names an existing file is
  * that file, never a program plus arguments. The list of shells, interpreters and
  * terminals is the one the gate refuses input to when the shell is off. */
-#ifndef WINAGENT_AGENT_CORE_CALL_LAUNCH_H
-#define WINAGENT_AGENT_CORE_CALL_LAUNCH_H
+#ifndef WINAGENT_AGENT_CORE_GATE_LAUNCH_H
+#define WINAGENT_AGENT_CORE_GATE_LAUNCH_H
 
 #include <stdbool.h>
 

@@ -1,5 +1,5 @@
 /* Launch classification: what will run, and whether it needs the shell permission. */
-#include "agent/core/call/launch.h"
+#include "agent/core/gate/launch.h"
 
 #include <stdarg.h>
 #include <stdio.h>

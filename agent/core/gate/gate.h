@@ -5,8 +5,8 @@
  * be identified: fail closed), the rate limit of acting requests, and the audit log
  * (JSON lines, typed text as its length). Thread-safe: several sessions of one process
  * share one gate. */
-#ifndef WINAGENT_AGENT_CORE_CALL_GATE_H
-#define WINAGENT_AGENT_CORE_CALL_GATE_H
+#ifndef WINAGENT_AGENT_CORE_GATE_GATE_H
+#define WINAGENT_AGENT_CORE_GATE_GATE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,12 +1,12 @@
 /* The gate's policy: restricted processes, the allow-list, fail-closed refusals, rate
  * limit, audit. */
-#include "agent/core/call/gate.h"
+#include "agent/core/gate/gate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/core/call/launch.h"
+#include "agent/core/gate/launch.h"
 #include "base/os.h"
 #include "base/str.h"
 
