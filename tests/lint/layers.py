@@ -74,12 +74,12 @@ PRODUCT = ["base", "automation", "llm", "agent"]
 
 def lower_layers(layer):
     """Every layer below layer, however far down."""
-    out, todo = set(), list(BELOW[layer])
-    while todo:
-        low = todo.pop()
+    out, pending = set(), list(BELOW[layer])
+    while pending:
+        low = pending.pop()
         if low not in out:
             out.add(low)
-            todo += BELOW[low]
+            pending += BELOW[low]
     return out
 
 

@@ -33,7 +33,6 @@ static wa_err check_expected(struct call *k, const struct wa_window *w)
                    x->process ? x->process : "");
 }
 
-/* Reads hwnd, refuses it when the gate says so, and records it as the receiver. */
 /* Input Windows would drop is named, never sent into silence: the secure desktop, or
  * a window of a higher integrity level. */
 static wa_err input_reaches(struct call *k, const struct wa_window *w)
